@@ -1,0 +1,1 @@
+"""Pitwall's two processes: the in-car hot path and the paddock."""

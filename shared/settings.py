@@ -1,0 +1,152 @@
+"""One pydantic-settings ``Settings`` for every Pitwall process.
+
+Values come from ``PITWALL_*`` environment variables. Unsafe combinations fail at start-up
+(:func:`get_settings` raises), never on the first request.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import warnings
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlparse
+
+import platformdirs
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_LEGACY_ALIASES = {
+    "PITWALL_LITERT_URL": "adk_openai_url",
+    "PITWALL_LITERT_MODEL": "adk_openai_model",
+    "PITWALL_LITERT_API_KEY": "adk_openai_api_key",
+}
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for localhost names and loopback addresses (127.0.0.0/8, ::1)."""
+    if host in {"localhost", "localhost.localdomain", ""}:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("pitwall", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Process settings. Every field maps to ``PITWALL_<FIELD>``."""
+
+    model_config = SettingsConfigDict(env_prefix="PITWALL_", extra="ignore")
+
+    data_dir: Path = Field(default_factory=default_data_dir)
+
+    # hot path service
+    hotpath_host: str = "127.0.0.1"
+    hotpath_port: int = Field(8710, ge=1, le=65535)
+    flush_interval_s: float = Field(0.5, gt=0, le=1.0)
+    cue_queue_size: int = Field(32, ge=1, le=10_000)
+
+    # paddock service
+    paddock_host: str = "127.0.0.1"
+    paddock_port: int = Field(8720, ge=1, le=65535)
+    api_token: SecretStr | None = None
+    cors_origins: list[str] = Field(default_factory=list)
+    max_request_bytes: int = Field(1_000_000, ge=1024)
+    hotpath_url: str | None = None
+
+    # local LLM (OpenAI-compatible server; never a hosted API unless explicitly allowed)
+    adk_openai_url: str = "http://127.0.0.1:8099/v1"
+    adk_openai_model: str = "gemma3n-e2b"
+    adk_openai_api_key: SecretStr = SecretStr("local")
+    adk_timeout_s: float = Field(45.0, gt=0, le=600)
+    adk_char_budget: int = Field(60_000, ge=1000)
+    adk_allow_remote: bool = False
+    data_agents: Literal["deterministic", "llm"] = "deterministic"
+    llm_queue_size: int = Field(8, ge=1, le=1000)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_aliases(cls, data: object) -> object:
+        import os
+
+        if not isinstance(data, dict):
+            return data
+        for env, field in _LEGACY_ALIASES.items():
+            if env in os.environ and f"PITWALL_{field.upper()}" not in os.environ and field not in data:
+                warnings.warn(
+                    f"{env} is deprecated; use PITWALL_{field.upper()}", DeprecationWarning, stacklevel=2
+                )
+                data[field] = os.environ[env]
+        return data
+
+    @model_validator(mode="after")
+    def _safe(self) -> Settings:
+        host = urlparse(self.adk_openai_url).hostname or ""
+        if not is_loopback_host(host) and not self.adk_allow_remote:
+            raise ValueError(
+                f"PITWALL_ADK_OPENAI_URL points at {host!r}, which is not loopback. Pitwall talks only to a "
+                "local model server; set PITWALL_ADK_ALLOW_REMOTE=true to use a server on your LAN."
+            )
+        for name in ("hotpath_host", "paddock_host"):
+            bind = getattr(self, name)
+            if not is_loopback_host(bind) and self.api_token is None:
+                raise ValueError(
+                    f"PITWALL_{name.upper()}={bind} exposes the service beyond loopback; "
+                    "set PITWALL_API_TOKEN first."
+                )
+        if "*" in self.cors_origins:
+            raise ValueError("PITWALL_CORS_ORIGINS must list origins explicitly; '*' is refused.")
+        return self
+
+    # ---- derived paths -------------------------------------------------
+    @property
+    def hot_dir(self) -> Path:
+        return self.data_dir / "hot"
+
+    @property
+    def lake_dir(self) -> Path:
+        return self.data_dir / "lake"
+
+    @property
+    def paddock_dir(self) -> Path:
+        return self.data_dir / "paddock"
+
+    @property
+    def gold_dir(self) -> Path:
+        return self.data_dir / "gold"
+
+    @property
+    def hot_db_path(self) -> Path:
+        return self.hot_dir / "pitwall_hot.duckdb"
+
+    @property
+    def paddock_db_path(self) -> Path:
+        return self.paddock_dir / "pitwall_paddock.duckdb"
+
+    @property
+    def llm_model_id(self) -> str:
+        """Model id for LiteLLM: ids without a provider prefix get ``openai/``."""
+        m = self.adk_openai_model
+        return m if "/" in m else f"openai/{m}"
+
+    def ensure_dirs(self) -> None:
+        for d in (self.hot_dir, self.lake_dir, self.paddock_dir, self.gold_dir):
+            d.mkdir(parents=True, exist_ok=True)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+def settings_for(data_dir: Path | str | None = None, **overrides: object) -> Settings:
+    """Settings from the environment, with an explicit data dir (CLI ``--data-dir``) and overrides."""
+    kw: dict[str, object] = dict(overrides)
+    if data_dir is not None:
+        kw["data_dir"] = Path(data_dir)
+    return Settings(**kw)  # type: ignore[arg-type]

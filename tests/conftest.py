@@ -1,0 +1,33 @@
+"""Fixtures every test area shares. Area-specific fixtures live in each area's conftest.py."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """``../shared``: real logger files and reference material (tests only, never the product)."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is not present")
+    return SHARED
+
+
+@pytest.fixture()
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh PITWALL_DATA_DIR for one test."""
+    d = tmp_path / "pitwall-data"
+    d.mkdir()
+    monkeypatch.setenv("PITWALL_DATA_DIR", str(d))
+    from shared.settings import get_settings
+
+    get_settings.cache_clear()
+    return d
