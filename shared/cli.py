@@ -11,7 +11,8 @@ import typer
 _COMMAND_MODULES = (
     "shared.cli_data",  # import, sessions, laps, simulate, gold
     "services.hotpath.cli",  # hotpath, replay
-    "services.paddock.cli",  # paddock, tool
+    "services.paddock.cli",  # paddock
+    "services.paddock.cli_tool",  # tool
     "services.demo",  # demo
 )
 

@@ -1,0 +1,16 @@
+"""The one error type importers raise: it names the file, where in it, and what was expected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ImportFormatError(ValueError):
+    def __init__(self, path: Path | str, location: str, expected: str, found: str = "") -> None:
+        self.path = Path(path)
+        self.location = location
+        self.expected = expected
+        self.found = found
+        where = f" at {location}" if location else ""
+        got = f"; found {found}" if found else ""
+        super().__init__(f"{self.path}{where}: expected {expected}{got}")

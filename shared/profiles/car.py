@@ -1,0 +1,292 @@
+"""Car profiles: how a car's logger channels become Pitwall's canonical signals.
+
+A profile gives the channel mapping, unit conversion, sign flips and calibration bias, the "no reading"
+sentinels to drop, vehicle constants (for gear derivation and the bicycle model) and RuleCoach
+threshold overrides. Profiles are YAML files in ``shared/profiles/cars/``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from shared.importers.base import RawChannel, RawLog
+from shared.signals import CHANNEL_BY_NAME, WIDE_COLUMNS
+from shared.units import conversion
+
+Wide = dict[str, np.ndarray]
+RegistryRow = dict[str, Any]
+
+_CARS_DIR = "cars"
+
+
+class CarProfileError(ValueError):
+    """A car profile file is missing or invalid; the message names the file and the field."""
+
+
+class GearModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ratios: list[float] = Field(min_length=1)
+    final_drive: float = Field(gt=0)
+    tyre_circumference_m: float = Field(gt=0.5, lt=4.0)
+    min_speed_kmh: float = 5.0
+
+
+class VehicleConstants(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    wheelbase_m: float = Field(2.6, gt=0.5, lt=6)
+    steering_ratio: float = Field(15.0, gt=1, lt=40)
+    mass_kg: float = Field(1400, gt=50, lt=5000)
+    power_kw: float = Field(200, gt=1, lt=2000)
+    max_g_lat: float = Field(1.1, gt=0.2, lt=5)
+    max_g_brake: float = Field(1.1, gt=0.2, lt=5)
+    max_g_accel: float = Field(0.5, gt=0.05, lt=3)
+    redline_rpm: float = Field(7000, gt=1000, lt=25000)
+    gears: GearModel | None = None
+
+
+class ChannelMap(BaseModel):
+    """One canonical signal and the source channel names that can feed it (first present wins)."""
+
+    model_config = ConfigDict(extra="forbid")
+    canonical: str
+    sources: list[str] = Field(min_length=1)
+    unit: str | None = None  # source unit when the file does not say (or says it wrongly)
+    scale: float = 1.0  # applied after unit conversion
+    bias: float = 0.0  # calibration offset, canonical units, applied last
+    sign_flip: bool = False
+    sentinels: list[float] = Field(default_factory=list)  # raw "no reading" values, dropped to NULL
+    valid_range: tuple[float, float] | None = None  # canonical values outside are dropped to NULL
+    hold: bool = False  # flags / bitfields: hold the previous value instead of interpolating
+
+    @field_validator("canonical")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in CHANNEL_BY_NAME:
+            raise ValueError(f"unknown canonical signal {v!r}; see shared/signals.py")
+        return v
+
+
+class CarProfile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    name: str
+    vehicle: VehicleConstants = Field(default_factory=VehicleConstants)
+    channels: list[ChannelMap]
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    dbc: str | None = None
+    source_path: str | None = None
+
+    # ---- lookup ------------------------------------------------------------
+    def _source_index(self) -> dict[str, ChannelMap]:
+        idx: dict[str, ChannelMap] = {}
+        for cm in self.channels:
+            for s in cm.sources:
+                idx.setdefault(s.lower(), cm)
+        return idx
+
+    def dbc_path(self) -> Path | None:
+        if not self.dbc:
+            return None
+        return Path(str(resources.files("shared.profiles").joinpath(_CARS_DIR, self.dbc)))
+
+    def pick_sources(self, available: dict[str, Any]) -> dict[str, tuple[ChannelMap, str]]:
+        """canonical name -> (mapping, chosen source name) for the channels present in ``available``."""
+        lower = {k.lower(): k for k in available}
+        out: dict[str, tuple[ChannelMap, str]] = {}
+        for cm in self.channels:
+            if cm.canonical in out:
+                continue
+            for s in cm.sources:
+                if s.lower() in lower:
+                    out[cm.canonical] = (cm, lower[s.lower()])
+                    break
+        for name in WIDE_COLUMNS:  # files that already use canonical names map as they are
+            if name not in out and name in available and name not in ("t_s", "lap", "dist_m", "odo_m"):
+                unit = CHANNEL_BY_NAME[name].unit
+                out[name] = (ChannelMap(canonical=name, sources=[name], unit=unit), name)
+        return out
+
+    # ---- transforms ----------------------------------------------------------
+    def _apply(self, cm: ChannelMap, values: np.ndarray, unit: str) -> np.ndarray:
+        v = np.asarray(values, dtype=np.float64).copy()
+        if cm.sentinels:
+            v[np.isin(v, cm.sentinels)] = np.nan
+        target = CHANNEL_BY_NAME[cm.canonical].unit
+        src_unit = cm.unit if cm.unit is not None else unit
+        try:
+            s, o = conversion(src_unit, target)
+        except ValueError:
+            s, o = 1.0, 0.0
+        v = v * (s * cm.scale) + o * cm.scale
+        if cm.sign_flip:
+            v = -v
+        v = v + cm.bias
+        lo_hi = cm.valid_range
+        ch = CHANNEL_BY_NAME[cm.canonical]
+        lo = lo_hi[0] if lo_hi else ch.lo
+        hi = lo_hi[1] if lo_hi else ch.hi
+        with np.errstate(invalid="ignore"):
+            if lo is not None:
+                v[v < lo] = np.nan
+            if hi is not None:
+                v[v > hi] = np.nan
+        return v
+
+    def to_wide(self, raw: RawLog, rate_hz: float | None = None) -> tuple[Wide, list[RegistryRow]]:
+        """Resample every mapped channel onto one time grid in canonical units; sentinels become NaN."""
+        picked = self.pick_sources(raw.channels)
+        registry: list[RegistryRow] = []
+        mapped_src = {src: canon for canon, (_, src) in picked.items()}
+        for name, ch in raw.channels.items():
+            registry.append(
+                {"name": name, "unit": ch.unit, "source": ch.source, "rate_hz": ch.rate_hz,
+                 "canonical": mapped_src.get(name)}
+            )  # fmt: skip
+        grid = _time_grid(raw, [raw.channels[src] for _, src in picked.values()], rate_hz)
+        wide: Wide = {"t_s": grid}
+        for canon, (cm, src) in picked.items():
+            ch = raw.channels[src]
+            vals = self._apply(cm, ch.values, ch.unit)
+            wide[canon] = _resample(ch.t_s, vals, grid, hold=cm.hold)
+        self.derive(wide)
+        return wide, registry
+
+    def derive(self, wide: Wide) -> None:
+        """Fill derived signals: combined g, gear from RPM over rear wheel speed, brake %."""
+        n = len(wide["t_s"])
+        if "g_combo" not in wide and "g_lat" in wide and "g_long" in wide:
+            wide["g_combo"] = np.hypot(wide["g_lat"], wide["g_long"])
+        gears = self.vehicle.gears
+        gear = wide.get("gear")
+        if (
+            gears
+            and "rpm" in wide
+            and (gear is None or np.all(np.isnan(gear)) or np.nanmax(np.abs(gear)) == 0)
+        ):
+            wide["gear"] = derive_gear(wide, gears)
+        if "brake_pct" not in wide and "brake_bar" in wide:
+            b = wide["brake_bar"]
+            peak = np.nanpercentile(b, 99.5) if np.isfinite(b).any() else np.nan
+            wide["brake_pct"] = np.clip(b / peak * 100.0, 0, 100) if peak and peak > 0 else np.full(n, np.nan)
+
+    def map_sample(self, values: dict[str, float]) -> tuple[dict[str, float], list[str]]:
+        """Live: source-name values -> canonical values, and the names dropped (sentinel or unknown)."""
+        idx = self._source_index()
+        out: dict[str, float] = {}
+        dropped: list[str] = []
+        for name, val in values.items():
+            cm = idx.get(name.lower())
+            if cm is None:
+                if name in CHANNEL_BY_NAME:
+                    out[name] = float(val)
+                else:
+                    dropped.append(name)
+                continue
+            unit = cm.unit or ""
+            v = float(self._apply(cm, np.array([val], dtype=np.float64), unit)[0])
+            if math.isnan(v):
+                dropped.append(name)
+            else:
+                out[cm.canonical] = v
+        return out, dropped
+
+    def threshold(self, name: str, default: float) -> float:
+        return float(self.thresholds.get(name, default))
+
+
+def derive_gear(wide: Wide, gears: GearModel) -> np.ndarray:
+    rear = [wide[k] for k in ("wheel_speed_rl_kmh", "wheel_speed_rr_kmh") if k in wide]
+    speed = np.nanmean(np.vstack(rear), axis=0) if rear else wide.get("speed_kmh")
+    if speed is None:
+        return np.full(len(wide["t_s"]), np.nan)
+    rpm = wide["rpm"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        wheel_rpm = speed / 3.6 / gears.tyre_circumference_m * 60.0
+        overall = rpm / wheel_rpm / gears.final_drive
+    ratios = np.asarray(gears.ratios)
+    idx = np.nanargmin(np.abs(np.nan_to_num(overall, nan=1e9)[:, None] - ratios[None, :]), axis=1)
+    gear = (idx + 1).astype(np.float64)
+    bad = ~np.isfinite(overall) | (speed < gears.min_speed_kmh) | (rpm < 500)
+    gear[bad] = np.nan
+    return gear
+
+
+def _time_grid(raw: RawLog, chans: list[RawChannel], rate_hz: float | None) -> np.ndarray:
+    if not chans:
+        chans = list(raw.channels.values())
+    if not chans:
+        return np.zeros(0)
+    first = chans[0].t_s
+    if rate_hz is None and all(c.t_s is first or np.array_equal(c.t_s, first) for c in chans):
+        return first.astype(np.float64)
+    rates = [c.rate_hz for c in chans if c.rate_hz]
+    rate = rate_hz or min(max(rates) if rates else 20.0, 50.0)
+    t0 = min(float(c.t_s[0]) for c in chans if len(c.t_s))
+    t1 = max(float(c.t_s[-1]) for c in chans if len(c.t_s))
+    n = int(math.floor((t1 - t0) * rate + 1e-9)) + 1
+    return t0 + np.arange(n) / rate
+
+
+def _resample(t: np.ndarray, v: np.ndarray, grid: np.ndarray, hold: bool = False) -> np.ndarray:
+    if len(t) == len(grid) and (t is grid or np.array_equal(t, grid)):
+        return v
+    if len(t) == 0:
+        return np.full(len(grid), np.nan)
+    ok = np.isfinite(v)
+    idx = np.clip(np.searchsorted(t, grid, side="right") - 1, 0, len(t) - 1)
+    if hold or ok.sum() < 2:
+        out = v[idx].astype(np.float64)
+    else:
+        out = np.interp(grid, t[ok], v[ok])
+        out[~ok[idx]] = np.nan  # the sample at or before this instant was "no reading"
+    out[(grid < t[0] - 1e-9) | (grid > t[-1] + 1.0)] = np.nan
+    return out
+
+
+@lru_cache(maxsize=32)
+def load_car(car_id: str) -> CarProfile:
+    """Load a shipped car profile by id (or a path to a YAML file)."""
+    p = Path(car_id)
+    if p.suffix in (".yaml", ".yml") and p.is_file():
+        return _parse(p.read_text(), str(p))
+    ids = list_cars()
+    if car_id not in ids:
+        raise KeyError(f"unknown car profile {car_id!r}; available: {', '.join(ids)}")
+    res = resources.files("shared.profiles").joinpath(_CARS_DIR, f"{car_id}.yaml")
+    return _parse(res.read_text(encoding="utf-8"), str(res))
+
+
+def _parse(text: str, where: str) -> CarProfile:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise CarProfileError(f"{where}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise CarProfileError(f"{where}: expected a mapping at the top level")
+    try:
+        prof = CarProfile.model_validate({**data, "source_path": where})
+    except ValidationError as exc:
+        fields = "; ".join(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise CarProfileError(f"{where}: invalid car profile: {fields}") from exc
+    return prof
+
+
+def list_cars() -> list[str]:
+    d = resources.files("shared.profiles").joinpath(_CARS_DIR)
+    return sorted(p.name[:-5] for p in d.iterdir() if p.name.endswith(".yaml"))
+
+
+def guess_car(raw: RawLog) -> str:
+    """The E46 profile for CAN logs decoded with its DBC, else the generic profile."""
+    return "bmw_e46_m3_aim_mxp" if raw.source_format == "candump" else "generic"
+
+
+__all__ = ["WIDE_COLUMNS", "CarProfile", "CarProfileError", "guess_car", "list_cars", "load_car"]
