@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Developer script: build shared/profiles/tracks/sonoma.yaml and its centreline from ../shared/reference.
+
+The product never reads ../shared; it ships what this script writes. Re-run it only to rebuild them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from shared.geo import LocalProjection, Polyline  # noqa: E402
+
+SRC = REPO.parent / "shared" / "reference" / "sonoma_centerline_osm.json"
+OUT = REPO / "shared" / "profiles" / "tracks"
+SF = (38.16152, -122.45472)  # start/finish, from the original Pitwall documentation
+VBOX = REPO.parent / "shared" / "data" / "vbox" / "sonoma_vbox0240.csv"
+# Corner extents (lap distance from the start/finish line, m) read off two sources that agree:
+# the centreline's curvature (heading change > 15 deg, radius < 250 m) and the braking zones and
+# speed minima of the real 10 Hz VBOX session. Names follow the circuit's published turn numbers.
+# (id, name, short, start_m, apex_m, end_m, direction, brake marker name)
+CORNERS = [
+    ("t1", "Turn 1", "T1", 50.0, 100.0, 140.0, "left", None),
+    ("t2", "Turn 2", "T2", 370.0, 430.0, 500.0, "right", "the bridge"),
+    ("t3", "Turn 3", "T3", 660.0, 705.0, 750.0, "left", None),
+    ("t3a", "Turn 3a", "T3a", 765.0, 800.0, 850.0, "right", None),
+    ("t4", "Turn 4", "T4", 960.0, 1005.0, 1050.0, "right", "where the left wall steps up"),
+    ("t5", "Turn 5", "T5", 1130.0, 1170.0, 1280.0, "right", None),
+    ("t6", "Turn 6", "T6", 1425.0, 1560.0, 1730.0, "left", "the tyre stacks on the left"),
+    ("t7", "Turn 7", "T7", 2140.0, 2210.0, 2480.0, "right", "the 300 board"),
+    ("t8", "Turn 8", "T8", 2600.0, 2680.0, 2720.0, "left", None),
+    ("t8a", "Turn 8a", "T8a", 2750.0, 2830.0, 2925.0, "right", None),
+    ("t9", "Turn 9", "T9", 3190.0, 3250.0, 3310.0, "left", None),
+    ("t10", "Turn 10", "T10", 3380.0, 3405.0, 3515.0, "right", None),
+    ("t11", "Turn 11", "T11", 3810.0, 3860.0, 3930.0, "right", "the bump where the road widens"),
+]
+LEVERAGE = {
+    "t1": 0.06, "t2": 0.08, "t3": 0.07, "t3a": 0.0, "t4": 0.09, "t5": 0.04, "t6": 0.13,
+    "t7": 0.09, "t8": 0.06, "t8a": 0.0, "t9": 0.07, "t10": 0.16, "t11": 0.15,
+}  # fmt: skip
+LANDMARK = {"t6": "the Carousel", "t7": "the hairpin", "t8": "the esses"}
+ALIASES = {
+    "t3a": ["turn 3a", "3a"],
+    "t6": ["carousel", "the carousel", "turn 6", "turn six"],
+    "t7": ["hairpin", "t7 hairpin", "turn 7", "turn seven"],
+    "t8": ["esses", "the esses", "turn 8", "turn eight"],
+    "t8a": ["turn 8a", "8a"],
+    "t11": ["turn 11", "turn eleven", "calamity corner"],
+}
+TIPS = {
+    "t3": "give T3 away to win T3a and T4",
+    "t5": "throwaway corner: set up the Carousel entry",
+    "t6": "patience: early throttle pushes you wide on the off-camber exit",
+    "t10": "fastest corner: a lift is usually enough, not the brake",
+    "t11": "let the bump settle, trail to the apex, use all the road on exit",
+}
+
+
+def brake_onsets(line: Polyline, proj: LocalProjection, length: float) -> dict[str, float]:
+    """Median lap distance where braking (> 8 bar) starts before each corner in the VBOX session."""
+    import csv
+
+    if not VBOX.is_file():
+        return {}
+    lat, lon, brake = [], [], []
+    with VBOX.open(encoding="utf-8-sig") as fh:
+        rows = csv.reader(fh)
+        head = next(rows)
+        ila, ilo, ib = head.index("Latitude"), head.index("Longitude"), head.index("Brake Pressure (bar)")
+
+        def dm(v: str) -> float:
+            d, rest = v.split("°")
+            val = float(d) + float(rest[:-2]) / 60
+            return -val if rest.strip().endswith(("S", "W")) else val
+
+        for r in rows:
+            lat.append(dm(r[ila]))
+            lon.append(dm(r[ilo]))
+            brake.append(float(r[ib]))
+    x, y = proj.xy(np.array(lat), np.array(lon))
+    s, _ = line.project(x, y)
+    b = np.array(brake)
+    on = b > 8
+    starts = s[1:][on[1:] & ~on[:-1]]
+    out: dict[str, float] = {}
+    for cid, _n, _s, start, _a, _e, _d, marker in CORNERS:
+        if not marker:
+            continue
+        near = starts[(starts > start - 250) & (starts < start + 20)]
+        if len(near):
+            out[cid] = round(float(np.median(near)), 1)
+    return out
+
+
+def main() -> None:
+    src = json.loads(SRC.read_text())
+    pts = src["real_centerline"]
+    lat = np.array([p["lat"] for p in pts])
+    lon = np.array([p["lon"] for p in pts])
+    proj = LocalProjection(float(lat.mean()), float(lon.mean()))
+    x, y = proj.xy(lat, lon)
+    line = Polyline(x, y, closed=True)
+    sx, sy = proj.xy1(*SF)
+    s0, _ = line.project(np.array([sx]), np.array([sy]))
+    s0 = float(s0[0])
+    # resample every 5 m starting at the start/finish line
+    grid = (s0 + np.arange(0, line.length, 5.0)) % line.length
+    gx, gy = line.point_at(grid)
+    glat, glon = proj.latlon(gx, gy)
+    points = [[round(float(a), 7), round(float(b), 7)] for a, b in zip(glat, glon, strict=True)]
+    (OUT / "sonoma_centreline.json").write_text(
+        json.dumps(
+            {
+                "source": "OpenStreetMap contributors (ODbL 1.0), resampled every 5 m from the start/finish line",
+                "points": points,
+            }
+        )
+    )
+    rebased = Polyline(*proj.xy(glat, glon), closed=True)
+    length = round(rebased.length, 1)
+
+    def dist_of(lat_: float, lon_: float) -> float:
+        px, py = proj.xy1(lat_, lon_)
+        s, _ = rebased.project(np.array([px]), np.array([py]))
+        return round(float(s[0]), 1)
+
+    corners = []
+    onsets = brake_onsets(rebased, proj, length)
+    for cid, name, short, start, apex, end, direction, marker in CORNERS:
+        bm = None
+        if marker and cid in onsets:
+            bm = {"name": marker, "dist_m": onsets[cid]}
+        n = int("".join(ch for ch in short if ch.isdigit()))
+        corners.append(
+            {
+                "id": cid,
+                "name": name,
+                "short": short,
+                "seq": 0,
+                "start_m": start,
+                "apex_m": apex,
+                "end_m": end,
+                "direction": direction,
+                "leverage": LEVERAGE.get(cid, 0.0),
+                "brake_marker": bm,
+                "landmark": LANDMARK.get(cid),
+                "aliases": ALIASES.get(cid, [f"turn {n}"]),
+                "tip": TIPS.get(cid),
+            }
+        )
+    corners.sort(key=lambda c: c["start_m"])
+    for i, c in enumerate(corners, start=1):
+        c["seq"] = i
+    doc = {
+        "id": "sonoma",
+        "name": "Sonoma Raceway",
+        "length_m": length,
+        "centreline_file": "sonoma_centreline.json",
+        "start_finish": {
+            "lat": SF[0],
+            "lon": SF[1],
+            "heading_deg": round(rebased.heading_at(0.0), 1),
+            "half_width_m": 25.0,
+        },
+        "source": (
+            "Centreline: OpenStreetMap (ODbL). Corner extents: centreline curvature checked against braking "
+            "zones and speed minima of a real VBOX session; brake markers at that session's median brake "
+            "onset. Leverage weights: the original Pitwall documentation."
+        ),
+        "corners": corners,
+    }
+    header = "# Generated by scripts/make_sonoma_track.py; edit that script, not this file.\n"
+    (OUT / "sonoma.yaml").write_text(header + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+    print(f"length {length} m, {len(corners)} corners, start/finish at s0={s0:.1f} m of the OSM line")
+
+
+if __name__ == "__main__":
+    main()

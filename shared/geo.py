@@ -1,0 +1,104 @@
+"""Small, vectorised geometry on a local flat-earth projection (fine at race-track scale)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+EARTH_R_M = 6_371_008.8
+
+
+class LocalProjection:
+    """Equirectangular projection around a reference point: metres east (x) and north (y)."""
+
+    def __init__(self, lat0: float, lon0: float) -> None:
+        self.lat0 = lat0
+        self.lon0 = lon0
+        self.kx = math.radians(1.0) * EARTH_R_M * math.cos(math.radians(lat0))
+        self.ky = math.radians(1.0) * EARTH_R_M
+
+    def xy(self, lat: np.ndarray | float, lon: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+        return (np.asarray(lon) - self.lon0) * self.kx, (np.asarray(lat) - self.lat0) * self.ky
+
+    def xy1(self, lat: float, lon: float) -> tuple[float, float]:
+        return (lon - self.lon0) * self.kx, (lat - self.lat0) * self.ky
+
+    def latlon(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.asarray(y) / self.ky + self.lat0, np.asarray(x) / self.kx + self.lon0
+
+
+def haversine_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp, dl = p2 - p1, math.radians(lon2 - lon1)
+    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * EARTH_R_M * math.asin(min(1.0, math.sqrt(a)))
+
+
+class Polyline:
+    """A closed centreline in local metres with cumulative distance; projects points onto it."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, closed: bool = True) -> None:
+        if closed and (x[0] != x[-1] or y[0] != y[-1]):
+            x = np.append(x, x[0])
+            y = np.append(y, y[0])
+        self.x = np.asarray(x, dtype=np.float64)
+        self.y = np.asarray(y, dtype=np.float64)
+        seg = np.hypot(np.diff(self.x), np.diff(self.y))
+        self.s = np.concatenate([[0.0], np.cumsum(seg)])
+        self.length = float(self.s[-1])
+        self._dx = np.diff(self.x)
+        self._dy = np.diff(self.y)
+        self._l2 = np.maximum(self._dx**2 + self._dy**2, 1e-12)
+
+    def project(self, px: np.ndarray, py: np.ndarray, chunk: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+        """(distance along the line, perpendicular offset) of each point; nearest segment wins."""
+        px = np.atleast_1d(np.asarray(px, dtype=np.float64))
+        py = np.atleast_1d(np.asarray(py, dtype=np.float64))
+        s_out = np.full(px.shape, np.nan)
+        d_out = np.full(px.shape, np.nan)
+        x0, y0 = self.x[:-1], self.y[:-1]
+        for a in range(0, len(px), chunk):
+            qx = px[a : a + chunk, None]
+            qy = py[a : a + chunk, None]
+            t = np.clip(((qx - x0) * self._dx + (qy - y0) * self._dy) / self._l2, 0.0, 1.0)
+            cx = x0 + t * self._dx
+            cy = y0 + t * self._dy
+            d2 = (qx - cx) ** 2 + (qy - cy) ** 2
+            k = np.argmin(d2, axis=1)
+            rows = np.arange(len(k))
+            s_out[a : a + chunk] = self.s[k] + t[rows, k] * np.sqrt(self._l2[k])
+            d_out[a : a + chunk] = np.sqrt(d2[rows, k])
+        bad = ~(np.isfinite(px) & np.isfinite(py))
+        s_out[bad] = np.nan
+        d_out[bad] = np.nan
+        return s_out, d_out
+
+    def project_near(
+        self, px: float, py: float, s_hint: float, window_m: float = 150.0
+    ) -> tuple[float, float]:
+        """Scalar projection searching only segments within ``window_m`` of ``s_hint`` (for live feeds)."""
+        n = len(self.s) - 1
+        i0 = int(np.searchsorted(self.s, s_hint % self.length)) - 1
+        span = max(2, int(window_m / max(self.length / n, 1e-6)))
+        best = (math.inf, 0.0)
+        for j in range(i0 - span, i0 + span + 1):
+            k = j % n
+            x0, y0 = self.x[k], self.y[k]
+            dx, dy, l2 = self._dx[k], self._dy[k], self._l2[k]
+            t = ((px - x0) * dx + (py - y0) * dy) / l2
+            t = 0.0 if t < 0 else (1.0 if t > 1 else t)
+            ex, ey = x0 + t * dx - px, y0 + t * dy - py
+            d2 = ex * ex + ey * ey
+            if d2 < best[0]:
+                best = (d2, self.s[k] + t * math.sqrt(l2))
+        return best[1], math.sqrt(best[0])
+
+    def heading_at(self, s: float) -> float:
+        """Direction of travel at distance ``s``, degrees clockwise from north."""
+        k = int(np.clip(np.searchsorted(self.s, s % self.length) - 1, 0, len(self._dx) - 1))
+        return math.degrees(math.atan2(self._dx[k], self._dy[k])) % 360.0
+
+    def point_at(self, s: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+        s = np.asarray(s, dtype=np.float64) % self.length
+        return np.interp(s, self.s, self.x), np.interp(s, self.s, self.y)

@@ -1,0 +1,342 @@
+"""Lap boundaries (logger beacons, or GPS start/finish crossings interpolated between samples),
+lap distance, and a streaming lap tracker for the hot path."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from shared.geo import LocalProjection
+from shared.profiles.track import Corner, TrackProfile
+
+Wide = dict[str, np.ndarray]
+
+MIN_LAP_S = 20.0
+MIN_CROSS_KMH = 30.0
+
+
+@dataclass
+class Lap:
+    lap: int
+    t_start_s: float
+    t_end_s: float
+    time_s: float
+    dist_m: float | None
+    kind: str  # out | full | in
+    valid: bool
+    invalid_reason: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass
+class Gate:
+    """A start/finish line: a point, the direction of travel across it, and a half width."""
+
+    lat: float
+    lon: float
+    heading_deg: float
+    half_width_m: float = 25.0
+
+    def __post_init__(self) -> None:
+        self.proj = LocalProjection(self.lat, self.lon)
+        h = math.radians(self.heading_deg)
+        self.hx, self.hy = math.sin(h), math.cos(h)  # unit vector along travel (x east, y north)
+
+    def along_across(self, lat: np.ndarray, lon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x, y = self.proj.xy(lat, lon)
+        return x * self.hx + y * self.hy, -x * self.hy + y * self.hx
+
+
+def gate_for(track: TrackProfile) -> Gate:
+    sf = track.start_finish
+    return Gate(sf.lat, sf.lon, sf.heading_deg, sf.half_width_m)
+
+
+def derive_gate(wide: Wide) -> Gate | None:
+    """Unknown track: a line across the trace where the car is fastest (usually the main straight)."""
+    lat, lon, spd = wide.get("lat"), wide.get("lon"), wide.get("speed_kmh")
+    if lat is None or lon is None or spd is None:
+        return None
+    ok = np.isfinite(lat) & np.isfinite(lon) & np.isfinite(spd)
+    if ok.sum() < 20:
+        return None
+    idx = np.where(ok)[0]
+    i = int(idx[np.argmax(spd[idx])])
+    j0, j1 = max(0, i - 3), min(len(lat) - 1, i + 3)
+    proj = LocalProjection(float(lat[i]), float(lon[i]))
+    x0, y0 = proj.xy1(float(lat[j0]), float(lon[j0]))
+    x1, y1 = proj.xy1(float(lat[j1]), float(lon[j1]))
+    heading = math.degrees(math.atan2(x1 - x0, y1 - y0)) % 360
+    return Gate(float(lat[i]), float(lon[i]), heading, 20.0)
+
+
+def gps_crossings(wide: Wide, gate: Gate, min_lap_s: float = MIN_LAP_S) -> list[float]:
+    """Times the trace crosses the gate in the direction of travel, interpolated between samples."""
+    t = wide["t_s"]
+    along, across = gate.along_across(wide["lat"], wide["lon"])
+    spd = wide.get("speed_kmh")
+    a0, a1 = along[:-1], along[1:]
+    cand = np.where((a0 < 0) & (a1 >= 0) & np.isfinite(a0) & np.isfinite(a1))[0]
+    out: list[float] = []
+    for i in cand:
+        frac = -a0[i] / (a1[i] - a0[i])
+        lateral = across[i] + frac * (across[i + 1] - across[i])
+        if abs(lateral) > gate.half_width_m:
+            continue
+        if spd is not None and np.isfinite(spd[i]) and spd[i] < MIN_CROSS_KMH:
+            continue
+        if t[i + 1] - t[i] > 2.0:  # a GPS gap: no honest interpolation
+            continue
+        tc = float(t[i] + frac * (t[i + 1] - t[i]))
+        if out and tc - out[-1] < min_lap_s:
+            continue
+        out.append(tc)
+    return out
+
+
+def detect_laps(wide: Wide, track: TrackProfile | None, beacons_s: list[float] | None = None) -> list[Lap]:
+    t = wide["t_s"]
+    if len(t) == 0:
+        return []
+    t0, t1 = float(t[0]), float(t[-1])
+    if beacons_s:
+        ends = [b for b in beacons_s if b > t0]
+        bounds = [t0, *ends]
+        if bounds[-1] < t1 - 1.0:
+            bounds.append(t1)
+        return _classify(wide, bounds, track, from_beacons=True)
+    gate = gate_for(track) if track is not None else derive_gate(wide)
+    if gate is None or "lat" not in wide:
+        return [Lap(0, t0, t1, t1 - t0, None, "out", False, "no GPS and no beacons: no lap crossings")]
+    cross = gps_crossings(wide, gate)
+    bounds = [t0, *cross]
+    if t1 - bounds[-1] > 1.0:
+        bounds.append(t1)
+    return _classify(wide, bounds, track, from_beacons=False)
+
+
+def _classify(wide: Wide, bounds: list[float], track: TrackProfile | None, from_beacons: bool) -> list[Lap]:
+    t = wide["t_s"]
+    spd = wide.get("speed_kmh")
+    laps: list[Lap] = []
+    n = len(bounds) - 1
+    if n <= 0:
+        return [
+            Lap(0, float(t[0]), float(t[-1]), float(t[-1] - t[0]), None, "out", False, "no lap crossings")
+        ]
+    crossings_end = bounds[-1] if from_beacons else None
+    for k in range(n):
+        a, b = bounds[k], bounds[k + 1]
+        kind = "full"
+        if k == 0:
+            kind = "out"
+        elif k == n - 1 and (b >= float(t[-1]) - 1e-6) and crossings_end is not None and not from_beacons or k == n - 1 and not from_beacons and b >= float(t[-1]) - 1e-6:
+            kind = "in"
+        dist = _integrated_distance(t, spd, a, b) if spd is not None else None
+        laps.append(Lap(k, a, b, round(b - a, 3), dist, kind, True, None))
+    if from_beacons and n >= 3:
+        full_times = [lp.time_s for lp in laps[1:-1]]
+        med = float(np.median(full_times))
+        if laps[-1].time_s < 0.8 * med:
+            laps[-1].kind = "in"
+    if n == 1:
+        laps[0].valid = False
+        laps[0].invalid_reason = "no lap crossing in the session"
+    _validate(laps, wide, track)
+    return laps
+
+
+def _integrated_distance(t: np.ndarray, spd: np.ndarray, a: float, b: float) -> float | None:
+    m = (t >= a) & (t <= b)
+    if m.sum() < 2:
+        return None
+    v = np.nan_to_num(spd[m]) / 3.6
+    return round(float(np.trapezoid(v, t[m])), 1)
+
+
+def _validate(laps: list[Lap], wide: Wide, track: TrackProfile | None) -> None:
+    full = [lp for lp in laps if lp.kind == "full"]
+    if full:
+        med = float(np.median([lp.time_s for lp in full]))
+        for lp in full:
+            if lp.time_s > 1.5 * med:
+                lp.valid, lp.invalid_reason = False, f"lap time {lp.time_s:.1f} s is over 1.5x the median"
+            elif lp.time_s < 0.8 * med:
+                lp.valid, lp.invalid_reason = False, f"lap time {lp.time_s:.1f} s is under 0.8x the median"
+    t = wide["t_s"]
+    for lp in laps:
+        if lp.kind != "full":
+            lp.valid = False
+            lp.invalid_reason = lp.invalid_reason or f"{lp.kind}-lap"
+            continue
+        if (
+            track is not None
+            and lp.dist_m is not None
+            and abs(lp.dist_m - track.length_m) > 0.1 * track.length_m
+        ):
+            lp.valid, lp.invalid_reason = False, f"distance {lp.dist_m:.0f} m is >10% off the track length"
+        m = (t >= lp.t_start_s) & (t <= lp.t_end_s)
+        if m.sum() > 2 and float(np.max(np.diff(t[m]))) > 2.0:
+            lp.valid, lp.invalid_reason = False, "GPS/log gap over 2 s"
+        if "lat" in wide:
+            lat = wide["lat"][m]
+            if len(lat) and np.isnan(lat).mean() > 0.2:
+                lp.valid, lp.invalid_reason = False, "GPS missing for over 20% of the lap"
+
+
+def assign_laps(wide: Wide, laps: list[Lap], track: TrackProfile | None = None) -> None:
+    """Add ``lap``, ``dist_m`` (distance along the lap) and ``odo_m`` to ``wide`` in place."""
+    t = wide["t_s"]
+    n = len(t)
+    lap = np.zeros(n, dtype=np.float64)
+    for lp in laps:
+        lap[t >= lp.t_start_s - 1e-9] = lp.lap
+    wide["lap"] = lap
+    spd = wide.get("speed_kmh")
+    v = np.nan_to_num(spd) / 3.6 if spd is not None else np.zeros(n)
+    dt = np.diff(t, prepend=t[0])
+    odo = np.cumsum(v * dt)
+    wide["odo_m"] = odo
+    dist = np.zeros(n)
+    proj_s = None
+    if track is not None and "lat" in wide and np.isfinite(wide["lat"]).mean() > 0.8:
+        proj_s, off = track.project(wide["lat"], wide["lon"])
+        proj_s[off > 60] = np.nan
+    for lp in laps:
+        m = np.where(lap == lp.lap)[0]
+        if not len(m):
+            continue
+        # odometer-based distance from the crossing (interpolated start)
+        start_odo = float(np.interp(lp.t_start_s, t, odo))
+        d_int = odo[m] - start_odo
+        if proj_s is not None and lp.kind == "full":
+            d = _unwrap_projection(proj_s[m], d_int, track.length_m if track else 0.0)
+        else:
+            d = d_int
+            if lp.kind == "full" and lp.dist_m and track is not None:
+                d = d * (track.length_m / lp.dist_m)
+        dist[m] = np.maximum.accumulate(np.clip(np.nan_to_num(d, nan=0.0), 0.0, None))
+    wide["dist_m"] = dist
+
+
+def _unwrap_projection(s: np.ndarray, d_int: np.ndarray, length: float) -> np.ndarray:
+    """Track projection made continuous within one lap; gaps filled from the odometer."""
+    s = s.copy()
+    half = length / 2
+    s[(s > half) & (d_int < half)] -= length  # just after the line, projection says ~length
+    s[(s < half) & (d_int > half)] += length  # just before the next crossing
+    bad = ~np.isfinite(s)
+    if bad.any():
+        s[bad] = d_int[bad]
+    return s
+
+
+@dataclass
+class LiveLapState:
+    lap: int
+    dist_m: float
+    crossed: Lap | None  # the lap that just closed, on the frame that closed it
+    corner: Corner | None
+    next_corner: Corner | None
+    dist_to_next_corner_m: float
+
+
+class LiveLapTracker:
+    """Streaming lap tracker: one call per frame, scalar math only, no I/O."""
+
+    def __init__(self, track: TrackProfile | None, min_lap_s: float = MIN_LAP_S) -> None:
+        self.track = track
+        self.gate = gate_for(track) if track is not None else None
+        self.min_lap_s = min_lap_s
+        self.lap = 0
+        self.lap_start_t: float | None = None
+        self.last_t: float | None = None
+        self.last_along: float | None = None
+        self.last_across = 0.0
+        self.odo = 0.0
+        self.lap_odo0 = 0.0
+        self.s_hint: float | None = None
+        self.dist = 0.0
+        self.last_cross_t = -math.inf
+        self.best_lap_s: float | None = None
+
+    def feed(self, t_s: float, lat: float | None, lon: float | None, speed_kmh: float | None) -> LiveLapState:
+        crossed: Lap | None = None
+        if self.lap_start_t is None:
+            self.lap_start_t = t_s
+        dt = 0.0 if self.last_t is None else max(0.0, t_s - self.last_t)
+        v = (speed_kmh or 0.0) / 3.6
+        self.odo += v * dt
+        have_gps = lat is not None and lon is not None and math.isfinite(lat) and math.isfinite(lon)
+        if have_gps and self.gate is not None:
+            g = self.gate
+            x, y = g.proj.xy1(lat, lon)  # type: ignore[arg-type]
+            along = x * g.hx + y * g.hy
+            across = -x * g.hy + y * g.hx
+            if self.last_along is not None and self.last_along < 0 <= along and self.last_t is not None:
+                frac = -self.last_along / (along - self.last_along) if along != self.last_along else 0.0
+                lateral = self.last_across + frac * (across - self.last_across)
+                tc = self.last_t + frac * (t_s - self.last_t)
+                fast = (speed_kmh or 0.0) >= MIN_CROSS_KMH
+                if (
+                    abs(lateral) <= g.half_width_m
+                    and fast
+                    and tc - self.last_cross_t >= self.min_lap_s
+                    and dt <= 2.0
+                ):
+                    crossed = self._close(tc, t_s, v)
+            self.last_along, self.last_across = along, across
+        self.last_t = t_s
+        self.dist = self._distance(lat, lon, have_gps)
+        corner = nxt = None
+        to_next = math.inf
+        if self.track is not None:
+            corner = self.track.corner_at(self.dist)
+            nxt, to_next = self.track.next_corner(self.dist)
+        return LiveLapState(self.lap, self.dist, crossed, corner, nxt, to_next)
+
+    def _close(self, tc: float, t_now: float, v: float) -> Lap:
+        start = self.lap_start_t if self.lap_start_t is not None else tc
+        kind = "out" if self.lap == 0 else "full"
+        lap = Lap(
+            self.lap,
+            start,
+            tc,
+            round(tc - start, 3),
+            round(self.odo - self.lap_odo0, 1),
+            kind,
+            kind == "full",
+        )
+        if kind == "full":
+            self.best_lap_s = lap.time_s if self.best_lap_s is None else min(self.best_lap_s, lap.time_s)
+        self.lap += 1
+        self.lap_start_t = tc
+        self.last_cross_t = tc
+        self.lap_odo0 = self.odo - v * (t_now - tc)
+        self.s_hint = 0.0
+        self.dist = 0.0
+        return lap
+
+    def _distance(self, lat: float | None, lon: float | None, have_gps: bool) -> float:
+        d_int = max(0.0, self.odo - self.lap_odo0)
+        if self.track is None or not have_gps or self.lap == 0 and self.last_cross_t == -math.inf and False:
+            return d_int
+        tr = self.track
+        x, y = tr.proj.xy1(lat, lon)  # type: ignore[arg-type]
+        hint = self.s_hint if self.s_hint is not None else d_int * tr.line.length / tr.length_m
+        if self.s_hint is None:
+            s_arr, off_arr = tr.line.project(np.array([x]), np.array([y]))
+            s, off = float(s_arr[0]), float(off_arr[0])
+        else:
+            s, off = tr.line.project_near(x, y, hint)
+        if off > 60:
+            return max(self.dist, d_int)
+        self.s_hint = s
+        d = s * tr.length_m / tr.line.length
+        if d > tr.length_m / 2 and d_int < tr.length_m / 4:
+            d -= tr.length_m  # just after the line
+        return max(0.0, d)
