@@ -323,7 +323,7 @@ class LiveLapTracker:
 
     def _distance(self, lat: float | None, lon: float | None, have_gps: bool) -> float:
         d_int = max(0.0, self.odo - self.lap_odo0)
-        if self.track is None or not have_gps or self.lap == 0 and self.last_cross_t == -math.inf and False:
+        if self.track is None or not have_gps:
             return d_int
         tr = self.track
         x, y = tr.proj.xy1(lat, lon)  # type: ignore[arg-type]
