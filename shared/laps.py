@@ -134,7 +134,15 @@ def _classify(wide: Wide, bounds: list[float], track: TrackProfile | None, from_
         kind = "full"
         if k == 0:
             kind = "out"
-        elif k == n - 1 and (b >= float(t[-1]) - 1e-6) and crossings_end is not None and not from_beacons or k == n - 1 and not from_beacons and b >= float(t[-1]) - 1e-6:
+        elif (
+            k == n - 1
+            and (b >= float(t[-1]) - 1e-6)
+            and crossings_end is not None
+            and not from_beacons
+            or k == n - 1
+            and not from_beacons
+            and b >= float(t[-1]) - 1e-6
+        ):
             kind = "in"
         dist = _integrated_distance(t, spd, a, b) if spd is not None else None
         laps.append(Lap(k, a, b, round(b - a, 3), dist, kind, True, None))

@@ -47,9 +47,24 @@ class Corner(BaseModel):
         return self.landmark or spoken_turn(self.short)
 
 
-_NUM_WORDS = (
-    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen"]
-)
+_NUM_WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+]
 
 
 def spoken_turn(short: str) -> str:

@@ -1,0 +1,203 @@
+"""``pitwall import | sessions | laps | simulate | sample | gold``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+DataDir = Annotated[
+    Path | None, typer.Option("--data-dir", help="Pitwall data directory (default: PITWALL_DATA_DIR)")
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table")]
+
+err = Console(stderr=True)
+
+
+def _settings(data_dir: Path | None) -> Any:
+    from shared.settings import settings_for
+
+    return settings_for(data_dir)
+
+
+def _fmt_time(s: float | None) -> str:
+    if s is None:
+        return "-"
+    m = int(s // 60)
+    return f"{m}:{s - 60 * m:06.3f}"
+
+
+def _emit(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, default=str, indent=1) + "\n")
+
+
+def import_cmd(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Logger files: AiM XRK/XRZ/CSV, VBOX CSV/.vbo, candump")
+    ],
+    data_dir: DataDir = None,
+    driver: Annotated[str, typer.Option("--driver", help="Driver id")] = "driver",
+    car: Annotated[str | None, typer.Option("--car", help="Car profile id (default: guessed)")] = None,
+    track: Annotated[
+        str | None, typer.Option("--track", help="Track id (default: detected from GPS)")
+    ] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Import logger files into the store and the lake."""
+    from rich.progress import Progress
+
+    from shared.importers import ImportFormatError
+    from shared.ingest import import_file
+    from shared.store.hot import StoreLockedError
+
+    settings = _settings(data_dir)
+    results: list[dict[str, Any]] = []
+    failed = 0
+    for p in paths:
+        try:
+            big = p.is_file() and p.stat().st_size > 2_000_000 and not as_json
+            if big:
+                with Progress(console=err, transient=True) as prog:
+                    task = prog.add_task(f"reading {p.name}", total=1.0)
+                    res = import_file(
+                        p, settings, driver, car, track, progress=lambda f: prog.update(task, completed=f)
+                    )
+            else:
+                res = import_file(p, settings, driver, car, track)
+        except (ImportFormatError, StoreLockedError, KeyError, ValueError) as exc:
+            failed += 1
+            err.print(f"[red]error[/red]: {exc}")
+            continue
+        d = res.as_json()
+        d["laps"] = [{k: lp[k] for k in ("lap", "time_s", "kind")} for lp in d["laps"]]
+        results.append(d)
+        if not as_json:
+            dup = " (already imported)" if res.duplicate else ""
+            err.print(
+                f"[green]{p.name}[/green] -> {res.session_id}{dup}: {res.source_format}, track {res.track or 'unknown'}, "
+                f"{sum(1 for lp in res.laps if lp['kind'] == 'full')} full laps, best {_fmt_time(res.best_lap_s)}"
+            )
+    if as_json:
+        _emit(results[0] if len(results) == 1 and len(paths) == 1 else results)
+    if failed:
+        raise typer.Exit(1)
+
+
+def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
+    """List stored sessions."""
+    from shared.store.hot import HotStore
+
+    store = HotStore(_settings(data_dir))
+    try:
+        rows = store.sessions()
+    finally:
+        store.close()
+    if as_json:
+        _emit(rows)
+        return
+    tbl = Table("session", "driver", "car", "track", "source", "laps", "best", "status")
+    for r in rows:
+        tbl.add_row(r["session_id"], r["driver_id"], r["car_id"], r["track_id"] or "-", r["source_format"],
+                    str(r["n_laps"] or 0), _fmt_time(r["best_lap_s"]), r["status"])  # fmt: skip
+    Console().print(tbl)
+
+
+def laps_cmd(session_id: Annotated[str, typer.Argument(help="Session id")], data_dir: DataDir = None,
+             as_json: AsJson = False) -> None:  # fmt: skip
+    """List a session's laps."""
+    from shared.store.hot import HotStore
+
+    store = HotStore(_settings(data_dir))
+    try:
+        if store.session(session_id) is None:
+            err.print(f"[red]error[/red]: no session {session_id!r}; see `pitwall sessions`")
+            raise typer.Exit(1)
+        rows = store.laps(session_id)
+    finally:
+        store.close()
+    if as_json:
+        _emit(rows)
+        return
+    tbl = Table("lap", "time", "kind", "valid", "distance m", "note")
+    for r in rows:
+        mark = " ★" if r["is_best"] else ""
+        tbl.add_row(str(r["lap"]), _fmt_time(r["time_s"]) + mark, r["kind"], "yes" if r["valid"] else "no",
+                    f"{r['dist_m']:.0f}" if r["dist_m"] else "-", r["invalid_reason"] or "")  # fmt: skip
+    Console().print(tbl)
+
+
+def simulate_cmd(
+    track: Annotated[str, typer.Option("--track")] = "sonoma",
+    laps: Annotated[int, typer.Option("--laps", min=1, max=200)] = 10,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    rate: Annotated[float, typer.Option("--rate", help="Sample rate, Hz (AiM-like: 10, 20, 50)")] = 50.0,
+    out: Annotated[Path, typer.Option("--out", help="Output directory")] = Path("pitwall-sim"),
+) -> None:
+    """Simulate a session with injected mistakes: AiM CSV, candump log and ground-truth JSON."""
+    from shared.simulator import simulate, write_aim_csv, write_candump, write_ground_truth
+
+    out.mkdir(parents=True, exist_ok=True)
+    sim = simulate(track_id=track, laps=laps, seed=seed, rate_hz=rate)
+    stem = f"sim_{track}_{laps}laps_seed{seed}"
+    files = {
+        "aim_csv": write_aim_csv(sim, out / f"{stem}.csv"),
+        "candump": write_candump(sim, out / f"{stem}.log"),
+        "truth": write_ground_truth(sim, out / f"{stem}.truth.json"),
+    }
+    _emit({k: str(v) for k, v in files.items()})
+
+
+def sample_cmd(out: Annotated[Path, typer.Option("--out")] = Path("pitwall-sample")) -> None:
+    """Write the bundled sample session (generated by the simulator) and print its path."""
+    from shared.simulator import simulate, write_aim_csv
+
+    out.mkdir(parents=True, exist_ok=True)
+    p = write_aim_csv(simulate(laps=5, seed=1, rate_hz=20.0), out / "sample_sonoma.csv")
+    sys.stdout.write(f"{p}\n")
+
+
+gold_app = typer.Typer(help="Gold (reference) laps.", no_args_is_help=True)
+
+
+@gold_app.command("save")
+def gold_save(session_id: str, lap: int, track: Annotated[str, typer.Option("--track")] = "sonoma",
+              driver: Annotated[str, typer.Option("--driver")] = "driver", data_dir: DataDir = None) -> None:  # fmt: skip
+    """Save a stored lap as the driver's gold lap for a track."""
+    from shared.store.gold import save_gold_lap
+
+    try:
+        p = save_gold_lap(_settings(data_dir), track, driver, session_id, lap)
+    except (FileNotFoundError, ValueError) as exc:
+        err.print(f"[red]error[/red]: {exc}")
+        raise typer.Exit(1) from exc
+    _emit({"path": str(p)})
+
+
+@gold_app.command("import")
+def gold_import(path: Path, track: Annotated[str, typer.Option("--track")] = "sonoma",
+                driver: Annotated[str, typer.Option("--driver")] = "driver",
+                lap: Annotated[int | None, typer.Option("--lap")] = None, data_dir: DataDir = None) -> None:  # fmt: skip
+    """Import a coach's lap from a logger file as the gold lap."""
+    from shared.importers import ImportFormatError
+    from shared.store.gold import import_gold_lap
+
+    try:
+        p = import_gold_lap(_settings(data_dir), path, track, driver, lap)
+    except (ImportFormatError, ValueError, FileNotFoundError) as exc:
+        err.print(f"[red]error[/red]: {exc}")
+        raise typer.Exit(1) from exc
+    _emit({"path": str(p)})
+
+
+def register(app: typer.Typer) -> None:
+    app.command("import")(import_cmd)
+    app.command("sessions")(sessions_cmd)
+    app.command("laps")(laps_cmd)
+    app.command("simulate")(simulate_cmd)
+    app.command("sample")(sample_cmd)
+    app.add_typer(gold_app, name="gold")

@@ -1,0 +1,201 @@
+"""The import pipeline: any logger file (or a simulator session) into the hot store and the lake.
+
+read_log -> car profile to_wide -> track detection -> laps -> lap distance -> corners -> events ->
+one transaction in the hot DuckDB file -> Parquet lake. A failure leaves the store and lake unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shared.corners import auto_corners, corner_results
+from shared.events import detect_events
+from shared.importers import RawLog, read_log
+from shared.importers.base import Progress
+from shared.laps import Lap, assign_laps, detect_laps
+from shared.profiles.car import CarProfile, guess_car, load_car
+from shared.profiles.track import TrackProfile, detect_track, load_track
+from shared.settings import Settings
+from shared.store.hot import (
+    HotStore,
+    SessionBundle,
+    new_session_id,
+    registry_to_arrow,
+    signals_to_arrow,
+    wide_to_arrow,
+)
+from shared.store.publisher import LakePublisher
+
+log = logging.getLogger(__name__)
+Wide = dict[str, np.ndarray]
+
+
+@dataclass
+class ImportResult:
+    session_id: str
+    source_format: str
+    track: str | None
+    car: str
+    laps: list[dict[str, Any]] = field(default_factory=list)
+    best_lap_s: float | None = None
+    rows: int = 0
+    channels: int = 0
+    duplicate: bool = False
+    path: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("path", None)
+        return d
+
+
+@dataclass
+class Analysed:
+    wide: Wide
+    laps: list[Lap]
+    track: TrackProfile | None
+    corners: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+
+
+def analyse(wide: Wide, car: CarProfile, track: TrackProfile | None, beacons: list[float] | None) -> Analysed:
+    """Laps, lap distance, corners and events for a wide session (in place on ``wide``)."""
+    laps = detect_laps(wide, track, beacons)
+    assign_laps(wide, laps, track)
+    corner_defs = track.corners if track is not None else auto_corners(wide, laps)
+    corners = corner_results(wide, laps, corner_defs)
+    events = detect_events(wide, corner_defs, car.thresholds)
+    return Analysed(wide, laps, track, corners, events)
+
+
+def _session_row(
+    sid: str, driver_id: str, car: CarProfile, track: TrackProfile | None, source_format: str, laps: list[Lap],
+    wide: Wide, channels: int, **extra: Any,
+) -> dict[str, Any]:  # fmt: skip
+    full = [lp for lp in laps if lp.kind == "full" and lp.valid]
+    best = min(full, key=lambda lp: lp.time_s) if full else None
+    t = wide["t_s"]
+    rate = float(round(1 / np.median(np.diff(t)), 3)) if len(t) > 1 else None
+    return {
+        "session_id": sid, "driver_id": driver_id, "car_id": car.id, "track_id": track.id if track else None,
+        "track_name": track.name if track else None, "source_format": source_format, "status": "imported",
+        "n_laps": len([lp for lp in laps if lp.kind == "full"]), "best_lap_s": best.time_s if best else None,
+        "best_lap": best.lap if best else None, "rows": len(t), "channels": channels, "sample_rate_hz": rate,
+        **extra,
+    }  # fmt: skip
+
+
+def _lap_rows(laps: list[Lap]) -> list[dict[str, Any]]:
+    full = [lp for lp in laps if lp.kind == "full" and lp.valid]
+    best = min(full, key=lambda lp: lp.time_s).lap if full else None
+    return [{**lp.as_dict(), "is_best": lp.lap == best} for lp in laps]
+
+
+def _store_and_publish(settings: Settings, bundle: SessionBundle, truth_json: str | None = None) -> None:
+    store = HotStore(settings)
+    sid = bundle.session["session_id"]
+    try:
+        store.write_bundle(bundle)
+        pub = LakePublisher(store.con, settings.lake_dir)
+        try:
+            pub.publish_session(sid, truth_json)
+        except BaseException:
+            pub.remove_session(sid)
+            store.delete_session(sid)
+            raise
+    finally:
+        store.close()
+
+
+def _result(bundle: SessionBundle, laps: list[Lap], path: str | None = None) -> ImportResult:
+    s = bundle.session
+    return ImportResult(
+        session_id=s["session_id"], source_format=s["source_format"], track=s.get("track_id"), car=s["car_id"],
+        laps=[{"lap": lp.lap, "time_s": lp.time_s, "kind": lp.kind, "valid": lp.valid} for lp in laps],
+        best_lap_s=s.get("best_lap_s"), rows=int(s.get("rows") or 0), channels=int(s.get("channels") or 0), path=path,
+    )  # fmt: skip
+
+
+def import_file(
+    path: Path | str,
+    settings: Settings,
+    driver_id: str = "driver",
+    car_id: str | None = None,
+    track_id: str | None = None,
+    progress: Progress | None = None,
+) -> ImportResult:
+    path = Path(path)
+    raw: RawLog = read_log(path, progress, car_id=car_id)
+    store = HotStore(settings)
+    try:
+        existing = store.session_by_sha(raw.sha256)
+        if existing:
+            row = store.session(existing) or {}
+            laps = store.laps(existing)
+            return ImportResult(
+                existing, row.get("source_format", raw.source_format), row.get("track_id"), row.get("car_id", ""),
+                [{"lap": r["lap"], "time_s": r["time_s"], "kind": r["kind"], "valid": r["valid"]} for r in laps],
+                row.get("best_lap_s"), int(row.get("rows") or 0), int(row.get("channels") or 0), True, str(path),
+            )  # fmt: skip
+    finally:
+        store.close()
+    car = load_car(car_id or guess_car(raw))
+    wide, registry = car.to_wide(raw)
+    if len(wide["t_s"]) == 0:
+        from shared.importers.errors import ImportFormatError
+
+        raise ImportFormatError(path, "", "at least one sample of a channel the car profile maps", "none")
+    track = (
+        load_track(track_id)
+        if track_id
+        else (detect_track(wide["lat"], wide["lon"]) if "lat" in wide else None)
+    )
+    an = analyse(wide, car, track, raw.beacons_s)
+    sid = new_session_id()
+    meta = {
+        k: (v if isinstance(v, str | int | float | list | type(None)) else str(v))
+        for k, v in raw.meta.items()
+    }
+    session = _session_row(
+        sid, driver_id, car, track, raw.source_format, an.laps, wide, len(raw.channels),
+        source_path=str(path.resolve()), source_sha256=raw.sha256, meta_json=json.dumps(meta, default=str),
+        started_at=raw.started_at,
+    )  # fmt: skip
+    bundle = SessionBundle(
+        session=session, laps=_lap_rows(an.laps), telemetry=wide_to_arrow(wide, sid),
+        signals=signals_to_arrow(raw, sid), registry=registry_to_arrow(registry, sid),
+        corners=an.corners, events=an.events,
+    )  # fmt: skip
+    _store_and_publish(settings, bundle)
+    log.info("imported %s as %s (%s, %d laps)", path, sid, session["track_id"], session["n_laps"])
+    return _result(bundle, an.laps, str(path))
+
+
+def import_sim(
+    sim: Any, settings: Settings, driver_id: str = "driver", note: str | None = None
+) -> ImportResult:
+    """Store a simulator session directly (source_format ``simulator``); its ground truth goes beside it."""
+    car = sim.car or load_car(sim.meta["car_id"])
+    track = sim.track or load_track(sim.meta["track_id"])
+    wide = {k: v.copy() for k, v in sim.wide.items()}
+    an = analyse(wide, car, track, None)
+    sid = new_session_id()
+    session = _session_row(
+        sid, driver_id, car, track, "simulator", an.laps, wide, len(wide) - 1, note=note,
+        meta_json=json.dumps(sim.meta), started_at=datetime.now(UTC).replace(tzinfo=None),
+    )  # fmt: skip
+    registry = [{"name": k, "unit": "", "source": "simulator", "rate_hz": sim.meta.get("rate_hz"), "canonical": k}
+                for k in wide if k not in ("t_s", "lap", "dist_m", "odo_m")]  # fmt: skip
+    bundle = SessionBundle(
+        session=session, laps=_lap_rows(an.laps), telemetry=wide_to_arrow(wide, sid), signals=None,
+        registry=registry_to_arrow(registry, sid), corners=an.corners, events=an.events,
+    )  # fmt: skip
+    _store_and_publish(settings, bundle, sim.truth.to_json())
+    return _result(bundle, an.laps)

@@ -1,0 +1,10 @@
+"""The simulator: realistic multi-lap sessions with injected mistakes and their ground truth."""
+
+from shared.simulator.scenario import Event, GroundTruth, Scenario
+from shared.simulator.session import SimSession, simulate
+from shared.simulator.writers import write_aim_csv, write_candump, write_ground_truth
+
+__all__ = [
+    "Event", "GroundTruth", "Scenario", "SimSession", "simulate",
+    "write_aim_csv", "write_candump", "write_ground_truth",
+]  # fmt: skip

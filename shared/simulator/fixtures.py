@@ -1,0 +1,12 @@
+"""Cached simulator sessions for test suites and benchmarks (simulate once per process)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from shared.simulator.session import SimSession, simulate
+
+
+@lru_cache(maxsize=8)
+def cached_sim(laps: int = 10, seed: int = 7, rate_hz: float = 50.0, track_id: str = "sonoma") -> SimSession:
+    return simulate(track_id=track_id, laps=laps, seed=seed, rate_hz=rate_hz)

@@ -1,0 +1,414 @@
+"""A grip-limited lap simulation on a track profile, with a driver who makes scripted mistakes.
+
+Quasi-steady-state: the speed limit at each point comes from the lateral-g limit and the smoothed
+centreline curvature; a forward pass applies the traction/power limit and a backward pass the braking
+limit. Channels (pedals, g, yaw, steering, gear, wheel speeds, vitals, GPS) are derived from that
+speed trace, sampled at an AiM-like rate with seeded sensor noise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from shared.profiles.car import CarProfile, load_car
+from shared.profiles.track import TrackProfile, load_track
+from shared.simulator.scenario import Event, GroundTruth, Scenario
+
+G = 9.80665
+DS = 2.0  # m, simulation grid
+BAR_PER_G = 95.0  # brake line pressure per g of braking (E46-like)
+
+
+@dataclass
+class SimSession:
+    wide: dict[str, np.ndarray]
+    truth: GroundTruth
+    meta: dict[str, Any] = field(default_factory=dict)
+    track: TrackProfile | None = None
+    car: CarProfile | None = None
+
+
+def _curvature(track: TrackProfile) -> tuple[np.ndarray, np.ndarray]:
+    """(lap-distance grid, smoothed signed curvature, + = left) at DS spacing."""
+    line = track.line
+    scale = track.length_m / line.length
+    grid = np.arange(0.0, track.length_m, DS)
+    x, y = line.point_at(grid / scale)
+    xx = np.concatenate([x[-30:], x, x[:30]])
+    yy = np.concatenate([y[-30:], y, y[:30]])
+    h = np.unwrap(np.arctan2(np.diff(yy), np.diff(xx)))
+    k = np.gradient(h) / DS
+    win = int(40 / DS)  # 40 m window removes map noise, keeps corners
+    k = np.convolve(k, np.ones(win) / win, mode="same")
+    k = np.convolve(k, np.ones(win) / win, mode="same")
+    k = k[30 : 30 + len(grid)]
+    k = np.clip(k, -1 / 18.0, 1 / 18.0)
+    return grid, k
+
+
+TYRE_GRIP = 1.25  # track tyres: the driver uses more lateral grip than the road-car figure
+
+
+def _speed_limit(k: np.ndarray, car: CarProfile, grip: float) -> np.ndarray:
+    v_max = 245 / 3.6
+    with np.errstate(divide="ignore"):
+        v = np.sqrt(car.vehicle.max_g_lat * TYRE_GRIP * grip * G / np.maximum(np.abs(k), 1e-6))
+    return np.minimum(v, v_max)
+
+
+def _passes(vlim: np.ndarray, car: CarProfile, grip: float, v0: float | None = None) -> np.ndarray:
+    n = len(vlim)
+    v = vlim.copy()
+    veh = car.vehicle
+    p_w = veh.power_kw * 1000 * 0.85
+    # closed loop: run twice around so the start speed is consistent
+    fwd = np.empty(n)
+    cur = v0 if v0 is not None else vlim[0]
+    for _ in range(2):
+        for i in range(n):
+            fwd[i] = min(v[i], cur)
+            a = min(veh.max_g_accel * G * grip, p_w / (veh.mass_kg * max(fwd[i], 5.0))) - 0.0004 * fwd[i] ** 2
+            cur = math.sqrt(max(fwd[i] ** 2 + 2 * max(a, 0.0) * DS, 0.0))
+    bwd = fwd.copy()
+    cur = fwd[0]
+    for _ in range(2):
+        for i in range(n - 1, -1, -1):
+            bwd[i] = min(fwd[i], cur)
+            d = veh.max_g_brake * G * grip * 0.92 + 0.0004 * bwd[i] ** 2
+            cur = math.sqrt(bwd[i] ** 2 + 2 * d * DS)
+    return bwd
+
+
+def _brake_start(v: np.ndarray, apex_i: int, n: int) -> int:
+    """Index where the braking zone that ends near ``apex_i`` starts (walk back while decelerating)."""
+    i = apex_i
+    steps = 0
+    while steps < int(400 / DS):
+        j = (i - 1) % n
+        if v[j] <= v[i] + 1e-6:
+            break
+        i = j
+        steps += 1
+    return i
+
+
+def _apply_event(
+    v: np.ndarray, grid: np.ndarray, ev: Event, track: TrackProfile, car: CarProfile
+) -> tuple[float, float] | None:
+    """Modify one lap's speed trace for a driving mistake; returns the affected lap-distance range."""
+    c = track.find_corner(ev.corner_id or "")
+    if c is None:
+        return None
+    n = len(v)
+    lo, hi = int(c.start_m / DS), int(c.end_m / DS)
+    apex_i = lo + int(np.argmin(v[lo:hi]))
+    b0 = _brake_start(v, apex_i, n)
+    off = int(ev.offset_m / DS)
+    v_apex = v[apex_i]
+    if ev.kind == "late_brake":
+        b1 = b0 + off
+        for i in range(b0, b1):
+            v[i % n] = v[b0 % n] + (v[b0 % n] * 0.002) * (i - b0)
+        vb = v[b1 % n]
+        m = apex_i - b1
+        for j, i in enumerate(range(b1, apex_i)):
+            v[i % n] = math.sqrt(vb**2 + (v_apex**2 - vb**2) * (j / max(m, 1)))
+    elif ev.kind == "early_brake":
+        b1 = b0 - off
+        vb = v[b1 % n]
+        v_slow = v_apex - 4.0 / 3.6  # and over-slows the corner
+        m = apex_i - b1
+        for j, i in enumerate(range(b1, apex_i + 1)):
+            v[i % n] = math.sqrt(max(vb**2 + (v_slow**2 - vb**2) * (j / max(m, 1)), 1.0))
+        # accelerate from the slower apex at the traction limit until the normal trace is rejoined
+        cur = v_slow
+        i = apex_i + 1
+        while cur < v[i % n] and i < apex_i + int(600 / DS):
+            a = car.vehicle.max_g_accel * G * 0.9
+            cur = math.sqrt(cur**2 + 2 * a * DS)
+            v[i % n] = min(v[i % n], cur)
+            i += 1
+        return float(grid[b1 % n]), float(grid[apex_i % n])
+    elif ev.kind == "coasting":
+        # lift early: coast (no pedals) for ev.duration_s before the brake point
+        coast_m = v[b0 % n] * ev.duration_s
+        k0 = b0 - int(coast_m / DS)
+        vs = v[k0 % n]
+        for j, i in enumerate(range(k0, b0)):
+            v[i % n] = max(vs - 0.07 * G * (j * DS) / max(vs, 1.0), 1.0)
+        vb = v[(b0 - 1) % n]
+        m = apex_i - b0
+        for j, i in enumerate(range(b0, apex_i)):
+            v[i % n] = math.sqrt(max(vb**2 + (v_apex**2 - vb**2) * (j / max(m, 1)), 1.0))
+        return float(grid[k0 % n]), float(grid[b0 % n])
+    return float(grid[b0 % n]), float(grid[apex_i % n])
+
+
+def _limit(v: np.ndarray, max_acc: float, max_dec: float) -> np.ndarray:
+    """Forward/backward passes on a distance trace so no step exceeds the given accelerations."""
+    out = v.copy()
+    for i in range(1, len(out)):
+        out[i] = min(out[i], math.sqrt(out[i - 1] ** 2 + 2 * max_acc * DS))
+    for i in range(len(out) - 2, -1, -1):
+        out[i] = min(out[i], math.sqrt(out[i + 1] ** 2 + 2 * max_dec * DS))
+    return out
+
+
+def _gear_rpm(speed_ms: np.ndarray, car: CarProfile) -> tuple[np.ndarray, np.ndarray]:
+    gm = car.vehicle.gears
+    ratios = np.asarray(gm.ratios if gm else [3.5, 2.2, 1.5, 1.15, 0.95, 0.8])
+    fd = gm.final_drive if gm else 3.6
+    circ = gm.tyre_circumference_m if gm else 2.0
+    wheel_rpm = speed_ms / circ * 60
+    rpm_all = wheel_rpm[:, None] * ratios[None, :] * fd
+    redline = car.vehicle.redline_rpm
+    ok = rpm_all < redline * 0.97
+    gear_idx = np.where(ok.any(axis=1), np.argmax(ok, axis=1), len(ratios) - 1)
+    # upshift late: the lowest gear below the shift point
+    rpm = rpm_all[np.arange(len(speed_ms)), gear_idx]
+    rpm = np.maximum(rpm, 950.0)
+    return gear_idx + 1.0, rpm
+
+
+def simulate(
+    track_id: str = "sonoma",
+    laps: int = 10,
+    seed: int = 0,
+    rate_hz: float = 50.0,
+    car_id: str = "bmw_e46_m3_aim_mxp",
+    scenario: Scenario | None = None,
+) -> SimSession:
+    if laps < 1:
+        raise ValueError("laps must be at least 1")
+    if rate_hz <= 0 or rate_hz > 1000:
+        raise ValueError("rate_hz must be in (0, 1000]")
+    track = load_track(track_id)
+    car = load_car(car_id)
+    scen = scenario if scenario is not None else Scenario.default(laps)
+    rng = np.random.default_rng(seed)
+    grid, k = _curvature(track)
+    n = len(grid)
+    L = track.length_m
+    base = _passes(_speed_limit(k, car, 1.0), car, 1.0)
+
+    # ---- distance-domain speed trace for the whole session --------------------------
+    segs_s: list[np.ndarray] = []
+    segs_v: list[np.ndarray] = []
+    pit_exit = L - 500.0
+    # out-lap: from the pit exit, slower (tyres cold)
+    out_v = _passes(_speed_limit(k, car, 0.85), car, 0.85)
+    i0 = int(pit_exit / DS)
+    ov = out_v[i0:].copy()
+    cur = 60 / 3.6
+    for i in range(len(ov)):
+        ov[i] = min(ov[i], cur)
+        cur = math.sqrt(cur**2 + 2 * 0.35 * G * DS)
+    segs_s.append(grid[i0:] - L)
+    segs_v.append(ov)
+    clean = set(scen.clean_laps)
+    ranges: dict[tuple[str, int], tuple[float, float]] = {}
+    for lap in range(1, laps + 1):
+        consistent = lap in clean
+        grip = 1.0 + (rng.normal(0, 0.002) if consistent else rng.normal(-0.004, 0.006))
+        v = base * math.sqrt(grip) if abs(grip - 1) > 1e-9 else base.copy()
+        for ev in scen.events:
+            if ev.lap == lap and ev.kind in ("late_brake", "early_brake", "coasting"):
+                rng_m = _apply_event(v, grid, ev, track, car)
+                if rng_m is not None:
+                    ranges[(ev.kind, lap)] = rng_m
+        segs_s.append(grid + (lap - 1) * L)
+        segs_v.append(v)
+    # in-lap: cool-down pace, then into the pits
+    in_v = _passes(_speed_limit(k, car, 0.7), car, 0.7)
+    stop = int(1800 / DS)
+    iv = in_v[:stop].copy()
+    for i in range(stop - 1, max(stop - 150, 0), -1):
+        iv[i] = min(iv[i], 5.0 + (stop - 1 - i) * 0.12)
+    segs_s.append(grid[:stop] + laps * L)
+    segs_v.append(iv)
+    s_all = np.concatenate(segs_s)
+    veh = car.vehicle
+    v_all = _limit(
+        np.maximum(np.concatenate(segs_v), 1.0), veh.max_g_accel * G * 1.3, veh.max_g_brake * G * 1.3
+    )
+    # time along distance
+    dt = DS / ((v_all[:-1] + v_all[1:]) / 2)
+    t_all = np.concatenate([[0.0], np.cumsum(dt)])
+    # exact lap crossings (s = m * L)
+    crossings = [float(np.interp(m * L, s_all, t_all)) for m in range(0, laps + 1)]
+
+    # ---- time-domain sampling ----------------------------------------------------------
+    t = np.arange(0.0, t_all[-1], 1.0 / rate_hz)
+    s = np.interp(t, t_all, s_all)
+    v = np.interp(t, t_all, v_all)  # m/s
+    lap_dist = np.mod(s, L)
+    kk = np.interp(lap_dist, grid, k)
+    acc = np.gradient(v, t)
+    acc = np.convolve(acc, np.ones(5) / 5, mode="same")
+    ns = len(t)
+    lap_no = np.floor(s / L).astype(int) + 1  # 0 = out-lap
+    lap_no[s < 0] = 0
+
+    wide: dict[str, np.ndarray] = {"t_s": t}
+    wide["speed_kmh"] = v * 3.6 + rng.normal(0, 0.25, ns)
+    wide["g_long"] = acc / G + rng.normal(0, 0.02, ns)
+    g_lat = -(v**2) * kk / G  # + = cornering right (curvature + = left)
+    wide["g_lat"] = g_lat + rng.normal(0, 0.02, ns)
+    wide["g_vert"] = 1.0 + rng.normal(0, 0.03, ns)
+    wide["g_combo"] = np.hypot(wide["g_lat"], wide["g_long"])
+    wide["yaw_rate_dps"] = np.degrees(-v * kk) + rng.normal(0, 0.3, ns)
+    wide["steer_deg"] = np.degrees(np.arctan(-kk * veh.wheelbase_m)) * veh.steering_ratio + rng.normal(
+        0, 0.4, ns
+    )
+    decel_g = np.maximum(-acc / G - 0.03 - 0.0004 * v**2 / G, 0.0)
+    brake = np.where(decel_g > 0.12, decel_g * BAR_PER_G, 0.0)
+    # brake release is trailed into the corner: smooth it a little so pressure ramps, not steps
+    win = max(1, int(0.12 * rate_hz))
+    brake = np.convolve(brake, np.ones(win) / win, mode="same")
+    thr_need = np.clip((acc / G + 0.03 + 0.0004 * v**2 / G) / max(veh.max_g_accel, 0.1), 0.0, 1.0)
+    throttle = np.where(brake > 1.0, 0.0, np.clip(thr_need * 100 + 15, 0, 100))
+    throttle = np.where((acc > 0.2) & (brake < 1.0), np.maximum(throttle, 92.0), throttle)
+    wide["brake_bar"] = np.maximum(brake + rng.normal(0, 0.15, ns) * (brake > 0), 0.0)
+    wide["throttle_pct"] = np.clip(throttle + rng.normal(0, 0.5, ns), 0, 100)
+    wide["brake_switch"] = (wide["brake_bar"] > 2.0).astype(float)
+    gear, rpm = _gear_rpm(v, car)
+    wide["gear"] = gear
+    wide["rpm"] = rpm + rng.normal(0, 15, ns)
+    for w in ("fl", "fr", "rl", "rr"):
+        wide[f"wheel_speed_{w}_kmh"] = v * 3.6 * (1 + rng.normal(0, 0.002, ns))
+    lat, lon = _latlon(track, lap_dist, rng)
+    wide["lat"], wide["lon"] = lat, lon
+    wide["alt_m"] = 30 + 20 * np.sin(2 * np.pi * lap_dist / L)
+    hx = np.gradient(wide["lon"]) * math.cos(math.radians(track.start_finish.lat))
+    wide["heading_deg"] = np.degrees(np.arctan2(hx, np.gradient(wide["lat"]))) % 360
+    frac = t / max(t[-1], 1.0)
+    wide["water_temp_c"] = 82 + 10 * np.minimum(frac * 3, 1) + rng.normal(0, 0.1, ns)
+    wide["oil_temp_c"] = 88 + 22 * np.minimum(frac * 2, 1) + rng.normal(0, 0.1, ns)
+    wide["oil_press_bar"] = 1.2 + 3.6 * rpm / veh.redline_rpm + rng.normal(0, 0.05, ns)
+    wide["water_press_bar"] = 0.9 + 0.4 * np.minimum(frac * 3, 1)
+    wide["fuel_press_bar"] = 3.5 + rng.normal(0, 0.02, ns)
+    wide["fuel_level_l"] = 60 - 3.2 * s / L
+    wide["battery_v"] = 13.9 + rng.normal(0, 0.02, ns)
+    for w in ("fl", "fr", "rl", "rr"):
+        wide[f"tpms_press_{w}_bar"] = 2.0 + 0.35 * np.minimum(frac * 4, 1)
+        wide[f"tpms_temp_{w}_c"] = 25 + 35 * np.minimum(frac * 4, 1)
+        wide[f"tpms_alarm_{w}"] = np.zeros(ns)
+    for name in ("abs_active", "dsc_active", "mil"):
+        wide[name] = np.zeros(ns)
+
+    truth_events: list[dict[str, Any]] = []
+    for ev in scen.events:
+        rec = _inject_signal_event(
+            wide, ev, track, lap_no, lap_dist, t, rate_hz, ranges.get((ev.kind, ev.lap))
+        )
+        if rec is not None:
+            truth_events.append(rec)
+
+    truth_laps = [
+        {"lap": 0, "t_start_s": 0.0, "t_end_s": crossings[0], "time_s": crossings[0], "kind": "out"}
+    ]
+    for m in range(1, laps + 1):
+        truth_laps.append(
+            {"lap": m, "t_start_s": crossings[m - 1], "t_end_s": crossings[m],
+             "time_s": crossings[m] - crossings[m - 1], "kind": "full"}
+        )  # fmt: skip
+    truth_laps.append(
+        {"lap": laps + 1, "t_start_s": crossings[laps], "t_end_s": float(t[-1]),
+         "time_s": float(t[-1]) - crossings[laps], "kind": "in"}
+    )  # fmt: skip
+    truth = GroundTruth(truth_laps, truth_events, sorted(clean), track.id, car.id, seed, rate_hz)
+    meta = {"track_id": track.id, "car_id": car.id, "seed": seed, "rate_hz": rate_hz, "laps": laps}
+    return SimSession(wide, truth, meta, track, car)
+
+
+def _latlon(
+    track: TrackProfile, lap_dist: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    line = track.line
+    scale = line.length / track.length_m
+    x, y = line.point_at(lap_dist * scale)
+    # a little lateral line variation and GPS noise (~0.4 m)
+    x = x + rng.normal(0, 0.4, len(x))
+    y = y + rng.normal(0, 0.4, len(y))
+    return track.proj.latlon(x, y)
+
+
+def _inject_signal_event(
+    wide: dict[str, np.ndarray],
+    ev: Event,
+    track: TrackProfile,
+    lap_no: np.ndarray,
+    lap_dist: np.ndarray,
+    t: np.ndarray,
+    rate_hz: float,
+    dist_range: tuple[float, float] | None = None,
+) -> dict[str, Any] | None:
+    on_lap = lap_no == ev.lap
+    if not on_lap.any():
+        return None
+    c = track.find_corner(ev.corner_id) if ev.corner_id else None
+    rec: dict[str, Any] = {"kind": ev.kind, "lap": ev.lap, "corner_id": ev.corner_id, "wheel": ev.wheel,
+                           "offset_m": ev.offset_m}  # fmt: skip
+    idx = np.where(on_lap)[0]
+    if ev.kind in ("late_brake", "early_brake", "coasting") and c is not None:
+        a, b = dist_range if dist_range else (c.start_m - 400, c.end_m)
+        zone = idx[(lap_dist[idx] >= a) & (lap_dist[idx] <= b)]
+        if not len(zone):
+            return None
+        if ev.kind == "coasting":
+            wide["throttle_pct"][zone] = np.clip(wide["throttle_pct"][zone] * 0.0 + 1.0, 0, 2)
+            wide["brake_bar"][zone] = 0.0
+            wide["brake_switch"][zone] = 0.0
+        rec["t_start_s"], rec["t_end_s"] = float(t[zone[0]]), float(t[zone[-1]])
+        rec["start_m"], rec["end_m"] = round(a, 1), round(b, 1)
+        return rec
+    if ev.kind == "lockup" and c is not None:
+        zone = idx[
+            (lap_dist[idx] > c.start_m - 200) & (lap_dist[idx] < c.apex_m) & (wide["brake_bar"][idx] > 20)
+        ]
+        if not len(zone):
+            return None
+        k0 = zone[int(np.argmax(wide["brake_bar"][zone]))]
+        span = np.arange(k0, min(k0 + int(ev.duration_s * rate_hz), len(t)))
+        w = ev.wheel or "fl"
+        wide[f"wheel_speed_{w}_kmh"][span] = np.maximum(wide["speed_kmh"][span] - 25.0, 0.0)
+        wide["abs_active"][span] = 1.0
+        rec["t_start_s"], rec["t_end_s"] = float(t[span[0]]), float(t[span[-1]])
+        return rec
+    if ev.kind == "wheelspin" and c is not None:
+        zone = idx[
+            (lap_dist[idx] > c.apex_m) & (lap_dist[idx] < c.end_m + 150) & (wide["throttle_pct"][idx] > 50)
+        ]
+        if not len(zone):
+            return None
+        k0 = zone[0]
+        span = np.arange(k0, min(k0 + int(ev.duration_s * rate_hz), len(t)))
+        w = ev.wheel or "rr"
+        wide[f"wheel_speed_{w}_kmh"][span] = wide["speed_kmh"][span] + 18.0
+        wide["dsc_active"][span] = 1.0
+        rec["t_start_s"], rec["t_end_s"] = float(t[span[0]]), float(t[span[-1]])
+        return rec
+    if ev.kind == "oil_pressure_drop":
+        load = idx[(wide["rpm"][idx] > 5000) & (wide["throttle_pct"][idx] > 80)]
+        if not len(load):
+            return None
+        k0 = load[len(load) // 3]
+        span = np.arange(k0, min(k0 + int(ev.duration_s * rate_hz), len(t)))
+        wide["oil_press_bar"][span] = 0.6
+        rec["t_start_s"], rec["t_end_s"] = float(t[span[0]]), float(t[span[-1]])
+        rec["corner_id"] = (track.corner_at(float(lap_dist[k0])) or type("x", (), {"id": None})).id
+        rec["dist_m"] = float(lap_dist[k0])
+        return rec
+    if ev.kind == "tpms_alarm":
+        w = ev.wheel or "rl"
+        k0 = idx[len(idx) // 4]
+        span = np.arange(k0, min(k0 + int((ev.duration_s or 15) * rate_hz), len(t)))
+        wide[f"tpms_alarm_{w}"][span] = 1.0
+        wide[f"tpms_press_{w}_bar"][span] -= np.linspace(0, 0.6, len(span))
+        rec["t_start_s"], rec["t_end_s"] = float(t[span[0]]), float(t[span[-1]])
+        return rec
+    return None
