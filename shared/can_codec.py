@@ -35,7 +35,10 @@ class AimMxpCodec:
         if path is None:
             raise ValueError(f"car profile {car.id!r} has no DBC; CAN needs one (e.g. bmw_e46_m3_aim_mxp)")
         self.car = car
-        self.db = cantools.database.load_file(str(path))
+        db = cantools.database.load_file(str(path))
+        if not isinstance(db, cantools.database.can.Database):
+            raise ValueError(f"{path} is not a CAN database")
+        self.db = db
         self._by_id = {m.frame_id: m for m in self.db.messages}
         self._units = {s.name: (s.unit or "") for m in self.db.messages for s in m.signals}
         # canonical -> (dbc signal, message) for encoding, via the car profile's mapping
@@ -61,7 +64,9 @@ class AimMxpCodec:
         if len(data) != msg.length:
             raise CanFrameError("dlc", f"CAN id 0x{can_id:03x}: DLC {len(data)}, expected {msg.length}")
         vals = msg.decode(bytes(data), decode_choices=False, scaling=True)
-        return {k: float(v) for k, v in vals.items()}
+        if not isinstance(vals, dict):
+            raise CanFrameError("dlc", f"CAN id 0x{can_id:03x}: undecodable payload")
+        return {k: float(v) for k, v in vals.items()}  # type: ignore[arg-type]
 
     def encode_wide_row(self, row: dict[str, float], ids: list[int] | None = None) -> list[tuple[int, bytes]]:
         """Canonical values -> frames. Missing values are sent as the signal's 'no reading' sentinel."""

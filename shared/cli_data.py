@@ -64,9 +64,11 @@ def import_cmd(
             if big:
                 with Progress(console=err, transient=True) as prog:
                     task = prog.add_task(f"reading {p.name}", total=1.0)
-                    res = import_file(
-                        p, settings, driver, car, track, progress=lambda f: prog.update(task, completed=f)
-                    )
+
+                    def advance(f: float, prog: Progress = prog, task: Any = task) -> None:
+                        prog.update(task, completed=f)
+
+                    res = import_file(p, settings, driver, car, track, progress=advance)
             else:
                 res = import_file(p, settings, driver, car, track)
         except (ImportFormatError, StoreLockedError, KeyError, ValueError) as exc:

@@ -113,6 +113,7 @@ def read_aim_csv(path: Path, progress: Progress | None = None) -> RawLog:
     if data_start is None:
         raise ImportFormatError(path, f"line {i + 1}", "data rows after the units row", "end of file")
 
+    assert units is not None
     n = len(names)
     body = "\n".join(lines[data_start:]).encode("utf-8")
     col_names = [f"c{k}" for k in range(n)]

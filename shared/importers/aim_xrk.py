@@ -45,17 +45,17 @@ def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
     if log.laps is not None and log.laps.num_rows:
         ends = log.laps.column("end_time").to_numpy().astype(np.float64) / 1000.0
         beacons = [float(x) for x in ends]
-    md: dict[str, Any] = dict(log.metadata or {})
+    lmd: dict[str, Any] = dict(log.metadata or {})
     meta: dict[str, Any] = {
-        "venue": md.get("Venue", ""),
-        "vehicle": md.get("Vehicle", ""),
-        "racer": md.get("Driver", ""),
-        "championship": md.get("Series", ""),
-        "session": md.get("Session", ""),
-        "date": md.get("Log Date", ""),
-        "time": md.get("Log Time", ""),
-        "logger_id": md.get("Logger ID"),
-        "device": md.get("Device Name", ""),
+        "venue": lmd.get("Venue", ""),
+        "vehicle": lmd.get("Vehicle", ""),
+        "racer": lmd.get("Driver", ""),
+        "championship": lmd.get("Series", ""),
+        "session": lmd.get("Session", ""),
+        "date": lmd.get("Log Date", ""),
+        "time": lmd.get("Log Time", ""),
+        "logger_id": lmd.get("Logger ID"),
+        "device": lmd.get("Device Name", ""),
     }
     started = None
     try:

@@ -191,7 +191,6 @@ def simulate(
     scen = scenario if scenario is not None else Scenario.default(laps)
     rng = np.random.default_rng(seed)
     grid, k = _curvature(track)
-    n = len(grid)
     L = track.length_m
     base = _passes(_speed_limit(k, car, 1.0), car, 1.0)
 
@@ -400,7 +399,8 @@ def _inject_signal_event(
         span = np.arange(k0, min(k0 + int(ev.duration_s * rate_hz), len(t)))
         wide["oil_press_bar"][span] = 0.6
         rec["t_start_s"], rec["t_end_s"] = float(t[span[0]]), float(t[span[-1]])
-        rec["corner_id"] = (track.corner_at(float(lap_dist[k0])) or type("x", (), {"id": None})).id
+        at = track.corner_at(float(lap_dist[k0]))
+        rec["corner_id"] = at.id if at else None
         rec["dist_m"] = float(lap_dist[k0])
         return rec
     if ev.kind == "tpms_alarm":
