@@ -76,6 +76,8 @@ def import_cmd(
             err.print(f"[red]error[/red]: {exc}")
             continue
         d = res.as_json()
+        if d.pop("duplicate") and as_json:
+            err.print(f"{p.name}: already imported as {res.session_id}")
         d["laps"] = [{k: lp[k] for k in ("lap", "time_s", "kind")} for lp in d["laps"]]
         results.append(d)
         if not as_json:
