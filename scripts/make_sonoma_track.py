@@ -22,7 +22,8 @@ SRC = REPO.parent / "shared" / "reference" / "sonoma_centerline_osm.json"
 OUT = REPO / "shared" / "profiles" / "tracks"
 SF = (38.16152, -122.45472)  # start/finish, from the original Pitwall documentation
 VBOX = REPO.parent / "shared" / "data" / "vbox" / "sonoma_vbox0240.csv"
-# Corner extents (lap distance from the start/finish line, m) read off two sources that agree:
+# Corner extents (distance from the start/finish line along the map's line *before* its spur is
+# removed, m; converted to the driven line's distances below) read off two sources that agree:
 # the centreline's curvature (heading change > 15 deg, radius < 250 m) and the braking zones and
 # speed minima of the real 10 Hz VBOX session. Names follow the circuit's published turn numbers.
 # (id, name, short, start_m, apex_m, end_m, direction, brake marker name)
@@ -63,7 +64,25 @@ TIPS = {
 }
 
 
-def brake_onsets(line: Polyline, proj: LocalProjection, length: float) -> dict[str, float]:
+def remove_spurs(x: np.ndarray, y: np.ndarray, s: np.ndarray, near_m: float = 12.0, min_gap: int = 12):
+    """Drop out-and-back excursions: where the line returns within ``near_m`` of a point it passed
+    ``min_gap`` or more samples earlier, the samples in between are a spur."""
+    keep = np.ones(len(x), dtype=bool)
+    i = 0
+    n = len(x)
+    while i < n:
+        d = np.hypot(x[i + min_gap : min(n, i + 200)] - x[i], y[i + min_gap : min(n, i + 200)] - y[i])
+        hit = np.where(d < near_m)[0]
+        if len(hit):
+            j = i + min_gap + int(hit[-1])
+            keep[i + 1 : j] = False
+            i = j
+        else:
+            i += 1
+    return x[keep], y[keep], s[keep]
+
+
+def brake_onsets(line: Polyline, proj: LocalProjection, length: float, table: list) -> dict[str, float]:
     """Median lap distance where braking (> 8 bar) starts before each corner in the VBOX session."""
     import csv
 
@@ -90,7 +109,7 @@ def brake_onsets(line: Polyline, proj: LocalProjection, length: float) -> dict[s
     on = b > 8
     starts = s[1:][on[1:] & ~on[:-1]]
     out: dict[str, float] = {}
-    for cid, _n, _s, start, _a, _e, _d, marker in CORNERS:
+    for cid, _n, _s, start, _a, _e, _d, marker in table:
         if not marker:
             continue
         near = starts[(starts > start - 250) & (starts < start + 20)]
@@ -113,6 +132,8 @@ def main() -> None:
     # resample every 5 m starting at the start/finish line
     grid = (s0 + np.arange(0, line.length, 5.0)) % line.length
     gx, gy = line.point_at(grid)
+    # the map's line has an out-and-back spur (a link road) that no car drives: cut it out
+    gx, gy, old_s = remove_spurs(gx, gy, np.arange(len(gx)) * 5.0)
     glat, glon = proj.latlon(gx, gy)
     points = [[round(float(a), 7), round(float(b), 7)] for a, b in zip(glat, glon, strict=True)]
     (OUT / "sonoma_centreline.json").write_text(
@@ -132,8 +153,15 @@ def main() -> None:
         return round(float(s[0]), 1)
 
     corners = []
-    onsets = brake_onsets(rebased, proj, length)
-    for cid, name, short, start, apex, end, direction, marker in CORNERS:
+    new_s = np.arange(len(old_s)) * 0.0
+    new_s[1:] = np.cumsum(np.hypot(np.diff(gx), np.diff(gy)))
+
+    def remap(d_old: float) -> float:
+        return round(float(np.interp(d_old, old_s, new_s)), 1)
+
+    table = [(c[0], c[1], c[2], remap(c[3]), remap(c[4]), remap(c[5]), c[6], c[7]) for c in CORNERS]
+    onsets = brake_onsets(rebased, proj, length, table)
+    for cid, name, short, start, apex, end, direction, marker in table:
         bm = None
         if marker and cid in onsets:
             bm = {"name": marker, "dist_m": onsets[cid]}

@@ -10,9 +10,17 @@ from shared.profiles.track import Corner
 Wide = dict[str, np.ndarray]
 
 BRAKE_ON_BAR = 5.0
+BRAKE_MIN_PEAK_BAR = 15.0  # a zone that never reaches this is a brush of the pedal, not a brake point
 BRAKE_ON_G = -0.3
 THROTTLE_ON_PCT = 20.0
 BRAKE_LOOKBACK_M = 300.0
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[first, last] index pairs of the true runs in ``mask``."""
+    m = np.concatenate([[False], mask, [False]]).astype(np.int8)
+    d = np.diff(m)
+    return list(zip(np.where(d == 1)[0].tolist(), (np.where(d == -1)[0] - 1).tolist(), strict=True))
 
 
 def _lap_arrays(wide: Wide, lap: int) -> dict[str, np.ndarray] | None:
@@ -63,21 +71,24 @@ def corner_metrics(
     brake_point = None
     brake_peak = None
     if braking is not None and braking.any():
-        bidx = np.where(braking)[0]
-        # the braking zone that feeds this corner: the last contiguous run before the apex
-        last = bidx[-1]
-        first = last
-        while first - 1 >= 0 and braking[first - 1]:
-            first -= 1
-        # merge short releases (< 15 m) inside the zone
-        j = first - 1
-        while j >= 0 and zone[j] and d[first] - d[j] < 15:
-            if braking[j]:
-                first = j
-            j -= 1
+        # the braking zone that feeds this corner: the run with the most pressure (or deceleration)
+        strength = np.nan_to_num(brake) if brake is not None else -np.nan_to_num(glong)
+        runs = _runs(braking)
+        peaks = [float(np.max(strength[r[0] : r[1] + 1])) for r in runs]
+        # the last substantial zone before the apex (an earlier, equally hard zone belongs to a bend before)
+        first, last = [r for r, p in zip(runs, peaks, strict=True) if p >= 0.7 * max(peaks)][-1]
+        # merge an earlier run that ends less than 15 m before this one (a brief release)
+        for r0, r1 in reversed([r for r in runs if r[1] < first]):
+            if d[first] - d[r1] < 15:
+                first = r0
+            else:
+                break
         brake_point = float(d[first])
         if brake is not None:
             brake_peak = float(np.nanmax(brake[first : last + 1]))
+            if brake_peak < BRAKE_MIN_PEAK_BAR:
+                brake_point = None
+                brake_peak = None
     thr = a.get("throttle_pct")
     pickup = None
     if thr is not None:

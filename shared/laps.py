@@ -234,9 +234,9 @@ def assign_laps(wide: Wide, laps: list[Lap], track: TrackProfile | None = None) 
 def _unwrap_projection(s: np.ndarray, d_int: np.ndarray, length: float) -> np.ndarray:
     """Track projection made continuous within one lap; gaps filled from the odometer."""
     s = s.copy()
-    half = length / 2
-    s[(s > half) & (d_int < half)] -= length  # just after the line, projection says ~length
-    s[(s < half) & (d_int > half)] += length  # just before the next crossing
+    q1, q3 = length / 4, 3 * length / 4
+    s[(s > q3) & (d_int < q1)] -= length  # just after the line, projection says ~length
+    s[(s < q1) & (d_int > q3)] += length  # just before the next crossing
     bad = ~np.isfinite(s)
     if bad.any():
         s[bad] = d_int[bad]

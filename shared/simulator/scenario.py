@@ -35,7 +35,7 @@ class Scenario:
         """
         ev: list[Event] = []
         if laps >= 4:
-            ev += [Event("late_brake", 3, "t11", offset_m=30.0), Event("late_brake", 4, "t11", offset_m=30.0)]
+            ev += [Event("late_brake", 3, "t11", offset_m=45.0), Event("late_brake", 4, "t11", offset_m=45.0)]
         if laps >= 5:
             ev += [Event("lockup", k, "t4", wheel="fl", duration_s=0.6) for k in (3, 4, 5)]
         if laps >= 6:

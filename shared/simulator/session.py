@@ -38,6 +38,15 @@ def _curvature(track: TrackProfile) -> tuple[np.ndarray, np.ndarray]:
     scale = track.length_m / line.length
     grid = np.arange(0.0, track.length_m, DS)
     x, y = line.point_at(grid / scale)
+    # a driver's line, not the map's: smooth the centreline (kinks in map data are not corners)
+    pad = 60
+    xs = np.concatenate([x[-pad:], x, x[:pad]])
+    ys = np.concatenate([y[-pad:], y, y[:pad]])
+    box = np.ones(15) / 15  # 30 m
+    for _ in range(3):
+        xs = np.convolve(xs, box, mode="same")
+        ys = np.convolve(ys, box, mode="same")
+    x, y = xs[pad:-pad], ys[pad:-pad]
     xx = np.concatenate([x[-30:], x, x[:30]])
     yy = np.concatenate([y[-30:], y, y[:30]])
     h = np.unwrap(np.arctan2(np.diff(yy), np.diff(xx)))
@@ -232,7 +241,7 @@ def simulate(
     s_all = np.concatenate(segs_s)
     veh = car.vehicle
     v_all = _limit(
-        np.maximum(np.concatenate(segs_v), 1.0), veh.max_g_accel * G * 1.3, veh.max_g_brake * G * 1.3
+        np.maximum(np.concatenate(segs_v), 1.0), veh.max_g_accel * G * 1.3, veh.max_g_brake * G * 1.7
     )
     # time along distance
     dt = DS / ((v_all[:-1] + v_all[1:]) / 2)
@@ -268,9 +277,12 @@ def simulate(
     # brake release is trailed into the corner: smooth it a little so pressure ramps, not steps
     win = max(1, int(0.12 * rate_hz))
     brake = np.convolve(brake, np.ones(win) / win, mode="same")
+    # throttle: flat out while accelerating, a steady part throttle while holding speed, off when braking
     thr_need = np.clip((acc / G + 0.03 + 0.0004 * v**2 / G) / max(veh.max_g_accel, 0.1), 0.0, 1.0)
-    throttle = np.where(brake > 1.0, 0.0, np.clip(thr_need * 100 + 15, 0, 100))
-    throttle = np.where((acc > 0.2) & (brake < 1.0), np.maximum(throttle, 92.0), throttle)
+    throttle = np.where(acc > 0.3, 100.0, np.clip(25 + 60 * thr_need, 0, 100))
+    throttle = np.where(brake > 1.0, 0.0, throttle)
+    tw = max(1, int(0.3 * rate_hz))
+    throttle = np.convolve(throttle, np.ones(tw) / tw, mode="same")
     wide["brake_bar"] = np.maximum(brake + rng.normal(0, 0.15, ns) * (brake > 0), 0.0)
     wide["throttle_pct"] = np.clip(throttle + rng.normal(0, 0.5, ns), 0, 100)
     wide["brake_switch"] = (wide["brake_bar"] > 2.0).astype(float)

@@ -107,7 +107,8 @@ CREATE TABLE IF NOT EXISTS coaching_notes (
     priority   INTEGER NOT NULL,       -- 3 = safety, 2 = important technique, 1 = technique
     status     VARCHAR NOT NULL,       -- spoken | dropped
     reason     VARCHAR,                -- why it was dropped (late, busy, cooldown, budget, expired, ...)
-    latency_ms DOUBLE
+    latency_ms DOUBLE,
+    source_lap INTEGER                 -- the lap whose driving the cue is about (technique cues)
 )"""
 
 EVENTS_DDL = """

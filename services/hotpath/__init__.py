@@ -1,0 +1,1 @@
+"""The in-car hot path: live ingest, RuleCoach, CoachArbiter, cue stream, single-writer store."""

@@ -1,0 +1,179 @@
+"""Per-corner observations built live, frame by frame, from each corner's approach to its exit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from shared.corners import corner_metrics
+from shared.profiles.track import Corner, TrackProfile
+
+APPROACH_M = 300.0
+_CH = ("t_s", "dist_m", "speed_kmh", "brake_bar", "throttle_pct", "steer_deg", "g_lat",
+       "wheel_speed_fl_kmh", "wheel_speed_fr_kmh", "wheel_speed_rl_kmh", "wheel_speed_rr_kmh")  # fmt: skip
+
+
+@dataclass
+class SlipEvent:
+    kind: str  # lockup | wheelspin
+    wheel: str
+    dist_m: float
+    lap: int
+
+
+@dataclass
+class CornerObservation:
+    lap: int
+    corner: Corner
+    metrics: dict[str, float | None]
+    coast_s: float = 0.0
+    overlap_s: float = 0.0
+    brake_at_turn_in_bar: float | None = None
+    ramp_s: float | None = None
+    throttle_drop_pct: float = 0.0
+    steer_reversals: int = 0
+    approach_kmh: float | None = None  # top speed between the previous corner and this one
+    lifted: bool = False  # throttle went below 20 % in the corner (there is a pickup to judge)
+    slips: list[SlipEvent] = field(default_factory=list)
+    clean: bool = True
+
+
+def _windows(track: TrackProfile) -> list[tuple[float, float, Corner]]:
+    out = []
+    prev_end = -1e9
+    for c in sorted(track.corners, key=lambda c: c.start_m):
+        start = max(c.start_m - APPROACH_M, prev_end, 0.0)
+        out.append((start, c.end_m, c))
+        prev_end = c.end_m
+    return out
+
+
+class CornerWatcher:
+    """Feeds one frame at a time; returns an observation when a corner's exit is passed."""
+
+    def __init__(self, track: TrackProfile, th: dict[str, float]) -> None:
+        self.track = track
+        self.th = th
+        self.windows = _windows(track)
+        self.active: int | None = None
+        self.lap = -1
+        self.buf: dict[str, list[float]] = {k: [] for k in _CH}
+
+    def _reset(self) -> None:
+        for v in self.buf.values():
+            v.clear()
+
+    def feed(self, lap: int, row: dict[str, float]) -> CornerObservation | None:
+        d = row.get("dist_m", 0.0)
+        done: CornerObservation | None = None
+        if self.active is not None and (lap != self.lap or d > self.windows[self.active][1]):
+            if lap == self.lap:  # include the first sample past the exit so exit values interpolate
+                self._append(row)
+                done = self._finish()
+            self.active = None
+            self._reset()
+        if self.active is None:
+            for i, (a, b, _c) in enumerate(self.windows):
+                if a <= d <= b:
+                    self.active = i
+                    self.lap = lap
+                    break
+        if self.active is not None:
+            self._append(row)
+        return done
+
+    def _append(self, row: dict[str, float]) -> None:
+        for k in _CH:
+            v = row.get(k)
+            self.buf[k].append(float("nan") if v is None else float(v))
+
+    def _finish(self) -> CornerObservation | None:
+        assert self.active is not None
+        _a, _b, c = self.windows[self.active]
+        arr = {k: np.asarray(v, dtype=np.float64) for k, v in self.buf.items()}
+        if len(arr["t_s"]) < 5 or np.nanmax(arr["dist_m"]) < c.end_m - 20:
+            return None
+        arr["dist_m"] = np.maximum.accumulate(arr["dist_m"]) + np.arange(len(arr["dist_m"])) * 1e-6
+        m = corner_metrics(arr, c)
+        if m is None:
+            return None
+        th = self.th
+        t, d = arr["t_s"], arr["dist_m"]
+        dt = np.diff(t, append=t[-1])
+        thr, brk, spd = (np.nan_to_num(arr[k]) for k in ("throttle_pct", "brake_bar", "speed_kmh"))
+        coast = (
+            (thr < th["coast_throttle_pct"]) & (brk < th["coast_brake_bar"]) & (spd > th["coast_speed_kmh"])
+        )
+        coast_s = _longest_run_s(coast, t)
+        overlap = (thr > th["overlap_throttle_pct"]) & (brk > th["overlap_brake_bar"])
+        overlap_s = _longest_run_s(overlap, t)
+        obs = CornerObservation(self.lap, c, m, coast_s=coast_s, overlap_s=overlap_s)
+        if np.isfinite(arr["brake_bar"]).any():
+            obs.brake_at_turn_in_bar = float(np.interp(c.start_m, d, brk))
+            bp = m.get("brake_point_m")
+            peak = m.get("brake_peak_bar")
+            if bp is not None and peak:
+                k0 = int(np.searchsorted(d, bp))
+                above = np.where(brk[k0:] >= 0.8 * peak)[0]
+                if len(above):
+                    obs.ramp_s = float(t[k0 + above[0]] - t[k0])
+        obs.approach_kmh = float(np.nanmax(arr["speed_kmh"])) if np.isfinite(arr["speed_kmh"]).any() else None
+        in_corner = (d >= c.start_m) & (d <= c.end_m)
+        obs.lifted = bool(in_corner.any() and np.min(thr[in_corner]) < 20)
+        pick = m.get("throttle_pickup_m")
+        if pick is not None:
+            after = (d >= pick) & (d <= c.end_m)
+            if after.sum() > 2:
+                obs.throttle_drop_pct = _dip(thr[after])
+        apex = m.get("apex_m") or c.apex_m
+        ex = (d >= apex) & (d <= c.end_m)
+        st = arr["steer_deg"][ex]
+        if np.isfinite(st).sum() > 4:
+            rate = np.diff(st[np.isfinite(st)])
+            sig = np.sign(rate[np.abs(rate) > 0.2])
+            rev = int(np.sum(sig[1:] != sig[:-1])) if len(sig) > 1 else 0
+            amp = float(np.nanmax(st) - np.nanmin(st))
+            obs.steer_reversals = rev if amp > 5 else 0
+        for w in ("fl", "fr", "rl", "rr"):
+            ws = arr[f"wheel_speed_{w}_kmh"]
+            if not np.isfinite(ws).any():
+                continue
+            slip = ws - spd
+            lock = (slip < -th["slip_lockup_kmh"]) & (brk > 5)
+            if lock.any():
+                obs.slips.append(SlipEvent("lockup", w, float(d[np.argmax(lock)]), self.lap))
+            if w in ("rl", "rr"):
+                spin = (slip > th["slip_spin_kmh"]) & (thr > 30)
+                if spin.any():
+                    obs.slips.append(SlipEvent("wheelspin", w, float(d[np.argmax(spin)]), self.lap))
+        obs.clean = not obs.slips
+        del dt
+        return obs
+
+
+def _dip(seg: np.ndarray) -> float:
+    """The largest throttle fall after pickup that is followed by a recovery (a hesitation, not a lift
+    for the next corner)."""
+    best = 0.0
+    peak = seg[0]
+    for i in range(1, len(seg)):
+        peak = max(peak, seg[i])
+        drop = peak - seg[i]
+        if drop > best and np.max(seg[i:]) >= seg[i] + 0.5 * drop:
+            best = float(drop)
+    return best
+
+
+def _longest_run_s(mask: np.ndarray, t: np.ndarray) -> float:
+    best = 0.0
+    start = None
+    for i, on in enumerate(mask):
+        if on and start is None:
+            start = i
+        elif not on and start is not None:
+            best = max(best, float(t[i - 1] - t[start]))
+            start = None
+    if start is not None:
+        best = max(best, float(t[-1] - t[start]))
+    return best

@@ -1,0 +1,261 @@
+"""The frame path: validate -> lap tracker -> corner watcher -> RuleCoach -> CoachArbiter -> cues.
+
+Everything here is in-memory and deterministic: no I/O, no network, no LLM. Store writes are only
+enqueued (``StoreWriter.submit`` never blocks); cues are handed to ``on_cue`` callbacks.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from services.hotpath.arbiter import CoachArbiter, Decision, FrameState
+from services.hotpath.corner_live import CornerObservation, CornerWatcher, SlipEvent
+from services.hotpath.phrases import render
+from services.hotpath.rules.registry import RuleHit, RuleSpec, load_rules
+from services.hotpath.rules.safety import SafetyContext
+from services.hotpath.rules.technique import CornerContext
+from services.hotpath.rules.thresholds import thresholds_for
+from shared.laps import Lap, LiveLapTracker
+from shared.profiles.car import CarProfile
+from shared.profiles.track import TrackProfile
+from shared.signals import WIDE_COLUMNS
+
+log = logging.getLogger(__name__)
+
+Sink = Callable[[str, list[dict[str, Any]]], None]  # (table, rows) -> enqueue for the store
+
+
+@dataclass
+class Cue:
+    ts: str
+    session_id: str
+    lap: int
+    corner: str | None
+    phrase_id: str
+    text: str
+    priority: int
+    rule: str
+    latency_ms: float
+    status: str
+    reason: str | None
+    source_lap: int | None
+
+    def event(self) -> dict[str, Any]:
+        return {"ts": self.ts, "session_id": self.session_id, "lap": self.lap, "corner": self.corner,
+                "phrase_id": self.phrase_id, "text": self.text, "priority": self.priority, "rule": self.rule,
+                "latency_ms": round(self.latency_ms, 3), "status": self.status, "reason": self.reason}  # fmt: skip
+
+
+@dataclass
+class RuleCoach:
+    """Deterministic rules per corner (technique) and per frame (safety)."""
+
+    track: TrackProfile | None
+    th: dict[str, float]
+    technique: dict[str, RuleSpec] = field(default_factory=dict)
+    safety_rules: dict[str, RuleSpec] = field(default_factory=dict)
+    history: dict[str, list[CornerObservation]] = field(default_factory=dict)
+    ref_lap: int | None = None
+    ref_obs: dict[str, CornerObservation] = field(default_factory=dict)
+    ref_source: str = "none"
+    slips: list[SlipEvent] = field(default_factory=list)
+    safety_ctx: SafetyContext | None = None
+    last_fired: dict[str, float] = field(default_factory=dict)
+    lap_obs: dict[int, list[CornerObservation]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.technique, self.safety_rules = load_rules()
+        self.safety_ctx = SafetyContext(self.th)
+
+    def set_gold(self, obs: dict[str, CornerObservation]) -> None:
+        self.ref_obs, self.ref_source = obs, "gold"
+
+    def on_corner(self, obs: CornerObservation) -> list[RuleHit]:
+        cid = obs.corner.id
+        self.slips = [s for s in self.slips if s.lap > obs.lap - 3] + obs.slips
+        self.lap_obs.setdefault(obs.lap, []).append(obs)
+        hits: list[RuleHit] = []
+        ref = self.ref_obs.get(cid)
+        if ref is not None and ref.lap != obs.lap and _at_pace(obs, ref):
+            ctx = CornerContext(ref, self.history.get(cid, []), self.th, self.slips)
+            for spec in self.technique.values():
+                h = spec.fn(obs, ctx)
+                if h is not None:
+                    hits.append(h)
+            if any(h.rule != "brake_inconsistent" for h in hits):
+                obs.clean = False
+        self.history.setdefault(cid, []).append(obs)
+        return hits
+
+    def on_lap(self, lap: Lap, best_time: float | None) -> None:
+        """A lap closed: the best clean lap so far becomes the reference (unless a gold lap is set)."""
+        obs = self.lap_obs.pop(lap.lap, [])
+        if self.ref_source == "gold" or lap.kind != "full" or not lap.valid:
+            return
+        clean = all(o.clean for o in obs) and len(obs) >= max(
+            1, len(self.track.corners) - 1 if self.track else 1
+        )
+        if clean and (best_time is None or lap.time_s <= best_time + 1e-9 or self.ref_lap is None):
+            self.ref_lap = lap.lap
+            self.ref_obs = {o.corner.id: o for o in obs}
+            self.ref_source = "session_best"
+
+    def on_frame(self, row: dict[str, float], now: float) -> list[RuleHit]:
+        assert self.safety_ctx is not None
+        out = []
+        for spec in self.safety_rules.values():
+            h = spec.fn(row, self.safety_ctx)
+            if h is None:
+                continue
+            cd = self.th["safety_cooldown_s"] if spec.cooldown_s <= 0 else spec.cooldown_s
+            key = f"{h.rule}:{h.wheel or ''}"
+            if now - self.last_fired.get(key, -1e9) < cd:
+                continue
+            self.last_fired[key] = now
+            out.append(h)
+        return out
+
+
+def _at_pace(obs: CornerObservation, ref: CornerObservation) -> bool:
+    """False on a cool-down lap, behind a safety car or in traffic: no technique cues then."""
+    a, ra = obs.approach_kmh, ref.approach_kmh
+    if a is None or ra is None:
+        return True
+    return a >= 0.93 * ra
+
+
+class LiveSession:
+    """One driving session on the hot path."""
+
+    def __init__(
+        self,
+        session_id: str,
+        car: CarProfile,
+        track: TrackProfile | None,
+        sink: Sink,
+        on_cue: Callable[[Cue], None] | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.car = car
+        self.track = track
+        self.sink = sink
+        self.on_cue = on_cue
+        th = thresholds_for(car.thresholds)
+        self.tracker = LiveLapTracker(track)
+        self.watcher = CornerWatcher(track, th) if track is not None else None
+        self.coach = RuleCoach(track, th)
+        self.arbiter = CoachArbiter(track)
+        self.last_t: float | None = None
+        self.laps: list[Lap] = []
+        self.best_lap_s: float | None = None
+        self.lap_trace: tuple[np.ndarray, np.ndarray] | None = None  # best lap (dist, elapsed) for PB pace
+        self._cur_d: list[float] = []
+        self._cur_t: list[float] = []
+        self.lap_start_t: float | None = None
+        self.last_state: dict[str, Any] = {}
+        self.decisions: list[Decision] = []
+        self.cues_spoken = 0
+        self.cues_dropped = 0
+        self._rows: list[dict[str, Any]] = []
+        self.on_lap_closed: Callable[[Lap], None] | None = None
+        self._last_vals: dict[str, float] = {}
+
+    # ---- the frame path -----------------------------------------------------------
+    def process(self, frame: dict[str, float], arrived: float | None = None) -> list[Cue]:
+        """One validated frame (canonical names). Returns the cues decided on this frame."""
+        arrived = arrived if arrived is not None else time.perf_counter()
+        t = frame["t_s"]
+        self.last_t = t
+        vals = self._last_vals
+        vals.update(frame)  # slow channels hold their last value between their frames
+        st = self.tracker.feed(t, vals.get("lat"), vals.get("lon"), vals.get("speed_kmh"))
+        cues: list[Cue] = []
+        if st.crossed is not None:
+            self._close_lap(st.crossed)
+        if self.lap_start_t is None or st.crossed is not None:
+            self.lap_start_t = st.crossed.t_end_s if st.crossed is not None else t
+            self._cur_d, self._cur_t = [], []
+        row = {**vals, "lap": st.lap, "dist_m": st.dist_m}
+        self._cur_d.append(st.dist_m)
+        self._cur_t.append(t - (self.lap_start_t or t))
+        fs = FrameState(t, st.lap, st.dist_m, vals.get("speed_kmh", 0.0), vals.get("brake_bar", 0.0),
+                        vals.get("g_lat", 0.0), st.next_corner, st.dist_to_next_corner_m, self._on_pb_pace(st.dist_m, t))  # fmt: skip
+        # safety first: same frame as the trigger condition
+        for h in self.coach.on_frame(vals, t):
+            cues.append(self._emit(self.arbiter.safety(h, render(h.template, None, h.wheel), fs), arrived))
+        if self.watcher is not None:
+            obs = self.watcher.feed(st.lap, row)
+            if obs is not None:
+                for h in self.coach.on_corner(obs):
+                    d = self.arbiter.schedule(h, render(h.template, h.corner, h.wheel), fs)
+                    if d is not None:
+                        cues.append(self._emit(d, arrived))
+        for d in self.arbiter.tick(fs):
+            cues.append(self._emit(d, arrived))
+        self._rows.append({"session_id": self.session_id, **{k: row.get(k) for k in ("lap", *WIDE_COLUMNS)}})
+        if len(self._rows) >= 500:
+            self.flush_rows()
+        self.last_state = {"t_s": t, "lap": st.lap, "dist_m": round(st.dist_m, 1),
+                           "corner": st.corner.id if st.corner else None,
+                           "speed_kmh": vals.get("speed_kmh")}  # fmt: skip
+        return [c for c in cues if c.status == "spoken"]
+
+    def flush_rows(self) -> None:
+        if self._rows:
+            rows, self._rows = self._rows, []
+            self.sink("telemetry", rows)
+
+    def _on_pb_pace(self, dist: float, t: float) -> bool:
+        if self.lap_trace is None or self.lap_start_t is None:
+            return False
+        d, e = self.lap_trace
+        if dist <= 0 or dist > d[-1]:
+            return False
+        return (t - self.lap_start_t) <= float(np.interp(dist, d, e))
+
+    def _close_lap(self, lap: Lap) -> None:
+        self.flush_rows()
+        self.laps.append(lap)
+        prev_best = self.best_lap_s
+        if lap.kind == "full" and lap.valid and (self.best_lap_s is None or lap.time_s < self.best_lap_s):
+            self.best_lap_s = lap.time_s
+            if self._cur_d:
+                self.lap_trace = (np.maximum.accumulate(np.asarray(self._cur_d)), np.asarray(self._cur_t))
+        self.coach.on_lap(lap, prev_best if prev_best is not None else lap.time_s)
+        self.sink("laps", [{"session_id": self.session_id, **lap.as_dict(),
+                            "is_best": self.best_lap_s == lap.time_s and lap.kind == "full"}])  # fmt: skip
+        if self.on_lap_closed is not None:
+            self.on_lap_closed(lap)
+
+    def _emit(self, d: Decision, arrived: float) -> Cue:
+        latency = (time.perf_counter() - arrived) * 1000
+        cue = Cue(datetime.now(UTC).isoformat(), self.session_id, d.lap, d.hit.corner.id if d.hit.corner else None,
+                  d.phrase.id, d.phrase.text, d.hit.priority, d.hit.rule, latency, d.status, d.reason,
+                  d.hit.source_lap)  # fmt: skip
+        self.decisions.append(d)
+        if d.status == "spoken":
+            self.cues_spoken += 1
+        else:
+            self.cues_dropped += 1
+        self.sink("coaching_notes", [{
+            "session_id": self.session_id, "ts": datetime.now(UTC).replace(tzinfo=None), "t_s": d.t_s, "lap": d.lap,
+            "dist_m": d.dist_m, "corner": cue.corner, "rule": d.hit.rule, "phrase_id": d.phrase.id, "text": d.phrase.text,
+            "priority": d.hit.priority, "status": d.status, "reason": d.reason, "latency_ms": latency,
+            "source_lap": d.hit.source_lap,
+        }])  # fmt: skip
+        if self.on_cue is not None:
+            self.on_cue(cue)
+        return cue
+
+    def live_view(self) -> dict[str, Any]:
+        return {"session_id": self.session_id, "laps": [lp.as_dict() for lp in self.laps],
+                "best_lap_s": self.best_lap_s, "current": self.last_state,
+                "reference": {"source": self.coach.ref_source, "lap": self.coach.ref_lap},
+                "cues": {"spoken": self.cues_spoken, "dropped": self.cues_dropped}}  # fmt: skip

@@ -1,0 +1,1 @@
+"""RuleCoach's rules: technique (per corner, against a reference lap) and car-health safety (per frame)."""

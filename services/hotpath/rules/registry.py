@@ -1,0 +1,54 @@
+"""The ``@rule`` decorator and the registries RuleCoach evaluates."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from shared.profiles.track import Corner
+
+
+@dataclass
+class RuleHit:
+    rule: str
+    priority: int
+    template: str
+    corner: Corner | None = None
+    wheel: str | None = None
+    source_lap: int | None = None
+    time_lost: bool = False  # "you are losing time here" cues: never on a personal-best lap
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    name: str
+    priority: int
+    cooldown_s: float
+    phrases: tuple[str, ...]
+    kind: str  # technique | safety
+    fn: Callable[..., RuleHit | None]
+
+
+TECHNIQUE: dict[str, RuleSpec] = {}
+SAFETY: dict[str, RuleSpec] = {}
+
+
+def rule(
+    name: str, priority: int, cooldown_s: float, phrases: tuple[str, ...], kind: str = "technique"
+) -> Callable[[Callable[..., RuleHit | None]], Callable[..., RuleHit | None]]:
+    """Register a rule. Technique rules get ``(obs, ctx)`` per corner; safety rules ``(row, ctx)`` per frame."""
+
+    def deco(fn: Callable[..., RuleHit | None]) -> Callable[..., RuleHit | None]:
+        spec = RuleSpec(name, priority, cooldown_s, phrases, kind, fn)
+        (SAFETY if kind == "safety" else TECHNIQUE)[name] = spec
+        return fn
+
+    return deco
+
+
+def load_rules() -> tuple[dict[str, RuleSpec], dict[str, RuleSpec]]:
+    from services.hotpath.rules import safety, technique  # noqa: F401  (registers the rules)
+
+    return TECHNIQUE, SAFETY

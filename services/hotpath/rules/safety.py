@@ -1,0 +1,80 @@
+"""Car-health safety rules: evaluated on every frame, delivered at once (priority 3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from services.hotpath.rules.registry import RuleHit, rule
+
+
+@dataclass
+class SafetyContext:
+    th: dict[str, float]
+    tpms_baseline: dict[str, float] = field(default_factory=dict)
+    last_flags: dict[str, float] = field(default_factory=dict)
+
+
+@rule("oil_pressure_low", priority=3, cooldown_s=20, phrases=("oil_pressure",), kind="safety")
+def oil_pressure_low(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
+    oil, rpm, thr = row.get("oil_press_bar"), row.get("rpm"), row.get("throttle_pct")
+    if oil is None or rpm is None or thr is None:
+        return None
+    th = ctx.th
+    if oil < th["oil_press_min_bar"] and rpm > th["oil_rpm_min"] and thr > th["oil_throttle_min_pct"]:
+        return RuleHit(
+            "oil_pressure_low", 3, "oil_pressure", detail={"oil_bar": round(oil, 2), "rpm": round(rpm)}
+        )
+    return None
+
+
+@rule("coolant_hot", priority=3, cooldown_s=60, phrases=("coolant_hot",), kind="safety")
+def coolant_hot(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
+    w = row.get("water_temp_c")
+    if w is not None and w > ctx.th["coolant_max_c"]:
+        return RuleHit("coolant_hot", 3, "coolant_hot", detail={"water_c": round(w, 1)})
+    return None
+
+
+@rule("tyre_warning", priority=3, cooldown_s=30, phrases=("tyre_alarm",), kind="safety")
+def tyre_warning(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
+    for w in ("fl", "fr", "rl", "rr"):
+        alarm = row.get(f"tpms_alarm_{w}")
+        p = row.get(f"tpms_press_{w}_bar")
+        if p is not None:
+            base = ctx.tpms_baseline.setdefault(w, p)
+            ctx.tpms_baseline[w] = max(base, p) if p - base < 0.5 else base
+        if alarm:
+            return RuleHit("tyre_warning", 3, "tyre_alarm", wheel=w, detail={"alarm": alarm})
+        if p is not None and ctx.tpms_baseline[w] - p >= ctx.th["tpms_drop_bar"]:
+            return RuleHit(
+                "tyre_warning",
+                3,
+                "tyre_alarm",
+                wheel=w,
+                detail={"drop_bar": round(ctx.tpms_baseline[w] - p, 2)},
+            )
+    return None
+
+
+def _rising(row: dict[str, float], ctx: SafetyContext, key: str) -> bool:
+    v = row.get(key)
+    if v is None:
+        return False
+    prev = ctx.last_flags.get(key, 0.0)
+    ctx.last_flags[key] = v
+    return v >= 0.5 > prev
+
+
+@rule("mil_on", priority=3, cooldown_s=120, phrases=("mil_on",), kind="safety")
+def mil_on(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
+    return RuleHit("mil_on", 3, "mil_on") if _rising(row, ctx, "mil") else None
+
+
+@rule("abs_event", priority=3, cooldown_s=20, phrases=("abs_event",), kind="safety")
+def abs_event(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
+    return RuleHit("abs_event", 3, "abs_event") if _rising(row, ctx, "abs_active") else None
+
+
+@rule("dsc_event", priority=3, cooldown_s=20, phrases=("dsc_event",), kind="safety")
+def dsc_event(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
+    return RuleHit("dsc_event", 3, "dsc_event") if _rising(row, ctx, "dsc_active") else None
