@@ -72,7 +72,7 @@ def corner_metrics(
     brake_peak = None
     if braking is not None and braking.any():
         # the braking zone that feeds this corner: the run with the most pressure (or deceleration)
-        strength = np.nan_to_num(brake) if brake is not None else -np.nan_to_num(glong)
+        strength = np.nan_to_num(brake) if brake is not None else -np.nan_to_num(glong)  # type: ignore[arg-type]
         runs = _runs(braking)
         peaks = [float(np.max(strength[r[0] : r[1] + 1])) for r in runs]
         # the last substantial zone before the apex (an earlier, equally hard zone belongs to a bend before)

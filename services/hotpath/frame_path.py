@@ -6,6 +6,7 @@ enqueued (``StoreWriter.submit`` never blocks); cues are handed to ``on_cue`` ca
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -190,9 +191,13 @@ class LiveSession:
         # safety first: same frame as the trigger condition
         for h in self.coach.on_frame(vals, t):
             cues.append(self._emit(self.arbiter.safety(h, render(h.template, None, h.wheel), fs), arrived))
+            self.sink("driver_events", [{"session_id": self.session_id, "t_s": t, "lap": st.lap, "dist_m": st.dist_m,
+                                         "corner": st.corner.id if st.corner else None, "kind": h.rule,
+                                         "wheel": h.wheel, "detail": json.dumps(h.detail)}])  # fmt: skip
         if self.watcher is not None:
             obs = self.watcher.feed(st.lap, row)
             if obs is not None:
+                self._store_corner(obs)
                 for h in self.coach.on_corner(obs):
                     d = self.arbiter.schedule(h, render(h.template, h.corner, h.wheel), fs)
                     if d is not None:
@@ -206,6 +211,25 @@ class LiveSession:
                            "corner": st.corner.id if st.corner else None,
                            "speed_kmh": vals.get("speed_kmh")}  # fmt: skip
         return [c for c in cues if c.status == "spoken"]
+
+    def _store_corner(self, obs: CornerObservation) -> None:
+        c = obs.corner
+        self.sink("corner_results", [{"session_id": self.session_id, "lap": obs.lap, "corner_id": c.id,
+                                      "corner_name": c.name, "seq": c.seq, "direction": c.direction,
+                                      "start_m": c.start_m, "end_m": c.end_m, **obs.metrics}])  # fmt: skip
+        if obs.slips:
+            self.sink("driver_events", [{"session_id": self.session_id, "t_s": self.last_t, "lap": s.lap,
+                                         "dist_m": s.dist_m, "corner": c.id, "kind": s.kind, "wheel": s.wheel}
+                                        for s in obs.slips])  # fmt: skip
+
+    def finish(self) -> None:
+        """End of session: the lap in progress is stored as the in-lap."""
+        if self.last_t is not None and self.lap_start_t is not None and self.last_t > self.lap_start_t:
+            lap = Lap(self.tracker.lap, self.lap_start_t, self.last_t, round(self.last_t - self.lap_start_t, 3),
+                      round(self.tracker.odo - self.tracker.lap_odo0, 1), "in", False, "in-lap")  # fmt: skip
+            self.laps.append(lap)
+            self.sink("laps", [{"session_id": self.session_id, **lap.as_dict(), "is_best": False}])
+        self.flush_rows()
 
     def flush_rows(self) -> None:
         if self._rows:

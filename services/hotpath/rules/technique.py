@@ -56,7 +56,7 @@ def brake_inconsistent(obs: CornerObservation, ctx: CornerContext) -> RuleHit | 
     clean = [o for o in [*ctx.history, obs] if o.clean and _m(o, "brake_point_m") is not None][-3:]
     if len(clean) < 3:
         return None
-    sd = float(np.std([_m(o, "brake_point_m") for o in clean]))
+    sd = float(np.std([float(o.metrics["brake_point_m"] or 0.0) for o in clean]))
     return (
         _hit("brake_inconsistent", 1, "brake_consistent", obs, sigma_m=round(sd, 1))
         if sd >= ctx.th["brake_point_sigma_m"]

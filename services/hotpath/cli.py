@@ -1,0 +1,97 @@
+"""``pitwall hotpath`` and ``pitwall replay``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+err = Console(stderr=True)
+
+
+def hotpath_cmd(
+    host: Annotated[
+        str | None, typer.Option("--host", help="Bind address (default PITWALL_HOTPATH_HOST)")
+    ] = None,
+    port: Annotated[int | None, typer.Option("--port", help="Port (default PITWALL_HOTPATH_PORT)")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir")] = None,
+    can: Annotated[
+        str | None, typer.Option("--can", help="slcan:/dev/ttyACM0 | socketcan:can0 | virtual:NAME")
+    ] = None,
+) -> None:
+    """Run the in-car hot path service (live ingest, RuleCoach, CoachArbiter, cue stream)."""
+    import uvicorn
+
+    from services.hotpath.app import create_app
+    from shared.settings import settings_for
+
+    overrides: dict[str, object] = {}
+    if host:
+        overrides["hotpath_host"] = host
+    if port:
+        overrides["hotpath_port"] = port
+    try:
+        settings = settings_for(data_dir, **overrides)
+        if can:
+            from services.hotpath.can_reader import parse_can_spec
+
+            parse_can_spec(can)
+    except ValueError as exc:
+        err.print(f"[red]error[/red]: {exc}")
+        raise typer.Exit(2) from exc
+    settings.ensure_dirs()
+    uvicorn.run(create_app(settings, can=can), host=settings.hotpath_host, port=settings.hotpath_port,
+                log_level="info", ws_max_size=16 * 1024 * 1024)  # fmt: skip
+
+
+def replay_cmd(
+    file: Annotated[Path | None, typer.Argument(help="Any importable logger file (omit with --sim)")] = None,
+    speed: Annotated[float, typer.Option("--speed", help="N x real time (0 = as fast as possible)")] = 1.0,
+    to: Annotated[
+        str, typer.Option("--to", help="ws://HOST:PORT/ingest/ws or can:INTERFACE:CHANNEL")
+    ] = "ws://127.0.0.1:8710/ingest/ws",
+    sim: Annotated[bool, typer.Option("--sim", help="Replay a simulated session instead of a file")] = False,
+    laps: Annotated[int, typer.Option("--laps")] = 5,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    car: Annotated[str | None, typer.Option("--car")] = None,
+    driver: Annotated[str, typer.Option("--driver")] = "driver",
+    track: Annotated[str | None, typer.Option("--track")] = "sonoma",
+) -> None:
+    """Play a logger file or a simulated session as live frames at N x real time."""
+    from services.hotpath.replay import replay_can, replay_ws, wide_from_file
+
+    if sim:
+        from shared.simulator import simulate
+
+        s = simulate(laps=laps, seed=seed, rate_hz=50.0)
+        wide, car_id = s.wide, s.meta["car_id"]
+    elif file is not None:
+        from shared.importers import ImportFormatError
+
+        try:
+            wide = wide_from_file(file, car)
+        except ImportFormatError as exc:
+            err.print(f"[red]error[/red]: {exc}")
+            raise typer.Exit(1) from exc
+        car_id = car or "generic"
+    else:
+        err.print("[red]error[/red]: give a FILE or --sim")
+        raise typer.Exit(2)
+    if to.startswith("can:"):
+        n = replay_can(wide, to[4:], speed)
+        sys.stdout.write(json.dumps({"can_frames_sent": n}) + "\n")
+        return
+    start = {"driver_id": driver, "car": car_id, "track": track}
+    res = asyncio.run(replay_ws(wide, to, speed, start=start))
+    sys.stdout.write(json.dumps({k: v for k, v in res.items() if k != "live"} | {"laps": res["live"]["laps"]},
+                                default=str) + "\n")  # fmt: skip
+
+
+def register(app: typer.Typer) -> None:
+    app.command("hotpath")(hotpath_cmd)
+    app.command("replay")(replay_cmd)

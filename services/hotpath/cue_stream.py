@@ -1,0 +1,66 @@
+"""Cue fan-out to SSE clients: a bounded 32-message queue per client, oldest dropped (and counted).
+
+``publish`` is called on the event loop by the frame path and never waits for a client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from collections.abc import AsyncIterator
+from typing import Any
+
+KEEPALIVE_S = 15.0
+
+
+class ClientQueue:
+    def __init__(self, session_id: str | None, maxlen: int) -> None:
+        self.session_id = session_id
+        self.q: deque[tuple[str, dict[str, Any]]] = deque(maxlen=maxlen)
+        self.dropped = 0
+        self.event = asyncio.Event()
+
+    def put(self, kind: str, data: dict[str, Any]) -> None:
+        if len(self.q) == self.q.maxlen:
+            self.dropped += 1
+        self.q.append((kind, data))
+        self.event.set()
+
+
+class CueHub:
+    def __init__(self, maxlen: int = 32) -> None:
+        self.maxlen = maxlen
+        self.clients: set[ClientQueue] = set()
+        self.published = 0
+
+    def publish(self, kind: str, data: dict[str, Any]) -> None:
+        self.published += 1
+        sid = data.get("session_id")
+        for c in self.clients:
+            if c.session_id is None or c.session_id == sid:
+                c.put(kind, data)
+
+    async def stream(self, session_id: str | None, keepalive_s: float = KEEPALIVE_S) -> AsyncIterator[str]:
+        client = ClientQueue(session_id, self.maxlen)
+        self.clients.add(client)
+        seq = 0
+        try:
+            seq += 1
+            yield f"id: {seq}\nevent: hello\ndata: {json.dumps({'session_id': session_id, 'queue': self.maxlen})}\n\n"
+            while True:
+                try:
+                    await asyncio.wait_for(client.event.wait(), timeout=keepalive_s)
+                except TimeoutError:
+                    yield ": keepalive\n\n"
+                    continue
+                client.event.clear()
+                while client.q:
+                    kind, data = client.q.popleft()
+                    seq += 1
+                    if client.dropped:
+                        data = {**data, "dropped_before": client.dropped}
+                        client.dropped = 0
+                    yield f"id: {seq}\nevent: {kind}\ndata: {json.dumps(data)}\n\n"
+        finally:
+            self.clients.discard(client)

@@ -1,0 +1,199 @@
+"""The hot path process: live sessions, the single store writer, the lake publisher, counters."""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from services.hotpath.cue_stream import CueHub
+from services.hotpath.frame_path import Cue, LiveSession
+from services.hotpath.metrics import Histogram, RateMeter
+from services.hotpath.validation import Counters, FrameRejected, clean_frame
+from shared import __version__
+from shared.laps import Lap
+from shared.profiles.car import load_car
+from shared.profiles.track import load_track
+from shared.settings import Settings
+from shared.signals import CHANNEL_BY_NAME
+from shared.store.hot import HotStore, new_session_id, rows_table
+from shared.store.publisher import LakePublisher
+from shared.store.writer import StoreWriter
+
+log = logging.getLogger(__name__)
+
+
+class UnknownSession(KeyError):
+    pass
+
+
+class HotpathState:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.store = HotStore(settings)  # the only read-write opener of the hot DuckDB file
+        self.publisher = LakePublisher(self.store.con, settings.lake_dir)
+        self.recovered = self._recover()
+        self.writer = StoreWriter(self.store.con, settings.flush_interval_s)
+        self.sessions: dict[str, LiveSession] = {}
+        self.active: str | None = None
+        self.counters = Counters()
+        self.latency = Histogram()
+        self.rate = RateMeter()
+        self.hub = CueHub(settings.cue_queue_size)
+        self.started = time.time()
+
+    def _recover(self) -> list[str]:
+        """Sessions left 'live' by a crash are closed explicitly as 'aborted' and published."""
+        out = []
+        for sid in self.store.open_live_sessions():
+            self.store.close_session(sid, status="aborted")
+            try:
+                self.publisher.publish_session(sid)
+            except Exception:  # a session with no rows still closes
+                log.exception("could not publish recovered session %s", sid)
+            log.warning("session %s was left live by an earlier crash: closed as aborted", sid)
+            out.append(sid)
+        return out
+
+    def close(self) -> None:
+        for sid in list(self.sessions):
+            self.end_session(sid)
+        self.writer.close()
+        self.store.close()
+
+    # ---- sessions ------------------------------------------------------------------
+    def start_session(self, driver_id: str, car: str, track: str | None, driver_level: str | None,
+                      note: str | None) -> str:  # fmt: skip
+        car_p = load_car(car)
+        track_p = load_track(track) if track else None
+        sid = new_session_id()
+        row = {"session_id": sid, "driver_id": driver_id, "car_id": car_p.id, "track_id": track_p.id if track_p else None,
+               "track_name": track_p.name if track_p else None, "source_format": "live", "status": "live",
+               "driver_level": driver_level, "note": note, "started_at": datetime.now(UTC).replace(tzinfo=None)}  # fmt: skip
+        self.writer.submit("sessions", [row])
+        sess = LiveSession(sid, car_p, track_p, self.writer.submit, self._on_cue)
+        sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
+        self.sessions[sid] = sess
+        self.active = sid
+        return sid
+
+    def end_session(self, sid: str) -> dict[str, Any]:
+        sess = self.sessions.pop(sid, None)
+        if sess is None:
+            raise UnknownSession(sid)
+        sess.finish()
+        if self.active == sid:
+            self.active = None
+
+        def finish(con: Any) -> None:
+            self.store.close_session(sid)
+            self.publisher.publish_session(sid)
+
+        self.writer.call(finish)
+        return sess.live_view()
+
+    def session(self, sid: str | None) -> LiveSession:
+        sid = sid or self.active
+        if sid is None or sid not in self.sessions:
+            raise UnknownSession(sid or "(no active session)")
+        return self.sessions[sid]
+
+    def _publish_lap(self, sid: str, lap: Lap) -> None:
+        self.writer.call(lambda con: self.publisher.publish_lap(sid, lap.lap))
+
+    def _on_cue(self, cue: Cue) -> None:
+        self.latency.observe(cue.latency_ms)
+        self.hub.publish("cue" if cue.status == "spoken" else "dropped", cue.event())
+
+    # ---- frames ---------------------------------------------------------------------
+    def ingest(self, sid: str | None, frames: list[Any], arrived: float | None = None) -> dict[str, Any]:
+        sess = self.session(sid)
+        arrived = arrived if arrived is not None else time.perf_counter()
+        accepted = 0
+        rejected: dict[str, int] = {}
+        car = sess.car
+        for raw in frames:
+            self.counters.frames_total += 1
+            try:
+                if isinstance(raw, dict):
+                    raw = self._map_source_names(car, raw)
+                frame = clean_frame(raw, sess.last_t, self.counters)
+            except FrameRejected as exc:
+                self.counters.rejected[exc.reason] += 1
+                rejected[exc.reason] = rejected.get(exc.reason, 0) + 1
+                continue
+            t0 = time.perf_counter()
+            sess.process(frame, arrived)
+            self.latency_frame(t0)
+            accepted += 1
+        self.rate.add(accepted)
+        return {"accepted": accepted, "rejected": rejected}
+
+    def latency_frame(self, t0: float) -> None:  # kept separate so benches can time the frame path alone
+        return None
+
+    def _map_source_names(self, car: Any, raw: dict[str, Any]) -> dict[str, Any]:
+        """Frames may carry canonical names or the car's source names (e.g. DBC signals)."""
+        extra = {k: v for k, v in raw.items() if k not in CHANNEL_BY_NAME and k not in ("t_s", "session_id")}
+        if not extra:
+            return raw
+        out = {k: v for k, v in raw.items() if k not in extra}
+        numeric = {k: v for k, v in extra.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+        mapped, dropped = car.map_sample(numeric)
+        known = car._source_index()
+        for name in dropped:
+            if name.lower() in known:
+                self.counters.rejected["sentinel"] += 1
+            else:
+                out[name] = extra[name]  # clean_frame counts it as an unknown channel
+        for k, v in extra.items():
+            if k not in numeric:
+                out[k] = v
+        out.update(mapped)
+        return out
+
+    def reject(self, reason: str, n: int = 1) -> None:
+        self.counters.frames_total += n
+        self.counters.rejected[reason] += n
+
+    # ---- views -------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        return {
+            "status": "ok" if self.writer.errors == 0 else "degraded",
+            "version": __version__,
+            "active_session": self.active,
+            "sessions": list(self.sessions),
+            "ingest_fps": round(self.rate.rate, 1),
+            **self.counters.as_dict(),
+            "writer": {
+                "lag_s": round(self.writer.lag_s, 3),
+                "queue_depth": self.writer.queue_depth,
+                "rows_written": self.writer.rows_written,
+                "errors": self.writer.errors,
+                "last_error": self.writer.last_error,
+            },  # fmt: skip
+            "recovered_sessions": self.recovered,
+            "cue_clients": len(self.hub.clients),
+        }
+
+    def metrics_text(self) -> str:
+        c = self.counters
+        lines = self.latency.render("pitwall_decision_latency_ms", "Frame arrival to arbiter decision, ms")
+        lines += ["# HELP pitwall_frames_total Frames received", "# TYPE pitwall_frames_total counter",
+                  f"pitwall_frames_total {c.frames_total}",
+                  "# HELP pitwall_frames_rejected_total Frames or values rejected, by reason",
+                  "# TYPE pitwall_frames_rejected_total counter"]  # fmt: skip
+        for r, n in c.as_dict()["rejected"].items():
+            lines.append(f'pitwall_frames_rejected_total{{reason="{r}"}} {n}')
+        lines += ["# TYPE pitwall_writer_lag_seconds gauge", f"pitwall_writer_lag_seconds {self.writer.lag_s:.4f}",
+                  "# TYPE pitwall_writer_rows_total counter", f"pitwall_writer_rows_total {self.writer.rows_written}",
+                  "# TYPE pitwall_ingest_fps gauge", f"pitwall_ingest_fps {self.rate.rate:.2f}"]  # fmt: skip
+        spoken = sum(s.cues_spoken for s in self.sessions.values())
+        dropped = sum(s.cues_dropped for s in self.sessions.values())
+        lines += ["# TYPE pitwall_cues_total counter", f'pitwall_cues_total{{status="spoken"}} {spoken}',
+                  f'pitwall_cues_total{{status="dropped"}} {dropped}']  # fmt: skip
+        return "\n".join(lines) + "\n"
+
+
+__all__ = ["HotpathState", "UnknownSession", "rows_table"]
