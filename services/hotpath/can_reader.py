@@ -30,11 +30,11 @@ def parse_can_spec(spec: str) -> tuple[str, str]:
     return kind, channel or ("pitwall" if kind == "virtual" else "")
 
 
-def open_bus(spec: str) -> Any:
+def open_bus(spec: str, **extra: Any) -> Any:
     import can
 
     kind, channel = parse_can_spec(spec)
-    kw: dict[str, Any] = {"interface": kind, "channel": channel}
+    kw: dict[str, Any] = {"interface": kind, "channel": channel, **extra}
     if kind == "slcan":
         kw.update(bitrate=BITRATE, tty_baudrate=115200)
     if kind == "virtual":

@@ -112,7 +112,10 @@ def replay_can(
     from shared.profiles.car import load_car
 
     codec = AimMxpCodec(load_car(car_id))
-    bus = open_bus(spec)
+    # on a virtual bus the frames carry the session's own clock, so replays faster than real time keep
+    # true lap times; a real bus stamps frames on arrival
+    virtual = spec.startswith("virtual")
+    bus = open_bus(spec, preserve_timestamps=True) if virtual else open_bus(spec)
     sent = 0
     next_due = {fid: 0.0 for fid in codec.frame_ids}
     start = time.perf_counter()
@@ -129,7 +132,8 @@ def replay_can(
                     time.sleep(delay)
             # the tick frame goes last so the reader emits a frame with every slow value updated
             for fid, data in sorted(codec.encode_wide_row(f, ids=due), key=lambda x: x[0] == 0x423):
-                bus.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+                stamp = 1_700_000_000.0 + t if virtual else 0.0
+                bus.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False, timestamp=stamp))
                 sent += 1
             for fid in due:
                 rate = FRAME_RATES_HZ.get(fid, 10.0)

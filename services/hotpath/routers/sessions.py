@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException
@@ -34,12 +35,14 @@ def start(req: SessionStart, state: State) -> SessionStarted:
 
 
 @router.post("/session/{session_id}/end")
-def end(session_id: str, state: State) -> dict[str, Any]:
-    """End a live session: flush, close it in the store, publish it to the lake."""
+async def end(session_id: str, state: State) -> dict[str, Any]:
+    """End a live session: flush, close it in the store, publish it to the lake (waits for the lake)."""
     try:
-        return state.end_session(session_id)
+        view = state.end_session(session_id)
     except UnknownSession as exc:
         raise HTTPException(404, detail=f"no live session {session_id!r}") from exc
+    await asyncio.to_thread(state.writer.flush, 30.0)
+    return view
 
 
 @router.get("/sessions/{session_id}/live")

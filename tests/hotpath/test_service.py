@@ -1,0 +1,148 @@
+"""The hot path as a real uvicorn process: replay over WebSocket, cue SSE, lake per lap, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from services.hotpath.replay import replay_ws, wide_from_file
+from shared.simulator import simulate
+from tests.support.procs import start_hotpath
+
+
+@pytest.fixture()
+def hotpath(tmp_path: Path):
+    svc = start_hotpath(tmp_path / "data", tmp_path)
+    yield svc
+    svc.stop()
+
+
+def _collect_sse(url: str, out: list[dict[str, Any]], stop: threading.Event) -> None:
+    with httpx.stream("GET", url, timeout=httpx.Timeout(5, read=None)) as r:
+        event = None
+        for line in r.iter_lines():
+            if stop.is_set():
+                return
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:"):
+                out.append({"event": event, **json.loads(line[5:])})
+
+
+def test_simulated_session_over_websocket_produces_cues_and_lake(hotpath, tmp_path: Path) -> None:
+    events: list[dict[str, Any]] = []
+    stop = threading.Event()
+    th = threading.Thread(target=_collect_sse, args=(f"{hotpath.url}/cues/stream", events, stop), daemon=True)
+    th.start()
+    sim = simulate(laps=7, seed=9, rate_hz=50)
+    res = asyncio.run(replay_ws(sim.wide, f"ws://127.0.0.1:{hotpath.port}/ingest/ws", speed=0,
+                                start={"driver_id": "ana", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}))  # fmt: skip
+    assert res["accepted"] == len(sim.wide["t_s"]) and res["rejected"] == {}
+    stop.set()
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "hello"
+    cues = [e for e in events if e["event"] == "cue"]
+    assert any(c["priority"] == 3 and c["rule"] == "oil_pressure_low" for c in cues)
+    assert any(c["priority"] < 3 for c in cues)
+    for c in cues:
+        assert {
+            "ts",
+            "session_id",
+            "lap",
+            "corner",
+            "phrase_id",
+            "text",
+            "priority",
+            "rule",
+            "latency_ms",
+        } <= set(c)
+    health = httpx.get(f"{hotpath.url}/health").json()
+    assert health["frames_total"] == len(sim.wide["t_s"])
+    metrics = httpx.get(f"{hotpath.url}/metrics").text
+    assert "pitwall_decision_latency_ms_bucket" in metrics
+    lake = tmp_path / "data" / "lake" / "sessions" / res["session_id"]
+    laps = sorted(p.name for p in (lake / "telemetry").glob("lap_*.parquet"))
+    assert len(laps) >= 8  # out-lap, 7 laps, in-lap
+    import duckdb
+
+    con = duckdb.connect()
+    notes = con.execute(
+        f"SELECT status, count(*) FROM read_parquet('{lake}/notes.parquet') GROUP BY 1"
+    ).fetchall()
+    assert dict(notes).get("spoken", 0) >= len([c for c in cues if c["session_id"] == res["session_id"]]) - 1
+    status = con.execute(f"SELECT status FROM read_parquet('{lake}/session.parquet')").fetchone()
+    assert status == ("closed",)
+
+
+def test_real_vbox_session_replayed_produces_cue_decisions(hotpath, shared_dir: Path) -> None:
+    wide = wide_from_file(shared_dir / "data/vbox/sonoma_vbox0240.csv")
+    res = asyncio.run(replay_ws(wide, f"ws://127.0.0.1:{hotpath.port}/ingest/ws", speed=0,
+                                start={"driver_id": "vbox", "car": "generic", "track": "sonoma"}))  # fmt: skip
+    live = res["live"]
+    assert sum(1 for lp in live["laps"] if lp["kind"] == "full") >= 8
+    assert live["reference"]["source"] == "session_best"
+    assert live["cues"]["spoken"] + live["cues"]["dropped"] > 0
+
+
+def test_bad_input_is_counted_by_reason_and_never_crashes(hotpath) -> None:
+    c = httpx.Client(base_url=hotpath.url, timeout=10)
+    sid = c.post(
+        "/session/start", json={"driver_id": "x", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}
+    ).json()["session_id"]
+    lines = [
+        json.dumps({"t_s": 1.0, "speed_kmh": 100.0}),
+        "{not json",
+        json.dumps({"t_s": 0.5, "speed_kmh": 100.0}),  # out of order
+        json.dumps({"t_s": 1.0, "speed_kmh": 100.0}),  # duplicate
+        json.dumps({"t_s": 1.1, "speed_kmh": 900.0}),  # absurd
+        json.dumps({"t_s": 1.2, "g_lat": 40.0}),  # absurd
+        '{"t_s": 1.3, "speed_kmh": NaN}',  # non-finite
+        json.dumps({"t_s": 1.4, "warp_drive": 1.0}),  # unknown channel
+        json.dumps({"t_s": 1.5, "oil_press_psi": 6553.5}),  # sentinel (0xFFFF on the bus)
+        json.dumps({"t_s": 1.6, "oil_press_bar": 4519.0}),  # sentinel after scaling
+        json.dumps(["not", "a", "frame"]),
+    ]
+    r = c.post(f"/ingest/frames?session_id={sid}", content="\n".join(lines))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["accepted"] >= 2
+    h = c.get("/health").json()["rejected"]
+    for reason in (
+        "malformed",
+        "out_of_order",
+        "duplicate_ts",
+        "absurd",
+        "non_finite",
+        "unknown_channel",
+        "sentinel",
+    ):
+        assert h[reason] >= 1, (reason, h)
+    r = c.post("/ingest/frames?session_id=nope", content=lines[0])
+    assert r.status_code == 404 and "session" in r.json()["detail"]
+    r = c.post("/session/start", json={"driver_id": "../x"})
+    assert r.status_code == 422
+    r = c.post("/session/start", json={"car": "no_such_car"})
+    assert r.status_code == 422 and "available" in r.text
+    # a malformed WebSocket batch closes with a reason; the service keeps running
+    import websockets
+
+    async def bad_ws() -> tuple[int | None, str | None]:
+        async with websockets.connect(f"ws://127.0.0.1:{hotpath.port}/ingest/ws?session_id={sid}") as ws:
+            await ws.send("this is not json")
+            try:
+                await ws.recv()
+            except websockets.ConnectionClosed as exc:
+                return exc.rcvd.code if exc.rcvd else None, exc.rcvd.reason if exc.rcvd else None
+        return None, None
+
+    code, reason = asyncio.run(bad_ws())
+    assert code == 1007 and reason and "malformed" in reason
+    assert c.get("/health").status_code == 200
+    assert math.isfinite(c.get("/health").json()["writer"]["lag_s"])

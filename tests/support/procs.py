@@ -1,0 +1,61 @@
+"""Real service processes for end-to-end tests: uvicorn subprocesses on free loopback ports."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Service:
+    def __init__(self, args: list[str], port: int, env: dict[str, str], log: Path) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.log = log
+        self._fh = log.open("w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "shared.cli", *args], cwd=REPO, env={**os.environ, **env},
+            stdout=self._fh, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+    def wait_healthy(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"service exited: {self.log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise TimeoutError(f"service not healthy: {self.log.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self._fh.close()
+
+
+def start_hotpath(data_dir: Path, log_dir: Path, extra: list[str] | None = None) -> Service:
+    port = free_port()
+    svc = Service(["hotpath", "--port", str(port), "--data-dir", str(data_dir), *(extra or [])], port,
+                  {"PITWALL_DATA_DIR": str(data_dir)}, log_dir / f"hotpath-{port}.log")  # fmt: skip
+    svc.wait_healthy()
+    return svc
