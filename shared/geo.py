@@ -74,25 +74,33 @@ class Polyline:
         d_out[bad] = np.nan
         return s_out, d_out
 
-    def project_near(
-        self, px: float, py: float, s_hint: float, window_m: float = 150.0
-    ) -> tuple[float, float]:
-        """Scalar projection searching only segments within ``window_m`` of ``s_hint`` (for live feeds)."""
-        n = len(self.s) - 1
-        i0 = int(np.searchsorted(self.s, s_hint % self.length)) - 1
-        span = max(2, int(window_m / max(self.length / n, 1e-6)))
-        best = (math.inf, 0.0)
+    def project_near(self, px: float, py: float, s_hint: float, window_m: float = 25.0) -> tuple[float, float]:
+        """Scalar projection searching only segments near ``s_hint`` (live feeds: O(1) per frame).
+
+        Widens the search when the nearest segment in the window is far (lost track of the car).
+        """
+        if not hasattr(self, "_lx"):
+            self._lx, self._ly = self.x.tolist(), self.y.tolist()
+            self._ldx, self._ldy, self._ll2 = self._dx.tolist(), self._dy.tolist(), self._l2.tolist()
+            self._ls = self.s.tolist()
+            self._seg_len = self.length / (len(self._ls) - 1)
+        n = len(self._ls) - 1
+        i0 = int((s_hint % self.length) / self._seg_len)
+        span = max(2, int(window_m / self._seg_len) + 1)
+        best_d2, best_s = math.inf, 0.0
+        lx, ly, ldx, ldy, ll2, ls = self._lx, self._ly, self._ldx, self._ldy, self._ll2, self._ls
         for j in range(i0 - span, i0 + span + 1):
             k = j % n
-            x0, y0 = self.x[k], self.y[k]
-            dx, dy, l2 = self._dx[k], self._dy[k], self._l2[k]
-            t = ((px - x0) * dx + (py - y0) * dy) / l2
+            dx, dy, l2 = ldx[k], ldy[k], ll2[k]
+            t = ((px - lx[k]) * dx + (py - ly[k]) * dy) / l2
             t = 0.0 if t < 0 else (1.0 if t > 1 else t)
-            ex, ey = x0 + t * dx - px, y0 + t * dy - py
+            ex, ey = lx[k] + t * dx - px, ly[k] + t * dy - py
             d2 = ex * ex + ey * ey
-            if d2 < best[0]:
-                best = (d2, self.s[k] + t * math.sqrt(l2))
-        return best[1], math.sqrt(best[0])
+            if d2 < best_d2:
+                best_d2, best_s = d2, ls[k] + t * math.sqrt(l2)
+        if best_d2 > 15.0**2 and window_m < 200:
+            return self.project_near(px, py, s_hint, window_m=400.0)
+        return best_s, math.sqrt(best_d2)
 
     def heading_at(self, s: float) -> float:
         """Direction of travel at distance ``s``, degrees clockwise from north."""
