@@ -56,6 +56,9 @@ class CanReader:
         self.frames = 0
         self.t0: float | None = None
         self.latest: dict[str, float] = {}
+        self._pending: list[tuple[dict[str, float], float]] = []
+        self._lock = threading.Lock()
+        self._scheduled = False
 
     def start(self) -> None:
         self.bus = open_bus(self.spec)
@@ -99,10 +102,23 @@ class CanReader:
                     self.t0 = msg.timestamp
                 frame = {"t_s": round(msg.timestamp - self.t0, 6), **self.latest}
                 self.frames += 1
-                self.loop.call_soon_threadsafe(self._deliver, frame, arrived)
+                with self._lock:
+                    self._pending.append((frame, arrived))
+                    if not self._scheduled:
+                        self._scheduled = True
+                        self.loop.call_soon_threadsafe(self._drain)
 
-    def _deliver(self, frame: dict[str, float], arrived: float) -> None:
-        try:
-            self.state.ingest(self.session_id, [frame], arrived)
-        except KeyError:
-            self.state.reject("no_session")
+    def _drain(self) -> None:
+        """On the event loop: process what arrived, at most 500 frames per turn so HTTP stays responsive."""
+        with self._lock:
+            batch, self._pending = self._pending[:500], self._pending[500:]
+            more = bool(self._pending)
+            if not more:
+                self._scheduled = False
+        for frame, arrived in batch:
+            try:
+                self.state.ingest(self.session_id, [frame], arrived)
+            except KeyError:
+                self.state.reject("no_session")
+        if more:
+            self.loop.call_soon(self._drain)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from services.hotpath.arbiter import CoachArbiter, Decision, FrameState
 from services.hotpath.corner_live import CornerObservation, CornerWatcher, SlipEvent
@@ -26,11 +27,13 @@ from services.hotpath.rules.thresholds import thresholds_for
 from shared.laps import Lap, LiveLapTracker
 from shared.profiles.car import CarProfile
 from shared.profiles.track import TrackProfile
-from shared.signals import WIDE_COLUMNS
+from shared.signals import WIDE_COLUMNS, telemetry_schema
 
 log = logging.getLogger(__name__)
+_STORE_COLS = ("lap", *WIDE_COLUMNS)
+_TELEMETRY_SCHEMA = telemetry_schema()
 
-Sink = Callable[[str, list[dict[str, Any]]], None]  # (table, rows) -> enqueue for the store
+Sink = Callable[[str, Any], None]  # (table, rows or an Arrow table) -> enqueue for the store
 
 
 @dataclass
@@ -164,7 +167,7 @@ class LiveSession:
         self.decisions: list[Decision] = []
         self.cues_spoken = 0
         self.cues_dropped = 0
-        self._rows: list[dict[str, Any]] = []
+        self._cols: dict[str, list[Any]] = {c: [] for c in _STORE_COLS}
         self.on_lap_closed: Callable[[Lap], None] | None = None
         self._last_vals: dict[str, float] = {}
 
@@ -183,7 +186,9 @@ class LiveSession:
         if self.lap_start_t is None or st.crossed is not None:
             self.lap_start_t = st.crossed.t_end_s if st.crossed is not None else t
             self._cur_d, self._cur_t = [], []
-        row = {**vals, "lap": st.lap, "dist_m": st.dist_m}
+        vals["lap"] = st.lap
+        vals["dist_m"] = st.dist_m
+        row = vals
         self._cur_d.append(st.dist_m)
         self._cur_t.append(t - (self.lap_start_t or t))
         fs = FrameState(t, st.lap, st.dist_m, vals.get("speed_kmh", 0.0), vals.get("brake_bar", 0.0),
@@ -204,8 +209,10 @@ class LiveSession:
                         cues.append(self._emit(d, arrived))
         for d in self.arbiter.tick(fs):
             cues.append(self._emit(d, arrived))
-        self._rows.append({"session_id": self.session_id, **{k: row.get(k) for k in ("lap", *WIDE_COLUMNS)}})
-        if len(self._rows) >= 500:
+        cols = self._cols
+        for k in _STORE_COLS:
+            cols[k].append(row.get(k))
+        if len(cols["t_s"]) >= 500:
             self.flush_rows()
         self.last_state = {"t_s": t, "lap": st.lap, "dist_m": round(st.dist_m, 1),
                            "corner": st.corner.id if st.corner else None,
@@ -232,9 +239,16 @@ class LiveSession:
         self.flush_rows()
 
     def flush_rows(self) -> None:
-        if self._rows:
-            rows, self._rows = self._rows, []
-            self.sink("telemetry", rows)
+        """Hand the buffered frames to the store as one Arrow batch (columnar, no per-row dicts)."""
+        n = len(self._cols["t_s"])
+        if not n:
+            return
+        cols, self._cols = self._cols, {c: [] for c in _STORE_COLS}
+        arrays = {"session_id": pa.array([self.session_id] * n, pa.string()),
+                  "lap": pa.array(cols["lap"], pa.int32())}  # fmt: skip
+        for c in WIDE_COLUMNS:
+            arrays[c] = pa.array(cols[c], pa.float64())
+        self.sink("telemetry", pa.Table.from_pydict(arrays, schema=_TELEMETRY_SCHEMA))  # type: ignore[arg-type]
 
     def _on_pb_pace(self, dist: float, t: float) -> bool:
         if self.lap_trace is None or self.lap_start_t is None:

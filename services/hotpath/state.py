@@ -22,6 +22,7 @@ from shared.store.publisher import LakePublisher
 from shared.store.writer import StoreWriter
 
 log = logging.getLogger(__name__)
+_CANONICAL_KEYS = frozenset(CHANNEL_BY_NAME) | {"t_s", "session_id"}
 
 
 class UnknownSession(KeyError):
@@ -135,9 +136,9 @@ class HotpathState:
 
     def _map_source_names(self, car: Any, raw: dict[str, Any]) -> dict[str, Any]:
         """Frames may carry canonical names or the car's source names (e.g. DBC signals)."""
-        extra = {k: v for k, v in raw.items() if k not in CHANNEL_BY_NAME and k not in ("t_s", "session_id")}
-        if not extra:
+        if raw.keys() <= _CANONICAL_KEYS:
             return raw
+        extra = {k: v for k, v in raw.items() if k not in CHANNEL_BY_NAME and k not in ("t_s", "session_id")}
         out = {k: v for k, v in raw.items() if k not in extra}
         numeric = {k: v for k, v in extra.items() if isinstance(v, int | float) and not isinstance(v, bool)}
         mapped, dropped = car.map_sample(numeric)

@@ -33,15 +33,23 @@ class Counters:
                 "dropped_values": dict(self.dropped_values)}  # fmt: skip
 
 
+# per channel: (lo, hi, sentinels) with lo/hi None when only finiteness is checked
+_SPEC: dict[str, tuple[float | None, float | None, tuple[float, ...]]] = {
+    name: (*ABSURD.get(name, (None, None)), SENTINELS.get(name, ())) for name in CHANNEL_BY_NAME
+}
+_NUM = (int, float)
+
+
 def clean_frame(raw: Any, last_t: float | None, counters: Counters) -> dict[str, float]:
     """Validate one frame; drop bad values (counted) or reject the frame (raises FrameRejected)."""
-    if not isinstance(raw, dict):
+    if type(raw) is not dict:
         raise FrameRejected(
             "malformed", f"a frame must be an object of channel values, got {type(raw).__name__}"
         )
-    t = raw.get("t_s")
-    if isinstance(t, bool) or not isinstance(t, int | float):
+    t_raw = raw.get("t_s")
+    if type(t_raw) not in _NUM:
         raise FrameRejected("malformed", "a frame needs a numeric t_s")
+    t = float(t_raw)  # type: ignore[arg-type]
     if not math.isfinite(t):
         raise FrameRejected("non_finite", "t_s is NaN or infinite")
     if last_t is not None:
@@ -49,27 +57,30 @@ def clean_frame(raw: Any, last_t: float | None, counters: Counters) -> dict[str,
             raise FrameRejected("duplicate_ts", f"t_s {t} repeats the previous frame")
         if t < last_t:
             raise FrameRejected("out_of_order", f"t_s {t} is before the previous frame's {last_t}")
-    out: dict[str, float] = {"t_s": float(t)}
+    out: dict[str, float] = {}
+    spec = _SPEC
+    rejected = counters.rejected
     for k, v in raw.items():
-        if k in ("t_s", "session_id"):
-            continue
-        if k not in CHANNEL_BY_NAME:
-            counters.dropped_values["unknown_channel"] += 1
-            counters.rejected["unknown_channel"] += 1
+        sp = spec.get(k)
+        if sp is None:
+            if k != "session_id":
+                counters.dropped_values["unknown_channel"] += 1
+                rejected["unknown_channel"] += 1
             continue
         if v is None:
             continue
-        if isinstance(v, bool) or not isinstance(v, int | float):
+        if type(v) not in _NUM:
             raise FrameRejected("malformed", f"{k} must be a number, got {type(v).__name__}")
         fv = float(v)
-        if not math.isfinite(fv):
-            counters.rejected["non_finite"] += 1
+        if fv != fv or fv in (math.inf, -math.inf):
+            rejected["non_finite"] += 1
             continue
-        if fv in SENTINELS.get(k, ()) or (k == "oil_press_bar" and fv > 100):
-            counters.rejected["sentinel"] += 1
+        lo, hi, sentinels = sp
+        if sentinels and (fv in sentinels or (k == "oil_press_bar" and fv > 100)):
+            rejected["sentinel"] += 1
             continue
-        lim = ABSURD.get(k)
-        if lim is not None and not (lim[0] <= fv <= lim[1]):
+        if lo is not None and not (lo <= fv <= hi):  # type: ignore[operator]
             raise FrameRejected("absurd", f"{k}={fv} is not physically possible")
         out[k] = fv
+    out["t_s"] = float(t)
     return out

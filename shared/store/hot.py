@@ -67,7 +67,8 @@ def rows_table(
 ) -> pa.Table:
     """Rows as an Arrow table typed like the DuckDB table (missing columns are NULL)."""
     cols = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
-    data = {c: [({"session_id": session_id, **r}).get(c) for r in rows] for c in cols if c != "created_at"}
+    data = {c: [r.get(c) for r in rows] for c in cols if c != "created_at"}
+    data["session_id"] = [r.get("session_id") or session_id for r in rows]
     return pa.table(data)
 
 

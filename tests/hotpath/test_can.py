@@ -52,7 +52,7 @@ def test_virtual_can_bus_replay_produces_cues(tmp_path: Path) -> None:
         deadline = time.monotonic() + 120
         h: dict = {}
         while time.monotonic() < deadline:
-            h = httpx.get(f"{url}/health").json()
+            h = httpx.get(f"{url}/health", timeout=30).json()
             if h["frames_total"] >= expected and h["rejected"]["can_unknown_id"] >= 1:
                 break
             time.sleep(0.5)

@@ -1,0 +1,166 @@
+"""Hot path speed: arbiter decision latency in process at 1 kHz, WebSocket frame -> SSE cue end to end
+at 100 Hz on loopback while the store writes, and sustained ingest with zero frames lost.
+
+    python bench/hotpath.py            (about 90 s; starts its own hot path process)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import httpx  # noqa: E402
+import msgpack  # noqa: E402
+import numpy as np  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from services.hotpath.frame_path import LiveSession  # noqa: E402
+from services.hotpath.replay import frames_of  # noqa: E402
+from shared.profiles.car import load_car  # noqa: E402
+from shared.profiles.track import load_track  # noqa: E402
+from shared.simulator import simulate  # noqa: E402
+from tests.support.procs import start_hotpath  # noqa: E402
+
+CMD = "python bench/hotpath.py"
+
+
+def pct(a: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(a), q)) if a else float("nan")
+
+
+def bench_in_process(rows: list[tuple[str, str, str, str]]) -> None:
+    sim = simulate(laps=6, seed=3, rate_hz=1000.0)
+    sess = LiveSession("b", load_car("bmw_e46_m3_aim_mxp"), load_track("sonoma"), lambda t, r: None)
+    frames = list(frames_of(sim.wide))
+    lat = []
+    t_all = time.perf_counter()
+    for f in frames:
+        t0 = time.perf_counter()
+        sess.process(f, t0)
+        lat.append((time.perf_counter() - t0) * 1000)
+    el = time.perf_counter() - t_all
+    rows.append(("frame -> arbiter decision, in process, 1 kHz frames", f"p50 {pct(lat, 50):.3f} ms, p99 {pct(lat, 99):.3f} ms, max {max(lat):.2f} ms",
+                 f"target p99 <= 5 ms ({5 / pct(lat, 99):.0f}x headroom)", CMD))  # fmt: skip
+    rows.append(("frame path throughput, in process", f"{len(frames) / el:,.0f} frames/s", f"{len(frames):,} frames, "
+                 f"{sess.cues_spoken} cues spoken, {sess.cues_dropped} dropped", CMD))  # fmt: skip
+
+
+def bench_e2e(rows: list[tuple[str, str, str, str]], url: str, port: int) -> None:
+    """100 Hz frames over WebSocket; safety triggers every ~2 s; time from send to SSE receipt."""
+    import websockets
+
+    received: dict[str, float] = {}
+    stop = threading.Event()
+
+    def sse() -> None:
+        with httpx.stream("GET", f"{url}/cues/stream", timeout=httpx.Timeout(5, read=None)) as r:
+            for line in r.iter_lines():
+                if stop.is_set():
+                    return
+                if line.startswith("data:"):
+                    d = json.loads(line[5:])
+                    if "rule" in d:
+                        received.setdefault(
+                            f"{d['rule']}:{d['lap']}:{d['text']}:{len(received)}", time.perf_counter()
+                        )
+
+    th = threading.Thread(target=sse, daemon=True)
+    th.start()
+    time.sleep(0.5)
+    sid = httpx.post(f"{url}/session/start", json={"car": "bmw_e46_m3_aim_mxp", "track": None}).json()[
+        "session_id"
+    ]
+    sent_at: list[float] = []
+
+    async def run() -> None:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/ingest/ws?session_id={sid}") as ws:
+            t0 = time.perf_counter()
+            flags = ["abs_active", "dsc_active"]
+            for i in range(100 * 45):
+                t = i / 100.0
+                f = {"t_s": t, "speed_kmh": 150.0, "rpm": 6000.0, "throttle_pct": 80.0, "oil_press_bar": 4.0,
+                     "lat": 38.16, "lon": -122.45, "abs_active": 0.0, "dsc_active": 0.0}  # fmt: skip
+                if i % 200 == 100:  # a rising edge: ABS and DSC alternate, each with a 20 s cooldown
+                    flag = flags[(i // 200) % 2]
+                    f[flag] = 1.0
+                    sent_at.append(time.perf_counter())
+                due = t0 + t
+                delay = due - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                await ws.send(json.dumps({"frames": [f]}))
+                await ws.recv()
+
+    asyncio.run(run())
+    time.sleep(0.5)
+    stop.set()
+    got = sorted(received.values())
+    lat = []
+    for s in sent_at:
+        after = [g for g in got if g >= s]
+        if after and after[0] - s < 1.0:
+            lat.append((after[0] - s) * 1000)
+    httpx.post(f"{url}/session/{sid}/end")
+    rows.append(("WebSocket frame -> SSE cue, loopback, 100 Hz, store writing", f"p50 {pct(lat, 50):.1f} ms, p99 {pct(lat, 99):.1f} ms ({len(lat)} cues)",
+                 f"target p99 <= 20 ms ({20 / pct(lat, 99):.1f}x headroom)", CMD))  # fmt: skip
+
+
+def bench_ingest(rows: list[tuple[str, str, str, str]], url: str, port: int) -> None:
+    import websockets
+
+    sim = simulate(laps=10, seed=4, rate_hz=50.0)
+    frames = list(frames_of(sim.wide))
+    sid = httpx.post(f"{url}/session/start", json={"car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}).json()[
+        "session_id"
+    ]
+    before = httpx.get(f"{url}/health").json()
+    batches = [msgpack.packb({"frames": frames[i : i + 1000]}) for i in range(0, len(frames), 1000)]
+
+    async def run() -> int:
+        acc = 0
+        async with websockets.connect(
+            f"ws://127.0.0.1:{port}/ingest/ws?session_id={sid}", max_size=None
+        ) as ws:
+            for b in batches:
+                await ws.send(b)
+                acc += json.loads(await ws.recv())["accepted"]
+        return acc
+
+    t0 = time.perf_counter()
+    accepted = asyncio.run(run())
+    el = time.perf_counter() - t0
+    httpx.post(f"{url}/session/{sid}/end", timeout=60)
+    after = httpx.get(f"{url}/health").json()
+    lost = len(frames) - accepted
+    rows_written = after["writer"]["rows_written"] - before["writer"]["rows_written"]
+    rows.append(("sustained ingest over WebSocket (msgpack batches of 1,000)", f"{accepted / el:,.0f} frames/s",
+                 f"target >= 20,000; lost {lost} of {len(frames):,}; store rows written {rows_written:,}", CMD))  # fmt: skip
+
+
+def main() -> None:
+    rows: list[tuple[str, str, str, str]] = []
+    bench_in_process(rows)
+    with tempfile.TemporaryDirectory() as d:
+        svc = start_hotpath(Path(d) / "data", Path(d))
+        try:
+            bench_e2e(rows, svc.url, svc.port)
+            bench_ingest(rows, svc.url, svc.port)
+        finally:
+            svc.stop()
+    tbl = Table("measure", "result", "target / notes", "command")
+    for r in rows:
+        tbl.add_row(*r)
+    Console(width=220).print(tbl)
+
+
+if __name__ == "__main__":
+    main()
