@@ -74,7 +74,9 @@ class Polyline:
         d_out[bad] = np.nan
         return s_out, d_out
 
-    def project_near(self, px: float, py: float, s_hint: float, window_m: float = 25.0) -> tuple[float, float]:
+    def project_near(
+        self, px: float, py: float, s_hint: float, window_m: float = 25.0
+    ) -> tuple[float, float]:
         """Scalar projection searching only segments near ``s_hint`` (live feeds: O(1) per frame).
 
         Widens the search when the nearest segment in the window is far (lost track of the car).
