@@ -128,13 +128,17 @@ class CornerWatcher:
                 obs.throttle_drop_pct = _dip(thr[after])
         apex = m.get("apex_m") or c.apex_m
         ex = (d >= apex) & (d <= c.end_m)
-        st = arr["steer_deg"][ex]
-        if np.isfinite(st).sum() > 4:
-            rate = np.diff(st[np.isfinite(st)])
-            sig = np.sign(rate[np.abs(rate) > 0.2])
-            rev = int(np.sum(sig[1:] != sig[:-1])) if len(sig) > 1 else 0
-            amp = float(np.nanmax(st) - np.nanmin(st))
-            obs.steer_reversals = rev if amp > 5 else 0
+        st, ts = arr["steer_deg"][ex], t[ex]
+        ok = np.isfinite(st)
+        if ok.sum() > 6:
+            st, ts = st[ok], ts[ok]
+            k = max(1, int(round(0.25 / max(float(np.median(np.diff(ts))), 1e-3))))
+            sm = np.convolve(
+                st, np.ones(k) / k, mode="valid"
+            )  # 0.25 s average: sensor noise is not a correction
+            rate = np.diff(sm) / max(float(np.median(np.diff(ts))), 1e-3)
+            sig = np.sign(rate[np.abs(rate) > 30.0])  # deliberate hand movement, deg/s
+            obs.steer_reversals = int(np.sum(sig[1:] != sig[:-1])) if len(sig) > 1 else 0
         for w in ("fl", "fr", "rl", "rr"):
             ws = arr[f"wheel_speed_{w}_kmh"]
             if not np.isfinite(ws).any():

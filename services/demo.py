@@ -1,0 +1,233 @@
+"""``pitwall demo``: the hot path as a separate process, a simulated session (or --file) replayed live at
+20x with a terminal view of laps, corners and cues, then a debrief from the lake. No LLM, no hardware."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.panel import Panel
+from rich.table import Table
+
+
+def _fmt(s: float | None) -> str:
+    if s is None:
+        return "-"
+    m = int(s // 60)
+    return f"{m}:{s - 60 * m:06.3f}"
+
+
+def _view(state: dict[str, Any]) -> Panel:
+    cur = state.get("current", {})
+    head = (f"lap [bold]{cur.get('lap', 0)}[/bold]  corner [bold]{cur.get('corner') or '-'}[/bold]  "
+            f"speed [bold]{(cur.get('speed_kmh') or 0):.0f}[/bold] km/h  best {_fmt(state.get('best'))}")  # fmt: skip
+    tbl = Table("lap", "corner", "status", "cue / reason", expand=True)
+    for c in state["cues"][-12:]:
+        style = "green" if c["status"] == "spoken" else "yellow"
+        tbl.add_row(str(c["lap"]), c.get("corner") or "-", f"[{style}]{c['status']}[/{style}]",
+                    c["text"] if c["status"] == "spoken" else f"{c['text']}  ({c.get('reason')})")  # fmt: skip
+    return Panel(tbl, title=head, subtitle=f"{state['spoken']} spoken, {state['dropped']} dropped")
+
+
+def _debrief(data_dir: Path, session_id: str) -> dict[str, Any]:
+    """A deterministic debrief (the template narrator) computed from the lake the hot path published."""
+    import duckdb
+
+    from shared.store.publisher import lake_reader_views
+
+    con = duckdb.connect()
+    lake_reader_views(con, data_dir / "lake")
+    laps = con.execute(
+        "SELECT lap, time_s, kind, valid FROM laps WHERE session_id = ? ORDER BY lap", [session_id]
+    ).fetchall()
+    full = [(lap, t) for lap, t, kind, valid in laps if kind == "full" and valid]
+    best = min(full, key=lambda x: x[1]) if full else None
+    worst_corners = con.execute(
+        """WITH b AS (SELECT corner_id, min(time_s) AS best_t FROM corner_results WHERE session_id = ? GROUP BY 1)
+           SELECT c.corner_name, round(avg(c.time_s - b.best_t), 3) AS loss_s FROM corner_results c
+           JOIN b USING (corner_id) JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
+           WHERE c.session_id = ? AND l.kind = 'full' GROUP BY 1 ORDER BY loss_s DESC LIMIT 3""",
+        [session_id, session_id],
+    ).fetchall()
+    notes = con.execute(
+        "SELECT rule, corner, count(*) FROM coaching_notes WHERE session_id = ? AND priority < 3 GROUP BY 1, 2 "
+        "ORDER BY 3 DESC LIMIT 3", [session_id]).fetchall()  # fmt: skip
+    safety = con.execute(
+        "SELECT DISTINCT rule FROM coaching_notes WHERE session_id = ? AND priority = 3", [session_id]
+    ).fetchall()
+    focus = [f"{name}: {loss:.2f} s/lap off your best" for name, loss in worst_corners]
+    text = (f"{len(full)} valid laps, best {_fmt(best[1]) if best else '-'} on lap {best[0] if best else '-'}. "
+            + ("Biggest time left: " + "; ".join(focus) + ". " if focus else "")
+            + ("Repeated coaching: " + ", ".join(f"{r} at {c}" for r, c, _ in notes) + ". " if notes else "")
+            + ("Car checks: " + ", ".join(r for (r,) in safety) + "." if safety else "No car-health alarms."))  # fmt: skip
+    return {"text": text, "focus_items": focus, "narrator": "template",
+            "reason": "the paddock's LLM narrator is not part of this demo yet", "best_lap_s": best[1] if best else None,
+            "laps": len(full)}  # fmt: skip
+
+
+def demo_cmd(
+    file: Annotated[
+        Path | None, typer.Option("--file", help="Replay a real logger file instead of a simulation")
+    ] = None,
+    laps: Annotated[int, typer.Option("--laps", min=1, max=30)] = 5,
+    speed: Annotated[float, typer.Option("--speed", help="Replay speed, x real time")] = 20.0,
+    seed: Annotated[int, typer.Option("--seed")] = 7,
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="Keep the data here (default: a temp dir)")
+    ] = None,
+    keep: Annotated[bool, typer.Option("--keep", help="Leave the hot path running")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
+) -> None:
+    """See Pitwall work: hot path process, live replay with cues, debrief and summary."""
+    from services.hotpath.replay import replay_ws, wide_from_file
+    from shared.netutil import free_port
+    from shared.simulator import simulate
+
+    console = Console(stderr=as_json)
+    tmp = None
+    if data_dir is None:
+        tmp = tempfile.mkdtemp(prefix="pitwall-demo-")
+        data_dir = Path(tmp)
+    t_start = time.monotonic()
+    if file is not None:
+        wide, car, title = wide_from_file(file), "generic", file.name
+    else:
+        sim = simulate(laps=laps, seed=seed, rate_hz=20.0)
+        wide, car, title = sim.wide, sim.meta["car_id"], f"simulated Sonoma, {laps} laps, injected mistakes"
+    port = free_port()
+    import subprocess
+
+    log = (data_dir / "hotpath.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "shared.cli", "hotpath", "--port", str(port), "--data-dir", str(data_dir)],
+                            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait(url, proc)
+        console.print(
+            f"[bold]Pitwall demo[/bold]: {title}; hot path at {url} (pid {proc.pid}); replay at {speed:g}x"
+        )
+        state: dict[str, Any] = {"cues": [], "spoken": 0, "dropped": 0, "current": {}, "best": None}
+        res = asyncio.run(_run(url, port, wide, car, speed, state, console, as_json, replay_ws))
+        debrief = _debrief(data_dir, res["session_id"])
+        live = res["live"]
+        summary = {
+            "session_id": res["session_id"], "laps": sum(1 for lp in live["laps"] if lp["kind"] == "full"),
+            "best_lap_s": live["best_lap_s"], "cues_spoken": state["spoken"], "cues_dropped": state["dropped"],
+            "focus_items": debrief["focus_items"], "debrief": debrief, "seconds": round(time.monotonic() - t_start, 1),
+            "data_dir": str(data_dir),
+        }  # fmt: skip
+        if as_json:
+            sys.stdout.write(json.dumps(summary, default=str) + "\n")
+        else:
+            _print_summary(console, summary)
+        if keep:
+            console.print(f"hot path still running at {url} (pid {proc.pid}); data in {data_dir}")
+    finally:
+        if not keep:
+            proc.terminate()
+            proc.wait(timeout=15)
+            if tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _wait(url: str, proc: Any) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise typer.Exit(1)
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise typer.Exit(1)
+
+
+async def _run(url: str, port: int, wide: Any, car: str, speed: float, state: dict[str, Any], console: Console,
+               quiet: bool, replay_ws: Any) -> dict[str, Any]:  # fmt: skip
+    import httpx
+
+    async def listen() -> None:
+        async with (
+            httpx.AsyncClient(timeout=httpx.Timeout(5, read=None)) as c,
+            c.stream("GET", f"{url}/cues/stream") as r,
+        ):
+            event = None
+            async for line in r.aiter_lines():
+                if line.startswith("event:"):
+                    event = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and event in ("cue", "dropped"):
+                    d = json.loads(line[5:])
+                    state["cues"].append(d)
+                    state["spoken" if d["status"] == "spoken" else "dropped"] += 1
+
+    task = asyncio.create_task(listen())
+    await asyncio.sleep(0.3)
+    live_cm = (
+        Live(_view(state), console=console, refresh_per_second=4, transient=False) if not quiet else None
+    )
+
+    def on_batch(_: dict[str, Any]) -> None:
+        return None
+
+    async def poll(sid_box: dict[str, str]) -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=5) as c:
+            while True:
+                await asyncio.sleep(0.25)
+                sid = sid_box.get("sid")
+                if not sid:
+                    h = (await c.get("/health")).json()
+                    sid_box["sid"] = h.get("active_session") or ""
+                    continue
+                r = await c.get(f"/sessions/{sid}/live")
+                if r.status_code == 200:
+                    v = r.json()
+                    state["current"] = v["current"]
+                    state["best"] = v["best_lap_s"]
+                    if live_cm is not None:
+                        live_cm.update(_view(state))
+
+    box: dict[str, str] = {}
+    poller = asyncio.create_task(poll(box))
+    try:
+        if live_cm is not None:
+            live_cm.start()
+        res: dict[str, Any] = await replay_ws(wide, f"ws://127.0.0.1:{port}/ingest/ws", speed,
+                                              start={"driver_id": "demo", "car": car, "track": "sonoma"},
+                                              on_batch=on_batch)  # fmt: skip
+        await asyncio.sleep(0.5)
+    finally:
+        poller.cancel()
+        task.cancel()
+        if live_cm is not None:
+            live_cm.update(_view(state))
+            live_cm.stop()
+    return res
+
+
+def _print_summary(console: Console, s: dict[str, Any]) -> None:
+    d = s["debrief"]
+    tbl = Table.grid(padding=(0, 2))
+    tbl.add_row("laps", str(s["laps"]))
+    tbl.add_row("best lap", _fmt(s["best_lap_s"]))
+    tbl.add_row("cues", f"{s['cues_spoken']} spoken, {s['cues_dropped']} dropped")
+    tbl.add_row("focus", "\n".join(s["focus_items"]) or "-")
+    tbl.add_row("debrief", f"[italic]{d['text']}[/italic]")
+    tbl.add_row("narrator", f"template ({d['reason']})")
+    tbl.add_row("took", f"{s['seconds']} s")
+    console.print(Panel(tbl, title="Pitwall demo summary"))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("demo")(demo_cmd)
