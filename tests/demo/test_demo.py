@@ -12,13 +12,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_demo_runs_to_its_summary(tmp_path: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "shared.cli", "demo", "--laps", "3", "--speed", "60", "--json",
+        [sys.executable, "-m", "shared.cli", "demo", "--laps", "5", "--speed", "60", "--json",
          "--data-dir", str(tmp_path)],
         capture_output=True, text=True, cwd=REPO, timeout=300,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-3000:]
     s = json.loads(out.stdout)
-    assert s["laps"] == 3 and 95 < s["best_lap_s"] < 125
+    assert s["laps"] == 5 and 95 < s["best_lap_s"] < 125
     assert s["cues_spoken"] >= 1
     assert s["debrief"]["narrator"] == "template" and s["debrief"]["text"]
     assert (tmp_path / "lake" / "sessions" / s["session_id"] / "session.parquet").is_file()
