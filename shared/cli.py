@@ -28,8 +28,8 @@ def build_app() -> typer.Typer:
     for mod_name in _COMMAND_MODULES:
         try:
             mod = importlib.import_module(mod_name)
-        except ModuleNotFoundError as exc:  # an area not built yet
-            if exc.name != mod_name:
+        except ModuleNotFoundError as exc:  # an area not built yet (the module or its package)
+            if exc.name is None or not mod_name.startswith(exc.name):
                 raise
             continue
         mod.register(app)
