@@ -1,0 +1,82 @@
+"""The paddock's view of the lake: one in-memory DuckDB with views over the Parquet files.
+
+It never opens the hot path's DuckDB file. The connection is sandboxed: file access only inside the
+lake, no network, settings locked. Each tool call uses its own cursor (concurrent reads are safe).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+
+from shared.settings import Settings
+from shared.store.publisher import lake_reader_views
+
+log = logging.getLogger(__name__)
+
+
+class Lake:
+    def __init__(self, settings: Settings, refresh_ttl_s: float = 1.0) -> None:
+        self.settings = settings
+        self.lake_dir = settings.lake_dir
+        self.lake_dir.mkdir(parents=True, exist_ok=True)
+        self.refresh_ttl_s = refresh_ttl_s
+        self._lock = threading.Lock()
+        self._sig: tuple[int, float] | None = None
+        self._checked = 0.0
+        self.con = duckdb.connect(config={"threads": "2"})
+        lake = str(self.lake_dir.resolve()).rstrip("/") + "/"
+        self.con.execute(f"SET allowed_directories=['{lake}']")
+        self.con.execute("SET enable_external_access=false")
+        self.con.execute("SET lock_configuration=true")
+        self.refresh(force=True)
+
+    def _signature(self) -> tuple[int, float]:
+        files = list(self.lake_dir.glob("sessions/*/*.parquet")) + list(
+            self.lake_dir.glob("sessions/*/telemetry/*.parquet")
+        )
+        return len(files), max((f.stat().st_mtime for f in files), default=0.0)
+
+    def refresh(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._checked < self.refresh_ttl_s:
+            return
+        with self._lock:
+            self._checked = now
+            sig = self._signature()
+            if force or sig != self._sig:
+                lake_reader_views(self.con, self.lake_dir)
+                self._sig = sig
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        self.refresh()
+        return self.con.cursor()
+
+    @property
+    def newest_file_mtime(self) -> float:
+        return self._sig[1] if self._sig else 0.0
+
+
+_LAKE: Lake | None = None
+
+
+def configure_lake(settings: Settings) -> Lake:
+    global _LAKE
+    _LAKE = Lake(settings)
+    return _LAKE
+
+
+def get_lake() -> Lake:
+    if _LAKE is None:
+        from shared.settings import get_settings
+
+        return configure_lake(get_settings())
+    return _LAKE
+
+
+def lake_dir_of(lake: Lake) -> Path:
+    return lake.lake_dir

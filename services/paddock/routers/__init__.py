@@ -1,0 +1,1 @@
+"""Paddock HTTP routers, one per resource."""

@@ -1,0 +1,201 @@
+"""AiM-aware tools: tyres, handling balance, engine health, traction, input smoothness, safety."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from services.paddock.tools.base import (
+    ToolError,
+    corner_of,
+    find_corner,
+    r,
+    rows,
+    runs,
+    session_arrays,
+    session_row,
+)
+from shared.profiles.car import load_car
+
+WHEELS = ("fl", "fr", "rl", "rr")
+
+
+def get_tire_thermal_window(session_id: str) -> dict[str, Any]:
+    """Tyre pressures and temperatures per wheel from TPMS: cold versus hot, operating window, and alarms."""
+    s = session_row(session_id)
+    cols = tuple(
+        f"tpms_{k}_{w}{u}" for w in WHEELS for k, u in (("press", "_bar"), ("temp", "_c"), ("alarm", ""))
+    )
+    a = session_arrays(s["session_id"], cols)
+    out = {}
+    for w in WHEELS:
+        p, t, al = a[f"tpms_press_{w}_bar"], a[f"tpms_temp_{w}_c"], a[f"tpms_alarm_{w}"]
+        if not np.isfinite(p).any():
+            continue
+        cold = p[np.isfinite(p)][: max(1, int(np.isfinite(p).sum() * 0.05))]
+        hot = float(np.nanpercentile(p, 95))
+        out[w] = {"cold_bar": r(np.mean(cold), 2), "hot_bar": r(hot, 2), "cold_to_hot_bar": r(hot - np.mean(cold), 2),
+                  "max_temp_c": r(np.nanmax(t), 1) if np.isfinite(t).any() else None,
+                  "alarm_s": r(float(np.sum(np.nan_to_num(al) > 0)) * float(np.median(np.diff(a["t_s"]))), 1),
+                  "in_window": bool(1.9 <= hot <= 2.6)}  # fmt: skip
+    if not out:
+        return {"available": False, "reason": "no TPMS channels in this session"}
+    alarms = [w for w, v in out.items() if v["alarm_s"]]
+    return {"available": True, "session_id": s["session_id"], "wheels": out, "alarms": alarms,
+            "window_bar": [1.9, 2.6]}  # fmt: skip
+
+
+def get_handling_balance(session_id: str, corner_name: str | None = None) -> dict[str, Any]:
+    """Understeer or oversteer: measured yaw rate against a bicycle-model yaw rate from steering, speed, wheelbase and steering ratio."""
+    s = session_row(session_id)
+    car = load_car(s["car_id"])
+    wb, ratio = car.vehicle.wheelbase_m, car.vehicle.steering_ratio
+    a = session_arrays(s["session_id"], ("speed_kmh", "steer_deg", "yaw_rate_dps"))
+    v, st, yaw = a["speed_kmh"] / 3.6, a["steer_deg"], a["yaw_rate_dps"]
+    m = np.isfinite(st) & np.isfinite(yaw) & (v > 10) & (np.abs(st) > 5)
+    if corner_name:
+        c = find_corner(s["track_id"], corner_name)
+        m &= (a["dist_m"] >= c.start_m) & (a["dist_m"] <= c.end_m)
+    if m.sum() < 20:
+        return {"available": False, "reason": "not enough cornering samples with steering and yaw rate"}
+    expected = np.degrees(v[m] * np.tan(np.radians(st[m] / ratio)) / wb)
+    meas = yaw[m]
+    counter = float(np.mean(np.sign(meas) != np.sign(expected)))
+    gain = float(np.median(np.abs(meas) / np.maximum(np.abs(expected), 1e-3)))
+    verdict = "understeer" if gain < 0.85 else ("oversteer" if gain > 1.15 else "neutral")
+    warn = None
+    if counter > 0.5:
+        warn = "steering and yaw rate disagree in sign on over 50 % of samples: check the sign convention"
+    return {"session_id": s["session_id"], "corner": corner_name, "wheelbase_m": wb, "steering_ratio": ratio,
+            "yaw_gain": r(gain), "verdict": verdict, "counter_steer_share": r(counter), "warning": warn,
+            "samples": int(m.sum())}  # fmt: skip
+
+
+def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
+    """Engine health per lap: oil-pressure floor under load, coolant and oil temperature drift, fuel pressure under braking."""
+    s = session_row(session_id)
+    a = session_arrays(s["session_id"], ("oil_press_bar", "rpm", "throttle_pct", "water_temp_c", "oil_temp_c",
+                                          "fuel_press_bar", "brake_bar"))  # fmt: skip
+    out = []
+    for lap in np.unique(a["lap"]).astype(int):
+        m = a["lap"] == lap
+        load = (
+            m
+            & (np.nan_to_num(a["rpm"]) > 3000)
+            & (np.nan_to_num(a["throttle_pct"]) > 10)
+            & np.isfinite(a["oil_press_bar"])
+        )
+        braking = m & (np.nan_to_num(a["brake_bar"]) > 20) & np.isfinite(a["fuel_press_bar"])
+        out.append({"lap": int(lap),
+                    "oil_floor_under_load_bar": r(np.min(a["oil_press_bar"][load]), 2) if load.any() else None,
+                    "water_max_c": r(np.nanmax(a["water_temp_c"][m]), 1) if np.isfinite(a["water_temp_c"][m]).any() else None,
+                    "oil_temp_max_c": r(np.nanmax(a["oil_temp_c"][m]), 1) if np.isfinite(a["oil_temp_c"][m]).any() else None,
+                    "fuel_press_min_braking_bar": r(np.min(a["fuel_press_bar"][braking]), 2) if braking.any() else None})  # fmt: skip
+    low = [
+        x["lap"]
+        for x in out
+        if x["oil_floor_under_load_bar"] is not None and x["oil_floor_under_load_bar"] < 1.0
+    ]
+    hot = [x["lap"] for x in out if (x["water_max_c"] or 0) > 105]
+    water = [x["water_max_c"] for x in out if x["water_max_c"] is not None]
+    return {"session_id": s["session_id"], "laps": out, "oil_pressure_low_laps": low, "coolant_hot_laps": hot,
+            "coolant_drift_c": r(water[-1] - water[0], 1) if len(water) > 1 else None,
+            "note": "sentinel readings (no reading) are stored as NULL and ignored"}  # fmt: skip
+
+
+def get_traction_events(session_id: str, slip_threshold_kmh: float = 5.0) -> dict[str, Any]:
+    """Wheelspin and lockups from wheel speeds versus vehicle speed, attributed to lap, distance and corner."""
+    if slip_threshold_kmh <= 0 or slip_threshold_kmh > 100:
+        raise ToolError("bad_argument", "slip_threshold_kmh must be in (0, 100]", "")
+    s = session_row(session_id)
+    cols = ("speed_kmh", "brake_bar", "throttle_pct", *(f"wheel_speed_{w}_kmh" for w in WHEELS))
+    a = session_arrays(s["session_id"], cols)
+    t = a["t_s"]
+    dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.02
+    min_n = max(1, int(0.15 / dt))
+    out = []
+    for w in WHEELS:
+        ws = a[f"wheel_speed_{w}_kmh"]
+        if not np.isfinite(ws).any():
+            continue
+        slip = np.nan_to_num(ws - a["speed_kmh"])
+        for kind, mask in (("lockup", (slip < -max(slip_threshold_kmh, 8)) & (np.nan_to_num(a["brake_bar"]) > 5)),
+                           ("wheelspin", (slip > slip_threshold_kmh) & (np.nan_to_num(a["throttle_pct"]) > 30))):  # fmt: skip
+            if kind == "wheelspin" and w in ("fl", "fr"):
+                continue
+            for i0, i1 in runs(mask & (a["speed_kmh"] > 15)):
+                if i1 - i0 < min_n:
+                    continue
+                out.append({"kind": kind, "wheel": w, "lap": int(a["lap"][i0]), "t_s": r(t[i0], 2),
+                            "dist_m": r(a["dist_m"][i0], 0), "corner": corner_of(s["track_id"], float(a["dist_m"][i0])),
+                            "duration_s": r(t[i1 - 1] - t[i0], 2), "max_slip_kmh": r(np.max(np.abs(slip[i0:i1])), 1)})  # fmt: skip
+    out.sort(key=lambda x: x["t_s"])
+    return {
+        "session_id": s["session_id"],
+        "slip_threshold_kmh": slip_threshold_kmh,
+        "count": len(out),
+        "events": out,
+    }
+
+
+def get_input_smoothness(session_id: str) -> dict[str, Any]:
+    """Driver input smoothness: steering oscillation, throttle modulation, brake release, and a 0-100 score with a verdict."""
+    s = session_row(session_id)
+    a = session_arrays(s["session_id"], ("steer_deg", "throttle_pct", "brake_bar", "speed_kmh"))
+    t = a["t_s"]
+    if len(t) < 50:
+        raise ToolError("too_few_samples", "not enough telemetry", "")
+    dt = float(np.median(np.diff(t)))
+    k = max(1, int(0.25 / dt))
+    out: dict[str, Any] = {"session_id": s["session_id"]}
+    score = 100.0
+    st = a["steer_deg"]
+    if np.isfinite(st).sum() > 50:
+        sm = np.convolve(np.nan_to_num(st), np.ones(k) / k, mode="same")
+        rate = np.diff(sm) / dt
+        sig = np.sign(rate[np.abs(rate) > 30])
+        km = max(float(np.nanmax(a["dist_m"])) / 1000 * len(np.unique(a["lap"])), 0.1)
+        osc = float(np.sum(sig[1:] != sig[:-1])) / km
+        out["steering_reversals_per_km"] = r(osc, 1)
+        score -= min(30.0, osc * 1.5)
+    thr = a["throttle_pct"]
+    if np.isfinite(thr).sum() > 50:
+        mod = float(np.std(np.diff(np.nan_to_num(thr)) / dt))
+        out["throttle_modulation_pct_per_s"] = r(mod, 1)
+        score -= min(30.0, mod / 20)
+    brk = a["brake_bar"]
+    if np.isfinite(brk).sum() > 50:
+        d = np.diff(np.nan_to_num(brk)) / dt
+        rel = d[d < -5]
+        out["brake_release_bar_per_s"] = r(-np.median(rel), 1) if len(rel) else None
+        if len(rel):
+            score -= min(20.0, max(0.0, (-np.median(rel) - 300) / 30))
+    score = max(0.0, min(100.0, score))
+    out["score"] = r(score, 0)
+    out["verdict"] = "smooth" if score >= 80 else "mostly smooth" if score >= 60 else "busy hands and feet"
+    return out
+
+
+def get_safety_events(session_id: str) -> dict[str, Any]:
+    """Safety timeline: ABS and DSC interventions, engine light, brake switch counts, TPMS alarms and safety cues spoken."""
+    s = session_row(session_id)
+    a = session_arrays(
+        s["session_id"],
+        ("abs_active", "dsc_active", "mil", "brake_switch", *(f"tpms_alarm_{w}" for w in WHEELS)),
+    )
+    t = a["t_s"]
+    out = []
+    for col, kind in (("abs_active", "abs"), ("dsc_active", "dsc"), ("mil", "mil"),
+                      *((f"tpms_alarm_{w}", f"tpms_alarm_{w}") for w in WHEELS)):  # fmt: skip
+        v = a[col]
+        for i0, i1 in runs(np.nan_to_num(v) > 0.5):
+            out.append({"kind": kind, "lap": int(a["lap"][i0]), "t_s": r(t[i0], 2), "dist_m": r(a["dist_m"][i0], 0),
+                        "corner": corner_of(s["track_id"], float(a["dist_m"][i0])), "duration_s": r(t[i1 - 1] - t[i0], 2)})  # fmt: skip
+    bs = a["brake_switch"]
+    presses = len(runs(np.nan_to_num(bs) > 0.5)) if np.isfinite(bs).any() else None
+    cues = rows("SELECT t_s, lap, rule, text, status FROM coaching_notes WHERE session_id = ? AND priority = 3 ORDER BY t_s",
+                [s["session_id"]])  # fmt: skip
+    out.sort(key=lambda x: x["t_s"])
+    return {"session_id": s["session_id"], "events": out, "counts": {k: sum(1 for e in out if e["kind"] == k) for k in
+            sorted({e["kind"] for e in out})}, "brake_presses": presses, "safety_cues": cues}  # fmt: skip

@@ -1,0 +1,126 @@
+"""Shared helpers for the tools: session lookup, lap arrays from the lake, structured errors."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from services.paddock.lake import get_lake
+from shared.profiles.track import Corner, load_track
+
+
+class ToolError(Exception):
+    def __init__(self, code: str, message: str, hint: str = "") -> None:
+        self.code, self.message, self.hint = code, message, hint
+        super().__init__(message)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "hint": self.hint}}
+
+
+def rows(sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    cur = get_lake().cursor()
+    try:
+        rel = cur.execute(sql, params or [])
+        cols = [d[0] for d in rel.description or []]
+        return [dict(zip(cols, r, strict=True)) for r in rel.fetchall()]
+    finally:
+        cur.close()
+
+
+def session_row(session_id: str) -> dict[str, Any]:
+    if session_id in ("latest", "", None):
+        r = rows("SELECT * FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1")
+    else:
+        r = rows("SELECT * FROM sessions WHERE session_id = ?", [session_id])
+    if not r:
+        known = [
+            x["session_id"] for x in rows("SELECT session_id FROM sessions ORDER BY session_id DESC LIMIT 5")
+        ]
+        raise ToolError(
+            "unknown_session", f"no session {session_id!r} in the lake", f"recent sessions: {known}"
+        )
+    return r[0]
+
+
+def valid_laps(session_id: str) -> list[dict[str, Any]]:
+    return rows(
+        "SELECT * FROM laps WHERE session_id = ? AND kind = 'full' AND valid ORDER BY lap", [session_id]
+    )
+
+
+def lap_arrays(session_id: str, lap: int, channels: tuple[str, ...]) -> dict[str, np.ndarray]:
+    cols = ", ".join(["t_s", "dist_m", *[c for c in channels if c not in ("t_s", "dist_m")]])
+    cur = get_lake().cursor()
+    try:
+        tbl = cur.sql(f"SELECT {cols} FROM telemetry WHERE session_id = ? AND lap = ? ORDER BY t_s",
+                      params=[session_id, lap]).to_arrow_table()  # fmt: skip
+    finally:
+        cur.close()
+    assert tbl is not None
+    if tbl.num_rows < 2:
+        raise ToolError(
+            "unknown_lap", f"lap {lap} of {session_id} has no telemetry", "see the session's laps"
+        )
+    return {c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float) for c in tbl.column_names}
+
+
+def session_arrays(session_id: str, channels: tuple[str, ...]) -> dict[str, np.ndarray]:
+    cols = ", ".join(["t_s", "lap", "dist_m", *[c for c in channels if c not in ("t_s", "lap", "dist_m")]])
+    cur = get_lake().cursor()
+    try:
+        tbl = cur.sql(
+            f"SELECT {cols} FROM telemetry WHERE session_id = ? ORDER BY t_s", params=[session_id]
+        ).to_arrow_table()
+    finally:
+        cur.close()
+    assert tbl is not None
+    return {c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float) for c in tbl.column_names}
+
+
+def track_corners(track_id: str | None) -> list[Corner]:
+    if not track_id:
+        return []
+    try:
+        return load_track(track_id).corners
+    except KeyError:
+        return []
+
+
+def corner_of(track_id: str | None, dist_m: float) -> str | None:
+    for c in track_corners(track_id):
+        if c.start_m - 100 <= dist_m <= c.end_m + 50:
+            return c.id
+    return None
+
+
+def find_corner(track_id: str | None, name: str) -> Corner:
+    if track_id:
+        try:
+            c = load_track(track_id).find_corner(name)
+        except KeyError:
+            c = None
+        if c is not None:
+            return c
+    names = [c.short for c in track_corners(track_id)]
+    raise ToolError(
+        "unknown_corner", f"no corner {name!r} on {track_id or 'this track'}", f"corners: {names}"
+    )
+
+
+def r(x: Any, nd: int = 3) -> Any:
+    if x is None:
+        return None
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return x
+    return None if math.isnan(f) else round(f, nd)
+
+
+def runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    m = np.concatenate([[False], mask, [False]]).astype(np.int8)
+    d = np.diff(m)
+    return list(zip(np.where(d == 1)[0].tolist(), np.where(d == -1)[0].tolist(), strict=True))

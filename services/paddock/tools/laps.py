@@ -1,0 +1,142 @@
+"""Lap tools: deltas between laps, race pace, per-corner variance, gold-lap comparison."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from services.paddock.tools.base import (
+    ToolError,
+    lap_arrays,
+    r,
+    rows,
+    session_row,
+    track_corners,
+    valid_laps,
+)  # fmt: skip
+
+STEP_M = 10.0
+
+
+def _grid(a: dict[str, np.ndarray], top: float) -> dict[str, np.ndarray]:
+    d = np.maximum.accumulate(a["dist_m"]) + np.arange(len(a["dist_m"])) * 1e-6
+    g = np.arange(0.0, top, STEP_M)
+    out = {"dist_m": g, "time_s": np.interp(g, d, a["t_s"] - a["t_s"][0])}
+    for c in ("speed_kmh", "throttle_pct", "brake_bar"):
+        v = a.get(c)
+        if v is not None and np.isfinite(v).sum() > 1:
+            ok = np.isfinite(v)
+            out[c] = np.interp(g, d[ok], v[ok])
+    return out
+
+
+def _coast_pct(a: dict[str, np.ndarray]) -> float | None:
+    thr, brk, spd = a.get("throttle_pct"), a.get("brake_bar"), a.get("speed_kmh")
+    if thr is None or brk is None or spd is None:
+        return None
+    m = (np.nan_to_num(thr) < 5) & (np.nan_to_num(brk) < 2) & (np.nan_to_num(spd) > 50)
+    return float(m.mean() * 100)
+
+
+def get_lap_delta(session_id: str, lap_a: int, lap_b: int) -> dict[str, Any]:
+    """Compare two laps by distance: time delta trace, where time is gained or lost per corner, speed and coasting differences."""
+    s = session_row(session_id)
+    sid = s["session_id"]
+    ch = ("speed_kmh", "throttle_pct", "brake_bar")
+    a, b = lap_arrays(sid, lap_a, ch), lap_arrays(sid, lap_b, ch)
+    top = min(float(np.nanmax(a["dist_m"])), float(np.nanmax(b["dist_m"])))
+    ga, gb = _grid(a, top), _grid(b, top)
+    delta = gb["time_s"] - ga["time_s"]  # + = lap_b behind lap_a
+    corners = []
+    for c in track_corners(s["track_id"]):
+        if c.end_m > top:
+            continue
+        i0, i1 = int(c.start_m // STEP_M), min(int(c.end_m // STEP_M), len(delta) - 1)
+        seg = slice(i0, i1 + 1)
+        corners.append({"corner": c.short, "name": c.name, "delta_s": r(delta[i1] - delta[i0]),
+                        "min_speed_a_kmh": r(np.min(ga["speed_kmh"][seg]), 1) if "speed_kmh" in ga else None,
+                        "min_speed_b_kmh": r(np.min(gb["speed_kmh"][seg]), 1) if "speed_kmh" in gb else None})  # fmt: skip
+    corners.sort(key=lambda x: -(x["delta_s"] or 0))
+    la = rows("SELECT lap, time_s FROM laps WHERE session_id = ? AND lap IN (?, ?)", [sid, lap_a, lap_b])
+    times = {x["lap"]: x["time_s"] for x in la}
+    step = max(1, len(delta) // 100)
+    return {
+        "session_id": sid, "lap_a": lap_a, "lap_b": lap_b,
+        "lap_a_time_s": r(times.get(lap_a)), "lap_b_time_s": r(times.get(lap_b)),
+        "total_delta_s": r(delta[-1]), "corners": corners,
+        "biggest_loss": corners[0] if corners else None,
+        "coast_pct_a": r(_coast_pct(a), 1), "coast_pct_b": r(_coast_pct(b), 1),
+        "top_speed_a_kmh": r(np.nanmax(a["speed_kmh"]), 1), "top_speed_b_kmh": r(np.nanmax(b["speed_kmh"]), 1),
+        "delta_trace": {"dist_m": ga["dist_m"][::step].round(0).tolist(), "delta_s": delta[::step].round(3).tolist()},
+    }  # fmt: skip
+
+
+def get_race_pace_model(session_id: str) -> dict[str, Any]:
+    """Race pace model: qualifying pace (best lap), race pace (median), consistency, degradation in seconds per lap."""
+    s = session_row(session_id)
+    laps = valid_laps(s["session_id"])
+    if len(laps) < 2:
+        raise ToolError(
+            "too_few_laps", "need at least two valid full laps", "drive more laps or import a longer session"
+        )
+    n = np.array([x["lap"] for x in laps], dtype=float)
+    t = np.array([x["time_s"] for x in laps], dtype=float)
+    slope = float(np.polyfit(n, t, 1)[0]) if len(t) >= 3 else None
+    return {"session_id": s["session_id"], "laps": len(t), "quali_pace_s": r(t.min()), "race_pace_s": r(np.median(t)),
+            "consistency_std_s": r(t.std()), "degradation_s_per_lap": r(slope, 4),
+            "stint_projection_10_laps_s": r(np.median(t) * 10 + (slope or 0) * 45),
+            "lap_times_s": [r(x) for x in t]}  # fmt: skip
+
+
+def get_track_variance_map(session_id: str) -> dict[str, Any]:
+    """Per-corner consistency map: coefficient of variation of corner time, minimum speed and brake point over valid laps."""
+    s = session_row(session_id)
+    sid = s["session_id"]
+    res = rows(
+        """SELECT c.corner_id, any_value(c.corner_name) AS name, count(*) AS laps,
+                  stddev_samp(c.time_s) / avg(c.time_s) AS cv_time, stddev_samp(c.min_kmh) / avg(c.min_kmh) AS cv_min_speed,
+                  stddev_samp(c.brake_point_m) AS brake_point_std_m, avg(c.time_s) AS mean_time_s
+           FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
+           WHERE c.session_id = ? AND l.kind = 'full' AND l.valid GROUP BY 1 ORDER BY cv_time DESC NULLS LAST""",
+        [sid],
+    )
+    corners = [{"corner": x["corner_id"], "name": x["name"], "laps": x["laps"], "cv_time_pct": r((x["cv_time"] or 0) * 100, 2),
+                "cv_min_speed_pct": r((x["cv_min_speed"] or 0) * 100, 2), "brake_point_std_m": r(x["brake_point_std_m"], 1),
+                "mean_time_s": r(x["mean_time_s"])} for x in res]  # fmt: skip
+    return {"session_id": sid, "corners": corners, "least_consistent": corners[0]["corner"] if corners else None,
+            "most_consistent": corners[-1]["corner"] if corners else None}  # fmt: skip
+
+
+def get_gold_lap_comparison(session_id: str) -> dict[str, Any]:
+    """Compare the session's best lap with the saved gold reference lap corner by corner: speed gaps and lap-time leverage."""
+    from services.paddock.lake import get_lake
+    from shared.store.gold import load_gold_lap
+
+    s = session_row(session_id)
+    gold = load_gold_lap(get_lake().settings, s["track_id"] or "", s["driver_id"]) if s["track_id"] else None
+    if gold is None:
+        return {"available": False, "reason": f"no gold lap saved for {s['driver_id']} at {s['track_id']}",
+                "hint": "pitwall gold save SESSION LAP"}  # fmt: skip
+    trace, meta = gold
+    laps = valid_laps(s["session_id"])
+    if not laps:
+        raise ToolError("too_few_laps", "no valid lap in this session", "")
+    best = min(laps, key=lambda x: x["time_s"])
+    a = lap_arrays(s["session_id"], best["lap"], ("speed_kmh",))
+    g = _grid(a, float(min(np.nanmax(a["dist_m"]), trace["dist_m"][-1])))
+    gt = np.interp(g["dist_m"], trace["dist_m"], trace["time_s"])
+    gs = np.interp(g["dist_m"], trace["dist_m"], trace["speed_kmh"])
+    delta = g["time_s"] - gt
+    out = []
+    for c in track_corners(s["track_id"]):
+        i0, i1 = int(c.start_m // STEP_M), min(int(c.end_m // STEP_M), len(delta) - 1)
+        if i0 >= len(delta):
+            continue
+        seg = slice(i0, i1 + 1)
+        out.append({"corner": c.short, "name": c.name, "time_gap_s": r(delta[i1] - delta[i0]),
+                    "min_speed_gap_kmh": r(np.min(g["speed_kmh"][seg]) - np.min(gs[seg]), 1), "leverage": c.leverage,
+                    "weighted_gap_s": r((delta[i1] - delta[i0]) * (1 + c.leverage))})  # fmt: skip
+    out.sort(key=lambda x: -(x["weighted_gap_s"] or 0))
+    return {"available": True, "session_id": s["session_id"], "best_lap": best["lap"], "best_lap_s": r(best["time_s"]),
+            "gold": meta, "total_gap_s": r(delta[-1]), "corners": out}  # fmt: skip
