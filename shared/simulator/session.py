@@ -124,8 +124,11 @@ def _apply_event(
             v[i % n] = v[b0 % n] + (v[b0 % n] * 0.002) * (i - b0)
         vb = v[b1 % n]
         m = apex_i - b1
-        for j, i in enumerate(range(b1, apex_i)):
-            v[i % n] = math.sqrt(vb**2 + (v_apex**2 - vb**2) * (j / max(m, 1)))
+        v_deep = v_apex - 6.0 / 3.6  # runs in too deep: a tighter, slower apex
+        for j, i in enumerate(range(b1, apex_i + 1)):
+            v[i % n] = math.sqrt(max(vb**2 + (v_deep**2 - vb**2) * (j / max(m, 1)), 1.0))
+        _rejoin(v, apex_i, v_deep, car, n)
+        return float(grid[b0 % n] + ev.offset_m), float(grid[apex_i % n])
     elif ev.kind == "early_brake":
         b1 = b0 - off
         vb = v[b1 % n]
@@ -133,14 +136,7 @@ def _apply_event(
         m = apex_i - b1
         for j, i in enumerate(range(b1, apex_i + 1)):
             v[i % n] = math.sqrt(max(vb**2 + (v_slow**2 - vb**2) * (j / max(m, 1)), 1.0))
-        # accelerate from the slower apex at the traction limit until the normal trace is rejoined
-        cur = v_slow
-        i = apex_i + 1
-        while cur < v[i % n] and i < apex_i + int(600 / DS):
-            a = car.vehicle.max_g_accel * G * 0.9
-            cur = math.sqrt(cur**2 + 2 * a * DS)
-            v[i % n] = min(v[i % n], cur)
-            i += 1
+        _rejoin(v, apex_i, v_slow, car, n)
         return float(grid[b1 % n]), float(grid[apex_i % n])
     elif ev.kind == "coasting":
         # lift early: coast (no pedals) for ev.duration_s before the brake point
@@ -155,6 +151,16 @@ def _apply_event(
             v[i % n] = math.sqrt(max(vb**2 + (v_apex**2 - vb**2) * (j / max(m, 1)), 1.0))
         return float(grid[k0 % n]), float(grid[b0 % n])
     return float(grid[b0 % n]), float(grid[apex_i % n])
+
+
+def _rejoin(v: np.ndarray, apex_i: int, v_from: float, car: CarProfile, n: int) -> None:
+    """Accelerate from a slower apex at the traction limit until the normal trace is rejoined."""
+    cur = v_from
+    i = apex_i + 1
+    while cur < v[i % n] and i < apex_i + int(600 / DS):
+        cur = math.sqrt(cur**2 + 2 * car.vehicle.max_g_accel * G * 0.9 * DS)
+        v[i % n] = min(v[i % n], cur)
+        i += 1
 
 
 def _limit(v: np.ndarray, max_acc: float, max_dec: float) -> np.ndarray:
@@ -378,9 +384,9 @@ def _inject_signal_event(
         rec["start_m"], rec["end_m"] = round(a, 1), round(b, 1)
         return rec
     if ev.kind == "lockup" and c is not None:
-        zone = idx[
-            (lap_dist[idx] > c.start_m - 200) & (lap_dist[idx] < c.apex_m) & (wide["brake_bar"][idx] > 20)
-        ]
+        prev_end = max((o.end_m for o in track.corners if o.end_m < c.start_m), default=-1e9)
+        lo = max(c.start_m - 200, prev_end)  # this corner's own braking zone, not the previous corner's
+        zone = idx[(lap_dist[idx] > lo) & (lap_dist[idx] < c.apex_m) & (wide["brake_bar"][idx] > 20)]
         if not len(zone):
             return None
         k0 = zone[int(np.argmax(wide["brake_bar"][zone]))]
