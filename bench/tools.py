@@ -1,6 +1,6 @@
 """Every analytics tool's latency on a simulated hour at 50 Hz (target: each <= 200 ms).
 
-    python bench/tools.py
+python bench/tools.py
 """
 
 from __future__ import annotations
@@ -50,8 +50,16 @@ def main() -> None:
                 times.append((time.perf_counter() - t) * 1000)
                 assert "error" not in out, (name, out)
             worst = max(worst, max(times))
-            tbl.add_row(name, f"{statistics.median(times):.1f}", f"{max(times):.1f}", "<= 200 ms", "python bench/tools.py")
-        Console(width=160).print(f"simulated {sim.wide['t_s'][-1] / 60:.0f} min at 50 Hz, {len(sim.wide['t_s']):,} rows")
+            tbl.add_row(
+                name,
+                f"{statistics.median(times):.1f}",
+                f"{max(times):.1f}",
+                "<= 200 ms",
+                "python bench/tools.py",
+            )
+        Console(width=160).print(
+            f"simulated {sim.wide['t_s'][-1] / 60:.0f} min at 50 Hz, {len(sim.wide['t_s']):,} rows"
+        )
         Console(width=160).print(tbl)
         Console(width=160).print(f"slowest single call: {worst:.1f} ms")
 
