@@ -1,0 +1,78 @@
+"""Deterministic data agents: call their tool directly and write compact JSON to their output_key.
+
+A debrief then costs exactly one LLM call (the narrative). ``PITWALL_DATA_AGENTS=llm`` swaps these for
+LlmAgents with the same tools (see ``registry.build_data_agent``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncGenerator, Callable
+from typing import Any
+
+from google.adk.agents import BaseAgent
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.events import Event, EventActions
+
+from services.paddock.tools.registry import run_tool
+
+# output_key -> (tool name, how to build its args from state)
+DATA_SPECS: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {
+    "highlights_data": ("get_session_highlights", lambda s: {"session_id": s["session_id"]}),
+    "telemetry_data": ("get_track_variance_map", lambda s: {"session_id": s["session_id"]}),
+    "pedagogy_data": ("get_session_plan_context", lambda s: {"driver_id": s["driver_id"], "n_laps": 10}),
+    "tire_data": ("get_tire_thermal_window", lambda s: {"session_id": s["session_id"]}),
+    "handling_data": ("get_handling_balance", lambda s: {"session_id": s["session_id"]}),
+    "engine_health_data": ("get_engine_health_timeline", lambda s: {"session_id": s["session_id"]}),
+    "traction_data": ("get_traction_events", lambda s: {"session_id": s["session_id"]}),
+    "input_quality_data": ("get_input_smoothness", lambda s: {"session_id": s["session_id"]}),
+    "safety_data": ("get_safety_events", lambda s: {"session_id": s["session_id"]}),
+}
+DATA_AGENT_NAMES = {
+    "highlights_data": "HighlightFinder", "telemetry_data": "TelemetryData", "pedagogy_data": "Pedagogy",
+    "tire_data": "TireManager", "handling_data": "HandlingBalance", "engine_health_data": "EngineHealth",
+    "traction_data": "Traction", "input_quality_data": "InputQuality", "safety_data": "SafetyMonitor",
+}  # fmt: skip
+MAX_JSON_CHARS = 4000
+
+
+def compact(obj: Any) -> str:
+    """JSON for a template slot, trimmed so one slot cannot blow the prompt budget."""
+    text = json.dumps(obj, default=str, separators=(",", ":"))
+    if len(text) <= MAX_JSON_CHARS:
+        return text
+    if isinstance(obj, dict):
+        slim = {
+            k: (v[:5] if isinstance(v, list) else v)
+            for k, v in obj.items()
+            if k not in ("delta_trace", "laps")
+        }
+        text = json.dumps(slim, default=str, separators=(",", ":"))
+    return text[:MAX_JSON_CHARS]
+
+
+class DataAgent(BaseAgent):
+    """Runs one tool with the session and driver from state; no LLM."""
+
+    output_key: str
+    tool_name: str
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        state = ctx.session.state
+        _tool, build = DATA_SPECS[self.output_key]
+        args = build(
+            {"session_id": state.get("session_id", "latest"), "driver_id": state.get("driver_id", "driver")}
+        )
+        try:
+            out = await asyncio.to_thread(run_tool, self.tool_name, args)
+        except Exception as exc:  # a broken tool must not sink the debrief
+            out = {"error": {"code": "tool_failed", "message": f"{type(exc).__name__}: {exc}"}}
+        yield Event(invocation_id=ctx.invocation_id, author=self.name, branch=ctx.branch,
+                    actions=EventActions(state_delta={self.output_key: compact(out)}))  # fmt: skip
+
+
+def make_data_agent(output_key: str, suffix: str) -> DataAgent:
+    tool, _ = DATA_SPECS[output_key]
+    return DataAgent(name=f"{DATA_AGENT_NAMES[output_key]}{suffix}", output_key=output_key, tool_name=tool,
+                     description=f"Deterministic data agent: {tool} into {output_key}")  # fmt: skip

@@ -1,0 +1,92 @@
+"""TracePlugin: every agent run, tool call and model call, with latency and success, into the paddock store."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from typing import Any
+
+from google.adk.plugins import BasePlugin
+
+from services.paddock.store import PaddockStore
+
+
+class TracePlugin(BasePlugin):
+    def __init__(self, store: PaddockStore) -> None:
+        super().__init__(name="pitwall_trace")
+        self.store = store
+        self._t: dict[str, float] = {}
+        self.llm_calls: dict[str, int] = defaultdict(int)
+        self.tool_calls: dict[str, int] = defaultdict(int)
+
+    @staticmethod
+    def _ids(ctx: Any) -> tuple[str, str | None]:
+        inv = getattr(ctx, "invocation_id", "") or ""
+        state = getattr(ctx, "state", {}) or {}
+        return inv, state.get("session_id") if hasattr(state, "get") else None
+
+    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+        inv, _ = self._ids(callback_context)
+        self._t[f"a:{inv}:{agent.name}"] = time.perf_counter()
+        return None
+
+    async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+        inv, sid = self._ids(callback_context)
+        t0 = self._t.pop(f"a:{inv}:{agent.name}", None)
+        ms = (time.perf_counter() - t0) * 1000 if t0 else None
+        self.store.trace(inv, sid, agent.name, "agent_run", {}, ms, True)
+        return None
+
+    async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+        inv, _ = self._ids(callback_context)
+        self.llm_calls[inv] += 1
+        self._t[f"m:{inv}:{callback_context.agent_name}"] = time.perf_counter()
+        return None
+
+    async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
+        inv, sid = self._ids(callback_context)
+        if getattr(llm_response, "partial", False):
+            return None
+        t0 = self._t.pop(f"m:{inv}:{callback_context.agent_name}", None)
+        text = ""
+        if llm_response.content and llm_response.content.parts:
+            text = "".join(p.text or "" for p in llm_response.content.parts)
+        self.store.friction(role=callback_context.agent_name, mode="adk", backend="litellm", prompt_chars=None,
+                            completion_chars=len(text), latency_ms=(time.perf_counter() - t0) * 1000 if t0 else None,
+                            truncated=False, fell_back=False, error=None, emotion=None)  # fmt: skip
+        return None
+
+    async def on_model_error_callback(
+        self, *, callback_context: Any, llm_request: Any, error: Exception
+    ) -> None:
+        inv, sid = self._ids(callback_context)
+        self.store.friction(role=callback_context.agent_name, mode="adk", backend="litellm", prompt_chars=None,
+                            completion_chars=0, latency_ms=None, truncated=False, fell_back=True,
+                            error=f"{type(error).__name__}: {str(error)[:300]}", emotion=None)  # fmt: skip
+        self.store.trace(
+            inv, sid, callback_context.agent_name, "model_error", {"error": str(error)[:300]}, None, False
+        )
+        return None
+
+    async def before_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any) -> None:
+        inv, _ = self._ids(tool_context)
+        self.tool_calls[inv] += 1
+        self._t[f"t:{inv}:{tool.name}"] = time.perf_counter()
+        return None
+
+    async def after_tool_callback(
+        self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any, result: Any
+    ) -> None:
+        inv, sid = self._ids(tool_context)
+        t0 = self._t.pop(f"t:{inv}:{tool.name}", None)
+        ok = not (isinstance(result, dict) and "error" in result)
+        self.store.trace(
+            inv,
+            sid,
+            tool.name,
+            "tool_call",
+            {"args": tool_args},
+            (time.perf_counter() - t0) * 1000 if t0 else None,
+            ok,
+        )
+        return None

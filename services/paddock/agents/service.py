@@ -1,0 +1,242 @@
+"""CoachService: what the paddock's HTTP layer calls. Streams CoachEvents: phase, data, token, done, error."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from services.paddock.agents.data_agents import DATA_AGENT_NAMES
+from services.paddock.agents.narrative import grounding_check, parse_emotion, template_narrative
+from services.paddock.llm import describe, make_model, prepare_litellm
+from services.paddock.store import PaddockStore
+from shared.settings import Settings
+
+log = logging.getLogger(__name__)
+DATA_KEYS = set(DATA_AGENT_NAMES)
+
+
+@dataclass
+class CoachEvent:
+    type: str  # phase | data | token | done | error
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class CoachService:
+    def __init__(self, settings: Settings, store: PaddockStore | None = None) -> None:
+        self.settings = settings
+        self.store = store or PaddockStore(settings)
+        self.runner: Any = None
+        self.plugin: Any = None
+        self.sessions: Any = None
+        self._adk_sessions: dict[str, str] = {}
+
+    async def startup(self) -> None:
+        """Import and wire ADK + LiteLLM now, not on the first request."""
+        prepare_litellm()
+        from google.adk.apps import App
+        from google.adk.runners import Runner
+        from google.adk.sessions import InMemorySessionService
+
+        from services.paddock.agents.orchestrator import build_tree
+        from services.paddock.agents.plugin import TracePlugin
+
+        tree = build_tree(make_model(self.settings), self.settings.data_agents)
+        self.plugin = TracePlugin(self.store)
+        self.sessions = InMemorySessionService()
+        self.runner = Runner(
+            app=App(name="pitwall", root_agent=tree, plugins=[self.plugin]), session_service=self.sessions
+        )
+        log.info("paddock agents ready: %s", describe(self.settings))
+
+    async def model_reachable(self, timeout_s: float = 2.0) -> tuple[bool, str]:
+        try:
+            async with httpx.AsyncClient(timeout=timeout_s) as c:
+                r = await c.get(self.settings.adk_openai_url.rstrip("/") + "/models",
+                                headers={"Authorization": f"Bearer {self.settings.adk_openai_api_key.get_secret_value()}"})  # fmt: skip
+            return (r.status_code == 200, f"HTTP {r.status_code}")
+        except httpx.HTTPError as exc:
+            return False, f"no model server at {self.settings.adk_openai_url}: {type(exc).__name__}"
+
+    async def _session(self, driver_id: str, state: dict[str, Any]) -> str:
+        sid = self._adk_sessions.get(driver_id)
+        if sid is None:
+            s = await self.sessions.create_session(app_name="pitwall", user_id=driver_id, state=state)
+            sid = s.id
+            self._adk_sessions[driver_id] = sid
+        return sid
+
+    async def reset(self, driver_id: str) -> dict[str, Any]:
+        return {"driver_id": driver_id, "reset": self._adk_sessions.pop(driver_id, None) is not None}
+
+    async def debrief(self, session_id: str, driver_id: str) -> AsyncIterator[CoachEvent]:
+        async for ev in self._pipeline("debrief", session_id, driver_id, "debrief my session"):
+            yield ev
+
+    async def brief(
+        self, driver_id: str, question: str = "brief me for today", session_id: str = "latest"
+    ) -> AsyncIterator[CoachEvent]:
+        async for ev in self._pipeline("brief", session_id, driver_id, question):
+            yield ev
+
+    async def _pipeline(
+        self, kind: str, session_id: str, driver_id: str, question: str
+    ) -> AsyncIterator[CoachEvent]:
+        from google.adk.agents.run_config import RunConfig, StreamingMode
+        from google.genai import types
+
+        t0 = time.perf_counter()
+        conv = uuid.uuid4().hex
+        narrator_name = f"NarrativeAgent{kind.capitalize()}"
+        yield CoachEvent("phase", {"agent": f"{kind.capitalize()}Pipeline", "status": "started", "ms": 0})
+        ok, reason = await self.model_reachable()
+        state: dict[str, Any] = {}
+        text_parts: list[str] = []
+        llm_error: str | None = None
+        inv = None
+        if self.runner is None:
+            await self.startup()
+        sid = await self._session(driver_id, {})
+        delta = {"session_id": session_id, "driver_id": driver_id, "temp:intent_override": kind}
+        msg = types.Content(role="user", parts=[types.Part(text=question)])
+        try:
+            async with asyncio.timeout(self.settings.adk_timeout_s):
+                async for ev in self.runner.run_async(user_id=driver_id, session_id=sid, new_message=msg, state_delta=delta,
+                                                      run_config=RunConfig(streaming_mode=StreamingMode.SSE)):  # fmt: skip
+                    inv = ev.invocation_id
+                    sd = ev.actions.state_delta if ev.actions else None
+                    for k, v in (sd or {}).items():
+                        if k in DATA_KEYS:
+                            state[k] = v
+                            yield CoachEvent("data", {"agent": ev.author, "key": k, "data": json.loads(v),
+                                                      "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+                    if ev.author == narrator_name and ev.content and ev.content.parts:
+                        if not ok:
+                            break
+                        chunk = "".join(p.text or "" for p in ev.content.parts)
+                        if ev.partial or not text_parts and chunk:
+                            text_parts.append(chunk)
+                            yield CoachEvent("token", {"text": chunk})
+                    if ev.error_code or ev.error_message:
+                        llm_error = f"{ev.error_code}: {ev.error_message}"
+        except TimeoutError:
+            llm_error = f"no answer within {self.settings.adk_timeout_s:g} s"
+        except Exception as exc:  # the model server failed: fall back, never crash
+            llm_error = f"{type(exc).__name__}: {str(exc)[:300]}"
+        yield CoachEvent("phase", {"agent": f"{kind.capitalize()}Pipeline", "status": "finished",
+                                   "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+        raw = "".join(text_parts)
+        narrator = "llm"
+        fallback_reason = None
+        if not ok or llm_error or not raw.strip():
+            narrator = "template"
+            fallback_reason = reason if not ok else (llm_error or "empty model reply")
+            raw, focus = template_narrative(kind, state)
+            text, emotion = raw, "neutral"
+        else:
+            text, emotion = parse_emotion(raw)
+            _, focus = template_narrative(kind, state)
+        ungrounded = grounding_check(text, state) if narrator == "llm" else []
+        llm_calls = self.plugin.llm_calls.get(inv, 0) if self.plugin and inv else 0
+        self.store.turn(conv, driver_id, session_id, kind, 0, "user", question)
+        self.store.turn(conv, driver_id, session_id, kind, 1, "assistant", text, emotion, narrator, True,
+                        {"ungrounded": ungrounded, "reason": fallback_reason})  # fmt: skip
+        self.store.friction(role=narrator_name, mode=kind, backend="template" if narrator == "template" else "litellm",
+                            prompt_chars=None, completion_chars=len(text),
+                            latency_ms=(time.perf_counter() - t0) * 1000, truncated=False,
+                            fell_back=narrator == "template", error=llm_error, emotion=emotion)  # fmt: skip
+        yield CoachEvent("done", {"text": text, "emotion": emotion, "focus_items": focus, "narrator": narrator,
+                                  "reason": fallback_reason, "ungrounded": ungrounded, "conversation_id": conv,
+                                  "llm_calls": llm_calls, "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+
+
+async def _collect_answer(svc: CoachService, driver_id: str, session_id: str | None, question: str,
+                          intent: str | None) -> AsyncIterator[CoachEvent]:  # fmt: skip
+    from google.adk.agents.run_config import RunConfig, StreamingMode
+    from google.genai import types
+
+    t0 = time.perf_counter()
+    ok, reason = await svc.model_reachable()
+    conv = uuid.uuid4().hex
+    if not ok:
+        svc.store.turn(conv, driver_id, session_id, "ask", 0, "user", question)
+        yield CoachEvent("done", {"available": False, "reason": reason, "text": "", "emotion": "neutral",
+                                  "narrator": "none", "ungrounded": [], "conversation_id": conv, "llm_calls": 0,
+                                  "focus_items": [], "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+        return
+    if svc.runner is None:
+        await svc.startup()
+    sid = await svc._session(driver_id, {})
+    delta: dict[str, Any] = {"session_id": session_id or "latest", "driver_id": driver_id}
+    if intent:
+        delta["temp:intent_override"] = intent
+    msg = types.Content(role="user", parts=[types.Part(text=question)])
+    parts: list[str] = []
+    tools: list[dict[str, Any]] = []
+    author = None
+    inv = None
+    error = None
+    last_call: tuple[str, str] | None = None
+    repeats = 0
+    try:
+        async with asyncio.timeout(svc.settings.adk_timeout_s):
+            async for ev in svc.runner.run_async(user_id=driver_id, session_id=sid, new_message=msg, state_delta=delta,
+                                                 run_config=RunConfig(streaming_mode=StreamingMode.SSE)):  # fmt: skip
+                inv = ev.invocation_id
+                for fc in ev.get_function_calls() if not ev.partial else []:
+                    key = (fc.name or "", json.dumps(fc.args, sort_keys=True, default=str))
+                    repeats = repeats + 1 if key == last_call else 1
+                    last_call = key
+                    tools.append({"tool": fc.name, "args": fc.args})
+                    if repeats >= 3:
+                        raise RuntimeError(
+                            f"loop guard: {fc.name} called 3 times in a row with the same arguments"
+                        )
+                if (
+                    (
+                        ev.author not in ("PitwallOrchestrator",)
+                        and ev.content
+                        and ev.content.parts
+                        and ev.partial
+                    )
+                    or ev.is_final_response()
+                    and ev.content
+                    and ev.content.parts
+                    and not parts
+                ):
+                    chunk = "".join(p.text or "" for p in ev.content.parts)
+                    if chunk:
+                        author = ev.author
+                        parts.append(chunk)
+                        yield CoachEvent("token", {"text": chunk, "agent": ev.author})
+    except TimeoutError:
+        error = f"no answer within {svc.settings.adk_timeout_s:g} s"
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {str(exc)[:300]}"
+    text, emotion = parse_emotion("".join(parts))
+    llm_calls = svc.plugin.llm_calls.get(inv, 0) if svc.plugin and inv else 0
+    svc.store.turn(conv, driver_id, session_id, "ask", 0, "user", question)
+    svc.store.turn(conv, driver_id, session_id, "ask", 1, "assistant", text, emotion, "llm", error is None,
+                   {"agent": author, "tools": tools, "error": error})  # fmt: skip
+    if error and not text:
+        yield CoachEvent(
+            "error", {"code": "model_failed", "message": error, "retryable": "loop guard" not in error}
+        )
+        return
+    yield CoachEvent("done", {"available": True, "text": text, "emotion": emotion, "agent": author, "tools": tools,
+                              "narrator": "llm", "ungrounded": [], "conversation_id": conv, "llm_calls": llm_calls,
+                              "focus_items": [], "error": error, "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+
+
+async def ask(svc: CoachService, driver_id: str, question: str, session_id: str | None = None,
+              intent: str | None = None) -> AsyncIterator[CoachEvent]:  # fmt: skip
+    """Q&A: routed by the keyword classifier; ``{available: false, reason}`` when no model answers."""
+    async for ev in _collect_answer(svc, driver_id, session_id, question, intent):
+        yield ev

@@ -1,0 +1,29 @@
+"""The local model: LiteLLM settings for ADK agents (loopback OpenAI-compatible servers only by default)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from shared.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def prepare_litellm() -> None:
+    """No network at import (local cost map), and no telemetry: call before importing litellm."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def make_model(settings: Settings) -> Any:
+    prepare_litellm()
+    from google.adk.models.lite_llm import LiteLlm
+
+    return LiteLlm(model=settings.llm_model_id, api_base=settings.adk_openai_url,
+                   api_key=settings.adk_openai_api_key.get_secret_value(), timeout=settings.adk_timeout_s,
+                   num_retries=0)  # fmt: skip
+
+
+def describe(settings: Settings) -> str:
+    return f"model {settings.llm_model_id} at {settings.adk_openai_url} (key redacted)"

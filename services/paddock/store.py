@@ -1,0 +1,78 @@
+"""The paddock's own DuckDB file: conversations, agent traces, LLM call records. Write-through, one writer."""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import duckdb
+
+from shared.settings import Settings
+
+DDL = (
+    """CREATE TABLE IF NOT EXISTS conversations (conversation_id VARCHAR, driver_id VARCHAR, session_id VARCHAR,
+       kind VARCHAR, turn INTEGER, role VARCHAR, text VARCHAR, emotion VARCHAR, narrator VARCHAR,
+       complete BOOLEAN, closed BOOLEAN DEFAULT false, meta_json VARCHAR, ts TIMESTAMP)""",
+    """CREATE TABLE IF NOT EXISTS agent_traces (id VARCHAR, trace_id VARCHAR, pitwall_sid VARCHAR, agent_name VARCHAR,
+       event_type VARCHAR, detail VARCHAR, latency_ms DOUBLE, success BOOLEAN, ts TIMESTAMP)""",
+    """CREATE TABLE IF NOT EXISTS llm_friction (id VARCHAR, ts TIMESTAMP, role VARCHAR, mode VARCHAR, backend VARCHAR,
+       prompt_chars INTEGER, completion_chars INTEGER, latency_ms DOUBLE, truncated BOOLEAN, fell_back BOOLEAN,
+       error VARCHAR, emotion VARCHAR)""",
+)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class PaddockStore:
+    def __init__(self, settings: Settings) -> None:
+        settings.paddock_dir.mkdir(parents=True, exist_ok=True)
+        self.con = duckdb.connect(str(settings.paddock_db_path))
+        self._lock = threading.Lock()
+        for d in DDL:
+            self.con.execute(d)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _insert(self, table: str, row: dict[str, Any]) -> None:
+        cols = ", ".join(row)
+        with self._lock:
+            self.con.execute(
+                f"INSERT INTO {table} ({cols}) VALUES ({', '.join('?' * len(row))})", list(row.values())
+            )
+
+    def trace(self, trace_id: str, sid: str | None, agent: str, event: str, detail: Any, latency_ms: float | None,
+              success: bool) -> None:  # fmt: skip
+        self._insert("agent_traces", {"id": uuid.uuid4().hex, "trace_id": trace_id, "pitwall_sid": sid, "agent_name": agent,
+                                      "event_type": event, "detail": json.dumps(detail, default=str)[:2000],
+                                      "latency_ms": latency_ms, "success": success, "ts": _now()})  # fmt: skip
+
+    def friction(self, **row: Any) -> None:
+        self._insert("llm_friction", {"id": uuid.uuid4().hex, "ts": _now(), **row})
+
+    def turn(self, conversation_id: str, driver_id: str, session_id: str | None, kind: str, turn: int, role: str,
+             text: str, emotion: str | None = None, narrator: str | None = None, complete: bool = True,
+             meta: dict[str, Any] | None = None) -> None:  # fmt: skip
+        self._insert("conversations", {"conversation_id": conversation_id, "driver_id": driver_id, "session_id": session_id,
+                                       "kind": kind, "turn": turn, "role": role, "text": text, "emotion": emotion,
+                                       "narrator": narrator, "complete": complete, "closed": False,
+                                       "meta_json": json.dumps(meta or {}, default=str), "ts": _now()})  # fmt: skip
+
+    def close_conversations(self, driver_id: str) -> int:
+        with self._lock:
+            r = self.con.execute(
+                "UPDATE conversations SET closed = true WHERE driver_id = ? AND NOT closed", [driver_id]
+            )
+            row = r.fetchone()
+            return int(row[0]) if row else 0
+
+    def query(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+        with self._lock:
+            rel = self.con.execute(sql, params)
+            cols = [d[0] for d in rel.description or []]
+            return [dict(zip(cols, r, strict=True)) for r in rel.fetchall()]

@@ -1,0 +1,177 @@
+"""The ADK agent tree: real ADK + LiteLLM over real HTTP against the scripted OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.paddock.agents.classifier import ROWS, _classify_intent
+from services.paddock.agents.narrative import grounding_check, parse_emotion
+from services.paddock.agents.registry import AGENT_REGISTRY, QA_AGENTS
+from services.paddock.agents.service import CoachEvent, CoachService, ask
+from services.paddock.lake import configure_lake
+from shared.ingest import import_sim
+from shared.settings import settings_for
+from shared.simulator.fixtures import cached_sim
+from tests.support.scripted_llm import start_scripted_llm
+
+CASES = {
+    "debrief": ["debrief me", "how did I do?", "session summary please", "review my session"],
+    "brief": ["brief me on T6", "pre-session plan", "what before I go out", "today's plan"],
+    "voice_script": [
+        "make voice scripts",
+        "cue script for turn 2",
+        "tts lines",
+        "pace notes",
+        "audio cues",
+        "generate audio",
+    ],
+    "corner": ["how do I take T7", "turn 11 help", "the carousel feels slow", "hairpin exit"],
+    "gold_lap": ["vs my gold lap", "show the reference lap"],
+    "weather": ["weather adaptation", "it's foggy, fog tips", "greasy track", "track temp?"],
+    "session_plan": ["practice plan", "laps available: 6", "i have 8 laps"],
+    "incident": [
+        "that incident",
+        "close call on the straight",
+        "that was scary",
+        "saved it twice",
+        "moment at 1200 m",
+    ],
+    "race_pace": ["race pace", "stint plan", "tyre degradation", "tyre drop off"],
+    "goal": ["pb target", "lap time goal", "target lap", "set me a goal"],
+    "mental_map": [
+        "my variance",
+        "consistency",
+        "am I consistent",
+        "inconsistent braking",
+        "mental map",
+        "repeatable",
+        "stable",
+    ],
+    "lap_comparison": [
+        "lap 7 vs lap 5",
+        "compare lap 3 and 4",
+        "why was lap 7 slower than lap 5",
+        "fastest vs slowest",
+    ],
+    "progress": ["my progress", "am I improving", "getting faster?", "over sessions"],
+    "setup": ["setup advice", "understeer in slow corners", "oversteer", "balance", "car feel"],
+    "mindset": ["I'm frustrated", "plateau", "this is not working", "motivation"],
+    "agent_meta": ["which agent is slowest", "agent trace latency", "tool call latency per agent"],
+    "telemetry": ["what's my top speed", "rpm at the line"],
+}
+
+
+@pytest.mark.parametrize("intent", list(CASES))
+def test_every_classifier_row(intent: str) -> None:
+    for text in CASES[intent]:
+        assert _classify_intent(text)[0] == intent, text
+
+
+def test_rows_cover_the_architecture_and_override_wins() -> None:
+    assert [r[0] for r in ROWS] == [i for i in CASES if i != "telemetry"]
+    assert _classify_intent("debrief me", override="race_pace")[0] == "race_pace"
+    assert _classify_intent("debrief me", override="not_an_intent")[0] == "debrief"
+    assert len(AGENT_REGISTRY) == 23 and len(QA_AGENTS) == 15
+    assert all(len(v["description"].split()) <= 30 for v in AGENT_REGISTRY.values())
+
+
+def test_emotion_contract_and_grounding() -> None:
+    assert parse_emotion("Nice work. [EMOTION:celebratory]") == ("Nice work.", "celebratory")
+    assert parse_emotion("No tag") == ("No tag", "neutral")
+    assert parse_emotion("Odd [EMOTION:giddy]") == ("Odd", "neutral")
+    state = {
+        "highlights_data": json.dumps(
+            {"best_lap": 2, "best_lap_s": 108.211, "biggest_opportunities": [{"corner": "t11"}]}
+        )
+    }
+    assert grounding_check("Lap 2 in 108.211 s, fix T11.", state) == []
+    assert set(grounding_check("Lap 9 at T4 in 101.5 s", state)) == {"lap 9", "T4", "101.5"}
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    llm = start_scripted_llm()
+    d = tmp_path_factory.mktemp("agents") / "data"
+    settings = settings_for(d, adk_openai_url=llm.url, adk_timeout_s=8)
+    res = import_sim(cached_sim(laps=5, seed=7), settings, driver_id="ana")
+    configure_lake(settings)
+    svc = CoachService(settings)
+    asyncio.run(svc.startup())
+    yield {"llm": llm, "svc": svc, "sid": res.session_id, "settings": settings}
+    llm.stop()
+
+
+def _run(agen: Any) -> list[CoachEvent]:
+    async def go() -> list[CoachEvent]:
+        return [e async for e in agen]
+
+    return asyncio.run(go())
+
+
+def test_debrief_is_one_llm_call_streams_in_order_and_is_stored(env) -> None:
+    llm, svc = env["llm"], env["svc"]
+    before = len(llm.requests)
+    events = _run(svc.debrief(env["sid"], "ana"))
+    types = [e.type for e in events]
+    assert types[0] == "phase" and types[-1] == "done"
+    first_token = types.index("token")
+    assert types.count("data") == 9 and max(i for i, t in enumerate(types) if t == "data") < first_token
+    done = events[-1].data
+    assert done["narrator"] == "llm" and done["emotion"] == "encouraging" and "[EMOTION" not in done["text"]
+    assert len(llm.requests) - before == 1 and done["llm_calls"] == 1
+    assert "".join(e.data["text"] for e in events if e.type == "token").startswith("Solid")
+    assert done["ungrounded"] == []
+    rows = svc.store.query("SELECT role, text, narrator FROM conversations WHERE conversation_id = ? ORDER BY turn",
+                           [done["conversation_id"]])  # fmt: skip
+    assert rows[-1]["text"] == done["text"]
+    traces = svc.store.query("SELECT agent_name FROM agent_traces", [])
+    assert {"HighlightFinderD", "NarrativeAgentDebrief"} <= {t["agent_name"] for t in traces}
+
+
+def test_ungrounded_claims_are_flagged(env) -> None:
+    env["llm"].script.append({"text": "Great lap 42 at T9 in 99.123 s. [EMOTION:celebratory]"})
+    done = _run(env["svc"].debrief(env["sid"], "ana"))[-1].data
+    assert "lap 42" in done["ungrounded"] and "99.123" in done["ungrounded"]
+
+
+@pytest.mark.parametrize("step", [{"status": 500}, {"malformed": True}, {"hang": True}])
+def test_template_fallback_when_the_model_fails(env, step: dict[str, Any]) -> None:
+    env["llm"].script.append(step)
+    events = _run(env["svc"].debrief(env["sid"], "ana"))
+    done = events[-1].data
+    assert events[-1].type == "done" and done["narrator"] == "template" and done["reason"]
+    assert "valid laps" in done["text"]
+
+
+def test_no_model_server_means_template_debrief_and_unavailable_qa(tmp_path: Path, env) -> None:
+    settings = settings_for(env["settings"].data_dir, adk_openai_url="http://127.0.0.1:9/v1", adk_timeout_s=5)
+    svc = CoachService(settings, env["svc"].store)
+    done = _run(svc.debrief(env["sid"], "ana"))[-1].data
+    assert done["narrator"] == "template" and "no model server" in done["reason"]
+    q = _run(ask(svc, "ana", "what's my race pace"))[-1].data
+    assert q["available"] is False and q["reason"]
+
+
+def test_question_routes_to_a_specialist_that_calls_its_tool(env) -> None:
+    env["llm"].script.extend([
+        {"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": env["sid"]}}]},
+        {"text": "Your race pace is steady. [EMOTION:neutral]"},
+    ])  # fmt: skip
+    events = _run(ask(env["svc"], "ana", "what's my race pace?", session_id=env["sid"]))
+    done = events[-1].data
+    assert done["available"] and done["agent"] == "RacePaceAgent"
+    assert done["tools"][0]["tool"] == "get_race_pace_model"
+    assert done["text"].startswith("Your race pace")
+
+
+def test_loop_guard_stops_repeated_identical_tool_calls(env) -> None:
+    call = {"tool_calls": [{"name": "get_goal_targets", "arguments": {"driver_id": "ana"}}]}
+    env["llm"].script.extend([call, call, call, {"text": "done"}])
+    events = _run(ask(env["svc"], "ana", "set me a goal"))
+    assert events[-1].type == "error" and "loop guard" in events[-1].data["message"]
+    env["llm"].script.clear()

@@ -1,0 +1,151 @@
+"""A scripted OpenAI-compatible server for tests and benches: real HTTP, real SSE streaming.
+
+Each POST /v1/chat/completions takes the next scripted reply (or the default narrator) and records
+the request. A reply is a dict: ``{"text": ...}``, ``{"tool_calls": [{"name", "arguments"}]}``,
+``{"status": 500}``, ``{"malformed": true}``, ``{"hang": true}``; any may carry ``"delay_s"``.
+
+    python -m tests.support.scripted_llm --port 8099
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import threading
+import time
+import uuid
+from collections import deque
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
+
+MODEL = "gemma3n-e2b"
+
+
+def default_reply(messages: list[dict[str, Any]]) -> str:
+    """A narrator that cites the first lap time and corner it finds in the prompt."""
+    text = " ".join(str(m.get("content") or "") for m in messages)
+    lap = re.search(r'"best_lap"\s*:\s*(\d+)', text)
+    t = re.search(r'"best_lap_s"\s*:\s*([\d.]+)', text)
+    corner = re.search(r'"corner"\s*:\s*"([A-Za-z0-9]+)"', text)
+    parts = ["Solid session."]
+    if lap and t:
+        parts.append(f"Your best was lap {lap.group(1)} in {float(t.group(1)):.3f} s.")
+    if corner:
+        parts.append(f"Work on {corner.group(1).upper()} next: that is where the time is.")
+    return " ".join(parts) + " [EMOTION:encouraging]"
+
+
+class ScriptedLLM:
+    def __init__(self, script: list[dict[str, Any]] | None = None, token_delay_s: float = 0.0) -> None:
+        self.script: deque[dict[str, Any]] = deque(script or [])
+        self.requests: list[dict[str, Any]] = []
+        self.token_delay_s = token_delay_s
+        self.app = self._build()
+        self.server: uvicorn.Server | None = None
+        self.thread: threading.Thread | None = None
+        self.url = ""
+
+    def _build(self) -> FastAPI:
+        app = FastAPI()
+
+        @app.get("/v1/models")
+        async def models() -> dict[str, Any]:
+            return {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "scripted"}]}
+
+        @app.post("/v1/chat/completions")
+        async def chat(request: Request) -> Any:
+            body = await request.json()
+            self.requests.append(body)
+            step = self.script.popleft() if self.script else {}
+            if step.get("delay_s"):
+                await asyncio.sleep(step["delay_s"])
+            if step.get("hang"):
+                await asyncio.sleep(3600)
+            if step.get("status"):
+                return JSONResponse({"error": {"message": "scripted failure"}}, status_code=step["status"])
+            if step.get("malformed"):
+                return PlainTextResponse('{"choices": [ this is not json', media_type="application/json")
+            text = step.get("text")
+            if text is None and not step.get("tool_calls"):
+                text = default_reply(body.get("messages", []))
+            calls = [{"id": f"call_{uuid.uuid4().hex[:8]}", "type": "function",
+                      "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))}}
+                     for c in step.get("tool_calls", [])]  # fmt: skip
+            if body.get("stream"):
+                return StreamingResponse(self._stream(text or "", calls), media_type="text/event-stream")
+            msg: dict[str, Any] = {"role": "assistant", "content": text}
+            if calls:
+                msg["tool_calls"] = calls
+            return {"id": f"chatcmpl-{uuid.uuid4().hex[:8]}", "object": "chat.completion", "created": int(time.time()),
+                    "model": MODEL, "choices": [{"index": 0, "message": msg,
+                                                 "finish_reason": "tool_calls" if calls else "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}  # fmt: skip
+
+        return app
+
+    async def _stream(self, text: str, calls: list[dict[str, Any]]) -> Any:
+        cid = f"chatcmpl-{uuid.uuid4().hex[:8]}"
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+            return "data: " + json.dumps({"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
+                                          "model": MODEL, "choices": [{"index": 0, "delta": delta,
+                                                                       "finish_reason": finish}]}) + "\n\n"  # fmt: skip
+
+        yield chunk({"role": "assistant", "content": ""})
+        for word in re.findall(r"\S+\s*", text):
+            if self.token_delay_s:
+                await asyncio.sleep(self.token_delay_s)
+            yield chunk({"content": word})
+        for i, c in enumerate(calls):
+            yield chunk({"tool_calls": [{"index": i, **c}]})
+        yield chunk({}, "tool_calls" if calls else "stop")
+        yield "data: [DONE]\n\n"
+
+    def start(self, port: int = 0) -> ScriptedLLM:
+        from tests.support.procs import free_port
+
+        port = port or free_port()
+        self.server = uvicorn.Server(
+            uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning")
+        )
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{port}/v1"
+        deadline = time.monotonic() + 10
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.should_exit = True
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+
+
+def start_scripted_llm(
+    script: list[dict[str, Any]] | None = None, port: int = 0, token_delay_s: float = 0.0
+) -> ScriptedLLM:
+    return ScriptedLLM(script, token_delay_s).start(port)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=8099)
+    ap.add_argument("--script", help="JSON file with a list of replies")
+    ap.add_argument("--token-delay", type=float, default=0.0)
+    a = ap.parse_args()
+    from pathlib import Path
+
+    script = json.loads(Path(a.script).read_text()) if a.script else None
+    llm = ScriptedLLM(script, a.token_delay)
+    uvicorn.run(llm.app, host="127.0.0.1", port=a.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
