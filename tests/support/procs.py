@@ -59,3 +59,43 @@ def start_hotpath(data_dir: Path, log_dir: Path, extra: list[str] | None = None)
                   {"PITWALL_DATA_DIR": str(data_dir)}, log_dir / f"hotpath-{port}.log")  # fmt: skip
     svc.wait_healthy()
     return svc
+
+
+def start_paddock(
+    data_dir: Path, log_dir: Path, llm_url: str, extra_env: dict[str, str] | None = None
+) -> Service:
+    port = free_port()
+    env = {"PITWALL_DATA_DIR": str(data_dir), "PITWALL_ADK_OPENAI_URL": llm_url, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+           **(extra_env or {})}  # fmt: skip
+    svc = Service(
+        ["paddock", "--port", str(port), "--data-dir", str(data_dir)],
+        port,
+        env,
+        log_dir / f"paddock-{port}.log",
+    )
+    svc.wait_healthy(timeout=120)
+    return svc
+
+
+class ScriptedLLMProcess:
+    def __init__(self, log_dir: Path, token_delay_s: float = 0.0) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self._fh = (log_dir / f"llm-{self.port}.log").open("w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.support.scripted_llm", "--port", str(self.port), "--token-delay", str(token_delay_s)],
+            cwd=REPO, stdout=self._fh, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/models", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise TimeoutError("scripted LLM did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        self._fh.close()

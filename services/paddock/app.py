@@ -1,0 +1,113 @@
+"""The paddock HTTP service (``pitwall paddock``): REST and SSE for the tablet, over the read-only lake."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from services.paddock.agents.service import CoachService
+from services.paddock.lake import configure_lake
+from services.paddock.routers import coach, conversations, sessions, tools
+from services.paddock.sse import ModelBusy, ModelGate
+from services.paddock.store import PaddockStore
+from shared import __version__
+from shared.settings import Settings, get_settings, is_loopback_host
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        settings.ensure_dirs()
+        app.state.settings = settings
+        app.state.lake = configure_lake(settings)
+        app.state.store = PaddockStore(settings)
+        app.state.coach = CoachService(settings, app.state.store)
+        app.state.gate = ModelGate(settings.llm_queue_size)
+        await app.state.coach.startup()  # import + wire ADK and LiteLLM now, not on the first request
+        app.state.model_probe = (0.0, False, "not probed")
+        log.info("paddock ready: lake %s", settings.lake_dir)
+        try:
+            yield
+        finally:
+            app.state.store.close()
+
+    app = FastAPI(title="Pitwall paddock", version=__version__, lifespan=lifespan)
+    for r in (sessions.router, coach.router, conversations.router, tools.router):
+        app.include_router(r)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type", "Accept"])  # fmt: skip
+    token = settings.api_token.get_secret_value() if settings.api_token else None
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Any) -> Any:
+        host = request.client.host if request.client else ""
+        if token and not is_loopback_host(host) and request.url.path != "/health":
+            got = request.headers.get("authorization", "")
+            if not got:
+                return JSONResponse(
+                    {"error": {"code": "unauthorized", "message": "bearer token required"}}, 401
+                )
+            if not hmac.compare_digest(got, f"Bearer {token}"):
+                return JSONResponse({"error": {"code": "forbidden", "message": "wrong token"}}, 403)
+        size = request.headers.get("content-length")
+        if size and size.isdigit() and int(size) > settings.max_request_bytes:
+            return JSONResponse(
+                {"error": {"code": "too_large", "message": f"body over {settings.max_request_bytes} bytes"}},
+                413,
+            )
+        return await call_next(request)
+
+    @app.get("/health", tags=["health"])
+    async def health(request: Request) -> dict[str, Any]:
+        """Status, version, model reachability (probed via /v1/models, cached 5 s), lake freshness."""
+        at, ok, reason = request.app.state.model_probe
+        if time.monotonic() - at > 5:
+            ok, reason = await request.app.state.coach.model_reachable(1.5)
+            request.app.state.model_probe = (time.monotonic(), ok, reason)
+        lake = request.app.state.lake
+        lake.refresh()
+        newest = lake.newest_file_mtime
+        return {"status": "ok", "version": __version__, "model": {"reachable": ok, "detail": reason,
+                "url": settings.adk_openai_url, "model": settings.llm_model_id},
+                "lake": {"newest_file_age_s": round(time.time() - newest, 1) if newest else None},
+                "active_driver_sessions": len(request.app.state.coach._adk_sessions),
+                "queue": {"waiting": request.app.state.gate.waiting, "size": request.app.state.gate.size}}  # fmt: skip
+
+    @app.exception_handler(ModelBusy)
+    async def busy(_: Request, exc: ModelBusy) -> JSONResponse:
+        return JSONResponse({"error": {"code": "model_busy", "message": str(exc), "retryable": True}}, 429,
+                            headers={"Retry-After": str(exc.retry_after_s)})  # fmt: skip
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(
+            {"error": {"code": "invalid_request", "detail": jsonable_encoder(exc.errors())}}, 422
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"error": exc.detail if isinstance(exc.detail, dict) else {"code": "http_error",
+                             "message": str(exc.detail)}, "detail": exc.detail}, exc.status_code)  # fmt: skip
+
+    @app.exception_handler(Exception)
+    async def crash(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error")
+        return JSONResponse({"error": {"code": "internal", "message": f"{type(exc).__name__}: {exc}"}}, 500)
+
+    return app

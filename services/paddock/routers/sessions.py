@@ -1,0 +1,103 @@
+"""Sessions, laps, traces and cue notes from the lake (read-only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from fastapi import APIRouter, HTTPException, Query
+
+from services.paddock.tools.base import ToolError, lap_arrays, rows, session_row
+
+router = APIRouter(tags=["sessions"])
+TRACE_CHANNELS = (
+    "speed_kmh",
+    "throttle_pct",
+    "brake_bar",
+    "steer_deg",
+    "g_lat",
+    "g_long",
+    "rpm",
+    "gear",
+    "lat",
+    "lon",
+)
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, float) and v != v:
+        return None
+    return v
+
+
+@router.get("/sessions")
+def list_sessions(limit: int = Query(100, ge=1, le=1000)) -> list[dict[str, Any]]:
+    """Stored sessions, newest first."""
+    return rows(
+        "SELECT * EXCLUDE (meta_json) FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
+        [limit],
+    )
+
+
+@router.get("/sessions/{session_id}")
+def get_session(session_id: str) -> dict[str, Any]:
+    """One session."""
+    try:
+        return session_row(session_id)
+    except ToolError as exc:
+        raise HTTPException(404, detail=exc.as_dict()["error"]) from exc
+
+
+@router.get("/sessions/{session_id}/laps")
+def get_laps(session_id: str) -> list[dict[str, Any]]:
+    """A session's laps with best and invalid laps marked."""
+    get_session(session_id)
+    return rows("SELECT * FROM laps WHERE session_id = ? ORDER BY lap", [session_id])
+
+
+@router.get("/sessions/{session_id}/corners")
+def get_corners(session_id: str) -> list[dict[str, Any]]:
+    """Per-lap, per-corner results."""
+    get_session(session_id)
+    return rows("SELECT * FROM corner_results WHERE session_id = ? ORDER BY lap, start_m", [session_id])
+
+
+@router.get("/sessions/{session_id}/laps/{lap}/trace")
+def get_trace(session_id: str, lap: int, channels: str = Query(",".join(TRACE_CHANNELS[:3])),
+              step_m: float = Query(10.0, gt=0.5, le=200.0)) -> dict[str, Any]:  # fmt: skip
+    """A lap resampled by distance for charts: dist_m, time_s and the requested channels."""
+    chans = tuple(c.strip() for c in channels.split(",") if c.strip())
+    bad = [c for c in chans if c not in TRACE_CHANNELS]
+    if bad:
+        raise HTTPException(
+            422,
+            detail={
+                "code": "bad_argument",
+                "argument": "channels",
+                "message": f"unknown {bad}; one of {TRACE_CHANNELS}",
+            },
+        )
+    get_session(session_id)
+    try:
+        a = lap_arrays(session_id, lap, chans)
+    except ToolError as exc:
+        raise HTTPException(404, detail=exc.as_dict()["error"]) from exc
+    d = np.maximum.accumulate(a["dist_m"]) + np.arange(len(a["dist_m"])) * 1e-6
+    grid = np.arange(0.0, float(d[-1]), step_m)
+    out: dict[str, Any] = {"session_id": session_id, "lap": lap, "step_m": step_m, "dist_m": grid.round(1).tolist(),
+                           "time_s": np.interp(grid, d, a["t_s"] - a["t_s"][0]).round(3).tolist()}  # fmt: skip
+    for c in chans:
+        v = a[c]
+        ok = np.isfinite(v)
+        out[c] = [
+            _clean(x)
+            for x in (np.interp(grid, d[ok], v[ok]).round(6).tolist() if ok.sum() > 1 else [None] * len(grid))
+        ]
+    return out
+
+
+@router.get("/sessions/{session_id}/notes")
+def get_notes(session_id: str) -> list[dict[str, Any]]:
+    """What the hot path said or dropped, and why."""
+    get_session(session_id)
+    return rows("SELECT * FROM coaching_notes WHERE session_id = ? ORDER BY ts", [session_id])

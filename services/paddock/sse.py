@@ -1,0 +1,89 @@
+"""SSE for the paddock: event ids, comment keepalives, no proxy buffering, cancellation on disconnect."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import StreamingResponse
+
+from services.paddock.agents.service import CoachEvent
+
+KEEPALIVE_S = 15.0
+HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
+
+
+class ModelBusy(Exception):
+    def __init__(self, retry_after_s: int) -> None:
+        self.retry_after_s = retry_after_s
+        super().__init__(f"the model server is busy; retry in {retry_after_s} s")
+
+
+class ModelGate:
+    """A bounded queue in front of the one local model: at most ``size`` requests waiting or running."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.sem = asyncio.Semaphore(1)
+        self.waiting = 0
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        if self.waiting >= self.size:
+            raise ModelBusy(retry_after_s=5 * self.waiting)
+        self.waiting += 1
+        try:
+            async with self.sem:
+                yield
+        finally:
+            self.waiting -= 1
+
+
+def sse_response(request: Request, events: AsyncIterator[CoachEvent]) -> StreamingResponse:
+    async def gen() -> AsyncIterator[str]:
+        q: asyncio.Queue[CoachEvent | None] = asyncio.Queue()
+
+        async def pump() -> None:
+            try:
+                async for ev in events:
+                    await q.put(ev)
+            except Exception as exc:  # surfaced as an error event, never a broken stream
+                await q.put(CoachEvent("error", {"code": "internal", "message": f"{type(exc).__name__}: {exc}",
+                                                 "retryable": True}))  # fmt: skip
+            finally:
+                await q.put(None)
+
+        task = asyncio.create_task(pump())
+        n = 0
+        try:
+            while True:
+                try:
+                    ev = await asyncio.wait_for(q.get(), timeout=KEEPALIVE_S)
+                except TimeoutError:
+                    if await request.is_disconnected():
+                        break
+                    yield ": keepalive\n\n"
+                    continue
+                if ev is None:
+                    break
+                n += 1
+                yield f"id: {n}\nevent: {ev.type}\ndata: {json.dumps(ev.data, default=str)}\n\n"
+        finally:
+            task.cancel()  # client gone: cancel the ADK run and its upstream request
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    return StreamingResponse(gen(), media_type="text/event-stream", headers=HEADERS)
+
+
+async def final_json(events: AsyncIterator[CoachEvent]) -> dict[str, Any]:
+    data: dict[str, Any] = {"events": {}}
+    async for ev in events:
+        data["events"][ev.type] = data["events"].get(ev.type, 0) + 1
+        if ev.type in ("done", "error"):
+            data.update({"type": ev.type, **ev.data})
+    return data

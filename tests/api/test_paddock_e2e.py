@@ -1,0 +1,94 @@
+"""Three real processes: the hot path, the paddock and the scripted LLM server, over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from httpx_sse import connect_sse
+
+from services.hotpath.replay import replay_ws
+from shared.simulator import simulate
+from tests.support.procs import ScriptedLLMProcess, start_hotpath, start_paddock
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory):
+    d = tmp_path_factory.mktemp("stack")
+    data = d / "data"
+    llm = ScriptedLLMProcess(d, token_delay_s=0.01)
+    hot = start_hotpath(data, d)
+    pad = start_paddock(data, d, llm.url, {"PITWALL_LLM_QUEUE_SIZE": "1"})
+    yield {"llm": llm, "hot": hot, "pad": pad, "data": data}
+    pad.stop()
+    hot.stop()
+    llm.stop()
+
+
+def test_replay_then_debrief_over_sse_matches_the_stored_conversation(stack) -> None:
+    sim = simulate(laps=5, seed=3, rate_hz=20)
+    res = asyncio.run(replay_ws(sim.wide, f"ws://127.0.0.1:{stack['hot'].port}/ingest/ws", speed=0,
+                                start={"driver_id": "ana", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}))  # fmt: skip
+    sid = res["session_id"]
+    pad = stack["pad"].url
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        r = httpx.get(f"{pad}/sessions/{sid}/laps")
+        if r.status_code == 200 and sum(1 for lp in r.json() if lp["kind"] == "full") >= 5:
+            break
+        time.sleep(0.5)
+    events = []
+    with httpx.Client(timeout=60) as c, connect_sse(c, "POST", f"{pad}/coach/debrief", json={"session_id": sid, "driver_id": "ana"},
+                                                   headers={"Accept": "text/event-stream"}) as es:  # fmt: skip
+        assert es.response.headers["x-accel-buffering"] == "no"
+        for sse in es.iter_sse():
+            events.append((sse.event, sse.id, json.loads(sse.data)))
+    kinds = [e[0] for e in events]
+    assert kinds[0] == "phase" and kinds[-1] == "done" and "token" in kinds
+    assert max(i for i, k in enumerate(kinds) if k == "data") < kinds.index("token")
+    assert all(e[1] for e in events)  # every event has an id
+    done = events[-1][2]
+    assert done["narrator"] == "llm" and done["llm_calls"] == 1
+    conv = httpx.get(f"{pad}/conversations/{sid}").json()
+    assert any(t["text"] == done["text"] and t["conversation_id"] == done["conversation_id"] for t in conv)
+    trace = httpx.get(
+        f"{pad}/sessions/{sid}/laps/2/trace", params={"channels": "speed_kmh,brake_bar", "step_m": 20}
+    ).json()
+    assert len(trace["dist_m"]) > 100 and len(trace["speed_kmh"]) == len(trace["dist_m"])
+    assert httpx.get(f"{pad}/sessions/{sid}/notes").status_code == 200
+    assert httpx.get(f"{pad}/coach/agents").json()["count"] == 23
+    tr = httpx.get(f"{pad}/coach/traces", params={"limit": 5}).json()
+    assert tr["available"] and tr["count"] <= 5
+    assert len(httpx.get(f"{pad}/api/tools").json()) == 22
+
+
+def test_full_model_queue_answers_429_with_retry_after(stack) -> None:
+    pad = stack["pad"].url
+    sid = httpx.get(f"{pad}/sessions").json()[0]["session_id"]
+
+    def call(_: int) -> httpx.Response:
+        return httpx.post(f"{pad}/coach/debrief", json={"session_id": sid, "driver_id": f"d{_}"}, timeout=60)
+
+    with ThreadPoolExecutor(4) as ex:
+        codes = list(ex.map(call, range(4)))
+    statuses = [r.status_code for r in codes]
+    assert 429 in statuses and 200 in statuses
+    busy = next(r for r in codes if r.status_code == 429)
+    assert int(busy.headers["retry-after"]) > 0 and busy.json()["error"]["code"] == "model_busy"
+
+
+def test_bad_requests_get_clear_errors(stack) -> None:
+    pad = stack["pad"].url
+    r = httpx.post(f"{pad}/coach/debrief", json={"session_id": "../../etc", "driver_id": "a"})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request"
+    assert httpx.get(f"{pad}/sessions/nope").status_code == 404
+    r = httpx.get(f"{pad}/sessions/nope/laps/1/trace", params={"channels": "warp"})
+    assert r.status_code == 422
+    r = httpx.post(f"{pad}/coach/ask", content=b"x" * 2_000_000, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    assert httpx.get(f"{pad}/coach/traces", params={"limit": 5000}).status_code == 422
