@@ -1,5 +1,5 @@
-"""``pitwall demo``: the hot path as a separate process, a simulated session (or --file) replayed live at
-20x with a terminal view of laps, corners and cues, then a debrief from the lake. No LLM, no hardware."""
+"""``pitwall demo``: the hot path and the paddock as two processes, a simulated session (or --file) replayed
+live at 20x with a terminal view of laps, corners and cues, then the debrief streamed over SSE. No LLM needed."""
 
 from __future__ import annotations
 
@@ -38,42 +38,6 @@ def _view(state: dict[str, Any]) -> Panel:
     return Panel(tbl, title=head, subtitle=f"{state['spoken']} spoken, {state['dropped']} dropped")
 
 
-def _debrief(data_dir: Path, session_id: str) -> dict[str, Any]:
-    """A deterministic debrief (the template narrator) computed from the lake the hot path published."""
-    import duckdb
-
-    from shared.store.publisher import lake_reader_views
-
-    con = duckdb.connect()
-    lake_reader_views(con, data_dir / "lake")
-    laps = con.execute(
-        "SELECT lap, time_s, kind, valid FROM laps WHERE session_id = ? ORDER BY lap", [session_id]
-    ).fetchall()
-    full = [(lap, t) for lap, t, kind, valid in laps if kind == "full" and valid]
-    best = min(full, key=lambda x: x[1]) if full else None
-    worst_corners = con.execute(
-        """WITH b AS (SELECT corner_id, min(time_s) AS best_t FROM corner_results WHERE session_id = ? GROUP BY 1)
-           SELECT c.corner_name, round(avg(c.time_s - b.best_t), 3) AS loss_s FROM corner_results c
-           JOIN b USING (corner_id) JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
-           WHERE c.session_id = ? AND l.kind = 'full' GROUP BY 1 ORDER BY loss_s DESC LIMIT 3""",
-        [session_id, session_id],
-    ).fetchall()
-    notes = con.execute(
-        "SELECT rule, corner, count(*) FROM coaching_notes WHERE session_id = ? AND priority < 3 GROUP BY 1, 2 "
-        "ORDER BY 3 DESC LIMIT 3", [session_id]).fetchall()  # fmt: skip
-    safety = con.execute(
-        "SELECT DISTINCT rule FROM coaching_notes WHERE session_id = ? AND priority = 3", [session_id]
-    ).fetchall()
-    focus = [f"{name}: {loss:.2f} s/lap off your best" for name, loss in worst_corners]
-    text = (f"{len(full)} valid laps, best {_fmt(best[1]) if best else '-'} on lap {best[0] if best else '-'}. "
-            + ("Biggest time left: " + "; ".join(focus) + ". " if focus else "")
-            + ("Repeated coaching: " + ", ".join(f"{r} at {c}" for r, c, _ in notes) + ". " if notes else "")
-            + ("Car checks: " + ", ".join(r for (r,) in safety) + "." if safety else "No car-health alarms."))  # fmt: skip
-    return {"text": text, "focus_items": focus, "narrator": "template",
-            "reason": "the paddock's LLM narrator is not part of this demo yet", "best_lap_s": best[1] if best else None,
-            "laps": len(full)}  # fmt: skip
-
-
 def demo_cmd(
     file: Annotated[
         Path | None, typer.Option("--file", help="Replay a real logger file instead of a simulation")
@@ -103,21 +67,26 @@ def demo_cmd(
     else:
         sim = simulate(laps=laps, seed=seed, rate_hz=20.0)
         wide, car, title = sim.wide, sim.meta["car_id"], f"simulated Sonoma, {laps} laps, injected mistakes"
-    port = free_port()
+    port, pport = free_port(), free_port()
     import subprocess
 
     log = (data_dir / "hotpath.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "shared.cli", "hotpath", "--port", str(port), "--data-dir", str(data_dir)],
                             stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    plog = (data_dir / "paddock.log").open("w")
+    pproc = subprocess.Popen([sys.executable, "-m", "shared.cli", "paddock", "--port", str(pport), "--data-dir", str(data_dir)],
+                             stdout=plog, stderr=subprocess.STDOUT)  # fmt: skip
     url = f"http://127.0.0.1:{port}"
+    purl = f"http://127.0.0.1:{pport}"
     try:
         _wait(url, proc)
+        _wait(purl, pproc, 120)
         console.print(
             f"[bold]Pitwall demo[/bold]: {title}; hot path at {url} (pid {proc.pid}); replay at {speed:g}x"
         )
         state: dict[str, Any] = {"cues": [], "spoken": 0, "dropped": 0, "current": {}, "best": None}
         res = asyncio.run(_run(url, port, wide, car, speed, state, console, as_json, replay_ws))
-        debrief = _debrief(data_dir, res["session_id"])
+        debrief = _stream_debrief(purl, res["session_id"], console, as_json)
         live = res["live"]
         summary = {
             "session_id": res["session_id"], "laps": sum(1 for lp in live["laps"] if lp["kind"] == "full"),
@@ -130,19 +99,50 @@ def demo_cmd(
         else:
             _print_summary(console, summary)
         if keep:
-            console.print(f"hot path still running at {url} (pid {proc.pid}); data in {data_dir}")
+            console.print(
+                f"still running: hot path {url} (pid {proc.pid}), paddock {purl} (pid {pproc.pid}); data in {data_dir}"
+            )
     finally:
         if not keep:
-            proc.terminate()
-            proc.wait(timeout=15)
+            for p in (proc, pproc):
+                p.terminate()
+            for p in (proc, pproc):
+                p.wait(timeout=15)
             if tmp:
                 shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _wait(url: str, proc: Any) -> None:
+def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -> dict[str, Any]:
+    """The debrief over SSE from the paddock: the LLM if one answers, else the labelled template narrator."""
+    import httpx
+    from httpx_sse import connect_sse
+
+    done: dict[str, Any] = {}
+    if not quiet:
+        console.print("[bold]Debrief[/bold] (streamed from the paddock):")
+    with httpx.Client(timeout=120) as c, connect_sse(c, "POST", f"{purl}/coach/debrief",
+                                                   json={"session_id": session_id, "driver_id": "demo"},
+                                                   headers={"Accept": "text/event-stream"}) as es:  # fmt: skip
+        for sse in es.iter_sse():
+            data = json.loads(sse.data)
+            if sse.event == "phase" and not quiet:
+                console.print(f"  [dim]{data['agent']} {data['status']} ({data['ms']:.0f} ms)[/dim]")
+            elif sse.event == "data" and not quiet:
+                console.print(f"  [dim]data: {data['agent']}[/dim]")
+            elif sse.event == "token" and not quiet:
+                console.print(data["text"], end="")
+            elif sse.event in ("done", "error"):
+                done = data
+    if done.get("narrator") == "template" and not quiet:
+        console.print(f"  [yellow]template narrator[/yellow]: {done.get('reason')}\n  {done.get('text')}")
+    return {"text": done.get("text", ""), "focus_items": done.get("focus_items", []),
+            "narrator": done.get("narrator", "none"), "reason": done.get("reason"), "emotion": done.get("emotion")}  # fmt: skip
+
+
+def _wait(url: str, proc: Any, timeout_s: float = 60) -> None:
     import httpx
 
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise typer.Exit(1)
@@ -224,7 +224,7 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
     tbl.add_row("cues", f"{s['cues_spoken']} spoken, {s['cues_dropped']} dropped")
     tbl.add_row("focus", "\n".join(s["focus_items"]) or "-")
     tbl.add_row("debrief", f"[italic]{d['text']}[/italic]")
-    tbl.add_row("narrator", f"template ({d['reason']})")
+    tbl.add_row("narrator", d["narrator"] + (f" ({d['reason']})" if d.get("reason") else ""))
     tbl.add_row("took", f"{s['seconds']} s")
     console.print(Panel(tbl, title="Pitwall demo summary"))
 

@@ -20,5 +20,5 @@ def test_demo_runs_to_its_summary(tmp_path: Path) -> None:
     s = json.loads(out.stdout)
     assert s["laps"] == 5 and 95 < s["best_lap_s"] < 125
     assert s["cues_spoken"] >= 1
-    assert s["debrief"]["narrator"] == "template" and s["debrief"]["text"]
+    assert s["debrief"]["narrator"] == "template" and s["debrief"]["text"] and s["debrief"]["reason"]
     assert (tmp_path / "lake" / "sessions" / s["session_id"] / "session.parquet").is_file()

@@ -18,7 +18,11 @@ class PitwallOrchestrator(BaseAgent):
         text = ""
         if ctx.user_content and ctx.user_content.parts:
             text = " ".join(p.text or "" for p in ctx.user_content.parts)
-        intent, target = _classify_intent(text, ctx.session.state.get("temp:intent_override"))
+        override = ctx.session.state.get("temp:intent_override")
+        if isinstance(override, str) and override.startswith("data_only:"):
+            intent, target = "data_only", override.split(":", 1)[1]  # no model: run a data phase alone
+        else:
+            intent, target = _classify_intent(text, override)
         yield Event(invocation_id=ctx.invocation_id, author=self.name, branch=ctx.branch,
                     actions=EventActions(state_delta={"temp:intent": intent, "user_question": text}))  # fmt: skip
         agent = self.find_sub_agent(target)

@@ -104,7 +104,8 @@ class CoachService:
         if self.runner is None:
             await self.startup()
         sid = await self._session(driver_id, {})
-        delta = {"session_id": session_id, "driver_id": driver_id, "temp:intent_override": kind}
+        route = kind if ok else f"data_only:{kind.capitalize()}DataPhase"  # no model: skip the narrative call
+        delta = {"session_id": session_id, "driver_id": driver_id, "temp:intent_override": route}
         msg = types.Content(role="user", parts=[types.Part(text=question)])
         try:
             async with asyncio.timeout(self.settings.adk_timeout_s):
