@@ -163,7 +163,7 @@ class LiveSession:
         self._cur_d: list[float] = []
         self._cur_t: list[float] = []
         self.lap_start_t: float | None = None
-        self.last_state: dict[str, Any] = {}
+        self._last_st: Any = None
         self.decisions: list[Decision] = []
         self.cues_spoken = 0
         self.cues_dropped = 0
@@ -192,7 +192,8 @@ class LiveSession:
         self._cur_d.append(st.dist_m)
         self._cur_t.append(t - (self.lap_start_t or t))
         fs = FrameState(t, st.lap, st.dist_m, vals.get("speed_kmh", 0.0), vals.get("brake_bar", 0.0),
-                        vals.get("g_lat", 0.0), st.next_corner, st.dist_to_next_corner_m, self._on_pb_pace(st.dist_m, t))  # fmt: skip
+                        vals.get("g_lat", 0.0), st.next_corner, st.dist_to_next_corner_m,
+                        bool(self.arbiter.pending) and self._on_pb_pace(st.dist_m, t))  # fmt: skip
         # safety first: same frame as the trigger condition
         for h in self.coach.on_frame(vals, t):
             cues.append(self._emit(self.arbiter.safety(h, render(h.template, None, h.wheel), fs), arrived))
@@ -214,10 +215,8 @@ class LiveSession:
             cols[k].append(row.get(k))
         if len(cols["t_s"]) >= 500:
             self.flush_rows()
-        self.last_state = {"t_s": t, "lap": st.lap, "dist_m": round(st.dist_m, 1),
-                           "corner": st.corner.id if st.corner else None,
-                           "speed_kmh": vals.get("speed_kmh")}  # fmt: skip
-        return [c for c in cues if c.status == "spoken"]
+        self._last_st = st
+        return [c for c in cues if c.status == "spoken"] if cues else cues
 
     def _store_corner(self, obs: CornerObservation) -> None:
         c = obs.corner
@@ -291,6 +290,14 @@ class LiveSession:
         if self.on_cue is not None:
             self.on_cue(cue)
         return cue
+
+    @property
+    def last_state(self) -> dict[str, Any]:
+        st = self._last_st
+        if st is None:
+            return {}
+        return {"t_s": self.last_t, "lap": st.lap, "dist_m": round(st.dist_m, 1),
+                "corner": st.corner.id if st.corner else None, "speed_kmh": self._last_vals.get("speed_kmh")}  # fmt: skip
 
     def live_view(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "laps": [lp.as_dict() for lp in self.laps],

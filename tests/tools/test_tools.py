@@ -173,3 +173,27 @@ def test_cli_tool_against_an_imported_lake(lake_env) -> None:
     out = subprocess.run([sys.executable, "-m", "shared.cli", "tool", "get_lap_delta", "--args", '{"lap_a": 1}'],
                          capture_output=True, text=True, env=env, cwd=REPO, timeout=120)  # fmt: skip
     assert out.returncode == 2 and "session_id" in out.stderr
+
+
+def test_tool_cli_and_rest_over_a_lake_made_by_pitwall_import(shared_dir: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "PITWALL_DATA_DIR": str(tmp_path / "d")}
+    imp = subprocess.run([sys.executable, "-m", "shared.cli", "import", str(shared_dir / "data/vbox/sonoma_vbox0240.csv"),
+                          "--driver", "vbox", "--json"], capture_output=True, text=True, env=env, cwd=REPO, timeout=180)  # fmt: skip
+    assert imp.returncode == 0, imp.stderr
+    sid = json.loads(imp.stdout)["session_id"]
+    out = subprocess.run([sys.executable, "-m", "shared.cli", "tool", "get_session_highlights", "--args",
+                          json.dumps({"session_id": sid})], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert 106 < json.loads(out.stdout)["best_lap_s"] < 108
+    import services.paddock.lake as lake_mod
+    from shared.settings import settings_for
+
+    previous = lake_mod._LAKE
+    lake_mod.configure_lake(settings_for(tmp_path / "d"))
+    try:
+        app = FastAPI()
+        app.include_router(router)
+        r = TestClient(app).post("/api/tools/get_traction_events", json={"session_id": sid})
+        assert r.status_code == 200 and r.json()["session_id"] == sid
+    finally:
+        lake_mod._LAKE = previous
