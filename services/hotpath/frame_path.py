@@ -6,6 +6,7 @@ enqueued (``StoreWriter.submit`` never blocks); cues are handed to ``on_cue`` ca
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import time
@@ -160,6 +161,7 @@ class LiveSession:
         self.laps: list[Lap] = []
         self.best_lap_s: float | None = None
         self.lap_trace: tuple[np.ndarray, np.ndarray] | None = None  # best lap (dist, elapsed) for PB pace
+        self._pb_lists: tuple[list[float], list[float]] = ([0.0], [0.0])
         self._cur_d: list[float] = []
         self._cur_t: list[float] = []
         self.lap_start_t: float | None = None
@@ -250,12 +252,16 @@ class LiveSession:
         self.sink("telemetry", pa.Table.from_pydict(arrays, schema=_TELEMETRY_SCHEMA))  # type: ignore[arg-type]
 
     def _on_pb_pace(self, dist: float, t: float) -> bool:
+        """Is the current lap ahead of the best lap at this distance? (bisect on lists: no numpy per frame)"""
         if self.lap_trace is None or self.lap_start_t is None:
             return False
-        d, e = self.lap_trace
-        if dist <= 0 or dist > d[-1]:
+        d, e = self._pb_lists
+        if dist <= d[0] or dist > d[-1]:
             return False
-        return (t - self.lap_start_t) <= float(np.interp(dist, d, e))
+        i = bisect.bisect_left(d, dist)
+        d0, d1, e0, e1 = d[i - 1], d[i], e[i - 1], e[i]
+        ref = e0 + (e1 - e0) * (dist - d0) / (d1 - d0) if d1 > d0 else e1
+        return (t - self.lap_start_t) <= ref
 
     def _close_lap(self, lap: Lap) -> None:
         self.flush_rows()
@@ -265,6 +271,7 @@ class LiveSession:
             self.best_lap_s = lap.time_s
             if self._cur_d:
                 self.lap_trace = (np.maximum.accumulate(np.asarray(self._cur_d)), np.asarray(self._cur_t))
+                self._pb_lists = (self.lap_trace[0].tolist(), self.lap_trace[1].tolist())
         self.coach.on_lap(lap, prev_best if prev_best is not None else lap.time_s)
         self.sink("laps", [{"session_id": self.session_id, **lap.as_dict(),
                             "is_best": self.best_lap_s == lap.time_s and lap.kind == "full"}])  # fmt: skip

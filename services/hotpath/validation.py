@@ -60,6 +60,7 @@ def clean_frame(raw: Any, last_t: float | None, counters: Counters) -> dict[str,
     out: dict[str, float] = {}
     spec = _SPEC
     rejected = counters.rejected
+    isfinite = math.isfinite
     for k, v in raw.items():
         sp = spec.get(k)
         if sp is None:
@@ -67,19 +68,23 @@ def clean_frame(raw: Any, last_t: float | None, counters: Counters) -> dict[str,
                 counters.dropped_values["unknown_channel"] += 1
                 rejected["unknown_channel"] += 1
             continue
-        if v is None:
+        tv = type(v)
+        if tv is float:
+            fv = v
+        elif tv is int:
+            fv = float(v)
+        elif v is None:
             continue
-        if type(v) not in _NUM:
-            raise FrameRejected("malformed", f"{k} must be a number, got {type(v).__name__}")
-        fv = float(v)
-        if fv != fv or fv in (math.inf, -math.inf):
+        else:
+            raise FrameRejected("malformed", f"{k} must be a number, got {tv.__name__}")
+        if not isfinite(fv):
             rejected["non_finite"] += 1
             continue
         lo, hi, sentinels = sp
         if sentinels and (fv in sentinels or (k == "oil_press_bar" and fv > 100)):
             rejected["sentinel"] += 1
             continue
-        if lo is not None and not (lo <= fv <= hi):  # type: ignore[operator]
+        if lo is not None and (fv < lo or fv > hi):  # type: ignore[operator]
             raise FrameRejected("absurd", f"{k}={fv} is not physically possible")
         out[k] = fv
     out["t_s"] = float(t)
