@@ -28,11 +28,11 @@ from services.hotpath.rules.thresholds import thresholds_for
 from shared.laps import Lap, LiveLapTracker
 from shared.profiles.car import CarProfile
 from shared.profiles.track import TrackProfile
-from shared.signals import WIDE_COLUMNS, telemetry_schema
+from shared.signals import telemetry_schema
 
 log = logging.getLogger(__name__)
-_STORE_COLS = ("lap", *WIDE_COLUMNS)
 _TELEMETRY_SCHEMA = telemetry_schema()
+_ROW_SCHEMA = _TELEMETRY_SCHEMA.remove(0)  # without session_id
 
 Sink = Callable[[str, Any], None]  # (table, rows or an Arrow table) -> enqueue for the store
 
@@ -169,7 +169,7 @@ class LiveSession:
         self.decisions: list[Decision] = []
         self.cues_spoken = 0
         self.cues_dropped = 0
-        self._cols: dict[str, list[Any]] = {c: [] for c in _STORE_COLS}
+        self._buf: list[dict[str, Any]] = []
         self.on_lap_closed: Callable[[Lap], None] | None = None
         self._last_vals: dict[str, float] = {}
 
@@ -212,10 +212,9 @@ class LiveSession:
                         cues.append(self._emit(d, arrived))
         for d in self.arbiter.tick(fs):
             cues.append(self._emit(d, arrived))
-        cols = self._cols
-        for k in _STORE_COLS:
-            cols[k].append(row.get(k))
-        if len(cols["t_s"]) >= 500:
+        buf = self._buf
+        buf.append(row.copy())  # one C-level copy per frame; columns are built in Arrow at flush
+        if len(buf) >= 500:
             self.flush_rows()
         self._last_st = st
         return [c for c in cues if c.status == "spoken"] if cues else cues
@@ -241,15 +240,12 @@ class LiveSession:
 
     def flush_rows(self) -> None:
         """Hand the buffered frames to the store as one Arrow batch (columnar, no per-row dicts)."""
-        n = len(self._cols["t_s"])
-        if not n:
+        if not self._buf:
             return
-        cols, self._cols = self._cols, {c: [] for c in _STORE_COLS}
-        arrays = {"session_id": pa.array([self.session_id] * n, pa.string()),
-                  "lap": pa.array(cols["lap"], pa.int32())}  # fmt: skip
-        for c in WIDE_COLUMNS:
-            arrays[c] = pa.array(cols[c], pa.float64())
-        self.sink("telemetry", pa.Table.from_pydict(arrays, schema=_TELEMETRY_SCHEMA))  # type: ignore[arg-type]
+        rows, self._buf = self._buf, []
+        tbl = pa.Table.from_pylist(rows, schema=_ROW_SCHEMA)
+        sid = pa.array([self.session_id] * tbl.num_rows, pa.string())
+        self.sink("telemetry", tbl.add_column(0, "session_id", sid))
 
     def _on_pb_pace(self, dist: float, t: float) -> bool:
         """Is the current lap ahead of the best lap at this distance? (bisect on lists: no numpy per frame)"""
