@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,7 +13,8 @@ from fastapi.responses import JSONResponse
 from services.hotpath.routers import cues, health, ingest, sessions
 from services.hotpath.state import HotpathState
 from shared import __version__
-from shared.settings import Settings, get_settings, is_loopback_host
+from shared.http_auth import auth_failure
+from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
@@ -46,21 +46,11 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
     app = FastAPI(title="Pitwall hot path", version=__version__, lifespan=lifespan)
     for r in (health.router, sessions.router, ingest.router, cues.router):
         app.include_router(r)
-    token = settings.api_token.get_secret_value() if settings.api_token else None
 
     @app.middleware("http")
     async def _auth(request: Request, call_next):  # type: ignore[no-untyped-def]
-        """Loopback clients are trusted; anyone else needs ``Authorization: Bearer <PITWALL_API_TOKEN>``."""
-        host = request.client.host if request.client else ""
-        if token and not is_loopback_host(host) and request.url.path != "/health":
-            got = request.headers.get("authorization", "")
-            if not got:
-                return JSONResponse(
-                    {"error": {"code": "unauthorized", "message": "bearer token required"}}, 401
-                )
-            if not hmac.compare_digest(got, f"Bearer {token}"):
-                return JSONResponse({"error": {"code": "forbidden", "message": "wrong token"}}, 403)
-        return await call_next(request)
+        denied = auth_failure(request, settings)
+        return denied if denied is not None else await call_next(request)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -22,7 +21,8 @@ from services.paddock.routers import coach, conversations, sessions, tools
 from services.paddock.sse import ModelBusy, ModelGate
 from services.paddock.store import PaddockStore
 from shared import __version__
-from shared.settings import Settings, get_settings, is_loopback_host
+from shared.http_auth import auth_failure
+from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
@@ -52,19 +52,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type", "Accept"])  # fmt: skip
-    token = settings.api_token.get_secret_value() if settings.api_token else None
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
-        host = request.client.host if request.client else ""
-        if token and not is_loopback_host(host) and request.url.path != "/health":
-            got = request.headers.get("authorization", "")
-            if not got:
-                return JSONResponse(
-                    {"error": {"code": "unauthorized", "message": "bearer token required"}}, 401
-                )
-            if not hmac.compare_digest(got, f"Bearer {token}"):
-                return JSONResponse({"error": {"code": "forbidden", "message": "wrong token"}}, 403)
+        denied = auth_failure(request, settings)
+        if denied is not None:
+            return denied
         size = request.headers.get("content-length")
         if size and size.isdigit() and int(size) > settings.max_request_bytes:
             return JSONResponse(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import json
 import time
 from typing import Any
@@ -12,7 +11,7 @@ from fastapi import APIRouter, HTTPException, Query, Request, WebSocket, WebSock
 
 from services.hotpath.deps import State
 from services.hotpath.state import HotpathState, UnknownSession
-from shared.settings import is_loopback_host
+from shared.http_auth import auth_failure
 
 router = APIRouter(tags=["ingest"])
 MAX_BODY = 8_000_000
@@ -89,13 +88,9 @@ async def _handle(ws: WebSocket, state: HotpathState, default_sid: str | None) -
 @router.websocket("/ingest/ws")
 async def ingest_ws(ws: WebSocket, session_id: str | None = None) -> None:
     state: HotpathState = ws.app.state.hot
-    token = state.settings.api_token.get_secret_value() if state.settings.api_token else None
-    host = ws.client.host if ws.client else ""
-    if token and not is_loopback_host(host):
-        got = ws.headers.get("authorization", "") or f"Bearer {ws.query_params.get('token', '')}"
-        if not hmac.compare_digest(got, f"Bearer {token}"):
-            await ws.close(code=1008, reason="bearer token required")
-            return
+    if auth_failure(ws, state.settings) is not None:
+        await ws.close(code=1008, reason="bearer token required")
+        return
     await ws.accept()
     try:
         await _handle(ws, state, session_id)
