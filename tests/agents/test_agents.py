@@ -175,3 +175,40 @@ def test_loop_guard_stops_repeated_identical_tool_calls(env) -> None:
     events = _run(ask(env["svc"], "ana", "set me a goal"))
     assert events[-1].type == "error" and "loop guard" in events[-1].data["message"]
     env["llm"].script.clear()
+
+
+def test_tool_call_budget_stops_a_runaway_question(env) -> None:
+    steps = [{"tool_calls": [{"name": "get_goal_targets", "arguments": {"driver_id": "ana"}},
+                             {"name": "get_progress_report", "arguments": {"driver_id": "ana", "n_sessions": k}}]}
+             for k in range(1, 7)]  # fmt: skip
+    env["llm"].script.extend([*steps, {"text": "done"}])
+    events = _run(ask(env["svc"], "ana", "set me a goal"))
+    assert events[-1].type == "error" and events[-1].data["code"] == "budget_exceeded"
+    env["llm"].script.clear()
+
+
+def test_adk_session_rotates_after_50_turns_and_on_a_new_driving_session(env) -> None:
+    svc = env["svc"]
+    asyncio.run(svc.reset("ana"))
+    first = asyncio.run(svc._session("ana", {}))
+    assert asyncio.run(svc._session("ana", {})) == first
+    for _ in range(50):
+        svc.account("ana", 10)
+    second = asyncio.run(svc._session("ana", {}))
+    assert second != first
+    svc.account("ana", env["settings"].adk_char_budget + 1)
+    third = asyncio.run(svc._session("ana", {}))
+    assert third != second
+    # a new driving session for the driver lands in the lake: the next request starts fresh
+    import_sim(cached_sim(laps=1, seed=2, rate_hz=10), env["settings"], driver_id="ana")
+    svc_lake = configure_lake(env["settings"])
+    svc_lake.refresh(force=True)
+    assert asyncio.run(svc._session("ana", {})) != third
+
+
+def test_legacy_litert_settings_still_work_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PITWALL_LITERT_URL", "http://127.0.0.1:8080/v1")
+    monkeypatch.setenv("PITWALL_LITERT_MODEL", "qwen3")
+    with pytest.warns(DeprecationWarning, match="PITWALL_LITERT_URL"):
+        s = settings_for("/tmp/pitwall-legacy-test")
+    assert s.adk_openai_url == "http://127.0.0.1:8080/v1" and s.llm_model_id == "openai/qwen3"

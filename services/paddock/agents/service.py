@@ -21,6 +21,9 @@ from shared.settings import Settings
 
 log = logging.getLogger(__name__)
 DATA_KEYS = set(DATA_AGENT_NAMES)
+MAX_TURNS = 50
+MAX_LLM_CALLS = 6  # per request
+MAX_TOOL_CALLS = 8  # per request
 
 
 @dataclass
@@ -37,6 +40,8 @@ class CoachService:
         self.plugin: Any = None
         self.sessions: Any = None
         self._adk_sessions: dict[str, str] = {}
+        self._usage: dict[str, dict[str, Any]] = {}  # driver -> {turns, chars, driving_session}
+        self.rotations = 0
 
     async def startup(self) -> None:
         """Import and wire ADK + LiteLLM now, not on the first request."""
@@ -65,15 +70,57 @@ class CoachService:
         except httpx.HTTPError as exc:
             return False, f"no model server at {self.settings.adk_openai_url}: {type(exc).__name__}"
 
+    def _newest_driving_session(self, driver_id: str) -> str | None:
+        from services.paddock.tools.base import rows
+
+        try:
+            r = rows("SELECT session_id FROM sessions WHERE driver_id = ? ORDER BY started_at DESC NULLS LAST, "
+                     "session_id DESC LIMIT 1", [driver_id])  # fmt: skip
+        except Exception:
+            return None
+        return r[0]["session_id"] if r else None
+
+    def _rotation_reason(self, driver_id: str) -> str | None:
+        u = self._usage.get(driver_id)
+        if u is None:
+            return None
+        if u["turns"] >= MAX_TURNS:
+            return f"{MAX_TURNS} turns"
+        if u["chars"] > self.settings.adk_char_budget:
+            return f"over {self.settings.adk_char_budget} characters"
+        newest = self._newest_driving_session(driver_id)
+        if newest is not None and u["driving_session"] is not None and newest != u["driving_session"]:
+            return f"new driving session {newest}"
+        return None
+
+    def account(self, driver_id: str, chars: int) -> None:
+        u = self._usage.setdefault(driver_id, {"turns": 0, "chars": 0, "driving_session": None})
+        u["turns"] += 1
+        u["chars"] += chars
+
     async def _session(self, driver_id: str, state: dict[str, Any]) -> str:
+        """The driver's persistent ADK session (a stable prompt prefix for the model's KV cache), rotated
+        after 50 turns, past the character budget, or when a new driving session appears in the lake."""
+        reason = self._rotation_reason(driver_id)
+        if reason is not None:
+            log.info("rotating the ADK session of %s: %s", driver_id, reason)
+            self._adk_sessions.pop(driver_id, None)
+            self._usage.pop(driver_id, None)
+            self.rotations += 1
         sid = self._adk_sessions.get(driver_id)
         if sid is None:
+            self._usage[driver_id] = {
+                "turns": 0,
+                "chars": 0,
+                "driving_session": self._newest_driving_session(driver_id),
+            }
             s = await self.sessions.create_session(app_name="pitwall", user_id=driver_id, state=state)
             sid = s.id
             self._adk_sessions[driver_id] = sid
         return sid
 
     async def reset(self, driver_id: str) -> dict[str, Any]:
+        self._usage.pop(driver_id, None)
         return {"driver_id": driver_id, "reset": self._adk_sessions.pop(driver_id, None) is not None}
 
     async def debrief(self, session_id: str, driver_id: str) -> AsyncIterator[CoachEvent]:
@@ -146,6 +193,7 @@ class CoachService:
             _, focus = template_narrative(kind, state)
         ungrounded = grounding_check(text, state) if narrator == "llm" else []
         llm_calls = self.plugin.llm_calls.get(inv, 0) if self.plugin and inv else 0
+        self.account(driver_id, len(question) + len(text) + sum(len(v) for v in state.values()))
         self.store.turn(conv, driver_id, session_id, kind, 0, "user", question)
         self.store.turn(conv, driver_id, session_id, kind, 1, "assistant", text, emotion, narrator, True,
                         {"ungrounded": ungrounded, "reason": fallback_reason})  # fmt: skip
@@ -191,7 +239,12 @@ async def _collect_answer(svc: CoachService, driver_id: str, session_id: str | N
             async for ev in svc.runner.run_async(user_id=driver_id, session_id=sid, new_message=msg, state_delta=delta,
                                                  run_config=RunConfig(streaming_mode=StreamingMode.SSE)):  # fmt: skip
                 inv = ev.invocation_id
-                for fc in ev.get_function_calls() if not ev.partial else []:
+                if svc.plugin is not None and svc.plugin.llm_calls.get(inv, 0) > MAX_LLM_CALLS:
+                    raise RuntimeError(f"budget: more than {MAX_LLM_CALLS} LLM calls for one question")
+                calls = ev.get_function_calls() if not ev.partial else []
+                if len(tools) + len(calls) > MAX_TOOL_CALLS:
+                    raise RuntimeError(f"budget: more than {MAX_TOOL_CALLS} tool calls for one question")
+                for fc in calls:
                     key = (fc.name or "", json.dumps(fc.args, sort_keys=True, default=str))
                     repeats = repeats + 1 if key == last_call else 1
                     last_call = key
@@ -223,13 +276,14 @@ async def _collect_answer(svc: CoachService, driver_id: str, session_id: str | N
         error = f"{type(exc).__name__}: {str(exc)[:300]}"
     text, emotion = parse_emotion("".join(parts))
     llm_calls = svc.plugin.llm_calls.get(inv, 0) if svc.plugin and inv else 0
+    svc.account(driver_id, len(question) + len(text))
     svc.store.turn(conv, driver_id, session_id, "ask", 0, "user", question)
     svc.store.turn(conv, driver_id, session_id, "ask", 1, "assistant", text, emotion, "llm", error is None,
                    {"agent": author, "tools": tools, "error": error})  # fmt: skip
     if error and not text:
-        yield CoachEvent(
-            "error", {"code": "model_failed", "message": error, "retryable": "loop guard" not in error}
-        )
+        code = "budget_exceeded" if error.startswith("RuntimeError: budget") else "model_failed"
+        retry = "loop guard" not in error and code != "budget_exceeded"
+        yield CoachEvent("error", {"code": code, "message": error, "retryable": retry})
         return
     yield CoachEvent("done", {"available": True, "text": text, "emotion": emotion, "agent": author, "tools": tools,
                               "narrator": "llm", "ungrounded": [], "conversation_id": conv, "llm_calls": llm_calls,
