@@ -26,6 +26,16 @@ MAX_LLM_CALLS = 6  # per request
 MAX_TOOL_CALLS = 8  # per request
 
 
+def _as_json(v: Any) -> Any:
+    """A data agent's output: JSON when it is JSON (deterministic agents), else the raw text (LLM agents)."""
+    if not isinstance(v, str):
+        return v
+    try:
+        return json.loads(v)
+    except ValueError:
+        return {"text": v}
+
+
 @dataclass
 class CoachEvent:
     type: str  # phase | data | token | done | error
@@ -163,7 +173,7 @@ class CoachService:
                     for k, v in (sd or {}).items():
                         if k in DATA_KEYS:
                             state[k] = v
-                            yield CoachEvent("data", {"agent": ev.author, "key": k, "data": json.loads(v),
+                            yield CoachEvent("data", {"agent": ev.author, "key": k, "data": _as_json(v),
                                                       "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
                     if ev.author == narrator_name and ev.content and ev.content.parts:
                         if not ok:

@@ -42,6 +42,8 @@ class EndRequest(BaseModel):
 
 
 async def _gated(gate: Any, events: AsyncIterator[CoachEvent]) -> AsyncIterator[CoachEvent]:
+    # the client hears at once that it is queued for the one local model, before waiting for it
+    yield CoachEvent("phase", {"agent": "ModelQueue", "status": "queued", "ahead": gate.waiting, "ms": 0})
     async with gate.slot():
         async for ev in events:
             yield ev
