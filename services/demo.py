@@ -178,9 +178,6 @@ async def _run(url: str, port: int, wide: Any, car: str, speed: float, state: di
         Live(_view(state), console=console, refresh_per_second=4, transient=False) if not quiet else None
     )
 
-    def on_batch(_: dict[str, Any]) -> None:
-        return None
-
     async def poll(sid_box: dict[str, str]) -> None:
         async with httpx.AsyncClient(base_url=url, timeout=5) as c:
             while True:
@@ -204,8 +201,7 @@ async def _run(url: str, port: int, wide: Any, car: str, speed: float, state: di
         if live_cm is not None:
             live_cm.start()
         res: dict[str, Any] = await replay_ws(wide, f"ws://127.0.0.1:{port}/ingest/ws", speed,
-                                              start={"driver_id": "demo", "car": car, "track": "sonoma"},
-                                              on_batch=on_batch)  # fmt: skip
+                                              start={"driver_id": "demo", "car": car, "track": "sonoma"})  # fmt: skip
         await asyncio.sleep(0.5)
     finally:
         poller.cancel()

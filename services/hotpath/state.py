@@ -124,15 +124,10 @@ class HotpathState:
                 self.counters.rejected[exc.reason] += 1
                 rejected[exc.reason] = rejected.get(exc.reason, 0) + 1
                 continue
-            t0 = time.perf_counter()
             sess.process(frame, arrived)
-            self.latency_frame(t0)
             accepted += 1
         self.rate.add(accepted)
         return {"accepted": accepted, "rejected": rejected}
-
-    def latency_frame(self, t0: float) -> None:  # kept separate so benches can time the frame path alone
-        return None
 
     def _map_source_names(self, car: Any, raw: dict[str, Any]) -> dict[str, Any]:
         """Frames may carry canonical names or the car's source names (e.g. DBC signals)."""

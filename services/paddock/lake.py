@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from pathlib import Path
 
 import duckdb
 
@@ -76,7 +75,3 @@ def get_lake() -> Lake:
 
         return configure_lake(get_settings())
     return _LAKE
-
-
-def lake_dir_of(lake: Lake) -> Path:
-    return lake.lake_dir
