@@ -67,6 +67,9 @@ class Settings(BaseSettings):
     adk_char_budget: int = Field(60_000, ge=1000)
     adk_allow_remote: bool = False
     data_agents: Literal["deterministic", "llm"] = "deterministic"
+    llm_warmup: bool = (
+        True  # a one-token call at paddock start-up, so the first request finds the model loaded
+    )
     llm_queue_size: int = Field(8, ge=1, le=1000)
 
     @model_validator(mode="before")

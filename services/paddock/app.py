@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -39,11 +40,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.coach = CoachService(settings, app.state.store)
         app.state.gate = ModelGate(settings.llm_queue_size)
         await app.state.coach.startup()  # import + wire ADK and LiteLLM now, not on the first request
+        warm = asyncio.create_task(app.state.coach.warm_up())  # in the background: health answers at once
         app.state.model_probe = (0.0, False, "not probed")
         log.info("paddock ready: lake %s", settings.lake_dir)
         try:
             yield
         finally:
+            warm.cancel()
+            await app.state.coach.warm.aclose()
             app.state.store.close()
 
     app = FastAPI(title="Pitwall paddock", version=__version__, lifespan=lifespan)

@@ -56,6 +56,11 @@ class Lake:
         return self.con.cursor()
 
     @property
+    def signature(self) -> tuple[int, float]:
+        """(file count, newest mtime) of the lake when last refreshed; changes when a lap is published."""
+        return self._sig or (0, 0.0)
+
+    @property
     def newest_file_mtime(self) -> float:
         return self._sig[1] if self._sig else 0.0
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from services.paddock.agents.classifier import ROWS, _classify_intent
@@ -212,3 +213,99 @@ def test_legacy_litert_settings_still_work_with_a_warning(monkeypatch: pytest.Mo
     with pytest.warns(DeprecationWarning, match="PITWALL_LITERT_URL"):
         s = settings_for("/tmp/pitwall-legacy-test")
     assert s.adk_openai_url == "http://127.0.0.1:8080/v1" and s.llm_model_id == "openai/qwen3"
+
+
+def test_data_phase_runs_its_nine_agents_concurrently(env) -> None:
+    """All nine data agents are running at once (every start precedes every end), so the phase spans about
+    the slowest agent rather than the sum. Timestamps come from the agent_traces rows the plugin writes."""
+    svc = env["svc"]
+    done = _run(svc.debrief(env["sid"], "ana"))[-1].data
+    assert done["narrator"] == "llm"
+    rows = svc.store.query(
+        "SELECT agent_name, latency_ms, epoch_ms(ts) AS end_ms FROM agent_traces WHERE event_type = 'agent_run' "
+        "AND agent_name IN (SELECT DISTINCT agent_name FROM agent_traces WHERE agent_name LIKE '%D' "
+        "AND agent_name NOT LIKE 'Narrative%') ORDER BY ts DESC LIMIT 9",
+        [],
+    )
+    assert len(rows) == 9
+    starts = [r["end_ms"] - r["latency_ms"] for r in rows]
+    ends = [r["end_ms"] for r in rows]
+    assert max(starts) <= min(ends) + 1.0  # 1 ms: the ts column's resolution against perf_counter latencies
+    span = max(ends) - min(starts)
+    assert span < 0.6 * sum(r["latency_ms"] for r in rows)
+
+
+def test_quick_debrief_is_one_warm_call_with_packed_context(env) -> None:
+    llm, svc = env["llm"], env["svc"]
+    before = len(llm.requests)
+    events = _run(svc.quick("debrief", env["sid"], "ana", "debrief my session"))
+    types = [e.type for e in events]
+    assert types.count("data") == 9 and types.index("token") > max(
+        i for i, t in enumerate(types) if t == "data"
+    )
+    done = events[-1].data
+    assert done["tier"] == "warm" and done["narrator"] == "llm" and done["emotion"] == "encouraging"
+    assert len(llm.requests) - before == 1
+    req = llm.requests[-1]
+    assert req["stream"] is True and "tools" not in req
+    assert '"best_lap"' in req["messages"][0]["content"] and "[EMOTION:x]" in req["messages"][0]["content"]
+    row = svc.store.query(
+        "SELECT * FROM llm_friction WHERE backend = 'warm-httpx' ORDER BY ts DESC LIMIT 1", []
+    )[0]
+    assert row["role"] == "QuickDebrief" and row["completion_chars"] > 20 and row["emotion"] == "encouraging"
+    assert row["prompt_chars"] > 1000 and row["error"] is None
+
+
+def test_quick_brief_falls_back_to_the_template_on_a_server_error(env) -> None:
+    env["llm"].script.append({"status": 500})
+    done = _run(env["svc"].quick("brief", env["sid"], "ana", "brief me"))[-1].data
+    assert done["narrator"] == "template" and "HTTP 500" in done["reason"] and done["tier"] == "warm"
+    row = env["svc"].store.query(
+        "SELECT error FROM llm_friction WHERE role = 'QuickBrief' ORDER BY ts DESC LIMIT 1", []
+    )
+    assert "HTTP 500" in row[0]["error"]
+
+
+def test_startup_warm_up_discovers_the_model_and_loads_it(env) -> None:
+    svc = env["svc"]
+
+    async def go() -> tuple[dict[str, Any], bool]:
+        return await svc.warm.discover(), await svc.warm.warmup()
+
+    found, warmed = asyncio.run(go())
+    assert found["reachable"] and "gemma3n-e2b" in found["models"] and warmed
+    assert httpx.get(env["llm"].url.replace("/v1", "/_scripted/stats")).json()["warmups"] >= 1
+    assert svc.store.query("SELECT count(*) AS n FROM llm_friction WHERE role = 'warmup'", [])[0]["n"] >= 1
+
+
+def test_voice_script_agent_persists_its_phrases(env) -> None:
+    phrases = ["Brake at the bridge, turn seven", "Patience, turn seven"]
+    env["llm"].script.extend([
+        {"tool_calls": [{"name": "save_voice_scripts", "arguments": {"corner_name": "t7", "phrases": phrases}}]},
+        {"text": "Saved two cues for turn seven. [EMOTION:neutral]"},
+    ])  # fmt: skip
+    done = _run(ask(env["svc"], "ana", "generate voice scripts for turn 7", session_id=env["sid"]))[-1].data
+    assert done["agent"] == "VoiceScriptAgent" and done["tools"][0]["tool"] == "save_voice_scripts"
+    saved = json.loads((env["settings"].paddock_dir / "voice_scripts" / "t7.json").read_text())
+    assert saved["phrases"][-2:] == phrases
+
+
+def test_conversation_turn_is_written_before_the_answer_exists(env) -> None:
+    """Write-through: the user's turn is stored as soon as the request starts, before any model reply."""
+    svc = env["svc"]
+
+    async def go() -> list[dict[str, Any]]:
+        gen = svc.debrief(env["sid"], "bo")
+        first = await anext(gen)
+        assert first.type == "phase"
+        rows = svc.store.query("SELECT role, complete FROM conversations WHERE driver_id = 'bo'", [])
+        await gen.aclose()  # the client goes away mid-request
+        return rows
+
+    rows_mid = asyncio.run(go())
+    assert [r["role"] for r in rows_mid] == ["user"]
+    rows = svc.store.query(
+        "SELECT role, complete, meta_json FROM conversations WHERE driver_id = 'bo' ORDER BY turn", []
+    )
+    assert [r["role"] for r in rows] == ["user", "assistant"] and rows[-1]["complete"] is False
+    assert "cancelled" in rows[-1]["meta_json"]

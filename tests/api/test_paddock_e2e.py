@@ -91,3 +91,33 @@ def test_bad_requests_get_clear_errors(stack) -> None:
     r = httpx.post(f"{pad}/coach/ask", content=b"x" * 2_000_000, headers={"Content-Type": "application/json"})
     assert r.status_code == 413
     assert httpx.get(f"{pad}/coach/traces", params={"limit": 5000}).status_code == 422
+
+
+def test_client_disconnect_cancels_the_run_and_its_upstream_request(stack) -> None:
+    """Hang up after the first narrative token: the paddock cancels the ADK run, LiteLLM drops the upstream
+    stream (the scripted server sees it cut short), and the conversation keeps the partial text, incomplete."""
+    pad, llm = stack["pad"].url, stack["llm"].url.removesuffix("/v1")
+    sid = httpx.get(f"{pad}/sessions").json()[0]["session_id"]
+    long = " ".join(f"word{i}" for i in range(600)) + " [EMOTION:neutral]"  # 600 x 10 ms: about 6 s
+    httpx.post(f"{llm}/_scripted/script", json=[{"text": long}])
+    before = httpx.get(f"{llm}/_scripted/stats").json()
+    got = []
+    with httpx.Client(timeout=60) as c, connect_sse(c, "POST", f"{pad}/coach/debrief", json={"session_id": sid, "driver_id": "cleo"},
+                                                   headers={"Accept": "text/event-stream"}) as es:  # fmt: skip
+        for sse in es.iter_sse():
+            got.append(sse.event)
+            if got.count("token") >= 3:
+                break  # leaving the with-block closes the connection mid-stream
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        stats = httpx.get(f"{llm}/_scripted/stats").json()
+        if stats["streams_cancelled"] > before["streams_cancelled"]:
+            break
+        time.sleep(0.2)
+    assert stats["streams_cancelled"] == before["streams_cancelled"] + 1
+    assert stats["streams_completed"] == before["streams_completed"]
+    turns = httpx.get(f"{pad}/conversations/driver/cleo").json()
+    answer = [t for t in turns if t["role"] == "assistant"]
+    assert len(answer) == 1 and answer[0]["complete"] is False and answer[0]["text"].startswith("word0")
+    assert len(answer[0]["text"]) < len(long) / 2
+    assert "cancelled" in answer[0]["meta_json"]

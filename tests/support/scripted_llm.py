@@ -44,6 +44,7 @@ class ScriptedLLM:
     def __init__(self, script: list[dict[str, Any]] | None = None, token_delay_s: float = 0.0) -> None:
         self.script: deque[dict[str, Any]] = deque(script or [])
         self.requests: list[dict[str, Any]] = []
+        self.stats = {"warmups": 0, "streams_started": 0, "streams_completed": 0, "streams_cancelled": 0}
         self.token_delay_s = token_delay_s
         self.app = self._build()
         self.server: uvicorn.Server | None = None
@@ -57,9 +58,25 @@ class ScriptedLLM:
         async def models() -> dict[str, Any]:
             return {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "scripted"}]}
 
+        @app.get("/_scripted/stats")
+        async def stats() -> dict[str, Any]:
+            return {**self.stats, "requests": len(self.requests)}
+
+        @app.post("/_scripted/script")
+        async def add_script(request: Request) -> dict[str, Any]:
+            """Queue replies in a running server process (tests talk to it over HTTP)."""
+            steps = await request.json()
+            self.script.extend(steps if isinstance(steps, list) else [steps])
+            return {"queued": len(self.script)}
+
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> Any:
             body = await request.json()
+            if body.get("max_tokens") == 1:  # a warm-up ping: answered, never takes a scripted reply
+                self.stats["warmups"] += 1
+                return {"id": "warmup", "object": "chat.completion", "model": MODEL,
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
+                                     "finish_reason": "length"}]}  # fmt: skip
             self.requests.append(body)
             step = self.script.popleft() if self.script else {}
             if step.get("delay_s"):
@@ -96,15 +113,21 @@ class ScriptedLLM:
                                           "model": MODEL, "choices": [{"index": 0, "delta": delta,
                                                                        "finish_reason": finish}]}) + "\n\n"  # fmt: skip
 
-        yield chunk({"role": "assistant", "content": ""})
-        for word in re.findall(r"\S+\s*", text):
-            if self.token_delay_s:
-                await asyncio.sleep(self.token_delay_s)
-            yield chunk({"content": word})
-        for i, c in enumerate(calls):
-            yield chunk({"tool_calls": [{"index": i, **c}]})
-        yield chunk({}, "tool_calls" if calls else "stop")
-        yield "data: [DONE]\n\n"
+        self.stats["streams_started"] += 1
+        done = False
+        try:
+            yield chunk({"role": "assistant", "content": ""})
+            for word in re.findall(r"\S+\s*", text):
+                if self.token_delay_s:
+                    await asyncio.sleep(self.token_delay_s)
+                yield chunk({"content": word})
+            for i, c in enumerate(calls):
+                yield chunk({"tool_calls": [{"index": i, **c}]})
+            yield chunk({}, "tool_calls" if calls else "stop")
+            yield "data: [DONE]\n\n"
+            done = True
+        finally:  # the caller hung up mid-stream: that is what upstream cancellation looks like here
+            self.stats["streams_completed" if done else "streams_cancelled"] += 1
 
     def start(self, port: int = 0) -> ScriptedLLM:
         from tests.support.procs import free_port

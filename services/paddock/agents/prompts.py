@@ -44,3 +44,18 @@ def specialist(role: str) -> str:
 answer with numbers. Be brief: at most 80 words, concrete and actionable.
 {GROUNDING}
 {EMOTION_CONTRACT}"""
+
+
+QUICK_LABELS = {
+    "highlights_data": "Session highlights", "telemetry_data": "Lap and corner data",
+    "pedagogy_data": "Coaching focus", "tire_data": "Tyres", "handling_data": "Handling",
+    "engine_health_data": "Engine", "traction_data": "Traction", "input_quality_data": "Inputs",
+    "safety_data": "Safety",
+}  # fmt: skip
+
+
+def quick_prompt(kind: str, question: str, state: dict[str, str]) -> str:
+    """The warm tier's single-call prompt: the narrative instructions with the data packed in."""
+    head = (NARRATIVE_BRIEF if kind == "brief" else NARRATIVE_DEBRIEF).split("\n")[0:3]
+    data = "\n".join(f"{QUICK_LABELS.get(k, k)}: {v}" for k, v in state.items())
+    return "\n".join([*head, GROUNDING, f"Driver's request: {question}", data, EMOTION_CONTRACT])

@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from services.paddock.agents.data_agents import DATA_AGENT_NAMES
 from services.paddock.agents.narrative import grounding_check, parse_emotion, template_narrative
+from services.paddock.agents.registry import BRIEF_KEYS
 from services.paddock.llm import describe, make_model, prepare_litellm
+from services.paddock.llm.warm import WarmClient, WarmError
 from services.paddock.store import PaddockStore
 from shared.settings import Settings
 
@@ -52,6 +52,7 @@ class CoachService:
         self._adk_sessions: dict[str, str] = {}
         self._usage: dict[str, dict[str, Any]] = {}  # driver -> {turns, chars, driving_session}
         self.rotations = 0
+        self.warm = WarmClient(settings, self.store)
 
     async def startup(self) -> None:
         """Import and wire ADK + LiteLLM now, not on the first request."""
@@ -72,13 +73,13 @@ class CoachService:
         log.info("paddock agents ready: %s", describe(self.settings))
 
     async def model_reachable(self, timeout_s: float = 2.0) -> tuple[bool, str]:
-        try:
-            async with httpx.AsyncClient(timeout=timeout_s) as c:
-                r = await c.get(self.settings.adk_openai_url.rstrip("/") + "/models",
-                                headers={"Authorization": f"Bearer {self.settings.adk_openai_api_key.get_secret_value()}"})  # fmt: skip
-            return (r.status_code == 200, f"HTTP {r.status_code}")
-        except httpx.HTTPError as exc:
-            return False, f"no model server at {self.settings.adk_openai_url}: {type(exc).__name__}"
+        return await self.warm.probe(timeout_s)
+
+    async def warm_up(self) -> None:
+        """Start-up, in the background: discover the server's models, then load ours with a one-token call."""
+        found = await self.warm.discover()
+        if found["reachable"] and self.settings.llm_warmup:
+            await self.warm.warmup()
 
     def _newest_driving_session(self, driver_id: str) -> str | None:
         from services.paddock.tools.base import rows
@@ -152,68 +153,157 @@ class CoachService:
         t0 = time.perf_counter()
         conv = uuid.uuid4().hex
         narrator_name = f"NarrativeAgent{kind.capitalize()}"
-        yield CoachEvent("phase", {"agent": f"{kind.capitalize()}Pipeline", "status": "started", "ms": 0})
-        ok, reason = await self.model_reachable()
+        self.store.turn(conv, driver_id, session_id, kind, 0, "user", question)  # write-through
         state: dict[str, Any] = {}
         text_parts: list[str] = []
         llm_error: str | None = None
         inv = None
-        if self.runner is None:
-            await self.startup()
-        sid = await self._session(driver_id, {})
-        route = kind if ok else f"data_only:{kind.capitalize()}DataPhase"  # no model: skip the narrative call
-        delta = {"session_id": session_id, "driver_id": driver_id, "temp:intent_override": route}
-        msg = types.Content(role="user", parts=[types.Part(text=question)])
+        finished = False
         try:
-            async with asyncio.timeout(self.settings.adk_timeout_s):
-                async for ev in self.runner.run_async(user_id=driver_id, session_id=sid, new_message=msg, state_delta=delta,
-                                                      run_config=RunConfig(streaming_mode=StreamingMode.SSE)):  # fmt: skip
-                    inv = ev.invocation_id
-                    sd = ev.actions.state_delta if ev.actions else None
-                    for k, v in (sd or {}).items():
-                        if k in DATA_KEYS:
-                            state[k] = v
-                            yield CoachEvent("data", {"agent": ev.author, "key": k, "data": _as_json(v),
-                                                      "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
-                    if ev.author == narrator_name and ev.content and ev.content.parts:
-                        if not ok:
-                            break
-                        chunk = "".join(p.text or "" for p in ev.content.parts)
-                        if ev.partial or not text_parts and chunk:
-                            text_parts.append(chunk)
-                            yield CoachEvent("token", {"text": chunk})
-                    if ev.error_code or ev.error_message:
-                        llm_error = f"{ev.error_code}: {ev.error_message}"
-        except TimeoutError:
-            llm_error = f"no answer within {self.settings.adk_timeout_s:g} s"
-        except Exception as exc:  # the model server failed: fall back, never crash
-            llm_error = f"{type(exc).__name__}: {str(exc)[:300]}"
-        yield CoachEvent("phase", {"agent": f"{kind.capitalize()}Pipeline", "status": "finished",
-                                   "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
-        raw = "".join(text_parts)
+            yield CoachEvent("phase", {"agent": f"{kind.capitalize()}Pipeline", "status": "started", "ms": 0})
+            ok, reason = await self.model_reachable()
+            if self.runner is None:
+                await self.startup()
+            sid = await self._session(driver_id, {})
+            route = (
+                kind if ok else f"data_only:{kind.capitalize()}DataPhase"
+            )  # no model: skip the narrative call
+            delta = {"session_id": session_id, "driver_id": driver_id, "temp:intent_override": route}
+            msg = types.Content(role="user", parts=[types.Part(text=question)])
+            try:
+                async with asyncio.timeout(self.settings.adk_timeout_s):
+                    async for ev in self.runner.run_async(user_id=driver_id, session_id=sid, new_message=msg,
+                                                          state_delta=delta,
+                                                          run_config=RunConfig(streaming_mode=StreamingMode.SSE)):  # fmt: skip
+                        inv = ev.invocation_id
+                        sd = ev.actions.state_delta if ev.actions else None
+                        for k, v in (sd or {}).items():
+                            if k in DATA_KEYS:
+                                state[k] = v
+                                yield CoachEvent("data", {"agent": ev.author, "key": k, "data": _as_json(v),
+                                                          "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+                        if ev.author == narrator_name and ev.content and ev.content.parts:
+                            if not ok:
+                                break
+                            chunk = "".join(p.text or "" for p in ev.content.parts)
+                            if ev.partial or not text_parts and chunk:
+                                text_parts.append(chunk)
+                                yield CoachEvent("token", {"text": chunk})
+                        if ev.error_code or ev.error_message:
+                            llm_error = f"{ev.error_code}: {ev.error_message}"
+            except TimeoutError:
+                llm_error = f"no answer within {self.settings.adk_timeout_s:g} s"
+            except Exception as exc:  # the model server failed: fall back, never crash
+                llm_error = f"{type(exc).__name__}: {str(exc)[:300]}"
+            yield CoachEvent("phase", {"agent": f"{kind.capitalize()}Pipeline", "status": "finished",
+                                       "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+            llm_calls = self.plugin.llm_calls.get(inv, 0) if self.plugin and inv else 0
+            done = self._finish(kind, conv, driver_id, session_id, question, state, "".join(text_parts),
+                                ok, reason, llm_error, llm_calls, t0, backend="litellm")  # fmt: skip
+            finished = True
+            yield CoachEvent("done", done)
+        finally:
+            if not finished:  # the client went away: keep what was generated, marked incomplete
+                self._incomplete(conv, driver_id, session_id, kind, "".join(text_parts), narrator_name, t0)
+
+    def _incomplete(self, conv: str, driver_id: str, session_id: str | None, kind: str, text: str, role: str,
+                    t0: float) -> None:  # fmt: skip
+        log.info("%s for %s cancelled after %d characters: stored as incomplete", kind, driver_id, len(text))
+        self.store.turn(conv, driver_id, session_id, kind, 1, "assistant", text, None, "llm", False,
+                        {"reason": "cancelled: the client disconnected"})  # fmt: skip
+        self.store.friction(role=role, mode=kind, backend="litellm", prompt_chars=None, completion_chars=len(text),
+                            latency_ms=(time.perf_counter() - t0) * 1000, truncated=True, fell_back=False,
+                            error="cancelled: the client disconnected", emotion=None)  # fmt: skip
+
+    def _finish(self, kind: str, conv: str, driver_id: str, session_id: str, question: str,
+                state: dict[str, Any], raw: str, ok: bool, reason: str, llm_error: str | None, llm_calls: int,
+                t0: float, backend: str) -> dict[str, Any]:  # fmt: skip
+        """Parse or fall back, check grounding, write the assistant turn, and build the ``done`` payload."""
         narrator = "llm"
         fallback_reason = None
         if not ok or llm_error or not raw.strip():
             narrator = "template"
             fallback_reason = reason if not ok else (llm_error or "empty model reply")
-            raw, focus = template_narrative(kind, state)
-            text, emotion = raw, "neutral"
+            text, focus = template_narrative(kind, state)
+            emotion = "neutral"
         else:
             text, emotion = parse_emotion(raw)
             _, focus = template_narrative(kind, state)
         ungrounded = grounding_check(text, state) if narrator == "llm" else []
-        llm_calls = self.plugin.llm_calls.get(inv, 0) if self.plugin and inv else 0
         self.account(driver_id, len(question) + len(text) + sum(len(v) for v in state.values()))
-        self.store.turn(conv, driver_id, session_id, kind, 0, "user", question)
         self.store.turn(conv, driver_id, session_id, kind, 1, "assistant", text, emotion, narrator, True,
-                        {"ungrounded": ungrounded, "reason": fallback_reason})  # fmt: skip
-        self.store.friction(role=narrator_name, mode=kind, backend="template" if narrator == "template" else "litellm",
-                            prompt_chars=None, completion_chars=len(text),
-                            latency_ms=(time.perf_counter() - t0) * 1000, truncated=False,
-                            fell_back=narrator == "template", error=llm_error, emotion=emotion)  # fmt: skip
-        yield CoachEvent("done", {"text": text, "emotion": emotion, "focus_items": focus, "narrator": narrator,
-                                  "reason": fallback_reason, "ungrounded": ungrounded, "conversation_id": conv,
-                                  "llm_calls": llm_calls, "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+                        {"ungrounded": ungrounded, "reason": fallback_reason, "tier": backend})  # fmt: skip
+        if backend == "litellm" or narrator == "template":  # warm calls write their own row as they stream
+            self.store.friction(role=f"NarrativeAgent{kind.capitalize()}", mode=kind,
+                                backend="template" if narrator == "template" else backend,
+                                prompt_chars=None, completion_chars=len(text),
+                                latency_ms=(time.perf_counter() - t0) * 1000, truncated=False,
+                                fell_back=narrator == "template", error=llm_error, emotion=emotion)  # fmt: skip
+        return {"text": text, "emotion": emotion, "focus_items": focus, "narrator": narrator,
+                "reason": fallback_reason, "ungrounded": ungrounded, "conversation_id": conv,
+                "llm_calls": llm_calls, "tier": "warm" if backend == "warm-httpx" else "adk",
+                "ms": round((time.perf_counter() - t0) * 1000, 1)}  # fmt: skip
+
+    async def quick(
+        self, kind: str, session_id: str, driver_id: str, question: str
+    ) -> AsyncIterator[CoachEvent]:
+        """A quick brief or debrief on the warm tier: the same data, packed into one streamed call, no ADK."""
+        from services.paddock.agents.data_agents import DATA_AGENT_NAMES as NAMES
+        from services.paddock.agents.data_agents import DATA_SPECS, compact
+        from services.paddock.agents.prompts import quick_prompt
+        from services.paddock.tools.registry import run_tool
+
+        t0 = time.perf_counter()
+        conv = uuid.uuid4().hex
+        self.store.turn(conv, driver_id, session_id, kind, 0, "user", question)
+        parts: list[str] = []
+        error: str | None = None
+        finished = False
+        try:
+            yield CoachEvent("phase", {"agent": f"Quick{kind.capitalize()}", "status": "started", "ms": 0})
+            keys = BRIEF_KEYS if kind == "brief" else tuple(DATA_SPECS)
+            args = {"session_id": session_id, "driver_id": driver_id}
+
+            async def one(key: str) -> tuple[str, str]:
+                tool, build = DATA_SPECS[key]
+                try:
+                    out = await asyncio.to_thread(run_tool, tool, build(args))
+                except Exception as exc:  # a broken tool must not sink the quick debrief
+                    out = {"error": {"code": "tool_failed", "message": f"{type(exc).__name__}: {exc}"}}
+                return key, compact(out)
+
+            state: dict[str, Any] = {}
+            for fut in asyncio.as_completed([one(k) for k in keys]):
+                k, v = await fut
+                state[k] = v
+                yield CoachEvent("data", {"agent": NAMES[k], "key": k, "data": _as_json(v),
+                                          "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+            ok, reason = await self.model_reachable()
+            if ok:
+                messages = [{"role": "system", "content": quick_prompt(kind, question, state)},
+                            {"role": "user", "content": question}]  # fmt: skip
+                try:
+                    async with asyncio.timeout(self.settings.adk_timeout_s):
+                        async for delta in self.warm.stream(
+                            messages, role=f"Quick{kind.capitalize()}", mode=kind
+                        ):
+                            parts.append(delta)
+                            yield CoachEvent("token", {"text": delta})
+                except TimeoutError:
+                    error = f"no answer within {self.settings.adk_timeout_s:g} s"
+                except WarmError as exc:
+                    error = str(exc)
+            yield CoachEvent("phase", {"agent": f"Quick{kind.capitalize()}", "status": "finished",
+                                       "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+            done = self._finish(kind, conv, driver_id, session_id, question, state, "".join(parts), ok, reason,
+                                error, 1 if ok else 0, t0, backend="warm-httpx")  # fmt: skip
+            finished = True
+            yield CoachEvent("done", done)
+        finally:
+            if not finished:
+                self._incomplete(
+                    conv, driver_id, session_id, kind, "".join(parts), f"Quick{kind.capitalize()}", t0
+                )
 
 
 async def _collect_answer(svc: CoachService, driver_id: str, session_id: str | None, question: str,
@@ -224,8 +314,8 @@ async def _collect_answer(svc: CoachService, driver_id: str, session_id: str | N
     t0 = time.perf_counter()
     ok, reason = await svc.model_reachable()
     conv = uuid.uuid4().hex
+    svc.store.turn(conv, driver_id, session_id, "ask", 0, "user", question)  # write-through
     if not ok:
-        svc.store.turn(conv, driver_id, session_id, "ask", 0, "user", question)
         yield CoachEvent("done", {"available": False, "reason": reason, "text": "", "emotion": "neutral",
                                   "narrator": "none", "ungrounded": [], "conversation_id": conv, "llm_calls": 0,
                                   "focus_items": [], "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
@@ -244,50 +334,55 @@ async def _collect_answer(svc: CoachService, driver_id: str, session_id: str | N
     error = None
     last_call: tuple[str, str] | None = None
     repeats = 0
+    finished = False
     try:
-        async with asyncio.timeout(svc.settings.adk_timeout_s):
-            async for ev in svc.runner.run_async(user_id=driver_id, session_id=sid, new_message=msg, state_delta=delta,
-                                                 run_config=RunConfig(streaming_mode=StreamingMode.SSE)):  # fmt: skip
-                inv = ev.invocation_id
-                if svc.plugin is not None and svc.plugin.llm_calls.get(inv, 0) > MAX_LLM_CALLS:
-                    raise RuntimeError(f"budget: more than {MAX_LLM_CALLS} LLM calls for one question")
-                calls = ev.get_function_calls() if not ev.partial else []
-                if len(tools) + len(calls) > MAX_TOOL_CALLS:
-                    raise RuntimeError(f"budget: more than {MAX_TOOL_CALLS} tool calls for one question")
-                for fc in calls:
-                    key = (fc.name or "", json.dumps(fc.args, sort_keys=True, default=str))
-                    repeats = repeats + 1 if key == last_call else 1
-                    last_call = key
-                    tools.append({"tool": fc.name, "args": fc.args})
-                    if repeats >= 3:
-                        raise RuntimeError(
-                            f"loop guard: {fc.name} called 3 times in a row with the same arguments"
+        try:
+            async with asyncio.timeout(svc.settings.adk_timeout_s):
+                async for ev in svc.runner.run_async(user_id=driver_id, session_id=sid, new_message=msg, state_delta=delta,
+                                                     run_config=RunConfig(streaming_mode=StreamingMode.SSE)):  # fmt: skip
+                    inv = ev.invocation_id
+                    if svc.plugin is not None and svc.plugin.llm_calls.get(inv, 0) > MAX_LLM_CALLS:
+                        raise RuntimeError(f"budget: more than {MAX_LLM_CALLS} LLM calls for one question")
+                    calls = ev.get_function_calls() if not ev.partial else []
+                    if len(tools) + len(calls) > MAX_TOOL_CALLS:
+                        raise RuntimeError(f"budget: more than {MAX_TOOL_CALLS} tool calls for one question")
+                    for fc in calls:
+                        key = (fc.name or "", json.dumps(fc.args, sort_keys=True, default=str))
+                        repeats = repeats + 1 if key == last_call else 1
+                        last_call = key
+                        tools.append({"tool": fc.name, "args": fc.args})
+                        if repeats >= 3:
+                            raise RuntimeError(
+                                f"loop guard: {fc.name} called 3 times in a row with the same arguments"
+                            )
+                    if (
+                        (
+                            ev.author not in ("PitwallOrchestrator",)
+                            and ev.content
+                            and ev.content.parts
+                            and ev.partial
                         )
-                if (
-                    (
-                        ev.author not in ("PitwallOrchestrator",)
+                        or ev.is_final_response()
                         and ev.content
                         and ev.content.parts
-                        and ev.partial
-                    )
-                    or ev.is_final_response()
-                    and ev.content
-                    and ev.content.parts
-                    and not parts
-                ):
-                    chunk = "".join(p.text or "" for p in ev.content.parts)
-                    if chunk:
-                        author = ev.author
-                        parts.append(chunk)
-                        yield CoachEvent("token", {"text": chunk, "agent": ev.author})
-    except TimeoutError:
-        error = f"no answer within {svc.settings.adk_timeout_s:g} s"
-    except Exception as exc:
-        error = f"{type(exc).__name__}: {str(exc)[:300]}"
+                        and not parts
+                    ):
+                        chunk = "".join(p.text or "" for p in ev.content.parts)
+                        if chunk:
+                            author = ev.author
+                            parts.append(chunk)
+                            yield CoachEvent("token", {"text": chunk, "agent": ev.author})
+        except TimeoutError:
+            error = f"no answer within {svc.settings.adk_timeout_s:g} s"
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {str(exc)[:300]}"
+        finished = True
+    finally:
+        if not finished:  # cancelled (client gone): keep the partial answer, marked incomplete
+            svc._incomplete(conv, driver_id, session_id, "ask", "".join(parts), author or "ask", t0)
     text, emotion = parse_emotion("".join(parts))
     llm_calls = svc.plugin.llm_calls.get(inv, 0) if svc.plugin and inv else 0
     svc.account(driver_id, len(question) + len(text))
-    svc.store.turn(conv, driver_id, session_id, "ask", 0, "user", question)
     svc.store.turn(conv, driver_id, session_id, "ask", 1, "assistant", text, emotion, "llm", error is None,
                    {"agent": author, "tools": tools, "error": error})  # fmt: skip
     if error and not text:

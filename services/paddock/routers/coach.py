@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
@@ -15,6 +15,7 @@ from services.paddock.sse import final_json, sse_response
 
 router = APIRouter(prefix="/coach", tags=["coach"])
 ID = r"^[A-Za-z0-9_.-]{1,64}$"
+MODE_DOC = "adk: the agent pipeline; quick: the warm tier, one streamed call over the same data, no ADK"
 
 
 class BriefRequest(BaseModel):
@@ -23,11 +24,14 @@ class BriefRequest(BaseModel):
     focus: str | None = Field(None, max_length=200)
     goal: str | None = Field(None, max_length=200)
     hour_local: int | None = Field(None, ge=0, le=23)
+    session_id: str = Field("latest", pattern=ID, description="the session to brief from; latest by default")
+    mode: Literal["adk", "quick"] = Field("adk", description=MODE_DOC)
 
 
 class DebriefRequest(BaseModel):
     session_id: str = Field(pattern=ID)
     driver_id: str = Field(pattern=ID)
+    mode: Literal["adk", "quick"] = Field("adk", description=MODE_DOC)
 
 
 class AskRequest(BaseModel):
@@ -64,12 +68,18 @@ async def _respond(request: Request, gate: Any, events: AsyncIterator[CoachEvent
 async def brief(req: BriefRequest, request: Request, coach: Coach, gate: Gate) -> Any:
     """Pre-session brief: data phase, then one narrative; SSE or JSON."""
     q = " ".join(x for x in ("brief me", req.focus or "", req.goal or "") if x)
-    return await _respond(request, gate, coach.brief(req.driver_id, q))
+    if req.mode == "quick":
+        return await _respond(request, gate, coach.quick("brief", req.session_id, req.driver_id, q))
+    return await _respond(request, gate, coach.brief(req.driver_id, q, req.session_id))
 
 
 @router.post("/debrief")
 async def debrief(req: DebriefRequest, request: Request, coach: Coach, gate: Gate) -> Any:
     """Post-session debrief: nine data agents, then one narrative; SSE or JSON."""
+    if req.mode == "quick":
+        return await _respond(
+            request, gate, coach.quick("debrief", req.session_id, req.driver_id, "debrief my session")
+        )
     return await _respond(request, gate, coach.debrief(req.session_id, req.driver_id))
 
 

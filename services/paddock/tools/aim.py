@@ -77,21 +77,24 @@ def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
     s = session_row(session_id)
     a = session_arrays(s["session_id"], ("oil_press_bar", "rpm", "throttle_pct", "water_temp_c", "oil_temp_c",
                                           "fuel_press_bar", "brake_bar"))  # fmt: skip
+    load_all = (
+        (np.nan_to_num(a["rpm"]) > 3000)
+        & (np.nan_to_num(a["throttle_pct"]) > 10)
+        & np.isfinite(a["oil_press_bar"])
+    )
+    brake_all = (np.nan_to_num(a["brake_bar"]) > 20) & np.isfinite(a["fuel_press_bar"])
+    oil, fuel, water_c, oil_c = a["oil_press_bar"], a["fuel_press_bar"], a["water_temp_c"], a["oil_temp_c"]
+    bounds = np.flatnonzero(np.diff(a["lap"])) + 1  # rows are in time order, so each lap is one slice
     out = []
-    for lap in np.unique(a["lap"]).astype(int):
-        m = a["lap"] == lap
-        load = (
-            m
-            & (np.nan_to_num(a["rpm"]) > 3000)
-            & (np.nan_to_num(a["throttle_pct"]) > 10)
-            & np.isfinite(a["oil_press_bar"])
-        )
-        braking = m & (np.nan_to_num(a["brake_bar"]) > 20) & np.isfinite(a["fuel_press_bar"])
-        out.append({"lap": int(lap),
-                    "oil_floor_under_load_bar": r(np.min(a["oil_press_bar"][load]), 2) if load.any() else None,
-                    "water_max_c": r(np.nanmax(a["water_temp_c"][m]), 1) if np.isfinite(a["water_temp_c"][m]).any() else None,
-                    "oil_temp_max_c": r(np.nanmax(a["oil_temp_c"][m]), 1) if np.isfinite(a["oil_temp_c"][m]).any() else None,
-                    "fuel_press_min_braking_bar": r(np.min(a["fuel_press_bar"][braking]), 2) if braking.any() else None})  # fmt: skip
+    for sl in (slice(i, j) for i, j in zip(np.r_[0, bounds], np.r_[bounds, len(a["lap"])], strict=True)):
+        if sl.stop <= sl.start:
+            continue
+        load, braking, w, o = load_all[sl], brake_all[sl], water_c[sl], oil_c[sl]
+        out.append({"lap": int(a["lap"][sl.start]),
+                    "oil_floor_under_load_bar": r(np.min(oil[sl][load]), 2) if load.any() else None,
+                    "water_max_c": r(np.nanmax(w), 1) if np.isfinite(w).any() else None,
+                    "oil_temp_max_c": r(np.nanmax(o), 1) if np.isfinite(o).any() else None,
+                    "fuel_press_min_braking_bar": r(np.min(fuel[sl][braking]), 2) if braking.any() else None})  # fmt: skip
     low = [
         x["lap"]
         for x in out

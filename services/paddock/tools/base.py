@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -67,17 +69,64 @@ def lap_arrays(session_id: str, lap: int, channels: tuple[str, ...]) -> dict[str
     return {c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float) for c in tbl.column_names}
 
 
-def session_arrays(session_id: str, channels: tuple[str, ...]) -> dict[str, np.ndarray]:
+# channels the session-wide tools read; loaded together once per session and lake version
+_WHEELS = ("fl", "fr", "rl", "rr")
+SESSION_CHANNELS: tuple[str, ...] = (
+    "speed_kmh", "throttle_pct", "brake_bar", "steer_deg", "g_lat", "g_long", "yaw_rate_dps", "rpm",
+    "oil_press_bar", "water_temp_c", "oil_temp_c", "fuel_press_bar", "abs_active", "dsc_active", "mil",
+    "brake_switch", *(f"wheel_speed_{w}_kmh" for w in _WHEELS),
+    *(f"tpms_{k}_{w}{u}" for w in _WHEELS for k, u in (("press", "_bar"), ("temp", "_c"), ("alarm", ""))),
+)  # fmt: skip
+_CACHE_SESSIONS = 2
+_cache: OrderedDict[tuple[str, tuple[int, float]], dict[str, np.ndarray]] = OrderedDict()
+_cache_lock = threading.Lock()
+_load_locks: dict[str, threading.Lock] = {}
+
+
+def _load_session(session_id: str, channels: tuple[str, ...]) -> dict[str, np.ndarray]:
     cols = ", ".join(["t_s", "lap", "dist_m", *[c for c in channels if c not in ("t_s", "lap", "dist_m")]])
     cur = get_lake().cursor()
     try:
+        # no ORDER BY: DuckDB's sort costs more than the read; numpy orders the rows only if needed
         tbl = cur.sql(
-            f"SELECT {cols} FROM telemetry WHERE session_id = ? ORDER BY t_s", params=[session_id]
+            f"SELECT {cols} FROM telemetry WHERE session_id = ?", params=[session_id]
         ).to_arrow_table()
     finally:
         cur.close()
     assert tbl is not None
-    return {c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float) for c in tbl.column_names}
+    out = {c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float) for c in tbl.column_names}
+    t = out["t_s"]
+    if len(t) > 1 and bool((np.diff(t) < 0).any()):
+        order = np.argsort(t, kind="stable")
+        out = {c: v[order] for c, v in out.items()}
+    return out
+
+
+def session_arrays(session_id: str, channels: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Whole-session arrays. The data phase runs several tools on one session at once, so the session is
+    read once (all of ``SESSION_CHANNELS``) and shared; the key includes the lake's file signature, so a
+    newly published lap is never hidden by the cache. Callers must not modify the arrays."""
+    lake = get_lake()
+    lake.refresh()
+    key = (session_id, lake.signature)
+    with _cache_lock:
+        lock = _load_locks.setdefault(session_id, threading.Lock())
+    with lock:  # concurrent callers for one session wait for one read instead of each reading
+        with _cache_lock:
+            got = _cache.get(key)
+            if got is not None:
+                _cache.move_to_end(key)
+        missing = [c for c in channels if got is None or c not in got]
+        if got is None:
+            got = _load_session(session_id, tuple(dict.fromkeys((*SESSION_CHANNELS, *channels))))
+        elif missing:
+            got = {**got, **_load_session(session_id, tuple(missing))}
+        with _cache_lock:
+            _cache[key] = got
+            _cache.move_to_end(key)
+            while len(_cache) > _CACHE_SESSIONS:
+                _cache.popitem(last=False)
+    return {c: got[c] for c in ("t_s", "lap", "dist_m", *channels)}
 
 
 def track_corners(track_id: str | None) -> list[Corner]:

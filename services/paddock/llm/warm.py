@@ -1,0 +1,147 @@
+"""The warm tier: one ``httpx`` client straight to the local server's OpenAI-compatible endpoints.
+
+It serves what must be cheap and predictable: the ``/v1/models`` health probe and model discovery,
+the start-up warm-up (so the first driver request does not pay for loading the model), and quick
+briefs and debriefs, which are a single streamed ``/v1/chat/completions`` call over pre-packed context.
+Every chat call writes an ``llm_friction`` row, whether it succeeded, failed or was cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from services.paddock.agents.narrative import parse_emotion
+from services.paddock.store import PaddockStore
+from shared.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class WarmError(Exception):
+    """The model server answered badly (HTTP error, malformed stream) or not at all."""
+
+
+class WarmClient:
+    def __init__(self, settings: Settings, store: PaddockStore | None = None) -> None:
+        self.settings = settings
+        self.store = store
+        self.base = settings.adk_openai_url.rstrip("/")
+        self.model = settings.adk_openai_model.split("/", 1)[-1]  # the server's own id, without openai/
+        self._client: httpx.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        """One pooled client per event loop (a pooled connection cannot outlive the loop that opened it)."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            key = self.settings.adk_openai_api_key.get_secret_value()
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.settings.adk_timeout_s, connect=2.0),
+                                             headers={"Authorization": f"Bearer {key}"})  # fmt: skip
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            await self._client.aclose()
+        self._client = None
+
+    async def models(self, timeout_s: float = 2.0) -> list[str]:
+        """Model ids the server offers (``GET /v1/models``); raises ``WarmError`` when it does not answer."""
+        try:
+            r = await self.client.get(f"{self.base}/models", timeout=timeout_s)
+        except httpx.HTTPError as exc:
+            raise WarmError(f"no model server at {self.base}: {type(exc).__name__}") from exc
+        if r.status_code != 200:
+            raise WarmError(f"{self.base}/models answered HTTP {r.status_code}")
+        try:
+            return [str(m["id"]) for m in r.json().get("data", [])]
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise WarmError(f"{self.base}/models returned something that is not a model list") from exc
+
+    async def probe(self, timeout_s: float = 2.0) -> tuple[bool, str]:
+        try:
+            ids = await self.models(timeout_s)
+        except WarmError as exc:
+            return False, str(exc)
+        if ids and self.model not in ids:
+            return True, f"reachable, but {self.model!r} is not among {ids[:5]}"
+        return True, "HTTP 200"
+
+    async def discover(self) -> dict[str, Any]:
+        """Log where the model lives and whether the configured id is served."""
+        try:
+            ids = await self.models()
+        except WarmError as exc:
+            log.warning("model server not reachable yet: %s (template narrator until it is)", exc)
+            return {"reachable": False, "reason": str(exc), "models": []}
+        if ids and self.model not in ids:
+            log.warning("model server at %s does not list %r; it offers %s", self.base, self.model, ids[:10])
+        else:
+            log.info("model server at %s serves %r", self.base, self.model)
+        return {"reachable": True, "models": ids}
+
+    async def warmup(self) -> bool:
+        """A one-token completion, so the server has the model loaded before a driver asks."""
+        try:
+            async for _ in self.stream([{"role": "user", "content": "ok"}], role="warmup", mode="warmup",
+                                       max_tokens=1):  # fmt: skip
+                pass
+            return True
+        except WarmError as exc:
+            log.info("warm-up skipped: %s", exc)
+            return False
+
+    async def stream(self, messages: list[dict[str, str]], *, role: str, mode: str,
+                     max_tokens: int = 400) -> AsyncIterator[str]:  # fmt: skip
+        """Stream a chat completion's text deltas. Raises ``WarmError`` on HTTP errors or a broken stream."""
+        body = {"model": self.model, "messages": messages, "stream": True, "max_tokens": max_tokens,
+                "temperature": 0.3}  # fmt: skip
+        t0 = time.perf_counter()
+        parts: list[str] = []
+        finish: str | None = None
+        error: str | None = None
+        try:
+            async with self.client.stream("POST", f"{self.base}/chat/completions", json=body) as r:
+                if r.status_code != 200:
+                    await r.aread()
+                    raise WarmError(f"chat/completions answered HTTP {r.status_code}: {r.text[:200]}")
+                async for line in r.aiter_lines():
+                    if not line.startswith("data:"):
+                        continue
+                    payload = line[5:].strip()
+                    if payload == "[DONE]":
+                        break
+                    try:
+                        choice = json.loads(payload)["choices"][0]
+                    except (ValueError, KeyError, IndexError, TypeError) as exc:
+                        raise WarmError(f"malformed stream chunk: {payload[:120]!r}") from exc
+                    finish = choice.get("finish_reason") or finish
+                    delta = (choice.get("delta") or {}).get("content") or ""
+                    if delta:
+                        parts.append(delta)
+                        yield delta
+        except httpx.HTTPError as exc:
+            error = f"{type(exc).__name__}: {exc}"[:300]
+            raise WarmError(f"model server failed: {error}") from exc
+        except WarmError as exc:
+            error = str(exc)[:300]
+            raise
+        except (asyncio.CancelledError, GeneratorExit):
+            error = "cancelled: the client went away"
+            raise
+        finally:
+            if self.store is not None:
+                text = "".join(parts)
+                self.store.friction(role=role, mode=mode, backend="warm-httpx",
+                                    prompt_chars=sum(len(m["content"]) for m in messages), completion_chars=len(text),
+                                    latency_ms=(time.perf_counter() - t0) * 1000, truncated=finish == "length",
+                                    fell_back=False, error=error,
+                                    emotion=parse_emotion(text)[1] if text and mode != "warmup" else None)  # fmt: skip
