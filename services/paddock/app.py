@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.paddock.agents.service import CoachService
 from services.paddock.lake import configure_lake
-from services.paddock.routers import coach, conversations, sessions, tools
+from services.paddock.routers import coach, conversations, sessions, tools, web
 from services.paddock.sse import ModelBusy, ModelGate
 from services.paddock.store import PaddockStore
 from shared import __version__
@@ -51,15 +51,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.store.close()
 
     app = FastAPI(title="Pitwall paddock", version=__version__, lifespan=lifespan)
-    for r in (sessions.router, coach.router, conversations.router, tools.router):
+    for r in (sessions.router, coach.router, conversations.router, tools.router, web.router):
         app.include_router(r)
+    app.mount("/static", web.static_files(), name="static")
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type", "Accept"])  # fmt: skip
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
-        denied = auth_failure(request, settings)
+        denied = None if web.is_shell(request.method, request.url.path) else auth_failure(request, settings)
         if denied is not None:
             return denied
         size = request.headers.get("content-length")

@@ -1,15 +1,19 @@
-"""compose.yaml, the Dockerfile and the systemd unit, checked statically (no Docker engine in CI)."""
+"""compose.yaml, the Dockerfile, the systemd units and the phone scripts, checked statically (no Docker
+engine in CI): they parse, every command names a real ``pitwall`` subcommand and flag, and ports and
+volumes agree with the settings."""
 
 from __future__ import annotations
 
 import re
 import shlex
 from pathlib import Path
+from typing import Any
 
 import typer
 import yaml
 
 from shared.cli import build_app
+from shared.settings import settings_for
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,35 +31,92 @@ def _check_command(argv: list[str]) -> None:
             assert a.split("=")[0] in flags, f"pitwall {argv[1]} has no flag {a}"
 
 
-def test_compose_parses_and_commands_are_real() -> None:
-    doc = yaml.safe_load((REPO / "compose.yaml").read_text())
-    for name, svc in doc["services"].items():
+def _compose() -> dict[str, Any]:
+    return yaml.safe_load((REPO / "compose.yaml").read_text())
+
+
+def test_compose_services_are_real_healthy_non_root_and_consistent() -> None:
+    doc = _compose()
+    pitwall = {n: s for n, s in doc["services"].items() if s.get("command", [""])[0] == "pitwall"}
+    assert set(pitwall) == {"hotpath", "paddock"}
+    for name, svc in pitwall.items():
         _check_command(svc["command"])
         assert svc["healthcheck"]["test"], name
         assert svc["restart"] in ("unless-stopped", "always", "on-failure")
         assert svc.get("user") not in (None, "0", "root")
-        data = svc["environment"]["PITWALL_DATA_DIR"]
-        assert any(v.endswith(f":{data}") for v in svc["volumes"])
-        port = svc["environment"]["PITWALL_HOTPATH_PORT"]
+        port = svc["environment"][f"PITWALL_{name.upper()}_PORT"]
         assert any(p.endswith(f":{port}") for p in svc["ports"]) and f"--port {port}" in " ".join(
             svc["command"]
         )
+        assert f"127.0.0.1:{port}/health" in " ".join(svc["healthcheck"]["test"])
+        assert "PITWALL_API_TOKEN" in svc["environment"]  # they bind 0.0.0.0: the settings demand a token
+    assert doc["services"]["paddock"]["depends_on"]["hotpath"]["condition"] == "service_healthy"
+
+
+def test_compose_volumes_keep_one_writer_per_store() -> None:
+    doc = _compose()
+    s = settings_for(Path("/data"))
+    mounts = {
+        n: {v.split(":")[1]: v.split(":")[2:] for v in svc.get("volumes", [])}
+        for n, svc in doc["services"].items()
+    }
+    hot, pad = mounts["hotpath"], mounts["paddock"]
+    assert hot[str(s.hot_dir)] == [] and hot[str(s.lake_dir)] == []  # the hot path writes hot/ and lake/
+    assert str(s.hot_dir) not in pad  # the paddock never sees the hot DuckDB file
+    assert pad[str(s.lake_dir)] == ["ro"] and pad[str(s.gold_dir)] == ["ro"] and pad[str(s.paddock_dir)] == []
+    for svc in ("hotpath", "paddock"):
+        assert doc["services"][svc]["environment"]["PITWALL_DATA_DIR"] == "/data"
+    named = {v.split(":")[0] for svc in doc["services"].values() for v in svc.get("volumes", [])}
+    assert named <= set(doc["volumes"])
+
+
+def test_compose_llm_profile_is_ollama_with_a_configurable_model() -> None:
+    doc = _compose()
+    llm = doc["services"]["llm"]
+    assert llm["profiles"] == ["llm"] and llm["image"].startswith("ollama/ollama:")
+    assert (
+        "PITWALL_MODEL" in llm["environment"]["PITWALL_MODEL"] and "$$PITWALL_MODEL" in llm["entrypoint"][-1]
+    )
+    pad = doc["services"]["paddock"]
+    assert pad["depends_on"]["llm"]["required"] is False  # the paddock runs without the profile too
+    assert "llm:11434/v1" in pad["environment"]["PITWALL_ADK_OPENAI_URL"]
+    assert pad["environment"]["PITWALL_ADK_ALLOW_REMOTE"] == "true"
 
 
 def test_dockerfile_is_multistage_non_root_and_pinned() -> None:
     text = (REPO / "deploy" / "Dockerfile").read_text()
     assert len(re.findall(r"^FROM ", text, re.M)) >= 2
     assert re.search(r"^USER (?!root)\S+", text, re.M)
+    assert "useradd --create-home --uid 10001" in text  # the uid compose runs as
     assert "-c constraints.txt" in text and (REPO / "constraints.txt").is_file()
+    assert re.search(r"^EXPOSE 8710 8720$", text, re.M)
     cmd = re.search(r"^CMD (\[.*\])", text, re.M)
     assert cmd
     _check_command(yaml.safe_load(cmd.group(1)))
+    for copied in re.findall(r"^COPY (?!--from)(.+) \S+$", text, re.M):
+        for src in copied.split():
+            assert (REPO / src).exists(), f"Dockerfile copies missing {src}"
 
 
-def test_systemd_unit_runs_a_real_command() -> None:
-    text = (REPO / "deploy" / "systemd" / "pitwall-hotpath.service").read_text()
-    exec_start = re.search(r"^ExecStart=(.*)$", text, re.M)
-    assert exec_start
-    argv = shlex.split(exec_start.group(1))
-    argv[0] = "pitwall"
-    _check_command(argv)
+def test_systemd_units_run_real_commands() -> None:
+    for unit in ("pitwall-hotpath.service", "pitwall-paddock.service"):
+        text = (REPO / "deploy" / "systemd" / unit).read_text()
+        exec_start = re.search(r"^ExecStart=(.*)$", text, re.M)
+        assert exec_start, unit
+        argv = shlex.split(exec_start.group(1))
+        argv[0] = "pitwall"
+        _check_command(argv)
+        assert re.search(r"^User=(?!root)\S+", text, re.M)
+
+
+def test_phone_scripts_use_localllm_and_the_can_adapter() -> None:
+    start = (REPO / "deploy" / "phone" / "start.sh").read_text()
+    assert "http://127.0.0.1:8080/v1" in start and "slcan:/dev/ttyACM0" in start
+    for line in start.splitlines():
+        if '"$PITWALL" ' in line:
+            argv = shlex.split(line.split("nohup", 1)[1].split(">")[0].replace('"$PITWALL"', "pitwall"))
+            _check_command(argv)
+    for script in ("install.sh", "start.sh", "stop.sh"):
+        text = (REPO / "deploy" / "phone" / script).read_text()
+        assert text.startswith("#!/data/data/com.termux/files/usr/bin/bash"), script
+    assert "-c constraints.txt" in (REPO / "deploy" / "phone" / "install.sh").read_text()

@@ -62,16 +62,16 @@ def start_hotpath(data_dir: Path, log_dir: Path, extra: list[str] | None = None)
 
 
 def start_paddock(
-    data_dir: Path, log_dir: Path, llm_url: str, extra_env: dict[str, str] | None = None
+    data_dir: Path, log_dir: Path, llm_url: str, extra_env: dict[str, str] | None = None, port: int = 0
 ) -> Service:
-    port = free_port()
+    port = port or free_port()
     env = {"PITWALL_DATA_DIR": str(data_dir), "PITWALL_ADK_OPENAI_URL": llm_url, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
            **(extra_env or {})}  # fmt: skip
     svc = Service(
         ["paddock", "--port", str(port), "--data-dir", str(data_dir)],
         port,
         env,
-        log_dir / f"paddock-{port}.log",
+        log_dir / f"paddock-{port}-{int(time.time() * 1000)}.log",
     )
     svc.wait_healthy(timeout=120)
     return svc

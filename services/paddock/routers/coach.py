@@ -8,6 +8,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
+from services.paddock.agents.classifier import INTENTS
 from services.paddock.agents.registry import AGENT_REGISTRY
 from services.paddock.agents.service import CoachEvent, ask
 from services.paddock.deps import Coach, Gate, Store
@@ -97,8 +98,8 @@ def ask_end(req: EndRequest, store: Store) -> dict[str, Any]:
 
 @router.get("/agents")
 def agents() -> dict[str, Any]:
-    """AGENT_REGISTRY: every specialist with its description and tools."""
-    return {"agents": AGENT_REGISTRY, "count": len(AGENT_REGISTRY)}
+    """AGENT_REGISTRY (every agent with its description and tools) and the intent each question can be routed to."""
+    return {"agents": AGENT_REGISTRY, "count": len(AGENT_REGISTRY), "intents": INTENTS}
 
 
 @router.get("/traces")

@@ -1,0 +1,328 @@
+// Pitwall tablet app: hash-routed screens over the paddock's JSON and SSE endpoints.
+"use strict";
+const view = document.getElementById("view");
+const banner = document.getElementById("banner");
+const conn = document.getElementById("conn");
+window.pitwallEvents = [];  // every SSE event in arrival order (the browser tests read it)
+
+const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+const num = (v, d = 3) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(d) : "–");
+const lapTime = (s) => {
+  if (typeof s !== "number") return "–";
+  const m = Math.floor(s / 60);
+  return m ? `${m}:${(s - 60 * m).toFixed(3).padStart(6, "0")}` : s.toFixed(3);
+};
+
+function authHeaders() {
+  const t = localStorage.getItem("pitwall-token");
+  return t ? {Authorization: `Bearer ${t}`} : {};
+}
+
+function showBanner(text, kind = "") {
+  banner.textContent = text;
+  banner.className = `banner ${kind}`;
+  banner.hidden = !text;
+}
+
+async function api(path) {
+  let r;
+  try {
+    r = await fetch(path, {headers: authHeaders()});
+  } catch (e) {
+    conn.className = "conn down";
+    throw new Error(`The paddock is not reachable (${e.message}).`);
+  }
+  conn.className = "conn ok";
+  if (r.status === 401 || r.status === 403) {
+    const t = prompt("This paddock needs its API token (PITWALL_API_TOKEN):");
+    if (t) { localStorage.setItem("pitwall-token", t); return api(path); }
+  }
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error((body.error && (body.error.message || body.error.code)) || `HTTP ${r.status}`);
+  return body;
+}
+
+function fail(e) {
+  view.innerHTML = `<div class="card"><h1>Something went wrong</h1><p>${esc(e.message)}</p>
+    <button onclick="route()">Try again</button></div>`;
+}
+
+// ---------- Sessions list ----------
+async function sessionsScreen() {
+  const rows = await api("/sessions");
+  if (!rows.length) {
+    view.innerHTML = `<h1>Sessions</h1><div class="card"><p>No sessions yet. Import a log with
+      <code>pitwall import FILE</code>, or run <code>pitwall demo</code>.</p></div>`;
+    return;
+  }
+  view.innerHTML = `<h1>Sessions</h1><div class="card"><table id="sessions"><thead><tr><th>Session</th><th>Driver</th>
+    <th>Track</th><th>Car</th><th>Started</th><th>Laps</th><th>Best</th><th>Source</th><th>Status</th></tr></thead><tbody>
+    ${rows.map((s) => `<tr class="clickable" data-sid="${esc(s.session_id)}"><td><a href="#/session/${encodeURIComponent(s.session_id)}">${esc(s.session_id)}</a></td>
+      <td>${esc(s.driver_id)}</td><td>${esc(s.track_name || s.track_id || "unknown")}</td><td>${esc(s.car_id)}</td>
+      <td>${esc((s.started_at || "").replace("T", " ").slice(0, 16))}</td><td>${s.n_laps ?? "–"}</td>
+      <td>${lapTime(s.best_lap_s)}${s.best_lap != null ? ` <span class="muted">(lap ${s.best_lap})</span>` : ""}</td>
+      <td>${esc(s.source_format)}</td><td>${esc(s.status)}</td></tr>`).join("")}</tbody></table></div>`;
+  view.querySelectorAll("tr[data-sid]").forEach((tr) =>
+    tr.addEventListener("click", () => { location.hash = `#/session/${encodeURIComponent(tr.dataset.sid)}`; }));
+}
+
+// ---------- Session page ----------
+async function sessionScreen(sid) {
+  const [s, laps, corners] = await Promise.all([api(`/sessions/${sid}`), api(`/sessions/${sid}/laps`), api(`/sessions/${sid}/corners`)]);
+  const full = laps.filter((l) => l.kind === "full");
+  const valid = full.filter((l) => l.valid);
+  const best = laps.find((l) => l.is_best) || valid.slice().sort((a, b) => a.time_s - b.time_s)[0];
+  const other = valid.filter((l) => !best || l.lap !== best.lap).slice(-1)[0] || best;
+  view.innerHTML = `<h1>${esc(s.track_name || s.track_id || "Session")} · ${esc(s.driver_id)} <span class="muted">${esc(sid)}</span></h1>
+    <div class="row"><a class="btn" id="go-debrief" href="#/debrief/${encodeURIComponent(sid)}">Debrief</a>
+      <a class="btn" href="#/ask/${encodeURIComponent(sid)}">Ask about this session</a>
+      <a class="btn" href="#/cues/${encodeURIComponent(sid)}">Cue log</a></div>
+    <div class="grid">
+      <div class="card"><h2>Laps</h2><table id="laps"><thead><tr><th>Lap</th><th>Time</th><th>Δ best</th><th>Kind</th><th>Note</th></tr></thead><tbody>
+        ${laps.map((l) => `<tr class="${l.is_best ? "best" : ""} ${l.kind === "full" && !l.valid ? "invalid" : ""}" data-lap="${l.lap}">
+          <td>${l.lap}</td><td>${lapTime(l.time_s)}</td><td>${best && l.kind === "full" ? (l.time_s - best.time_s >= 0 ? "+" : "") + num(l.time_s - best.time_s) : ""}</td>
+          <td>${esc(l.kind)}</td><td>${l.is_best ? "best" : esc(l.invalid_reason || "")}</td></tr>`).join("")}</tbody></table></div>
+      <div class="card"><h2>Lap times</h2><div id="lapchart"></div></div>
+    </div>
+    <div class="card"><h2>Overlay</h2>
+      <div class="row">Reference <select id="lapA">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select>
+        against <select id="lapB">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select></div>
+      <div id="overlay-speed"></div><div id="overlay-pedals"></div><div id="overlay-delta"></div></div>
+    <div class="grid"><div class="card"><h2>Track map, coloured by delta (red: losing time)</h2><div id="trackmap"></div></div>
+      <div class="card"><h2>Corners</h2><div id="corners"></div></div></div>`;
+  Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: String(l.lap), value: l.time_s,
+    color: l.is_best ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})),
+    {fromZero: false, title: "lap times", yRange: full.length ? [Math.min(...full.map((l) => l.time_s)) - 1, Math.max(...full.map((l) => l.time_s)) + 0.5] : undefined});
+  const selA = document.getElementById("lapA"), selB = document.getElementById("lapB");
+  if (best) selA.value = best.lap;
+  if (other) selB.value = other.lap;
+  const draw = () => overlay(sid, +selA.value, +selB.value, corners).catch((e) => showBanner(e.message, "error"));
+  selA.onchange = draw; selB.onchange = draw;
+  if (full.length) await draw();
+}
+
+async function overlay(sid, a, b, corners) {
+  const ch = "speed_kmh,throttle_pct,brake_bar,lat,lon";
+  const [A, B] = await Promise.all([api(`/sessions/${sid}/laps/${a}/trace?channels=${ch}&step_m=10`),
+                                    api(`/sessions/${sid}/laps/${b}/trace?channels=${ch}&step_m=10`)]);
+  const n = Math.min(A.dist_m.length, B.dist_m.length);
+  const x = A.dist_m.slice(0, n);
+  const delta = x.map((_, i) => B.time_s[i] - A.time_s[i]);
+  Charts.line(document.getElementById("overlay-speed"), [
+    {x: A.dist_m, y: A.speed_kmh, color: "#4cc2ff", label: `lap ${a} speed km/h (reference)`, width: 4},
+    {x: B.dist_m, y: B.speed_kmh, color: "#f5a524", label: `lap ${b} speed km/h`, width: 1.5}], {title: "speed", xUnit: "m"});
+  Charts.line(document.getElementById("overlay-pedals"), [
+    {x: A.dist_m, y: A.throttle_pct, color: "#3ccf7a", label: `lap ${a} throttle %`, width: 1.5},
+    {x: B.dist_m, y: B.throttle_pct, color: "#9be7b8", label: `lap ${b} throttle %`, width: 1.5},
+    {x: A.dist_m, y: A.brake_bar, color: "#ff5d5d", label: `lap ${a} brake bar`, width: 1.5},
+    {x: B.dist_m, y: B.brake_bar, color: "#ffb0b0", label: `lap ${b} brake bar`, width: 1.5}], {title: "pedals", height: 170, xUnit: "m"});
+  Charts.line(document.getElementById("overlay-delta"), [{x, y: delta, color: "#e6edf3", label: `delta s (lap ${b} − lap ${a})`}],
+    {title: "delta", height: 140, zeroLine: true, xUnit: "m"});
+  // where time is lost, not the running total: the delta's change over ±50 m
+  const slope = delta.map((_, i) => delta[Math.min(n - 1, i + 5)] - delta[Math.max(0, i - 5)]);
+  Charts.trackMap(document.getElementById("trackmap"), B.lat.slice(0, n), B.lon.slice(0, n), slope);
+  const pick = (lap) => Object.fromEntries(corners.filter((c) => c.lap === lap).map((c) => [c.corner_id, c]));
+  const ca = pick(a), cb = pick(b);
+  const ids = Object.keys(cb).sort((p, q) => cb[p].start_m - cb[q].start_m);
+  document.getElementById("corners").innerHTML = `<table id="corner-table"><thead><tr><th>Corner</th><th>Entry</th><th>Min</th>
+    <th>Exit</th><th>Brake at</th><th>Time</th><th>Δ</th></tr></thead><tbody>${ids.map((id) => {
+      const c = cb[id], r = ca[id];
+      const d = r && c.time_s != null && r.time_s != null ? c.time_s - r.time_s : null;
+      return `<tr><td>${esc(c.corner_name)}</td><td>${num(c.entry_kmh, 0)}</td><td>${num(c.min_kmh, 0)}</td><td>${num(c.exit_kmh, 0)}</td>
+        <td>${c.brake_point_m != null ? num(c.brake_point_m, 0) + " m" : "–"}</td><td>${num(c.time_s, 2)}</td>
+        <td style="color:${d > 0.02 ? "var(--bad)" : d < -0.02 ? "var(--good)" : "inherit"}">${d == null ? "–" : (d >= 0 ? "+" : "") + num(d, 2)}</td></tr>`;
+    }).join("")}</tbody></table>`;
+}
+
+// ---------- Debrief ----------
+function dataCard(ev) {
+  const card = document.createElement("div");
+  card.className = "card data-card";
+  card.dataset.key = ev.key;
+  const d = ev.data || {};
+  card.innerHTML = `<h2>${esc(ev.agent)} <span class="muted">${num(ev.ms, 0)} ms</span></h2>`;
+  // a chart from the first list of records with a numeric field, else the scalar facts
+  const list = Object.values(d).find((v) => Array.isArray(v) && v.length >= 2 && typeof v[0] === "object" && v[0]);
+  const field = list && Object.keys(list[0]).find((k) => typeof list[0][k] === "number" && !["lap", "seq"].includes(k));
+  if (list && field) {
+    const box = document.createElement("div");
+    card.appendChild(box);
+    const label = (r, i) => String(r.lap ?? r.corner ?? r.corner_id ?? i + 1);
+    Charts.bars(box, list.slice(0, 40).map((r, i) => ({label: label(r, i), value: r[field]})), {height: 150, fromZero: false, title: field});
+    card.insertAdjacentHTML("beforeend", `<p class="muted">${esc(field)} per ${list[0].lap != null ? "lap" : "item"}</p>`);
+  }
+  const facts = Object.entries(d).filter(([, v]) => v !== null && typeof v !== "object").slice(0, 8);
+  if (facts.length) card.insertAdjacentHTML("beforeend", `<dl class="kv">${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`);
+  if (d.error) card.insertAdjacentHTML("beforeend", `<p class="warn">${esc(d.error.message || d.error)}</p>`);
+  return card;
+}
+
+async function debriefScreen(sid) {
+  const s = await api(`/sessions/${sid}`);
+  view.innerHTML = `<h1>Debrief · ${esc(s.track_name || "")} · ${esc(s.driver_id)} <span class="muted">${esc(sid)}</span></h1>
+    <div class="grid"><div class="card"><h2>Progress</h2><ul class="phases" id="phases"></ul></div>
+    <div class="card"><h2>Your engineer</h2><div id="state" class="muted">Starting…</div><div class="narrative" id="narrative"></div>
+      <div id="verdict"></div><ul id="focus"></ul></div></div>
+    <h2>Data</h2><div class="grid" id="data"></div>`;
+  const body = {session_id: sid, driver_id: s.driver_id};
+  await streamWithReconnect("/coach/debrief", body, debriefHandlers());
+}
+
+function debriefHandlers() {
+  const $ = (id) => document.getElementById(id);
+  return {
+    reset() { $("phases").innerHTML = ""; $("narrative").textContent = ""; $("data").innerHTML = ""; $("verdict").innerHTML = ""; $("focus").innerHTML = ""; },
+    phase(d) {
+      const id = `ph-${d.agent}`;
+      let li = document.getElementById(id);
+      if (!li) { li = document.createElement("li"); li.id = id; $("phases").appendChild(li); }
+      li.className = d.status;
+      li.textContent = `${d.agent}: ${d.status}${d.status === "queued" ? ` (${d.ahead} ahead)` : ""}${d.ms ? ` · ${num(d.ms, 0)} ms` : ""}`;
+      $("state").textContent = d.status === "queued" ? "Waiting for the model…" : "Working…";
+    },
+    data(d) { $("data").appendChild(dataCard(d)); },
+    token(d) { $("state").textContent = "Speaking…"; $("narrative").textContent += d.text; },
+    done(d) {
+      $("narrative").textContent = d.text;
+      $("state").textContent = `Done in ${num(d.ms / 1000, 1)} s · ${d.llm_calls} model call${d.llm_calls === 1 ? "" : "s"} · ${d.emotion}`;
+      $("state").dataset.done = "1";
+      const v = $("verdict");
+      if (d.narrator === "template") v.insertAdjacentHTML("beforeend", `<div class="template" id="template-note"><b>Written from the data, not by the model.</b>
+        ${esc(d.reason || "")}</div>`);
+      if (d.ungrounded && d.ungrounded.length) v.insertAdjacentHTML("beforeend", `<div class="warn" id="ungrounded"><b>Check these:</b> the
+        model mentioned ${d.ungrounded.map(esc).join(", ")}, which the session data does not contain.</div>`);
+      $("focus").innerHTML = (d.focus_items || []).map((f) => `<li>${esc(f)}</li>`).join("");
+    },
+    error(d) { $("state").textContent = `Error: ${d.message}`; showBanner(`The debrief failed: ${d.message}`, "error"); },
+  };
+}
+
+// stream an SSE request; if the paddock goes away mid-stream, say so, wait for it, and run it again
+async function streamWithReconnect(url, body, handlers, maxAttempts = 20) {
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    handlers.reset && handlers.reset();
+    try {
+      await postSSE(url, body, {headers: authHeaders(), onEvent: (type, data) => {
+        window.pitwallEvents.push({type, t: performance.now(), text: data.text});
+        handlers[type] && handlers[type](data);
+      }});
+      if (attempt) showBanner("Reconnected to the paddock; the answer above is complete.", "ok");
+      return;
+    } catch (e) {
+      if (e.status === 429) { showBanner(`The model is busy; retrying in ${e.retryAfter || 5} s.`); await sleep(1000 * (+e.retryAfter || 5)); continue; }
+      if (!(e instanceof NetworkLost)) { handlers.error({message: e.message}); return; }
+      conn.className = "conn down";
+      showBanner(`Lost the connection to the paddock (${e.message}). Reconnecting…`, "error");
+      window.pitwallEvents.push({type: "disconnected", t: performance.now()});
+      await waitForPaddock();
+      showBanner("The paddock is back. Asking again…");
+      window.pitwallEvents.push({type: "reconnected", t: performance.now()});
+    }
+  }
+  handlers.error({message: "gave up after repeated connection losses"});
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function waitForPaddock() {
+  for (;;) {
+    try { const r = await fetch("/health", {cache: "no-store"}); if (r.ok) { conn.className = "conn ok"; return; } } catch (_) {}
+    await sleep(700);
+  }
+}
+
+// ---------- Q&A ----------
+async function askScreen(sid) {
+  const [agents, sessions] = await Promise.all([api("/coach/agents"), api("/sessions")]);
+  const intents = Object.keys(agents.intents || {});
+  const current = sid || (sessions[0] && sessions[0].session_id) || "";
+  const driver = (sessions.find((x) => x.session_id === current) || {}).driver_id || "driver";
+  view.innerHTML = `<h1>Ask your engineer</h1><div class="card"><div class="row">
+      Session <select id="ask-session">${sessions.map((x) => `<option value="${esc(x.session_id)}">${esc(x.session_id)} · ${esc(x.driver_id)}</option>`).join("")}</select>
+      Topic <select id="intent"><option value="">let Pitwall decide</option>${intents.map((i) => `<option value="${i}">${i.replace("_", " ")} → ${esc(agents.intents[i])}</option>`).join("")}</select></div>
+    <div class="chat" id="chat"></div>
+    <form id="ask-form" class="row" style="margin-top:.8rem"><input id="question" style="flex:1" maxlength="2000"
+      placeholder="Why was lap 7 slower than lap 5?" autocomplete="off"><button id="ask-btn">Ask</button></form></div>`;
+  document.getElementById("ask-session").value = current;
+  document.getElementById("ask-form").onsubmit = async (ev) => {
+    ev.preventDefault();
+    const q = document.getElementById("question").value.trim();
+    if (!q) return;
+    const chat = document.getElementById("chat"), btn = document.getElementById("ask-btn");
+    const sel = document.getElementById("ask-session").value;
+    const drv = (sessions.find((x) => x.session_id === sel) || {}).driver_id || driver;
+    chat.insertAdjacentHTML("beforeend", `<div class="msg user">${esc(q)}</div>`);
+    const out = document.createElement("div");
+    out.className = "msg assistant";
+    chat.appendChild(out);
+    btn.disabled = true;
+    const body = {driver_id: drv, session_id: sel || null, question: q};
+    const intent = document.getElementById("intent").value;
+    if (intent) body.intent = intent;
+    await streamWithReconnect("/coach/ask", body, {
+      reset() { out.textContent = ""; },
+      phase() {},
+      token(d) { out.textContent += d.text; },
+      done(d) {
+        out.dataset.done = "1";
+        if (d.available === false) { out.innerHTML = `<i>The model is not available: ${esc(d.reason)}</i>`; return; }
+        out.textContent = d.text;
+        out.insertAdjacentHTML("beforeend", `<div class="muted" style="font-size:.8rem">${esc(d.agent || "")}${(d.tools || []).length ? " · " + d.tools.map((t) => esc(t.tool)).join(", ") : ""}</div>`);
+      },
+      error(d) { out.dataset.done = "1"; out.innerHTML = `<i>Could not answer: ${esc(d.message)}</i>`; },
+    });
+    btn.disabled = false;
+    document.getElementById("question").value = "";
+  };
+}
+
+// ---------- Cue log ----------
+async function cuesScreen(sid) {
+  const notes = await api(`/sessions/${sid}/notes`);
+  const spoken = notes.filter((n) => n.status === "spoken").length;
+  view.innerHTML = `<h1>Cue log <span class="muted">${esc(sid)}</span></h1>
+    <p>${spoken} spoken, ${notes.length - spoken} dropped. A cue that would have arrived late is dropped: late is worse than silence.</p>
+    <div class="card"><table id="cue-table"><thead><tr><th>Lap</th><th>Dist</th><th>Corner</th><th>Rule</th><th>Cue</th><th>Status</th><th>Why</th><th>Latency</th></tr></thead>
+    <tbody>${notes.map((n) => `<tr><td>${n.lap ?? "–"}</td><td>${num(n.dist_m, 0)}</td><td>${esc(n.corner || "")}</td><td>${esc(n.rule)}</td>
+      <td>${esc(n.text)}</td><td><span class="tag ${esc(n.status)} ${n.priority >= 3 ? "safety" : ""}">${esc(n.status)}${n.priority >= 3 ? " · safety" : ""}</span></td>
+      <td>${esc(n.reason || "")}</td><td>${num(n.latency_ms, 2)} ms</td></tr>`).join("") || `<tr><td colspan="8" class="muted">No cues for this session.</td></tr>`}</tbody></table></div>`;
+}
+
+// ---------- Agent traces ----------
+let tracePoll = null;
+async function tracesScreen() {
+  view.innerHTML = `<h1>Agent traces</h1><p class="muted">Every agent run, tool call and model error, newest first; refreshed every 3 s.</p>
+    <div class="card"><table id="trace-table"><thead><tr><th>Time</th><th>Agent / tool</th><th>Event</th><th>Latency</th><th>OK</th><th>Session</th></tr></thead><tbody></tbody></table></div>`;
+  let since = null;
+  const tbody = view.querySelector("#trace-table tbody");
+  const load = async () => {
+    const r = await api(`/coach/traces?limit=200${since ? `&since_ts=${encodeURIComponent(since)}` : ""}`);
+    if (!r.available) { showBanner(`Traces unavailable: ${r.reason}`, "error"); return; }
+    if (r.traces.length) since = r.traces[0].ts;
+    tbody.insertAdjacentHTML("afterbegin", r.traces.map((t) => `<tr><td>${esc(String(t.ts).slice(11, 23))}</td><td>${esc(t.agent_name)}</td>
+      <td>${esc(t.event_type)}</td><td>${num(t.latency_ms, 1)} ms</td><td>${t.success ? "✓" : "✗"}</td><td>${esc(t.pitwall_sid || "")}</td></tr>`).join(""));
+  };
+  await load();
+  tracePoll = setInterval(() => load().catch(() => {}), 3000);
+}
+
+// ---------- router ----------
+async function route() {
+  if (tracePoll) { clearInterval(tracePoll); tracePoll = null; }
+  showBanner("");
+  const [, screen, arg] = (location.hash || "#/").split("/");
+  const sid = arg ? decodeURIComponent(arg) : "";
+  view.innerHTML = `<p class="muted">Loading…</p>`;
+  try {
+    if (screen === "session" && sid) await sessionScreen(sid);
+    else if (screen === "debrief" && sid) await debriefScreen(sid);
+    else if (screen === "ask") await askScreen(sid);
+    else if (screen === "cues" && sid) await cuesScreen(sid);
+    else if (screen === "traces") await tracesScreen();
+    else await sessionsScreen();
+  } catch (e) { fail(e); }
+}
+
+window.addEventListener("hashchange", route);
+window.addEventListener("offline", () => showBanner("This tablet is offline; showing the app shell only.", "error"));
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
+route();

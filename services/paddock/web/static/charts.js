@@ -1,0 +1,114 @@
+// Pitwall charts: small SVG line, bar and track-map charts drawn in the browser from JSON. No CDN, no build.
+"use strict";
+const Charts = (() => {
+  const NS = "http://www.w3.org/2000/svg";
+  const el = (name, attrs = {}, parent = null) => {
+    const e = document.createElementNS(NS, name);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (parent) parent.appendChild(e);
+    return e;
+  };
+  const finite = (v) => typeof v === "number" && Number.isFinite(v);
+  const extent = (arrays) => {
+    let lo = Infinity, hi = -Infinity;
+    for (const a of arrays) for (const v of a) if (finite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    if (!Number.isFinite(lo)) return [0, 1];
+    if (lo === hi) return [lo - 1, hi + 1];
+    return [lo, hi];
+  };
+  const fmt = (v) => Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
+
+  // series: [{x: [...], y: [...], color, label}]; opts: {height, yLabel, zeroLine}
+  function line(container, series, opts = {}) {
+    const W = 900, H = opts.height || 220, L = 48, R = 10, T = 10, B = 24;
+    const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img",
+                           "aria-label": opts.title || "chart", "data-series": series.length});
+    const [x0, x1] = extent(series.map((s) => s.x));
+    const [y0, y1] = opts.yRange || extent(series.map((s) => s.y));
+    const sx = (v) => L + (v - x0) / (x1 - x0 || 1) * (W - L - R);
+    const sy = (v) => T + (1 - (v - y0) / (y1 - y0 || 1)) * (H - T - B);
+    el("rect", {x: L, y: T, width: W - L - R, height: H - T - B, fill: "none", stroke: "#2a3a4a"}, svg);
+    for (let i = 0; i <= 4; i++) {
+      const v = y0 + (y1 - y0) * i / 4, y = sy(v);
+      el("line", {x1: L, x2: W - R, y1: y, y2: y, stroke: "#1f2d3b"}, svg);
+      el("text", {x: L - 6, y: y + 4, "text-anchor": "end"}, svg).textContent = fmt(v);
+    }
+    for (let i = 0; i <= 5; i++) {
+      const v = x0 + (x1 - x0) * i / 5;
+      el("text", {x: sx(v), y: H - 6, "text-anchor": i === 0 ? "start" : i === 5 ? "end" : "middle"}, svg).textContent = fmt(v) + (opts.xUnit || "");
+    }
+    if (opts.zeroLine && y0 < 0 && y1 > 0) el("line", {x1: L, x2: W - R, y1: sy(0), y2: sy(0), stroke: "#8ba0b4", "stroke-dasharray": "4 4"}, svg);
+    for (const s of series) {
+      const pts = [];
+      for (let i = 0; i < s.x.length; i++) if (finite(s.x[i]) && finite(s.y[i])) pts.push(`${sx(s.x[i]).toFixed(1)},${sy(s.y[i]).toFixed(1)}`);
+      el("polyline", {points: pts.join(" "), fill: "none", stroke: s.color, "stroke-width": s.width || 2,
+                      "data-label": s.label || "", "data-points": pts.length}, svg);
+    }
+    container.replaceChildren(svg);
+    if (series.some((s) => s.label)) {
+      const lg = document.createElement("div");
+      lg.className = "legend";
+      for (const s of series) lg.insertAdjacentHTML("beforeend", `<span><i style="background:${s.color}"></i>${s.label}</span>`);
+      container.appendChild(lg);
+    }
+    return svg;
+  }
+
+  // bars: [{label, value, color}]
+  function bars(container, items, opts = {}) {
+    const W = 900, H = opts.height || 200, L = 48, R = 10, T = 10, B = 28;
+    const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": opts.title || "bars"});
+    const vals = items.map((d) => d.value).filter(finite);
+    let [lo, hi] = extent([vals]);
+    if (opts.fromZero !== false) lo = Math.min(0, lo);
+    if (opts.yRange) [lo, hi] = opts.yRange;
+    const bw = (W - L - R) / Math.max(items.length, 1);
+    const sy = (v) => T + (1 - (v - lo) / (hi - lo || 1)) * (H - T - B);
+    for (let i = 0; i <= 4; i++) {
+      const v = lo + (hi - lo) * i / 4;
+      el("text", {x: L - 6, y: sy(v) + 4, "text-anchor": "end"}, svg).textContent = fmt(v);
+      el("line", {x1: L, x2: W - R, y1: sy(v), y2: sy(v), stroke: "#1f2d3b"}, svg);
+    }
+    items.forEach((d, i) => {
+      if (!finite(d.value)) return;
+      const y = sy(Math.max(d.value, lo)), y0 = sy(Math.max(lo, Math.min(0, hi)));
+      el("rect", {x: L + i * bw + bw * 0.15, y: Math.min(y, y0), width: bw * 0.7, height: Math.max(1, Math.abs(y0 - y)),
+                  fill: d.color || "#4cc2ff", "data-label": d.label}, svg);
+      if (items.length <= 40) el("text", {x: L + (i + 0.5) * bw, y: H - 10, "text-anchor": "middle"}, svg).textContent = d.label;
+    });
+    container.replaceChildren(svg);
+    return svg;
+  }
+
+  // a track outline from lat/lon, each segment coloured by value (delta: green gaining, red losing)
+  function trackMap(container, lat, lon, value, opts = {}) {
+    const W = 600, H = opts.height || 420, P = 16;
+    const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": "track map"});
+    const ok = lat.map((v, i) => finite(v) && finite(lon[i]));
+    const la = lat.filter((_, i) => ok[i]), lo = lon.filter((_, i) => ok[i]);
+    if (la.length < 2) { container.textContent = "No GPS in this lap."; return null; }
+    const k = Math.cos((la.reduce((a, b) => a + b, 0) / la.length) * Math.PI / 180);
+    const [x0, x1] = extent([lo.map((v) => v * k)]), [y0, y1] = extent([la]);
+    const s = Math.min((W - 2 * P) / (x1 - x0), (H - 2 * P) / (y1 - y0));
+    const X = (v) => P + (v * k - x0) * s, Y = (v) => H - P - (v - y0) * s;
+    const m = Math.max(...value.filter(finite).map(Math.abs), 1e-3);
+    const colour = (v) => {
+      if (!finite(v)) return "#8ba0b4";
+      const t = Math.min(1, Math.abs(v) / m);
+      return v > 0 ? `rgb(${Math.round(120 + 135 * t)},${Math.round(120 - 60 * t)},${Math.round(120 - 60 * t)})`
+                   : `rgb(${Math.round(120 - 60 * t)},${Math.round(120 + 100 * t)},${Math.round(120 - 20 * t)})`;
+    };
+    let segs = 0;
+    for (let i = 1; i < lat.length; i++) {
+      if (!ok[i] || !ok[i - 1]) continue;
+      el("line", {x1: X(lon[i - 1]).toFixed(1), y1: Y(lat[i - 1]).toFixed(1), x2: X(lon[i]).toFixed(1), y2: Y(lat[i]).toFixed(1),
+                  stroke: colour(value[i]), "stroke-width": 5, "stroke-linecap": "round"}, svg);
+      segs++;
+    }
+    svg.setAttribute("data-segments", segs);
+    container.replaceChildren(svg);
+    return svg;
+  }
+
+  return {line, bars, trackMap};
+})();

@@ -1,0 +1,189 @@
+"""The tablet PWA in headless Chromium (Debian's package at /usr/bin/chromium), driven by Playwright.
+
+A real paddock process serves the app over a lake with simulated sessions; a real scripted model server
+answers with slow token streams, so the tests can watch text arrive before ``done``.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from shared.ingest import import_sim
+from shared.settings import settings_for
+from shared.simulator.fixtures import cached_sim
+from tests.support.procs import ScriptedLLMProcess, Service, start_paddock
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (scripts/check installs it as root)"
+)
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    d = tmp_path_factory.mktemp("pwa")
+    data = d / "data"
+    res = import_sim(cached_sim(laps=5, seed=7), settings_for(data), driver_id="ana")
+    llm = ScriptedLLMProcess(d, token_delay_s=0.03)
+    pad = start_paddock(data, d, llm.url)
+    box = {"pad": pad, "llm": llm, "sid": res.session_id, "data": data, "dir": d}
+    yield box
+    box["pad"].stop()
+    llm.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Any:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors
+    yield pg
+    ctx.close()
+    assert not errors, errors  # no uncaught JavaScript errors on any screen
+
+
+def _pixels(png: bytes) -> list[tuple[int, int, int]]:
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    raw = img.tobytes()
+    return [(raw[i], raw[i + 1], raw[i + 2]) for i in range(0, len(raw), 3)]
+
+
+def _near(pixels: list[tuple[int, int, int]], rgb: tuple[int, int, int], tol: int = 40) -> int:
+    return sum(1 for p in pixels if abs(p[0] - rgb[0]) + abs(p[1] - rgb[1]) + abs(p[2] - rgb[2]) <= tol)
+
+
+def test_session_page_draws_laps_charts_map_and_corners(stack, page) -> None:
+    pad, sid = stack["pad"].url, stack["sid"]
+    page.goto(f"{pad}/")
+    page.wait_for_selector("#sessions tbody tr")
+    page.click(f"#sessions tr[data-sid='{sid}']")
+    page.wait_for_selector("#corner-table tbody tr")
+    laps = page.locator("#laps tbody tr")
+    assert laps.count() >= 5 and page.locator("#laps tr.best").count() == 1
+    # structure, not pixels: the overlay has two speed lines with hundreds of points, the delta line exists
+    speed = page.locator("#overlay-speed polyline")
+    assert speed.count() == 2 and all(int(speed.nth(i).get_attribute("data-points")) > 200 for i in range(2))
+    assert page.locator("#overlay-pedals polyline").count() == 4
+    assert int(page.locator("#overlay-delta polyline").get_attribute("data-points")) > 200
+    assert int(page.locator("#trackmap svg").get_attribute("data-segments")) > 200
+    assert page.locator("#lapchart rect[data-label]").count() >= 5
+    assert page.locator("#corner-table tbody tr").count() >= 10
+    # the screenshot, compared structurally: the speed chart shows both series' colours on a dark panel
+    px = _pixels(page.locator("#overlay-speed svg").screenshot())
+    assert _near(px, (76, 194, 255)) > 300 and _near(px, (245, 165, 36)) > 300  # both laps' lines drawn
+    assert sum(1 for p in px if sum(p) < 150) > 0.6 * len(px)  # on the dark panel, not a blank or error page
+    # changing the compared lap redraws the overlay
+    page.select_option("#lapB", "3")
+    page.wait_for_function("document.querySelector('#overlay-speed .legend').textContent.includes('lap 3')")
+
+
+def test_debrief_streams_tokens_before_done(stack, page) -> None:
+    pad, sid = stack["pad"].url, stack["sid"]
+    page.goto(f"{pad}/#/debrief/{sid}")
+    # narrative text is on screen while the debrief is still running
+    page.wait_for_function("document.getElementById('narrative').textContent.length > 0 && !document.getElementById('state').dataset.done",
+                           timeout=30000)  # fmt: skip
+    page.wait_for_selector("#state[data-done='1']", timeout=60000)
+    kinds = [e["type"] for e in page.evaluate("window.pitwallEvents")]
+    assert kinds[0] == "phase" and kinds[-1] == "done" and kinds.index("token") < kinds.index("done")
+    assert max(i for i, k in enumerate(kinds) if k == "data") < kinds.index("token")
+    assert page.locator(".data-card").count() == 9 and page.locator(".data-card svg").count() >= 1
+    assert page.locator("#phases li.finished").count() >= 1
+    assert page.locator("#narrative").inner_text().startswith("Solid session")
+    assert page.locator("#template-note").count() == 0
+
+
+def test_template_and_ungrounded_states_are_labelled(stack, page) -> None:
+    pad, sid, llm = stack["pad"].url, stack["sid"], stack["llm"].url.removesuffix("/v1")
+    httpx.post(
+        f"{llm}/_scripted/script", json=[{"text": "Lap 42 at T9 was a 99.123 s lap. [EMOTION:neutral]"}]
+    )
+    page.goto(f"{pad}/#/debrief/{sid}")
+    page.wait_for_selector("#state[data-done='1']", timeout=60000)
+    assert "lap 42" in page.locator("#ungrounded").inner_text()
+    httpx.post(f"{llm}/_scripted/script", json=[{"status": 500}])
+    page.goto(f"{pad}/#/")
+    page.goto(f"{pad}/#/debrief/{sid}")
+    page.wait_for_selector("#template-note", timeout=60000)
+    assert "not by the model" in page.locator("#template-note").inner_text()
+
+
+def test_ask_a_question_with_the_intent_picker(stack, page) -> None:
+    pad, sid, llm = stack["pad"].url, stack["sid"], stack["llm"].url.removesuffix("/v1")
+    httpx.post(f"{llm}/_scripted/script", json=[
+        {"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": sid}}]},
+        {"text": "Your pace held within three tenths over the stint. [EMOTION:neutral]"},
+    ])  # fmt: skip
+    page.goto(f"{pad}/#/ask/{sid}")
+    page.wait_for_selector("#intent option[value='race_pace']", state="attached")
+    page.select_option("#intent", "race_pace")
+    page.fill("#question", "how is my pace holding up?")
+    page.click("#ask-btn")
+    page.wait_for_selector(".msg.assistant[data-done='1']", timeout=60000)
+    answer = page.locator(".msg.assistant").inner_text()
+    assert "three tenths" in answer and "RacePaceAgent" in answer and "get_race_pace_model" in answer
+
+
+def test_cue_log_and_traces_screens(stack, page) -> None:
+    pad, sid = stack["pad"].url, stack["sid"]
+    page.goto(f"{pad}/#/cues/{sid}")
+    page.wait_for_selector("#cue-table")
+    page.goto(f"{pad}/#/traces")
+    page.wait_for_selector("#trace-table tbody tr")
+    assert page.locator("#trace-table tbody tr").count() >= 5
+
+
+def test_app_survives_the_paddock_restarting_mid_stream(stack, page) -> None:
+    pad, sid, llm = stack["pad"], stack["sid"], stack["llm"].url.removesuffix("/v1")
+    long = " ".join(f"word{i}" for i in range(400)) + " [EMOTION:neutral]"  # 400 x 30 ms: about 12 s
+    httpx.post(f"{llm}/_scripted/script", json=[{"text": long}])
+    page.goto(f"{pad.url}/#/debrief/{sid}")
+    page.wait_for_function("document.getElementById('narrative').textContent.length > 20", timeout=30000)
+    pad.stop()  # the paddock goes away mid-stream
+    page.wait_for_function(
+        "document.getElementById('banner').textContent.includes('Lost the connection')", timeout=20000
+    )
+    assert page.locator("#banner.error").is_visible()
+    time.sleep(1.0)
+    stack["pad"] = start_paddock(stack["data"], stack["dir"], stack["llm"].url, port=pad.port)
+    page.wait_for_selector("#state[data-done='1']", timeout=90000)
+    kinds = [e["type"] for e in page.evaluate("window.pitwallEvents")]
+    assert "disconnected" in kinds and "reconnected" in kinds and kinds[-1] == "done"
+    assert "Reconnected" in page.locator("#banner").inner_text()
+
+
+def test_shell_is_installable_and_open_without_a_token(stack) -> None:
+    pad = stack["pad"].url
+    m = httpx.get(f"{pad}/manifest.webmanifest")
+    assert m.status_code == 200 and m.json()["start_url"] == "/" and m.json()["display"] == "standalone"
+    sw = httpx.get(f"{pad}/sw.js")
+    assert sw.status_code == 200 and "caches.open" in sw.text and "javascript" in sw.headers["content-type"]
+    html = httpx.get(f"{pad}/").text
+    assert "https://" not in html and "http://" not in html  # no CDN: works with no internet access
+    for f in ("app.js", "charts.js", "sse.js", "app.css"):
+        body = httpx.get(f"{pad}/static/{f}").text
+        assert "cdn" not in body.lower() and "https://" not in body
+    assert isinstance(Service, type)
