@@ -92,7 +92,7 @@ def demo_cmd(
             "session_id": res["session_id"], "laps": sum(1 for lp in live["laps"] if lp["kind"] == "full"),
             "best_lap_s": live["best_lap_s"], "cues_spoken": state["spoken"], "cues_dropped": state["dropped"],
             "focus_items": debrief["focus_items"], "debrief": debrief, "seconds": round(time.monotonic() - t_start, 1),
-            "data_dir": str(data_dir),
+            "data_dir": str(data_dir), "app_url": f"{purl}/#/session/{res['session_id']}",
         }  # fmt: skip
         if as_json:
             sys.stdout.write(json.dumps(summary, default=str) + "\n")
@@ -102,6 +102,9 @@ def demo_cmd(
             console.print(
                 f"still running: hot path {url} (pid {proc.pid}), paddock {purl} (pid {pproc.pid}); data in {data_dir}"
             )
+            console.print(f"tablet app: [bold]{summary['app_url']}[/bold]")
+        elif not as_json:
+            console.print(f"tablet app (with --keep, the services stay up): {summary['app_url']}")
     finally:
         if not keep:
             for p in (proc, pproc):

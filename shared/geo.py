@@ -75,7 +75,7 @@ class Polyline:
         return s_out, d_out
 
     def project_near(
-        self, px: float, py: float, s_hint: float, window_m: float = 25.0
+        self, px: float, py: float, s_hint: float, window_m: float = 12.0
     ) -> tuple[float, float]:
         """Scalar projection searching only segments near ``s_hint`` (live feeds: O(1) per frame).
 

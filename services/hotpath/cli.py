@@ -46,7 +46,8 @@ def hotpath_cmd(
         raise typer.Exit(2) from exc
     settings.ensure_dirs()
     uvicorn.run(create_app(settings, can=can), host=settings.hotpath_host, port=settings.hotpath_port,
-                log_level="info", ws_max_size=16 * 1024 * 1024, timeout_graceful_shutdown=3)  # fmt: skip
+                log_level="info", ws_max_size=16 * 1024 * 1024, timeout_graceful_shutdown=3,
+                ws_per_message_deflate=False)  # fmt: skip  # deflate costs more CPU than loopback/LAN bandwidth
 
 
 def replay_cmd(

@@ -58,11 +58,10 @@ class CornerWatcher:
         self.windows = _windows(track)
         self.active: int | None = None
         self.lap = -1
-        self.buf: dict[str, list[float]] = {k: [] for k in _CH}
+        self.rows: list[dict[str, float]] = []  # the frames inside the active corner window
 
     def _reset(self) -> None:
-        for v in self.buf.values():
-            v.clear()
+        self.rows = []
 
     def feed(self, lap: int, row: dict[str, float]) -> CornerObservation | None:
         d = row.get("dist_m", 0.0)
@@ -84,14 +83,14 @@ class CornerWatcher:
         return done
 
     def _append(self, row: dict[str, float]) -> None:
-        for k in _CH:
-            v = row.get(k)
-            self.buf[k].append(float("nan") if v is None else float(v))
+        # keep the frame itself (callers pass a row they no longer mutate); columns are built at the exit
+        self.rows.append(row)
 
     def _finish(self) -> CornerObservation | None:
         assert self.active is not None
         _a, _b, c = self.windows[self.active]
-        arr = {k: np.asarray(v, dtype=np.float64) for k, v in self.buf.items()}
+        nan = float("nan")
+        arr = {k: np.asarray([r.get(k, nan) for r in self.rows], dtype=np.float64) for k in _CH}
         if len(arr["t_s"]) < 5 or np.nanmax(arr["dist_m"]) < c.end_m - 20:
             return None
         arr["dist_m"] = np.maximum.accumulate(arr["dist_m"]) + np.arange(len(arr["dist_m"])) * 1e-6

@@ -146,8 +146,10 @@ class LiveSession:
         track: TrackProfile | None,
         sink: Sink,
         on_cue: Callable[[Cue], None] | None = None,
+        buffer_s: float = 0.25,
     ) -> None:
         self.session_id = session_id
+        self.buffer_s = buffer_s  # frames wait at most this long (wall clock) before going to the writer
         self.car = car
         self.track = track
         self.sink = sink
@@ -170,6 +172,7 @@ class LiveSession:
         self.cues_spoken = 0
         self.cues_dropped = 0
         self._buf: list[dict[str, Any]] = []
+        self._buf_since = 0.0
         self.on_lap_closed: Callable[[Lap], None] | None = None
         self._last_vals: dict[str, float] = {}
 
@@ -190,7 +193,7 @@ class LiveSession:
             self._cur_d, self._cur_t = [], []
         vals["lap"] = st.lap
         vals["dist_m"] = st.dist_m
-        row = vals
+        row = vals.copy()  # this frame's snapshot: stored, and kept by the corner watcher (never mutated)
         self._cur_d.append(st.dist_m)
         self._cur_t.append(t - (self.lap_start_t or t))
         fs = FrameState(t, st.lap, st.dist_m, vals.get("speed_kmh", 0.0), vals.get("brake_bar", 0.0),
@@ -213,8 +216,12 @@ class LiveSession:
         for d in self.arbiter.tick(fs):
             cues.append(self._emit(d, arrived))
         buf = self._buf
-        buf.append(row.copy())  # one C-level copy per frame; columns are built in Arrow at flush
-        if len(buf) >= 500:
+        if not buf:
+            self._buf_since = arrived
+        buf.append(row)  # columns are built in Arrow at flush
+        # to the writer in batches of 500, or sooner at live rates: a crash loses at most
+        # buffer_s + the writer's flush interval of frames
+        if len(buf) >= 500 or arrived - self._buf_since >= self.buffer_s:
             self.flush_rows()
         self._last_st = st
         return [c for c in cues if c.status == "spoken"] if cues else cues

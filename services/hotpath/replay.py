@@ -80,7 +80,9 @@ async def replay_ws(
             r.raise_for_status()
             session_id = r.json()["session_id"]
         totals: dict[str, Any] = {"accepted": 0, "rejected": {}}
-        async with websockets.connect(f"{url}?session_id={session_id}", max_size=None) as ws:
+        async with websockets.connect(
+            f"{url}?session_id={session_id}", max_size=None, compression=None
+        ) as ws:
             loop = asyncio.get_running_loop()
             t_start = loop.time()
             t0 = float(wide["t_s"][0])

@@ -10,7 +10,7 @@ from typing import Any
 from services.hotpath.cue_stream import CueHub
 from services.hotpath.frame_path import Cue, LiveSession
 from services.hotpath.metrics import Histogram, RateMeter
-from services.hotpath.validation import Counters, FrameRejected, clean_frame
+from services.hotpath.validation import Counters, FrameRejected, clean_batch, clean_frame
 from shared import __version__
 from shared.laps import Lap
 from shared.profiles.car import load_car
@@ -73,7 +73,8 @@ class HotpathState:
                "track_name": track_p.name if track_p else None, "source_format": "live", "status": "live",
                "driver_level": driver_level, "note": note, "started_at": datetime.now(UTC).replace(tzinfo=None)}  # fmt: skip
         self.writer.submit("sessions", [row])
-        sess = LiveSession(sid, car_p, track_p, self.writer.submit, self._on_cue)
+        sess = LiveSession(sid, car_p, track_p, self.writer.submit, self._on_cue,
+                           buffer_s=self.settings.flush_interval_s / 2)  # fmt: skip
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
         self.sessions[sid] = sess
         self.active = sid
@@ -113,6 +114,14 @@ class HotpathState:
         arrived = arrived if arrived is not None else time.perf_counter()
         accepted = 0
         rejected: dict[str, int] = {}
+        fast = clean_batch(frames, sess.last_t) if len(frames) >= 8 else None
+        if fast is not None:  # a clean batch of canonical channels: validated column-wise in one go
+            self.counters.frames_total += len(fast)
+            process = sess.process
+            for frame in fast:
+                process(frame, arrived)
+            self.rate.add(len(fast))
+            return {"accepted": len(fast), "rejected": rejected}
         car = sess.car
         for raw in frames:
             self.counters.frames_total += 1

@@ -22,3 +22,6 @@ def test_demo_runs_to_its_summary(tmp_path: Path) -> None:
     assert s["cues_spoken"] >= 1
     assert s["debrief"]["narrator"] == "template" and s["debrief"]["text"] and s["debrief"]["reason"]
     assert (tmp_path / "lake" / "sessions" / s["session_id"] / "session.parquet").is_file()
+    assert s["app_url"].startswith("http://127.0.0.1:") and s["app_url"].endswith(
+        f"/#/session/{s['session_id']}"
+    )

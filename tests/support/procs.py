@@ -53,10 +53,12 @@ class Service:
         self._fh.close()
 
 
-def start_hotpath(data_dir: Path, log_dir: Path, extra: list[str] | None = None) -> Service:
-    port = free_port()
+def start_hotpath(data_dir: Path, log_dir: Path, extra: list[str] | None = None,
+                  env: dict[str, str] | None = None, port: int = 0) -> Service:  # fmt: skip
+    port = port or free_port()
     svc = Service(["hotpath", "--port", str(port), "--data-dir", str(data_dir), *(extra or [])], port,
-                  {"PITWALL_DATA_DIR": str(data_dir)}, log_dir / f"hotpath-{port}.log")  # fmt: skip
+                  {"PITWALL_DATA_DIR": str(data_dir), **(env or {})},
+                  log_dir / f"hotpath-{port}-{int(time.time() * 1000)}.log")  # fmt: skip
     svc.wait_healthy()
     return svc
 

@@ -35,14 +35,18 @@ def coolant_hot(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
     return None
 
 
+_TPMS_KEYS = tuple((w, f"tpms_alarm_{w}", f"tpms_press_{w}_bar") for w in ("fl", "fr", "rl", "rr"))
+
+
 @rule("tyre_warning", priority=3, cooldown_s=30, phrases=("tyre_alarm",), kind="safety")
 def tyre_warning(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
-    for w in ("fl", "fr", "rl", "rr"):
-        alarm = row.get(f"tpms_alarm_{w}")
-        p = row.get(f"tpms_press_{w}_bar")
+    for w, alarm_key, press_key in _TPMS_KEYS:
+        alarm = row.get(alarm_key)
+        p = row.get(press_key)
         if p is not None:
             base = ctx.tpms_baseline.setdefault(w, p)
-            ctx.tpms_baseline[w] = max(base, p) if p - base < 0.5 else base
+            if base < p < base + 0.5:
+                ctx.tpms_baseline[w] = p
         if alarm:
             return RuleHit("tyre_warning", 3, "tyre_alarm", wheel=w, detail={"alarm": alarm})
         if p is not None and ctx.tpms_baseline[w] - p >= ctx.th["tpms_drop_bar"]:
