@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.paddock.agents.service import CoachService
 from services.paddock.lake import configure_lake
+from services.paddock.prefetch import prefetch_loop
 from services.paddock.routers import coach, conversations, sessions, tools, web
 from services.paddock.sse import ModelBusy, ModelGate
 from services.paddock.store import PaddockStore
@@ -41,12 +42,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.gate = ModelGate(settings.llm_queue_size)
         await app.state.coach.startup()  # import + wire ADK and LiteLLM now, not on the first request
         warm = asyncio.create_task(app.state.coach.warm_up())  # in the background: health answers at once
+        prefetch = asyncio.create_task(prefetch_loop(app.state.lake))
         app.state.model_probe = (0.0, False, "not probed")
         log.info("paddock ready: lake %s", settings.lake_dir)
         try:
             yield
         finally:
             warm.cancel()
+            prefetch.cancel()
             await app.state.coach.warm.aclose()
             app.state.store.close()
 

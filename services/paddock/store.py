@@ -1,14 +1,21 @@
-"""The paddock's own DuckDB file: conversations, agent traces, LLM call records. Write-through, one writer."""
+"""The paddock's own DuckDB file: conversations, agent traces, LLM call records. One writer.
+
+Conversation turns are written through at once (a crash loses nothing a driver said or was told). Trace
+and LLM-call rows are many per request: they are buffered and written as Arrow batches every 0.25 s by a
+background thread, so the event loop never waits on them; every read flushes them first.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import uuid
 from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from shared.settings import Settings
 
@@ -35,9 +42,43 @@ class PaddockStore:
         self._lock = threading.Lock()
         for d in DDL:
             self.con.execute(d)
+        self._pending: dict[str, list[dict[str, Any]]] = {"agent_traces": [], "llm_friction": []}
+        self._plock = threading.Lock()
+        self._stop = threading.Event()
+        self._flusher = threading.Thread(target=self._flush_loop, name="paddock-store-flush", daemon=True)
+        self._flusher.start()
 
     def close(self) -> None:
+        self._stop.set()
+        self._flusher.join(timeout=5)
+        self.flush()
         self.con.close()
+
+    def _flush_loop(self) -> None:
+        while not self._stop.wait(0.25):
+            try:
+                self.flush()
+            except Exception:  # a failed batch must not stop later ones (it is logged by duckdb's error)
+                logging.getLogger(__name__).exception("paddock store flush failed")
+
+    def flush(self) -> None:
+        """Write the buffered trace and LLM-call rows (one Arrow batch per table)."""
+        with self._plock:
+            pending = {t: rows for t, rows in self._pending.items() if rows}
+            self._pending = {t: [] for t in self._pending}
+        for table, rows in pending.items():
+            batch = pa.Table.from_pylist(rows)
+            names = ", ".join(batch.column_names)
+            with self._lock:
+                self.con.register("_pw_rows", batch)
+                try:
+                    self.con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _pw_rows")
+                finally:
+                    self.con.unregister("_pw_rows")
+
+    def _buffer(self, table: str, row: dict[str, Any]) -> None:
+        with self._plock:
+            self._pending[table].append(row)
 
     def _insert(self, table: str, row: dict[str, Any]) -> None:
         cols = ", ".join(row)
@@ -48,12 +89,16 @@ class PaddockStore:
 
     def trace(self, trace_id: str, sid: str | None, agent: str, event: str, detail: Any, latency_ms: float | None,
               success: bool) -> None:  # fmt: skip
-        self._insert("agent_traces", {"id": uuid.uuid4().hex, "trace_id": trace_id, "pitwall_sid": sid, "agent_name": agent,
+        self._buffer("agent_traces", {"id": uuid.uuid4().hex, "trace_id": trace_id, "pitwall_sid": sid, "agent_name": agent,
                                       "event_type": event, "detail": json.dumps(detail, default=str)[:2000],
                                       "latency_ms": latency_ms, "success": success, "ts": _now()})  # fmt: skip
 
     def friction(self, **row: Any) -> None:
-        self._insert("llm_friction", {"id": uuid.uuid4().hex, "ts": _now(), **row})
+        full = {"id": uuid.uuid4().hex, "ts": _now(), "role": None, "mode": None, "backend": None, "prompt_chars": None,
+                "completion_chars": None, "latency_ms": None, "truncated": None, "fell_back": None, "error": None,
+                "emotion": None}  # fmt: skip
+        full.update(row)
+        self._buffer("llm_friction", full)
 
     def turn(self, conversation_id: str, driver_id: str, session_id: str | None, kind: str, turn: int, role: str,
              text: str, emotion: str | None = None, narrator: str | None = None, complete: bool = True,
@@ -72,6 +117,7 @@ class PaddockStore:
             return int(row[0]) if row else 0
 
     def query(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+        self.flush()
         with self._lock:
             rel = self.con.execute(sql, params)
             cols = [d[0] for d in rel.description or []]

@@ -309,3 +309,12 @@ def test_conversation_turn_is_written_before_the_answer_exists(env) -> None:
     )
     assert [r["role"] for r in rows] == ["user", "assistant"] and rows[-1]["complete"] is False
     assert "cancelled" in rows[-1]["meta_json"]
+
+
+def test_newest_session_is_prefetched_for_the_data_phase(env) -> None:
+    import services.paddock.tools.base as base
+    from services.paddock.prefetch import prefetch_newest
+
+    base._cache.clear()
+    assert prefetch_newest() == env["sid"]
+    assert any(k[0] == env["sid"] for k in base._cache)

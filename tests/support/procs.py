@@ -80,12 +80,15 @@ def start_paddock(
 
 
 class ScriptedLLMProcess:
-    def __init__(self, log_dir: Path, token_delay_s: float = 0.0) -> None:
+    def __init__(
+        self, log_dir: Path, token_delay_s: float = 0.0, delay_s: float = 0.0, serial: bool = False
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self._fh = (log_dir / f"llm-{self.port}.log").open("w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.scripted_llm", "--port", str(self.port), "--token-delay", str(token_delay_s)],
+            [sys.executable, "-m", "tests.support.scripted_llm", "--port", str(self.port), "--token-delay", str(token_delay_s),
+             "--delay", str(delay_s), *(["--serial"] if serial else [])],
             cwd=REPO, stdout=self._fh, stderr=subprocess.STDOUT,
         )  # fmt: skip
         deadline = time.monotonic() + 30

@@ -41,8 +41,11 @@ def default_reply(messages: list[dict[str, Any]]) -> str:
 
 
 class ScriptedLLM:
-    def __init__(self, script: list[dict[str, Any]] | None = None, token_delay_s: float = 0.0) -> None:
+    def __init__(self, script: list[dict[str, Any]] | None = None, token_delay_s: float = 0.0,
+                 reply_delay_s: float = 0.0, serial: bool = False) -> None:  # fmt: skip
         self.script: deque[dict[str, Any]] = deque(script or [])
+        self.reply_delay_s = reply_delay_s  # every chat call waits this long first (a fixed-latency model)
+        self.serial = asyncio.Lock() if serial else None  # one request at a time, like a phone's server
         self.requests: list[dict[str, Any]] = []
         self.stats = {"warmups": 0, "streams_started": 0, "streams_completed": 0, "streams_cancelled": 0}
         self.token_delay_s = token_delay_s
@@ -78,32 +81,40 @@ class ScriptedLLM:
                         "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
                                      "finish_reason": "length"}]}  # fmt: skip
             self.requests.append(body)
-            step = self.script.popleft() if self.script else {}
-            if step.get("delay_s"):
-                await asyncio.sleep(step["delay_s"])
-            if step.get("hang"):
-                await asyncio.sleep(3600)
-            if step.get("status"):
-                return JSONResponse({"error": {"message": "scripted failure"}}, status_code=step["status"])
-            if step.get("malformed"):
-                return PlainTextResponse('{"choices": [ this is not json', media_type="application/json")
-            text = step.get("text")
-            if text is None and not step.get("tool_calls"):
-                text = default_reply(body.get("messages", []))
-            calls = [{"id": f"call_{uuid.uuid4().hex[:8]}", "type": "function",
-                      "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))}}
-                     for c in step.get("tool_calls", [])]  # fmt: skip
-            if body.get("stream"):
-                return StreamingResponse(self._stream(text or "", calls), media_type="text/event-stream")
-            msg: dict[str, Any] = {"role": "assistant", "content": text}
-            if calls:
-                msg["tool_calls"] = calls
-            return {"id": f"chatcmpl-{uuid.uuid4().hex[:8]}", "object": "chat.completion", "created": int(time.time()),
-                    "model": MODEL, "choices": [{"index": 0, "message": msg,
-                                                 "finish_reason": "tool_calls" if calls else "stop"}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}  # fmt: skip
+            if self.serial is not None:
+                async with self.serial:
+                    return await self._reply(body)
+            return await self._reply(body)
 
         return app
+
+    async def _reply(self, body: dict[str, Any]) -> Any:
+        if self.reply_delay_s:
+            await asyncio.sleep(self.reply_delay_s)
+        step = self.script.popleft() if self.script else {}
+        if step.get("delay_s"):
+            await asyncio.sleep(step["delay_s"])
+        if step.get("hang"):
+            await asyncio.sleep(3600)
+        if step.get("status"):
+            return JSONResponse({"error": {"message": "scripted failure"}}, status_code=step["status"])
+        if step.get("malformed"):
+            return PlainTextResponse('{"choices": [ this is not json', media_type="application/json")
+        text = step.get("text")
+        if text is None and not step.get("tool_calls"):
+            text = default_reply(body.get("messages", []))
+        calls = [{"id": f"call_{uuid.uuid4().hex[:8]}", "type": "function",
+                  "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))}}
+                 for c in step.get("tool_calls", [])]  # fmt: skip
+        if body.get("stream"):
+            return StreamingResponse(self._stream(text or "", calls), media_type="text/event-stream")
+        msg: dict[str, Any] = {"role": "assistant", "content": text}
+        if calls:
+            msg["tool_calls"] = calls
+        return {"id": f"chatcmpl-{uuid.uuid4().hex[:8]}", "object": "chat.completion", "created": int(time.time()),
+                "model": MODEL, "choices": [{"index": 0, "message": msg,
+                                             "finish_reason": "tool_calls" if calls else "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}  # fmt: skip
 
     async def _stream(self, text: str, calls: list[dict[str, Any]]) -> Any:
         cid = f"chatcmpl-{uuid.uuid4().hex[:8]}"
@@ -162,11 +173,13 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8099)
     ap.add_argument("--script", help="JSON file with a list of replies")
     ap.add_argument("--token-delay", type=float, default=0.0)
+    ap.add_argument("--delay", type=float, default=0.0, help="seconds before every chat reply")
+    ap.add_argument("--serial", action="store_true", help="answer one chat request at a time")
     a = ap.parse_args()
     from pathlib import Path
 
     script = json.loads(Path(a.script).read_text()) if a.script else None
-    llm = ScriptedLLM(script, a.token_delay)
+    llm = ScriptedLLM(script, a.token_delay, a.delay, a.serial)
     uvicorn.run(llm.app, host="127.0.0.1", port=a.port, log_level="warning")
 
 

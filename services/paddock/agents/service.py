@@ -53,6 +53,7 @@ class CoachService:
         self._usage: dict[str, dict[str, Any]] = {}  # driver -> {turns, chars, driving_session}
         self.rotations = 0
         self.warm = WarmClient(settings, self.store)
+        self._reachable_at = 0.0
 
     async def startup(self) -> None:
         """Import and wire ADK + LiteLLM now, not on the first request."""
@@ -73,13 +74,49 @@ class CoachService:
         log.info("paddock agents ready: %s", describe(self.settings))
 
     async def model_reachable(self, timeout_s: float = 2.0) -> tuple[bool, str]:
-        return await self.warm.probe(timeout_s)
+        """Probe ``/v1/models``. A success is trusted for 5 s (a failing call still falls back); a failure is
+        never cached, so a server that comes up is used at once."""
+        now = time.monotonic()
+        if now - self._reachable_at < 5.0:
+            return True, "HTTP 200 (probed in the last 5 s)"
+        ok, reason = await self.warm.probe(timeout_s)
+        self._reachable_at = now if ok else 0.0
+        return ok, reason
 
     async def warm_up(self) -> None:
-        """Start-up, in the background: discover the server's models, then load ours with a one-token call."""
+        """Start-up, in the background: run the agent tree's data phase once (no model call), so the first
+        driver request does not pay for ADK's first run; then discover the server's models and load ours
+        with a one-token call."""
+        try:
+            await self._warm_adk()
+        except Exception:  # a warm-up problem must never stop the service
+            log.exception("ADK warm-up failed")
         found = await self.warm.discover()
         if found["reachable"] and self.settings.llm_warmup:
             await self.warm.warmup()
+
+    async def _warm_adk(self) -> None:
+        from google.genai import types
+
+        from services.paddock.tools.base import rows
+
+        newest = await asyncio.to_thread(
+            rows,
+            "SELECT session_id FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1",
+        )
+        if not newest or self.runner is None:
+            return
+        t0 = time.perf_counter()
+        s = await self.sessions.create_session(app_name="pitwall", user_id="__warmup__", state={})
+        delta = {"session_id": newest[0]["session_id"], "driver_id": "__warmup__",
+                 "temp:intent_override": "data_only:DebriefDataPhase"}  # fmt: skip
+        msg = types.Content(role="user", parts=[types.Part(text="warm-up")])
+        async for _ in self.runner.run_async(
+            user_id="__warmup__", session_id=s.id, new_message=msg, state_delta=delta
+        ):
+            pass
+        await self.sessions.delete_session(app_name="pitwall", user_id="__warmup__", session_id=s.id)
+        log.info("agent tree warmed up in %.0f ms", (time.perf_counter() - t0) * 1000)
 
     def _newest_driving_session(self, driver_id: str) -> str | None:
         from services.paddock.tools.base import rows
