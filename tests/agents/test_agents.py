@@ -321,3 +321,46 @@ def test_newest_session_is_prefetched_for_the_data_phase(env) -> None:
     )
     got = prefetch_newest()
     assert got == newest[0]["session_id"] and any(k[0] == got for k in base._cache)
+
+
+def test_adk_model_calls_are_recorded_with_sizes_and_emotion(env) -> None:
+    svc = env["svc"]
+    done = _run(svc.debrief(env["sid"], "ana"))[-1].data
+    assert done["narrator"] == "llm"
+    row = svc.store.query("SELECT * FROM llm_friction WHERE mode = 'adk' AND role = 'NarrativeAgentDebrief' "
+                          "ORDER BY ts DESC LIMIT 1", [])[0]  # fmt: skip
+    assert row["backend"] == "litellm" and row["prompt_chars"] > 1000 and row["completion_chars"] > 20
+    assert row["emotion"] == "encouraging" and row["truncated"] is False and row["latency_ms"] > 0
+
+
+def test_overlapping_debriefs_of_two_drivers_never_bleed(env) -> None:
+    """Two drivers' debriefs (and a question) run at once through one CoachService: each narrative cites its
+    own session's best lap, and each stored turn belongs to its own driver and session."""
+    svc, settings = env["svc"], env["settings"]
+    other = import_sim(cached_sim(laps=4, seed=11), settings, driver_id="bo").session_id
+    best = {
+        sid: svc.store
+        and __import__("services.paddock.tools.base", fromlist=["rows"]).rows(
+            "SELECT best_lap, best_lap_s FROM sessions WHERE session_id = ?", [sid]
+        )[0]
+        for sid in (env["sid"], other)
+    }
+    assert best[env["sid"]]["best_lap_s"] != best[other]["best_lap_s"]
+
+    async def go() -> list[list[CoachEvent]]:
+        async def collect(agen: Any) -> list[CoachEvent]:
+            return [e async for e in agen]
+
+        return await asyncio.gather(collect(svc.debrief(env["sid"], "ana")), collect(svc.debrief(other, "bo")),
+                                    collect(ask(svc, "ana", "what's my race pace?", session_id=env["sid"])))  # fmt: skip
+
+    a, b, q = asyncio.run(go())
+    for events, sid, driver in ((a, env["sid"], "ana"), (b, other, "bo")):
+        done = events[-1].data
+        assert events[-1].type == "done" and done["narrator"] == "llm"
+        assert f"{best[sid]['best_lap_s']:.3f}" in done["text"], (sid, done["text"])
+        assert done["ungrounded"] == []
+        turns = svc.store.query("SELECT driver_id, session_id FROM conversations WHERE conversation_id = ?",
+                                [done["conversation_id"]])  # fmt: skip
+        assert {(t["driver_id"], t["session_id"]) for t in turns} == {(driver, sid)}
+    assert q[-1].type in ("done", "error")

@@ -15,6 +15,8 @@ from services.hotpath.replay import replay_ws
 from shared.simulator import simulate
 from tests.support.procs import ScriptedLLMProcess, start_hotpath, start_paddock
 
+SECRET = "sk-local-7f3a9c1e-do-not-log"
+
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory):
@@ -22,7 +24,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory):
     data = d / "data"
     llm = ScriptedLLMProcess(d, token_delay_s=0.01)
     hot = start_hotpath(data, d)
-    pad = start_paddock(data, d, llm.url, {"PITWALL_LLM_QUEUE_SIZE": "1"})
+    pad = start_paddock(data, d, llm.url, {"PITWALL_LLM_QUEUE_SIZE": "1", "PITWALL_ADK_OPENAI_API_KEY": SECRET,
+                                           "LITELLM_LOG": "DEBUG"})  # fmt: skip
     yield {"llm": llm, "hot": hot, "pad": pad, "data": data}
     pad.stop()
     hot.stop()
@@ -121,3 +124,18 @@ def test_client_disconnect_cancels_the_run_and_its_upstream_request(stack) -> No
     assert len(answer) == 1 and answer[0]["complete"] is False and answer[0]["text"].startswith("word0")
     assert len(answer[0]["text"]) < len(long) / 2
     assert "cancelled" in answer[0]["meta_json"]
+
+
+def test_the_model_token_never_reaches_logs_traces_or_records(stack) -> None:
+    """With LiteLLM logging at DEBUG, after debriefs and questions, the LocalLLM token appears nowhere the
+    paddock writes: its log, /health, agent traces, LLM call records or conversations."""
+    pad = stack["pad"]
+    sid = httpx.get(f"{pad.url}/sessions").json()[0]["session_id"]
+    httpx.post(f"{pad.url}/coach/debrief", json={"session_id": sid, "driver_id": "dee"}, timeout=60)
+    httpx.post(f"{pad.url}/coach/ask", json={"driver_id": "dee", "question": "why was lap 3 slower than lap 2?"},
+               timeout=60)  # fmt: skip
+    assert SECRET not in httpx.get(f"{pad.url}/health").text
+    traces = httpx.get(f"{pad.url}/coach/traces", params={"limit": 1000}).text
+    assert traces and SECRET not in traces
+    assert SECRET not in httpx.get(f"{pad.url}/conversations/driver/dee").text
+    assert SECRET not in pad.log.read_text()

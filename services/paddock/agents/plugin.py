@@ -8,6 +8,7 @@ from typing import Any
 
 from google.adk.plugins import BasePlugin
 
+from services.paddock.agents.narrative import parse_emotion
 from services.paddock.store import PaddockStore
 
 
@@ -16,6 +17,7 @@ class TracePlugin(BasePlugin):
         super().__init__(name="pitwall_trace")
         self.store = store
         self._t: dict[str, float] = {}
+        self._prompt: dict[str, int | None] = {}
         self.llm_calls: dict[str, int] = defaultdict(int)
         self.tool_calls: dict[str, int] = defaultdict(int)
 
@@ -37,23 +39,45 @@ class TracePlugin(BasePlugin):
         self.store.trace(inv, sid, agent.name, "agent_run", {}, ms, True)
         return None
 
+    @staticmethod
+    def _prompt_chars(llm_request: Any) -> int | None:
+        """Characters sent to the model: system instruction plus every text part of the contents."""
+        try:
+            n = 0
+            sys_inst = getattr(getattr(llm_request, "config", None), "system_instruction", None)
+            if isinstance(sys_inst, str):
+                n += len(sys_inst)
+            elif sys_inst is not None and getattr(sys_inst, "parts", None):
+                n += sum(len(p.text or "") for p in sys_inst.parts)
+            for c in llm_request.contents or []:
+                n += sum(len(p.text or "") for p in (c.parts or []))
+            return n
+        except Exception:  # a request shape we do not know: record the call without its size
+            return None
+
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         inv, _ = self._ids(callback_context)
         self.llm_calls[inv] += 1
         self._t[f"m:{inv}:{callback_context.agent_name}"] = time.perf_counter()
+        self._prompt[f"m:{inv}:{callback_context.agent_name}"] = self._prompt_chars(llm_request)
         return None
 
     async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
         inv, sid = self._ids(callback_context)
         if getattr(llm_response, "partial", False):
             return None
-        t0 = self._t.pop(f"m:{inv}:{callback_context.agent_name}", None)
+        key = f"m:{inv}:{callback_context.agent_name}"
+        t0 = self._t.pop(key, None)
         text = ""
         if llm_response.content and llm_response.content.parts:
             text = "".join(p.text or "" for p in llm_response.content.parts)
-        self.store.friction(role=callback_context.agent_name, mode="adk", backend="litellm", prompt_chars=None,
-                            completion_chars=len(text), latency_ms=(time.perf_counter() - t0) * 1000 if t0 else None,
-                            truncated=False, fell_back=False, error=None, emotion=None)  # fmt: skip
+        finish = str(getattr(llm_response, "finish_reason", "") or "")
+        emotion = parse_emotion(text)[1] if "[EMOTION:" in text else None
+        self.store.friction(role=callback_context.agent_name, mode="adk", backend="litellm",
+                            prompt_chars=self._prompt.pop(key, None), completion_chars=len(text),
+                            latency_ms=(time.perf_counter() - t0) * 1000 if t0 else None,
+                            truncated="MAX_TOKENS" in finish.upper(), fell_back=False,
+                            error=llm_response.error_message or None, emotion=emotion)  # fmt: skip
         return None
 
     async def on_model_error_callback(

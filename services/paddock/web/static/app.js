@@ -48,8 +48,9 @@ function fail(e) {
 }
 
 // ---------- Sessions list ----------
-async function sessionsScreen() {
+async function sessionsScreen(seq) {
   const rows = await api("/sessions");
+  if (stale(seq)) return;
   if (!rows.length) {
     view.innerHTML = `<h1>Sessions</h1><div class="card"><p>No sessions yet. Import a log with
       <code>pitwall import FILE</code>, or run <code>pitwall demo</code>.</p></div>`;
@@ -67,8 +68,9 @@ async function sessionsScreen() {
 }
 
 // ---------- Session page ----------
-async function sessionScreen(sid) {
+async function sessionScreen(sid, seq) {
   const [s, laps, corners] = await Promise.all([api(`/sessions/${sid}`), api(`/sessions/${sid}/laps`), api(`/sessions/${sid}/corners`)]);
+  if (stale(seq)) return;
   const full = laps.filter((l) => l.kind === "full");
   const valid = full.filter((l) => l.valid);
   const best = laps.find((l) => l.is_best) || valid.slice().sort((a, b) => a.time_s - b.time_s)[0];
@@ -96,15 +98,16 @@ async function sessionScreen(sid) {
   const selA = document.getElementById("lapA"), selB = document.getElementById("lapB");
   if (best) selA.value = best.lap;
   if (other) selB.value = other.lap;
-  const draw = () => overlay(sid, +selA.value, +selB.value, corners).catch((e) => showBanner(e.message, "error"));
+  const draw = () => overlay(sid, +selA.value, +selB.value, corners, seq).catch((e) => showBanner(e.message, "error"));
   selA.onchange = draw; selB.onchange = draw;
   if (full.length) await draw();
 }
 
-async function overlay(sid, a, b, corners) {
+async function overlay(sid, a, b, corners, seq) {
   const ch = "speed_kmh,throttle_pct,brake_bar,lat,lon";
   const [A, B] = await Promise.all([api(`/sessions/${sid}/laps/${a}/trace?channels=${ch}&step_m=10`),
                                     api(`/sessions/${sid}/laps/${b}/trace?channels=${ch}&step_m=10`)]);
+  if (stale(seq)) return;
   const n = Math.min(A.dist_m.length, B.dist_m.length);
   const x = A.dist_m.slice(0, n);
   const delta = x.map((_, i) => B.time_s[i] - A.time_s[i]);
@@ -157,8 +160,9 @@ function dataCard(ev) {
   return card;
 }
 
-async function debriefScreen(sid) {
+async function debriefScreen(sid, seq) {
   const s = await api(`/sessions/${sid}`);
+  if (stale(seq)) return;
   view.innerHTML = `<h1>Debrief · ${esc(s.track_name || "")} · ${esc(s.driver_id)} <span class="muted">${esc(sid)}</span></h1>
     <div class="grid"><div class="card"><h2>Progress</h2><ul class="phases" id="phases"></ul></div>
     <div class="card"><h2>Your engineer</h2><div id="state" class="muted">Starting…</div><div class="narrative" id="narrative"></div>
@@ -197,24 +201,34 @@ function debriefHandlers() {
   };
 }
 
+// the stream the current screen is showing; leaving the screen cancels it (the paddock then cancels the run)
+let activeStream = null;
+
 // stream an SSE request; if the paddock goes away mid-stream, say so, wait for it, and run it again
 async function streamWithReconnect(url, body, handlers, maxAttempts = 20) {
+  if (activeStream) activeStream.abort();
+  const ctrl = new AbortController();
+  activeStream = ctrl;
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    if (ctrl.signal.aborted) return;
     handlers.reset && handlers.reset();
     try {
-      await postSSE(url, body, {headers: authHeaders(), onEvent: (type, data) => {
+      await postSSE(url, body, {headers: authHeaders(), signal: ctrl.signal, onEvent: (type, data) => {
+        if (ctrl.signal.aborted) return;
         window.pitwallEvents.push({type, t: performance.now(), text: data.text});
         handlers[type] && handlers[type](data);
       }});
+      if (activeStream === ctrl) activeStream = null;
       if (attempt) showBanner("Reconnected to the paddock; the answer above is complete.", "ok");
       return;
     } catch (e) {
+      if (e.name === "AbortError" || ctrl.signal.aborted) return;  // the driver left this screen
       if (e.status === 429) { showBanner(`The model is busy; retrying in ${e.retryAfter || 5} s.`); await sleep(1000 * (+e.retryAfter || 5)); continue; }
       if (!(e instanceof NetworkLost)) { handlers.error({message: e.message}); return; }
       conn.className = "conn down";
       showBanner(`Lost the connection to the paddock (${e.message}). Reconnecting…`, "error");
       window.pitwallEvents.push({type: "disconnected", t: performance.now()});
-      await waitForPaddock();
+      await waitForPaddock(ctrl.signal);
       showBanner("The paddock is back. Asking again…");
       window.pitwallEvents.push({type: "reconnected", t: performance.now()});
     }
@@ -223,16 +237,17 @@ async function streamWithReconnect(url, body, handlers, maxAttempts = 20) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function waitForPaddock() {
-  for (;;) {
+async function waitForPaddock(signal) {
+  while (!(signal && signal.aborted)) {
     try { const r = await fetch("/health", {cache: "no-store"}); if (r.ok) { conn.className = "conn ok"; return; } } catch (_) {}
     await sleep(700);
   }
 }
 
 // ---------- Q&A ----------
-async function askScreen(sid) {
+async function askScreen(sid, seq) {
   const [agents, sessions] = await Promise.all([api("/coach/agents"), api("/sessions")]);
+  if (stale(seq)) return;
   const intents = Object.keys(agents.intents || {});
   const current = sid || (sessions[0] && sessions[0].session_id) || "";
   const driver = (sessions.find((x) => x.session_id === current) || {}).driver_id || "driver";
@@ -276,8 +291,9 @@ async function askScreen(sid) {
 }
 
 // ---------- Cue log ----------
-async function cuesScreen(sid) {
+async function cuesScreen(sid, seq) {
   const notes = await api(`/sessions/${sid}/notes`);
+  if (stale(seq)) return;
   const spoken = notes.filter((n) => n.status === "spoken").length;
   view.innerHTML = `<h1>Cue log <span class="muted">${esc(sid)}</span></h1>
     <p>${spoken} spoken, ${notes.length - spoken} dropped. A cue that would have arrived late is dropped: late is worse than silence.</p>
@@ -289,13 +305,15 @@ async function cuesScreen(sid) {
 
 // ---------- Agent traces ----------
 let tracePoll = null;
-async function tracesScreen() {
+async function tracesScreen(seq) {
+  if (stale(seq)) return;
   view.innerHTML = `<h1>Agent traces</h1><p class="muted">Every agent run, tool call and model error, newest first; refreshed every 3 s.</p>
     <div class="card"><table id="trace-table"><thead><tr><th>Time</th><th>Agent / tool</th><th>Event</th><th>Latency</th><th>OK</th><th>Session</th></tr></thead><tbody></tbody></table></div>`;
   let since = null;
   const tbody = view.querySelector("#trace-table tbody");
   const load = async () => {
     const r = await api(`/coach/traces?limit=200${since ? `&since_ts=${encodeURIComponent(since)}` : ""}`);
+    if (stale(seq)) return;
     if (!r.available) { showBanner(`Traces unavailable: ${r.reason}`, "error"); return; }
     if (r.traces.length) since = r.traces[0].ts;
     tbody.insertAdjacentHTML("afterbegin", r.traces.map((t) => `<tr><td>${esc(String(t.ts).slice(11, 23))}</td><td>${esc(t.agent_name)}</td>
@@ -306,20 +324,26 @@ async function tracesScreen() {
 }
 
 // ---------- router ----------
+// each navigation gets a number; a screen whose data arrives after the driver moved on draws nothing
+let routeSeq = 0;
+const stale = (seq) => seq !== routeSeq;
+
 async function route() {
+  const seq = ++routeSeq;
   if (tracePoll) { clearInterval(tracePoll); tracePoll = null; }
+  if (activeStream) { activeStream.abort(); activeStream = null; }
   showBanner("");
   const [, screen, arg] = (location.hash || "#/").split("/");
   const sid = arg ? decodeURIComponent(arg) : "";
   view.innerHTML = `<p class="muted">Loading…</p>`;
   try {
-    if (screen === "session" && sid) await sessionScreen(sid);
-    else if (screen === "debrief" && sid) await debriefScreen(sid);
-    else if (screen === "ask") await askScreen(sid);
-    else if (screen === "cues" && sid) await cuesScreen(sid);
-    else if (screen === "traces") await tracesScreen();
-    else await sessionsScreen();
-  } catch (e) { fail(e); }
+    if (screen === "session" && sid) await sessionScreen(sid, seq);
+    else if (screen === "debrief" && sid) await debriefScreen(sid, seq);
+    else if (screen === "ask") await askScreen(sid, seq);
+    else if (screen === "cues" && sid) await cuesScreen(sid, seq);
+    else if (screen === "traces") await tracesScreen(seq);
+    else await sessionsScreen(seq);
+  } catch (e) { if (!stale(seq)) fail(e); }
 }
 
 window.addEventListener("hashchange", route);
