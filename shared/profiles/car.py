@@ -8,6 +8,7 @@ threshold overrides. Profiles are YAML files in ``shared/profiles/cars/``.
 from __future__ import annotations
 
 import math
+import warnings
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -204,7 +205,9 @@ class CarProfile(BaseModel):
 
 def derive_gear(wide: Wide, gears: GearModel) -> np.ndarray:
     rear = [wide[k] for k in ("wheel_speed_rl_kmh", "wheel_speed_rr_kmh") if k in wide]
-    speed = np.nanmean(np.vstack(rear), axis=0) if rear else wide.get("speed_kmh")
+    with warnings.catch_warnings():  # rows where neither rear wheel has a reading stay NaN (no gear)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        speed = np.nanmean(np.vstack(rear), axis=0) if rear else wide.get("speed_kmh")
     if speed is None:
         return np.full(len(wide["t_s"]), np.nan)
     rpm = wide["rpm"]
