@@ -97,7 +97,11 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
     if focus:
         parts.append("Focus: " + "; ".join(focus) + ".")
     if ped.get("blocks"):
-        parts.append("Plan: " + "; ".join(f"{b['laps']} laps {b['focus']}" for b in ped["blocks"]) + ".")
+        parts.append(
+            "Plan: "
+            + "; ".join(f"{b['laps']} lap{'' if b['laps'] == 1 else 's'} {b['focus']}" for b in ped["blocks"])
+            + "."
+        )
     if eng.get("oil_pressure_low_laps"):
         parts.append(
             f"Oil pressure dropped under load on lap(s) {eng['oil_pressure_low_laps']}: check the oil level."

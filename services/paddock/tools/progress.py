@@ -116,7 +116,7 @@ def get_session_plan_context(driver_id: str, n_laps: int = 10) -> dict[str, Any]
     for i, f in enumerate(focus):
         blocks.append({"laps": max(1, work // max(1, len(focus))) if i < len(focus) - 1 else work - (work // max(1, len(focus))) * (len(focus) - 1),
                        "focus": f"{f['corner']}: aim for {f['target_s']} s (typical {f['typical_s']} s)"})  # fmt: skip
-    blocks.append({"laps": 1, "focus": "cool-down lap"})
+    blocks.append({"laps": 1, "focus": "cool-down"})
     return {
         "driver_id": driver_id,
         "n_laps": n_laps,
