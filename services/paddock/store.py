@@ -44,6 +44,7 @@ class PaddockStore:
             self.con.execute(d)
         self._pending: dict[str, list[dict[str, Any]]] = {"agent_traces": [], "llm_friction": []}
         self._plock = threading.Lock()
+        self._flush_lock = threading.Lock()
         self._stop = threading.Event()
         self._flusher = threading.Thread(target=self._flush_loop, name="paddock-store-flush", daemon=True)
         self._flusher.start()
@@ -62,7 +63,12 @@ class PaddockStore:
                 logging.getLogger(__name__).exception("paddock store flush failed")
 
     def flush(self) -> None:
-        """Write the buffered trace and LLM-call rows (one Arrow batch per table)."""
+        """Write the buffered trace and LLM-call rows (one Arrow batch per table). A reader's flush waits for
+        one already under way, so a query never misses rows that were taken off the buffer but not written."""
+        with self._flush_lock:
+            self._flush()
+
+    def _flush(self) -> None:
         with self._plock:
             pending = {t: rows for t, rows in self._pending.items() if rows}
             self._pending = {t: [] for t in self._pending}

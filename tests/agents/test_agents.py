@@ -277,6 +277,13 @@ def test_startup_warm_up_discovers_the_model_and_loads_it(env) -> None:
     assert found["reachable"] and "gemma3n-e2b" in found["models"] and warmed
     assert httpx.get(env["llm"].url.replace("/v1", "/_scripted/stats")).json()["warmups"] >= 1
     assert svc.store.query("SELECT count(*) AS n FROM llm_friction WHERE role = 'warmup'", [])[0]["n"] >= 1
+    before = len(env["llm"].requests)
+    asyncio.run(svc.warm_up())  # what start-up runs: the data phase, discovery, the httpx and LiteLLM pings
+    rows = svc.store.query(
+        "SELECT backend, error FROM llm_friction WHERE role = 'warmup' ORDER BY ts DESC LIMIT 2", []
+    )
+    assert {r["backend"] for r in rows} == {"warm-httpx", "litellm"} and all(r["error"] is None for r in rows)
+    assert len(env["llm"].requests) == before  # warm-up pings never take a scripted reply
 
 
 def test_voice_script_agent_persists_its_phrases(env) -> None:

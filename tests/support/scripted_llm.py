@@ -77,6 +77,8 @@ class ScriptedLLM:
             body = await request.json()
             if body.get("max_tokens") == 1:  # a warm-up ping: answered, never takes a scripted reply
                 self.stats["warmups"] += 1
+                if body.get("stream"):
+                    return StreamingResponse(self._warmup_stream(), media_type="text/event-stream")
                 return {"id": "warmup", "object": "chat.completion", "model": MODEL,
                         "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
                                      "finish_reason": "length"}]}  # fmt: skip
@@ -115,6 +117,13 @@ class ScriptedLLM:
                 "model": MODEL, "choices": [{"index": 0, "message": msg,
                                              "finish_reason": "tool_calls" if calls else "stop"}],
                 "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}  # fmt: skip
+
+    async def _warmup_stream(self) -> Any:
+        for delta, finish in (({"role": "assistant", "content": "ok"}, None), ({}, "length")):
+            yield "data: " + json.dumps({"id": "warmup", "object": "chat.completion.chunk", "created": int(time.time()),
+                                         "model": MODEL, "choices": [{"index": 0, "delta": delta,
+                                                                      "finish_reason": finish}]}) + "\n\n"  # fmt: skip
+        yield "data: [DONE]\n\n"
 
     async def _stream(self, text: str, calls: list[dict[str, Any]]) -> Any:
         cid = f"chatcmpl-{uuid.uuid4().hex[:8]}"

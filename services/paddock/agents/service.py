@@ -93,7 +93,29 @@ class CoachService:
             log.exception("ADK warm-up failed")
         found = await self.warm.discover()
         if found["reachable"] and self.settings.llm_warmup:
-            await self.warm.warmup()
+            await self.warm.warmup()  # the server loads the model
+            await (
+                self._warm_litellm()
+            )  # LiteLLM builds its client and lazy pieces now, not on a driver's request
+
+    async def _warm_litellm(self) -> None:
+        """One streamed one-token call through LiteLLM, recorded like any other call."""
+        import litellm
+
+        t0 = time.perf_counter()
+        error = None
+        try:
+            reply = await litellm.acompletion(model=self.settings.llm_model_id, api_base=self.settings.adk_openai_url,
+                                              api_key=self.settings.adk_openai_api_key.get_secret_value(),
+                                              messages=[{"role": "user", "content": "ok"}], max_tokens=1, stream=True,
+                                              timeout=self.settings.adk_timeout_s, num_retries=0)  # fmt: skip
+            async for _ in reply:
+                pass
+        except Exception as exc:  # the server may not be up yet: the first real call then pays instead
+            error = f"{type(exc).__name__}: {str(exc)[:200]}"
+        self.store.friction(role="warmup", mode="warmup", backend="litellm", prompt_chars=2, completion_chars=None,
+                            latency_ms=(time.perf_counter() - t0) * 1000, truncated=True, fell_back=False,
+                            error=error, emotion=None)  # fmt: skip
 
     async def _warm_adk(self) -> None:
         from google.genai import types
