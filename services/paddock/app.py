@@ -88,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "url": settings.adk_openai_url, "model": settings.llm_model_id},
                 "lake": {"newest_file_age_s": round(time.time() - newest, 1) if newest else None},
                 "active_driver_sessions": len(request.app.state.coach._adk_sessions),
+                "warm_up": request.app.state.coach.warm_state,
                 "queue": {"waiting": request.app.state.gate.waiting, "size": request.app.state.gate.size}}  # fmt: skip
 
     @app.exception_handler(ModelBusy)

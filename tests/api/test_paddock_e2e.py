@@ -139,3 +139,17 @@ def test_the_model_token_never_reaches_logs_traces_or_records(stack) -> None:
     assert traces and SECRET not in traces
     assert SECRET not in httpx.get(f"{pad.url}/conversations/driver/dee").text
     assert SECRET not in pad.log.read_text()
+
+
+def test_health_reports_the_model_and_the_start_up_warm_up(stack) -> None:
+    pad = stack["pad"].url
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        h = httpx.get(f"{pad}/health").json()
+        if h["warm_up"]["status"] == "ready":
+            break
+        time.sleep(0.3)
+    assert h["warm_up"]["status"] == "ready" and h["warm_up"]["model_reachable"] is True
+    assert h["model"]["reachable"] is True and h["model"]["model"] == "openai/gemma3n-e2b"
+    stats = httpx.get(stack["llm"].url.removesuffix("/v1") + "/_scripted/stats").json()
+    assert stats["warmups"] >= 2  # the warm tier's ping and LiteLLM's

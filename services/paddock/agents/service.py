@@ -54,6 +54,7 @@ class CoachService:
         self.rotations = 0
         self.warm = WarmClient(settings, self.store)
         self._reachable_at = 0.0
+        self.warm_state: dict[str, Any] = {"status": "not started"}
 
     async def startup(self) -> None:
         """Import and wire ADK + LiteLLM now, not on the first request."""
@@ -87,6 +88,8 @@ class CoachService:
         """Start-up, in the background: run the agent tree's data phase once (no model call), so the first
         driver request does not pay for ADK's first run; then discover the server's models and load ours
         with a one-token call."""
+        t0 = time.perf_counter()
+        self.warm_state = {"status": "warming"}
         try:
             await self._warm_adk()
         except Exception:  # a warm-up problem must never stop the service
@@ -94,9 +97,10 @@ class CoachService:
         found = await self.warm.discover()
         if found["reachable"] and self.settings.llm_warmup:
             await self.warm.warmup()  # the server loads the model
-            await (
-                self._warm_litellm()
-            )  # LiteLLM builds its client and lazy pieces now, not on a driver's request
+            # LiteLLM builds its client and lazy pieces now, not on a driver's request
+            await self._warm_litellm()
+        self.warm_state = {"status": "ready", "model_reachable": found["reachable"],
+                           "ms": round((time.perf_counter() - t0) * 1000)}  # fmt: skip
 
     async def _warm_litellm(self) -> None:
         """One streamed one-token call through LiteLLM, recorded like any other call."""
