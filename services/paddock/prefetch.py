@@ -16,18 +16,23 @@ log = logging.getLogger(__name__)
 
 
 def prefetch_newest() -> str | None:
-    from services.paddock.tools.base import SESSION_CHANNELS, rows, session_arrays, track_corners
-
-    got = rows(
-        "SELECT session_id, track_id FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1"
+    from services.paddock.tools.base import (
+        SESSION_CHANNELS,
+        ToolError,
+        session_arrays,
+        session_row,
+        track_corners,
     )
-    if not got:
+
+    try:
+        newest = session_row("latest")
+    except ToolError:  # an empty lake
         return None
     t0 = time.perf_counter()
-    session_arrays(got[0]["session_id"], SESSION_CHANNELS)
-    track_corners(got[0]["track_id"])
-    log.info("prefetched session %s in %.0f ms", got[0]["session_id"], (time.perf_counter() - t0) * 1000)
-    return str(got[0]["session_id"])
+    session_arrays(newest["session_id"], SESSION_CHANNELS)
+    track_corners(newest["track_id"])
+    log.info("prefetched session %s in %.0f ms", newest["session_id"], (time.perf_counter() - t0) * 1000)
+    return str(newest["session_id"])
 
 
 async def prefetch_loop(lake: Lake, interval_s: float = 2.0) -> None:

@@ -40,6 +40,12 @@ def default_reply(messages: list[dict[str, Any]]) -> str:
     return " ".join(parts) + " [EMOTION:encouraging]"
 
 
+def _chunk(cid: str, delta: dict[str, Any], finish: str | None = None) -> str:
+    """One OpenAI streaming chunk as an SSE line."""
+    return "data: " + json.dumps({"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": MODEL,
+                                  "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n"  # fmt: skip
+
+
 class ScriptedLLM:
     def __init__(self, script: list[dict[str, Any]] | None = None, token_delay_s: float = 0.0,
                  reply_delay_s: float = 0.0, serial: bool = False) -> None:  # fmt: skip
@@ -119,19 +125,15 @@ class ScriptedLLM:
                 "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}  # fmt: skip
 
     async def _warmup_stream(self) -> Any:
-        for delta, finish in (({"role": "assistant", "content": "ok"}, None), ({}, "length")):
-            yield "data: " + json.dumps({"id": "warmup", "object": "chat.completion.chunk", "created": int(time.time()),
-                                         "model": MODEL, "choices": [{"index": 0, "delta": delta,
-                                                                      "finish_reason": finish}]}) + "\n\n"  # fmt: skip
+        yield _chunk("warmup", {"role": "assistant", "content": "ok"})
+        yield _chunk("warmup", {}, "length")
         yield "data: [DONE]\n\n"
 
     async def _stream(self, text: str, calls: list[dict[str, Any]]) -> Any:
         cid = f"chatcmpl-{uuid.uuid4().hex[:8]}"
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
-            return "data: " + json.dumps({"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
-                                          "model": MODEL, "choices": [{"index": 0, "delta": delta,
-                                                                       "finish_reason": finish}]}) + "\n\n"  # fmt: skip
+            return _chunk(cid, delta, finish)
 
         self.stats["streams_started"] += 1
         done = False

@@ -52,6 +52,19 @@ def compact(obj: Any) -> str:
     return text[:MAX_JSON_CHARS]
 
 
+async def run_data_spec(output_key: str, session_id: str, driver_id: str) -> str:
+    """One data agent's work, in a worker thread: its tool on this session, as compact JSON. A broken tool
+    gives an error object instead, so it cannot sink the brief or debrief."""
+    tool, build = DATA_SPECS[output_key]
+    try:
+        out = await asyncio.to_thread(
+            run_tool, tool, build({"session_id": session_id, "driver_id": driver_id})
+        )
+    except Exception as exc:
+        out = {"error": {"code": "tool_failed", "message": f"{type(exc).__name__}: {exc}"}}
+    return compact(out)
+
+
 class DataAgent(BaseAgent):
     """Runs one tool with the session and driver from state; no LLM."""
 
@@ -60,16 +73,11 @@ class DataAgent(BaseAgent):
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         state = ctx.session.state
-        _tool, build = DATA_SPECS[self.output_key]
-        args = build(
-            {"session_id": state.get("session_id", "latest"), "driver_id": state.get("driver_id", "driver")}
+        out = await run_data_spec(
+            self.output_key, state.get("session_id", "latest"), state.get("driver_id", "driver")
         )
-        try:
-            out = await asyncio.to_thread(run_tool, self.tool_name, args)
-        except Exception as exc:  # a broken tool must not sink the debrief
-            out = {"error": {"code": "tool_failed", "message": f"{type(exc).__name__}: {exc}"}}
         yield Event(invocation_id=ctx.invocation_id, author=self.name, branch=ctx.branch,
-                    actions=EventActions(state_delta={self.output_key: compact(out)}))  # fmt: skip
+                    actions=EventActions(state_delta={self.output_key: out}))  # fmt: skip
 
 
 def make_data_agent(output_key: str, suffix: str) -> DataAgent:

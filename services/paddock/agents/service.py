@@ -124,17 +124,17 @@ class CoachService:
     async def _warm_adk(self) -> None:
         from google.genai import types
 
-        from services.paddock.tools.base import rows
+        from services.paddock.tools.base import ToolError, session_row
 
-        newest = await asyncio.to_thread(
-            rows,
-            "SELECT session_id FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1",
-        )
-        if not newest or self.runner is None:
+        try:
+            newest = await asyncio.to_thread(session_row, "latest")
+        except ToolError:  # an empty lake: nothing to warm with yet
+            return
+        if self.runner is None:
             return
         t0 = time.perf_counter()
         s = await self.sessions.create_session(app_name="pitwall", user_id="__warmup__", state={})
-        delta = {"session_id": newest[0]["session_id"], "driver_id": "__warmup__",
+        delta = {"session_id": newest["session_id"], "driver_id": "__warmup__",
                  "temp:intent_override": "data_only:DebriefDataPhase"}  # fmt: skip
         msg = types.Content(role="user", parts=[types.Part(text="warm-up")])
         async for _ in self.runner.run_async(
@@ -312,9 +312,8 @@ class CoachService:
     ) -> AsyncIterator[CoachEvent]:
         """A quick brief or debrief on the warm tier: the same data, packed into one streamed call, no ADK."""
         from services.paddock.agents.data_agents import DATA_AGENT_NAMES as NAMES
-        from services.paddock.agents.data_agents import DATA_SPECS, compact
+        from services.paddock.agents.data_agents import DATA_SPECS, run_data_spec
         from services.paddock.agents.prompts import quick_prompt
-        from services.paddock.tools.registry import run_tool
 
         t0 = time.perf_counter()
         conv = uuid.uuid4().hex
@@ -325,15 +324,9 @@ class CoachService:
         try:
             yield CoachEvent("phase", {"agent": f"Quick{kind.capitalize()}", "status": "started", "ms": 0})
             keys = BRIEF_KEYS if kind == "brief" else tuple(DATA_SPECS)
-            args = {"session_id": session_id, "driver_id": driver_id}
 
             async def one(key: str) -> tuple[str, str]:
-                tool, build = DATA_SPECS[key]
-                try:
-                    out = await asyncio.to_thread(run_tool, tool, build(args))
-                except Exception as exc:  # a broken tool must not sink the quick debrief
-                    out = {"error": {"code": "tool_failed", "message": f"{type(exc).__name__}: {exc}"}}
-                return key, compact(out)
+                return key, await run_data_spec(key, session_id, driver_id)
 
             state: dict[str, Any] = {}
             for fut in asyncio.as_completed([one(k) for k in keys]):
