@@ -14,7 +14,7 @@ from typing import Any
 from services.paddock.agents.data_agents import DATA_AGENT_NAMES
 from services.paddock.agents.narrative import grounding_check, parse_emotion, template_narrative
 from services.paddock.agents.registry import BRIEF_KEYS
-from services.paddock.llm import describe, make_model, prepare_litellm
+from services.paddock.llm import describe, litellm_args, make_model, prepare_litellm
 from services.paddock.llm.warm import WarmClient, WarmError
 from services.paddock.store import PaddockStore
 from shared.settings import Settings
@@ -109,10 +109,8 @@ class CoachService:
         t0 = time.perf_counter()
         error = None
         try:
-            reply = await litellm.acompletion(model=self.settings.llm_model_id, api_base=self.settings.adk_openai_url,
-                                              api_key=self.settings.adk_openai_api_key.get_secret_value(),
-                                              messages=[{"role": "user", "content": "ok"}], max_tokens=1, stream=True,
-                                              timeout=self.settings.adk_timeout_s, num_retries=0)  # fmt: skip
+            reply = await litellm.acompletion(**litellm_args(self.settings), messages=[{"role": "user", "content": "ok"}],
+                                              max_tokens=1, stream=True)  # fmt: skip
             async for _ in reply:
                 pass
         except Exception as exc:  # the server may not be up yet: the first real call then pays instead
