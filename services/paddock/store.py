@@ -18,6 +18,9 @@ import duckdb
 import pyarrow as pa
 
 from shared.settings import Settings
+from shared.store.hot import insert_arrow
+
+log = logging.getLogger(__name__)
 
 DDL = (
     """CREATE TABLE IF NOT EXISTS conversations (conversation_id VARCHAR, driver_id VARCHAR, session_id VARCHAR,
@@ -59,8 +62,8 @@ class PaddockStore:
         while not self._stop.wait(0.25):
             try:
                 self.flush()
-            except Exception:  # a failed batch must not stop later ones (it is logged by duckdb's error)
-                logging.getLogger(__name__).exception("paddock store flush failed")
+            except Exception:  # a failed batch must not stop later ones
+                log.exception("paddock store flush failed")
 
     def flush(self) -> None:
         """Write the buffered trace and LLM-call rows (one Arrow batch per table). A reader's flush waits for
@@ -74,13 +77,8 @@ class PaddockStore:
             self._pending = {t: [] for t in self._pending}
         for table, rows in pending.items():
             batch = pa.Table.from_pylist(rows)
-            names = ", ".join(batch.column_names)
             with self._lock:
-                self.con.register("_pw_rows", batch)
-                try:
-                    self.con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _pw_rows")
-                finally:
-                    self.con.unregister("_pw_rows")
+                insert_arrow(self.con, table, batch)
 
     def _buffer(self, table: str, row: dict[str, Any]) -> None:
         with self._plock:

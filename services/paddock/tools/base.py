@@ -53,20 +53,29 @@ def valid_laps(session_id: str) -> list[dict[str, Any]]:
     )
 
 
-def lap_arrays(session_id: str, lap: int, channels: tuple[str, ...]) -> dict[str, np.ndarray]:
-    cols = ", ".join(["t_s", "dist_m", *[c for c in channels if c not in ("t_s", "dist_m")]])
+def _telemetry(
+    first: tuple[str, ...], channels: tuple[str, ...], where: str, params: list[Any]
+) -> dict[str, np.ndarray]:
+    """Telemetry columns as float arrays (NULL becomes NaN): ``first``, then the other ``channels``."""
+    cols = ", ".join([*first, *[c for c in channels if c not in first]])
     cur = get_lake().cursor()
     try:
-        tbl = cur.sql(f"SELECT {cols} FROM telemetry WHERE session_id = ? AND lap = ? ORDER BY t_s",
-                      params=[session_id, lap]).to_arrow_table()  # fmt: skip
+        tbl = cur.sql(f"SELECT {cols} FROM telemetry WHERE {where}", params=params).to_arrow_table()
     finally:
         cur.close()
     assert tbl is not None
-    if tbl.num_rows < 2:
+    return {c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float) for c in tbl.column_names}
+
+
+def lap_arrays(session_id: str, lap: int, channels: tuple[str, ...]) -> dict[str, np.ndarray]:
+    out = _telemetry(
+        ("t_s", "dist_m"), channels, "session_id = ? AND lap = ? ORDER BY t_s", [session_id, lap]
+    )
+    if len(out["t_s"]) < 2:
         raise ToolError(
             "unknown_lap", f"lap {lap} of {session_id} has no telemetry", "see the session's laps"
         )
-    return {c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float) for c in tbl.column_names}
+    return out
 
 
 # channels the session-wide tools read; loaded together once per session and lake version
@@ -84,17 +93,8 @@ _load_locks: dict[str, threading.Lock] = {}
 
 
 def _load_session(session_id: str, channels: tuple[str, ...]) -> dict[str, np.ndarray]:
-    cols = ", ".join(["t_s", "lap", "dist_m", *[c for c in channels if c not in ("t_s", "lap", "dist_m")]])
-    cur = get_lake().cursor()
-    try:
-        # no ORDER BY: DuckDB's sort costs more than the read; numpy orders the rows only if needed
-        tbl = cur.sql(
-            f"SELECT {cols} FROM telemetry WHERE session_id = ?", params=[session_id]
-        ).to_arrow_table()
-    finally:
-        cur.close()
-    assert tbl is not None
-    out = {c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float) for c in tbl.column_names}
+    # no ORDER BY: DuckDB's sort costs more than the read; numpy orders the rows only if needed
+    out = _telemetry(("t_s", "lap", "dist_m"), channels, "session_id = ?", [session_id])
     t = out["t_s"]
     if len(t) > 1 and bool((np.diff(t) < 0).any()):
         order = np.argsort(t, kind="stable")
