@@ -49,10 +49,22 @@ def bench_in_process(rows: list[tuple[str, str, str, str]]) -> None:
         sess.process(f, t0)
         lat.append((time.perf_counter() - t0) * 1000)
     el = time.perf_counter() - t_all
-    rows.append(("frame -> arbiter decision, in process, 1 kHz frames", f"p50 {pct(lat, 50):.3f} ms, p99 {pct(lat, 99):.3f} ms, max {max(lat):.2f} ms",
-                 f"target p99 <= 5 ms ({5 / pct(lat, 99):.0f}x headroom)", CMD))  # fmt: skip
-    rows.append(("frame path throughput, in process", f"{len(frames) / el:,.0f} frames/s", f"{len(frames):,} frames, "
-                 f"{sess.cues_spoken} cues spoken, {sess.cues_dropped} dropped", CMD))  # fmt: skip
+    rows.append(
+        (
+            "frame -> arbiter decision, in process, 1 kHz frames",
+            f"p50 {pct(lat, 50):.3f} ms, p99 {pct(lat, 99):.3f} ms, max {max(lat):.2f} ms",
+            f"target p99 <= 5 ms ({5 / pct(lat, 99):.0f}x headroom)",
+            CMD,
+        )
+    )
+    rows.append(
+        (
+            "frame path throughput, in process",
+            f"{len(frames) / el:,.0f} frames/s",
+            f"{len(frames):,} frames, {sess.cues_spoken} cues spoken, {sess.cues_dropped} dropped",
+            CMD,
+        )
+    )
 
 
 def bench_e2e(rows: list[tuple[str, str, str, str]], url: str, port: int) -> None:
@@ -88,8 +100,17 @@ def bench_e2e(rows: list[tuple[str, str, str, str]], url: str, port: int) -> Non
             flags = ["abs_active", "dsc_active"]
             for i in range(100 * 45):
                 t = i / 100.0
-                f = {"t_s": t, "speed_kmh": 150.0, "rpm": 6000.0, "throttle_pct": 80.0, "oil_press_bar": 4.0,
-                     "lat": 38.16, "lon": -122.45, "abs_active": 0.0, "dsc_active": 0.0}  # fmt: skip
+                f = {
+                    "t_s": t,
+                    "speed_kmh": 150.0,
+                    "rpm": 6000.0,
+                    "throttle_pct": 80.0,
+                    "oil_press_bar": 4.0,
+                    "lat": 38.16,
+                    "lon": -122.45,
+                    "abs_active": 0.0,
+                    "dsc_active": 0.0,
+                }
                 if i % 200 == 100:  # a rising edge: ABS and DSC alternate, each with a 20 s cooldown
                     flag = flags[(i // 200) % 2]
                     f[flag] = 1.0
@@ -111,8 +132,14 @@ def bench_e2e(rows: list[tuple[str, str, str, str]], url: str, port: int) -> Non
         if after and after[0] - s < 1.0:
             lat.append((after[0] - s) * 1000)
     httpx.post(f"{url}/session/{sid}/end")
-    rows.append(("WebSocket frame -> SSE cue, loopback, 100 Hz, store writing", f"p50 {pct(lat, 50):.1f} ms, p99 {pct(lat, 99):.1f} ms ({len(lat)} cues)",
-                 f"target p99 <= 20 ms ({20 / pct(lat, 99):.1f}x headroom)", CMD))  # fmt: skip
+    rows.append(
+        (
+            "WebSocket frame -> SSE cue, loopback, 100 Hz, store writing",
+            f"p50 {pct(lat, 50):.1f} ms, p99 {pct(lat, 99):.1f} ms ({len(lat)} cues)",
+            f"target p99 <= 20 ms ({20 / pct(lat, 99):.1f}x headroom)",
+            CMD,
+        )
+    )
 
 
 def bench_ingest(rows: list[tuple[str, str, str, str]], url: str, port: int) -> None:
@@ -155,8 +182,14 @@ def bench_ingest(rows: list[tuple[str, str, str, str]], url: str, port: int) -> 
     after = httpx.get(f"{url}/health").json()
     lost = len(frames) - accepted
     rows_written = after["writer"]["rows_written"] - before["writer"]["rows_written"]
-    rows.append((f"sustained ingest over WebSocket (msgpack batches of 1,000, {WINDOW} in flight)", f"{accepted / el:,.0f} frames/s",
-                 f"target >= 20,000; lost {lost} of {len(frames):,}; store rows written {rows_written:,}", CMD))  # fmt: skip
+    rows.append(
+        (
+            f"sustained ingest over WebSocket (msgpack batches of 1,000, {WINDOW} in flight)",
+            f"{accepted / el:,.0f} frames/s",
+            f"target >= 20,000; lost {lost} of {len(frames):,}; store rows written {rows_written:,}",
+            CMD,
+        )
+    )
 
 
 def main() -> None:

@@ -61,10 +61,22 @@ def bench_xrk(rows: list[tuple[str, str, str, str]]) -> None:
                 store.close()
 
             t_imp = _best(full, 3)
-        rows.append((f"XRK read+map+laps vs libxrk parse ({path.name})", f"{t_parse * 1000:.0f} ms vs {t_lib * 1000:.0f} ms",
-                     f"ratio {t_parse / t_lib:.2f} (target <= 2.0)", "python bench/import_bench.py"))  # fmt: skip
-        rows.append((f"XRK full import incl. DuckDB txn + Parquet lake ({path.name})", f"{t_imp * 1000:.0f} ms",
-                     f"ratio {t_imp / t_lib:.2f} (fixed cost of ~10 lake files dominates)", "python bench/import_bench.py"))  # fmt: skip
+        rows.append(
+            (
+                f"XRK read+map+laps vs libxrk parse ({path.name})",
+                f"{t_parse * 1000:.0f} ms vs {t_lib * 1000:.0f} ms",
+                f"ratio {t_parse / t_lib:.2f} (target <= 2.0)",
+                "python bench/import_bench.py",
+            )
+        )
+        rows.append(
+            (
+                f"XRK full import incl. DuckDB txn + Parquet lake ({path.name})",
+                f"{t_imp * 1000:.0f} ms",
+                f"ratio {t_imp / t_lib:.2f} (fixed cost of ~10 lake files dominates)",
+                "python bench/import_bench.py",
+            )
+        )
 
 
 def bench_rows(rows: list[tuple[str, str, str, str]]) -> None:
@@ -85,8 +97,14 @@ def bench_rows(rows: list[tuple[str, str, str, str]]) -> None:
         con.execute("INSERT INTO t SELECT * FROM b")
         con.unregister("b")
     ar = big / (time.perf_counter() - t)
-    rows.append(("rows/s into DuckDB, Arrow batches of 5,000", f"{ar:,.0f}", f"{ar / em:,.0f}x executemany ({em:,.0f}/s)",
-                 "python bench/import_bench.py"))  # fmt: skip
+    rows.append(
+        (
+            "rows/s into DuckDB, Arrow batches of 5,000",
+            f"{ar:,.0f}",
+            f"{ar / em:,.0f}x executemany ({em:,.0f}/s)",
+            "python bench/import_bench.py",
+        )
+    )
 
 
 def bench_hour(rows: list[tuple[str, str, str, str]]) -> None:
@@ -105,9 +123,14 @@ def bench_hour(rows: list[tuple[str, str, str, str]]) -> None:
         t = time.perf_counter()
         res = import_sim(sim, settings_for(d))
         t_imp = time.perf_counter() - t
-    rows.append((f"simulated {dur / 60:.0f} min at 50 Hz x {n_ch} channels: import (store + lake)",
-                 f"{t_imp:.1f} s ({res.rows:,} rows)", f"target <= 10 s; simulate itself {t_sim:.1f} s",
-                 "python bench/import_bench.py"))  # fmt: skip
+    rows.append(
+        (
+            f"simulated {dur / 60:.0f} min at 50 Hz x {n_ch} channels: import (store + lake)",
+            f"{t_imp:.1f} s ({res.rows:,} rows)",
+            f"target <= 10 s; simulate itself {t_sim:.1f} s",
+            "python bench/import_bench.py",
+        )
+    )
 
 
 def main() -> None:

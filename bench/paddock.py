@@ -35,8 +35,15 @@ def debrief_timing(url: str, sid: str, driver: str, mode: str = "adk") -> dict[s
     marks: dict[str, float] = {}
     done: dict[str, Any] = {}
     phase_ms: list[float] = []
-    with httpx.Client(timeout=120) as c, c.stream("POST", f"{url}/coach/debrief", json={"session_id": sid, "driver_id": driver, "mode": mode},
-                                                headers={"Accept": "text/event-stream"}) as r:  # fmt: skip
+    with (
+        httpx.Client(timeout=120) as c,
+        c.stream(
+            "POST",
+            f"{url}/coach/debrief",
+            json={"session_id": sid, "driver_id": driver, "mode": mode},
+            headers={"Accept": "text/event-stream"},
+        ) as r,
+    ):
         event = None
         for line in r.iter_lines():
             now = (time.perf_counter() - t0) * 1000
@@ -76,8 +83,10 @@ def timed(url: str, sid: str, mode: str, n: int) -> tuple[dict[str, float], dict
     # the first request after start-up: the warm-up has run, nothing has been asked yet
     cold = debrief_timing(url, sid, f"warm-{mode}", mode)
     runs = [debrief_timing(url, sid, f"{mode}{i}", mode) for i in range(n)]
-    med = {k: statistics.median(float(r.get(k, float("nan"))) for r in runs)
-           for k in ("first_byte", "first_data", "first_token", "total", "data_phase")}  # fmt: skip
+    med = {
+        k: statistics.median(float(r.get(k, float("nan"))) for r in runs)
+        for k in ("first_byte", "first_data", "first_token", "total", "data_phase")
+    }
     med["cold_data_phase"] = float(cold["data_phase"])
     return med, runs[0]
 
@@ -98,8 +107,12 @@ def main() -> None:
             try:
                 raw = statistics.median(raw_llm_ms(llm.url) for _ in range(5))
                 for data_agents in ("deterministic", "llm"):
-                    pad = start_paddock(data, root, llm.url,
-                                        {"PITWALL_DATA_AGENTS": data_agents, "PITWALL_LLM_QUEUE_SIZE": "32"})  # fmt: skip
+                    pad = start_paddock(
+                        data,
+                        root,
+                        llm.url,
+                        {"PITWALL_DATA_AGENTS": data_agents, "PITWALL_LLM_QUEUE_SIZE": "32"},
+                    )
                     try:
                         tiers = ("adk", "quick") if data_agents == "deterministic" else ("adk",)
                         for tier in tiers:
@@ -117,10 +130,15 @@ def main() -> None:
                                 if tier == "adk" and data_agents == "deterministic"
                                 else ""
                             )
-                            rows.append((f"debrief, {name}, {label}, simulated hour",
-                                         f"{first['llm_calls']} LLM call(s); first byte {med['first_byte']:.0f} ms; data phase "
-                                         f"{med['data_phase']:.0f} ms (first request after the start-up warm-up: {med['cold_data_phase']:.0f} ms); first token {med['first_token']:.0f} ms; total {med['total']:.0f} ms{extra}",
-                                         "default mode: 1 call, overhead <= 50 ms, data phase <= 300 ms, first byte <= 300 ms", CMD))  # fmt: skip
+                            rows.append(
+                                (
+                                    f"debrief, {name}, {label}, simulated hour",
+                                    f"{first['llm_calls']} LLM call(s); first byte {med['first_byte']:.0f} ms; data phase "
+                                    f"{med['data_phase']:.0f} ms (first request after the start-up warm-up: {med['cold_data_phase']:.0f} ms); first token {med['first_token']:.0f} ms; total {med['total']:.0f} ms{extra}",
+                                    "default mode: 1 call, overhead <= 50 ms, data phase <= 300 ms, first byte <= 300 ms",
+                                    CMD,
+                                )
+                            )
                         if data_agents == "deterministic" and delay == 0:
                             with ThreadPoolExecutor(20) as ex:
                                 res = list(
@@ -131,8 +149,15 @@ def main() -> None:
                             tt = sorted(r["first_byte"] for r in res)
                             td = sorted(r["total"] for r in res)
                             errors = sum(1 for r in res if r.get("narrator") not in ("llm", "template"))
-                            rows.append(("20 concurrent SSE debriefs, instant model", f"first byte p50 {tt[9]:.0f} ms, p99 {tt[-1]:.0f} ms; "
-                                         f"done p50 {td[9]:.0f} ms, p99 {td[-1]:.0f} ms; errors {errors}", "zero errors", CMD))  # fmt: skip
+                            rows.append(
+                                (
+                                    "20 concurrent SSE debriefs, instant model",
+                                    f"first byte p50 {tt[9]:.0f} ms, p99 {tt[-1]:.0f} ms; "
+                                    f"done p50 {td[9]:.0f} ms, p99 {td[-1]:.0f} ms; errors {errors}",
+                                    "zero errors",
+                                    CMD,
+                                )
+                            )
                     finally:
                         pad.stop()
             finally:

@@ -31,14 +31,19 @@ def main() -> None:
         sid = import_sim(sim, settings, driver_id="bench").session_id
         configure_lake(settings)
         args = {
-            "query_pitwall_db": {"sql": "SELECT lap, avg(speed_kmh) FROM telemetry GROUP BY lap ORDER BY lap"},
+            "query_pitwall_db": {
+                "sql": "SELECT lap, avg(speed_kmh) FROM telemetry GROUP BY lap ORDER BY lap"
+            },
             "get_lap_delta": {"session_id": sid, "lap_a": 2, "lap_b": 3},
             "get_corner_history": {"driver_id": "bench", "corner_name": "T6"},
-            "get_progress_report": {"driver_id": "bench"}, "get_goal_targets": {"driver_id": "bench"},
-            "get_session_plan_context": {"driver_id": "bench"}, "get_weather_adaptation_context": {"hour_local": 9},
-            "get_agent_telemetry": {}, "get_audio_script_context": {"corner_name": "T2", "driver_level": "novice"},
+            "get_progress_report": {"driver_id": "bench"},
+            "get_goal_targets": {"driver_id": "bench"},
+            "get_session_plan_context": {"driver_id": "bench"},
+            "get_weather_adaptation_context": {"hour_local": 9},
+            "get_agent_telemetry": {},
+            "get_audio_script_context": {"corner_name": "T2", "driver_level": "novice"},
             "save_voice_scripts": {"corner_name": "t2", "phrases": ["Brake at the bridge"]},
-        }  # fmt: skip
+        }
         tbl = Table("tool", "median ms", "max ms", "target", "command")
         worst = 0.0
         for name in TOOLS:

@@ -28,13 +28,19 @@ def _fmt(s: float | None) -> str:
 
 def _view(state: dict[str, Any]) -> Panel:
     cur = state.get("current", {})
-    head = (f"lap [bold]{cur.get('lap', 0)}[/bold]  corner [bold]{cur.get('corner') or '-'}[/bold]  "
-            f"speed [bold]{(cur.get('speed_kmh') or 0):.0f}[/bold] km/h  best {_fmt(state.get('best'))}")  # fmt: skip
+    head = (
+        f"lap [bold]{cur.get('lap', 0)}[/bold]  corner [bold]{cur.get('corner') or '-'}[/bold]  "
+        f"speed [bold]{(cur.get('speed_kmh') or 0):.0f}[/bold] km/h  best {_fmt(state.get('best'))}"
+    )
     tbl = Table("lap", "corner", "status", "cue / reason", expand=True)
     for c in state["cues"][-12:]:
         style = "green" if c["status"] == "spoken" else "yellow"
-        tbl.add_row(str(c["lap"]), c.get("corner") or "-", f"[{style}]{c['status']}[/{style}]",
-                    c["text"] if c["status"] == "spoken" else f"{c['text']}  ({c.get('reason')})")  # fmt: skip
+        tbl.add_row(
+            str(c["lap"]),
+            c.get("corner") or "-",
+            f"[{style}]{c['status']}[/{style}]",
+            c["text"] if c["status"] == "spoken" else f"{c['text']}  ({c.get('reason')})",
+        )
     return Panel(tbl, title=head, subtitle=f"{state['spoken']} spoken, {state['dropped']} dropped")
 
 
@@ -71,11 +77,17 @@ def demo_cmd(
     import subprocess
 
     log = (data_dir / "hotpath.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "shared.cli", "hotpath", "--port", str(port), "--data-dir", str(data_dir)],
-                            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shared.cli", "hotpath", "--port", str(port), "--data-dir", str(data_dir)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     plog = (data_dir / "paddock.log").open("w")
-    pproc = subprocess.Popen([sys.executable, "-m", "shared.cli", "paddock", "--port", str(pport), "--data-dir", str(data_dir)],
-                             stdout=plog, stderr=subprocess.STDOUT)  # fmt: skip
+    pproc = subprocess.Popen(
+        [sys.executable, "-m", "shared.cli", "paddock", "--port", str(pport), "--data-dir", str(data_dir)],
+        stdout=plog,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     purl = f"http://127.0.0.1:{pport}"
     try:
@@ -89,11 +101,17 @@ def demo_cmd(
         debrief = _stream_debrief(purl, res["session_id"], console, as_json)
         live = res["live"]
         summary = {
-            "session_id": res["session_id"], "laps": sum(1 for lp in live["laps"] if lp["kind"] == "full"),
-            "best_lap_s": live["best_lap_s"], "cues_spoken": state["spoken"], "cues_dropped": state["dropped"],
-            "focus_items": debrief["focus_items"], "debrief": debrief, "seconds": round(time.monotonic() - t_start, 1),
-            "data_dir": str(data_dir), "app_url": f"{purl}/#/session/{res['session_id']}",
-        }  # fmt: skip
+            "session_id": res["session_id"],
+            "laps": sum(1 for lp in live["laps"] if lp["kind"] == "full"),
+            "best_lap_s": live["best_lap_s"],
+            "cues_spoken": state["spoken"],
+            "cues_dropped": state["dropped"],
+            "focus_items": debrief["focus_items"],
+            "debrief": debrief,
+            "seconds": round(time.monotonic() - t_start, 1),
+            "data_dir": str(data_dir),
+            "app_url": f"{purl}/#/session/{res['session_id']}",
+        }
         if as_json:
             sys.stdout.write(json.dumps(summary, default=str) + "\n")
         else:
@@ -123,9 +141,16 @@ def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -
     done: dict[str, Any] = {}
     if not quiet:
         console.print("[bold]Debrief[/bold] (streamed from the paddock):")
-    with httpx.Client(timeout=120) as c, connect_sse(c, "POST", f"{purl}/coach/debrief",
-                                                   json={"session_id": session_id, "driver_id": "demo"},
-                                                   headers={"Accept": "text/event-stream"}) as es:  # fmt: skip
+    with (
+        httpx.Client(timeout=120) as c,
+        connect_sse(
+            c,
+            "POST",
+            f"{purl}/coach/debrief",
+            json={"session_id": session_id, "driver_id": "demo"},
+            headers={"Accept": "text/event-stream"},
+        ) as es,
+    ):
         for sse in es.iter_sse():
             data = json.loads(sse.data)
             if sse.event == "phase" and not quiet:
@@ -138,8 +163,13 @@ def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -
                 done = data
     if done.get("narrator") == "template" and not quiet:
         console.print(f"  [yellow]template narrator[/yellow]: {done.get('reason')}\n  {done.get('text')}")
-    return {"text": done.get("text", ""), "focus_items": done.get("focus_items", []),
-            "narrator": done.get("narrator", "none"), "reason": done.get("reason"), "emotion": done.get("emotion")}  # fmt: skip
+    return {
+        "text": done.get("text", ""),
+        "focus_items": done.get("focus_items", []),
+        "narrator": done.get("narrator", "none"),
+        "reason": done.get("reason"),
+        "emotion": done.get("emotion"),
+    }
 
 
 def _wait(url: str, proc: Any, timeout_s: float = 60) -> None:
@@ -157,8 +187,17 @@ def _wait(url: str, proc: Any, timeout_s: float = 60) -> None:
     raise typer.Exit(1)
 
 
-async def _run(url: str, port: int, wide: Any, car: str, speed: float, state: dict[str, Any], console: Console,
-               quiet: bool, replay_ws: Any) -> dict[str, Any]:  # fmt: skip
+async def _run(
+    url: str,
+    port: int,
+    wide: Any,
+    car: str,
+    speed: float,
+    state: dict[str, Any],
+    console: Console,
+    quiet: bool,
+    replay_ws: Any,
+) -> dict[str, Any]:
     import httpx
 
     async def listen() -> None:
@@ -203,8 +242,12 @@ async def _run(url: str, port: int, wide: Any, car: str, speed: float, state: di
     try:
         if live_cm is not None:
             live_cm.start()
-        res: dict[str, Any] = await replay_ws(wide, f"ws://127.0.0.1:{port}/ingest/ws", speed,
-                                              start={"driver_id": "demo", "car": car, "track": "sonoma"})  # fmt: skip
+        res: dict[str, Any] = await replay_ws(
+            wide,
+            f"ws://127.0.0.1:{port}/ingest/ws",
+            speed,
+            start={"driver_id": "demo", "car": car, "track": "sonoma"},
+        )
         await asyncio.sleep(0.5)
     finally:
         poller.cancel()

@@ -16,9 +16,19 @@ from shared.units import conversion
 
 #: broadcast rate of each frame id, Hz (AiM MXP CAN2 output)
 FRAME_RATES_HZ: dict[int, float] = {
-    0x420: 10, 0x421: 50, 0x422: 50, 0x423: 50, 0x424: 50,
-    0x450: 10, 0x451: 10, 0x452: 20, 0x453: 1, 0x454: 1, 0x455: 1, 0x456: 2,
-}  # fmt: skip
+    0x420: 10,
+    0x421: 50,
+    0x422: 50,
+    0x423: 50,
+    0x424: 50,
+    0x450: 10,
+    0x451: 10,
+    0x452: 20,
+    0x453: 1,
+    0x454: 1,
+    0x455: 1,
+    0x456: 2,
+}
 
 
 class CanFrameError(ValueError):

@@ -106,13 +106,24 @@ def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
         return
     tbl = Table("session", "driver", "car", "track", "source", "laps", "best", "status")
     for r in rows:
-        tbl.add_row(r["session_id"], r["driver_id"], r["car_id"], r["track_id"] or "-", r["source_format"],
-                    str(r["n_laps"] or 0), _fmt_time(r["best_lap_s"]), r["status"])  # fmt: skip
+        tbl.add_row(
+            r["session_id"],
+            r["driver_id"],
+            r["car_id"],
+            r["track_id"] or "-",
+            r["source_format"],
+            str(r["n_laps"] or 0),
+            _fmt_time(r["best_lap_s"]),
+            r["status"],
+        )
     Console().print(tbl)
 
 
-def laps_cmd(session_id: Annotated[str, typer.Argument(help="Session id")], data_dir: DataDir = None,
-             as_json: AsJson = False) -> None:  # fmt: skip
+def laps_cmd(
+    session_id: Annotated[str, typer.Argument(help="Session id")],
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
     """List a session's laps."""
     from shared.store.hot import HotStore
 
@@ -130,8 +141,14 @@ def laps_cmd(session_id: Annotated[str, typer.Argument(help="Session id")], data
     tbl = Table("lap", "time", "kind", "valid", "distance m", "note")
     for r in rows:
         mark = " ★" if r["is_best"] else ""
-        tbl.add_row(str(r["lap"]), _fmt_time(r["time_s"]) + mark, r["kind"], "yes" if r["valid"] else "no",
-                    f"{r['dist_m']:.0f}" if r["dist_m"] else "-", r["invalid_reason"] or "")  # fmt: skip
+        tbl.add_row(
+            str(r["lap"]),
+            _fmt_time(r["time_s"]) + mark,
+            r["kind"],
+            "yes" if r["valid"] else "no",
+            f"{r['dist_m']:.0f}" if r["dist_m"] else "-",
+            r["invalid_reason"] or "",
+        )
     Console().print(tbl)
 
 
@@ -169,8 +186,13 @@ gold_app = typer.Typer(help="Gold (reference) laps.", no_args_is_help=True)
 
 
 @gold_app.command("save")
-def gold_save(session_id: str, lap: int, track: Annotated[str, typer.Option("--track")] = "sonoma",
-              driver: Annotated[str, typer.Option("--driver")] = "driver", data_dir: DataDir = None) -> None:  # fmt: skip
+def gold_save(
+    session_id: str,
+    lap: int,
+    track: Annotated[str, typer.Option("--track")] = "sonoma",
+    driver: Annotated[str, typer.Option("--driver")] = "driver",
+    data_dir: DataDir = None,
+) -> None:
     """Save a stored lap as the driver's gold lap for a track."""
     from shared.store.gold import save_gold_lap
 
@@ -183,9 +205,13 @@ def gold_save(session_id: str, lap: int, track: Annotated[str, typer.Option("--t
 
 
 @gold_app.command("import")
-def gold_import(path: Path, track: Annotated[str, typer.Option("--track")] = "sonoma",
-                driver: Annotated[str, typer.Option("--driver")] = "driver",
-                lap: Annotated[int | None, typer.Option("--lap")] = None, data_dir: DataDir = None) -> None:  # fmt: skip
+def gold_import(
+    path: Path,
+    track: Annotated[str, typer.Option("--track")] = "sonoma",
+    driver: Annotated[str, typer.Option("--driver")] = "driver",
+    lap: Annotated[int | None, typer.Option("--lap")] = None,
+    data_dir: DataDir = None,
+) -> None:
     """Import a coach's lap from a logger file as the gold lap."""
     from shared.importers import ImportFormatError
     from shared.store.gold import import_gold_lap

@@ -185,9 +185,15 @@ def auto_corners(
                 direction = "right" if np.nanmean(g) > 0 else "left"
         corners.append(
             Corner(
-                id=f"c{n}", name=f"Corner {n}", short=f"C{n}", seq=n, start_m=round(start, 1),
-                apex_m=round(apex, 1), end_m=round(end, 1), direction=direction,  # type: ignore[arg-type]
+                id=f"c{n}",
+                name=f"Corner {n}",
+                short=f"C{n}",
+                seq=n,
+                start_m=round(start, 1),
+                apex_m=round(apex, 1),
+                end_m=round(end, 1),
+                direction=direction,  # type: ignore[arg-type]
                 leverage=round(1.0 / max(1, len(minima)), 3),
             )
-        )  # fmt: skip
+        )
     return corners

@@ -62,10 +62,17 @@ def detect_events(
     ) -> None:
         k = a
         out.append(
-            {"t_s": float(t[k]), "lap": int(lap[k]), "dist_m": float(dist[k]), "corner": _corner_for(float(dist[k]), corners),
-             "kind": kind, "wheel": wheel, "severity": severity,
-             "detail": json.dumps({"duration_s": round(float(t[b - 1] - t[a]), 3), **detail})}
-        )  # fmt: skip
+            {
+                "t_s": float(t[k]),
+                "lap": int(lap[k]),
+                "dist_m": float(dist[k]),
+                "corner": _corner_for(float(dist[k]), corners),
+                "kind": kind,
+                "wheel": wheel,
+                "severity": severity,
+                "detail": json.dumps({"duration_s": round(float(t[b - 1] - t[a]), 3), **detail}),
+            }
+        )
 
     speed = wide.get("speed_kmh")
     brake = wide.get("brake_bar")
@@ -109,8 +116,15 @@ def detect_events(
         if al is not None:
             for a, b in _runs(np.nan_to_num(al) > 0):
                 press = wide.get(f"tpms_press_{w}_bar")
-                add("tpms_alarm", a, b, w, None, bitfield=int(np.nanmax(al[a:b])),
-                    min_press_bar=None if press is None else round(float(np.nanmin(press[a:b])), 2))  # fmt: skip
+                add(
+                    "tpms_alarm",
+                    a,
+                    b,
+                    w,
+                    None,
+                    bitfield=int(np.nanmax(al[a:b])),
+                    min_press_bar=None if press is None else round(float(np.nanmin(press[a:b])), 2),
+                )
     oil, rpm = wide.get("oil_press_bar"), wide.get("rpm")
     if oil is not None and rpm is not None and thr is not None:
         load = (np.nan_to_num(rpm) > th["oil_rpm_min"]) & (np.nan_to_num(thr) > th["oil_throttle_min_pct"])

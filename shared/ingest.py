@@ -76,20 +76,36 @@ def analyse(wide: Wide, car: CarProfile, track: TrackProfile | None, beacons: li
 
 
 def _session_row(
-    sid: str, driver_id: str, car: CarProfile, track: TrackProfile | None, source_format: str, laps: list[Lap],
-    wide: Wide, channels: int, **extra: Any,
-) -> dict[str, Any]:  # fmt: skip
+    sid: str,
+    driver_id: str,
+    car: CarProfile,
+    track: TrackProfile | None,
+    source_format: str,
+    laps: list[Lap],
+    wide: Wide,
+    channels: int,
+    **extra: Any,
+) -> dict[str, Any]:
     full = [lp for lp in laps if lp.kind == "full" and lp.valid]
     best = min(full, key=lambda lp: lp.time_s) if full else None
     t = wide["t_s"]
     rate = float(round(1 / np.median(np.diff(t)), 3)) if len(t) > 1 else None
     return {
-        "session_id": sid, "driver_id": driver_id, "car_id": car.id, "track_id": track.id if track else None,
-        "track_name": track.name if track else None, "source_format": source_format, "status": "imported",
-        "n_laps": len([lp for lp in laps if lp.kind == "full"]), "best_lap_s": best.time_s if best else None,
-        "best_lap": best.lap if best else None, "rows": len(t), "channels": channels, "sample_rate_hz": rate,
+        "session_id": sid,
+        "driver_id": driver_id,
+        "car_id": car.id,
+        "track_id": track.id if track else None,
+        "track_name": track.name if track else None,
+        "source_format": source_format,
+        "status": "imported",
+        "n_laps": len([lp for lp in laps if lp.kind == "full"]),
+        "best_lap_s": best.time_s if best else None,
+        "best_lap": best.lap if best else None,
+        "rows": len(t),
+        "channels": channels,
+        "sample_rate_hz": rate,
         **extra,
-    }  # fmt: skip
+    }
 
 
 def _lap_rows(laps: list[Lap]) -> list[dict[str, Any]]:
@@ -117,10 +133,16 @@ def _store_and_publish(settings: Settings, bundle: SessionBundle, truth_json: st
 def _result(bundle: SessionBundle, laps: list[Lap], path: str | None = None) -> ImportResult:
     s = bundle.session
     return ImportResult(
-        session_id=s["session_id"], source_format=s["source_format"], track=s.get("track_id"), car=s["car_id"],
+        session_id=s["session_id"],
+        source_format=s["source_format"],
+        track=s.get("track_id"),
+        car=s["car_id"],
         laps=[{"lap": lp.lap, "time_s": lp.time_s, "kind": lp.kind, "valid": lp.valid} for lp in laps],
-        best_lap_s=s.get("best_lap_s"), rows=int(s.get("rows") or 0), channels=int(s.get("channels") or 0), path=path,
-    )  # fmt: skip
+        best_lap_s=s.get("best_lap_s"),
+        rows=int(s.get("rows") or 0),
+        channels=int(s.get("channels") or 0),
+        path=path,
+    )
 
 
 def import_file(
@@ -140,10 +162,20 @@ def import_file(
             row = store.session(existing) or {}
             laps = store.laps(existing)
             return ImportResult(
-                existing, row.get("source_format", raw.source_format), row.get("track_id"), row.get("car_id", ""),
-                [{"lap": r["lap"], "time_s": r["time_s"], "kind": r["kind"], "valid": r["valid"]} for r in laps],
-                row.get("best_lap_s"), int(row.get("rows") or 0), int(row.get("channels") or 0), True, str(path),
-            )  # fmt: skip
+                existing,
+                row.get("source_format", raw.source_format),
+                row.get("track_id"),
+                row.get("car_id", ""),
+                [
+                    {"lap": r["lap"], "time_s": r["time_s"], "kind": r["kind"], "valid": r["valid"]}
+                    for r in laps
+                ],
+                row.get("best_lap_s"),
+                int(row.get("rows") or 0),
+                int(row.get("channels") or 0),
+                True,
+                str(path),
+            )
     finally:
         store.close()
     car = load_car(car_id or guess_car(raw))
@@ -164,15 +196,28 @@ def import_file(
         for k, v in raw.meta.items()
     }
     session = _session_row(
-        sid, driver_id, car, track, raw.source_format, an.laps, wide, len(raw.channels),
-        source_path=str(path.resolve()), source_sha256=raw.sha256, meta_json=json.dumps(meta, default=str),
+        sid,
+        driver_id,
+        car,
+        track,
+        raw.source_format,
+        an.laps,
+        wide,
+        len(raw.channels),
+        source_path=str(path.resolve()),
+        source_sha256=raw.sha256,
+        meta_json=json.dumps(meta, default=str),
         started_at=raw.started_at,
-    )  # fmt: skip
+    )
     bundle = SessionBundle(
-        session=session, laps=_lap_rows(an.laps), telemetry=wide_to_arrow(wide, sid),
-        signals=signals_to_arrow(raw, sid), registry=registry_to_arrow(registry, sid),
-        corners=an.corners, events=an.events,
-    )  # fmt: skip
+        session=session,
+        laps=_lap_rows(an.laps),
+        telemetry=wide_to_arrow(wide, sid),
+        signals=signals_to_arrow(raw, sid),
+        registry=registry_to_arrow(registry, sid),
+        corners=an.corners,
+        events=an.events,
+    )
     _store_and_publish(settings, bundle)
     log.info("imported %s as %s (%s, %d laps)", path, sid, session["track_id"], session["n_laps"])
     return _result(bundle, an.laps, str(path))
@@ -188,14 +233,31 @@ def import_sim(
     an = analyse(wide, car, track, None)
     sid = new_session_id()
     session = _session_row(
-        sid, driver_id, car, track, "simulator", an.laps, wide, len(wide) - 1, note=note,
-        meta_json=json.dumps(sim.meta), started_at=datetime.now(UTC).replace(tzinfo=None),
-    )  # fmt: skip
-    registry = [{"name": k, "unit": "", "source": "simulator", "rate_hz": sim.meta.get("rate_hz"), "canonical": k}
-                for k in wide if k not in ("t_s", "lap", "dist_m", "odo_m")]  # fmt: skip
+        sid,
+        driver_id,
+        car,
+        track,
+        "simulator",
+        an.laps,
+        wide,
+        len(wide) - 1,
+        note=note,
+        meta_json=json.dumps(sim.meta),
+        started_at=datetime.now(UTC).replace(tzinfo=None),
+    )
+    registry = [
+        {"name": k, "unit": "", "source": "simulator", "rate_hz": sim.meta.get("rate_hz"), "canonical": k}
+        for k in wide
+        if k not in ("t_s", "lap", "dist_m", "odo_m")
+    ]
     bundle = SessionBundle(
-        session=session, laps=_lap_rows(an.laps), telemetry=wide_to_arrow(wide, sid), signals=None,
-        registry=registry_to_arrow(registry, sid), corners=an.corners, events=an.events,
-    )  # fmt: skip
+        session=session,
+        laps=_lap_rows(an.laps),
+        telemetry=wide_to_arrow(wide, sid),
+        signals=None,
+        registry=registry_to_arrow(registry, sid),
+        corners=an.corners,
+        events=an.events,
+    )
     _store_and_publish(settings, bundle, sim.truth.to_json())
     return _result(bundle, an.laps)

@@ -45,9 +45,15 @@ def hotpath_cmd(
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(2) from exc
     settings.ensure_dirs()
-    uvicorn.run(create_app(settings, can=can), host=settings.hotpath_host, port=settings.hotpath_port,
-                log_level="info", ws_max_size=16 * 1024 * 1024, timeout_graceful_shutdown=3,
-                ws_per_message_deflate=False)  # fmt: skip  # deflate costs more CPU than loopback/LAN bandwidth
+    uvicorn.run(
+        create_app(settings, can=can),
+        host=settings.hotpath_host,
+        port=settings.hotpath_port,
+        log_level="info",
+        ws_max_size=16 * 1024 * 1024,
+        timeout_graceful_shutdown=3,
+        ws_per_message_deflate=False,
+    )  # deflate costs more CPU than loopback/LAN bandwidth
 
 
 def replay_cmd(
@@ -62,6 +68,12 @@ def replay_cmd(
     car: Annotated[str | None, typer.Option("--car")] = None,
     driver: Annotated[str, typer.Option("--driver")] = "driver",
     track: Annotated[str | None, typer.Option("--track")] = "sonoma",
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token", envvar="PITWALL_API_TOKEN", help="Bearer token for a hot path beyond loopback"
+        ),
+    ] = None,
 ) -> None:
     """Play a logger file or a simulated session as live frames at N x real time."""
     from services.hotpath.replay import replay_can, replay_ws, wide_from_file
@@ -88,9 +100,23 @@ def replay_cmd(
         sys.stdout.write(json.dumps({"can_frames_sent": n}) + "\n")
         return
     start = {"driver_id": driver, "car": car_id, "track": track}
-    res = asyncio.run(replay_ws(wide, to, speed, start=start))
-    sys.stdout.write(json.dumps({k: v for k, v in res.items() if k != "live"} | {"laps": res["live"]["laps"]},
-                                default=str) + "\n")  # fmt: skip
+    import httpx
+    import websockets
+
+    try:
+        res = asyncio.run(replay_ws(wide, to, speed, start=start, token=token))
+    except httpx.HTTPStatusError as exc:
+        code = exc.response.status_code
+        hint = " (give --token or set PITWALL_API_TOKEN)" if code in (401, 403) else ""
+        err.print(f"[red]error[/red]: the hot path at {to} answered {code}{hint}")
+        raise typer.Exit(1) from exc
+    except (OSError, httpx.TransportError, websockets.exceptions.WebSocketException) as exc:
+        err.print(f"[red]error[/red]: cannot stream to {to}: {exc}")
+        raise typer.Exit(1) from exc
+    sys.stdout.write(
+        json.dumps({k: v for k, v in res.items() if k != "live"} | {"laps": res["live"]["laps"]}, default=str)
+        + "\n"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -10,8 +10,19 @@ from shared.corners import corner_metrics
 from shared.profiles.track import Corner, TrackProfile
 
 APPROACH_M = 300.0
-_CH = ("t_s", "dist_m", "speed_kmh", "brake_bar", "throttle_pct", "steer_deg", "g_lat",
-       "wheel_speed_fl_kmh", "wheel_speed_fr_kmh", "wheel_speed_rl_kmh", "wheel_speed_rr_kmh")  # fmt: skip
+_CH = (
+    "t_s",
+    "dist_m",
+    "speed_kmh",
+    "brake_bar",
+    "throttle_pct",
+    "steer_deg",
+    "g_lat",
+    "wheel_speed_fl_kmh",
+    "wheel_speed_fr_kmh",
+    "wheel_speed_rl_kmh",
+    "wheel_speed_rr_kmh",
+)
 
 
 @dataclass

@@ -53,9 +53,19 @@ class Cue:
     source_lap: int | None
 
     def event(self) -> dict[str, Any]:
-        return {"ts": self.ts, "session_id": self.session_id, "lap": self.lap, "corner": self.corner,
-                "phrase_id": self.phrase_id, "text": self.text, "priority": self.priority, "rule": self.rule,
-                "latency_ms": round(self.latency_ms, 3), "status": self.status, "reason": self.reason}  # fmt: skip
+        return {
+            "ts": self.ts,
+            "session_id": self.session_id,
+            "lap": self.lap,
+            "corner": self.corner,
+            "phrase_id": self.phrase_id,
+            "text": self.text,
+            "priority": self.priority,
+            "rule": self.rule,
+            "latency_ms": round(self.latency_ms, 3),
+            "status": self.status,
+            "reason": self.reason,
+        }
 
 
 @dataclass
@@ -196,15 +206,35 @@ class LiveSession:
         row = vals.copy()  # this frame's snapshot: stored, and kept by the corner watcher (never mutated)
         self._cur_d.append(st.dist_m)
         self._cur_t.append(t - (self.lap_start_t or t))
-        fs = FrameState(t, st.lap, st.dist_m, vals.get("speed_kmh", 0.0), vals.get("brake_bar", 0.0),
-                        vals.get("g_lat", 0.0), st.next_corner, st.dist_to_next_corner_m,
-                        bool(self.arbiter.pending) and self._on_pb_pace(st.dist_m, t))  # fmt: skip
+        fs = FrameState(
+            t,
+            st.lap,
+            st.dist_m,
+            vals.get("speed_kmh", 0.0),
+            vals.get("brake_bar", 0.0),
+            vals.get("g_lat", 0.0),
+            st.next_corner,
+            st.dist_to_next_corner_m,
+            bool(self.arbiter.pending) and self._on_pb_pace(st.dist_m, t),
+        )
         # safety first: same frame as the trigger condition
         for h in self.coach.on_frame(vals, t):
             cues.append(self._emit(self.arbiter.safety(h, render(h.template, None, h.wheel), fs), arrived))
-            self.sink("driver_events", [{"session_id": self.session_id, "t_s": t, "lap": st.lap, "dist_m": st.dist_m,
-                                         "corner": st.corner.id if st.corner else None, "kind": h.rule,
-                                         "wheel": h.wheel, "detail": json.dumps(h.detail)}])  # fmt: skip
+            self.sink(
+                "driver_events",
+                [
+                    {
+                        "session_id": self.session_id,
+                        "t_s": t,
+                        "lap": st.lap,
+                        "dist_m": st.dist_m,
+                        "corner": st.corner.id if st.corner else None,
+                        "kind": h.rule,
+                        "wheel": h.wheel,
+                        "detail": json.dumps(h.detail),
+                    }
+                ],
+            )
         if self.watcher is not None:
             obs = self.watcher.feed(st.lap, row)
             if obs is not None:
@@ -228,19 +258,52 @@ class LiveSession:
 
     def _store_corner(self, obs: CornerObservation) -> None:
         c = obs.corner
-        self.sink("corner_results", [{"session_id": self.session_id, "lap": obs.lap, "corner_id": c.id,
-                                      "corner_name": c.name, "seq": c.seq, "direction": c.direction,
-                                      "start_m": c.start_m, "end_m": c.end_m, **obs.metrics}])  # fmt: skip
+        self.sink(
+            "corner_results",
+            [
+                {
+                    "session_id": self.session_id,
+                    "lap": obs.lap,
+                    "corner_id": c.id,
+                    "corner_name": c.name,
+                    "seq": c.seq,
+                    "direction": c.direction,
+                    "start_m": c.start_m,
+                    "end_m": c.end_m,
+                    **obs.metrics,
+                }
+            ],
+        )
         if obs.slips:
-            self.sink("driver_events", [{"session_id": self.session_id, "t_s": self.last_t, "lap": s.lap,
-                                         "dist_m": s.dist_m, "corner": c.id, "kind": s.kind, "wheel": s.wheel}
-                                        for s in obs.slips])  # fmt: skip
+            self.sink(
+                "driver_events",
+                [
+                    {
+                        "session_id": self.session_id,
+                        "t_s": self.last_t,
+                        "lap": s.lap,
+                        "dist_m": s.dist_m,
+                        "corner": c.id,
+                        "kind": s.kind,
+                        "wheel": s.wheel,
+                    }
+                    for s in obs.slips
+                ],
+            )
 
     def finish(self) -> None:
         """End of session: the lap in progress is stored as the in-lap."""
         if self.last_t is not None and self.lap_start_t is not None and self.last_t > self.lap_start_t:
-            lap = Lap(self.tracker.lap, self.lap_start_t, self.last_t, round(self.last_t - self.lap_start_t, 3),
-                      round(self.tracker.odo - self.tracker.lap_odo0, 1), "in", False, "in-lap")  # fmt: skip
+            lap = Lap(
+                self.tracker.lap,
+                self.lap_start_t,
+                self.last_t,
+                round(self.last_t - self.lap_start_t, 3),
+                round(self.tracker.odo - self.tracker.lap_odo0, 1),
+                "in",
+                False,
+                "in-lap",
+            )
             self.laps.append(lap)
             self.sink("laps", [{"session_id": self.session_id, **lap.as_dict(), "is_best": False}])
         self.flush_rows()
@@ -276,27 +339,61 @@ class LiveSession:
                 self.lap_trace = (np.maximum.accumulate(np.asarray(self._cur_d)), np.asarray(self._cur_t))
                 self._pb_lists = (self.lap_trace[0].tolist(), self.lap_trace[1].tolist())
         self.coach.on_lap(lap, prev_best if prev_best is not None else lap.time_s)
-        self.sink("laps", [{"session_id": self.session_id, **lap.as_dict(),
-                            "is_best": self.best_lap_s == lap.time_s and lap.kind == "full"}])  # fmt: skip
+        self.sink(
+            "laps",
+            [
+                {
+                    "session_id": self.session_id,
+                    **lap.as_dict(),
+                    "is_best": self.best_lap_s == lap.time_s and lap.kind == "full",
+                }
+            ],
+        )
         if self.on_lap_closed is not None:
             self.on_lap_closed(lap)
 
     def _emit(self, d: Decision, arrived: float) -> Cue:
         latency = (time.perf_counter() - arrived) * 1000
-        cue = Cue(datetime.now(UTC).isoformat(), self.session_id, d.lap, d.hit.corner.id if d.hit.corner else None,
-                  d.phrase.id, d.phrase.text, d.hit.priority, d.hit.rule, latency, d.status, d.reason,
-                  d.hit.source_lap)  # fmt: skip
+        cue = Cue(
+            datetime.now(UTC).isoformat(),
+            self.session_id,
+            d.lap,
+            d.hit.corner.id if d.hit.corner else None,
+            d.phrase.id,
+            d.phrase.text,
+            d.hit.priority,
+            d.hit.rule,
+            latency,
+            d.status,
+            d.reason,
+            d.hit.source_lap,
+        )
         self.decisions.append(d)
         if d.status == "spoken":
             self.cues_spoken += 1
         else:
             self.cues_dropped += 1
-        self.sink("coaching_notes", [{
-            "session_id": self.session_id, "ts": datetime.now(UTC).replace(tzinfo=None), "t_s": d.t_s, "lap": d.lap,
-            "dist_m": d.dist_m, "corner": cue.corner, "rule": d.hit.rule, "phrase_id": d.phrase.id, "text": d.phrase.text,
-            "priority": d.hit.priority, "status": d.status, "reason": d.reason, "latency_ms": latency,
-            "source_lap": d.hit.source_lap,
-        }])  # fmt: skip
+        self.sink(
+            "coaching_notes",
+            [
+                {
+                    "session_id": self.session_id,
+                    "ts": datetime.now(UTC).replace(tzinfo=None),
+                    "t_s": d.t_s,
+                    "lap": d.lap,
+                    "dist_m": d.dist_m,
+                    "corner": cue.corner,
+                    "rule": d.hit.rule,
+                    "phrase_id": d.phrase.id,
+                    "text": d.phrase.text,
+                    "priority": d.hit.priority,
+                    "status": d.status,
+                    "reason": d.reason,
+                    "latency_ms": latency,
+                    "source_lap": d.hit.source_lap,
+                }
+            ],
+        )
         if self.on_cue is not None:
             self.on_cue(cue)
         return cue
@@ -306,11 +403,20 @@ class LiveSession:
         st = self._last_st
         if st is None:
             return {}
-        return {"t_s": self.last_t, "lap": st.lap, "dist_m": round(st.dist_m, 1),
-                "corner": st.corner.id if st.corner else None, "speed_kmh": self._last_vals.get("speed_kmh")}  # fmt: skip
+        return {
+            "t_s": self.last_t,
+            "lap": st.lap,
+            "dist_m": round(st.dist_m, 1),
+            "corner": st.corner.id if st.corner else None,
+            "speed_kmh": self._last_vals.get("speed_kmh"),
+        }
 
     def live_view(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "laps": [lp.as_dict() for lp in self.laps],
-                "best_lap_s": self.best_lap_s, "current": self.last_state,
-                "reference": {"source": self.coach.ref_source, "lap": self.coach.ref_lap},
-                "cues": {"spoken": self.cues_spoken, "dropped": self.cues_dropped}}  # fmt: skip
+        return {
+            "session_id": self.session_id,
+            "laps": [lp.as_dict() for lp in self.laps],
+            "best_lap_s": self.best_lap_s,
+            "current": self.last_state,
+            "reference": {"source": self.coach.ref_source, "lap": self.coach.ref_lap},
+            "cues": {"spoken": self.cues_spoken, "dropped": self.cues_dropped},
+        }

@@ -66,22 +66,31 @@ def paced(frames: Iterator[Frame], speed: float, batch_s: float = 0.1) -> Iterat
 
 
 async def replay_ws(
-    wide: dict[str, np.ndarray], url: str, speed: float, session_id: str | None = None,
-    start: dict[str, Any] | None = None, on_batch: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any]:  # fmt: skip
-    """Start a session on the hot path (unless given), stream all frames, end it. Returns the summary."""
+    wide: dict[str, np.ndarray],
+    url: str,
+    speed: float,
+    session_id: str | None = None,
+    start: dict[str, Any] | None = None,
+    on_batch: Callable[[dict[str, Any]], None] | None = None,
+    token: str | None = None,
+) -> dict[str, Any]:
+    """Start a session on the hot path (unless given), stream all frames, end it. Returns the summary.
+
+    ``token`` is sent as ``Authorization: Bearer`` on every HTTP request and on the WebSocket upgrade,
+    as a hot path beyond loopback (compose, a phone on Wi-Fi) requires."""
     import httpx
     import websockets
 
     http = url.replace("ws://", "http://").replace("wss://", "https://").split("/ingest")[0]
-    async with httpx.AsyncClient(base_url=http, timeout=30) as client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx.AsyncClient(base_url=http, timeout=30, headers=headers) as client:
         if session_id is None:
             r = await client.post("/session/start", json=start or {})
             r.raise_for_status()
             session_id = r.json()["session_id"]
         totals: dict[str, Any] = {"accepted": 0, "rejected": {}}
         async with websockets.connect(
-            f"{url}?session_id={session_id}", max_size=None, compression=None
+            f"{url}?session_id={session_id}", max_size=None, compression=None, additional_headers=headers
         ) as ws:
             loop = asyncio.get_running_loop()
             t_start = loop.time()

@@ -64,17 +64,28 @@ class HotpathState:
         self.store.close()
 
     # ---- sessions ------------------------------------------------------------------
-    def start_session(self, driver_id: str, car: str, track: str | None, driver_level: str | None,
-                      note: str | None) -> str:  # fmt: skip
+    def start_session(
+        self, driver_id: str, car: str, track: str | None, driver_level: str | None, note: str | None
+    ) -> str:
         car_p = load_car(car)
         track_p = load_track(track) if track else None
         sid = new_session_id()
-        row = {"session_id": sid, "driver_id": driver_id, "car_id": car_p.id, "track_id": track_p.id if track_p else None,
-               "track_name": track_p.name if track_p else None, "source_format": "live", "status": "live",
-               "driver_level": driver_level, "note": note, "started_at": datetime.now(UTC).replace(tzinfo=None)}  # fmt: skip
+        row = {
+            "session_id": sid,
+            "driver_id": driver_id,
+            "car_id": car_p.id,
+            "track_id": track_p.id if track_p else None,
+            "track_name": track_p.name if track_p else None,
+            "source_format": "live",
+            "status": "live",
+            "driver_level": driver_level,
+            "note": note,
+            "started_at": datetime.now(UTC).replace(tzinfo=None),
+        }
         self.writer.submit("sessions", [row])
-        sess = LiveSession(sid, car_p, track_p, self.writer.submit, self._on_cue,
-                           buffer_s=self.settings.flush_interval_s / 2)  # fmt: skip
+        sess = LiveSession(
+            sid, car_p, track_p, self.writer.submit, self._on_cue, buffer_s=self.settings.flush_interval_s / 2
+        )
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
         self.sessions[sid] = sess
         self.active = sid
@@ -177,7 +188,7 @@ class HotpathState:
                 "rows_written": self.writer.rows_written,
                 "errors": self.writer.errors,
                 "last_error": self.writer.last_error,
-            },  # fmt: skip
+            },
             "recovered_sessions": self.recovered,
             "cue_clients": len(self.hub.clients),
         }
@@ -185,19 +196,30 @@ class HotpathState:
     def metrics_text(self) -> str:
         c = self.counters
         lines = self.latency.render("pitwall_decision_latency_ms", "Frame arrival to arbiter decision, ms")
-        lines += ["# HELP pitwall_frames_total Frames received", "# TYPE pitwall_frames_total counter",
-                  f"pitwall_frames_total {c.frames_total}",
-                  "# HELP pitwall_frames_rejected_total Frames or values rejected, by reason",
-                  "# TYPE pitwall_frames_rejected_total counter"]  # fmt: skip
+        lines += [
+            "# HELP pitwall_frames_total Frames received",
+            "# TYPE pitwall_frames_total counter",
+            f"pitwall_frames_total {c.frames_total}",
+            "# HELP pitwall_frames_rejected_total Frames or values rejected, by reason",
+            "# TYPE pitwall_frames_rejected_total counter",
+        ]
         for r, n in c.as_dict()["rejected"].items():
             lines.append(f'pitwall_frames_rejected_total{{reason="{r}"}} {n}')
-        lines += ["# TYPE pitwall_writer_lag_seconds gauge", f"pitwall_writer_lag_seconds {self.writer.lag_s:.4f}",
-                  "# TYPE pitwall_writer_rows_total counter", f"pitwall_writer_rows_total {self.writer.rows_written}",
-                  "# TYPE pitwall_ingest_fps gauge", f"pitwall_ingest_fps {self.rate.rate:.2f}"]  # fmt: skip
+        lines += [
+            "# TYPE pitwall_writer_lag_seconds gauge",
+            f"pitwall_writer_lag_seconds {self.writer.lag_s:.4f}",
+            "# TYPE pitwall_writer_rows_total counter",
+            f"pitwall_writer_rows_total {self.writer.rows_written}",
+            "# TYPE pitwall_ingest_fps gauge",
+            f"pitwall_ingest_fps {self.rate.rate:.2f}",
+        ]
         spoken = sum(s.cues_spoken for s in self.sessions.values())
         dropped = sum(s.cues_dropped for s in self.sessions.values())
-        lines += ["# TYPE pitwall_cues_total counter", f'pitwall_cues_total{{status="spoken"}} {spoken}',
-                  f'pitwall_cues_total{{status="dropped"}} {dropped}']  # fmt: skip
+        lines += [
+            "# TYPE pitwall_cues_total counter",
+            f'pitwall_cues_total{{status="spoken"}} {spoken}',
+            f'pitwall_cues_total{{status="dropped"}} {dropped}',
+        ]
         return "\n".join(lines) + "\n"
 
 

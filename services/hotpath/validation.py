@@ -11,11 +11,28 @@ import numpy as np
 
 from shared.signals import CHANNEL_BY_NAME
 
-REASONS = ("malformed", "out_of_order", "duplicate_ts", "non_finite", "unknown_channel", "sentinel", "absurd",
-           "can_dlc", "can_unknown_id", "no_session")  # fmt: skip
+REASONS = (
+    "malformed",
+    "out_of_order",
+    "duplicate_ts",
+    "non_finite",
+    "unknown_channel",
+    "sentinel",
+    "absurd",
+    "can_dlc",
+    "can_unknown_id",
+    "no_session",
+)
 # physically absurd limits for a car on a track, tighter than the storage ranges
-ABSURD = {"speed_kmh": (0.0, 450.0), "g_lat": (-6.0, 6.0), "g_long": (-6.0, 6.0), "g_vert": (-6.0, 8.0),
-          "rpm": (0.0, 20_000.0), "brake_bar": (-5.0, 250.0), "throttle_pct": (-5.0, 105.0)}  # fmt: skip
+ABSURD = {
+    "speed_kmh": (0.0, 450.0),
+    "g_lat": (-6.0, 6.0),
+    "g_long": (-6.0, 6.0),
+    "g_vert": (-6.0, 8.0),
+    "rpm": (0.0, 20_000.0),
+    "brake_bar": (-5.0, 250.0),
+    "throttle_pct": (-5.0, 105.0),
+}
 SENTINELS = {"oil_press_bar": (4000.0,), "alt_m": (65535.0,), "lon": (214.7483647,), "lat": (214.7483647,)}
 
 
@@ -32,8 +49,11 @@ class Counters:
         self.frames_total = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"frames_total": self.frames_total, "rejected": {r: self.rejected.get(r, 0) for r in REASONS},
-                "dropped_values": dict(self.dropped_values)}  # fmt: skip
+        return {
+            "frames_total": self.frames_total,
+            "rejected": {r: self.rejected.get(r, 0) for r in REASONS},
+            "dropped_values": dict(self.dropped_values),
+        }
 
 
 # per channel: (lo, hi, sentinels) with lo/hi None when only finiteness is checked

@@ -58,8 +58,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(r)
     app.mount("/static", web.static_files(), name="static")
     if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type", "Accept"])  # fmt: skip
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type", "Accept"],
+        )
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
@@ -84,17 +88,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lake = request.app.state.lake
         lake.refresh()
         newest = lake.newest_file_mtime
-        return {"status": "ok", "version": __version__, "model": {"reachable": ok, "detail": reason,
-                "url": settings.adk_openai_url, "model": settings.llm_model_id},
-                "lake": {"newest_file_age_s": round(time.time() - newest, 1) if newest else None},
-                "active_driver_sessions": len(request.app.state.coach._adk_sessions),
-                "warm_up": request.app.state.coach.warm_state,
-                "queue": {"waiting": request.app.state.gate.waiting, "size": request.app.state.gate.size}}  # fmt: skip
+        return {
+            "status": "ok",
+            "version": __version__,
+            "model": {
+                "reachable": ok,
+                "detail": reason,
+                "url": settings.adk_openai_url,
+                "model": settings.llm_model_id,
+            },
+            "lake": {"newest_file_age_s": round(time.time() - newest, 1) if newest else None},
+            "active_driver_sessions": len(request.app.state.coach._adk_sessions),
+            "warm_up": request.app.state.coach.warm_state,
+            "queue": {"waiting": request.app.state.gate.waiting, "size": request.app.state.gate.size},
+        }
 
     @app.exception_handler(ModelBusy)
     async def busy(_: Request, exc: ModelBusy) -> JSONResponse:
-        return JSONResponse({"error": {"code": "model_busy", "message": str(exc), "retryable": True}}, 429,
-                            headers={"Retry-After": str(exc.retry_after_s)})  # fmt: skip
+        return JSONResponse(
+            {"error": {"code": "model_busy", "message": str(exc), "retryable": True}},
+            429,
+            headers={"Retry-After": str(exc.retry_after_s)},
+        )
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -104,8 +119,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return JSONResponse({"error": exc.detail if isinstance(exc.detail, dict) else {"code": "http_error",
-                             "message": str(exc.detail)}, "detail": exc.detail}, exc.status_code)  # fmt: skip
+        return JSONResponse(
+            {
+                "error": exc.detail
+                if isinstance(exc.detail, dict)
+                else {"code": "http_error", "message": str(exc.detail)},
+                "detail": exc.detail,
+            },
+            exc.status_code,
+        )
 
     @app.exception_handler(Exception)
     async def crash(_: Request, exc: Exception) -> JSONResponse:

@@ -38,8 +38,13 @@ def paddock_cmd(
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(2) from exc
     # open SSE streams must not hold a restart hostage: after 3 s they are cut, and clients reconnect
-    uvicorn.run(create_app(settings), host=settings.paddock_host, port=settings.paddock_port, log_level="info",
-                timeout_graceful_shutdown=3)  # fmt: skip
+    uvicorn.run(
+        create_app(settings),
+        host=settings.paddock_host,
+        port=settings.paddock_port,
+        log_level="info",
+        timeout_graceful_shutdown=3,
+    )
 
 
 def register(app: typer.Typer) -> None:

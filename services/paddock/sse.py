@@ -52,8 +52,12 @@ def sse_response(request: Request, events: AsyncIterator[CoachEvent]) -> Streami
                 async for ev in events:
                     await q.put(ev)
             except Exception as exc:  # surfaced as an error event, never a broken stream
-                await q.put(CoachEvent("error", {"code": "internal", "message": f"{type(exc).__name__}: {exc}",
-                                                 "retryable": True}))  # fmt: skip
+                await q.put(
+                    CoachEvent(
+                        "error",
+                        {"code": "internal", "message": f"{type(exc).__name__}: {exc}", "retryable": True},
+                    )
+                )
             finally:
                 await q.put(None)
 

@@ -91,26 +91,81 @@ class PaddockStore:
                 f"INSERT INTO {table} ({cols}) VALUES ({', '.join('?' * len(row))})", list(row.values())
             )
 
-    def trace(self, trace_id: str, sid: str | None, agent: str, event: str, detail: Any, latency_ms: float | None,
-              success: bool) -> None:  # fmt: skip
-        self._buffer("agent_traces", {"id": uuid.uuid4().hex, "trace_id": trace_id, "pitwall_sid": sid, "agent_name": agent,
-                                      "event_type": event, "detail": json.dumps(detail, default=str)[:2000],
-                                      "latency_ms": latency_ms, "success": success, "ts": _now()})  # fmt: skip
+    def trace(
+        self,
+        trace_id: str,
+        sid: str | None,
+        agent: str,
+        event: str,
+        detail: Any,
+        latency_ms: float | None,
+        success: bool,
+    ) -> None:
+        self._buffer(
+            "agent_traces",
+            {
+                "id": uuid.uuid4().hex,
+                "trace_id": trace_id,
+                "pitwall_sid": sid,
+                "agent_name": agent,
+                "event_type": event,
+                "detail": json.dumps(detail, default=str)[:2000],
+                "latency_ms": latency_ms,
+                "success": success,
+                "ts": _now(),
+            },
+        )
 
     def friction(self, **row: Any) -> None:
-        full = {"id": uuid.uuid4().hex, "ts": _now(), "role": None, "mode": None, "backend": None, "prompt_chars": None,
-                "completion_chars": None, "latency_ms": None, "truncated": None, "fell_back": None, "error": None,
-                "emotion": None}  # fmt: skip
+        full = {
+            "id": uuid.uuid4().hex,
+            "ts": _now(),
+            "role": None,
+            "mode": None,
+            "backend": None,
+            "prompt_chars": None,
+            "completion_chars": None,
+            "latency_ms": None,
+            "truncated": None,
+            "fell_back": None,
+            "error": None,
+            "emotion": None,
+        }
         full.update(row)
         self._buffer("llm_friction", full)
 
-    def turn(self, conversation_id: str, driver_id: str, session_id: str | None, kind: str, turn: int, role: str,
-             text: str, emotion: str | None = None, narrator: str | None = None, complete: bool = True,
-             meta: dict[str, Any] | None = None) -> None:  # fmt: skip
-        self._insert("conversations", {"conversation_id": conversation_id, "driver_id": driver_id, "session_id": session_id,
-                                       "kind": kind, "turn": turn, "role": role, "text": text, "emotion": emotion,
-                                       "narrator": narrator, "complete": complete, "closed": False,
-                                       "meta_json": json.dumps(meta or {}, default=str), "ts": _now()})  # fmt: skip
+    def turn(
+        self,
+        conversation_id: str,
+        driver_id: str,
+        session_id: str | None,
+        kind: str,
+        turn: int,
+        role: str,
+        text: str,
+        emotion: str | None = None,
+        narrator: str | None = None,
+        complete: bool = True,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self._insert(
+            "conversations",
+            {
+                "conversation_id": conversation_id,
+                "driver_id": driver_id,
+                "session_id": session_id,
+                "kind": kind,
+                "turn": turn,
+                "role": role,
+                "text": text,
+                "emotion": emotion,
+                "narrator": narrator,
+                "complete": complete,
+                "closed": False,
+                "meta_json": json.dumps(meta or {}, default=str),
+                "ts": _now(),
+            },
+        )
 
     def close_conversations(self, driver_id: str) -> int:
         with self._lock:

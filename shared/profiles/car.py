@@ -148,9 +148,14 @@ class CarProfile(BaseModel):
         mapped_src = {src: canon for canon, (_, src) in picked.items()}
         for name, ch in raw.channels.items():
             registry.append(
-                {"name": name, "unit": ch.unit, "source": ch.source, "rate_hz": ch.rate_hz,
-                 "canonical": mapped_src.get(name)}
-            )  # fmt: skip
+                {
+                    "name": name,
+                    "unit": ch.unit,
+                    "source": ch.source,
+                    "rate_hz": ch.rate_hz,
+                    "canonical": mapped_src.get(name),
+                }
+            )
         grid = _time_grid(raw, [raw.channels[src] for _, src in picked.values()], rate_hz)
         wide: Wide = {"t_s": grid}
         for canon, (cm, src) in picked.items():

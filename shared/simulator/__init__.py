@@ -5,6 +5,12 @@ from shared.simulator.session import SimSession, simulate
 from shared.simulator.writers import write_aim_csv, write_candump, write_ground_truth
 
 __all__ = [
-    "Event", "GroundTruth", "Scenario", "SimSession", "simulate",
-    "write_aim_csv", "write_candump", "write_ground_truth",
-]  # fmt: skip
+    "Event",
+    "GroundTruth",
+    "Scenario",
+    "SimSession",
+    "simulate",
+    "write_aim_csv",
+    "write_candump",
+    "write_ground_truth",
+]

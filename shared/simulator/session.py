@@ -330,13 +330,23 @@ def simulate(
     ]
     for m in range(1, laps + 1):
         truth_laps.append(
-            {"lap": m, "t_start_s": crossings[m - 1], "t_end_s": crossings[m],
-             "time_s": crossings[m] - crossings[m - 1], "kind": "full"}
-        )  # fmt: skip
+            {
+                "lap": m,
+                "t_start_s": crossings[m - 1],
+                "t_end_s": crossings[m],
+                "time_s": crossings[m] - crossings[m - 1],
+                "kind": "full",
+            }
+        )
     truth_laps.append(
-        {"lap": laps + 1, "t_start_s": crossings[laps], "t_end_s": float(t[-1]),
-         "time_s": float(t[-1]) - crossings[laps], "kind": "in"}
-    )  # fmt: skip
+        {
+            "lap": laps + 1,
+            "t_start_s": crossings[laps],
+            "t_end_s": float(t[-1]),
+            "time_s": float(t[-1]) - crossings[laps],
+            "kind": "in",
+        }
+    )
     truth = GroundTruth(truth_laps, truth_events, sorted(clean), track.id, car.id, seed, rate_hz)
     meta = {"track_id": track.id, "car_id": car.id, "seed": seed, "rate_hz": rate_hz, "laps": laps}
     return SimSession(wide, truth, meta, track, car)
@@ -368,8 +378,13 @@ def _inject_signal_event(
     if not on_lap.any():
         return None
     c = track.find_corner(ev.corner_id) if ev.corner_id else None
-    rec: dict[str, Any] = {"kind": ev.kind, "lap": ev.lap, "corner_id": ev.corner_id, "wheel": ev.wheel,
-                           "offset_m": ev.offset_m}  # fmt: skip
+    rec: dict[str, Any] = {
+        "kind": ev.kind,
+        "lap": ev.lap,
+        "corner_id": ev.corner_id,
+        "wheel": ev.wheel,
+        "offset_m": ev.offset_m,
+    }
     idx = np.where(on_lap)[0]
     if ev.kind in ("late_brake", "early_brake", "coasting") and c is not None:
         a, b = dist_range if dist_range else (c.start_m - 400, c.end_m)

@@ -39,12 +39,16 @@ def _lap_wide(settings: Settings, session_id: str, lap: int) -> dict[str, np.nda
     if not p.is_file():
         raise FileNotFoundError(f"lap {lap} of session {session_id} is not in the lake ({p})")
     tbl = pq.read_table(p)
-    return {c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float) for c in tbl.column_names
-            if c not in ("session_id",)}  # fmt: skip
+    return {
+        c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float)
+        for c in tbl.column_names
+        if c not in ("session_id",)
+    }
 
 
-def save_gold_lap(settings: Settings, track_id: str, driver_id: str, session_id: str, lap: int,
-                  source: str = "own lap") -> Path:  # fmt: skip
+def save_gold_lap(
+    settings: Settings, track_id: str, driver_id: str, session_id: str, lap: int, source: str = "own lap"
+) -> Path:
     wide = _lap_wide(settings, session_id, lap)
     trace = by_distance(wide, lap, 5.0, GOLD_CHANNELS)
     con = duckdb.connect()
@@ -53,8 +57,14 @@ def save_gold_lap(settings: Settings, track_id: str, driver_id: str, session_id:
         r = con.execute(f"SELECT time_s FROM read_parquet('{laps_file}') WHERE lap = ?", [lap]).fetchone()
     finally:
         con.close()
-    meta = {"track_id": track_id, "driver_id": driver_id, "session_id": session_id, "lap": lap,
-            "time_s": r[0] if r else float(trace["time_s"][-1]), "source": source}  # fmt: skip
+    meta = {
+        "track_id": track_id,
+        "driver_id": driver_id,
+        "session_id": session_id,
+        "lap": lap,
+        "time_s": r[0] if r else float(trace["time_s"][-1]),
+        "source": source,
+    }
     path = gold_path(settings, track_id, driver_id)
     tbl = pa.table({k: pa.array(v, pa.float64()) for k, v in trace.items()})
     tbl = tbl.replace_schema_metadata({"pitwall_gold": json.dumps(meta)})

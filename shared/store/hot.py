@@ -117,8 +117,16 @@ class HotStore:
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
-            for t in ("sessions", "laps", "telemetry", "telemetry_signals", "signal_registry", "corner_results",
-                      "driver_events", "coaching_notes"):  # fmt: skip
+            for t in (
+                "sessions",
+                "laps",
+                "telemetry",
+                "telemetry_signals",
+                "signal_registry",
+                "corner_results",
+                "driver_events",
+                "coaching_notes",
+            ):
                 con.execute(f"DELETE FROM {t} WHERE session_id = ?", [session_id])
             con.execute("COMMIT")
         except BaseException:
@@ -164,8 +172,16 @@ class HotStore:
 
     def counts(self) -> dict[str, int]:
         out = {}
-        for t in ("sessions", "laps", "telemetry", "telemetry_signals", "signal_registry", "corner_results",
-                  "driver_events", "coaching_notes"):  # fmt: skip
+        for t in (
+            "sessions",
+            "laps",
+            "telemetry",
+            "telemetry_signals",
+            "signal_registry",
+            "corner_results",
+            "driver_events",
+            "coaching_notes",
+        ):
             r = self.con.execute(f"SELECT count(*) FROM {t}").fetchone()
             out[t] = int(r[0]) if r else 0
         return out
@@ -188,8 +204,11 @@ def wide_to_arrow(wide: dict[str, Any], session_id: str) -> pa.Table:
     }
     for c in WIDE_COLUMNS:
         v = wide.get(c)
-        cols[c] = pa.array(np.full(n, np.nan) if v is None else np.asarray(v, dtype=np.float64), pa.float64(),
-                           from_pandas=True)  # fmt: skip
+        cols[c] = pa.array(
+            np.full(n, np.nan) if v is None else np.asarray(v, dtype=np.float64),
+            pa.float64(),
+            from_pandas=True,
+        )
     return pa.Table.from_pydict(cols, schema=schema)
 
 
@@ -208,11 +227,14 @@ def signals_to_arrow(raw: Any, session_id: str, max_rows: int | None = None) -> 
     v = np.concatenate(vals).astype(np.float64)
     nm = np.concatenate(names)
     return pa.Table.from_pydict(
-        {"session_id": pa.array(np.full(len(t), session_id, dtype=object), pa.string()),
-         "name": pa.array(nm, pa.string()), "t_s": pa.array(t, pa.float64()),
-         "value": pa.array(v, pa.float64(), from_pandas=True)},
+        {
+            "session_id": pa.array(np.full(len(t), session_id, dtype=object), pa.string()),
+            "name": pa.array(nm, pa.string()),
+            "t_s": pa.array(t, pa.float64()),
+            "value": pa.array(v, pa.float64(), from_pandas=True),
+        },
         schema=signals_schema(),
-    )  # fmt: skip
+    )
 
 
 def registry_to_arrow(rows: list[dict[str, Any]], session_id: str) -> pa.Table:

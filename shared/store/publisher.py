@@ -44,8 +44,12 @@ class LakePublisher:
             write_parquet_atomic(tbl, table_path(self.lake_dir, session_id, stem))
 
     def publish_session(self, session_id: str, truth_json: str | None = None) -> Path:
-        laps = [r[0] for r in self.con.execute(
-            "SELECT DISTINCT lap FROM telemetry WHERE session_id = ? ORDER BY lap", [session_id]).fetchall()]  # fmt: skip
+        laps = [
+            r[0]
+            for r in self.con.execute(
+                "SELECT DISTINCT lap FROM telemetry WHERE session_id = ? ORDER BY lap", [session_id]
+            ).fetchall()
+        ]
         for lap in laps:
             tbl = self._arrow(
                 "SELECT * FROM telemetry WHERE session_id = ? AND lap = ? ORDER BY t_s", [session_id, lap]

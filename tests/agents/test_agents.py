@@ -127,8 +127,10 @@ def test_debrief_is_one_llm_call_streams_in_order_and_is_stored(env) -> None:
     assert len(llm.requests) - before == 1 and done["llm_calls"] == 1
     assert "".join(e.data["text"] for e in events if e.type == "token").startswith("Solid")
     assert done["ungrounded"] == []
-    rows = svc.store.query("SELECT role, text, narrator FROM conversations WHERE conversation_id = ? ORDER BY turn",
-                           [done["conversation_id"]])  # fmt: skip
+    rows = svc.store.query(
+        "SELECT role, text, narrator FROM conversations WHERE conversation_id = ? ORDER BY turn",
+        [done["conversation_id"]],
+    )
     assert rows[-1]["text"] == done["text"]
     traces = svc.store.query("SELECT agent_name FROM agent_traces", [])
     assert {"HighlightFinderD", "NarrativeAgentDebrief"} <= {t["agent_name"] for t in traces}
@@ -159,10 +161,12 @@ def test_no_model_server_means_template_debrief_and_unavailable_qa(tmp_path: Pat
 
 
 def test_question_routes_to_a_specialist_that_calls_its_tool(env) -> None:
-    env["llm"].script.extend([
-        {"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": env["sid"]}}]},
-        {"text": "Your race pace is steady. [EMOTION:neutral]"},
-    ])  # fmt: skip
+    env["llm"].script.extend(
+        [
+            {"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": env["sid"]}}]},
+            {"text": "Your race pace is steady. [EMOTION:neutral]"},
+        ]
+    )
     events = _run(ask(env["svc"], "ana", "what's my race pace?", session_id=env["sid"]))
     done = events[-1].data
     assert done["available"] and done["agent"] == "RacePaceAgent"
@@ -179,9 +183,15 @@ def test_loop_guard_stops_repeated_identical_tool_calls(env) -> None:
 
 
 def test_tool_call_budget_stops_a_runaway_question(env) -> None:
-    steps = [{"tool_calls": [{"name": "get_goal_targets", "arguments": {"driver_id": "ana"}},
-                             {"name": "get_progress_report", "arguments": {"driver_id": "ana", "n_sessions": k}}]}
-             for k in range(1, 7)]  # fmt: skip
+    steps = [
+        {
+            "tool_calls": [
+                {"name": "get_goal_targets", "arguments": {"driver_id": "ana"}},
+                {"name": "get_progress_report", "arguments": {"driver_id": "ana", "n_sessions": k}},
+            ]
+        }
+        for k in range(1, 7)
+    ]
     env["llm"].script.extend([*steps, {"text": "done"}])
     events = _run(ask(env["svc"], "ana", "set me a goal"))
     assert events[-1].type == "error" and events[-1].data["code"] == "budget_exceeded"
@@ -288,10 +298,16 @@ def test_startup_warm_up_discovers_the_model_and_loads_it(env) -> None:
 
 def test_voice_script_agent_persists_its_phrases(env) -> None:
     phrases = ["Brake at the bridge, turn seven", "Patience, turn seven"]
-    env["llm"].script.extend([
-        {"tool_calls": [{"name": "save_voice_scripts", "arguments": {"corner_name": "t7", "phrases": phrases}}]},
-        {"text": "Saved two cues for turn seven. [EMOTION:neutral]"},
-    ])  # fmt: skip
+    env["llm"].script.extend(
+        [
+            {
+                "tool_calls": [
+                    {"name": "save_voice_scripts", "arguments": {"corner_name": "t7", "phrases": phrases}}
+                ]
+            },
+            {"text": "Saved two cues for turn seven. [EMOTION:neutral]"},
+        ]
+    )
     done = _run(ask(env["svc"], "ana", "generate voice scripts for turn 7", session_id=env["sid"]))[-1].data
     assert done["agent"] == "VoiceScriptAgent" and done["tools"][0]["tool"] == "save_voice_scripts"
     saved = json.loads((env["settings"].paddock_dir / "voice_scripts" / "t7.json").read_text())
@@ -335,8 +351,11 @@ def test_adk_model_calls_are_recorded_with_sizes_and_emotion(env) -> None:
     svc = env["svc"]
     done = _run(svc.debrief(env["sid"], "ana"))[-1].data
     assert done["narrator"] == "llm"
-    row = svc.store.query("SELECT * FROM llm_friction WHERE mode = 'adk' AND role = 'NarrativeAgentDebrief' "
-                          "ORDER BY ts DESC LIMIT 1", [])[0]  # fmt: skip
+    row = svc.store.query(
+        "SELECT * FROM llm_friction WHERE mode = 'adk' AND role = 'NarrativeAgentDebrief' "
+        "ORDER BY ts DESC LIMIT 1",
+        [],
+    )[0]
     assert row["backend"] == "litellm" and row["prompt_chars"] > 1000 and row["completion_chars"] > 20
     assert row["emotion"] == "encouraging" and row["truncated"] is False and row["latency_ms"] > 0
 
@@ -359,8 +378,11 @@ def test_overlapping_debriefs_of_two_drivers_never_bleed(env) -> None:
         async def collect(agen: Any) -> list[CoachEvent]:
             return [e async for e in agen]
 
-        return await asyncio.gather(collect(svc.debrief(env["sid"], "ana")), collect(svc.debrief(other, "bo")),
-                                    collect(ask(svc, "ana", "what's my race pace?", session_id=env["sid"])))  # fmt: skip
+        return await asyncio.gather(
+            collect(svc.debrief(env["sid"], "ana")),
+            collect(svc.debrief(other, "bo")),
+            collect(ask(svc, "ana", "what's my race pace?", session_id=env["sid"])),
+        )
 
     a, b, q = asyncio.run(go())
     for events, sid, driver in ((a, env["sid"], "ana"), (b, other, "bo")):
@@ -368,7 +390,9 @@ def test_overlapping_debriefs_of_two_drivers_never_bleed(env) -> None:
         assert events[-1].type == "done" and done["narrator"] == "llm"
         assert f"{best[sid]['best_lap_s']:.3f}" in done["text"], (sid, done["text"])
         assert done["ungrounded"] == []
-        turns = svc.store.query("SELECT driver_id, session_id FROM conversations WHERE conversation_id = ?",
-                                [done["conversation_id"]])  # fmt: skip
+        turns = svc.store.query(
+            "SELECT driver_id, session_id FROM conversations WHERE conversation_id = ?",
+            [done["conversation_id"]],
+        )
         assert {(t["driver_id"], t["session_id"]) for t in turns} == {(driver, sid)}
     assert q[-1].type in ("done", "error")

@@ -43,8 +43,13 @@ def test_no_generated_request_gets_a_500(paddock_schema: Any) -> None:
         labels.append(op.label)
 
         @given(case=op.as_strategy())
-        @settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.generate], database=None,
-                  suppress_health_check=list(HealthCheck))  # fmt: skip
+        @settings(
+            max_examples=12,
+            deadline=None,
+            phases=[Phase.explicit, Phase.generate],
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def run(case: Any) -> None:
             response = case.call(timeout=60)
             calls.append(response.status_code)

@@ -11,16 +11,26 @@ from shared.settings import settings_for
 
 
 def test_paddock_401_403_matrix_and_cors(tmp_path: Path) -> None:
-    settings = settings_for(tmp_path / "d", api_token="tok", cors_origins=["http://tablet.local"],
-                            adk_openai_url="http://127.0.0.1:9/v1")  # fmt: skip
+    settings = settings_for(
+        tmp_path / "d",
+        api_token="tok",
+        cors_origins=["http://tablet.local"],
+        adk_openai_url="http://127.0.0.1:9/v1",
+    )
     app = create_app(settings)
     with TestClient(app, client=("10.0.0.7", 4000)) as lan:
         assert lan.get("/health").status_code == 200
         assert lan.get("/sessions").status_code == 401
         assert lan.get("/sessions", headers={"Authorization": "Bearer bad"}).status_code == 403
         assert lan.get("/sessions", headers={"Authorization": "Bearer tok"}).status_code == 200
-        r = lan.options("/sessions", headers={"Origin": "http://evil.example", "Access-Control-Request-Method": "GET",
-                                              "Authorization": "Bearer tok"})  # fmt: skip
+        r = lan.options(
+            "/sessions",
+            headers={
+                "Origin": "http://evil.example",
+                "Access-Control-Request-Method": "GET",
+                "Authorization": "Bearer tok",
+            },
+        )
         assert r.headers.get("access-control-allow-origin") != "http://evil.example"
     with TestClient(app, client=("127.0.0.1", 4000)) as local:
         assert local.get("/sessions").status_code == 200

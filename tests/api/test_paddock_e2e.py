@@ -24,8 +24,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory):
     data = d / "data"
     llm = ScriptedLLMProcess(d, token_delay_s=0.01)
     hot = start_hotpath(data, d)
-    pad = start_paddock(data, d, llm.url, {"PITWALL_LLM_QUEUE_SIZE": "1", "PITWALL_ADK_OPENAI_API_KEY": SECRET,
-                                           "LITELLM_LOG": "DEBUG"})  # fmt: skip
+    pad = start_paddock(
+        data,
+        d,
+        llm.url,
+        {"PITWALL_LLM_QUEUE_SIZE": "1", "PITWALL_ADK_OPENAI_API_KEY": SECRET, "LITELLM_LOG": "DEBUG"},
+    )
     yield {"llm": llm, "hot": hot, "pad": pad, "data": data}
     pad.stop()
     hot.stop()
@@ -34,8 +38,14 @@ def stack(tmp_path_factory: pytest.TempPathFactory):
 
 def test_replay_then_debrief_over_sse_matches_the_stored_conversation(stack) -> None:
     sim = simulate(laps=5, seed=3, rate_hz=20)
-    res = asyncio.run(replay_ws(sim.wide, f"ws://127.0.0.1:{stack['hot'].port}/ingest/ws", speed=0,
-                                start={"driver_id": "ana", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}))  # fmt: skip
+    res = asyncio.run(
+        replay_ws(
+            sim.wide,
+            f"ws://127.0.0.1:{stack['hot'].port}/ingest/ws",
+            speed=0,
+            start={"driver_id": "ana", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"},
+        )
+    )
     sid = res["session_id"]
     pad = stack["pad"].url
     deadline = time.monotonic() + 30
@@ -45,8 +55,16 @@ def test_replay_then_debrief_over_sse_matches_the_stored_conversation(stack) -> 
             break
         time.sleep(0.5)
     events = []
-    with httpx.Client(timeout=60) as c, connect_sse(c, "POST", f"{pad}/coach/debrief", json={"session_id": sid, "driver_id": "ana"},
-                                                   headers={"Accept": "text/event-stream"}) as es:  # fmt: skip
+    with (
+        httpx.Client(timeout=60) as c,
+        connect_sse(
+            c,
+            "POST",
+            f"{pad}/coach/debrief",
+            json={"session_id": sid, "driver_id": "ana"},
+            headers={"Accept": "text/event-stream"},
+        ) as es,
+    ):
         assert es.response.headers["x-accel-buffering"] == "no"
         for sse in es.iter_sse():
             events.append((sse.event, sse.id, json.loads(sse.data)))
@@ -105,8 +123,16 @@ def test_client_disconnect_cancels_the_run_and_its_upstream_request(stack) -> No
     httpx.post(f"{llm}/_scripted/script", json=[{"text": long}])
     before = httpx.get(f"{llm}/_scripted/stats").json()
     got = []
-    with httpx.Client(timeout=60) as c, connect_sse(c, "POST", f"{pad}/coach/debrief", json={"session_id": sid, "driver_id": "cleo"},
-                                                   headers={"Accept": "text/event-stream"}) as es:  # fmt: skip
+    with (
+        httpx.Client(timeout=60) as c,
+        connect_sse(
+            c,
+            "POST",
+            f"{pad}/coach/debrief",
+            json={"session_id": sid, "driver_id": "cleo"},
+            headers={"Accept": "text/event-stream"},
+        ) as es,
+    ):
         for sse in es.iter_sse():
             got.append(sse.event)
             if got.count("token") >= 3:
@@ -132,8 +158,11 @@ def test_the_model_token_never_reaches_logs_traces_or_records(stack) -> None:
     pad = stack["pad"]
     sid = httpx.get(f"{pad.url}/sessions").json()[0]["session_id"]
     httpx.post(f"{pad.url}/coach/debrief", json={"session_id": sid, "driver_id": "dee"}, timeout=60)
-    httpx.post(f"{pad.url}/coach/ask", json={"driver_id": "dee", "question": "why was lap 3 slower than lap 2?"},
-               timeout=60)  # fmt: skip
+    httpx.post(
+        f"{pad.url}/coach/ask",
+        json={"driver_id": "dee", "question": "why was lap 3 slower than lap 2?"},
+        timeout=60,
+    )
     assert SECRET not in httpx.get(f"{pad.url}/health").text
     traces = httpx.get(f"{pad.url}/coach/traces", params={"limit": 1000}).text
     assert traces and SECRET not in traces

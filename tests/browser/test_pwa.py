@@ -26,8 +26,16 @@ pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (scripts/check installs it as root)"
 )
 NARRATIVE = "(document.getElementById('narrative')?.textContent || '')"  # null-safe while the screen loads
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]  # fmt: skip
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 @pytest.fixture(scope="module")
@@ -138,10 +146,13 @@ def test_template_and_ungrounded_states_are_labelled(stack, page) -> None:
 
 def test_ask_a_question_with_the_intent_picker(stack, page) -> None:
     pad, sid, llm = stack["pad"].url, stack["sid"], stack["llm"].url.removesuffix("/v1")
-    httpx.post(f"{llm}/_scripted/script", json=[
-        {"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": sid}}]},
-        {"text": "Your pace held within three tenths over the stint. [EMOTION:neutral]"},
-    ])  # fmt: skip
+    httpx.post(
+        f"{llm}/_scripted/script",
+        json=[
+            {"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": sid}}]},
+            {"text": "Your pace held within three tenths over the stint. [EMOTION:neutral]"},
+        ],
+    )
     page.goto(f"{pad}/#/ask/{sid}")
     page.wait_for_selector("#intent option[value='race_pace']", state="attached")
     page.select_option("#intent", "race_pace")

@@ -12,10 +12,24 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_demo_runs_to_its_summary(tmp_path: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "shared.cli", "demo", "--laps", "5", "--speed", "60", "--json",
-         "--data-dir", str(tmp_path)],
-        capture_output=True, text=True, cwd=REPO, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "shared.cli",
+            "demo",
+            "--laps",
+            "5",
+            "--speed",
+            "60",
+            "--json",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     s = json.loads(out.stdout)
     assert s["laps"] == 5 and 95 < s["best_lap_s"] < 125

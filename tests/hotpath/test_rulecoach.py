@@ -23,8 +23,12 @@ EXPECT = {
 
 def run(sim: Any) -> tuple[LiveSession, list[dict[str, Any]]]:
     rows: list[dict[str, Any]] = []
-    sess = LiveSession("s", load_car("bmw_e46_m3_aim_mxp"), load_track("sonoma"),
-                       lambda t, r: rows.extend(r) if t == "coaching_notes" else None)  # fmt: skip
+    sess = LiveSession(
+        "s",
+        load_car("bmw_e46_m3_aim_mxp"),
+        load_track("sonoma"),
+        lambda t, r: rows.extend(r) if t == "coaching_notes" else None,
+    )
     w = sim.wide
     keys = list(w)
     states = []

@@ -46,8 +46,14 @@ def test_simulated_session_over_websocket_produces_cues_and_lake(hotpath, tmp_pa
     th = threading.Thread(target=_collect_sse, args=(f"{hotpath.url}/cues/stream", events, stop), daemon=True)
     th.start()
     sim = simulate(laps=7, seed=9, rate_hz=50)
-    res = asyncio.run(replay_ws(sim.wide, f"ws://127.0.0.1:{hotpath.port}/ingest/ws", speed=0,
-                                start={"driver_id": "ana", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}))  # fmt: skip
+    res = asyncio.run(
+        replay_ws(
+            sim.wide,
+            f"ws://127.0.0.1:{hotpath.port}/ingest/ws",
+            speed=0,
+            start={"driver_id": "ana", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"},
+        )
+    )
     assert res["accepted"] == len(sim.wide["t_s"]) and res["rejected"] == {}
     stop.set()
     kinds = [e["event"] for e in events]
@@ -87,8 +93,14 @@ def test_simulated_session_over_websocket_produces_cues_and_lake(hotpath, tmp_pa
 
 def test_real_vbox_session_replayed_produces_cue_decisions(hotpath, shared_dir: Path) -> None:
     wide = wide_from_file(shared_dir / "data/vbox/sonoma_vbox0240.csv")
-    res = asyncio.run(replay_ws(wide, f"ws://127.0.0.1:{hotpath.port}/ingest/ws", speed=0,
-                                start={"driver_id": "vbox", "car": "generic", "track": "sonoma"}))  # fmt: skip
+    res = asyncio.run(
+        replay_ws(
+            wide,
+            f"ws://127.0.0.1:{hotpath.port}/ingest/ws",
+            speed=0,
+            start={"driver_id": "vbox", "car": "generic", "track": "sonoma"},
+        )
+    )
     live = res["live"]
     assert sum(1 for lp in live["laps"] if lp["kind"] == "full") >= 8
     assert live["reference"]["source"] == "session_best"

@@ -179,9 +179,20 @@ def test_kill_9_loses_at_most_one_flush_interval(settings) -> None:
 def test_cli_import_json_in_a_real_process(shared_dir: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PITWALL_DATA_DIR": str(tmp_path / "d")}
     out = subprocess.run(
-        [sys.executable, "-m", "shared.cli", "import", str(shared_dir / "data/vbox/sonoma_vbox0240.csv"), "--json"],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=180,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "shared.cli",
+            "import",
+            str(shared_dir / "data/vbox/sonoma_vbox0240.csv"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=180,
+    )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert set(got) == {
@@ -197,11 +208,23 @@ def test_cli_import_json_in_a_real_process(shared_dir: Path, tmp_path: Path) -> 
     assert got["track"] == "sonoma" and got["rows"] == 11_539
     bad = tmp_path / "bad.bin"
     bad.write_bytes(b"\x00\x01garbage")
-    out = subprocess.run([sys.executable, "-m", "shared.cli", "import", str(bad)], capture_output=True, text=True,
-                         env=env, cwd=REPO, timeout=120)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "shared.cli", "import", str(bad)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
     assert out.returncode == 1 and "bad.bin" in out.stderr and "expected" in out.stderr
-    out = subprocess.run([sys.executable, "-m", "shared.cli", "laps", got["session_id"], "--json"],
-                         capture_output=True, text=True, env=env, cwd=REPO, timeout=120)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "shared.cli", "laps", got["session_id"], "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
     assert out.returncode == 0 and len(json.loads(out.stdout)) == len(got["laps"])
 
 

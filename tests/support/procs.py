@@ -27,9 +27,12 @@ class Service:
         self.log = log
         self._fh = log.open("w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "shared.cli", *args], cwd=REPO, env={**os.environ, **env},
-            stdout=self._fh, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            [sys.executable, "-m", "shared.cli", *args],
+            cwd=REPO,
+            env={**os.environ, **env},
+            stdout=self._fh,
+            stderr=subprocess.STDOUT,
+        )
 
     def wait_healthy(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
@@ -53,12 +56,20 @@ class Service:
         self._fh.close()
 
 
-def start_hotpath(data_dir: Path, log_dir: Path, extra: list[str] | None = None,
-                  env: dict[str, str] | None = None, port: int = 0) -> Service:  # fmt: skip
+def start_hotpath(
+    data_dir: Path,
+    log_dir: Path,
+    extra: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    port: int = 0,
+) -> Service:
     port = port or free_port()
-    svc = Service(["hotpath", "--port", str(port), "--data-dir", str(data_dir), *(extra or [])], port,
-                  {"PITWALL_DATA_DIR": str(data_dir), **(env or {})},
-                  log_dir / f"hotpath-{port}-{int(time.time() * 1000)}.log")  # fmt: skip
+    svc = Service(
+        ["hotpath", "--port", str(port), "--data-dir", str(data_dir), *(extra or [])],
+        port,
+        {"PITWALL_DATA_DIR": str(data_dir), **(env or {})},
+        log_dir / f"hotpath-{port}-{int(time.time() * 1000)}.log",
+    )
     svc.wait_healthy()
     return svc
 
@@ -67,8 +78,12 @@ def start_paddock(
     data_dir: Path, log_dir: Path, llm_url: str, extra_env: dict[str, str] | None = None, port: int = 0
 ) -> Service:
     port = port or free_port()
-    env = {"PITWALL_DATA_DIR": str(data_dir), "PITWALL_ADK_OPENAI_URL": llm_url, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-           **(extra_env or {})}  # fmt: skip
+    env = {
+        "PITWALL_DATA_DIR": str(data_dir),
+        "PITWALL_ADK_OPENAI_URL": llm_url,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        **(extra_env or {}),
+    }
     svc = Service(
         ["paddock", "--port", str(port), "--data-dir", str(data_dir)],
         port,
@@ -87,10 +102,22 @@ class ScriptedLLMProcess:
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self._fh = (log_dir / f"llm-{self.port}.log").open("w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.scripted_llm", "--port", str(self.port), "--token-delay", str(token_delay_s),
-             "--delay", str(delay_s), *(["--serial"] if serial else [])],
-            cwd=REPO, stdout=self._fh, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "tests.support.scripted_llm",
+                "--port",
+                str(self.port),
+                "--token-delay",
+                str(token_delay_s),
+                "--delay",
+                str(delay_s),
+                *(["--serial"] if serial else []),
+            ],
+            cwd=REPO,
+            stdout=self._fh,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:

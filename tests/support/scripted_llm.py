@@ -42,13 +42,29 @@ def default_reply(messages: list[dict[str, Any]]) -> str:
 
 def _chunk(cid: str, delta: dict[str, Any], finish: str | None = None) -> str:
     """One OpenAI streaming chunk as an SSE line."""
-    return "data: " + json.dumps({"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": MODEL,
-                                  "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n"  # fmt: skip
+    return (
+        "data: "
+        + json.dumps(
+            {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": MODEL,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+        )
+        + "\n\n"
+    )
 
 
 class ScriptedLLM:
-    def __init__(self, script: list[dict[str, Any]] | None = None, token_delay_s: float = 0.0,
-                 reply_delay_s: float = 0.0, serial: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        script: list[dict[str, Any]] | None = None,
+        token_delay_s: float = 0.0,
+        reply_delay_s: float = 0.0,
+        serial: bool = False,
+    ) -> None:
         self.script: deque[dict[str, Any]] = deque(script or [])
         self.reply_delay_s = reply_delay_s  # every chat call waits this long first (a fixed-latency model)
         self.serial = asyncio.Lock() if serial else None  # one request at a time, like a phone's server
@@ -85,9 +101,18 @@ class ScriptedLLM:
                 self.stats["warmups"] += 1
                 if body.get("stream"):
                     return StreamingResponse(self._warmup_stream(), media_type="text/event-stream")
-                return {"id": "warmup", "object": "chat.completion", "model": MODEL,
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
-                                     "finish_reason": "length"}]}  # fmt: skip
+                return {
+                    "id": "warmup",
+                    "object": "chat.completion",
+                    "model": MODEL,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": "ok"},
+                            "finish_reason": "length",
+                        }
+                    ],
+                }
             self.requests.append(body)
             if self.serial is not None:
                 async with self.serial:
@@ -111,18 +136,27 @@ class ScriptedLLM:
         text = step.get("text")
         if text is None and not step.get("tool_calls"):
             text = default_reply(body.get("messages", []))
-        calls = [{"id": f"call_{uuid.uuid4().hex[:8]}", "type": "function",
-                  "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))}}
-                 for c in step.get("tool_calls", [])]  # fmt: skip
+        calls = [
+            {
+                "id": f"call_{uuid.uuid4().hex[:8]}",
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))},
+            }
+            for c in step.get("tool_calls", [])
+        ]
         if body.get("stream"):
             return StreamingResponse(self._stream(text or "", calls), media_type="text/event-stream")
         msg: dict[str, Any] = {"role": "assistant", "content": text}
         if calls:
             msg["tool_calls"] = calls
-        return {"id": f"chatcmpl-{uuid.uuid4().hex[:8]}", "object": "chat.completion", "created": int(time.time()),
-                "model": MODEL, "choices": [{"index": 0, "message": msg,
-                                             "finish_reason": "tool_calls" if calls else "stop"}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}  # fmt: skip
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:8]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": MODEL,
+            "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+        }
 
     async def _warmup_stream(self) -> Any:
         yield _chunk("warmup", {"role": "assistant", "content": "ok"})

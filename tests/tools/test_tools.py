@@ -165,24 +165,72 @@ def test_rest_router(lake_env) -> None:
 
 def test_cli_tool_against_an_imported_lake(lake_env) -> None:
     env = {**os.environ, "PITWALL_DATA_DIR": str(lake_env["settings"].data_dir)}
-    out = subprocess.run([sys.executable, "-m", "shared.cli", "tool", "get_race_pace_model", "--args",
-                          json.dumps({"session_id": lake_env["sid"]})], capture_output=True, text=True, env=env,
-                         cwd=REPO, timeout=120)  # fmt: skip
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shared.cli",
+            "tool",
+            "get_race_pace_model",
+            "--args",
+            json.dumps({"session_id": lake_env["sid"]}),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["laps"] >= 9
-    out = subprocess.run([sys.executable, "-m", "shared.cli", "tool", "get_lap_delta", "--args", '{"lap_a": 1}'],
-                         capture_output=True, text=True, env=env, cwd=REPO, timeout=120)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "shared.cli", "tool", "get_lap_delta", "--args", '{"lap_a": 1}'],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
     assert out.returncode == 2 and "session_id" in out.stderr
 
 
 def test_tool_cli_and_rest_over_a_lake_made_by_pitwall_import(shared_dir: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PITWALL_DATA_DIR": str(tmp_path / "d")}
-    imp = subprocess.run([sys.executable, "-m", "shared.cli", "import", str(shared_dir / "data/vbox/sonoma_vbox0240.csv"),
-                          "--driver", "vbox", "--json"], capture_output=True, text=True, env=env, cwd=REPO, timeout=180)  # fmt: skip
+    imp = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shared.cli",
+            "import",
+            str(shared_dir / "data/vbox/sonoma_vbox0240.csv"),
+            "--driver",
+            "vbox",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=180,
+    )
     assert imp.returncode == 0, imp.stderr
     sid = json.loads(imp.stdout)["session_id"]
-    out = subprocess.run([sys.executable, "-m", "shared.cli", "tool", "get_session_highlights", "--args",
-                          json.dumps({"session_id": sid})], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)  # fmt: skip
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shared.cli",
+            "tool",
+            "get_session_highlights",
+            "--args",
+            json.dumps({"session_id": sid}),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert 106 < json.loads(out.stdout)["best_lap_s"] < 108
     import services.paddock.lake as lake_mod

@@ -175,9 +175,13 @@ def repeated_slip(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     window = ctx.th["slip_window_m"]
     for s in obs.slips:
         same = [
-            x for x in ctx.slips
-            if x.kind == s.kind and x.wheel == s.wheel and abs(x.dist_m - s.dist_m) <= window and x.lap > obs.lap - 3
-        ]  # fmt: skip
+            x
+            for x in ctx.slips
+            if x.kind == s.kind
+            and x.wheel == s.wheel
+            and abs(x.dist_m - s.dist_m) <= window
+            and x.lap > obs.lap - 3
+        ]
         if len({(x.lap, round(x.dist_m)) for x in same}) >= ctx.th["slip_repeats"]:
             tpl = "lockup_repeat" if s.kind == "lockup" else "wheelspin_repeat"
             hit = _hit("repeated_slip", 2, tpl, obs, False, kind=s.kind, count=len(same))

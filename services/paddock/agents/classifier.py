@@ -25,7 +25,7 @@ ROWS: list[tuple[str, str, tuple[str, ...]]] = [
             r"\baudio cues?\b",
             r"\bgenerate (cue|voice|audio)",
         ),
-    ),  # fmt: skip
+    ),
     ("corner", "CornerCoachAgent", (r"\bt\d+a?\b", r"\bturn \d+a?\b", "__corners__")),
     ("gold_lap", "GoldLapAgent", (r"\bgold lap\b", r"\breference lap\b", r"\baj\b")),
     (
@@ -56,7 +56,7 @@ ROWS: list[tuple[str, str, tuple[str, ...]]] = [
             r"\brepeatable\b",
             r"\bstable\b",
         ),
-    ),  # fmt: skip
+    ),
     (
         "lap_comparison",
         "LapComparisonAgent",
@@ -80,7 +80,7 @@ ROWS: list[tuple[str, str, tuple[str, ...]]] = [
             r"(slowest|latency|tool call|agent trace).*\bagents?\b",
             r"\bagents?\b.*(slowest|latency|tool call|trace)",
         ),
-    ),  # fmt: skip
+    ),
 ]
 FALLBACK = ("telemetry", "TelemetryAgent")
 INTENTS = {i: a for i, a, _ in ROWS} | {FALLBACK[0]: FALLBACK[1]}

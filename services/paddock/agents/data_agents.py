@@ -30,10 +30,16 @@ DATA_SPECS: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = 
     "safety_data": ("get_safety_events", lambda s: {"session_id": s["session_id"]}),
 }
 DATA_AGENT_NAMES = {
-    "highlights_data": "HighlightFinder", "telemetry_data": "TelemetryData", "pedagogy_data": "Pedagogy",
-    "tire_data": "TireManager", "handling_data": "HandlingBalance", "engine_health_data": "EngineHealth",
-    "traction_data": "Traction", "input_quality_data": "InputQuality", "safety_data": "SafetyMonitor",
-}  # fmt: skip
+    "highlights_data": "HighlightFinder",
+    "telemetry_data": "TelemetryData",
+    "pedagogy_data": "Pedagogy",
+    "tire_data": "TireManager",
+    "handling_data": "HandlingBalance",
+    "engine_health_data": "EngineHealth",
+    "traction_data": "Traction",
+    "input_quality_data": "InputQuality",
+    "safety_data": "SafetyMonitor",
+}
 MAX_JSON_CHARS = 4000
 
 
@@ -76,11 +82,19 @@ class DataAgent(BaseAgent):
         out = await run_data_spec(
             self.output_key, state.get("session_id", "latest"), state.get("driver_id", "driver")
         )
-        yield Event(invocation_id=ctx.invocation_id, author=self.name, branch=ctx.branch,
-                    actions=EventActions(state_delta={self.output_key: out}))  # fmt: skip
+        yield Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            actions=EventActions(state_delta={self.output_key: out}),
+        )
 
 
 def make_data_agent(output_key: str, suffix: str) -> DataAgent:
     tool, _ = DATA_SPECS[output_key]
-    return DataAgent(name=f"{DATA_AGENT_NAMES[output_key]}{suffix}", output_key=output_key, tool_name=tool,
-                     description=f"Deterministic data agent: {tool} into {output_key}")  # fmt: skip
+    return DataAgent(
+        name=f"{DATA_AGENT_NAMES[output_key]}{suffix}",
+        output_key=output_key,
+        tool_name=tool,
+        description=f"Deterministic data agent: {tool} into {output_key}",
+    )

@@ -86,14 +86,21 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
         except ValueError:
             return {}
 
-    hl, ped, eng, saf, trac = (get(k) for k in ("highlights_data", "pedagogy_data", "engine_health_data",
-                                                  "safety_data", "traction_data"))  # fmt: skip
-    focus = [f"{o['name']}: {o['median_minus_best_s']:.2f} s between your typical and best"
-             for o in hl.get("biggest_opportunities", [])[:3] if o.get("median_minus_best_s") is not None]  # fmt: skip
+    hl, ped, eng, saf, trac = (
+        get(k)
+        for k in ("highlights_data", "pedagogy_data", "engine_health_data", "safety_data", "traction_data")
+    )
+    focus = [
+        f"{o['name']}: {o['median_minus_best_s']:.2f} s between your typical and best"
+        for o in hl.get("biggest_opportunities", [])[:3]
+        if o.get("median_minus_best_s") is not None
+    ]
     parts = []
     if kind == "debrief" and hl:
-        parts.append(f"{hl.get('valid_laps', 0)} valid laps, best {hl.get('best_lap_s')} s on lap {hl.get('best_lap')}"
-                     f" (theoretical {hl.get('theoretical_best_s')} s).")  # fmt: skip
+        parts.append(
+            f"{hl.get('valid_laps', 0)} valid laps, best {hl.get('best_lap_s')} s on lap {hl.get('best_lap')}"
+            f" (theoretical {hl.get('theoretical_best_s')} s)."
+        )
     if focus:
         parts.append("Focus: " + "; ".join(focus) + ".")
     if ped.get("blocks"):

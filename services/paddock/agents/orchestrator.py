@@ -23,8 +23,12 @@ class PitwallOrchestrator(BaseAgent):
             intent, target = "data_only", override.split(":", 1)[1]  # no model: run a data phase alone
         else:
             intent, target = _classify_intent(text, override)
-        yield Event(invocation_id=ctx.invocation_id, author=self.name, branch=ctx.branch,
-                    actions=EventActions(state_delta={"temp:intent": intent, "user_question": text}))  # fmt: skip
+        yield Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            actions=EventActions(state_delta={"temp:intent": intent, "user_question": text}),
+        )
         agent = self.find_sub_agent(target)
         if agent is None:
             return

@@ -73,20 +73,36 @@ class TracePlugin(BasePlugin):
             text = "".join(p.text or "" for p in llm_response.content.parts)
         finish = str(getattr(llm_response, "finish_reason", "") or "")
         emotion = parse_emotion(text)[1] if "[EMOTION:" in text else None
-        self.store.friction(role=callback_context.agent_name, mode="adk", backend="litellm",
-                            prompt_chars=self._prompt.pop(key, None), completion_chars=len(text),
-                            latency_ms=(time.perf_counter() - t0) * 1000 if t0 else None,
-                            truncated="MAX_TOKENS" in finish.upper(), fell_back=False,
-                            error=llm_response.error_message or None, emotion=emotion)  # fmt: skip
+        self.store.friction(
+            role=callback_context.agent_name,
+            mode="adk",
+            backend="litellm",
+            prompt_chars=self._prompt.pop(key, None),
+            completion_chars=len(text),
+            latency_ms=(time.perf_counter() - t0) * 1000 if t0 else None,
+            truncated="MAX_TOKENS" in finish.upper(),
+            fell_back=False,
+            error=llm_response.error_message or None,
+            emotion=emotion,
+        )
         return None
 
     async def on_model_error_callback(
         self, *, callback_context: Any, llm_request: Any, error: Exception
     ) -> None:
         inv, sid = self._ids(callback_context)
-        self.store.friction(role=callback_context.agent_name, mode="adk", backend="litellm", prompt_chars=None,
-                            completion_chars=0, latency_ms=None, truncated=False, fell_back=True,
-                            error=f"{type(error).__name__}: {str(error)[:300]}", emotion=None)  # fmt: skip
+        self.store.friction(
+            role=callback_context.agent_name,
+            mode="adk",
+            backend="litellm",
+            prompt_chars=None,
+            completion_chars=0,
+            latency_ms=None,
+            truncated=False,
+            fell_back=True,
+            error=f"{type(error).__name__}: {str(error)[:300]}",
+            emotion=None,
+        )
         self.store.trace(
             inv, sid, callback_context.agent_name, "model_error", {"error": str(error)[:300]}, None, False
         )

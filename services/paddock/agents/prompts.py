@@ -47,11 +47,16 @@ answer with numbers. Be brief: at most 80 words, concrete and actionable.
 
 
 QUICK_LABELS = {
-    "highlights_data": "Session highlights", "telemetry_data": "Lap and corner data",
-    "pedagogy_data": "Coaching focus", "tire_data": "Tyres", "handling_data": "Handling",
-    "engine_health_data": "Engine", "traction_data": "Traction", "input_quality_data": "Inputs",
+    "highlights_data": "Session highlights",
+    "telemetry_data": "Lap and corner data",
+    "pedagogy_data": "Coaching focus",
+    "tire_data": "Tyres",
+    "handling_data": "Handling",
+    "engine_health_data": "Engine",
+    "traction_data": "Traction",
+    "input_quality_data": "Inputs",
     "safety_data": "Safety",
-}  # fmt: skip
+}
 
 
 def quick_prompt(kind: str, question: str, state: dict[str, str]) -> str:

@@ -99,8 +99,11 @@ class CoachService:
             await self.warm.warmup()  # the server loads the model
             # LiteLLM builds its client and lazy pieces now, not on a driver's request
             await self._warm_litellm()
-        self.warm_state = {"status": "ready", "model_reachable": found["reachable"],
-                           "ms": round((time.perf_counter() - t0) * 1000)}  # fmt: skip
+        self.warm_state = {
+            "status": "ready",
+            "model_reachable": found["reachable"],
+            "ms": round((time.perf_counter() - t0) * 1000),
+        }
 
     async def _warm_litellm(self) -> None:
         """One streamed one-token call through LiteLLM, recorded like any other call."""
@@ -109,15 +112,28 @@ class CoachService:
         t0 = time.perf_counter()
         error = None
         try:
-            reply = await litellm.acompletion(**litellm_args(self.settings), messages=[{"role": "user", "content": "ok"}],
-                                              max_tokens=1, stream=True)  # fmt: skip
+            reply = await litellm.acompletion(
+                **litellm_args(self.settings),
+                messages=[{"role": "user", "content": "ok"}],
+                max_tokens=1,
+                stream=True,
+            )
             async for _ in reply:
                 pass
         except Exception as exc:  # the server may not be up yet: the first real call then pays instead
             error = f"{type(exc).__name__}: {str(exc)[:200]}"
-        self.store.friction(role="warmup", mode="warmup", backend="litellm", prompt_chars=2, completion_chars=None,
-                            latency_ms=(time.perf_counter() - t0) * 1000, truncated=True, fell_back=False,
-                            error=error, emotion=None)  # fmt: skip
+        self.store.friction(
+            role="warmup",
+            mode="warmup",
+            backend="litellm",
+            prompt_chars=2,
+            completion_chars=None,
+            latency_ms=(time.perf_counter() - t0) * 1000,
+            truncated=True,
+            fell_back=False,
+            error=error,
+            emotion=None,
+        )
 
     async def _warm_adk(self) -> None:
         from google.genai import types
@@ -132,8 +148,11 @@ class CoachService:
             return
         t0 = time.perf_counter()
         s = await self.sessions.create_session(app_name="pitwall", user_id="__warmup__", state={})
-        delta = {"session_id": newest["session_id"], "driver_id": "__warmup__",
-                 "temp:intent_override": "data_only:DebriefDataPhase"}  # fmt: skip
+        delta = {
+            "session_id": newest["session_id"],
+            "driver_id": "__warmup__",
+            "temp:intent_override": "data_only:DebriefDataPhase",
+        }
         msg = types.Content(role="user", parts=[types.Part(text="warm-up")])
         async for _ in self.runner.run_async(
             user_id="__warmup__", session_id=s.id, new_message=msg, state_delta=delta
@@ -146,8 +165,11 @@ class CoachService:
         from services.paddock.tools.base import rows
 
         try:
-            r = rows("SELECT session_id FROM sessions WHERE driver_id = ? ORDER BY started_at DESC NULLS LAST, "
-                     "session_id DESC LIMIT 1", [driver_id])  # fmt: skip
+            r = rows(
+                "SELECT session_id FROM sessions WHERE driver_id = ? ORDER BY started_at DESC NULLS LAST, "
+                "session_id DESC LIMIT 1",
+                [driver_id],
+            )
         except Exception:
             return None
         return r[0]["session_id"] if r else None
@@ -233,16 +255,27 @@ class CoachService:
             msg = types.Content(role="user", parts=[types.Part(text=question)])
             try:
                 async with asyncio.timeout(self.settings.adk_timeout_s):
-                    async for ev in self.runner.run_async(user_id=driver_id, session_id=sid, new_message=msg,
-                                                          state_delta=delta,
-                                                          run_config=RunConfig(streaming_mode=StreamingMode.SSE)):  # fmt: skip
+                    async for ev in self.runner.run_async(
+                        user_id=driver_id,
+                        session_id=sid,
+                        new_message=msg,
+                        state_delta=delta,
+                        run_config=RunConfig(streaming_mode=StreamingMode.SSE),
+                    ):
                         inv = ev.invocation_id
                         sd = ev.actions.state_delta if ev.actions else None
                         for k, v in (sd or {}).items():
                             if k in DATA_KEYS:
                                 state[k] = v
-                                yield CoachEvent("data", {"agent": ev.author, "key": k, "data": _as_json(v),
-                                                          "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+                                yield CoachEvent(
+                                    "data",
+                                    {
+                                        "agent": ev.author,
+                                        "key": k,
+                                        "data": _as_json(v),
+                                        "ms": round((time.perf_counter() - t0) * 1000, 1),
+                                    },
+                                )
                         if ev.author == narrator_name and ev.content and ev.content.parts:
                             if not ok:
                                 break
@@ -256,29 +289,82 @@ class CoachService:
                 llm_error = f"no answer within {self.settings.adk_timeout_s:g} s"
             except Exception as exc:  # the model server failed: fall back, never crash
                 llm_error = f"{type(exc).__name__}: {str(exc)[:300]}"
-            yield CoachEvent("phase", {"agent": f"{kind.capitalize()}Pipeline", "status": "finished",
-                                       "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+            yield CoachEvent(
+                "phase",
+                {
+                    "agent": f"{kind.capitalize()}Pipeline",
+                    "status": "finished",
+                    "ms": round((time.perf_counter() - t0) * 1000, 1),
+                },
+            )
             llm_calls = self.plugin.llm_calls.get(inv, 0) if self.plugin and inv else 0
-            done = self._finish(kind, conv, driver_id, session_id, question, state, "".join(text_parts),
-                                ok, reason, llm_error, llm_calls, t0, backend="litellm")  # fmt: skip
+            done = self._finish(
+                kind,
+                conv,
+                driver_id,
+                session_id,
+                question,
+                state,
+                "".join(text_parts),
+                ok,
+                reason,
+                llm_error,
+                llm_calls,
+                t0,
+                backend="litellm",
+            )
             finished = True
             yield CoachEvent("done", done)
         finally:
             if not finished:  # the client went away: keep what was generated, marked incomplete
                 self._incomplete(conv, driver_id, session_id, kind, "".join(text_parts), narrator_name, t0)
 
-    def _incomplete(self, conv: str, driver_id: str, session_id: str | None, kind: str, text: str, role: str,
-                    t0: float) -> None:  # fmt: skip
+    def _incomplete(
+        self, conv: str, driver_id: str, session_id: str | None, kind: str, text: str, role: str, t0: float
+    ) -> None:
         log.info("%s for %s cancelled after %d characters: stored as incomplete", kind, driver_id, len(text))
-        self.store.turn(conv, driver_id, session_id, kind, 1, "assistant", text, None, "llm", False,
-                        {"reason": "cancelled: the client disconnected"})  # fmt: skip
-        self.store.friction(role=role, mode=kind, backend="litellm", prompt_chars=None, completion_chars=len(text),
-                            latency_ms=(time.perf_counter() - t0) * 1000, truncated=True, fell_back=False,
-                            error="cancelled: the client disconnected", emotion=None)  # fmt: skip
+        self.store.turn(
+            conv,
+            driver_id,
+            session_id,
+            kind,
+            1,
+            "assistant",
+            text,
+            None,
+            "llm",
+            False,
+            {"reason": "cancelled: the client disconnected"},
+        )
+        self.store.friction(
+            role=role,
+            mode=kind,
+            backend="litellm",
+            prompt_chars=None,
+            completion_chars=len(text),
+            latency_ms=(time.perf_counter() - t0) * 1000,
+            truncated=True,
+            fell_back=False,
+            error="cancelled: the client disconnected",
+            emotion=None,
+        )
 
-    def _finish(self, kind: str, conv: str, driver_id: str, session_id: str, question: str,
-                state: dict[str, Any], raw: str, ok: bool, reason: str, llm_error: str | None, llm_calls: int,
-                t0: float, backend: str) -> dict[str, Any]:  # fmt: skip
+    def _finish(
+        self,
+        kind: str,
+        conv: str,
+        driver_id: str,
+        session_id: str,
+        question: str,
+        state: dict[str, Any],
+        raw: str,
+        ok: bool,
+        reason: str,
+        llm_error: str | None,
+        llm_calls: int,
+        t0: float,
+        backend: str,
+    ) -> dict[str, Any]:
         """Parse or fall back, check grounding, write the assistant turn, and build the ``done`` payload."""
         narrator = "llm"
         fallback_reason = None
@@ -292,18 +378,44 @@ class CoachService:
             _, focus = template_narrative(kind, state)
         ungrounded = grounding_check(text, state) if narrator == "llm" else []
         self.account(driver_id, len(question) + len(text) + sum(len(v) for v in state.values()))
-        self.store.turn(conv, driver_id, session_id, kind, 1, "assistant", text, emotion, narrator, True,
-                        {"ungrounded": ungrounded, "reason": fallback_reason, "tier": backend})  # fmt: skip
+        self.store.turn(
+            conv,
+            driver_id,
+            session_id,
+            kind,
+            1,
+            "assistant",
+            text,
+            emotion,
+            narrator,
+            True,
+            {"ungrounded": ungrounded, "reason": fallback_reason, "tier": backend},
+        )
         if backend == "litellm" or narrator == "template":  # warm calls write their own row as they stream
-            self.store.friction(role=f"NarrativeAgent{kind.capitalize()}", mode=kind,
-                                backend="template" if narrator == "template" else backend,
-                                prompt_chars=None, completion_chars=len(text),
-                                latency_ms=(time.perf_counter() - t0) * 1000, truncated=False,
-                                fell_back=narrator == "template", error=llm_error, emotion=emotion)  # fmt: skip
-        return {"text": text, "emotion": emotion, "focus_items": focus, "narrator": narrator,
-                "reason": fallback_reason, "ungrounded": ungrounded, "conversation_id": conv,
-                "llm_calls": llm_calls, "tier": "warm" if backend == "warm-httpx" else "adk",
-                "ms": round((time.perf_counter() - t0) * 1000, 1)}  # fmt: skip
+            self.store.friction(
+                role=f"NarrativeAgent{kind.capitalize()}",
+                mode=kind,
+                backend="template" if narrator == "template" else backend,
+                prompt_chars=None,
+                completion_chars=len(text),
+                latency_ms=(time.perf_counter() - t0) * 1000,
+                truncated=False,
+                fell_back=narrator == "template",
+                error=llm_error,
+                emotion=emotion,
+            )
+        return {
+            "text": text,
+            "emotion": emotion,
+            "focus_items": focus,
+            "narrator": narrator,
+            "reason": fallback_reason,
+            "ungrounded": ungrounded,
+            "conversation_id": conv,
+            "llm_calls": llm_calls,
+            "tier": "warm" if backend == "warm-httpx" else "adk",
+            "ms": round((time.perf_counter() - t0) * 1000, 1),
+        }
 
     async def quick(
         self, kind: str, session_id: str, driver_id: str, question: str
@@ -330,12 +442,21 @@ class CoachService:
             for fut in asyncio.as_completed([one(k) for k in keys]):
                 k, v = await fut
                 state[k] = v
-                yield CoachEvent("data", {"agent": NAMES[k], "key": k, "data": _as_json(v),
-                                          "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+                yield CoachEvent(
+                    "data",
+                    {
+                        "agent": NAMES[k],
+                        "key": k,
+                        "data": _as_json(v),
+                        "ms": round((time.perf_counter() - t0) * 1000, 1),
+                    },
+                )
             ok, reason = await self.model_reachable()
             if ok:
-                messages = [{"role": "system", "content": quick_prompt(kind, question, state)},
-                            {"role": "user", "content": question}]  # fmt: skip
+                messages = [
+                    {"role": "system", "content": quick_prompt(kind, question, state)},
+                    {"role": "user", "content": question},
+                ]
                 try:
                     async with asyncio.timeout(self.settings.adk_timeout_s):
                         async for delta in self.warm.stream(
@@ -347,10 +468,29 @@ class CoachService:
                     error = f"no answer within {self.settings.adk_timeout_s:g} s"
                 except WarmError as exc:
                     error = str(exc)
-            yield CoachEvent("phase", {"agent": f"Quick{kind.capitalize()}", "status": "finished",
-                                       "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
-            done = self._finish(kind, conv, driver_id, session_id, question, state, "".join(parts), ok, reason,
-                                error, 1 if ok else 0, t0, backend="warm-httpx")  # fmt: skip
+            yield CoachEvent(
+                "phase",
+                {
+                    "agent": f"Quick{kind.capitalize()}",
+                    "status": "finished",
+                    "ms": round((time.perf_counter() - t0) * 1000, 1),
+                },
+            )
+            done = self._finish(
+                kind,
+                conv,
+                driver_id,
+                session_id,
+                question,
+                state,
+                "".join(parts),
+                ok,
+                reason,
+                error,
+                1 if ok else 0,
+                t0,
+                backend="warm-httpx",
+            )
             finished = True
             yield CoachEvent("done", done)
         finally:
@@ -360,8 +500,9 @@ class CoachService:
                 )
 
 
-async def _collect_answer(svc: CoachService, driver_id: str, session_id: str | None, question: str,
-                          intent: str | None) -> AsyncIterator[CoachEvent]:  # fmt: skip
+async def _collect_answer(
+    svc: CoachService, driver_id: str, session_id: str | None, question: str, intent: str | None
+) -> AsyncIterator[CoachEvent]:
     from google.adk.agents.run_config import RunConfig, StreamingMode
     from google.genai import types
 
@@ -370,9 +511,21 @@ async def _collect_answer(svc: CoachService, driver_id: str, session_id: str | N
     conv = uuid.uuid4().hex
     svc.store.turn(conv, driver_id, session_id, "ask", 0, "user", question)  # write-through
     if not ok:
-        yield CoachEvent("done", {"available": False, "reason": reason, "text": "", "emotion": "neutral",
-                                  "narrator": "none", "ungrounded": [], "conversation_id": conv, "llm_calls": 0,
-                                  "focus_items": [], "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+        yield CoachEvent(
+            "done",
+            {
+                "available": False,
+                "reason": reason,
+                "text": "",
+                "emotion": "neutral",
+                "narrator": "none",
+                "ungrounded": [],
+                "conversation_id": conv,
+                "llm_calls": 0,
+                "focus_items": [],
+                "ms": round((time.perf_counter() - t0) * 1000, 1),
+            },
+        )
         return
     if svc.runner is None:
         await svc.startup()
@@ -392,8 +545,13 @@ async def _collect_answer(svc: CoachService, driver_id: str, session_id: str | N
     try:
         try:
             async with asyncio.timeout(svc.settings.adk_timeout_s):
-                async for ev in svc.runner.run_async(user_id=driver_id, session_id=sid, new_message=msg, state_delta=delta,
-                                                     run_config=RunConfig(streaming_mode=StreamingMode.SSE)):  # fmt: skip
+                async for ev in svc.runner.run_async(
+                    user_id=driver_id,
+                    session_id=sid,
+                    new_message=msg,
+                    state_delta=delta,
+                    run_config=RunConfig(streaming_mode=StreamingMode.SSE),
+                ):
                     inv = ev.invocation_id
                     if svc.plugin is not None and svc.plugin.llm_calls.get(inv, 0) > MAX_LLM_CALLS:
                         raise RuntimeError(f"budget: more than {MAX_LLM_CALLS} LLM calls for one question")
@@ -437,20 +595,46 @@ async def _collect_answer(svc: CoachService, driver_id: str, session_id: str | N
     text, emotion = parse_emotion("".join(parts))
     llm_calls = svc.plugin.llm_calls.get(inv, 0) if svc.plugin and inv else 0
     svc.account(driver_id, len(question) + len(text))
-    svc.store.turn(conv, driver_id, session_id, "ask", 1, "assistant", text, emotion, "llm", error is None,
-                   {"agent": author, "tools": tools, "error": error})  # fmt: skip
+    svc.store.turn(
+        conv,
+        driver_id,
+        session_id,
+        "ask",
+        1,
+        "assistant",
+        text,
+        emotion,
+        "llm",
+        error is None,
+        {"agent": author, "tools": tools, "error": error},
+    )
     if error and not text:
         code = "budget_exceeded" if error.startswith("RuntimeError: budget") else "model_failed"
         retry = "loop guard" not in error and code != "budget_exceeded"
         yield CoachEvent("error", {"code": code, "message": error, "retryable": retry})
         return
-    yield CoachEvent("done", {"available": True, "text": text, "emotion": emotion, "agent": author, "tools": tools,
-                              "narrator": "llm", "ungrounded": [], "conversation_id": conv, "llm_calls": llm_calls,
-                              "focus_items": [], "error": error, "ms": round((time.perf_counter() - t0) * 1000, 1)})  # fmt: skip
+    yield CoachEvent(
+        "done",
+        {
+            "available": True,
+            "text": text,
+            "emotion": emotion,
+            "agent": author,
+            "tools": tools,
+            "narrator": "llm",
+            "ungrounded": [],
+            "conversation_id": conv,
+            "llm_calls": llm_calls,
+            "focus_items": [],
+            "error": error,
+            "ms": round((time.perf_counter() - t0) * 1000, 1),
+        },
+    )
 
 
-async def ask(svc: CoachService, driver_id: str, question: str, session_id: str | None = None,
-              intent: str | None = None) -> AsyncIterator[CoachEvent]:  # fmt: skip
+async def ask(
+    svc: CoachService, driver_id: str, question: str, session_id: str | None = None, intent: str | None = None
+) -> AsyncIterator[CoachEvent]:
     """Q&A: routed by the keyword classifier; ``{available: false, reason}`` when no model answers."""
     async for ev in _collect_answer(svc, driver_id, session_id, question, intent):
         yield ev

@@ -18,9 +18,13 @@ def prepare_litellm() -> None:
 
 def litellm_args(settings: Settings) -> dict[str, Any]:
     """Where and how LiteLLM reaches the model: the same for the ADK agents and the start-up warm-up."""
-    return {"model": settings.llm_model_id, "api_base": settings.adk_openai_url,
-            "api_key": settings.adk_openai_api_key.get_secret_value(), "timeout": settings.adk_timeout_s,
-            "num_retries": 0}  # fmt: skip
+    return {
+        "model": settings.llm_model_id,
+        "api_base": settings.adk_openai_url,
+        "api_key": settings.adk_openai_api_key.get_secret_value(),
+        "timeout": settings.adk_timeout_s,
+        "num_retries": 0,
+    }
 
 
 def make_model(settings: Settings) -> Any:

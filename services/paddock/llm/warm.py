@@ -43,8 +43,10 @@ class WarmClient:
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
             key = self.settings.adk_openai_api_key.get_secret_value()
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.settings.adk_timeout_s, connect=2.0),
-                                             headers={"Authorization": f"Bearer {key}"})  # fmt: skip
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.settings.adk_timeout_s, connect=2.0),
+                headers={"Authorization": f"Bearer {key}"},
+            )
             self._loop = loop
         return self._client
 
@@ -91,19 +93,26 @@ class WarmClient:
     async def warmup(self) -> bool:
         """A one-token completion, so the server has the model loaded before a driver asks."""
         try:
-            async for _ in self.stream([{"role": "user", "content": "ok"}], role="warmup", mode="warmup",
-                                       max_tokens=1):  # fmt: skip
+            async for _ in self.stream(
+                [{"role": "user", "content": "ok"}], role="warmup", mode="warmup", max_tokens=1
+            ):
                 pass
             return True
         except WarmError as exc:
             log.info("warm-up skipped: %s", exc)
             return False
 
-    async def stream(self, messages: list[dict[str, str]], *, role: str, mode: str,
-                     max_tokens: int = 400) -> AsyncIterator[str]:  # fmt: skip
+    async def stream(
+        self, messages: list[dict[str, str]], *, role: str, mode: str, max_tokens: int = 400
+    ) -> AsyncIterator[str]:
         """Stream a chat completion's text deltas. Raises ``WarmError`` on HTTP errors or a broken stream."""
-        body = {"model": self.model, "messages": messages, "stream": True, "max_tokens": max_tokens,
-                "temperature": 0.3}  # fmt: skip
+        body = {
+            "model": self.model,
+            "messages": messages,
+            "stream": True,
+            "max_tokens": max_tokens,
+            "temperature": 0.3,
+        }
         t0 = time.perf_counter()
         parts: list[str] = []
         finish: str | None = None
@@ -140,8 +149,15 @@ class WarmClient:
         finally:
             if self.store is not None:
                 text = "".join(parts)
-                self.store.friction(role=role, mode=mode, backend="warm-httpx",
-                                    prompt_chars=sum(len(m["content"]) for m in messages), completion_chars=len(text),
-                                    latency_ms=(time.perf_counter() - t0) * 1000, truncated=finish == "length",
-                                    fell_back=False, error=error,
-                                    emotion=parse_emotion(text)[1] if text and mode != "warmup" else None)  # fmt: skip
+                self.store.friction(
+                    role=role,
+                    mode=mode,
+                    backend="warm-httpx",
+                    prompt_chars=sum(len(m["content"]) for m in messages),
+                    completion_chars=len(text),
+                    latency_ms=(time.perf_counter() - t0) * 1000,
+                    truncated=finish == "length",
+                    fell_back=False,
+                    error=error,
+                    emotion=parse_emotion(text)[1] if text and mode != "warmup" else None,
+                )

@@ -103,8 +103,12 @@ def agents() -> dict[str, Any]:
 
 
 @router.get("/traces")
-def traces(store: Store, session_id: str | None = None, limit: int = Query(200, ge=1, le=1000),
-           since_ts: str | None = None) -> dict[str, Any]:  # fmt: skip
+def traces(
+    store: Store,
+    session_id: str | None = None,
+    limit: int = Query(200, ge=1, le=1000),
+    since_ts: str | None = None,
+) -> dict[str, Any]:
     """Agent traces for polling; always 200."""
     try:
         sql = "SELECT * FROM agent_traces WHERE 1=1"

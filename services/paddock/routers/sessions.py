@@ -63,8 +63,12 @@ def get_corners(session_id: str) -> list[dict[str, Any]]:
 
 
 @router.get("/sessions/{session_id}/laps/{lap}/trace")
-def get_trace(session_id: str, lap: int, channels: str = Query(",".join(TRACE_CHANNELS[:3])),
-              step_m: float = Query(10.0, gt=0.5, le=200.0)) -> dict[str, Any]:  # fmt: skip
+def get_trace(
+    session_id: str,
+    lap: int,
+    channels: str = Query(",".join(TRACE_CHANNELS[:3])),
+    step_m: float = Query(10.0, gt=0.5, le=200.0),
+) -> dict[str, Any]:
     """A lap resampled by distance for charts: dist_m, time_s and the requested channels."""
     chans = tuple(c.strip() for c in channels.split(",") if c.strip())
     bad = [c for c in chans if c not in TRACE_CHANNELS]
@@ -84,8 +88,13 @@ def get_trace(session_id: str, lap: int, channels: str = Query(",".join(TRACE_CH
         raise HTTPException(404, detail=exc.as_dict()["error"]) from exc
     d = np.maximum.accumulate(a["dist_m"]) + np.arange(len(a["dist_m"])) * 1e-6
     grid = np.arange(0.0, float(d[-1]), step_m)
-    out: dict[str, Any] = {"session_id": session_id, "lap": lap, "step_m": step_m, "dist_m": grid.round(1).tolist(),
-                           "time_s": np.interp(grid, d, a["t_s"] - a["t_s"][0]).round(3).tolist()}  # fmt: skip
+    out: dict[str, Any] = {
+        "session_id": session_id,
+        "lap": lap,
+        "step_m": step_m,
+        "dist_m": grid.round(1).tolist(),
+        "time_s": np.interp(grid, d, a["t_s"] - a["t_s"][0]).round(3).tolist(),
+    }
     for c in chans:
         v = a[c]
         ok = np.isfinite(v)

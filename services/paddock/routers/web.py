@@ -29,8 +29,11 @@ def index() -> FileResponse:
 
 @router.get("/sw.js")
 def service_worker() -> FileResponse:
-    return FileResponse(WEB / "sw.js", media_type="text/javascript",
-                        headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"})  # fmt: skip
+    return FileResponse(
+        WEB / "sw.js",
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"},
+    )
 
 
 @router.get("/manifest.webmanifest")

@@ -35,15 +35,24 @@ def get_tire_thermal_window(session_id: str) -> dict[str, Any]:
             continue
         cold = p[np.isfinite(p)][: max(1, int(np.isfinite(p).sum() * 0.05))]
         hot = float(np.nanpercentile(p, 95))
-        out[w] = {"cold_bar": r(np.mean(cold), 2), "hot_bar": r(hot, 2), "cold_to_hot_bar": r(hot - np.mean(cold), 2),
-                  "max_temp_c": r(np.nanmax(t), 1) if np.isfinite(t).any() else None,
-                  "alarm_s": r(float(np.sum(np.nan_to_num(al) > 0)) * float(np.median(np.diff(a["t_s"]))), 1),
-                  "in_window": bool(1.9 <= hot <= 2.6)}  # fmt: skip
+        out[w] = {
+            "cold_bar": r(np.mean(cold), 2),
+            "hot_bar": r(hot, 2),
+            "cold_to_hot_bar": r(hot - np.mean(cold), 2),
+            "max_temp_c": r(np.nanmax(t), 1) if np.isfinite(t).any() else None,
+            "alarm_s": r(float(np.sum(np.nan_to_num(al) > 0)) * float(np.median(np.diff(a["t_s"]))), 1),
+            "in_window": bool(1.9 <= hot <= 2.6),
+        }
     if not out:
         return {"available": False, "reason": "no TPMS channels in this session"}
     alarms = [w for w, v in out.items() if v["alarm_s"]]
-    return {"available": True, "session_id": s["session_id"], "wheels": out, "alarms": alarms,
-            "window_bar": [1.9, 2.6]}  # fmt: skip
+    return {
+        "available": True,
+        "session_id": s["session_id"],
+        "wheels": out,
+        "alarms": alarms,
+        "window_bar": [1.9, 2.6],
+    }
 
 
 def get_handling_balance(session_id: str, corner_name: str | None = None) -> dict[str, Any]:
@@ -67,16 +76,26 @@ def get_handling_balance(session_id: str, corner_name: str | None = None) -> dic
     warn = None
     if counter > 0.5:
         warn = "steering and yaw rate disagree in sign on over 50 % of samples: check the sign convention"
-    return {"session_id": s["session_id"], "corner": corner_name, "wheelbase_m": wb, "steering_ratio": ratio,
-            "yaw_gain": r(gain), "verdict": verdict, "counter_steer_share": r(counter), "warning": warn,
-            "samples": int(m.sum())}  # fmt: skip
+    return {
+        "session_id": s["session_id"],
+        "corner": corner_name,
+        "wheelbase_m": wb,
+        "steering_ratio": ratio,
+        "yaw_gain": r(gain),
+        "verdict": verdict,
+        "counter_steer_share": r(counter),
+        "warning": warn,
+        "samples": int(m.sum()),
+    }
 
 
 def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
     """Engine health per lap: oil-pressure floor under load, coolant and oil temperature drift, fuel pressure under braking."""
     s = session_row(session_id)
-    a = session_arrays(s["session_id"], ("oil_press_bar", "rpm", "throttle_pct", "water_temp_c", "oil_temp_c",
-                                          "fuel_press_bar", "brake_bar"))  # fmt: skip
+    a = session_arrays(
+        s["session_id"],
+        ("oil_press_bar", "rpm", "throttle_pct", "water_temp_c", "oil_temp_c", "fuel_press_bar", "brake_bar"),
+    )
     load_all = (
         (np.nan_to_num(a["rpm"]) > 3000)
         & (np.nan_to_num(a["throttle_pct"]) > 10)
@@ -90,11 +109,15 @@ def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
         if sl.stop <= sl.start:
             continue
         load, braking, w, o = load_all[sl], brake_all[sl], water_c[sl], oil_c[sl]
-        out.append({"lap": int(a["lap"][sl.start]),
-                    "oil_floor_under_load_bar": r(np.min(oil[sl][load]), 2) if load.any() else None,
-                    "water_max_c": r(np.nanmax(w), 1) if np.isfinite(w).any() else None,
-                    "oil_temp_max_c": r(np.nanmax(o), 1) if np.isfinite(o).any() else None,
-                    "fuel_press_min_braking_bar": r(np.min(fuel[sl][braking]), 2) if braking.any() else None})  # fmt: skip
+        out.append(
+            {
+                "lap": int(a["lap"][sl.start]),
+                "oil_floor_under_load_bar": r(np.min(oil[sl][load]), 2) if load.any() else None,
+                "water_max_c": r(np.nanmax(w), 1) if np.isfinite(w).any() else None,
+                "oil_temp_max_c": r(np.nanmax(o), 1) if np.isfinite(o).any() else None,
+                "fuel_press_min_braking_bar": r(np.min(fuel[sl][braking]), 2) if braking.any() else None,
+            }
+        )
     low = [
         x["lap"]
         for x in out
@@ -102,9 +125,14 @@ def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
     ]
     hot = [x["lap"] for x in out if (x["water_max_c"] or 0) > 105]
     water = [x["water_max_c"] for x in out if x["water_max_c"] is not None]
-    return {"session_id": s["session_id"], "laps": out, "oil_pressure_low_laps": low, "coolant_hot_laps": hot,
-            "coolant_drift_c": r(water[-1] - water[0], 1) if len(water) > 1 else None,
-            "note": "sentinel readings (no reading) are stored as NULL and ignored"}  # fmt: skip
+    return {
+        "session_id": s["session_id"],
+        "laps": out,
+        "oil_pressure_low_laps": low,
+        "coolant_hot_laps": hot,
+        "coolant_drift_c": r(water[-1] - water[0], 1) if len(water) > 1 else None,
+        "note": "sentinel readings (no reading) are stored as NULL and ignored",
+    }
 
 
 def get_traction_events(session_id: str, slip_threshold_kmh: float = 5.0) -> dict[str, Any]:
@@ -123,16 +151,27 @@ def get_traction_events(session_id: str, slip_threshold_kmh: float = 5.0) -> dic
         if not np.isfinite(ws).any():
             continue
         slip = np.nan_to_num(ws - a["speed_kmh"])
-        for kind, mask in (("lockup", (slip < -max(slip_threshold_kmh, 8)) & (np.nan_to_num(a["brake_bar"]) > 5)),
-                           ("wheelspin", (slip > slip_threshold_kmh) & (np.nan_to_num(a["throttle_pct"]) > 30))):  # fmt: skip
+        for kind, mask in (
+            ("lockup", (slip < -max(slip_threshold_kmh, 8)) & (np.nan_to_num(a["brake_bar"]) > 5)),
+            ("wheelspin", (slip > slip_threshold_kmh) & (np.nan_to_num(a["throttle_pct"]) > 30)),
+        ):
             if kind == "wheelspin" and w in ("fl", "fr"):
                 continue
             for i0, i1 in runs(mask & (a["speed_kmh"] > 15)):
                 if i1 - i0 < min_n:
                     continue
-                out.append({"kind": kind, "wheel": w, "lap": int(a["lap"][i0]), "t_s": r(t[i0], 2),
-                            "dist_m": r(a["dist_m"][i0], 0), "corner": corner_of(s["track_id"], float(a["dist_m"][i0])),
-                            "duration_s": r(t[i1 - 1] - t[i0], 2), "max_slip_kmh": r(np.max(np.abs(slip[i0:i1])), 1)})  # fmt: skip
+                out.append(
+                    {
+                        "kind": kind,
+                        "wheel": w,
+                        "lap": int(a["lap"][i0]),
+                        "t_s": r(t[i0], 2),
+                        "dist_m": r(a["dist_m"][i0], 0),
+                        "corner": corner_of(s["track_id"], float(a["dist_m"][i0])),
+                        "duration_s": r(t[i1 - 1] - t[i0], 2),
+                        "max_slip_kmh": r(np.max(np.abs(slip[i0:i1])), 1),
+                    }
+                )
     out.sort(key=lambda x: x["t_s"])
     return {
         "session_id": s["session_id"],
@@ -189,16 +228,35 @@ def get_safety_events(session_id: str) -> dict[str, Any]:
     )
     t = a["t_s"]
     out = []
-    for col, kind in (("abs_active", "abs"), ("dsc_active", "dsc"), ("mil", "mil"),
-                      *((f"tpms_alarm_{w}", f"tpms_alarm_{w}") for w in WHEELS)):  # fmt: skip
+    for col, kind in (
+        ("abs_active", "abs"),
+        ("dsc_active", "dsc"),
+        ("mil", "mil"),
+        *((f"tpms_alarm_{w}", f"tpms_alarm_{w}") for w in WHEELS),
+    ):
         v = a[col]
         for i0, i1 in runs(np.nan_to_num(v) > 0.5):
-            out.append({"kind": kind, "lap": int(a["lap"][i0]), "t_s": r(t[i0], 2), "dist_m": r(a["dist_m"][i0], 0),
-                        "corner": corner_of(s["track_id"], float(a["dist_m"][i0])), "duration_s": r(t[i1 - 1] - t[i0], 2)})  # fmt: skip
+            out.append(
+                {
+                    "kind": kind,
+                    "lap": int(a["lap"][i0]),
+                    "t_s": r(t[i0], 2),
+                    "dist_m": r(a["dist_m"][i0], 0),
+                    "corner": corner_of(s["track_id"], float(a["dist_m"][i0])),
+                    "duration_s": r(t[i1 - 1] - t[i0], 2),
+                }
+            )
     bs = a["brake_switch"]
     presses = len(runs(np.nan_to_num(bs) > 0.5)) if np.isfinite(bs).any() else None
-    cues = rows("SELECT t_s, lap, rule, text, status FROM coaching_notes WHERE session_id = ? AND priority = 3 ORDER BY t_s",
-                [s["session_id"]])  # fmt: skip
+    cues = rows(
+        "SELECT t_s, lap, rule, text, status FROM coaching_notes WHERE session_id = ? AND priority = 3 ORDER BY t_s",
+        [s["session_id"]],
+    )
     out.sort(key=lambda x: x["t_s"])
-    return {"session_id": s["session_id"], "events": out, "counts": {k: sum(1 for e in out if e["kind"] == k) for k in
-            sorted({e["kind"] for e in out})}, "brake_presses": presses, "safety_cues": cues}  # fmt: skip
+    return {
+        "session_id": s["session_id"],
+        "events": out,
+        "counts": {k: sum(1 for e in out if e["kind"] == k) for k in sorted({e["kind"] for e in out})},
+        "brake_presses": presses,
+        "safety_cues": cues,
+    }

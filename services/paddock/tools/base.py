@@ -81,11 +81,25 @@ def lap_arrays(session_id: str, lap: int, channels: tuple[str, ...]) -> dict[str
 # channels the session-wide tools read; loaded together once per session and lake version
 _WHEELS = ("fl", "fr", "rl", "rr")
 SESSION_CHANNELS: tuple[str, ...] = (
-    "speed_kmh", "throttle_pct", "brake_bar", "steer_deg", "g_lat", "g_long", "yaw_rate_dps", "rpm",
-    "oil_press_bar", "water_temp_c", "oil_temp_c", "fuel_press_bar", "abs_active", "dsc_active", "mil",
-    "brake_switch", *(f"wheel_speed_{w}_kmh" for w in _WHEELS),
+    "speed_kmh",
+    "throttle_pct",
+    "brake_bar",
+    "steer_deg",
+    "g_lat",
+    "g_long",
+    "yaw_rate_dps",
+    "rpm",
+    "oil_press_bar",
+    "water_temp_c",
+    "oil_temp_c",
+    "fuel_press_bar",
+    "abs_active",
+    "dsc_active",
+    "mil",
+    "brake_switch",
+    *(f"wheel_speed_{w}_kmh" for w in _WHEELS),
     *(f"tpms_{k}_{w}{u}" for w in _WHEELS for k, u in (("press", "_bar"), ("temp", "_c"), ("alarm", ""))),
-)  # fmt: skip
+)
 _CACHE_SESSIONS = 2
 _cache: OrderedDict[tuple[str, tuple[int, float]], dict[str, np.ndarray]] = OrderedDict()
 _cache_lock = threading.Lock()

@@ -28,8 +28,11 @@ def get_weather_adaptation_context(hour_local: int) -> dict[str, Any]:
     )
     temps: dict[str, Any] = {}
     if last:
-        x = rows("""SELECT max(water_temp_c) AS water_c, avg(tpms_temp_fl_c) AS tyre_fl_c, max(tpms_press_fl_bar) AS press_fl_bar
-                    FROM telemetry WHERE session_id = ?""", [last[0]["session_id"]])[0]  # fmt: skip
+        x = rows(
+            """SELECT max(water_temp_c) AS water_c, avg(tpms_temp_fl_c) AS tyre_fl_c, max(tpms_press_fl_bar) AS press_fl_bar
+                    FROM telemetry WHERE session_id = ?""",
+            [last[0]["session_id"]],
+        )[0]
         temps = {k: r(v, 1) for k, v in x.items()}
     period = (
         "morning"
@@ -41,14 +44,25 @@ def get_weather_adaptation_context(hour_local: int) -> dict[str, Any]:
         else "evening"
     )
     advice = {
-        "morning": ["expect fog and a cool, damp surface in the first session", "extra warm-up lap for tyres and brakes",
-                    "brake earlier than your markers until the surface is warm"],
-        "midday": ["track is at its warmest: tyre pressures rise, bleed to your hot target", "watch coolant on long runs"],
+        "morning": [
+            "expect fog and a cool, damp surface in the first session",
+            "extra warm-up lap for tyres and brakes",
+            "brake earlier than your markers until the surface is warm",
+        ],
+        "midday": [
+            "track is at its warmest: tyre pressures rise, bleed to your hot target",
+            "watch coolant on long runs",
+        ],
         "afternoon": ["surface cooling: grip improves then falls as shadows spread", "recheck hot pressures"],
         "evening": ["cooling track and low sun into some corners", "take one lap to re-learn markers"],
-    }[period]  # fmt: skip
-    return {"hour_local": hour_local, "period": period, "latest_session_temps": temps, "adaptations": advice,
-            "note": "no network: this is context from the hour and your own telemetry, not a forecast"}  # fmt: skip
+    }[period]
+    return {
+        "hour_local": hour_local,
+        "period": period,
+        "latest_session_temps": temps,
+        "adaptations": advice,
+        "note": "no network: this is context from the hour and your own telemetry, not a forecast",
+    }
 
 
 LEVEL_TIPS = {
@@ -69,9 +83,18 @@ def get_audio_script_context(corner_name: str, driver_level: str) -> dict[str, A
         raise ToolError(
             "unknown_corner", f"no corner {corner_name!r}", f"corners: {[x.short for x in track.corners]}"
         )
-    return {"corner": c.short, "name": c.name, "spoken_name": c.spoken, "direction": c.direction,
-            "brake_marker": c.brake_marker.model_dump() if c.brake_marker else None, "tip": c.tip,
-            "driver_level": driver_level, "style": LEVEL_TIPS[driver_level], "max_words": 8, "seconds_per_word": 0.15}  # fmt: skip
+    return {
+        "corner": c.short,
+        "name": c.name,
+        "spoken_name": c.spoken,
+        "direction": c.direction,
+        "brake_marker": c.brake_marker.model_dump() if c.brake_marker else None,
+        "tip": c.tip,
+        "driver_level": driver_level,
+        "style": LEVEL_TIPS[driver_level],
+        "max_words": 8,
+        "seconds_per_word": 0.15,
+    }
 
 
 def save_voice_scripts(corner_name: str, phrases: list[str]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from services.paddock.tools.base import (
     session_row,
     track_corners,
     valid_laps,
-)  # fmt: skip
+)
 
 STEP_M = 10.0
 
@@ -54,22 +54,37 @@ def get_lap_delta(session_id: str, lap_a: int, lap_b: int) -> dict[str, Any]:
             continue
         i0, i1 = int(c.start_m // STEP_M), min(int(c.end_m // STEP_M), len(delta) - 1)
         seg = slice(i0, i1 + 1)
-        corners.append({"corner": c.short, "name": c.name, "delta_s": r(delta[i1] - delta[i0]),
-                        "min_speed_a_kmh": r(np.min(ga["speed_kmh"][seg]), 1) if "speed_kmh" in ga else None,
-                        "min_speed_b_kmh": r(np.min(gb["speed_kmh"][seg]), 1) if "speed_kmh" in gb else None})  # fmt: skip
+        corners.append(
+            {
+                "corner": c.short,
+                "name": c.name,
+                "delta_s": r(delta[i1] - delta[i0]),
+                "min_speed_a_kmh": r(np.min(ga["speed_kmh"][seg]), 1) if "speed_kmh" in ga else None,
+                "min_speed_b_kmh": r(np.min(gb["speed_kmh"][seg]), 1) if "speed_kmh" in gb else None,
+            }
+        )
     corners.sort(key=lambda x: -(x["delta_s"] or 0))
     la = rows("SELECT lap, time_s FROM laps WHERE session_id = ? AND lap IN (?, ?)", [sid, lap_a, lap_b])
     times = {x["lap"]: x["time_s"] for x in la}
     step = max(1, len(delta) // 100)
     return {
-        "session_id": sid, "lap_a": lap_a, "lap_b": lap_b,
-        "lap_a_time_s": r(times.get(lap_a)), "lap_b_time_s": r(times.get(lap_b)),
-        "total_delta_s": r(delta[-1]), "corners": corners,
+        "session_id": sid,
+        "lap_a": lap_a,
+        "lap_b": lap_b,
+        "lap_a_time_s": r(times.get(lap_a)),
+        "lap_b_time_s": r(times.get(lap_b)),
+        "total_delta_s": r(delta[-1]),
+        "corners": corners,
         "biggest_loss": corners[0] if corners else None,
-        "coast_pct_a": r(_coast_pct(a), 1), "coast_pct_b": r(_coast_pct(b), 1),
-        "top_speed_a_kmh": r(np.nanmax(a["speed_kmh"]), 1), "top_speed_b_kmh": r(np.nanmax(b["speed_kmh"]), 1),
-        "delta_trace": {"dist_m": ga["dist_m"][::step].round(0).tolist(), "delta_s": delta[::step].round(3).tolist()},
-    }  # fmt: skip
+        "coast_pct_a": r(_coast_pct(a), 1),
+        "coast_pct_b": r(_coast_pct(b), 1),
+        "top_speed_a_kmh": r(np.nanmax(a["speed_kmh"]), 1),
+        "top_speed_b_kmh": r(np.nanmax(b["speed_kmh"]), 1),
+        "delta_trace": {
+            "dist_m": ga["dist_m"][::step].round(0).tolist(),
+            "delta_s": delta[::step].round(3).tolist(),
+        },
+    }
 
 
 def get_race_pace_model(session_id: str) -> dict[str, Any]:
@@ -83,10 +98,16 @@ def get_race_pace_model(session_id: str) -> dict[str, Any]:
     n = np.array([x["lap"] for x in laps], dtype=float)
     t = np.array([x["time_s"] for x in laps], dtype=float)
     slope = float(np.polyfit(n, t, 1)[0]) if len(t) >= 3 else None
-    return {"session_id": s["session_id"], "laps": len(t), "quali_pace_s": r(t.min()), "race_pace_s": r(np.median(t)),
-            "consistency_std_s": r(t.std()), "degradation_s_per_lap": r(slope, 4),
-            "stint_projection_10_laps_s": r(np.median(t) * 10 + (slope or 0) * 45),
-            "lap_times_s": [r(x) for x in t]}  # fmt: skip
+    return {
+        "session_id": s["session_id"],
+        "laps": len(t),
+        "quali_pace_s": r(t.min()),
+        "race_pace_s": r(np.median(t)),
+        "consistency_std_s": r(t.std()),
+        "degradation_s_per_lap": r(slope, 4),
+        "stint_projection_10_laps_s": r(np.median(t) * 10 + (slope or 0) * 45),
+        "lap_times_s": [r(x) for x in t],
+    }
 
 
 def get_track_variance_map(session_id: str) -> dict[str, Any]:
@@ -101,11 +122,24 @@ def get_track_variance_map(session_id: str) -> dict[str, Any]:
            WHERE c.session_id = ? AND l.kind = 'full' AND l.valid GROUP BY 1 ORDER BY cv_time DESC NULLS LAST""",
         [sid],
     )
-    corners = [{"corner": x["corner_id"], "name": x["name"], "laps": x["laps"], "cv_time_pct": r((x["cv_time"] or 0) * 100, 2),
-                "cv_min_speed_pct": r((x["cv_min_speed"] or 0) * 100, 2), "brake_point_std_m": r(x["brake_point_std_m"], 1),
-                "mean_time_s": r(x["mean_time_s"])} for x in res]  # fmt: skip
-    return {"session_id": sid, "corners": corners, "least_consistent": corners[0]["corner"] if corners else None,
-            "most_consistent": corners[-1]["corner"] if corners else None}  # fmt: skip
+    corners = [
+        {
+            "corner": x["corner_id"],
+            "name": x["name"],
+            "laps": x["laps"],
+            "cv_time_pct": r((x["cv_time"] or 0) * 100, 2),
+            "cv_min_speed_pct": r((x["cv_min_speed"] or 0) * 100, 2),
+            "brake_point_std_m": r(x["brake_point_std_m"], 1),
+            "mean_time_s": r(x["mean_time_s"]),
+        }
+        for x in res
+    ]
+    return {
+        "session_id": sid,
+        "corners": corners,
+        "least_consistent": corners[0]["corner"] if corners else None,
+        "most_consistent": corners[-1]["corner"] if corners else None,
+    }
 
 
 def get_gold_lap_comparison(session_id: str) -> dict[str, Any]:
@@ -116,8 +150,11 @@ def get_gold_lap_comparison(session_id: str) -> dict[str, Any]:
     s = session_row(session_id)
     gold = load_gold_lap(get_lake().settings, s["track_id"] or "", s["driver_id"]) if s["track_id"] else None
     if gold is None:
-        return {"available": False, "reason": f"no gold lap saved for {s['driver_id']} at {s['track_id']}",
-                "hint": "pitwall gold save SESSION LAP"}  # fmt: skip
+        return {
+            "available": False,
+            "reason": f"no gold lap saved for {s['driver_id']} at {s['track_id']}",
+            "hint": "pitwall gold save SESSION LAP",
+        }
     trace, meta = gold
     laps = valid_laps(s["session_id"])
     if not laps:
@@ -134,9 +171,23 @@ def get_gold_lap_comparison(session_id: str) -> dict[str, Any]:
         if i0 >= len(delta):
             continue
         seg = slice(i0, i1 + 1)
-        out.append({"corner": c.short, "name": c.name, "time_gap_s": r(delta[i1] - delta[i0]),
-                    "min_speed_gap_kmh": r(np.min(g["speed_kmh"][seg]) - np.min(gs[seg]), 1), "leverage": c.leverage,
-                    "weighted_gap_s": r((delta[i1] - delta[i0]) * (1 + c.leverage))})  # fmt: skip
+        out.append(
+            {
+                "corner": c.short,
+                "name": c.name,
+                "time_gap_s": r(delta[i1] - delta[i0]),
+                "min_speed_gap_kmh": r(np.min(g["speed_kmh"][seg]) - np.min(gs[seg]), 1),
+                "leverage": c.leverage,
+                "weighted_gap_s": r((delta[i1] - delta[i0]) * (1 + c.leverage)),
+            }
+        )
     out.sort(key=lambda x: -(x["weighted_gap_s"] or 0))
-    return {"available": True, "session_id": s["session_id"], "best_lap": best["lap"], "best_lap_s": r(best["time_s"]),
-            "gold": meta, "total_gap_s": r(delta[-1]), "corners": out}  # fmt: skip
+    return {
+        "available": True,
+        "session_id": s["session_id"],
+        "best_lap": best["lap"],
+        "best_lap_s": r(best["time_s"]),
+        "gold": meta,
+        "total_gap_s": r(delta[-1]),
+        "corners": out,
+    }

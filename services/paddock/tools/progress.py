@@ -10,8 +10,10 @@ from services.paddock.tools.base import ToolError, find_corner, r, rows
 
 
 def _sessions(driver_id: str, n: int) -> list[dict[str, Any]]:
-    s = rows("SELECT * FROM sessions WHERE driver_id = ? ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
-             [driver_id, n])  # fmt: skip
+    s = rows(
+        "SELECT * FROM sessions WHERE driver_id = ? ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
+        [driver_id, n],
+    )
     if not s:
         drivers = [x["driver_id"] for x in rows("SELECT DISTINCT driver_id FROM sessions LIMIT 10")]
         raise ToolError("unknown_driver", f"no sessions for driver {driver_id!r}", f"drivers: {drivers}")
@@ -37,11 +39,21 @@ def get_corner_history(driver_id: str, corner_name: str, n_sessions: int = 10) -
         )[0]
         if not x["laps"]:
             continue
-        notes = rows("SELECT text, status, reason FROM coaching_notes WHERE session_id = ? AND corner = ? LIMIT 5",
-                     [s["session_id"], c.id])  # fmt: skip
-        out.append({"session_id": s["session_id"], "best_s": r(x["best_s"]), "median_s": r(x["median_s"]),
-                    "min_speed_kmh": r(x["min_kmh"], 1), "brake_point_m": r(x["brake_point_m"], 1),
-                    "grade": _grade((x["median_s"] or 0) - (x["best_s"] or 0)), "notes": notes})  # fmt: skip
+        notes = rows(
+            "SELECT text, status, reason FROM coaching_notes WHERE session_id = ? AND corner = ? LIMIT 5",
+            [s["session_id"], c.id],
+        )
+        out.append(
+            {
+                "session_id": s["session_id"],
+                "best_s": r(x["best_s"]),
+                "median_s": r(x["median_s"]),
+                "min_speed_kmh": r(x["min_kmh"], 1),
+                "brake_point_m": r(x["brake_point_m"], 1),
+                "grade": _grade((x["median_s"] or 0) - (x["best_s"] or 0)),
+                "notes": notes,
+            }
+        )
     med = [o["median_s"] for o in out if o["median_s"] is not None]
     trend = "not enough sessions"
     if len(med) >= 2:
@@ -79,9 +91,15 @@ def get_progress_report(driver_id: str, n_sessions: int = 10) -> dict[str, Any]:
         (improving if slope < -0.02 else regressing if slope > 0.02 else []).append(
             {"corner": cid, "s_per_session": r(slope)}
         )
-    return {"driver_id": driver_id, "sessions": bests, "best_ever_s": min(vals) if vals else None,
-            "trend_s_per_session": r(float(np.polyfit(range(len(vals)), vals, 1)[0])) if len(vals) >= 2 else None,
-            "plateau": plateau, "improving_corners": improving, "regressing_corners": regressing}  # fmt: skip
+    return {
+        "driver_id": driver_id,
+        "sessions": bests,
+        "best_ever_s": min(vals) if vals else None,
+        "trend_s_per_session": r(float(np.polyfit(range(len(vals)), vals, 1)[0])) if len(vals) >= 2 else None,
+        "plateau": plateau,
+        "improving_corners": improving,
+        "regressing_corners": regressing,
+    }
 
 
 def get_goal_targets(driver_id: str) -> dict[str, Any]:
@@ -97,11 +115,19 @@ def get_goal_targets(driver_id: str) -> dict[str, Any]:
     )
     theo_gain = sum(max(0.0, (c["median_s"] or 0) - (c["best_s"] or 0)) for c in corners)
     target = pb - 0.5 * theo_gain if pb else None
-    return {"driver_id": driver_id, "personal_best_s": r(pb), "theoretical_gain_s": r(theo_gain),
-            "next_target_s": r(target),
-            "corner_targets": sorted(({"corner": c["corner_id"], "target_s": r(c["best_s"]),
-                                       "typical_s": r(c["median_s"])} for c in corners),
-                                     key=lambda x: -((x["typical_s"] or 0) - (x["target_s"] or 0)))[:5]}  # fmt: skip
+    return {
+        "driver_id": driver_id,
+        "personal_best_s": r(pb),
+        "theoretical_gain_s": r(theo_gain),
+        "next_target_s": r(target),
+        "corner_targets": sorted(
+            (
+                {"corner": c["corner_id"], "target_s": r(c["best_s"]), "typical_s": r(c["median_s"])}
+                for c in corners
+            ),
+            key=lambda x: -((x["typical_s"] or 0) - (x["target_s"] or 0)),
+        )[:5],
+    }
 
 
 def get_session_plan_context(driver_id: str, n_laps: int = 10) -> dict[str, Any]:
@@ -114,8 +140,14 @@ def get_session_plan_context(driver_id: str, n_laps: int = 10) -> dict[str, Any]
     work = max(0, n_laps - warm - 1)
     blocks = [{"laps": warm, "focus": "warm tyres and brakes, build to pace"}]
     for i, f in enumerate(focus):
-        blocks.append({"laps": max(1, work // max(1, len(focus))) if i < len(focus) - 1 else work - (work // max(1, len(focus))) * (len(focus) - 1),
-                       "focus": f"{f['corner']}: aim for {f['target_s']} s (typical {f['typical_s']} s)"})  # fmt: skip
+        blocks.append(
+            {
+                "laps": max(1, work // max(1, len(focus)))
+                if i < len(focus) - 1
+                else work - (work // max(1, len(focus))) * (len(focus) - 1),
+                "focus": f"{f['corner']}: aim for {f['target_s']} s (typical {f['typical_s']} s)",
+            }
+        )
     blocks.append({"laps": 1, "focus": "cool-down"})
     return {
         "driver_id": driver_id,

@@ -14,15 +14,30 @@ from services.paddock.tools.base import ToolError
 TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
     f.__name__: f
     for f in (
-        sessions.query_pitwall_db, laps.get_lap_delta, progress.get_corner_history, progress.get_progress_report,
-        sessions.get_setup_indicators, sessions.get_session_highlights, laps.get_gold_lap_comparison,
-        coaching.get_weather_adaptation_context, progress.get_session_plan_context, sessions.get_incident_moments,
-        laps.get_race_pace_model, progress.get_goal_targets, laps.get_track_variance_map, coaching.get_agent_telemetry,
-        coaching.get_audio_script_context, coaching.save_voice_scripts, aim.get_tire_thermal_window,
-        aim.get_handling_balance, aim.get_engine_health_timeline, aim.get_traction_events, aim.get_input_smoothness,
+        sessions.query_pitwall_db,
+        laps.get_lap_delta,
+        progress.get_corner_history,
+        progress.get_progress_report,
+        sessions.get_setup_indicators,
+        sessions.get_session_highlights,
+        laps.get_gold_lap_comparison,
+        coaching.get_weather_adaptation_context,
+        progress.get_session_plan_context,
+        sessions.get_incident_moments,
+        laps.get_race_pace_model,
+        progress.get_goal_targets,
+        laps.get_track_variance_map,
+        coaching.get_agent_telemetry,
+        coaching.get_audio_script_context,
+        coaching.save_voice_scripts,
+        aim.get_tire_thermal_window,
+        aim.get_handling_balance,
+        aim.get_engine_health_timeline,
+        aim.get_traction_events,
+        aim.get_input_smoothness,
         aim.get_safety_events,
     )
-}  # fmt: skip
+}
 
 
 class ToolArgError(ValueError):
@@ -40,8 +55,10 @@ def _model(fn: Callable[..., Any]) -> Any:
 
 
 def tool_schemas() -> list[dict[str, Any]]:
-    return [{"name": n, "description": inspect.getdoc(f), "parameters": _model(f).model_json_schema()}
-            for n, f in TOOLS.items()]  # fmt: skip
+    return [
+        {"name": n, "description": inspect.getdoc(f), "parameters": _model(f).model_json_schema()}
+        for n, f in TOOLS.items()
+    ]
 
 
 def validate_args(name: str, args: dict[str, Any]) -> dict[str, Any]:

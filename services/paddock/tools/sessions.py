@@ -33,12 +33,26 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
            WHERE c.session_id = ? AND l.kind = 'full' AND l.valid GROUP BY 1""",
         [sid],
     )
-    gain = sorted(({"corner": c["corner_id"], "name": c["name"], "median_minus_best_s": r(c["median_s"] - c["best_s"])}
-                   for c in corner), key=lambda x: -(x["median_minus_best_s"] or 0))  # fmt: skip
+    gain = sorted(
+        (
+            {
+                "corner": c["corner_id"],
+                "name": c["name"],
+                "median_minus_best_s": r(c["median_s"] - c["best_s"]),
+            }
+            for c in corner
+        ),
+        key=lambda x: -(x["median_minus_best_s"] or 0),
+    )
     theo = None
     if best is not None and corner:
-        best_lap_corners = {x["corner_id"]: x["time_s"] for x in rows(
-            "SELECT corner_id, time_s FROM corner_results WHERE session_id = ? AND lap = ?", [sid, best["lap"]])}  # fmt: skip
+        best_lap_corners = {
+            x["corner_id"]: x["time_s"]
+            for x in rows(
+                "SELECT corner_id, time_s FROM corner_results WHERE session_id = ? AND lap = ?",
+                [sid, best["lap"]],
+            )
+        }
         theo = best["time_s"] - sum(
             max(0.0, (best_lap_corners.get(c["corner_id"]) or c["best_s"]) - c["best_s"]) for c in corner
         )
@@ -46,11 +60,18 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
         "SELECT kind, count(*) AS n FROM driver_events WHERE session_id = ? GROUP BY 1 ORDER BY 2 DESC", [sid]
     )
     notes = rows("SELECT status, count(*) AS n FROM coaching_notes WHERE session_id = ? GROUP BY 1", [sid])
-    return {"session_id": sid, "track": s["track_id"], "valid_laps": len(laps), "best_lap": best["lap"] if best else None,
-            "best_lap_s": r(best["time_s"]) if best else None, "theoretical_best_s": r(theo),
-            "consistency_std_s": r(np.std(times)) if len(times) > 1 else None,
-            "biggest_opportunities": gain[:3], "events": {e["kind"]: e["n"] for e in events},
-            "cues": {n["status"]: n["n"] for n in notes}}  # fmt: skip
+    return {
+        "session_id": sid,
+        "track": s["track_id"],
+        "valid_laps": len(laps),
+        "best_lap": best["lap"] if best else None,
+        "best_lap_s": r(best["time_s"]) if best else None,
+        "theoretical_best_s": r(theo),
+        "consistency_std_s": r(np.std(times)) if len(times) > 1 else None,
+        "biggest_opportunities": gain[:3],
+        "events": {e["kind"]: e["n"] for e in events},
+        "cues": {n["status"]: n["n"] for n in notes},
+    }
 
 
 def get_setup_indicators(session_id: str) -> dict[str, Any]:
@@ -73,10 +94,16 @@ def get_setup_indicators(session_id: str) -> dict[str, Any]:
             else ("more oversteer at high speed" if ratio < 0.85 else "balanced across speeds")
         )
     rpm = a.get("rpm")
-    return {"session_id": s["session_id"], "steer_per_g_deg": r(grad, 1), "steer_per_g_low_speed_deg": r(g_lo, 1),
-            "steer_per_g_high_speed_deg": r(g_hi, 1), "balance_verdict": verdict,
-            "top_speed_kmh": r(np.nanmax(spd), 1), "max_brake_decel_g": r(-np.nanmin(a["g_long"]), 2),
-            "max_rpm": r(np.nanmax(rpm), 0) if rpm is not None and np.isfinite(rpm).any() else None}  # fmt: skip
+    return {
+        "session_id": s["session_id"],
+        "steer_per_g_deg": r(grad, 1),
+        "steer_per_g_low_speed_deg": r(g_lo, 1),
+        "steer_per_g_high_speed_deg": r(g_hi, 1),
+        "balance_verdict": verdict,
+        "top_speed_kmh": r(np.nanmax(spd), 1),
+        "max_brake_decel_g": r(-np.nanmin(a["g_long"]), 2),
+        "max_rpm": r(np.nanmax(rpm), 0) if rpm is not None and np.isfinite(rpm).any() else None,
+    }
 
 
 def get_incident_moments(
@@ -91,18 +118,41 @@ def get_incident_moments(
     combo = np.hypot(np.nan_to_num(a["g_lat"]), np.nan_to_num(a["g_long"]))
     for i0, i1 in runs(combo > combo_g_threshold):
         k = i0 + int(np.argmax(combo[i0:i1]))
-        out.append({"t_s": r(t[k], 2), "lap": int(a["lap"][k]), "dist_m": r(a["dist_m"][k], 0), "kind": "combo_g",
-                    "value": r(combo[k], 2), "corner": corner_of(s["track_id"], float(a["dist_m"][k]))})  # fmt: skip
+        out.append(
+            {
+                "t_s": r(t[k], 2),
+                "lap": int(a["lap"][k]),
+                "dist_m": r(a["dist_m"][k], 0),
+                "kind": "combo_g",
+                "value": r(combo[k], 2),
+                "corner": corner_of(s["track_id"], float(a["dist_m"][k])),
+            }
+        )
     st = a["steer_deg"]
     if np.isfinite(st).sum() > 10:
         rate = np.abs(np.gradient(np.nan_to_num(st), t))
         for i0, i1 in runs(rate > steer_spike_threshold):
             k = i0 + int(np.argmax(rate[i0:i1]))
-            out.append({"t_s": r(t[k], 2), "lap": int(a["lap"][k]), "dist_m": r(a["dist_m"][k], 0), "kind": "steer_spike",
-                        "value": r(rate[k], 0), "corner": corner_of(s["track_id"], float(a["dist_m"][k]))})  # fmt: skip
-    for e in rows("SELECT t_s, lap, dist_m, corner, kind FROM driver_events WHERE session_id = ? AND kind IN "
-                  "('lockup', 'abs', 'abs_event', 'dsc', 'dsc_event')", [sid]):  # fmt: skip
+            out.append(
+                {
+                    "t_s": r(t[k], 2),
+                    "lap": int(a["lap"][k]),
+                    "dist_m": r(a["dist_m"][k], 0),
+                    "kind": "steer_spike",
+                    "value": r(rate[k], 0),
+                    "corner": corner_of(s["track_id"], float(a["dist_m"][k])),
+                }
+            )
+    for e in rows(
+        "SELECT t_s, lap, dist_m, corner, kind FROM driver_events WHERE session_id = ? AND kind IN "
+        "('lockup', 'abs', 'abs_event', 'dsc', 'dsc_event')",
+        [sid],
+    ):
         out.append({**e, "t_s": r(e["t_s"], 2), "dist_m": r(e["dist_m"], 0), "value": None})
     out.sort(key=lambda x: x["t_s"] or 0)
-    return {"session_id": sid, "thresholds": {"combo_g": combo_g_threshold, "steer_rate_dps": steer_spike_threshold},
-            "count": len(out), "moments": out[:100]}  # fmt: skip
+    return {
+        "session_id": sid,
+        "thresholds": {"combo_g": combo_g_threshold, "steer_rate_dps": steer_spike_threshold},
+        "count": len(out),
+        "moments": out[:100],
+    }

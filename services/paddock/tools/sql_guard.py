@@ -92,8 +92,14 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, timeout_s: float = TIMEO
         data = data[: max(1, len(data) // 2)] if len(data) > 1 else []
         text = json.dumps(data, default=str)
         char_cut = True
-    return {"columns": cols, "rows": data, "row_count": len(data), "truncated": truncated or char_cut,
-            "row_cap": ROW_CAP, "char_cap": CHAR_CAP}  # fmt: skip
+    return {
+        "columns": cols,
+        "rows": data,
+        "row_count": len(data),
+        "truncated": truncated or char_cut,
+        "row_cap": ROW_CAP,
+        "char_cap": CHAR_CAP,
+    }
 
 
 def _plain(v: Any) -> Any:
