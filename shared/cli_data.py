@@ -78,6 +78,8 @@ def import_cmd(
         d = res.as_json()
         if d.pop("duplicate") and as_json:
             err.print(f"{p.name}: already imported as {res.session_id}")
+        if d.get("quality") is None:
+            d.pop("quality", None)
         d["laps"] = [{k: lp[k] for k in ("lap", "time_s", "kind")} for lp in d["laps"]]
         results.append(d)
         if not as_json:
@@ -86,10 +88,33 @@ def import_cmd(
                 f"[green]{p.name}[/green] -> {res.session_id}{dup}: {res.source_format}, track {res.track or 'unknown'}, "
                 f"{sum(1 for lp in res.laps if lp['kind'] == 'full')} full laps, best {_fmt_time(res.best_lap_s)}"
             )
+            _print_quality(res.quality)
     if as_json:
         _emit(results[0] if len(results) == 1 and len(paths) == 1 else results)
     if failed:
         raise typer.Exit(1)
+
+
+def _print_quality(q: dict[str, Any] | None) -> None:
+    """The data-quality report, short: warnings, channels with their rate, unit and coverage."""
+    if not q:
+        return
+    for w in q.get("warnings", []):
+        err.print(f"  [yellow]warning[/yellow]: {w}")
+    tbl = Table("channel", "signal", "unit", "Hz", "coverage %", title="data quality", title_justify="left")
+    for c in q.get("channels", []):
+        rate = c.get("rate_hz")
+        tbl.add_row(
+            str(c["name"]),
+            str(c.get("canonical") or "-"),
+            str(c.get("unit") or "-"),
+            f"{rate:g}" if rate else "-",
+            f"{c['coverage_pct']:.0f}",
+        )
+    err.print(tbl)
+    missing = [f"{k} ({v['reason']})" for k, v in q.get("capabilities", {}).items() if not v["available"]]
+    if missing:
+        err.print("  not available: " + "; ".join(missing))
 
 
 def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:

@@ -22,6 +22,7 @@ from shared.importers.base import Progress
 from shared.laps import Lap, assign_laps, detect_laps
 from shared.profiles.car import CarProfile, guess_car, load_car
 from shared.profiles.track import TrackProfile, detect_track, load_track
+from shared.quality import quality_report
 from shared.settings import Settings
 from shared.store.hot import (
     HotStore,
@@ -49,6 +50,7 @@ class ImportResult:
     channels: int = 0
     duplicate: bool = False
     path: str | None = None
+    quality: dict[str, Any] | None = None  # shared.quality.quality_report (file imports)
 
     def as_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -65,9 +67,15 @@ class Analysed:
     events: list[dict[str, Any]]
 
 
-def analyse(wide: Wide, car: CarProfile, track: TrackProfile | None, beacons: list[float] | None) -> Analysed:
+def analyse(
+    wide: Wide,
+    car: CarProfile,
+    track: TrackProfile | None,
+    beacons: list[float] | None,
+    off_line_s: list[float] | None = None,
+) -> Analysed:
     """Laps, lap distance, corners and events for a wide session (in place on ``wide``)."""
-    laps = detect_laps(wide, track, beacons)
+    laps = detect_laps(wide, track, beacons, off_line_s)
     assign_laps(wide, laps, track)
     corner_defs = track.corners if track is not None else auto_corners(wide, laps)
     corners = corner_results(wide, laps, corner_defs)
@@ -130,7 +138,9 @@ def _store_and_publish(settings: Settings, bundle: SessionBundle, truth_json: st
         store.close()
 
 
-def _result(bundle: SessionBundle, laps: list[Lap], path: str | None = None) -> ImportResult:
+def _result(
+    bundle: SessionBundle, laps: list[Lap], path: str | None = None, quality: dict[str, Any] | None = None
+) -> ImportResult:
     s = bundle.session
     return ImportResult(
         session_id=s["session_id"],
@@ -142,7 +152,13 @@ def _result(bundle: SessionBundle, laps: list[Lap], path: str | None = None) -> 
         rows=int(s.get("rows") or 0),
         channels=int(s.get("channels") or 0),
         path=path,
+        quality=quality,
     )
+
+
+def logger_in_lap_ends(raw: RawLog) -> list[float]:
+    """End times of the laps the logger's own table calls ``in`` (it found the car away from the line)."""
+    return [float(r["end_s"]) for r in raw.meta.get("logger_laps") or () if r.get("kind") == "in"]
 
 
 def import_file(
@@ -161,6 +177,9 @@ def import_file(
         if existing:
             row = store.session(existing) or {}
             laps = store.laps(existing)
+            q = store.con.execute(
+                "SELECT report_json FROM session_quality WHERE session_id = ?", [existing]
+            ).fetchone()
             return ImportResult(
                 existing,
                 row.get("source_format", raw.source_format),
@@ -175,6 +194,7 @@ def import_file(
                 int(row.get("channels") or 0),
                 True,
                 str(path),
+                json.loads(q[0]) if q else None,
             )
     finally:
         store.close()
@@ -189,7 +209,10 @@ def import_file(
         if track_id
         else (detect_track(wide["lat"], wide["lon"]) if "lat" in wide else None)
     )
-    an = analyse(wide, car, track, raw.beacons_s)
+    an = analyse(wide, car, track, raw.beacons_s, logger_in_lap_ends(raw))
+    quality = quality_report(raw, wide, registry, an.laps)
+    for w in quality["warnings"]:
+        log.warning("%s: %s", path.name, w)
     sid = new_session_id()
     meta = {
         k: (v if isinstance(v, str | int | float | list | type(None)) else str(v))
@@ -217,10 +240,11 @@ def import_file(
         registry=registry_to_arrow(registry, sid),
         corners=an.corners,
         events=an.events,
+        quality=[{"session_id": sid, "report_json": json.dumps(quality, default=str)}],
     )
     _store_and_publish(settings, bundle)
     log.info("imported %s as %s (%s, %d laps)", path, sid, session["track_id"], session["n_laps"])
-    return _result(bundle, an.laps, str(path))
+    return _result(bundle, an.laps, str(path), quality)
 
 
 def import_sim(

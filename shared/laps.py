@@ -14,7 +14,11 @@ from shared.profiles.track import Corner, TrackProfile
 Wide = dict[str, np.ndarray]
 
 MIN_LAP_S = 20.0
-MIN_CROSS_KMH = 30.0
+MIN_CROSS_KMH = 30.0  # the live tracker ignores slower gate crossings
+MIN_MOVING_KMH = 5.0  # below this a "crossing" is GPS jitter of a car standing still
+PIT_SPEED_RATIO = 0.6  # a crossing below this share of the typical crossing speed is in the pit lane
+OFF_LINE_M = 12.0  # a crossing further than this from the racing line's crossing point is beside it
+END_TOL_S = 0.25  # a boundary this close to the last sample is the end of the recording
 
 
 @dataclass
@@ -75,7 +79,10 @@ def derive_gate(wide: Wide) -> Gate | None:
 
 
 def gps_crossings(wide: Wide, gate: Gate, min_lap_s: float = MIN_LAP_S) -> list[float]:
-    """Times the trace crosses the gate in the direction of travel, interpolated between samples."""
+    """Times the trace crosses the gate in the direction of travel, interpolated between samples.
+
+    Slow crossings are kept (a pit-lane crossing starts the out lap); only a car standing still
+    (GPS jitter) or a GPS gap is ignored."""
     t = wide["t_s"]
     along, across = gate.along_across(wide["lat"], wide["lon"])
     spd = wide.get("speed_kmh")
@@ -87,7 +94,7 @@ def gps_crossings(wide: Wide, gate: Gate, min_lap_s: float = MIN_LAP_S) -> list[
         lateral = across[i] + frac * (across[i + 1] - across[i])
         if abs(lateral) > gate.half_width_m:
             continue
-        if spd is not None and np.isfinite(spd[i]) and spd[i] < MIN_CROSS_KMH:
+        if spd is not None and np.isfinite(spd[i]) and spd[i] < MIN_MOVING_KMH:
             continue
         if t[i + 1] - t[i] > 2.0:  # a GPS gap: no honest interpolation
             continue
@@ -98,62 +105,147 @@ def gps_crossings(wide: Wide, gate: Gate, min_lap_s: float = MIN_LAP_S) -> list[
     return out
 
 
-def detect_laps(wide: Wide, track: TrackProfile | None, beacons_s: list[float] | None = None) -> list[Lap]:
+@dataclass
+class Boundary:
+    """A lap boundary (a logger beacon or a GPS crossing) and where and how fast the car crossed it."""
+
+    t_s: float
+    speed_kmh: float | None = None
+    x_m: float | None = None  # crossing point, local metres
+    y_m: float | None = None
+    on_track: bool = True
+    reason: str | None = None
+
+
+def _at(t: np.ndarray, v: np.ndarray | None, at: float) -> float | None:
+    """``v`` interpolated at time ``at`` from its finite samples, or None (no reading within 2 s)."""
+    if v is None:
+        return None
+    ok = np.isfinite(v)
+    if ok.sum() < 2:
+        return None
+    tt = t[ok]
+    k = int(np.searchsorted(tt, at))
+    near = min(abs(tt[min(k, len(tt) - 1)] - at), abs(tt[max(k - 1, 0)] - at))
+    if near > 2.0:
+        return None
+    return float(np.interp(at, tt, v[ok]))
+
+
+def boundaries_at(wide: Wide, times: list[float]) -> list[Boundary]:
+    """Speed and GPS position of the car at each boundary time."""
+    t = wide["t_s"]
+    lat, lon, spd = wide.get("lat"), wide.get("lon"), wide.get("speed_kmh")
+    proj = None
+    if lat is not None and lon is not None and np.isfinite(lat).any() and np.isfinite(lon).any():
+        proj = LocalProjection(float(np.nanmedian(lat)), float(np.nanmedian(lon)))
+    out = []
+    for tb in times:
+        b = Boundary(float(tb), _at(t, spd, tb))
+        la, lo = _at(t, lat, tb), _at(t, lon, tb)
+        if proj is not None and la is not None and lo is not None:
+            b.x_m, b.y_m = proj.xy1(la, lo)
+        out.append(b)
+    return out
+
+
+def judge_boundaries(bounds: list[Boundary], off_line: frozenset[float] = frozenset()) -> None:
+    """Mark each boundary on-track or not, in place: the one lap rule's test of a crossing.
+
+    A crossing is in the pit lane (or not a crossing at all) when it is well below the session's
+    typical crossing speed (``PIT_SPEED_RATIO`` of the upper-quartile crossing speed) or more than
+    ``OFF_LINE_M`` from the point where the racing line crosses the line (the median crossing point
+    of the fast crossings). ``off_line`` holds times the logger itself placed away from the line."""
+    speeds = [b.speed_kmh for b in bounds if b.speed_kmh is not None]
+    typical = float(np.percentile(speeds, 75)) if speeds else None
+    for b in bounds:
+        if any(abs(b.t_s - x) < 0.002 for x in off_line):
+            b.on_track, b.reason = False, "the logger places this lap end away from the line"
+        elif typical is not None and b.speed_kmh is not None and b.speed_kmh < PIT_SPEED_RATIO * typical:
+            b.on_track = False
+            b.reason = f"crossed at {b.speed_kmh:.0f} km/h, typical {typical:.0f} km/h: pit lane"
+    fast = [b for b in bounds if b.on_track and b.x_m is not None and b.y_m is not None]
+    if not fast:
+        return
+    cx = float(np.median([b.x_m for b in fast]))
+    cy = float(np.median([b.y_m for b in fast]))
+    for b in bounds:
+        if b.on_track and b.x_m is not None and b.y_m is not None:
+            off = math.hypot(b.x_m - cx, b.y_m - cy)
+            if off > OFF_LINE_M:
+                b.on_track, b.reason = False, f"crossed {off:.0f} m beside the racing line"
+
+
+def lap_kind(start: Boundary | None, end: Boundary | None) -> str:
+    """``full`` only between two on-track crossings; a pit-lane start or the start of the recording
+    makes the ``out`` lap; an end away from the line or at the end of the recording makes ``in``
+    (the end of the recording wins: the last segment is the in lap even after a pit-lane crossing)."""
+    if end is None:
+        return "in"
+    if start is None or not start.on_track:
+        return "out"
+    if not end.on_track:
+        return "in"
+    return "full"
+
+
+def detect_laps(
+    wide: Wide,
+    track: TrackProfile | None,
+    beacons_s: list[float] | None = None,
+    off_line_s: list[float] | None = None,
+) -> list[Lap]:
+    """Laps from the logger's boundaries (``beacons_s``) or GPS crossings, under the one lap rule."""
     t = wide["t_s"]
     if len(t) == 0:
         return []
     t0, t1 = float(t[0]), float(t[-1])
     if beacons_s:
-        ends = [b for b in beacons_s if b > t0]
-        bounds = [t0, *ends]
-        if bounds[-1] < t1 - 1.0:
-            bounds.append(t1)
-        return _classify(wide, bounds, track, from_beacons=True)
-    gate = gate_for(track) if track is not None else derive_gate(wide)
-    if gate is None or "lat" not in wide:
-        return [Lap(0, t0, t1, t1 - t0, None, "out", False, "no GPS and no beacons: no lap crossings")]
-    cross = gps_crossings(wide, gate)
-    bounds = [t0, *cross]
-    if t1 - bounds[-1] > 1.0:
-        bounds.append(t1)
-    return _classify(wide, bounds, track, from_beacons=False)
+        # markers past the data (a file cut short) bound laps that were never recorded
+        times = sorted({float(b) for b in beacons_s if t0 + END_TOL_S < b <= t1 + 1.0})
+        gate = None
+    else:
+        gate = gate_for(track) if track is not None else derive_gate(wide)
+        if gate is None or "lat" not in wide:
+            return [Lap(0, t0, t1, t1 - t0, None, "out", False, "no GPS and no beacons: no lap crossings")]
+        times = gps_crossings(wide, gate)
+    # a boundary at (or past) the last sample is the end of the recording, not a crossing
+    ends_recording = bool(times) and times[-1] >= t1 - END_TOL_S
+    crossings = times[:-1] if ends_recording else times
+    bounds = boundaries_at(wide, crossings)
+    judge_boundaries(bounds, frozenset(off_line_s or ()))
+    edges: list[Boundary | None] = [None, *bounds]
+    t_end = times[-1] if ends_recording else t1
+    if not bounds or t_end - bounds[-1].t_s > END_TOL_S:
+        edges.append(None)
+    return _classify(wide, edges, t0, t_end, track)
 
 
-def _classify(wide: Wide, bounds: list[float], track: TrackProfile | None, from_beacons: bool) -> list[Lap]:
+def _classify(
+    wide: Wide, edges: list[Boundary | None], t0: float, t_end: float, track: TrackProfile | None
+) -> list[Lap]:
     t = wide["t_s"]
     spd = wide.get("speed_kmh")
+    n = len(edges) - 1
+    if n <= 1:
+        lp = Lap(0, t0, t_end, round(t_end - t0, 3), None, "out", False, "no lap crossing in the session")
+        if spd is not None:
+            lp.dist_m = _integrated_distance(t, spd, t0, t_end)
+        return [lp]
     laps: list[Lap] = []
-    n = len(bounds) - 1
-    if n <= 0:
-        return [
-            Lap(0, float(t[0]), float(t[-1]), float(t[-1] - t[0]), None, "out", False, "no lap crossings")
-        ]
-    crossings_end = bounds[-1] if from_beacons else None
     for k in range(n):
-        a, b = bounds[k], bounds[k + 1]
-        kind = "full"
-        if k == 0:
-            kind = "out"
-        elif (
-            k == n - 1
-            and (b >= float(t[-1]) - 1e-6)
-            and crossings_end is not None
-            and not from_beacons
-            or k == n - 1
-            and not from_beacons
-            and b >= float(t[-1]) - 1e-6
-        ):
-            kind = "in"
+        s, e = edges[k], edges[k + 1]
+        a = t0 if s is None else s.t_s
+        b = t_end if e is None else e.t_s
+        kind = lap_kind(s, e)
         dist = _integrated_distance(t, spd, a, b) if spd is not None else None
-        laps.append(Lap(k, a, b, round(b - a, 3), dist, kind, True, None))
-    if from_beacons and n >= 3:
-        full_times = [lp.time_s for lp in laps[1:-1]]
-        med = float(np.median(full_times))
-        if laps[-1].time_s < 0.8 * med:
-            laps[-1].kind = "in"
-    if n == 1:
-        laps[0].valid = False
-        laps[0].invalid_reason = "no lap crossing in the session"
+        reason = None
+        if kind != "full":
+            why = (s.reason if kind == "out" and s is not None else None) or (
+                e.reason if kind == "in" and e is not None else None
+            )
+            reason = f"{kind}-lap" + (f": {why}" if why else "")
+        laps.append(Lap(k, a, b, round(b - a, 3), dist, kind, kind == "full", reason))
     _validate(laps, wide, track)
     return laps
 
@@ -271,6 +363,9 @@ class LiveLapTracker:
         self.dist = 0.0
         self.last_cross_t = -math.inf
         self.best_lap_s: float | None = None
+        self.start_edge: Boundary | None = None  # the crossing that started the current lap
+        self._speeds: list[float] = []  # speeds and lateral offsets of the on-track crossings so far
+        self._laterals: list[float] = []
 
     def feed(self, t_s: float, lat: float | None, lon: float | None, speed_kmh: float | None) -> LiveLapState:
         crossed: Lap | None = None
@@ -289,14 +384,14 @@ class LiveLapTracker:
                 frac = -self.last_along / (along - self.last_along) if along != self.last_along else 0.0
                 lateral = self.last_across + frac * (across - self.last_across)
                 tc = self.last_t + frac * (t_s - self.last_t)
-                fast = (speed_kmh or 0.0) >= MIN_CROSS_KMH
+                moving = (speed_kmh or 0.0) >= MIN_MOVING_KMH
                 if (
                     abs(lateral) <= g.half_width_m
-                    and fast
+                    and moving
                     and tc - self.last_cross_t >= self.min_lap_s
                     and dt <= 2.0
                 ):
-                    crossed = self._close(tc, t_s, v)
+                    crossed = self._close(tc, t_s, v, self._judge(tc, speed_kmh or 0.0, lateral))
             self.last_along, self.last_across = along, across
         self.last_t = t_s
         self.dist = self._distance(lat, lon, have_gps)
@@ -307,9 +402,25 @@ class LiveLapTracker:
             nxt, to_next = self.track.next_corner(self.dist)
         return LiveLapState(self.lap, self.dist, crossed, corner, nxt, to_next)
 
-    def _close(self, tc: float, t_now: float, v: float) -> Lap:
+    def _judge(self, tc: float, speed_kmh: float, lateral: float) -> Boundary:
+        """The batch rule on what is known so far: slow against the on-track crossings seen (or under
+        ``MIN_CROSS_KMH`` before any), or beside their line (the gate centre before any), is pit lane."""
+        b = Boundary(tc, speed_kmh)
+        typical = float(np.percentile(self._speeds, 75)) if self._speeds else MIN_CROSS_KMH / PIT_SPEED_RATIO
+        ref = float(np.median(self._laterals)) if self._laterals else 0.0
+        if speed_kmh < PIT_SPEED_RATIO * typical:
+            b.on_track, b.reason = False, f"crossed at {speed_kmh:.0f} km/h: pit lane"
+        elif abs(lateral - ref) > OFF_LINE_M:
+            b.on_track, b.reason = False, f"crossed {abs(lateral - ref):.0f} m beside the racing line"
+        else:
+            self._speeds.append(speed_kmh)
+            self._laterals.append(lateral)
+        return b
+
+    def _close(self, tc: float, t_now: float, v: float, edge: Boundary) -> Lap:
         start = self.lap_start_t if self.lap_start_t is not None else tc
-        kind = "out" if self.lap == 0 else "full"
+        kind = lap_kind(self.start_edge, edge)
+        self.start_edge = edge
         lap = Lap(
             self.lap,
             start,

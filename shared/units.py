@@ -85,6 +85,27 @@ def conversion(from_unit: str, to_unit: str) -> tuple[float, float]:
     raise ValueError(f"no conversion from {from_unit!r} to {to_unit!r}")
 
 
+_UNDECLARED = {"", "#", "-", "n/a", "none", "(null)", "null"}
+
+
+def declared(unit: str | None) -> bool:
+    """True when a file states a real unit (blank, ``#`` and ``(null)`` state none)."""
+    return (unit or "").strip().lower() not in _UNDECLARED
+
+
+def source_unit(file_unit: str | None, profile_unit: str | None, target: str) -> str:
+    """The unit a channel's values are in: the file's declared unit when it converts to ``target``,
+    else the profile's fallback, else the target itself (values taken as they are)."""
+    for u in (file_unit, profile_unit):
+        if declared(u):
+            try:
+                conversion(u or "", target)
+            except ValueError:
+                continue
+            return u or ""
+    return target
+
+
 def convert(values: np.ndarray | float, from_unit: str, to_unit: str) -> np.ndarray | float:
     s, o = conversion(from_unit, to_unit)
     if s == 1.0 and o == 0.0:

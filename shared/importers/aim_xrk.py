@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -12,6 +20,33 @@ from shared.importers.base import Progress, RawChannel, RawLog, estimate_rate, f
 from shared.importers.errors import ImportFormatError
 
 XRK_MAGIC = b"<hCNF"
+
+log = logging.getLogger(__name__)
+_FD_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def parser_output_to_log(what: str) -> Iterator[None]:
+    """Whatever a parsing library prints, from Python or from native code straight to file
+    descriptor 1, goes to the log as warnings, so stdout stays one clean JSON document."""
+    py_out = io.StringIO()
+    with _FD_LOCK, tempfile.TemporaryFile() as tmp:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            os.dup2(tmp.fileno(), 1)
+            with contextlib.redirect_stdout(py_out):
+                yield
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+            tmp.seek(0)
+            native = tmp.read().decode("utf-8", errors="replace")
+            for line in (py_out.getvalue() + native).splitlines():
+                if line.strip():
+                    log.warning("%s: %s", what, line.strip())
 
 
 def display_name(xrk_name: str) -> str:
@@ -24,16 +59,19 @@ def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
 
     cb = (lambda done, total: progress(done / total if total else 1.0)) if progress else None
     try:
-        log = aim_xrk(str(path), progress=cb)
+        with parser_output_to_log(f"libxrk reading {path.name}"):
+            xlog = aim_xrk(str(path), progress=cb)
     except Exception as exc:  # libxrk raises assorted errors on corrupt input
         raise ImportFormatError(
             path, "", "a readable AiM XRK/XRZ file", f"{type(exc).__name__}: {exc}"
         ) from exc
-    if not log.channels:
+    if not xlog.channels:
         raise ImportFormatError(path, "", "at least one channel in the XRK", "none")
     channels: dict[str, RawChannel] = {}
-    for name, table in log.channels.items():
+    empty: list[str] = []
+    for name, table in xlog.channels.items():
         if table.num_rows == 0:
+            empty.append(display_name(name))
             continue
         tc = table.column(0).to_numpy().astype(np.float64) / 1000.0
         vals = table.column(1).to_numpy(zero_copy_only=False).astype(np.float64)
@@ -41,11 +79,8 @@ def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
         md = {k.decode(): v.decode() for k, v in (field.metadata or {}).items()}
         dname = display_name(name)
         channels[dname] = RawChannel(dname, md.get("units", ""), tc, vals, estimate_rate(tc), "aim_xrk")
-    beacons = None
-    if log.laps is not None and log.laps.num_rows:
-        ends = log.laps.column("end_time").to_numpy().astype(np.float64) / 1000.0
-        beacons = [float(x) for x in ends]
-    lmd: dict[str, Any] = dict(log.metadata or {})
+    beacons, logger_laps = _lap_table(xlog.laps)
+    lmd: dict[str, Any] = dict(xlog.metadata or {})
     meta: dict[str, Any] = {
         "venue": lmd.get("Venue", ""),
         "vehicle": lmd.get("Vehicle", ""),
@@ -56,6 +91,12 @@ def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
         "time": lmd.get("Log Time", ""),
         "logger_id": lmd.get("Logger ID"),
         "device": lmd.get("Device Name", ""),
+        "logger_laps": logger_laps,
+        "empty_channels": empty,
+        # the logger writes its lap messages last: without them the file was cut short (or a
+        # corrupt block stopped the reader) and the session went on past the data
+        "file_complete": bool(logger_laps),
+        "declared_duration_s": max((r["end_s"] for r in logger_laps), default=None),
     }
     started = None
     try:
@@ -63,3 +104,21 @@ def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
     except (ValueError, TypeError):
         started = None
     return RawLog("aim_xrk", path, file_sha256(path), meta, channels, beacons, started)
+
+
+def _lap_table(laps: Any) -> tuple[list[float] | None, list[dict[str, Any]]]:
+    """The logger's own lap table: every lap start and end is a boundary (so the first lap is not
+    stretched back to the start of the recording), and each lap's start, end and libxrk type."""
+    if laps is None or not laps.num_rows:
+        return None, []
+    starts = laps.column("start_time").to_numpy().astype(np.float64) / 1000.0
+    ends = laps.column("end_time").to_numpy().astype(np.float64) / 1000.0
+    kinds = [str(k) for k in laps.column("lap_type").to_pylist()]
+    rows = [
+        {"start_s": round(float(a), 3), "end_s": round(float(b), 3), "kind": k}
+        for a, b, k in zip(starts, ends, kinds, strict=True)
+    ]
+    bounds = [round(float(x), 3) for x in ends if x > 0]
+    # a lap start that is not (within the table's ms rounding) the previous lap's end is a crossing too
+    bounds += [round(float(a), 3) for a in starts if a > 0 and all(abs(a - b) > 0.5 for b in ends)]
+    return sorted(set(bounds)), rows

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from shared.importers.base import RawChannel, RawLog
 from shared.signals import CHANNEL_BY_NAME, WIDE_COLUMNS
-from shared.units import conversion
+from shared.units import conversion, source_unit
 
 Wide = dict[str, np.ndarray]
 RegistryRow = dict[str, Any]
@@ -59,7 +59,7 @@ class ChannelMap(BaseModel):
     model_config = ConfigDict(extra="forbid")
     canonical: str
     sources: list[str] = Field(min_length=1)
-    unit: str | None = None  # source unit when the file does not say (or says it wrongly)
+    unit: str | None = None  # fallback source unit, used only when the file declares none it can convert
     scale: float = 1.0  # applied after unit conversion
     bias: float = 0.0  # calibration offset, canonical units, applied last
     sign_flip: bool = False
@@ -121,11 +121,7 @@ class CarProfile(BaseModel):
         if cm.sentinels:
             v[np.isin(v, cm.sentinels)] = np.nan
         target = CHANNEL_BY_NAME[cm.canonical].unit
-        src_unit = cm.unit if cm.unit is not None else unit
-        try:
-            s, o = conversion(src_unit, target)
-        except ValueError:
-            s, o = 1.0, 0.0
+        s, o = conversion(source_unit(unit, cm.unit, target), target)
         v = v * (s * cm.scale) + o * cm.scale
         if cm.sign_flip:
             v = -v

@@ -60,6 +60,7 @@ class SessionBundle:
     corners: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)
+    quality: list[dict[str, Any]] = field(default_factory=list)  # session_quality rows (imports)
 
 
 def rows_table(
@@ -107,6 +108,7 @@ class HotStore:
             insert_arrow(con, "corner_results", rows_table(con, "corner_results", b.corners, sid))
             insert_arrow(con, "driver_events", rows_table(con, "driver_events", b.events, sid))
             insert_arrow(con, "coaching_notes", rows_table(con, "coaching_notes", b.notes, sid))
+            insert_arrow(con, "session_quality", rows_table(con, "session_quality", b.quality, sid))
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -126,6 +128,7 @@ class HotStore:
                 "corner_results",
                 "driver_events",
                 "coaching_notes",
+                "session_quality",
             ):
                 con.execute(f"DELETE FROM {t} WHERE session_id = ?", [session_id])
             con.execute("COMMIT")

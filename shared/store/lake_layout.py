@@ -7,6 +7,7 @@
     <data>/lake/sessions/<session_id>/events.parquet       ``driver_events``
     <data>/lake/sessions/<session_id>/signals.parquet      ``telemetry_signals`` (at session end / import)
     <data>/lake/sessions/<session_id>/registry.parquet     ``signal_registry``
+    <data>/lake/sessions/<session_id>/quality.parquet      ``session_quality`` (imports: the data-quality report)
     <data>/lake/sessions/<session_id>/telemetry/lap_0007.parquet   wide rows of lap 7
 
 Every file is written to a temporary name in the same directory and moved into place with

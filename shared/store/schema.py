@@ -124,6 +124,12 @@ CREATE TABLE IF NOT EXISTS driver_events (
     detail     VARCHAR                 -- JSON
 )"""
 
+QUALITY_DDL = """
+CREATE TABLE IF NOT EXISTS session_quality (
+    session_id  VARCHAR NOT NULL,
+    report_json VARCHAR NOT NULL       -- shared.quality.quality_report: channels, gaps, file end, laps, capabilities
+)"""
+
 ALL_DDL: tuple[str, ...] = (
     SESSIONS_DDL,
     LAPS_DDL,
@@ -133,6 +139,7 @@ ALL_DDL: tuple[str, ...] = (
     CORNERS_DDL,
     NOTES_DDL,
     EVENTS_DDL,
+    QUALITY_DDL,
 )
 
 #: table name -> file stem in the lake (one file per session, except telemetry: one per lap)
@@ -144,4 +151,5 @@ LAKE_TABLES: dict[str, str] = {
     "driver_events": "events",
     "telemetry_signals": "signals",
     "signal_registry": "registry",
+    "session_quality": "quality",
 }

@@ -204,8 +204,10 @@ def test_cli_import_json_in_a_real_process(shared_dir: Path, tmp_path: Path) -> 
         "best_lap_s",
         "rows",
         "channels",
+        "quality",  # the data-quality report: the one key added to the contract
     }
     assert got["track"] == "sonoma" and got["rows"] == 11_539
+    assert [lp["kind"] for lp in got["laps"]].count("full") == 8  # the out lap is not a flying lap
     bad = tmp_path / "bad.bin"
     bad.write_bytes(b"\x00\x01garbage")
     out = subprocess.run(

@@ -1,0 +1,104 @@
+"""Units come from the file; ``pitwall import --json`` prints exactly one JSON document."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shared.importers import read_log
+from shared.laps import detect_laps
+from shared.profiles.car import load_car
+from shared.units import source_unit
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _wide(path: Path) -> dict[str, np.ndarray]:
+    wide, _ = load_car("generic").to_wide(read_log(path))
+    return wide
+
+
+def _distance_m(w: dict[str, np.ndarray]) -> float:
+    return float(np.trapezoid(np.nan_to_num(w["speed_kmh"]) / 3.6, w["t_s"]))
+
+
+@pytest.mark.parametrize("stem", ["scut_fsev_agx", "scut_fsev_du"])
+def test_xrk_and_its_csv_export_agree_in_canonical_units(shared_dir: Path, stem: str) -> None:
+    """The same run in two formats: XRK declares GPS Speed in m/s, the CSV in km/h. After the car
+    profile (whose fallback unit is km/h) both must give the same canonical speed and distance."""
+    xw = _wide(shared_dir / f"data/aim/{stem}.xrk")
+    cw = _wide(shared_dir / f"data/aim/{stem}.csv")
+    assert np.nanmax(xw["speed_kmh"]) > 8.0  # a 3.6x too-low XRK speed would top out near 3.3 km/h
+    assert abs(np.nanmax(xw["speed_kmh"]) - np.nanmax(cw["speed_kmh"])) <= 0.05 * np.nanmax(cw["speed_kmh"])
+    dx, dc = _distance_m(xw), _distance_m(cw)
+    assert abs(dx - dc) <= 0.01 * dc, (dx, dc)
+    # channel by channel, every canonical signal both formats have, on the CSV's 20 Hz grid
+    common = sorted(k for k in set(xw) & set(cw) if k not in ("t_s", "lap", "dist_m", "odo_m"))
+    assert {"speed_kmh", "lat", "lon", "g_lat", "g_long"} <= set(common)
+    for name in common:
+        x, c = xw[name], cw[name]
+        m = np.isfinite(c) & (cw["t_s"] <= xw["t_s"][-1])
+        xi = np.interp(cw["t_s"][m], xw["t_s"], np.nan_to_num(x))
+        scale = max(float(np.nanpercentile(np.abs(c[m]), 95)), 1e-6)
+        err = float(np.nanmedian(np.abs(xi - c[m]))) / scale
+        assert err <= 0.02, (name, err)
+    # lap times: one segment, no crossing, in both; its length within the CSV's whole-second Duration
+    lx = detect_laps(xw, None, read_log(shared_dir / f"data/aim/{stem}.xrk").beacons_s)
+    lc = detect_laps(cw, None, read_log(shared_dir / f"data/aim/{stem}.csv").beacons_s)
+    assert len(lx) == len(lc) == 1 and abs(lx[0].time_s - lc[0].time_s) < 1.0
+
+
+def test_declared_unit_wins_and_profile_unit_is_only_a_fallback() -> None:
+    assert source_unit("m/s", "km/h", "km/h") == "m/s"
+    assert source_unit("mph", "km/h", "km/h") == "mph"
+    assert source_unit("", "m/s", "km/h") == "m/s"
+    assert source_unit("#", "mph", "km/h") == "mph"
+    assert source_unit("(null)", None, "km/h") == "km/h"
+    assert source_unit("Nm", "m/s", "km/h") == "m/s"  # a unit that cannot be speed: the fallback
+
+
+def _cli_import(path: Path, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return subprocess.run(
+        [sys.executable, "-m", "shared.cli", "import", str(path), "--data-dir", str(data_dir), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        env=env,
+        check=False,
+    )
+
+
+def test_json_stdout_is_one_document_even_when_libxrk_prints(shared_dir: Path, tmp_path: Path) -> None:
+    """A channel whose unit code libxrk does not know makes it print 'Unknown units[..]' to stdout."""
+    data = bytearray((shared_dir / "data/aim/scut_fsev_agx.xrk").read_bytes())
+    i = data.find(b"<hCHS")
+    hlen = struct.unpack_from("<i", data, i + 6)[0]
+    p = i + 12
+    data[p + 12] = (data[p + 12] & 0x80) | 100  # unit code 100: unknown to libxrk
+    struct.pack_into("<H", data, p + hlen + 5, sum(data[p : p + hlen]) & 0xFFFF)  # keep the checksum
+    f = tmp_path / "odd_unit.xrk"
+    f.write_bytes(bytes(data))
+    res = _cli_import(f, tmp_path / "d")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)  # exactly one JSON document, nothing before it
+    assert list(doc)[:9] == [
+        "session_id",
+        "source_format",
+        "track",
+        "car",
+        "laps",
+        "best_lap_s",
+        "rows",
+        "channels",
+        "quality",
+    ]
+    assert "Unknown units[100]" in res.stderr and "WARNING" in res.stderr
