@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from shared.geo import LocalProjection
 from shared.laps import Lap
 from shared.profiles.track import Corner
 
@@ -141,48 +142,109 @@ def corner_results(wide: Wide, laps: list[Lap], corners: list[Corner]) -> list[d
     return rows
 
 
-def auto_corners(
-    wide: Wide, laps: list[Lap], min_drop_kmh: float = 8.0, merge_m: float = 50.0
-) -> list[Corner]:
-    """Corners of an unknown track: speed minima (with a real slow-down) on the fastest valid lap."""
-    cands = [lp for lp in laps if lp.kind == "full" and lp.valid] or [lp for lp in laps if lp.kind == "full"]
-    if not cands:
+# corners of a track Pitwall has no profile for, from the driven line
+CURVE_STEP_M = 2.0  # resampling step of the reference lap
+CURVE_SMOOTH_M = 30.0  # heading smoothing window (GPS noise, steering corrections)
+CURVE_ON_RAD_M = 1 / 300.0  # curvature that makes a bend (radius under ~300 m)
+CORNER_MIN_TURN_DEG = 25.0  # a bend turning less than this in total is a kink, not a corner
+CORNER_MERGE_M = 25.0  # same-direction bends closer than this are one corner (a double apex)
+CORNER_PAD_M = 30.0  # a corner zone reaches this far before and after its bend (the entry and the exit)
+
+
+def reference_lap(laps: list[Lap]) -> Lap | None:
+    """The lap the driven line is read from: the fastest valid full lap, else any full lap, else the
+    longest segment (a run with no lap crossing)."""
+    full = [lp for lp in laps if lp.kind == "full"]
+    good = [lp for lp in full if lp.valid] or full
+    if good:
+        return min(good, key=lambda lp: lp.time_s)
+    return max(laps, key=lambda lp: lp.time_s) if laps else None
+
+
+def _line_on_grid(wide: Wide, lap: Lap) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """(lap distance, x, y, speed) of one lap on a regular distance grid; None without GPS."""
+    a = _lap_arrays(wide, lap.lap)
+    if a is None or "lat" not in a or "lon" not in a:
+        return None
+    ok = np.isfinite(a["lat"]) & np.isfinite(a["lon"])
+    if ok.sum() < 20:
+        return None
+    d = a["dist_m"][ok]
+    proj = LocalProjection(float(np.median(a["lat"][ok])), float(np.median(a["lon"][ok])))
+    x, y = proj.xy(a["lat"][ok], a["lon"][ok])
+    grid = np.arange(float(d[0]), float(d[-1]), CURVE_STEP_M)
+    if len(grid) < 20:
+        return None
+    spd = a.get("speed_kmh")
+    v = np.full(len(grid), np.nan)
+    if spd is not None and np.isfinite(spd).sum() >= 2:
+        okv = np.isfinite(spd)
+        v = np.interp(grid, a["dist_m"][okv], spd[okv])
+    return grid, np.interp(grid, d, x), np.interp(grid, d, y), v
+
+
+def _smooth(v: np.ndarray, n: int) -> np.ndarray:
+    if n <= 1 or len(v) < n:
+        return v
+    pad = np.concatenate([np.full(n, v[0]), v, np.full(n, v[-1])])
+    return np.convolve(pad, np.ones(n) / n, mode="same")[n:-n]
+
+
+def curvature(x: np.ndarray, y: np.ndarray, step_m: float = CURVE_STEP_M) -> np.ndarray:
+    """Signed curvature (rad/m) of a line sampled every ``step_m``: positive turning right
+    (compass heading increasing), from the smoothed heading."""
+    n = max(1, int(round(CURVE_SMOOTH_M / step_m)))
+    xs, ys = _smooth(x, n), _smooth(y, n)
+    heading = np.unwrap(np.arctan2(np.gradient(xs), np.gradient(ys)))  # compass: from north, clockwise
+    return _smooth(np.gradient(heading) / step_m, n)
+
+
+def bends(kappa: np.ndarray, step_m: float = CURVE_STEP_M) -> list[tuple[int, int, int]]:
+    """(first, last, sign) index runs where the line curves one way enough to be a corner:
+    runs over ``CURVE_ON_RAD_M``, same-direction runs merged across short straights, and only those
+    turning ``CORNER_MIN_TURN_DEG`` in total kept."""
+    runs: list[tuple[int, int, int]] = []
+    for sign in (1, -1):
+        for a, b in _runs(sign * kappa > CURVE_ON_RAD_M):
+            runs.append((a, b, sign))
+    runs.sort()
+    merged: list[tuple[int, int, int]] = []
+    for a, b, sign in runs:
+        if merged and merged[-1][2] == sign and (a - merged[-1][1]) * step_m <= CORNER_MERGE_M:
+            merged[-1] = (merged[-1][0], b, sign)
+        else:
+            merged.append((a, b, sign))
+    min_turn = np.radians(CORNER_MIN_TURN_DEG)
+    return [(a, b, s) for a, b, s in merged if abs(float(np.sum(kappa[a : b + 1])) * step_m) >= min_turn]
+
+
+def auto_corners(wide: Wide, laps: list[Lap]) -> list[Corner]:
+    """Corners of a track without a profile, from the driven line of the reference lap: heading
+    change and curvature, merged and split by direction, each with its slowest point as the apex
+    (the point of greatest curvature without speed) and its direction, named C1..Cn in driving
+    order from the start/finish line."""
+    ref = reference_lap(laps)
+    if ref is None:
         return []
-    ref = min(cands, key=lambda lp: lp.time_s)
-    a = _lap_arrays(wide, ref.lap)
-    if a is None or "speed_kmh" not in a:
+    line = _line_on_grid(wide, ref)
+    if line is None:
         return []
-    d = a["dist_m"]
-    grid = np.arange(0.0, float(d[-1]), 5.0)
-    ok = np.isfinite(a["speed_kmh"])
-    v = np.interp(grid, d[ok], a["speed_kmh"][ok])
-    v = np.convolve(v, np.ones(5) / 5, mode="same")
-    w = 40  # 200 m either side
-    minima: list[int] = []
-    for i in range(1, len(v) - 1):
-        lo, hi = max(0, i - w), min(len(v), i + w + 1)
-        if (
-            v[i] == v[lo:hi].min()
-            and (v[lo:i].max(initial=v[i]) - v[i] >= min_drop_kmh)
-            and (v[i:hi].max(initial=v[i]) - v[i] >= min_drop_kmh)
-        ):
-            if minima and grid[i] - grid[minima[-1]] < merge_m:
-                continue
-            minima.append(i)
-    glat = a.get("g_lat")
+    grid, x, y, v = line
+    kappa = curvature(x, y)
+    found = bends(kappa)
     corners: list[Corner] = []
-    for n, i in enumerate(minima, start=1):
-        apex = float(grid[i])
-        prev_apex = float(grid[minima[n - 2]]) if n > 1 else -1e9
-        next_apex = float(grid[minima[n]]) if n < len(minima) else 1e9
-        start = max(apex - 80.0, (prev_apex + apex) / 2, 0.0)
-        end = min(apex + 80.0, (apex + next_apex) / 2, float(d[-1]))
-        direction = None
-        if glat is not None:
-            k = int(np.argmin(np.abs(d - apex)))
-            g = glat[max(0, k - 3) : k + 4]
-            if np.isfinite(g).any():
-                direction = "right" if np.nanmean(g) > 0 else "left"
+    total = len(found)
+    for n, (a, b, sign) in enumerate(found, start=1):
+        # the apex: the slowest point of the bend's core (where it curves at least half its tightest),
+        # so braking for the next corner at the end of a long bend does not pull the apex there
+        bend = np.abs(kappa[a : b + 1])
+        core = a + np.where(bend >= 0.5 * bend.max())[0]
+        slow = np.isfinite(v[core]).any()
+        k = int(core[int(np.nanargmin(v[core]))]) if slow else a + int(np.argmax(bend))
+        prev_end = corners[-1].end_m if corners else float(grid[0])
+        next_start = float(grid[found[n][0]]) if n < total else float(grid[-1])
+        start = max(float(grid[a]) - CORNER_PAD_M, prev_end, float(grid[0]))
+        end = min(float(grid[b]) + CORNER_PAD_M, (float(grid[b]) + next_start) / 2, float(grid[-1]))
         corners.append(
             Corner(
                 id=f"c{n}",
@@ -190,10 +252,10 @@ def auto_corners(
                 short=f"C{n}",
                 seq=n,
                 start_m=round(start, 1),
-                apex_m=round(apex, 1),
-                end_m=round(end, 1),
-                direction=direction,  # type: ignore[arg-type]
-                leverage=round(1.0 / max(1, len(minima)), 3),
+                apex_m=round(float(grid[k]), 1),
+                end_m=round(max(end, float(grid[k])), 1),
+                direction="right" if sign > 0 else "left",
+                leverage=round(1.0 / max(1, total), 3),
             )
         )
     return corners

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from shared.corners import auto_corners, corner_results
+from shared.corners import auto_corners, corner_results, reference_lap
 from shared.events import detect_events
 from shared.importers import RawLog, read_log
 from shared.importers.base import Progress
 from shared.laps import Lap, assign_laps, detect_laps
 from shared.profiles.car import CarProfile, guess_car, load_car
-from shared.profiles.track import TrackProfile, detect_track, load_track
+from shared.profiles.track import TrackProfile, detect_track, load_track, make_track, save_track, saved_tracks
 from shared.quality import quality_report
 from shared.settings import Settings
 from shared.store.hot import (
@@ -156,6 +157,21 @@ def _result(
     )
 
 
+def _detected_track(wide: Wide, an: Analysed, venue: str) -> TrackProfile | None:
+    """A track profile from the session's own driven line, when it has a full lap with GPS."""
+    ref = reference_lap(an.laps)
+    if ref is None or ref.kind != "full" or "lat" not in wide or not an.corners:
+        return None
+    m = wide["lap"] == ref.lap
+    lat, lon = wide["lat"][m], wide["lon"][m]
+    if not np.isfinite(lat).any():
+        return None
+    named = venue.strip() and not re.fullmatch(r"[\d\s.,°NSEWnsew+-]*", venue.strip())
+    first = np.where(np.isfinite(lat))[0][0]
+    name = venue.strip() if named else f"Track at {lat[first]:.4f}, {lon[first]:.4f}"
+    return make_track(name, lat, lon, float(ref.dist_m or 0.0), auto_corners(wide, an.laps))
+
+
 def logger_in_lap_ends(raw: RawLog) -> list[float]:
     """End times of the laps the logger's own table calls ``in`` (it found the car away from the line)."""
     return [float(r["end_s"]) for r in raw.meta.get("logger_laps") or () if r.get("kind") == "in"]
@@ -209,7 +225,15 @@ def import_file(
         if track_id
         else (detect_track(wide["lat"], wide["lon"]) if "lat" in wide else None)
     )
+    if track is None and "lat" in wide:  # a place Pitwall found in an earlier session
+        track = detect_track(wide["lat"], wide["lon"], candidates=saved_tracks(settings.data_dir))
     an = analyse(wide, car, track, raw.beacons_s, logger_in_lap_ends(raw))
+    if track is None:
+        found = _detected_track(wide, an, str(raw.meta.get("venue") or ""))
+        if found is not None:  # store it, so this and every later session there share C1..Cn
+            save_track(settings.data_dir, found)
+            track = found
+            an = analyse(wide, car, track, raw.beacons_s, logger_in_lap_ends(raw))
     quality = quality_report(raw, wide, registry, an.laps)
     for w in quality["warnings"]:
         log.warning("%s: %s", path.name, w)

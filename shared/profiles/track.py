@@ -6,9 +6,14 @@ Profiles are YAML files in ``shared/profiles/tracks/`` with a centreline JSON be
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import tempfile
+from collections.abc import Iterable
 from functools import cached_property, lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -144,6 +149,12 @@ class TrackProfile(BaseModel):
 def load_track(track_id: str) -> TrackProfile:
     ids = list_tracks()
     if track_id not in ids:
+        if track_id.startswith("auto-"):  # a track detected from an earlier session
+            from shared.settings import get_settings
+
+            for tr in saved_tracks(get_settings().data_dir):
+                if tr.id == track_id:
+                    return tr
         raise KeyError(f"unknown track {track_id!r}; available: {', '.join(ids)}")
     base = resources.files("shared.profiles").joinpath(_TRACKS_DIR)
     data = yaml.safe_load(base.joinpath(f"{track_id}.yaml").read_text(encoding="utf-8"))
@@ -159,8 +170,13 @@ def list_tracks() -> list[str]:
     return sorted(p.name[:-5] for p in d.iterdir() if p.name.endswith(".yaml"))
 
 
-def detect_track(lat: np.ndarray, lon: np.ndarray, max_median_m: float = 50.0) -> TrackProfile | None:
-    """The shipped track whose centreline most of this GPS trace lies on, or None."""
+def detect_track(
+    lat: np.ndarray,
+    lon: np.ndarray,
+    max_median_m: float = 50.0,
+    candidates: Iterable[TrackProfile] | None = None,
+) -> TrackProfile | None:
+    """The track (shipped, or one of ``candidates``) whose centreline most of this GPS trace lies on."""
     lat = np.asarray(lat, dtype=np.float64)
     lon = np.asarray(lon, dtype=np.float64)
     ok = np.isfinite(lat) & np.isfinite(lon)
@@ -169,8 +185,8 @@ def detect_track(lat: np.ndarray, lon: np.ndarray, max_median_m: float = 50.0) -
     step = max(1, int(ok.sum() // 400))
     la, lo = lat[ok][::step], lon[ok][::step]
     best: tuple[float, TrackProfile | None] = (max_median_m, None)
-    for tid in list_tracks():
-        tr = load_track(tid)
+    pool = list(candidates) if candidates is not None else [load_track(tid) for tid in list_tracks()]
+    for tr in pool:
         if (
             abs(float(np.median(la)) - tr.start_finish.lat) > 0.2
             or abs(float(np.median(lo)) - tr.start_finish.lon) > 0.2
@@ -181,3 +197,68 @@ def detect_track(lat: np.ndarray, lon: np.ndarray, max_median_m: float = 50.0) -
         if med < best[0]:
             best = (med, tr)
     return best[1]
+
+
+# ---- tracks Pitwall found itself (no profile shipped) ------------------------------------------
+SAVED_TRACKS_DIR = "tracks"  # under the data directory
+
+
+def saved_tracks(data_dir: Path) -> list[TrackProfile]:
+    """Tracks detected from earlier sessions (``<data>/tracks/*.json``); unreadable files are skipped."""
+    d = Path(data_dir) / SAVED_TRACKS_DIR
+    out: list[TrackProfile] = []
+    for p in sorted(d.glob("*.json")) if d.is_dir() else []:
+        try:
+            out.append(TrackProfile.model_validate_json(p.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def save_track(data_dir: Path, track: TrackProfile) -> Path:
+    """Store a detected track (temp name, then ``os.replace``) so later sessions there reuse it."""
+    d = Path(data_dir) / SAVED_TRACKS_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{track.id}.json"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(track.model_dump_json(indent=1))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def auto_track_id(lat: float, lon: float) -> str:
+    return "auto-" + hashlib.sha1(f"{lat:.4f},{lon:.4f}".encode()).hexdigest()[:8]
+
+
+def make_track(
+    name: str, lat: np.ndarray, lon: np.ndarray, length_m: float, corners: list[Corner], step_m: float = 5.0
+) -> TrackProfile | None:
+    """A track profile from one driven lap (lat/lon from its start/finish crossing, in order)."""
+    ok = np.isfinite(lat) & np.isfinite(lon)
+    lat, lon = np.asarray(lat)[ok], np.asarray(lon)[ok]
+    if len(lat) < 20 or length_m < 100:
+        return None
+    proj = LocalProjection(float(lat[0]), float(lon[0]))
+    x, y = proj.xy(lat, lon)
+    s = np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(x), np.diff(y)))])
+    keep = np.concatenate([[True], np.diff(s) > 0])
+    s, x, y = s[keep], x[keep], y[keep]
+    grid = np.arange(0.0, float(s[-1]), step_m)
+    gx, gy = np.interp(grid, s, x), np.interp(grid, s, y)
+    glat, glon = proj.latlon(gx, gy)
+    k = min(len(gx) - 1, 4)
+    heading = float(np.degrees(np.arctan2(gx[k] - gx[0], gy[k] - gy[0])) % 360)
+    return TrackProfile(
+        id=auto_track_id(float(lat[0]), float(lon[0])),
+        name=name,
+        length_m=round(float(length_m), 1),
+        centreline=[(round(float(a), 7), round(float(b), 7)) for a, b in zip(glat, glon, strict=True)],
+        start_finish=StartFinish(lat=float(lat[0]), lon=float(lon[0]), heading_deg=round(heading, 1)),
+        corners=corners,
+        source="detected by Pitwall from the driven line of the session's fastest full lap",
+    )
