@@ -81,9 +81,12 @@ def test_no_technique_cue_is_spoken_after_its_corner_entry(session) -> None:
     for d in spoken:
         c = d.hit.corner
         assert c is not None
-        assert d.lap == (d.hit.source_lap or 0) + 1  # delivered on the next lap, before the corner
-        assert d.dist_m < c.start_m
-        # speech (150 ms a word) ends before the car reaches the entry at the speed it had when it started
+        # delivered on the approach to the corner's next pass: later on the same lap (a window before
+        # an earlier corner, e.g. T2's on the straight before T1) or on the next lap before the entry
+        src = d.hit.source_lap or 0
+        assert (d.lap == src and d.dist_m > c.end_m) or (d.lap == src + 1 and d.dist_m < c.start_m)
+        # speech (150 ms a word) can start no later than its deadline and still end before the entry
+        assert d.deadline_t_s is not None and d.deadline_t_s >= d.t_s
         assert all(r["status"] in ("spoken", "dropped") for r in rows)
     dropped = [r for r in rows if r["status"] == "dropped"]
     assert all(r["reason"] for r in dropped)
