@@ -108,6 +108,9 @@ def test_oil_pressure_drop_gives_a_safety_cue_within_one_frame() -> None:
 
 
 def test_silent_until_a_reference_exists() -> None:
-    sim = simulate(laps=1, seed=2, rate_hz=20)
-    sess, _ = run(sim)
-    assert [d for d in sess.decisions if d.hit.priority < 3] == []
+    sim = simulate(laps=2, seed=2, rate_hz=20)
+    end_of_first = next(lp["t_end_s"] for lp in sim.truth.laps if lp["lap"] == 1)
+    keep = sim.wide["t_s"] < end_of_first + 30.0  # the out-lap, lap 1 and the start of lap 2
+    sess, _ = run(type(sim)({k: v[keep] for k, v in sim.wide.items()}, sim.truth))
+    assert sess.coach.ref_source == "session_best" and sess.coach.ref_lap == 1
+    assert [d for d in sess.decisions if d.hit.priority < 3 and (d.hit.source_lap or 0) <= 1] == []
