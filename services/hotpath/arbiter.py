@@ -32,6 +32,7 @@ BUSY_G_LAT = 0.3
 SAFETY_MARGIN_S = 0.3  # speech must end this long before the window closes
 BIN_M = 5.0  # resolution of the quiet-stretch profile
 MAX_SEARCH_M = 1000.0  # how far before a corner its cue may be spoken
+WINDOW_SLACK_S = 3.0  # a window is the phrase's time plus this much (room for the gap between cues)
 TERMINAL = ("late", "expired", "pb_lap", "budget", "corner_done")
 
 
@@ -103,24 +104,31 @@ class QuietProfile:
             self.speed[i] = min(self.speed[i], v_ms)
 
     def window(self, entry_m: float, need_s: float) -> tuple[float, float] | str | None:
-        """The last quiet stretch before ``entry_m`` that takes at least ``need_s`` to drive, as
-        (start, end) distances before the entry; a reason when there is none; None if not yet known."""
+        """The last quiet stretch before ``entry_m`` that takes at least ``need_s`` to drive (its last
+        ``need_s + WINDOW_SLACK_S`` at most), as (start, end) distances before the entry; a reason when
+        there is none; None while the approach has not been driven yet."""
         e = int(entry_m // BIN_M)
         run_t = 0.0
         run_end: int | None = None  # bins back from the entry where the current quiet run ends
+        start = 0
         steps = int(min(MAX_SEARCH_M, self.length_m - BIN_M) // BIN_M)
         for k in range(1, steps + 1):
             i = (e - k) % self.n
             if not self.seen[i]:
                 return None
             if self.busy[i]:
+                if run_end is not None and run_t >= need_s:
+                    break
                 run_t, run_end = 0.0, None
                 continue
             if run_end is None:
                 run_end = k - 1
             run_t += BIN_M / max(self.speed[i], 1.0)
-            if run_t >= need_s:
-                return (k * BIN_M, run_end * BIN_M)
+            start = k
+            if run_t >= need_s + WINDOW_SLACK_S:
+                break
+        if run_end is not None and run_t >= need_s:
+            return (start * BIN_M, run_end * BIN_M)
         return f"no quiet stretch of {need_s:.1f} s within {steps * BIN_M:.0f} m before the entry"
 
 
@@ -176,7 +184,11 @@ class CoachArbiter:
             lst.remove(p)
             out.append(self._decide("dropped", "superseded", p.hit, p.phrase, st, superseded_by=hit.key))
         p = _Pending(hit, phrase, g, entry, window, armed=False)
-        p.armed = self._ahead(p, st) > self._window_of(p, st)[1]
+        ahead = self._ahead(p, st)
+        w_start, w_end = self._window_of(p, st)
+        v = max(st.speed_kmh, 1.0) / 3.6
+        # before its window, or inside it with room to say it: this approach; else the next one
+        p.armed = ahead > w_start or ahead - w_end >= v * (phrase.speak_s + SAFETY_MARGIN_S)
         lst.append(p)
         return out
 
@@ -204,7 +216,7 @@ class CoachArbiter:
                 ahead = self._ahead(p, st)
                 w_start, w_end = self._window_of(p, st)
                 if not p.armed:
-                    p.armed = ahead > w_end
+                    p.armed = ahead > w_start  # the entry was passed: the next approach counts
                     continue
                 if ahead > w_start:
                     continue  # the window is still ahead
