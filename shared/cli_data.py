@@ -183,13 +183,15 @@ def simulate_cmd(
     seed: Annotated[int, typer.Option("--seed")] = 0,
     rate: Annotated[float, typer.Option("--rate", help="Sample rate, Hz (AiM-like: 10, 20, 50)")] = 50.0,
     out: Annotated[Path, typer.Option("--out", help="Output directory")] = Path("pitwall-sim"),
+    clean: Annotated[bool, typer.Option("--clean", help="No injected mistakes: every lap clean")] = False,
 ) -> None:
     """Simulate a session with injected mistakes: AiM CSV, candump log and ground-truth JSON."""
-    from shared.simulator import simulate, write_aim_csv, write_candump, write_ground_truth
+    from shared.simulator import Scenario, simulate, write_aim_csv, write_candump, write_ground_truth
 
     out.mkdir(parents=True, exist_ok=True)
-    sim = simulate(track_id=track, laps=laps, seed=seed, rate_hz=rate)
-    stem = f"sim_{track}_{laps}laps_seed{seed}"
+    scenario = Scenario.clean(laps) if clean else None
+    sim = simulate(track_id=track, laps=laps, seed=seed, rate_hz=rate, scenario=scenario)
+    stem = f"sim_{track}_{laps}laps_seed{seed}{'_clean' if clean else ''}"
     files = {
         "aim_csv": write_aim_csv(sim, out / f"{stem}.csv"),
         "candump": write_candump(sim, out / f"{stem}.log"),

@@ -13,6 +13,8 @@ Wide = dict[str, np.ndarray]
 BRAKE_ON_BAR = 5.0
 BRAKE_MIN_PEAK_BAR = 15.0  # a zone that never reaches this is a brush of the pedal, not a brake point
 BRAKE_ON_G = -0.3
+BRAKE_ONSET_BAR = 1.0  # above the resting reading: the pressure has started to rise
+BRAKE_ONSET_G = -0.1
 THROTTLE_ON_PCT = 20.0
 BRAKE_LOOKBACK_M = 300.0
 
@@ -44,6 +46,42 @@ def _interp(d: np.ndarray, v: np.ndarray | None, at: float) -> float | None:
     return float(np.interp(at, d[ok], v[ok]))
 
 
+def _brake_zone(
+    a: dict[str, np.ndarray], zone_start: float, apex: float
+) -> tuple[float | None, float | None]:
+    """(brake point, peak pressure) of the braking zone that belongs to the corner: the last substantial
+    zone before the apex (an earlier zone belongs to a bend before, or is a dab), its start where the
+    pressure first rises above the sensor's resting level. Without a pressure channel, deceleration."""
+    d = a["dist_m"]
+    win = (d >= zone_start) & (d <= apex)
+    brake, glong = a.get("brake_bar"), a.get("g_long")
+    pressure = brake is not None and bool(np.isfinite(brake[win]).any())
+    if brake is not None and pressure:
+        level = np.nan_to_num(brake, nan=0.0)
+        rest = float(np.nanpercentile(brake[win], 10))  # the resting reading (sensor offset)
+        on, onset, need = rest + BRAKE_ON_BAR, rest + BRAKE_ONSET_BAR, rest + BRAKE_MIN_PEAK_BAR
+    elif glong is not None and np.isfinite(glong[win]).any():
+        level = -np.nan_to_num(glong, nan=0.0)
+        on, onset, need = -BRAKE_ON_G, -BRAKE_ONSET_G, -BRAKE_ON_G
+    else:
+        return None, None
+    runs = [r for r in _runs(win & (level > on)) if float(np.max(level[r[0] : r[1] + 1])) >= need]
+    if not runs:
+        return None, None
+    first, last = runs[-1]
+    # merge an earlier run that ends less than 15 m before this one (a brief release)
+    for r0, r1 in reversed(runs[:-1]):
+        if d[first] - d[r1] < 15:
+            first = r0
+        else:
+            break
+    lo = int(np.argmax(win))
+    while first > lo and level[first - 1] > onset and level[first - 1] <= level[first] + 1e-9:
+        first -= 1  # back to where the pressure first rose
+    peak = float(np.nanmax(brake[first : last + 1])) if brake is not None and pressure else None
+    return float(d[first]), peak
+
+
 def corner_metrics(
     a: dict[str, np.ndarray], c: Corner, prev_end_m: float | None = None
 ) -> dict[str, float | None] | None:
@@ -58,38 +96,10 @@ def corner_metrics(
     idx = np.where(inside)[0]
     k_min = int(idx[np.argmin(spd[idx])])
     apex = float(d[k_min])
-    brake = a.get("brake_bar")
-    glong = a.get("g_long")
     zone_start = c.start_m - BRAKE_LOOKBACK_M
     if prev_end_m is not None and prev_end_m < c.start_m:
         zone_start = max(zone_start, prev_end_m)
-    zone = (d >= zone_start) & (d <= apex)
-    braking = None
-    if brake is not None and np.isfinite(brake[zone]).any():
-        braking = zone & (np.nan_to_num(brake) > BRAKE_ON_BAR)
-    elif glong is not None and np.isfinite(glong[zone]).any():
-        braking = zone & (np.nan_to_num(glong) < BRAKE_ON_G)
-    brake_point = None
-    brake_peak = None
-    if braking is not None and braking.any():
-        # the braking zone that feeds this corner: the run with the most pressure (or deceleration)
-        strength = np.nan_to_num(brake) if brake is not None else -np.nan_to_num(glong)  # type: ignore[arg-type]
-        runs = _runs(braking)
-        peaks = [float(np.max(strength[r[0] : r[1] + 1])) for r in runs]
-        # the last substantial zone before the apex (an earlier, equally hard zone belongs to a bend before)
-        first, last = [r for r, p in zip(runs, peaks, strict=True) if p >= 0.7 * max(peaks)][-1]
-        # merge an earlier run that ends less than 15 m before this one (a brief release)
-        for r0, r1 in reversed([r for r in runs if r[1] < first]):
-            if d[first] - d[r1] < 15:
-                first = r0
-            else:
-                break
-        brake_point = float(d[first])
-        if brake is not None:
-            brake_peak = float(np.nanmax(brake[first : last + 1]))
-            if brake_peak < BRAKE_MIN_PEAK_BAR:
-                brake_point = None
-                brake_peak = None
+    brake_point, brake_peak = _brake_zone(a, zone_start, apex)
     thr = a.get("throttle_pct")
     pickup = None
     if thr is not None:

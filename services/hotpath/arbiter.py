@@ -1,18 +1,26 @@
 """CoachArbiter: decides what may be said and when.
 
 * Safety (priority 3) is spoken at once.
-* Technique cues wait for the corner they concern, on the next lap. They are spoken only when the
-  driver is not busy (not braking, |g_lat| < 0.3), starting about 150 m before the corner (more at high
-  speed or for long phrases), and only if the phrase can finish before the corner's entry. A cue that
-  cannot finish in time is dropped: late is worse than silence.
-* At least 3 s between cues; a cue queued for its window expires after 5 s; at most one technique cue
-  per corner per lap and a per-lap budget; no "time lost" cue on a personal-best lap; corners closer
-  than 2 % of the lap share one cue.
-Every decision, spoken or dropped with its reason, is returned so the frame path can store it.
+* A technique cue is about a corner and waits for that corner's next pass. It is spoken in the corner's
+  *cue window*: the last quiet stretch (not braking, |g_lat| < 0.3, as driven on the last lap) before the
+  corner's entry that is long enough to say the phrase (150 ms a word, plus a margin). For a corner that
+  follows another one closely the window lies before the first of them. Without a full lap of
+  observations the window is the fixed lead (150 m, more at speed) before the entry.
+* The phrase must finish inside its window; a cue that cannot is dropped (late is worse than silence),
+  with the reason that held it up (``busy``, ``gap``) or ``late``. A corner whose approach has no quiet
+  stretch long enough drops its cues as ``no_window``; the reason is kept once in ``no_window``.
+* At least 3 s between cues; a cue waiting in its window expires after 5 s; one technique cue per corner
+  per lap and at most four per lap; no "time lost" cue on a personal-best lap; corners closer than 2 % of
+  the lap share one cue.
+
+Every rule hit ends in exactly one decision: spoken, dropped with its reason, or dropped as
+``superseded`` naming the hit that took its place (``superseded_by``). ``close`` drops what is still
+waiting when the session ends.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from services.hotpath.phrases import Phrase
@@ -21,7 +29,11 @@ from shared.profiles.track import Corner, TrackProfile
 
 BUSY_BRAKE_BAR = 5.0
 BUSY_G_LAT = 0.3
-SAFETY_MARGIN_S = 0.3  # speech must end this long before the corner entry
+SAFETY_MARGIN_S = 0.3  # speech must end this long before the window closes
+BIN_M = 5.0  # resolution of the quiet-stretch profile
+MAX_SEARCH_M = 1000.0  # how far before a corner its cue may be spoken
+WINDOW_SLACK_S = 3.0  # a window is the phrase's time plus this much (room for the gap between cues)
+TERMINAL = ("late", "expired", "pb_lap", "budget", "corner_done")
 
 
 @dataclass
@@ -46,14 +58,20 @@ class Decision:
     t_s: float
     lap: int
     dist_m: float
+    superseded_by: str | None = None  # the hit that took this one's place (reason "superseded")
+    deadline_t_s: float | None = None  # session time by which speech must start (None: safety, at once)
 
 
 @dataclass
 class _Pending:
     hit: RuleHit
     phrase: Phrase
-    created_lap: int
-    queued_at: float | None = None  # session time its delivery window opened
+    group: str
+    entry_m: float
+    window: tuple[float, float] | None  # (start, end) as distances before the entry; None = fixed lead
+    armed: bool  # the car is before the window's end on the approach it will be spoken on
+    queued_at: float | None = None  # session time its window opened
+    blocked: str | None = None  # what held it up inside its window
 
 
 @dataclass
@@ -65,6 +83,55 @@ class ArbiterConfig:
     group_frac: float = 0.02
 
 
+class QuietProfile:
+    """Per 5 m of lap distance: was the driver busy there, and how fast, the last time through."""
+
+    def __init__(self, length_m: float) -> None:
+        self.length_m = length_m
+        self.n = max(1, int(math.ceil(length_m / BIN_M)))
+        self.busy = [True] * self.n
+        self.speed = [0.0] * self.n  # m/s
+        self.seen = [False] * self.n
+        self._cur = -1
+
+    def observe(self, dist_m: float, busy: bool, v_ms: float) -> None:
+        i = int(dist_m // BIN_M) % self.n
+        if i != self._cur:
+            self.busy[i], self.speed[i], self.seen[i] = busy, v_ms, True
+            self._cur = i
+        else:
+            self.busy[i] = self.busy[i] or busy
+            self.speed[i] = min(self.speed[i], v_ms)
+
+    def window(self, entry_m: float, need_s: float) -> tuple[float, float] | str | None:
+        """The last quiet stretch before ``entry_m`` that takes at least ``need_s`` to drive (its last
+        ``need_s + WINDOW_SLACK_S`` at most), as (start, end) distances before the entry; a reason when
+        there is none; None while the approach has not been driven yet."""
+        e = int(entry_m // BIN_M)
+        run_t = 0.0
+        run_end: int | None = None  # bins back from the entry where the current quiet run ends
+        start = 0
+        steps = int(min(MAX_SEARCH_M, self.length_m - BIN_M) // BIN_M)
+        for k in range(1, steps + 1):
+            i = (e - k) % self.n
+            if not self.seen[i]:
+                return None
+            if self.busy[i]:
+                if run_end is not None and run_t >= need_s:
+                    break
+                run_t, run_end = 0.0, None
+                continue
+            if run_end is None:
+                run_end = k - 1
+            run_t += BIN_M / max(self.speed[i], 1.0)
+            start = k
+            if run_t >= need_s + WINDOW_SLACK_S:
+                break
+        if run_end is not None and run_t >= need_s:
+            return (start * BIN_M, run_end * BIN_M)
+        return f"no quiet stretch of {need_s:.1f} s within {steps * BIN_M:.0f} m before the entry"
+
+
 @dataclass
 class CoachArbiter:
     track: TrackProfile | None
@@ -73,9 +140,12 @@ class CoachArbiter:
     pending: dict[str, list[_Pending]] = field(default_factory=dict)
     spoken_groups: set[tuple[int, str]] = field(default_factory=set)
     lap_counts: dict[int, int] = field(default_factory=dict)
+    no_window: dict[str, str] = field(default_factory=dict)  # corner group -> why it has no cue window
 
     def __post_init__(self) -> None:
         self.group_of: dict[str, str] = {}
+        self.entry_of: dict[str, float] = {}
+        self.profile = QuietProfile(self.track.length_m) if self.track is not None else None
         if self.track is not None:
             prev: Corner | None = None
             for c in sorted(self.track.corners, key=lambda c: c.start_m):
@@ -83,6 +153,7 @@ class CoachArbiter:
                     prev is not None and c.start_m - prev.start_m < self.cfg.group_frac * self.track.length_m
                 )
                 self.group_of[c.id] = self.group_of[prev.id] if close and prev is not None else c.id
+                self.entry_of.setdefault(self.group_of[c.id], c.start_m)
                 prev = c
 
     # ---- inputs -----------------------------------------------------------------
@@ -90,69 +161,134 @@ class CoachArbiter:
         self.last_spoken_t = st.t_s
         return Decision("spoken", None, hit, phrase, st.t_s, st.lap, st.dist_m)
 
-    def schedule(self, hit: RuleHit, phrase: Phrase, st: FrameState) -> Decision | None:
-        """A technique cue about ``hit.corner``: held for that corner on the next lap."""
-        if hit.corner is None:
-            return Decision("dropped", "no_corner", hit, phrase, st.t_s, st.lap, st.dist_m)
+    def schedule(self, hit: RuleHit, phrase: Phrase, st: FrameState) -> list[Decision]:
+        """A technique cue about ``hit.corner``, held for that corner's next pass. Returns the decisions
+        taken now: this hit or the one it replaces, dropped with the reason."""
+        if hit.corner is None or self.track is None:
+            return [self._decide("dropped", "no_corner", hit, phrase, st)]
         g = self.group_of.get(hit.corner.id, hit.corner.id)
+        entry = self.entry_of.get(g, hit.corner.start_m)
+        window: tuple[float, float] | None = None
+        if self.profile is not None:
+            w = self.profile.window(entry, phrase.speak_s + SAFETY_MARGIN_S)
+            if isinstance(w, str):
+                self.no_window.setdefault(g, w)
+                return [self._decide("dropped", "no_window", hit, phrase, st)]
+            window = w
+        out: list[Decision] = []
         lst = self.pending.setdefault(g, [])
-        # one cue per corner per lap: keep the most important, drop the rest now, with the reason
+        # one cue per corner per lap: keep the most important, drop the other with who took its place
         for p in list(lst):
             if p.hit.priority >= hit.priority:
-                return Decision("dropped", "superseded", hit, phrase, st.t_s, st.lap, st.dist_m)
+                return [self._decide("dropped", "superseded", hit, phrase, st, superseded_by=p.hit.key)]
             lst.remove(p)
-        lst.append(_Pending(hit, phrase, st.lap))
-        return None
+            out.append(self._decide("dropped", "superseded", p.hit, p.phrase, st, superseded_by=hit.key))
+        p = _Pending(hit, phrase, g, entry, window, armed=False)
+        ahead = self._ahead(p, st)
+        w_start, w_end = self._window_of(p, st)
+        v = max(st.speed_kmh, 1.0) / 3.6
+        # before its window, or inside it with room to say it: this approach; else the next one
+        p.armed = ahead > w_start or ahead - w_end >= v * (phrase.speak_s + SAFETY_MARGIN_S)
+        lst.append(p)
+        return out
+
+    def close(self, st: FrameState) -> list[Decision]:
+        """The session ended: whatever still waits is dropped, so every hit has its decision."""
+        out = [
+            self._decide("dropped", "session_end", p.hit, p.phrase, st)
+            for lst in self.pending.values()
+            for p in lst
+        ]
+        self.pending.clear()
+        return out
 
     # ---- per frame ----------------------------------------------------------------
     def tick(self, st: FrameState) -> list[Decision]:
-        out: list[Decision] = []
-        if not self.pending or st.next_corner is None:
-            return out
-        g = self.group_of.get(st.next_corner.id, st.next_corner.id)
-        lst = self.pending.get(g)
-        if not lst:
-            return out
         v = max(st.speed_kmh, 1.0) / 3.6
-        for p in list(lst):
-            if p.created_lap >= st.lap and p.hit.source_lap == st.lap:
-                continue  # observed on this lap: its next chance is next lap's approach
-            need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S)
-            lead = max(self.cfg.lead_m, need_m + v * 1.0)
-            if st.dist_to_next_m > lead:
-                continue
-            if p.queued_at is None:
-                p.queued_at = st.t_s
-            reason = self._blocked(p, st, need_m, g)
-            if reason in ("late", "expired", "pb_lap", "budget", "corner_done"):
-                lst.remove(p)
-                out.append(Decision("dropped", reason, p.hit, p.phrase, st.t_s, st.lap, st.dist_m))
-                continue
-            if reason is None:
+        busy = st.brake_bar > BUSY_BRAKE_BAR or abs(st.g_lat) >= BUSY_G_LAT
+        if self.profile is not None:
+            self.profile.observe(st.dist_m, busy, v)
+        out: list[Decision] = []
+        if not self.pending:
+            return out
+        for g, lst in self.pending.items():
+            for p in list(lst):
+                ahead = self._ahead(p, st)
+                w_start, w_end = self._window_of(p, st)
+                if not p.armed:
+                    p.armed = ahead > w_start  # the entry was passed: the next approach counts
+                    continue
+                if ahead > w_start:
+                    continue  # the window is still ahead
+                need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S)
+                room_m = ahead - w_end
+                if p.queued_at is None:
+                    p.queued_at = st.t_s
+                reason = self._blocked(p, st, need_m, room_m, busy, self._pass_lap(p, st), g)
+                if reason in TERMINAL:
+                    lst.remove(p)
+                    why = p.blocked if reason == "late" and p.blocked else reason
+                    out.append(self._decide("dropped", why, p.hit, p.phrase, st))
+                    continue
+                if reason is not None:
+                    p.blocked = reason
+                    continue
                 lst.remove(p)
                 self.last_spoken_t = st.t_s
-                self.spoken_groups.add((st.lap, g))
+                self.spoken_groups.add((self._pass_lap(p, st), g))
                 self.lap_counts[st.lap] = self.lap_counts.get(st.lap, 0) + 1
-                out.append(Decision("spoken", None, p.hit, p.phrase, st.t_s, st.lap, st.dist_m))
-                # the rest for this corner lose their slot on this lap
+                deadline = st.t_s + (room_m - need_m) / v
+                out.append(self._decide("spoken", None, p.hit, p.phrase, st, deadline_t_s=deadline))
+                # the rest for this corner lose their slot on this pass
                 for q in list(lst):
                     lst.remove(q)
-                    out.append(Decision("dropped", "corner_done", q.hit, q.phrase, st.t_s, st.lap, st.dist_m))
+                    out.append(self._decide("dropped", "corner_done", q.hit, q.phrase, st))
         return out
 
-    def _blocked(self, p: _Pending, st: FrameState, need_m: float, group: str) -> str | None:
-        if st.dist_to_next_m < need_m:
+    # ---- helpers ------------------------------------------------------------------
+    def _ahead(self, p: _Pending, st: FrameState) -> float:
+        """Distance to the next pass of the corner group's entry."""
+        length = self.track.length_m if self.track is not None else 0.0
+        d = p.entry_m - st.dist_m
+        return d if d >= 0 or length <= 0 else d + length
+
+    def _pass_lap(self, p: _Pending, st: FrameState) -> int:
+        return st.lap if st.dist_m <= p.entry_m else st.lap + 1
+
+    def _window_of(self, p: _Pending, st: FrameState) -> tuple[float, float]:
+        if p.window is not None:
+            return p.window
+        v = max(st.speed_kmh, 1.0) / 3.6
+        need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S)
+        return (max(self.cfg.lead_m, need_m + v * 1.0), 0.0)
+
+    def _blocked(
+        self, p: _Pending, st: FrameState, need_m: float, room_m: float, busy: bool, pass_lap: int, group: str
+    ) -> str | None:
+        if room_m < need_m:
             return "late"
         if p.queued_at is not None and st.t_s - p.queued_at > self.cfg.queue_ttl_s:
             return "expired"
         if p.hit.time_lost and st.on_pb_pace:
             return "pb_lap"
-        if (st.lap, group) in self.spoken_groups:
+        if (pass_lap, group) in self.spoken_groups:
             return "corner_done"
         if self.lap_counts.get(st.lap, 0) >= self.cfg.lap_budget:
             return "budget"
-        if st.brake_bar > BUSY_BRAKE_BAR or abs(st.g_lat) >= BUSY_G_LAT:
+        if busy:
             return "busy"
         if st.t_s - self.last_spoken_t < self.cfg.min_gap_s:
             return "gap"
         return None
+
+    @staticmethod
+    def _decide(
+        status: str,
+        reason: str | None,
+        hit: RuleHit,
+        phrase: Phrase,
+        st: FrameState,
+        superseded_by: str | None = None,
+        deadline_t_s: float | None = None,
+    ) -> Decision:
+        return Decision(status, reason, hit, phrase, st.t_s, st.lap, st.dist_m, superseded_by, deadline_t_s)

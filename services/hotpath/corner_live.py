@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from shared.corners import corner_metrics
+from shared.events import slip_runs
 from shared.profiles.track import Corner, TrackProfile
 
 APPROACH_M = 300.0
@@ -110,7 +111,6 @@ class CornerWatcher:
             return None
         th = self.th
         t, d = arr["t_s"], arr["dist_m"]
-        dt = np.diff(t, append=t[-1])
         thr, brk, spd = (np.nan_to_num(arr[k]) for k in ("throttle_pct", "brake_bar", "speed_kmh"))
         coast = (
             (thr < th["coast_throttle_pct"]) & (brk < th["coast_brake_bar"]) & (spd > th["coast_speed_kmh"])
@@ -149,20 +149,9 @@ class CornerWatcher:
             rate = np.diff(sm) / max(float(np.median(np.diff(ts))), 1e-3)
             sig = np.sign(rate[np.abs(rate) > 30.0])  # deliberate hand movement, deg/s
             obs.steer_reversals = int(np.sum(sig[1:] != sig[:-1])) if len(sig) > 1 else 0
-        for w in ("fl", "fr", "rl", "rr"):
-            ws = arr[f"wheel_speed_{w}_kmh"]
-            if not np.isfinite(ws).any():
-                continue
-            slip = ws - spd
-            lock = (slip < -th["slip_lockup_kmh"]) & (brk > 5)
-            if lock.any():
-                obs.slips.append(SlipEvent("lockup", w, float(d[np.argmax(lock)]), self.lap))
-            if w in ("rl", "rr"):
-                spin = (slip > th["slip_spin_kmh"]) & (thr > 30)
-                if spin.any():
-                    obs.slips.append(SlipEvent("wheelspin", w, float(d[np.argmax(spin)]), self.lap))
+        for sr in slip_runs(arr, th):  # the one event detector, on this corner's frames
+            obs.slips.append(SlipEvent(sr.kind, sr.wheel, float(d[sr.start]), self.lap))
         obs.clean = not obs.slips
-        del dt
         return obs
 
 

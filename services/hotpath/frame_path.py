@@ -7,23 +7,20 @@ enqueued (``StoreWriter.submit`` never blocks); cues are handed to ``on_cue`` ca
 from __future__ import annotations
 
 import bisect
-import json
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
+from services.hotpath import records
 from services.hotpath.arbiter import CoachArbiter, Decision, FrameState
-from services.hotpath.corner_live import CornerObservation, CornerWatcher, SlipEvent
+from services.hotpath.corner_live import CornerObservation, CornerWatcher
 from services.hotpath.phrases import render
-from services.hotpath.rules.registry import RuleHit, RuleSpec, load_rules
-from services.hotpath.rules.safety import SafetyContext
-from services.hotpath.rules.technique import CornerContext
+from services.hotpath.rules.coach import RuleCoach, reference_from_trace
 from services.hotpath.rules.thresholds import thresholds_for
 from shared.laps import Lap, LiveLapTracker
 from shared.profiles.car import CarProfile
@@ -31,8 +28,7 @@ from shared.profiles.track import TrackProfile
 from shared.signals import telemetry_schema
 
 log = logging.getLogger(__name__)
-_TELEMETRY_SCHEMA = telemetry_schema()
-_ROW_SCHEMA = _TELEMETRY_SCHEMA.remove(0)  # without session_id
+_ROW_SCHEMA = telemetry_schema().remove(0)  # without session_id
 
 Sink = Callable[[str, Any], None]  # (table, rows or an Arrow table) -> enqueue for the store
 
@@ -68,84 +64,6 @@ class Cue:
         }
 
 
-@dataclass
-class RuleCoach:
-    """Deterministic rules per corner (technique) and per frame (safety)."""
-
-    track: TrackProfile | None
-    th: dict[str, float]
-    technique: dict[str, RuleSpec] = field(default_factory=dict)
-    safety_rules: dict[str, RuleSpec] = field(default_factory=dict)
-    history: dict[str, list[CornerObservation]] = field(default_factory=dict)
-    ref_lap: int | None = None
-    ref_obs: dict[str, CornerObservation] = field(default_factory=dict)
-    ref_source: str = "none"
-    slips: list[SlipEvent] = field(default_factory=list)
-    safety_ctx: SafetyContext | None = None
-    last_fired: dict[str, float] = field(default_factory=dict)
-    lap_obs: dict[int, list[CornerObservation]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.technique, self.safety_rules = load_rules()
-        self.safety_ctx = SafetyContext(self.th)
-
-    def set_gold(self, obs: dict[str, CornerObservation]) -> None:
-        self.ref_obs, self.ref_source = obs, "gold"
-
-    def on_corner(self, obs: CornerObservation) -> list[RuleHit]:
-        cid = obs.corner.id
-        self.slips = [s for s in self.slips if s.lap > obs.lap - 3] + obs.slips
-        self.lap_obs.setdefault(obs.lap, []).append(obs)
-        hits: list[RuleHit] = []
-        ref = self.ref_obs.get(cid)
-        if ref is not None and ref.lap != obs.lap and _at_pace(obs, ref):
-            ctx = CornerContext(ref, self.history.get(cid, []), self.th, self.slips)
-            for spec in self.technique.values():
-                h = spec.fn(obs, ctx)
-                if h is not None:
-                    hits.append(h)
-            if any(h.rule != "brake_inconsistent" for h in hits):
-                obs.clean = False
-        self.history.setdefault(cid, []).append(obs)
-        return hits
-
-    def on_lap(self, lap: Lap, best_time: float | None) -> None:
-        """A lap closed: the best clean lap so far becomes the reference (unless a gold lap is set)."""
-        obs = self.lap_obs.pop(lap.lap, [])
-        if self.ref_source == "gold" or lap.kind != "full" or not lap.valid:
-            return
-        clean = all(o.clean for o in obs) and len(obs) >= max(
-            1, len(self.track.corners) - 1 if self.track else 1
-        )
-        if clean and (best_time is None or lap.time_s <= best_time + 1e-9 or self.ref_lap is None):
-            self.ref_lap = lap.lap
-            self.ref_obs = {o.corner.id: o for o in obs}
-            self.ref_source = "session_best"
-
-    def on_frame(self, row: dict[str, float], now: float) -> list[RuleHit]:
-        assert self.safety_ctx is not None
-        out = []
-        for spec in self.safety_rules.values():
-            h = spec.fn(row, self.safety_ctx)
-            if h is None:
-                continue
-            cd = self.th["safety_cooldown_s"] if spec.cooldown_s <= 0 else spec.cooldown_s
-            key = f"{h.rule}:{h.wheel or ''}"
-            if now - self.last_fired.get(key, -1e9) < cd:
-                continue
-            self.last_fired[key] = now
-            out.append(h)
-        return out
-
-
-def _at_pace(obs: CornerObservation, ref: CornerObservation) -> bool:
-    """False on a cool-down lap, behind a safety car or in traffic: no technique cues then."""
-    a, ra = obs.approach_kmh, ref.approach_kmh
-    if a is None or ra is None:
-        return True
-    return a >= 0.93 * ra
-
-
 class LiveSession:
     """One driving session on the hot path."""
 
@@ -178,6 +96,7 @@ class LiveSession:
         self._cur_t: list[float] = []
         self.lap_start_t: float | None = None
         self._last_st: Any = None
+        self._last_fs: FrameState | None = None
         self.decisions: list[Decision] = []
         self.cues_spoken = 0
         self.cues_dropped = 0
@@ -185,6 +104,15 @@ class LiveSession:
         self._buf_since = 0.0
         self.on_lap_closed: Callable[[Lap], None] | None = None
         self._last_vals: dict[str, float] = {}
+
+    def use_gold(self, trace: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> bool:
+        """A saved gold lap (distance trace) becomes RuleCoach's reference; False if it has no corners."""
+        if self.track is None:
+            return False
+        obs = reference_from_trace(trace, self.track, self.coach.th)
+        detail = {k: meta.get(k) for k in ("session_id", "lap", "time_s", "driver_id", "car_id", "source")}
+        self.coach.set_gold(obs, detail)
+        return self.coach.ref_source == "gold"
 
     # ---- the frame path -----------------------------------------------------------
     def process(self, frame: dict[str, float], arrived: float | None = None) -> list[Cue]:
@@ -220,28 +148,14 @@ class LiveSession:
         # safety first: same frame as the trigger condition
         for h in self.coach.on_frame(vals, t):
             cues.append(self._emit(self.arbiter.safety(h, render(h.template, None, h.wheel), fs), arrived))
-            self.sink(
-                "driver_events",
-                [
-                    {
-                        "session_id": self.session_id,
-                        "t_s": t,
-                        "lap": st.lap,
-                        "dist_m": st.dist_m,
-                        "corner": st.corner.id if st.corner else None,
-                        "kind": h.rule,
-                        "wheel": h.wheel,
-                        "detail": json.dumps(h.detail),
-                    }
-                ],
-            )
+            corner_id = st.corner.id if st.corner else None
+            self.sink(*records.safety_event(self.session_id, t, st.lap, st.dist_m, corner_id, h))
         if self.watcher is not None:
             obs = self.watcher.feed(st.lap, row)
             if obs is not None:
                 self._store_corner(obs)
                 for h in self.coach.on_corner(obs):
-                    d = self.arbiter.schedule(h, render(h.template, h.corner, h.wheel), fs)
-                    if d is not None:
+                    for d in self.arbiter.schedule(h, render(h.template, h.corner, h.wheel), fs):
                         cues.append(self._emit(d, arrived))
         for d in self.arbiter.tick(fs):
             cues.append(self._emit(d, arrived))
@@ -254,42 +168,13 @@ class LiveSession:
         if len(buf) >= 500 or arrived - self._buf_since >= self.buffer_s:
             self.flush_rows()
         self._last_st = st
+        self._last_fs = fs
         return [c for c in cues if c.status == "spoken"] if cues else cues
 
     def _store_corner(self, obs: CornerObservation) -> None:
-        c = obs.corner
-        self.sink(
-            "corner_results",
-            [
-                {
-                    "session_id": self.session_id,
-                    "lap": obs.lap,
-                    "corner_id": c.id,
-                    "corner_name": c.name,
-                    "seq": c.seq,
-                    "direction": c.direction,
-                    "start_m": c.start_m,
-                    "end_m": c.end_m,
-                    **obs.metrics,
-                }
-            ],
-        )
+        self.sink(*records.corner(self.session_id, obs))
         if obs.slips:
-            self.sink(
-                "driver_events",
-                [
-                    {
-                        "session_id": self.session_id,
-                        "t_s": self.last_t,
-                        "lap": s.lap,
-                        "dist_m": s.dist_m,
-                        "corner": c.id,
-                        "kind": s.kind,
-                        "wheel": s.wheel,
-                    }
-                    for s in obs.slips
-                ],
-            )
+            self.sink(*records.slips(self.session_id, self.last_t, obs))
 
     def finish(self) -> None:
         """End of session: the lap in progress is stored as the in-lap."""
@@ -305,7 +190,10 @@ class LiveSession:
                 "in-lap",
             )
             self.laps.append(lap)
-            self.sink("laps", [{"session_id": self.session_id, **lap.as_dict(), "is_best": False}])
+            self.sink(*records.lap(self.session_id, lap, False))
+        if self._last_fs is not None:
+            for d in self.arbiter.close(self._last_fs):
+                self._emit(d, time.perf_counter())
         self.flush_rows()
 
     def flush_rows(self) -> None:
@@ -313,9 +201,7 @@ class LiveSession:
         if not self._buf:
             return
         rows, self._buf = self._buf, []
-        tbl = pa.Table.from_pylist(rows, schema=_ROW_SCHEMA)
-        sid = pa.array([self.session_id] * tbl.num_rows, pa.string())
-        self.sink("telemetry", tbl.add_column(0, "session_id", sid))
+        self.sink(*records.telemetry(self.session_id, rows, _ROW_SCHEMA))
 
     def _on_pb_pace(self, dist: float, t: float) -> bool:
         """Is the current lap ahead of the best lap at this distance? (bisect on lists: no numpy per frame)"""
@@ -339,16 +225,7 @@ class LiveSession:
                 self.lap_trace = (np.maximum.accumulate(np.asarray(self._cur_d)), np.asarray(self._cur_t))
                 self._pb_lists = (self.lap_trace[0].tolist(), self.lap_trace[1].tolist())
         self.coach.on_lap(lap, prev_best if prev_best is not None else lap.time_s)
-        self.sink(
-            "laps",
-            [
-                {
-                    "session_id": self.session_id,
-                    **lap.as_dict(),
-                    "is_best": self.best_lap_s == lap.time_s and lap.kind == "full",
-                }
-            ],
-        )
+        self.sink(*records.lap(self.session_id, lap, self.best_lap_s == lap.time_s and lap.kind == "full"))
         if self.on_lap_closed is not None:
             self.on_lap_closed(lap)
 
@@ -373,27 +250,7 @@ class LiveSession:
             self.cues_spoken += 1
         else:
             self.cues_dropped += 1
-        self.sink(
-            "coaching_notes",
-            [
-                {
-                    "session_id": self.session_id,
-                    "ts": datetime.now(UTC).replace(tzinfo=None),
-                    "t_s": d.t_s,
-                    "lap": d.lap,
-                    "dist_m": d.dist_m,
-                    "corner": cue.corner,
-                    "rule": d.hit.rule,
-                    "phrase_id": d.phrase.id,
-                    "text": d.phrase.text,
-                    "priority": d.hit.priority,
-                    "status": d.status,
-                    "reason": d.reason,
-                    "latency_ms": latency,
-                    "source_lap": d.hit.source_lap,
-                }
-            ],
-        )
+        self.sink(*records.note(self.session_id, d, latency))
         if self.on_cue is not None:
             self.on_cue(cue)
         return cue
@@ -417,6 +274,11 @@ class LiveSession:
             "laps": [lp.as_dict() for lp in self.laps],
             "best_lap_s": self.best_lap_s,
             "current": self.last_state,
-            "reference": {"source": self.coach.ref_source, "lap": self.coach.ref_lap},
+            "reference": {
+                "source": self.coach.ref_source,
+                "lap": self.coach.ref_lap,
+                **self.coach.ref_detail,
+            },
+            "no_window": dict(self.arbiter.no_window),
             "cues": {"spoken": self.cues_spoken, "dropped": self.cues_dropped},
         }

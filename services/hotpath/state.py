@@ -17,6 +17,7 @@ from shared.profiles.car import load_car
 from shared.profiles.track import load_track
 from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
+from shared.store.gold import load_gold_lap
 from shared.store.hot import HotStore, new_session_id, rows_table
 from shared.store.publisher import LakePublisher
 from shared.store.writer import StoreWriter
@@ -87,9 +88,27 @@ class HotpathState:
             sid, car_p, track_p, self.writer.submit, self._on_cue, buffer_s=self.settings.flush_interval_s / 2
         )
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
+        if track_p is not None:
+            self._use_gold(sess, track_p.id, driver_id, car_p.id)
         self.sessions[sid] = sess
         self.active = sid
         return sid
+
+    def _use_gold(self, sess: LiveSession, track_id: str, driver_id: str, car_id: str) -> None:
+        """The driver's gold lap for this track and car, when one is saved, is RuleCoach's reference."""
+        try:
+            got = load_gold_lap(self.settings, track_id, driver_id)
+        except (OSError, ValueError) as exc:  # an unreadable gold file: coach against the session best
+            log.warning("gold lap for %s/%s not used: %s", track_id, driver_id, exc)
+            return
+        if got is None:
+            return
+        trace, meta = got
+        if meta.get("car_id") not in (None, car_id):
+            log.info("gold lap for %s/%s is from car %s, not %s", track_id, driver_id, meta["car_id"], car_id)
+            return
+        if not sess.use_gold(trace, meta):
+            log.warning("gold lap for %s/%s has no corner data: not used", track_id, driver_id)
 
     def end_session(self, sid: str) -> dict[str, Any]:
         sess = self.sessions.pop(sid, None)

@@ -9,7 +9,7 @@ from typing import Any
 
 @dataclass
 class Event:
-    kind: str  # late_brake | early_brake | coasting | lockup | wheelspin | oil_pressure_drop | tpms_alarm | abs | dsc
+    kind: str  # late_brake | early_brake | coasting | lockup | wheelspin | oil_pressure_drop | tpms_alarm
     lap: int
     corner_id: str | None = None
     wheel: str | None = None
@@ -25,6 +25,11 @@ class Scenario:
     @classmethod
     def none(cls) -> Scenario:
         return cls([], [])
+
+    @classmethod
+    def clean(cls, laps: int) -> Scenario:
+        """No mistakes: every full lap is a clean, consistent lap."""
+        return cls([], list(range(1, laps + 1)))
 
     @classmethod
     def default(cls, laps: int) -> Scenario:

@@ -21,6 +21,12 @@ from shared.simulator.scenario import Event, GroundTruth, Scenario
 G = 9.80665
 DS = 2.0  # m, simulation grid
 BAR_PER_G = 95.0  # brake line pressure per g of braking (E46-like)
+BRAKE_USE = 0.92  # share of the car's brake limit a driver uses (clean laps and mistakes alike)
+DRAG = 0.0004  # aerodynamic drag, m/s^2 per (m/s)^2
+ROLLING = 0.03  # rolling resistance and engine braking off throttle, g
+LIMIT_GRIP = 1.03  # the session-wide limit pass leaves room for a lap's grip variation
+MIN_COST_S = 0.1  # a late brake runs the car in at least this deep
+DRIVING_MISTAKES = ("late_brake", "early_brake", "coasting", "lockup", "wheelspin")
 
 
 @dataclass
@@ -72,22 +78,20 @@ def _speed_limit(k: np.ndarray, car: CarProfile, grip: float) -> np.ndarray:
 def _passes(vlim: np.ndarray, car: CarProfile, grip: float, v0: float | None = None) -> np.ndarray:
     n = len(vlim)
     v = vlim.copy()
-    veh = car.vehicle
-    p_w = veh.power_kw * 1000 * 0.85
     # closed loop: run twice around so the start speed is consistent
     fwd = np.empty(n)
     cur = v0 if v0 is not None else vlim[0]
     for _ in range(2):
         for i in range(n):
             fwd[i] = min(v[i], cur)
-            a = min(veh.max_g_accel * G * grip, p_w / (veh.mass_kg * max(fwd[i], 5.0))) - 0.0004 * fwd[i] ** 2
+            a = _accel(float(fwd[i]), car, grip)
             cur = math.sqrt(max(fwd[i] ** 2 + 2 * max(a, 0.0) * DS, 0.0))
     bwd = fwd.copy()
     cur = fwd[0]
     for _ in range(2):
         for i in range(n - 1, -1, -1):
             bwd[i] = min(fwd[i], cur)
-            d = veh.max_g_brake * G * grip * 0.92 + 0.0004 * bwd[i] ** 2
+            d = _decel(float(bwd[i]), car, grip)
             cur = math.sqrt(bwd[i] ** 2 + 2 * d * DS)
     return bwd
 
@@ -105,71 +109,136 @@ def _brake_start(v: np.ndarray, apex_i: int, n: int) -> int:
     return i
 
 
+def _decel(v: float, car: CarProfile, grip: float) -> float:
+    """The driver's braking deceleration, m/s^2: the car's brake limit (as on clean laps) plus drag."""
+    return car.vehicle.max_g_brake * G * grip * BRAKE_USE + DRAG * v * v
+
+
+def _accel(v: float, car: CarProfile, grip: float) -> float:
+    veh = car.vehicle
+    p_w = veh.power_kw * 1000 * 0.85
+    return min(veh.max_g_accel * G * grip, p_w / (veh.mass_kg * max(v, 5.0))) - DRAG * v * v
+
+
+def _lap_time(v: np.ndarray) -> float:
+    vv = np.maximum(v, 0.5)
+    return float(np.sum(DS / ((vv + np.roll(vv, -1)) / 2)))
+
+
+def _brake_from(v: np.ndarray, i0: int, v_low: float, car: CarProfile, grip: float, hold_to: int) -> int:
+    """From ``i0`` brake at the driver's deceleration down to ``v_low``, hold it to ``hold_to``; the
+    last index written."""
+    n = len(v)
+    cur = float(v[i0 % n])
+    i = i0
+    while cur > v_low + 1e-9 and i < i0 + n // 2:
+        i += 1
+        cur = math.sqrt(max(cur * cur - 2 * _decel(cur, car, grip) * DS, v_low * v_low))
+        v[i % n] = cur
+    while i < hold_to:
+        i += 1
+        v[i % n] = v_low
+    return i
+
+
+def _rejoin(v: np.ndarray, i: int, car: CarProfile, grip: float, clean: np.ndarray) -> None:
+    """Accelerate from index ``i`` at the traction/power limit until the clean trace is rejoined."""
+    n = len(v)
+    cur = float(v[i % n])
+    for j in range(i + 1, i + n // 2):
+        cur = math.sqrt(max(cur * cur + 2 * max(_accel(cur, car, grip), 0.0) * DS, 0.0))
+        if cur >= clean[j % n]:
+            break
+        v[j % n] = cur
+
+
 def _apply_event(
-    v: np.ndarray, grid: np.ndarray, ev: Event, track: TrackProfile, car: CarProfile
-) -> tuple[float, float] | None:
-    """Modify one lap's speed trace for a driving mistake; returns the affected lap-distance range."""
+    v: np.ndarray, grid: np.ndarray, ev: Event, track: TrackProfile, car: CarProfile, grip: float = 1.0
+) -> dict[str, Any] | None:
+    """Modify one lap's speed trace for a driving mistake. Every mistake costs time: the trace is never
+    faster than the clean one where the driver is within the car's limits, and a late brake (which gains
+    on the straight) runs the car in deep until the loss outweighs the gain. Returns what was done,
+    measured on the trace: the affected distance range, brake points, minimum speeds, time lost."""
     c = track.find_corner(ev.corner_id or "")
     if c is None:
         return None
     n = len(v)
+    clean = v.copy()
     lo, hi = int(c.start_m / DS), int(c.end_m / DS)
     apex_i = lo + int(np.argmin(v[lo:hi]))
     b0 = _brake_start(v, apex_i, n)
-    off = int(ev.offset_m / DS)
-    v_apex = v[apex_i]
+    off = max(1, int(round(ev.offset_m / DS)))
+    v_apex = float(v[apex_i])
+    rec: dict[str, Any] = {"clean_brake_point_m": round(float(grid[b0 % n]), 1)}
     if ev.kind == "late_brake":
-        b1 = b0 + off
-        for i in range(b0, b1):
-            v[i % n] = v[b0 % n] + (v[b0 % n] * 0.002) * (i - b0)
-        vb = v[b1 % n]
-        m = apex_i - b1
-        v_deep = v_apex - 6.0 / 3.6  # runs in too deep: a tighter, slower apex
-        for j, i in enumerate(range(b1, apex_i + 1)):
-            v[i % n] = math.sqrt(max(vb**2 + (v_deep**2 - vb**2) * (j / max(m, 1)), 1.0))
-        _rejoin(v, apex_i, v_deep, car, n)
-        return float(grid[b0 % n] + ev.offset_m), float(grid[apex_i % n])
-    elif ev.kind == "early_brake":
-        b1 = b0 - off
-        vb = v[b1 % n]
-        v_slow = v_apex - 4.0 / 3.6  # and over-slows the corner
-        m = apex_i - b1
-        for j, i in enumerate(range(b1, apex_i + 1)):
-            v[i % n] = math.sqrt(max(vb**2 + (v_slow**2 - vb**2) * (j / max(m, 1)), 1.0))
-        _rejoin(v, apex_i, v_slow, car, n)
-        return float(grid[b1 % n]), float(grid[apex_i % n])
+        b1 = min(b0 + off, apex_i - 1)
+        for dv_kmh in np.arange(6.0, 40.0, 2.0):
+            v[:] = clean
+            for i in range(b0, b1):  # stays on the power
+                cur = float(v[i % n])
+                v[(i + 1) % n] = math.sqrt(cur * cur + 2 * max(_accel(cur, car, grip), 0.0) * DS)
+            last = _brake_from(v, b1, v_apex - dv_kmh / 3.6, car, grip, apex_i)  # runs in deep
+            _rejoin(v, last, car, grip, clean)
+            if _lap_time(v) - _lap_time(clean) >= MIN_COST_S:
+                break
+        rng_m = (float(grid[b0 % n]), float(grid[last % n]))
+        rec["brake_point_m"] = round(float(grid[b1 % n]), 1)
+    elif ev.kind in ("early_brake", "lockup"):
+        b1 = b0 - off if ev.kind == "early_brake" else b0
+        drop = 4.0 if ev.kind == "early_brake" else 5.0  # over-slows the corner / eases off the lock
+        v_low = v_apex - drop / 3.6
+        last = _brake_from(v, b1, v_low, car, grip, apex_i)
+        np.minimum(v, clean, out=v)
+        _rejoin(v, last, car, grip, clean)
+        rng_m = (float(grid[b1 % n]), float(grid[last % n]))
+        rec["brake_point_m"] = round(float(grid[b1 % n]), 1)
     elif ev.kind == "coasting":
-        # lift early: coast (no pedals) for ev.duration_s before the brake point
-        coast_m = v[b0 % n] * ev.duration_s
-        k0 = b0 - int(coast_m / DS)
-        vs = v[k0 % n]
-        for j, i in enumerate(range(k0, b0)):
-            v[i % n] = max(vs - 0.07 * G * (j * DS) / max(vs, 1.0), 1.0)
-        vb = v[(b0 - 1) % n]
-        m = apex_i - b0
-        for j, i in enumerate(range(b0, apex_i)):
-            v[i % n] = math.sqrt(max(vb**2 + (v_apex**2 - vb**2) * (j / max(m, 1)), 1.0))
-        return float(grid[k0 % n]), float(grid[b0 % n])
-    return float(grid[b0 % n]), float(grid[apex_i % n])
+        # lifts early: coasts (no pedals, drag only) for duration_s, until it meets the braking curve
+        k0 = b0 - int(v[b0 % n] * ev.duration_s / DS)
+        cur = float(v[k0 % n])
+        i = k0
+        while i < b0 + n // 4:
+            i += 1
+            cur = math.sqrt(max(cur * cur - 2 * (ROLLING * G + DRAG * cur * cur) * DS, 1.0))
+            if cur >= clean[i % n]:
+                break
+            v[i % n] = cur
+        rng_m = (float(grid[k0 % n]), float(grid[(i - 1) % n]))
+        rec["brake_point_m"] = round(float(grid[(i - 1) % n]), 1)
+    elif ev.kind == "wheelspin":
+        # power on too early: wheelspin halves the drive out of the corner for duration_s
+        cur = v_apex
+        i = apex_i
+        t_spin = 0.0
+        while t_spin < ev.duration_s and i < apex_i + n // 4:
+            a = 0.5 * max(_accel(cur, car, grip), 0.0)
+            nxt = math.sqrt(cur * cur + 2 * a * DS)
+            t_spin += 2 * DS / (cur + nxt)
+            i += 1
+            cur = min(nxt, float(clean[i % n]))
+            v[i % n] = cur
+        _rejoin(v, i, car, grip, clean)
+        rng_m = (float(grid[apex_i % n]), float(grid[i % n]))
+    else:
+        return None
+    lo_m, hi_m = c.start_m, c.end_m
+    k = (grid >= lo_m) & (grid <= hi_m)
+    rec["min_kmh"] = round(float(np.min(v[k])) * 3.6, 1)
+    rec["clean_min_kmh"] = round(float(np.min(clean[k])) * 3.6, 1)
+    rec["time_lost_s"] = round(_lap_time(v) - _lap_time(clean), 3)
+    rec["range_m"] = (round(rng_m[0], 1), round(rng_m[1], 1))
+    return rec
 
 
-def _rejoin(v: np.ndarray, apex_i: int, v_from: float, car: CarProfile, n: int) -> None:
-    """Accelerate from a slower apex at the traction limit until the normal trace is rejoined."""
-    cur = v_from
-    i = apex_i + 1
-    while cur < v[i % n] and i < apex_i + int(600 / DS):
-        cur = math.sqrt(cur**2 + 2 * car.vehicle.max_g_accel * G * 0.9 * DS)
-        v[i % n] = min(v[i % n], cur)
-        i += 1
-
-
-def _limit(v: np.ndarray, max_acc: float, max_dec: float) -> np.ndarray:
-    """Forward/backward passes on a distance trace so no step exceeds the given accelerations."""
+def _limit(v: np.ndarray, car: CarProfile) -> np.ndarray:
+    """Forward/backward passes on a distance trace so no step exceeds the car's traction/power and brake
+    limits (joins between laps, the out-lap and the in-lap)."""
     out = v.copy()
     for i in range(1, len(out)):
-        out[i] = min(out[i], math.sqrt(out[i - 1] ** 2 + 2 * max_acc * DS))
+        a = max(_accel(float(out[i - 1]), car, LIMIT_GRIP), 0.0)
+        out[i] = min(out[i], math.sqrt(out[i - 1] ** 2 + 2 * a * DS))
     for i in range(len(out) - 2, -1, -1):
-        out[i] = min(out[i], math.sqrt(out[i + 1] ** 2 + 2 * max_dec * DS))
+        out[i] = min(out[i], math.sqrt(out[i + 1] ** 2 + 2 * _decel(float(out[i + 1]), car, LIMIT_GRIP) * DS))
     return out
 
 
@@ -224,16 +293,16 @@ def simulate(
     segs_s.append(grid[i0:] - L)
     segs_v.append(ov)
     clean = set(scen.clean_laps)
-    ranges: dict[tuple[str, int], tuple[float, float]] = {}
+    applied: dict[tuple[str, int, str | None], dict[str, Any]] = {}
     for lap in range(1, laps + 1):
         consistent = lap in clean
         grip = 1.0 + (rng.normal(0, 0.002) if consistent else rng.normal(-0.004, 0.006))
         v = base * math.sqrt(grip) if abs(grip - 1) > 1e-9 else base.copy()
         for ev in scen.events:
-            if ev.lap == lap and ev.kind in ("late_brake", "early_brake", "coasting"):
-                rng_m = _apply_event(v, grid, ev, track, car)
-                if rng_m is not None:
-                    ranges[(ev.kind, lap)] = rng_m
+            if ev.lap == lap and ev.kind in DRIVING_MISTAKES:
+                rec = _apply_event(v, grid, ev, track, car, grip)
+                if rec is not None:
+                    applied[(ev.kind, lap, ev.corner_id)] = rec
         segs_s.append(grid + (lap - 1) * L)
         segs_v.append(v)
     # in-lap: cool-down pace, then into the pits
@@ -246,9 +315,7 @@ def simulate(
     segs_v.append(iv)
     s_all = np.concatenate(segs_s)
     veh = car.vehicle
-    v_all = _limit(
-        np.maximum(np.concatenate(segs_v), 1.0), veh.max_g_accel * G * 1.3, veh.max_g_brake * G * 1.7
-    )
+    v_all = _limit(np.maximum(np.concatenate(segs_v), 1.0), car)
     # time along distance
     dt = DS / ((v_all[:-1] + v_all[1:]) / 2)
     t_all = np.concatenate([[0.0], np.cumsum(dt)])
@@ -320,7 +387,7 @@ def simulate(
     truth_events: list[dict[str, Any]] = []
     for ev in scen.events:
         rec = _inject_signal_event(
-            wide, ev, track, lap_no, lap_dist, t, rate_hz, ranges.get((ev.kind, ev.lap))
+            wide, ev, track, lap_no, lap_dist, t, rate_hz, applied.get((ev.kind, ev.lap, ev.corner_id))
         )
         if rec is not None:
             truth_events.append(rec)
@@ -372,8 +439,10 @@ def _inject_signal_event(
     lap_dist: np.ndarray,
     t: np.ndarray,
     rate_hz: float,
-    dist_range: tuple[float, float] | None = None,
+    applied: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
+    """Write an event into the signals; its truth record, with what ``_apply_event`` measured on the
+    speed trace (brake points, minimum speeds, time lost) for driving mistakes."""
     on_lap = lap_no == ev.lap
     if not on_lap.any():
         return None
@@ -385,9 +454,15 @@ def _inject_signal_event(
         "wheel": ev.wheel,
         "offset_m": ev.offset_m,
     }
+    if applied is not None:
+        rec.update({k: v for k, v in applied.items() if k != "range_m"})
+        if "brake_point_m" in applied:
+            rec["brake_shift_m"] = round(applied["brake_point_m"] - applied["clean_brake_point_m"], 1)
+    elif ev.kind in DRIVING_MISTAKES:
+        return None
     idx = np.where(on_lap)[0]
     if ev.kind in ("late_brake", "early_brake", "coasting") and c is not None:
-        a, b = dist_range if dist_range else (c.start_m - 400, c.end_m)
+        a, b = applied["range_m"] if applied else (c.start_m - 400, c.end_m)
         zone = idx[(lap_dist[idx] >= a) & (lap_dist[idx] <= b)]
         if not len(zone):
             return None

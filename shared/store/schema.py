@@ -108,7 +108,8 @@ CREATE TABLE IF NOT EXISTS coaching_notes (
     status     VARCHAR NOT NULL,       -- spoken | dropped
     reason     VARCHAR,                -- why it was dropped (late, busy, cooldown, budget, expired, ...)
     latency_ms DOUBLE,
-    source_lap INTEGER                 -- the lap whose driving the cue is about (technique cues)
+    source_lap INTEGER,                -- the lap whose driving the cue is about (technique cues)
+    superseded_by VARCHAR              -- reason 'superseded': the hit that took its place (rule@corner/lapN)
 )"""
 
 EVENTS_DDL = """

@@ -19,6 +19,13 @@ class RuleHit:
     source_lap: int | None = None
     time_lost: bool = False  # "you are losing time here" cues: never on a personal-best lap
     detail: dict[str, Any] = field(default_factory=dict)
+    event: str | None = None  # safety hits: the event kind stored in driver_events (shared.events)
+
+    @property
+    def key(self) -> str:
+        """Names this hit in another hit's decision (``superseded_by``)."""
+        where = self.corner.id if self.corner is not None else "-"
+        return f"{self.rule}@{where}/lap{self.source_lap}"
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,15 @@
-"""Car-health safety rules: evaluated on every frame, delivered at once (priority 3)."""
+"""Car-health safety rules: evaluated on every frame, delivered at once (priority 3).
+
+The conditions are the event detector's predicates (``shared.events``): a live session raises the same
+events, with the same thresholds and names, as an imported one.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from services.hotpath.rules.registry import RuleHit, rule
+from shared import events as ev
 
 
 @dataclass
@@ -19,10 +24,13 @@ def oil_pressure_low(row: dict[str, float], ctx: SafetyContext) -> RuleHit | Non
     oil, rpm, thr = row.get("oil_press_bar"), row.get("rpm"), row.get("throttle_pct")
     if oil is None or rpm is None or thr is None:
         return None
-    th = ctx.th
-    if oil < th["oil_press_min_bar"] and rpm > th["oil_rpm_min"] and thr > th["oil_throttle_min_pct"]:
+    if ev.is_oil_pressure_low(oil, rpm, thr, ctx.th):
         return RuleHit(
-            "oil_pressure_low", 3, "oil_pressure", detail={"oil_bar": round(oil, 2), "rpm": round(rpm)}
+            "oil_pressure_low",
+            3,
+            "oil_pressure",
+            detail={"oil_bar": round(oil, 2), "rpm": round(rpm)},
+            event=ev.OIL_PRESSURE,
         )
     return None
 
@@ -30,12 +38,12 @@ def oil_pressure_low(row: dict[str, float], ctx: SafetyContext) -> RuleHit | Non
 @rule("coolant_hot", priority=3, cooldown_s=60, phrases=("coolant_hot",), kind="safety")
 def coolant_hot(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
     w = row.get("water_temp_c")
-    if w is not None and w > ctx.th["coolant_max_c"]:
-        return RuleHit("coolant_hot", 3, "coolant_hot", detail={"water_c": round(w, 1)})
+    if w is not None and ev.is_coolant_hot(w, ctx.th):
+        return RuleHit("coolant_hot", 3, "coolant_hot", detail={"water_c": round(w, 1)}, event=ev.COOLANT)
     return None
 
 
-_TPMS_KEYS = tuple((w, f"tpms_alarm_{w}", f"tpms_press_{w}_bar") for w in ("fl", "fr", "rl", "rr"))
+_TPMS_KEYS = tuple((w, f"tpms_alarm_{w}", f"tpms_press_{w}_bar") for w in ev.WHEELS)
 
 
 @rule("tyre_warning", priority=3, cooldown_s=30, phrases=("tyre_alarm",), kind="safety")
@@ -48,7 +56,9 @@ def tyre_warning(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
             if base < p < base + 0.5:
                 ctx.tpms_baseline[w] = p
         if alarm:
-            return RuleHit("tyre_warning", 3, "tyre_alarm", wheel=w, detail={"alarm": alarm})
+            return RuleHit(
+                "tyre_warning", 3, "tyre_alarm", wheel=w, detail={"alarm": alarm}, event=ev.TPMS_ALARM
+            )
         if p is not None and ctx.tpms_baseline[w] - p >= ctx.th["tpms_drop_bar"]:
             return RuleHit(
                 "tyre_warning",
@@ -56,6 +66,7 @@ def tyre_warning(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
                 "tyre_alarm",
                 wheel=w,
                 detail={"drop_bar": round(ctx.tpms_baseline[w] - p, 2)},
+                event=ev.TPMS_DROP,
             )
     return None
 
@@ -66,19 +77,19 @@ def _rising(row: dict[str, float], ctx: SafetyContext, key: str) -> bool:
         return False
     prev = ctx.last_flags.get(key, 0.0)
     ctx.last_flags[key] = v
-    return v >= 0.5 > prev
+    return bool(ev.is_flag_on(v) and not ev.is_flag_on(prev))
 
 
 @rule("mil_on", priority=3, cooldown_s=120, phrases=("mil_on",), kind="safety")
 def mil_on(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
-    return RuleHit("mil_on", 3, "mil_on") if _rising(row, ctx, "mil") else None
+    return RuleHit("mil_on", 3, "mil_on", event=ev.MIL) if _rising(row, ctx, "mil") else None
 
 
 @rule("abs_event", priority=3, cooldown_s=20, phrases=("abs_event",), kind="safety")
 def abs_event(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
-    return RuleHit("abs_event", 3, "abs_event") if _rising(row, ctx, "abs_active") else None
+    return RuleHit("abs_event", 3, "abs_event", event=ev.ABS) if _rising(row, ctx, "abs_active") else None
 
 
 @rule("dsc_event", priority=3, cooldown_s=20, phrases=("dsc_event",), kind="safety")
 def dsc_event(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
-    return RuleHit("dsc_event", 3, "dsc_event") if _rising(row, ctx, "dsc_active") else None
+    return RuleHit("dsc_event", 3, "dsc_event", event=ev.DSC) if _rising(row, ctx, "dsc_active") else None

@@ -1,5 +1,8 @@
 """Every RuleCoach threshold in one table. A car profile's ``thresholds:`` overrides any of them.
 
+The event thresholds (slip, oil pressure, coolant, TPMS: ``shared.events.EVENT_THRESHOLDS``) are part
+of the table: the importer, the hot path and the paddock tools detect events with the same numbers.
+
 | name | default | unit | used by |
 |---|---|---|---|
 | brake_point_delta_m | 10 | m | brake point off the reference on 2 consecutive laps |
@@ -19,20 +22,15 @@
 | overlap_throttle_pct | 10 | % | pedal overlap: throttle above ... |
 | overlap_brake_bar | 5 | bar | ... while brake above ... |
 | overlap_min_s | 0.2 | s | ... for longer than |
-| slip_lockup_kmh | 12 | km/h | wheel slower than the car under braking |
-| slip_spin_kmh | 8 | km/h | driven wheel faster than the car |
 | slip_window_m | 120 | m | repeated slip: same wheel within this distance |
 | slip_repeats | 3 | - | repeated slip: this many times in 3 laps |
 | steer_corrections | 3 | - | steering-rate reversals over 5 deg on the exit |
-| oil_press_min_bar | 1.0 | bar | oil pressure below this under load |
-| oil_rpm_min | 3000 | rpm | load: rpm above |
-| oil_throttle_min_pct | 10 | % | load: throttle above |
-| coolant_max_c | 105 | C | coolant above |
-| tpms_drop_bar | 0.4 | bar | tyre pressure this far below its session baseline |
 | safety_cooldown_s | 20 | s | repeat interval of one safety cue |
 """
 
 from __future__ import annotations
+
+from shared.events import EVENT_THRESHOLDS
 
 DEFAULT_THRESHOLDS: dict[str, float] = {
     "brake_point_delta_m": 10.0,
@@ -52,17 +50,11 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "overlap_throttle_pct": 10.0,
     "overlap_brake_bar": 5.0,
     "overlap_min_s": 0.2,
-    "slip_lockup_kmh": 12.0,
-    "slip_spin_kmh": 8.0,
     "slip_window_m": 120.0,
     "slip_repeats": 3.0,
     "steer_corrections": 3.0,
-    "oil_press_min_bar": 1.0,
-    "oil_rpm_min": 3000.0,
-    "oil_throttle_min_pct": 10.0,
-    "coolant_max_c": 105.0,
-    "tpms_drop_bar": 0.4,
     "safety_cooldown_s": 20.0,
+    **EVENT_THRESHOLDS,
 }
 
 

@@ -16,9 +16,10 @@ from services.paddock.tools.base import (
     session_arrays,
     session_row,
 )
+from shared import events as ev
 from shared.profiles.car import load_car
 
-WHEELS = ("fl", "fr", "rl", "rr")
+WHEELS = ev.WHEELS
 
 
 def get_tire_thermal_window(session_id: str) -> dict[str, Any]:
@@ -135,47 +136,42 @@ def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
     }
 
 
-def get_traction_events(session_id: str, slip_threshold_kmh: float = 5.0) -> dict[str, Any]:
+def _car_thresholds(car_id: str | None) -> dict[str, float]:
+    """The event threshold table with the session's car-profile overrides (shared.events)."""
+    try:
+        return ev.event_thresholds(load_car(car_id or "generic").thresholds)
+    except KeyError:  # a car profile that is no longer installed: the defaults
+        return ev.event_thresholds(None)
+
+
+def get_traction_events(session_id: str, slip_threshold_kmh: float | None = None) -> dict[str, Any]:
     """Wheelspin and lockups from wheel speeds versus vehicle speed, attributed to lap, distance and corner."""
-    if slip_threshold_kmh <= 0 or slip_threshold_kmh > 100:
+    if slip_threshold_kmh is not None and not 0 < slip_threshold_kmh <= 100:
         raise ToolError("bad_argument", "slip_threshold_kmh must be in (0, 100]", "")
     s = session_row(session_id)
+    th = _car_thresholds(s.get("car_id"))
+    if slip_threshold_kmh is not None:
+        th["slip_lockup_kmh"] = th["slip_spin_kmh"] = float(slip_threshold_kmh)
     cols = ("speed_kmh", "brake_bar", "throttle_pct", *(f"wheel_speed_{w}_kmh" for w in WHEELS))
     a = session_arrays(s["session_id"], cols)
     t = a["t_s"]
-    dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.02
-    min_n = max(1, int(0.15 / dt))
-    out = []
-    for w in WHEELS:
-        ws = a[f"wheel_speed_{w}_kmh"]
-        if not np.isfinite(ws).any():
-            continue
-        slip = np.nan_to_num(ws - a["speed_kmh"])
-        for kind, mask in (
-            ("lockup", (slip < -max(slip_threshold_kmh, 8)) & (np.nan_to_num(a["brake_bar"]) > 5)),
-            ("wheelspin", (slip > slip_threshold_kmh) & (np.nan_to_num(a["throttle_pct"]) > 30)),
-        ):
-            if kind == "wheelspin" and w in ("fl", "fr"):
-                continue
-            for i0, i1 in runs(mask & (a["speed_kmh"] > 15)):
-                if i1 - i0 < min_n:
-                    continue
-                out.append(
-                    {
-                        "kind": kind,
-                        "wheel": w,
-                        "lap": int(a["lap"][i0]),
-                        "t_s": r(t[i0], 2),
-                        "dist_m": r(a["dist_m"][i0], 0),
-                        "corner": corner_of(s["track_id"], float(a["dist_m"][i0])),
-                        "duration_s": r(t[i1 - 1] - t[i0], 2),
-                        "max_slip_kmh": r(np.max(np.abs(slip[i0:i1])), 1),
-                    }
-                )
+    out = [
+        {
+            "kind": sr.kind,
+            "wheel": sr.wheel,
+            "lap": int(a["lap"][sr.start]),
+            "t_s": r(t[sr.start], 2),
+            "dist_m": r(a["dist_m"][sr.start], 0),
+            "corner": corner_of(s["track_id"], float(a["dist_m"][sr.start])),
+            "duration_s": r(t[sr.end - 1] - t[sr.start], 2),
+            "max_slip_kmh": sr.max_slip_kmh,
+        }
+        for sr in ev.slip_runs(a, th)
+    ]
     out.sort(key=lambda x: x["t_s"])
     return {
         "session_id": s["session_id"],
-        "slip_threshold_kmh": slip_threshold_kmh,
+        "slip_threshold_kmh": {"lockup": th["slip_lockup_kmh"], "wheelspin": th["slip_spin_kmh"]},
         "count": len(out),
         "events": out,
     }
@@ -228,17 +224,16 @@ def get_safety_events(session_id: str) -> dict[str, Any]:
     )
     t = a["t_s"]
     out = []
-    for col, kind in (
-        ("abs_active", "abs"),
-        ("dsc_active", "dsc"),
-        ("mil", "mil"),
-        *((f"tpms_alarm_{w}", f"tpms_alarm_{w}") for w in WHEELS),
+    for col, kind, wheel in (
+        *((ch, kind, None) for kind, ch in ev.FLAG_CHANNELS.items()),
+        *((f"tpms_alarm_{w}", ev.TPMS_ALARM, w) for w in WHEELS),
     ):
         v = a[col]
-        for i0, i1 in runs(np.nan_to_num(v) > 0.5):
+        for i0, i1 in runs(ev.is_flag_on(np.nan_to_num(v))):
             out.append(
                 {
                     "kind": kind,
+                    "wheel": wheel,
                     "lap": int(a["lap"][i0]),
                     "t_s": r(t[i0], 2),
                     "dist_m": r(a["dist_m"][i0], 0),

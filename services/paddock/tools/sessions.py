@@ -9,6 +9,10 @@ import numpy as np
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import corner_of, r, rows, runs, session_arrays, session_row, valid_laps
 from services.paddock.tools.sql_guard import run_query
+from shared.events import INCIDENT_KINDS
+from shared.profiles.car import load_car
+
+INCIDENT_G_OVER_GRIP = 1.4  # combined g this far beyond the car's lateral grip figure is a moment
 
 
 def query_pitwall_db(sql: str) -> dict[str, Any]:
@@ -107,11 +111,18 @@ def get_setup_indicators(session_id: str) -> dict[str, Any]:
 
 
 def get_incident_moments(
-    session_id: str, combo_g_threshold: float = 1.3, steer_spike_threshold: float = 200.0
+    session_id: str, combo_g_threshold: float | None = None, steer_spike_threshold: float = 400.0
 ) -> dict[str, Any]:
-    """Find scary moments: combined-g spikes above a threshold, steering-rate spikes in deg/s, lockups, ABS or DSC interventions."""
+    """Find scary moments: lockups, wheelspin, ABS or DSC interventions first, then combined-g spikes beyond the car's grip and steering-rate spikes in deg/s."""
     s = session_row(session_id)
     sid = s["session_id"]
+    if combo_g_threshold is None:  # beyond what the car corners at: ordinary cornering is not a moment
+        try:
+            combo_g_threshold = round(
+                INCIDENT_G_OVER_GRIP * load_car(s.get("car_id") or "generic").vehicle.max_g_lat, 2
+            )
+        except KeyError:
+            combo_g_threshold = 1.6
     a = session_arrays(sid, ("g_lat", "g_long", "steer_deg"))
     t = a["t_s"]
     out: list[dict[str, Any]] = []
@@ -143,13 +154,14 @@ def get_incident_moments(
                     "corner": corner_of(s["track_id"], float(a["dist_m"][k])),
                 }
             )
+    kinds = ", ".join(f"'{k}'" for k in INCIDENT_KINDS)
     for e in rows(
-        "SELECT t_s, lap, dist_m, corner, kind FROM driver_events WHERE session_id = ? AND kind IN "
-        "('lockup', 'abs', 'abs_event', 'dsc', 'dsc_event')",
+        f"SELECT t_s, lap, dist_m, corner, kind, wheel FROM driver_events WHERE session_id = ? AND kind IN ({kinds})",
         [sid],
     ):
         out.append({**e, "t_s": r(e["t_s"], 2), "dist_m": r(e["dist_m"], 0), "value": None})
-    out.sort(key=lambda x: x["t_s"] or 0)
+    # incidents (the driver's and the car's interventions) before g and steering spikes, each in time order
+    out.sort(key=lambda x: (x["kind"] not in INCIDENT_KINDS, x["t_s"] or 0))
     return {
         "session_id": sid,
         "thresholds": {"combo_g": combo_g_threshold, "steer_rate_dps": steer_spike_threshold},

@@ -1,0 +1,107 @@
+"""What the frame path hands to the store: (table, rows) pairs built from its own objects.
+
+The frame path knows laps, corners, decisions and events; this module alone knows the store's table
+and column names (``shared/store/schema.py``) for them.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from shared.signals import telemetry_schema
+
+if TYPE_CHECKING:
+    from services.hotpath.arbiter import Decision
+    from services.hotpath.corner_live import CornerObservation
+    from services.hotpath.rules.registry import RuleHit
+    from shared.laps import Lap
+
+Record = tuple[str, Any]  # (table, rows or an Arrow table)
+
+
+def _row_schema() -> pa.Schema:
+    return telemetry_schema().remove(0)  # without session_id
+
+
+def telemetry(session_id: str, rows: list[dict[str, Any]], schema: pa.Schema | None = None) -> Record:
+    """Frames (canonical names plus ``lap``, ``dist_m``) as one Arrow batch."""
+    tbl = pa.Table.from_pylist(rows, schema=schema or _row_schema())
+    sid = pa.array([session_id] * tbl.num_rows, pa.string())
+    return "telemetry", tbl.add_column(0, "session_id", sid)
+
+
+def lap(session_id: str, lp: Lap, is_best: bool) -> Record:
+    return "laps", [{"session_id": session_id, **lp.as_dict(), "is_best": is_best}]
+
+
+def corner(session_id: str, obs: CornerObservation) -> Record:
+    c = obs.corner
+    row = {
+        "session_id": session_id,
+        "lap": obs.lap,
+        "corner_id": c.id,
+        "corner_name": c.name,
+        "seq": c.seq,
+        "direction": c.direction,
+        "start_m": c.start_m,
+        "end_m": c.end_m,
+        **obs.metrics,
+    }
+    return "corner_results", [row]
+
+
+def slips(session_id: str, t_s: float | None, obs: CornerObservation) -> Record:
+    rows = [
+        {
+            "session_id": session_id,
+            "t_s": t_s,
+            "lap": s.lap,
+            "dist_m": s.dist_m,
+            "corner": obs.corner.id,
+            "kind": s.kind,
+            "wheel": s.wheel,
+        }
+        for s in obs.slips
+    ]
+    return "driver_events", rows
+
+
+def safety_event(
+    session_id: str, t_s: float, lap_no: int, dist_m: float, corner_id: str | None, hit: RuleHit
+) -> Record:
+    row = {
+        "session_id": session_id,
+        "t_s": t_s,
+        "lap": lap_no,
+        "dist_m": dist_m,
+        "corner": corner_id,
+        "kind": hit.event or hit.rule,
+        "wheel": hit.wheel,
+        "detail": json.dumps(hit.detail),
+    }
+    return "driver_events", [row]
+
+
+def note(session_id: str, d: Decision, latency_ms: float) -> Record:
+    row = {
+        "session_id": session_id,
+        "ts": datetime.now(UTC).replace(tzinfo=None),
+        "t_s": d.t_s,
+        "lap": d.lap,
+        "dist_m": d.dist_m,
+        "corner": d.hit.corner.id if d.hit.corner else None,
+        "rule": d.hit.rule,
+        "phrase_id": d.phrase.id,
+        "text": d.phrase.text,
+        "priority": d.hit.priority,
+        "status": d.status,
+        "reason": d.reason,
+        "latency_ms": latency_ms,
+        "source_lap": d.hit.source_lap,
+        "superseded_by": d.superseded_by,
+    }
+    return "coaching_notes", [row]

@@ -1,0 +1,39 @@
+"""get_incident_moments with its defaults surfaces the injected incidents, not ordinary cornering; the
+traction tool uses the one event detector with the car's thresholds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.paddock.tools.registry import run_tool
+from shared.events import INCIDENT_KINDS
+
+
+def _truth(env: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [e for e in env["sim"].truth.events if e["kind"] == kind]
+
+
+def test_default_incident_moments_are_the_real_incidents(lake_env) -> None:
+    out = run_tool("get_incident_moments", {"session_id": lake_env["sid"]})
+    moments = out["moments"]
+    got = {(m["kind"], m["lap"], m["corner"]) for m in moments}
+    for e in _truth(lake_env, "lockup"):
+        assert ("lockup", e["lap"], e["corner_id"]) in got and ("abs", e["lap"], e["corner_id"]) in got
+    for e in _truth(lake_env, "wheelspin"):
+        assert ("dsc", e["lap"], e["corner_id"]) in got and ("wheelspin", e["lap"], e["corner_id"]) in got
+    # incidents come first; cornering within the car's grip is not a moment
+    n_inc = sum(1 for m in moments if m["kind"] in INCIDENT_KINDS)
+    assert all(m["kind"] in INCIDENT_KINDS for m in moments[:n_inc]) and n_inc >= 12
+    assert out["thresholds"]["combo_g"] > 1.44  # the simulated car corners at up to 1.44 g
+    stint = [k for k in lake_env["sim"].truth.clean_laps if k > 2]
+    assert not [m for m in moments if m["lap"] in stint]
+    # an explicit threshold still finds ordinary hard cornering
+    low = run_tool("get_incident_moments", {"session_id": lake_env["sid"], "combo_g_threshold": 1.2})
+    assert any(m["kind"] == "combo_g" for m in low["moments"])
+
+
+def test_traction_threshold_argument_overrides_the_car(lake_env) -> None:
+    out = run_tool("get_traction_events", {"session_id": lake_env["sid"], "slip_threshold_kmh": 30.0})
+    assert out["events"] == [] and out["slip_threshold_kmh"] == {"lockup": 30.0, "wheelspin": 30.0}
+    dflt = run_tool("get_traction_events", {"session_id": lake_env["sid"]})
+    assert dflt["slip_threshold_kmh"] == {"lockup": 12.0, "wheelspin": 8.0} and dflt["count"] >= 6
