@@ -3,7 +3,8 @@
 Each POST /v1/chat/completions takes the next scripted reply (or the default narrator) and records
 the request. A reply is a dict: ``{"text": ...}``, ``{"tool_calls": [{"name", "arguments"}]}``,
 ``{"status": 500}``, ``{"malformed": true}``, ``{"hang": true}``; any may carry ``"delay_s"``; a streamed
-text reply may carry ``"stall_after": n`` (send n words, then go silent without closing the stream).
+text reply may carry ``"stall_after": n`` (send n words, then go silent without closing the stream) and
+``"word_delay_s"`` (its own delay between words).
 
     python -m tests.support.scripted_llm --port 8099
 """
@@ -152,7 +153,8 @@ class ScriptedLLM:
         ]
         if body.get("stream"):
             return StreamingResponse(
-                self._stream(text or "", calls, step.get("stall_after")), media_type="text/event-stream"
+                self._stream(text or "", calls, step.get("stall_after"), step.get("word_delay_s")),
+                media_type="text/event-stream",
             )
         msg: dict[str, Any] = {"role": "assistant", "content": text}
         if calls:
@@ -171,7 +173,13 @@ class ScriptedLLM:
         yield _chunk("warmup", {}, "length")
         yield "data: [DONE]\n\n"
 
-    async def _stream(self, text: str, calls: list[dict[str, Any]], stall_after: int | None = None) -> Any:
+    async def _stream(
+        self,
+        text: str,
+        calls: list[dict[str, Any]],
+        stall_after: int | None = None,
+        word_delay_s: float | None = None,
+    ) -> Any:
         cid = f"chatcmpl-{uuid.uuid4().hex[:8]}"
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
@@ -184,7 +192,9 @@ class ScriptedLLM:
             for i, word in enumerate(re.findall(r"\S+\s*", text)):
                 if stall_after is not None and i >= stall_after:
                     await asyncio.sleep(3600)  # silence mid-stream, connection open
-                if self.token_delay_s:
+                if word_delay_s:
+                    await asyncio.sleep(word_delay_s)
+                elif self.token_delay_s:
                     await asyncio.sleep(self.token_delay_s)
                 yield chunk({"content": word})
             for i, c in enumerate(calls):

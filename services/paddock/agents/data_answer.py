@@ -100,7 +100,8 @@ def _corner_text(h: dict[str, Any]) -> str:
     if this.get("brake_point_m") is not None:
         parts[0] += f", braking at {this['brake_point_m']:g} m"
     parts[0] += "."
-    gap = (this["median_s"] or 0) - (this["best_s"] or 0)
+    gap = round((this["median_s"] or 0) - (this["best_s"] or 0), 3)
+    this["median_minus_best_s"] = gap  # the answer's one derived figure, kept with the data it came from
     if gap > 0.005:
         parts.append(f"Driving it like your best every lap is worth {secs(gap, 3)} a lap.")
     if len(h.get("sessions") or []) > 1:

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -168,12 +169,17 @@ def _as_json(v: Any) -> Any:
         return {"text": v}
 
 
+_CALL_START = re.compile(r"\s*(?:functions\.|<tool_call>|\{\s*\"name\"|\[\s*\{|(?:get|query)_\w+\s*[:({])")
+_CALL_PREFIXES = ("functions.", "<tool_call>", '{"name"', "[{", "get_", "query_")
+
+
 def _maybe_call(text: str) -> bool:
-    """Could this start of an answer still be a tool call written as text (held back from the client)?"""
-    s = text.lstrip().lower()
-    return len(s) < 24 and any(
-        p.startswith(s) or s.startswith(p) for p in ("functions.", "{", "<tool", "[", "get_", "query_")
-    )
+    """Is this start of an answer a tool call written as text, or could it still become one? Such text
+    is held back from the client and decided on at the end."""
+    if _CALL_START.match(text):
+        return True
+    s = text.lstrip()
+    return len(s) < 12 and any(p.startswith(s) for p in _CALL_PREFIXES)
 
 
 @dataclass
