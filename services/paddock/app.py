@@ -40,10 +40,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.store = PaddockStore(settings)
         app.state.coach = CoachService(settings, app.state.store)
         app.state.gate = ModelGate(settings.llm_queue_size)
-        await app.state.coach.startup()  # import + wire ADK and LiteLLM now, not on the first request
-        warm = asyncio.create_task(app.state.coach.warm_up())  # in the background: health answers at once
+        app.state.coach.start_loading()  # ADK + LiteLLM load in a worker thread: health answers at once
+        warm = asyncio.create_task(app.state.coach.warm_up())  # waits for the load, then warms the model
         prefetch = asyncio.create_task(prefetch_loop(app.state.lake))
-        app.state.model_probe = (0.0, False, "not probed")
         log.info("paddock ready: lake %s", settings.lake_dir)
         try:
             yield
@@ -81,10 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/health", tags=["health"])
     async def health(request: Request) -> dict[str, Any]:
         """Status, version, model reachability (probed via /v1/models, cached 5 s), lake freshness."""
-        at, ok, reason = request.app.state.model_probe
-        if time.monotonic() - at > 5:
-            ok, reason = await request.app.state.coach.model_reachable(1.5)
-            request.app.state.model_probe = (time.monotonic(), ok, reason)
+        ok, reason = request.app.state.coach.model_status()  # never waits for the model server
         lake = request.app.state.lake
         lake.refresh()
         newest = lake.newest_file_mtime

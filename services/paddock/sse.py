@@ -24,23 +24,49 @@ class ModelBusy(Exception):
 
 
 class ModelGate:
-    """A bounded queue in front of the one local model: at most ``size`` requests waiting or running."""
+    """A bounded queue in front of the one local model: at most ``size`` requests hold a ticket (waiting
+    for the model or using it), and one model call runs at a time. Only requests that will call the model
+    take a ticket; the template and data answers never wait here."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.sem = asyncio.Semaphore(1)
         self.waiting = 0
 
-    @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
+    def reserve(self) -> Ticket:
+        """Take a place in the queue now, before the response starts; ``ModelBusy`` (429) when it is full.
+        Synchronous, so nothing can run between the check and the increment."""
         if self.waiting >= self.size:
             raise ModelBusy(retry_after_s=5 * self.waiting)
         self.waiting += 1
-        try:
-            async with self.sem:
-                yield
-        finally:
-            self.waiting -= 1
+        return Ticket(self)
+
+
+class Ticket:
+    """One request's place in the model queue; ``acquire`` waits for the model, ``release`` is idempotent."""
+
+    def __init__(self, gate: ModelGate) -> None:
+        self.gate = gate
+        self.held = False
+        self.released = False
+
+    @property
+    def ahead(self) -> int:
+        return max(0, self.gate.waiting - 1)
+
+    async def acquire(self) -> None:
+        if not self.held and not self.released:
+            await self.gate.sem.acquire()
+            self.held = True
+
+    def release(self) -> None:
+        if self.released:
+            return
+        self.released = True
+        self.gate.waiting -= 1
+        if self.held:
+            self.held = False
+            self.gate.sem.release()
 
 
 def sse_response(request: Request, events: AsyncIterator[CoachEvent]) -> StreamingResponse:

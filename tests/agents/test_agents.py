@@ -11,7 +11,9 @@ import httpx
 import pytest
 
 from services.paddock.agents.classifier import ROWS, _classify_intent
-from services.paddock.agents.narrative import grounding_check, parse_emotion
+from services.paddock.agents.digest import build_digest
+from services.paddock.agents.narrative import facts_of, grounding_check, parse_emotion
+from services.paddock.agents.prompts import DEBRIEF_RULES
 from services.paddock.agents.registry import AGENT_REGISTRY, QA_AGENTS
 from services.paddock.agents.service import CoachEvent, CoachService, ask
 from services.paddock.lake import configure_lake
@@ -87,11 +89,22 @@ def test_emotion_contract_and_grounding() -> None:
     assert parse_emotion("Odd [EMOTION:giddy]") == ("Odd", "neutral")
     state = {
         "highlights_data": json.dumps(
-            {"best_lap": 2, "best_lap_s": 108.211, "biggest_opportunities": [{"corner": "t11"}]}
+            {
+                "track": "sonoma",
+                "valid_laps": 5,
+                "best_lap": 2,
+                "best_lap_s": 108.211,
+                "biggest_opportunities": [{"corner": "t11", "median_minus_best_s": 0.214}],
+            }
         )
     }
-    assert grounding_check("Lap 2 in 108.211 s, fix T11.", state) == []
-    assert set(grounding_check("Lap 9 at T4 in 101.5 s", state)) == {"lap 9", "T4", "101.5"}
+    facts = facts_of(build_digest("debrief", state))
+    assert grounding_check("Lap 2 in 108.211 s, about 108.2 s; fix T11 (0.21 s).", facts) == []
+    assert set(grounding_check("Lap 9 at T4 in 101.5 s", facts)) == {"lap 9", "T4", "101.5"}
+    assert grounding_check("laps 2 and 7 at turn 11", facts) == ["lap 7"]
+    assert grounding_check("best 1:48.211 s", facts) == [] and grounding_check("1:49.2 s", facts) == [
+        "1:49.2"
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -242,8 +255,6 @@ def test_data_phase_runs_its_nine_agents_concurrently(env) -> None:
     starts = [r["end_ms"] - r["latency_ms"] for r in rows]
     ends = [r["end_ms"] for r in rows]
     assert max(starts) <= min(ends) + 1.0  # 1 ms: the ts column's resolution against perf_counter latencies
-    span = max(ends) - min(starts)
-    assert span < 0.6 * sum(r["latency_ms"] for r in rows)
 
 
 def test_quick_debrief_is_one_warm_call_with_packed_context(env) -> None:
@@ -259,12 +270,14 @@ def test_quick_debrief_is_one_warm_call_with_packed_context(env) -> None:
     assert len(llm.requests) - before == 1
     req = llm.requests[-1]
     assert req["stream"] is True and "tools" not in req
-    assert '"best_lap"' in req["messages"][0]["content"] and "[EMOTION:x]" in req["messages"][0]["content"]
+    system = req["messages"][0]["content"]
+    assert system.startswith(DEBRIEF_RULES) and "Best: lap" in system and "[EMOTION:x]" in system
+    assert '"best_lap"' not in system  # the digest, not the data agents' JSON
     row = svc.store.query(
         "SELECT * FROM llm_friction WHERE backend = 'warm-httpx' ORDER BY ts DESC LIMIT 1", []
     )[0]
     assert row["role"] == "QuickDebrief" and row["completion_chars"] > 20 and row["emotion"] == "encouraging"
-    assert row["prompt_chars"] > 1000 and row["error"] is None
+    assert row["error"] is None
 
 
 def test_quick_brief_falls_back_to_the_template_on_a_server_error(env) -> None:

@@ -2,7 +2,9 @@
 
 Each POST /v1/chat/completions takes the next scripted reply (or the default narrator) and records
 the request. A reply is a dict: ``{"text": ...}``, ``{"tool_calls": [{"name", "arguments"}]}``,
-``{"status": 500}``, ``{"malformed": true}``, ``{"hang": true}``; any may carry ``"delay_s"``.
+``{"status": 500}``, ``{"malformed": true}``, ``{"hang": true}``; any may carry ``"delay_s"``; a streamed
+text reply may carry ``"stall_after": n`` (send n words, then go silent without closing the stream) and
+``"word_delay_s"`` (its own delay between words).
 
     python -m tests.support.scripted_llm --port 8099
 """
@@ -32,6 +34,11 @@ def default_reply(messages: list[dict[str, Any]]) -> str:
     lap = re.search(r'"best_lap"\s*:\s*(\d+)', text)
     t = re.search(r'"best_lap_s"\s*:\s*([\d.]+)', text)
     corner = re.search(r'"corner"\s*:\s*"([A-Za-z0-9]+)"', text)
+    digest = re.search(r"Best: lap (\d+), ([\d.]+) s", text)  # the paddock's evidence digest
+    if digest and not lap:
+        lap, t = digest, re.search(r"Best: lap \d+, ([\d.]+) s", text)
+    if not corner:
+        corner = re.search(r"Time to find[^:]*: ([TC]\d+[a-z]?)\b", text)
     parts = ["Solid session."]
     if lap and t:
         parts.append(f"Your best was lap {lap.group(1)} in {float(t.group(1)):.3f} s.")
@@ -145,7 +152,10 @@ class ScriptedLLM:
             for c in step.get("tool_calls", [])
         ]
         if body.get("stream"):
-            return StreamingResponse(self._stream(text or "", calls), media_type="text/event-stream")
+            return StreamingResponse(
+                self._stream(text or "", calls, step.get("stall_after"), step.get("word_delay_s")),
+                media_type="text/event-stream",
+            )
         msg: dict[str, Any] = {"role": "assistant", "content": text}
         if calls:
             msg["tool_calls"] = calls
@@ -163,7 +173,13 @@ class ScriptedLLM:
         yield _chunk("warmup", {}, "length")
         yield "data: [DONE]\n\n"
 
-    async def _stream(self, text: str, calls: list[dict[str, Any]]) -> Any:
+    async def _stream(
+        self,
+        text: str,
+        calls: list[dict[str, Any]],
+        stall_after: int | None = None,
+        word_delay_s: float | None = None,
+    ) -> Any:
         cid = f"chatcmpl-{uuid.uuid4().hex[:8]}"
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
@@ -173,8 +189,12 @@ class ScriptedLLM:
         done = False
         try:
             yield chunk({"role": "assistant", "content": ""})
-            for word in re.findall(r"\S+\s*", text):
-                if self.token_delay_s:
+            for i, word in enumerate(re.findall(r"\S+\s*", text)):
+                if stall_after is not None and i >= stall_after:
+                    await asyncio.sleep(3600)  # silence mid-stream, connection open
+                if word_delay_s:
+                    await asyncio.sleep(word_delay_s)
+                elif self.token_delay_s:
                     await asyncio.sleep(self.token_delay_s)
                 yield chunk({"content": word})
             for i, c in enumerate(calls):

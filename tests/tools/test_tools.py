@@ -85,14 +85,14 @@ def test_variance_pace_highlights_goals_and_plans(lake_env) -> None:
     assert len(var["corners"]) >= 10
     hl = run_tool("get_session_highlights", {"session_id": sid})
     assert hl["theoretical_best_s"] <= hl["best_lap_s"]
-    goals = run_tool("get_goal_targets", {"driver_id": "ana"})
-    assert goals["next_target_s"] <= goals["personal_best_s"]
-    plan = run_tool("get_session_plan_context", {"driver_id": "ana", "n_laps": 10})
-    assert sum(b["laps"] for b in plan["blocks"]) == 10
-    hist = run_tool("get_corner_history", {"driver_id": "ana", "corner_name": "the Carousel"})
+    goals = run_tool("get_goal_targets", {"session_id": sid})
+    assert goals["next_target_s"] <= goals["personal_best_s"] and goals["track"] == "sonoma"
+    plan = run_tool("get_session_plan_context", {"session_id": sid, "n_laps": 10})
+    assert sum(b["laps"] for b in plan["blocks"]) == 10 and plan["personal_best"]["track"] == "sonoma"
+    hist = run_tool("get_corner_history", {"session_id": sid, "corner_name": "the Carousel"})
     assert hist["corner"] == "T6" and hist["sessions"]
-    prog = run_tool("get_progress_report", {"driver_id": "ana"})
-    assert prog["sessions"]
+    prog = run_tool("get_progress_report", {"session_id": sid})
+    assert prog["sessions"][-1]["session_id"] == sid
     bal = run_tool("get_handling_balance", {"session_id": sid})
     assert bal["verdict"] == "neutral" and bal["warning"] is None
     assert run_tool("get_input_smoothness", {"session_id": sid})["score"] >= 0

@@ -1,6 +1,7 @@
 """Deterministic data agents: call their tool directly and write compact JSON to their output_key.
 
-A debrief then costs exactly one LLM call (the narrative). ``PITWALL_DATA_AGENTS=llm`` swaps these for
+A debrief then costs exactly one LLM call (the narrative), which reads the digest of these outputs
+(``digest.build_digest``), never the outputs themselves. ``PITWALL_DATA_AGENTS=llm`` swaps these for
 LlmAgents with the same tools (see ``registry.build_data_agent``).
 """
 
@@ -21,7 +22,7 @@ from services.paddock.tools.registry import run_tool
 DATA_SPECS: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {
     "highlights_data": ("get_session_highlights", lambda s: {"session_id": s["session_id"]}),
     "telemetry_data": ("get_track_variance_map", lambda s: {"session_id": s["session_id"]}),
-    "pedagogy_data": ("get_session_plan_context", lambda s: {"driver_id": s["driver_id"], "n_laps": 10}),
+    "pedagogy_data": ("get_session_plan_context", lambda s: {"session_id": s["session_id"], "n_laps": 10}),
     "tire_data": ("get_tire_thermal_window", lambda s: {"session_id": s["session_id"]}),
     "handling_data": ("get_handling_balance", lambda s: {"session_id": s["session_id"]}),
     "engine_health_data": ("get_engine_health_timeline", lambda s: {"session_id": s["session_id"]}),
@@ -40,22 +41,11 @@ DATA_AGENT_NAMES = {
     "input_quality_data": "InputQuality",
     "safety_data": "SafetyMonitor",
 }
-MAX_JSON_CHARS = 4000
 
 
 def compact(obj: Any) -> str:
-    """JSON for a template slot, trimmed so one slot cannot blow the prompt budget."""
-    text = json.dumps(obj, default=str, separators=(",", ":"))
-    if len(text) <= MAX_JSON_CHARS:
-        return text
-    if isinstance(obj, dict):
-        slim = {
-            k: (v[:5] if isinstance(v, list) else v)
-            for k, v in obj.items()
-            if k not in ("delta_trace", "laps")
-        }
-        text = json.dumps(slim, default=str, separators=(",", ":"))
-    return text[:MAX_JSON_CHARS]
+    """A tool's output as compact JSON: the full data, for the tablet's cards and the digest."""
+    return json.dumps(obj, default=str, separators=(",", ":"))
 
 
 async def run_data_spec(output_key: str, session_id: str, driver_id: str) -> str:
@@ -98,3 +88,19 @@ def make_data_agent(output_key: str, suffix: str) -> DataAgent:
         tool_name=tool,
         description=f"Deterministic data agent: {tool} into {output_key}",
     )
+
+
+class DigestAgent(BaseAgent):
+    """After the data phase: the compact evidence the narrative reads (``evidence`` in state); no LLM."""
+
+    kind: str
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        from services.paddock.agents.digest import build_digest
+
+        yield Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            actions=EventActions(state_delta={"evidence": build_digest(self.kind, dict(ctx.session.state))}),
+        )

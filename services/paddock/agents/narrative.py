@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 EMOTIONS = {"encouraging", "neutral", "concerned", "celebratory", "urgent"}
@@ -18,89 +18,113 @@ def parse_emotion(text: str) -> tuple[str, str]:
     return clean, emo if emo in EMOTIONS else "neutral"
 
 
-def _facts(state: dict[str, Any]) -> tuple[set[int], set[str], list[float]]:
-    laps: set[int] = set()
-    corners: set[str] = set()
-    times: list[float] = []
+_LAP_REF = re.compile(r"\blaps? (\d+)((?:(?:,\s*|\s+and\s+|\s*&\s*)(?:lap\s+)?\d+\b)*)")
+_CORNER_REF = re.compile(r"\b(?:(t|c)|turn |corner )(\d+[a-z]?)\b")
+_TIME_REF = re.compile(r"\b(\d{1,2}:\d{2}(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?)\b")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
 
-    def walk(x: Any, key: str = "") -> None:
+
+@dataclass
+class Facts:
+    """What a narrative may cite: lap numbers, corner ids (``t11``, ``c3``) and numbers."""
+
+    laps: set[int] = field(default_factory=set)
+    corners: set[str] = field(default_factory=set)
+    numbers: list[float] = field(default_factory=list)
+
+    def add_text(self, text: str) -> None:
+        low = text.lower()
+        for m in _LAP_REF.finditer(low):
+            self.laps.add(int(m.group(1)))
+            self.laps.update(int(x) for x in re.findall(r"\d+", m.group(2) or ""))
+        for m in _CORNER_REF.finditer(low):
+            self.corners.add(f"{m.group(1) or ('c' if 'corner' in m.group(0) else 't')}{m.group(2)}")
+        for m in re.finditer(r"(\d{1,2}):(\d{2}(?:\.\d+)?)", low):
+            self.numbers.append(int(m.group(1)) * 60 + float(m.group(2)))
+        self.numbers += [float(x) for x in _NUMBER.findall(low)]
+
+    def add_data(self, x: Any, key: str = "") -> None:
+        """Facts from a tool's JSON output (what a specialist saw)."""
         if isinstance(x, dict):
             for k, v in x.items():
-                walk(v, k)
+                self.add_data(v, str(k))
         elif isinstance(x, list):
             for v in x:
-                walk(v, key)
-        elif isinstance(x, bool):
+                self.add_data(v, key)
+        elif isinstance(x, bool) or x is None:
             return
         elif isinstance(x, int | float):
             if "lap" in key and float(x).is_integer():
-                laps.add(int(x))
-            if key.endswith("_s"):
-                times.append(float(x))
-        elif isinstance(x, str) and key in (
-            "corner",
-            "corner_id",
-            "name",
-            "least_consistent",
-            "most_consistent",
-        ):
-            corners.add(x.lower())
-            m = re.match(r"turn (\d+a?)", x.lower())
-            if m:
-                corners.add(f"t{m.group(1)}")
-
-    for v in state.values():
-        try:
-            walk(json.loads(v) if isinstance(v, str) else v)
-        except (ValueError, TypeError):
-            continue
-    return laps, corners, times
+                self.laps.add(int(x))
+            self.numbers.append(float(x))
+        elif isinstance(x, str):
+            self.add_text(x if key not in ("corner", "corner_id") else f"{x} ")
+            if re.fullmatch(r"[tc]\d+[a-z]?", x.strip().lower()):
+                self.corners.add(x.strip().lower())
 
 
-def grounding_check(text: str, state: dict[str, Any]) -> list[str]:
-    """Laps, corners and lap times the narrative cites that the data agents did not provide."""
-    laps, corners, times = _facts(state)
+def facts_of(evidence: str | None = None, data: list[Any] | None = None) -> Facts:
+    f = Facts()
+    if evidence:
+        f.add_text(evidence)
+    for d in data or []:
+        f.add_data(d)
+    return f
+
+
+def _cited_number_ok(cited: str, numbers: list[float]) -> bool:
+    """A cited value is grounded when some number in the data rounds to it at the precision it was cited."""
+    if ":" in cited:
+        mm, ss = cited.split(":")
+        value, nd = int(mm) * 60 + float(ss), len(ss.split(".")[1]) if "." in ss else 0
+    else:
+        value, nd = float(cited), len(cited.split(".")[1]) if "." in cited else 0
+    tol = 0.5 * 10**-nd + 1e-9
+    return any(abs(x - value) <= tol for x in numbers)
+
+
+def grounding_check(text: str, facts: Facts) -> list[str]:
+    """Laps, corners and times the narrative cites that are not in the data it was given."""
     bad: list[str] = []
-    low = text.lower()
-    for m in re.finditer(r"\blap (\d+)\b", low):
-        if int(m.group(1)) not in laps:
-            bad.append(f"lap {m.group(1)}")
-    for m in re.finditer(r"\b(?:t|turn )(\d+a?)\b", low):
-        if f"t{m.group(1)}" not in corners:
-            bad.append(f"T{m.group(1).upper()}")
-    for m in re.finditer(r"\b(\d{1,2}:\d{2}\.\d{1,3}|\d{2,3}\.\d{1,3})\s*(?:s\b|sec)", low):
-        v = m.group(1)
-        secs = float(v.split(":")[0]) * 60 + float(v.split(":")[1]) if ":" in v else float(v)
-        if not any(abs(secs - t) < 0.01 for t in times):
-            bad.append(v)
+    low = (text or "").lower()
+    for m in _LAP_REF.finditer(low):
+        for n in [m.group(1), *re.findall(r"\d+", m.group(2) or "")]:
+            if int(n) not in facts.laps:
+                bad.append(f"lap {n}")
+    for m in _CORNER_REF.finditer(low):
+        cid = f"{m.group(1) or ('c' if 'corner' in m.group(0) else 't')}{m.group(2)}"
+        if cid not in facts.corners:
+            bad.append(cid.upper())
+    for m in _TIME_REF.finditer(low):
+        if not _cited_number_ok(m.group(1), facts.numbers):
+            bad.append(m.group(1))
     return sorted(set(bad))
 
 
 def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]]:
     """A deterministic narrative from the same structured data, for when no model answers."""
 
-    def get(key: str) -> dict[str, Any]:
-        try:
-            v = state.get(key)
-            return json.loads(v) if isinstance(v, str) else (v or {})
-        except ValueError:
-            return {}
+    from services.paddock.agents.digest import corner_label, load
 
     hl, ped, eng, saf, trac = (
-        get(k)
+        load(state, k)
         for k in ("highlights_data", "pedagogy_data", "engine_health_data", "safety_data", "traction_data")
     )
     focus = [
-        f"{o['name']}: {o['median_minus_best_s']:.2f} s between your typical and best"
+        f"{corner_label(o.get('corner'), o.get('name'))}: {o['median_minus_best_s']:.2f} s between your typical"
+        " and best"
         for o in hl.get("biggest_opportunities", [])[:3]
         if o.get("median_minus_best_s") is not None
     ]
     parts = []
     if kind == "debrief" and hl:
-        parts.append(
-            f"{hl.get('valid_laps', 0)} valid laps, best {hl.get('best_lap_s')} s on lap {hl.get('best_lap')}"
-            f" (theoretical {hl.get('theoretical_best_s')} s)."
-        )
+        if not hl.get("valid_laps") or hl.get("best_lap_s") is None:
+            parts.append("No valid lap in this session, so there are no lap times to compare.")
+        else:
+            line = f"{hl['valid_laps']} valid laps, best {hl['best_lap_s']} s on lap {hl.get('best_lap')}"
+            if hl.get("theoretical_best_s") is not None:
+                line += f" (theoretical {hl['theoretical_best_s']} s)"
+            parts.append(line + ".")
     if focus:
         parts.append("Focus: " + "; ".join(focus) + ".")
     if ped.get("blocks"):

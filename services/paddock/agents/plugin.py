@@ -20,6 +20,9 @@ class TracePlugin(BasePlugin):
         self._prompt: dict[str, int | None] = {}
         self.llm_calls: dict[str, int] = defaultdict(int)
         self.tool_calls: dict[str, int] = defaultdict(int)
+        self.prompt_tokens: dict[
+            str, int
+        ] = {}  # per invocation: the last model call's, as the server counted
 
     @staticmethod
     def _ids(ctx: Any) -> tuple[str, str | None]:
@@ -73,6 +76,9 @@ class TracePlugin(BasePlugin):
             text = "".join(p.text or "" for p in llm_response.content.parts)
         finish = str(getattr(llm_response, "finish_reason", "") or "")
         emotion = parse_emotion(text)[1] if "[EMOTION:" in text else None
+        usage = getattr(llm_response, "usage_metadata", None)
+        if usage is not None and getattr(usage, "prompt_token_count", None):
+            self.prompt_tokens[inv] = int(usage.prompt_token_count)
         self.store.friction(
             role=callback_context.agent_name,
             mode="adk",

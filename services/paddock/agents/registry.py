@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from services.paddock.agents import prompts
-from services.paddock.agents.data_agents import DATA_AGENT_NAMES, DATA_SPECS, make_data_agent
+from services.paddock.agents.data_agents import DATA_AGENT_NAMES, DATA_SPECS, DigestAgent, make_data_agent
 from services.paddock.tools.base import ToolError
 from services.paddock.tools.registry import TOOLS
 
@@ -152,7 +152,7 @@ def build_data_agent(key: str, suffix: str, model: Any, mode: str) -> Any:
         name=f"{DATA_AGENT_NAMES[key]}{suffix}",
         model=model,
         output_key=key,
-        instruction=f"Call {tool} for session {{session_id?}} (driver {{driver_id?}}) and reply with its JSON only.",
+        instruction=f"Call {tool} for session {{session_id?}} and reply with its JSON only.",
         tools=[async_tool(TOOLS[tool])],
     )
 
@@ -176,4 +176,7 @@ def build_pipeline(kind: str, model: Any, mode: str) -> Any:
             include_contents="none",
             instruction=prompts.NARRATIVE_DEBRIEF if kind == "debrief" else prompts.NARRATIVE_BRIEF,
         )
-        return SequentialAgent(name=f"{kind.capitalize()}Pipeline", sub_agents=[phase, narrative])
+        digest = DigestAgent(
+            name=f"{kind.capitalize()}Digest", kind=kind, description="Compact evidence for the narrative"
+        )
+        return SequentialAgent(name=f"{kind.capitalize()}Pipeline", sub_agents=[phase, digest, narrative])

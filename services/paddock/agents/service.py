@@ -1,19 +1,33 @@
-"""CoachService: what the paddock's HTTP layer calls. Streams CoachEvents: phase, data, token, done, error."""
+"""CoachService: the paddock's one request lifecycle for briefs, debriefs and questions.
+
+Every request goes through ``CoachService.run``: the user's turn is written at once, the data phase runs
+(no model, never queued), the model call takes the request's place in the model queue, tokens stream under
+two deadlines (first token, then silence between tokens), and one ``done`` (or ``error``) ends it. Failures
+are typed (``CoachError`` subclasses), never told apart by their message text.
+
+Narrators: ``llm`` (the model wrote it), ``template`` (brief/debrief with no model or no first token in
+time, written from the same data) and ``data`` (a question answered from the tools without the model).
+Tokens that reached the client are never replaced: a stream that fails after them ends with
+``complete: false`` and the reason.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import re
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from services.paddock.agents.data_agents import DATA_AGENT_NAMES
-from services.paddock.agents.narrative import grounding_check, parse_emotion, template_narrative
-from services.paddock.agents.registry import BRIEF_KEYS
+from services.paddock.agents.digest import build_digest
+from services.paddock.agents.narrative import facts_of, grounding_check, parse_emotion, template_narrative
+from services.paddock.agents.registry import AGENT_REGISTRY, BRIEF_KEYS
 from services.paddock.llm import describe, litellm_args, make_model, prepare_litellm
 from services.paddock.llm.warm import WarmClient, WarmError
 from services.paddock.store import PaddockStore
@@ -24,6 +38,125 @@ DATA_KEYS = set(DATA_AGENT_NAMES)
 MAX_TURNS = 50
 MAX_LLM_CALLS = 6  # per request
 MAX_TOOL_CALLS = 8  # per request
+NO_SESSION = "(no session yet)"  # a driver with no session: every tool answers "unknown session"
+Kind = Literal["debrief", "brief", "ask"]
+
+
+# ---- typed failures -------------------------------------------------------------------------------
+class CoachError(Exception):
+    """A request that the model could not finish; ``code`` goes to the client."""
+
+    code = "model_failed"
+    retryable = True
+
+
+class ModelFailed(CoachError):
+    """The model server answered with an error or a broken stream."""
+
+
+class NoFirstToken(CoachError):
+    code = "no_first_token"
+
+
+class StreamStalled(CoachError):
+    code = "stream_stalled"
+
+
+class BudgetExceeded(CoachError):
+    code = "budget_exceeded"
+    retryable = False
+
+
+class LoopGuard(CoachError):
+    code = "loop_guard"
+    retryable = False
+
+
+class UnknownSession(Exception):
+    """The request names a session the lake does not have (a 404 before any response starts)."""
+
+
+# ---- one request ------------------------------------------------------------------------------------
+@dataclass
+class CoachRequest:
+    kind: Kind
+    driver_id: str
+    session_id: str  # "latest" until ``CoachService.resolve`` makes it the driver's newest session
+    question: str
+    intent: str | None = None
+    tier: Literal["adk", "warm"] = "adk"
+
+    @property
+    def agent(self) -> str:
+        if self.kind == "ask":
+            return "Ask"
+        return (
+            f"Quick{self.kind.capitalize()}" if self.tier == "warm" else f"{self.kind.capitalize()}Pipeline"
+        )
+
+
+@dataclass
+class _Run:
+    """What one request has produced so far."""
+
+    t0: float
+    conv: str
+    state: dict[str, Any] = field(default_factory=dict)
+    parts: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)  # ask: text held back while it may be a tool call
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tool_results: list[Any] = field(default_factory=list)
+    author: str | None = None
+    inv: str | None = None
+    error: CoachError | None = None
+    model_used: bool = False
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def ms(self) -> float:
+        return round((time.perf_counter() - self.t0) * 1000, 1)
+
+
+class _Clock:
+    """The streaming deadlines: ``first_token_s`` from the start of a model call to its first output,
+    then ``idle_s`` of silence between outputs. A tool result starts a new model call (its own prefill)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.first_s = settings.llm_first_token_s
+        self.idle_s = settings.llm_idle_s
+        self.deadline: float | None = None
+        self.streaming = False
+
+    def model_call(self) -> None:
+        self.deadline = asyncio.get_running_loop().time() + self.first_s
+        self.streaming = False
+
+    def output(self) -> None:
+        self.deadline = asyncio.get_running_loop().time() + self.idle_s
+        self.streaming = True
+
+    def expired(self) -> CoachError:
+        if self.streaming:
+            return StreamStalled(f"the model went silent for {self.idle_s:g} s mid-answer")
+        return NoFirstToken(f"no first token within {self.first_s:g} s")
+
+
+async def _deadlined(agen: AsyncIterator[Any], clock: _Clock) -> AsyncGenerator[Any, None]:
+    """``agen``'s items, each awaited under the clock's current deadline."""
+    it = aiter(agen)
+    while True:
+        try:
+            async with asyncio.timeout_at(clock.deadline) as cm:
+                item = await anext(it)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            if cm.expired():
+                raise clock.expired() from None
+            raise
+        yield item
 
 
 def _as_json(v: Any) -> Any:
@@ -34,6 +167,19 @@ def _as_json(v: Any) -> Any:
         return json.loads(v)
     except ValueError:
         return {"text": v}
+
+
+_CALL_START = re.compile(r"\s*(?:functions\.|<tool_call>|\{\s*\"name\"|\[\s*\{|(?:get|query)_\w+\s*[:({])")
+_CALL_PREFIXES = ("functions.", "<tool_call>", '{"name"', "[{", "get_", "query_")
+
+
+def _maybe_call(text: str) -> bool:
+    """Is this start of an answer a tool call written as text, or could it still become one? Such text
+    is held back from the client and decided on at the end."""
+    if _CALL_START.match(text):
+        return True
+    s = text.lstrip()
+    return len(s) < 12 and any(p.startswith(s) for p in _CALL_PREFIXES)
 
 
 @dataclass
@@ -49,16 +195,22 @@ class CoachService:
         self.runner: Any = None
         self.plugin: Any = None
         self.sessions: Any = None
+        self._loading: asyncio.Task[None] | None = None
         self._adk_sessions: dict[str, str] = {}
         self._usage: dict[str, dict[str, Any]] = {}  # driver -> {turns, chars, driving_session}
         self.rotations = 0
         self.warm = WarmClient(settings, self.store)
         self._reachable_at = 0.0
+        self._probe: tuple[float, bool, str] = (0.0, False, "not probed yet")
+        self._probe_task: asyncio.Task[Any] | None = None
+        self._in_model = 0  # model calls running now (the server is busy, so it is up)
         self.warm_state: dict[str, Any] = {"status": "not started"}
 
-    async def startup(self) -> None:
-        """Import and wire ADK + LiteLLM now, not on the first request."""
+    # ---- start-up: never on the event loop ------------------------------------------------------
+    def _build(self) -> None:
+        """Import LiteLLM and ADK and build the agent tree (4-9 s of imports): runs in a worker thread."""
         prepare_litellm()
+        import litellm  # noqa: F401  (the slow import, here and not on a request)
         from google.adk.apps import App
         from google.adk.runners import Runner
         from google.adk.sessions import InMemorySessionService
@@ -74,27 +226,59 @@ class CoachService:
         )
         log.info("paddock agents ready: %s", describe(self.settings))
 
+    def start_loading(self) -> None:
+        """Begin loading the agent tree in a worker thread; returns at once (``/health`` keeps answering)."""
+        if self.runner is None and (self._loading is None or self._loading.done()):
+            self._loading = asyncio.get_running_loop().create_task(asyncio.to_thread(self._build))
+
+    async def ready(self) -> None:
+        """Wait until the agent tree is loaded (a request never falls back because LiteLLM was loading)."""
+        if self.runner is not None:
+            return
+        self.start_loading()
+        assert self._loading is not None
+        await asyncio.shield(self._loading)
+
+    async def startup(self) -> None:
+        await self.ready()
+
+    # ---- the model server ------------------------------------------------------------------------
     async def model_reachable(self, timeout_s: float = 2.0) -> tuple[bool, str]:
-        """Probe ``/v1/models``. A success is trusted for 5 s (a failing call still falls back); a failure is
-        never cached, so a server that comes up is used at once."""
+        """Probe ``/v1/models``. A success is trusted for 5 s, and while a model call is running (a busy
+        llama.cpp server answers nothing else); a failure is never cached, so a server that comes up is
+        used at once."""
         now = time.monotonic()
+        if self._in_model:
+            return True, "answering another request"
         if now - self._reachable_at < 5.0:
             return True, "HTTP 200 (probed in the last 5 s)"
         ok, reason = await self.warm.probe(timeout_s)
         self._reachable_at = now if ok else 0.0
+        self._probe = (time.monotonic(), ok, reason)
+        return ok, reason
+
+    def model_status(self) -> tuple[bool, str]:
+        """For ``/health``: the last probe at once, refreshed in the background when older than 5 s."""
+        at, ok, reason = self._probe
+        if self._in_model:
+            return True, "answering a request"
+        if time.monotonic() - at > 5.0 and (self._probe_task is None or self._probe_task.done()):
+            self._probe_task = asyncio.get_running_loop().create_task(self.model_reachable(1.5))
         return ok, reason
 
     async def warm_up(self) -> None:
-        """Start-up, in the background: run the agent tree's data phase once (no model call), so the first
-        driver request does not pay for ADK's first run; then discover the server's models and load ours
-        with a one-token call."""
+        """Start-up, in the background: wait for the tree, run its data phase once (no model call), then
+        discover the server's models and load ours with a one-token call."""
         t0 = time.perf_counter()
-        self.warm_state = {"status": "warming"}
+        self.warm_state = {"status": "loading agents"}
         try:
+            await self.ready()
+            self.warm_state = {"status": "warming"}
             await self._warm_adk()
         except Exception:  # a warm-up problem must never stop the service
             log.exception("ADK warm-up failed")
         found = await self.warm.discover()
+        self._probe = (time.monotonic(), found["reachable"], found.get("reason") or "HTTP 200")
         if found["reachable"] and self.settings.llm_warmup:
             await self.warm.warmup()  # the server loads the model
             # LiteLLM builds its client and lazy pieces now, not on a driver's request
@@ -113,9 +297,8 @@ class CoachService:
         error = None
         try:
             reply = await litellm.acompletion(
-                **litellm_args(self.settings),
+                **{**litellm_args(self.settings), "max_tokens": 1},
                 messages=[{"role": "user", "content": "ok"}],
-                max_tokens=1,
                 stream=True,
             )
             async for _ in reply:
@@ -144,8 +327,6 @@ class CoachService:
             newest = await asyncio.to_thread(session_row, "latest")
         except ToolError:  # an empty lake: nothing to warm with yet
             return
-        if self.runner is None:
-            return
         t0 = time.perf_counter()
         s = await self.sessions.create_session(app_name="pitwall", user_id="__warmup__", state={})
         delta = {
@@ -161,6 +342,7 @@ class CoachService:
         await self.sessions.delete_session(app_name="pitwall", user_id="__warmup__", session_id=s.id)
         log.info("agent tree warmed up in %.0f ms", (time.perf_counter() - t0) * 1000)
 
+    # ---- sessions ------------------------------------------------------------------------------------
     def _newest_driving_session(self, driver_id: str) -> str | None:
         from services.paddock.tools.base import rows
 
@@ -173,6 +355,26 @@ class CoachService:
         except Exception:
             return None
         return r[0]["session_id"] if r else None
+
+    def _resolve_session(self, req: CoachRequest) -> str:
+        from services.paddock.tools.base import session_row
+
+        if req.session_id not in ("latest", "", None):
+            try:
+                return str(session_row(req.session_id)["session_id"])
+            except Exception as exc:  # ToolError, or a lake with no tables yet
+                raise UnknownSession(f"no session {req.session_id!r} in the lake") from exc
+        newest = self._newest_driving_session(req.driver_id)
+        if newest is not None:
+            return newest
+        if req.kind == "debrief":
+            raise UnknownSession(f"no sessions for driver {req.driver_id!r} in the lake")
+        return NO_SESSION  # a brief or a question before the driver's first session
+
+    async def resolve(self, req: CoachRequest) -> CoachRequest:
+        """Pin the request to one session ("latest" is the driver's newest); ``UnknownSession`` if none."""
+        req.session_id = await asyncio.to_thread(self._resolve_session, req)
+        return req
 
     def _rotation_reason(self, driver_id: str) -> str | None:
         u = self._usage.get(driver_id)
@@ -195,7 +397,7 @@ class CoachService:
     async def _session(self, driver_id: str, state: dict[str, Any]) -> str:
         """The driver's persistent ADK session (a stable prompt prefix for the model's KV cache), rotated
         after 50 turns, past the character budget, or when a new driving session appears in the lake."""
-        reason = self._rotation_reason(driver_id)
+        reason = await asyncio.to_thread(self._rotation_reason, driver_id)
         if reason is not None:
             log.info("rotating the ADK session of %s: %s", driver_id, reason)
             self._adk_sessions.pop(driver_id, None)
@@ -206,7 +408,7 @@ class CoachService:
             self._usage[driver_id] = {
                 "turns": 0,
                 "chars": 0,
-                "driving_session": self._newest_driving_session(driver_id),
+                "driving_session": await asyncio.to_thread(self._newest_driving_session, driver_id),
             }
             s = await self.sessions.create_session(app_name="pitwall", user_id=driver_id, state=state)
             sid = s.id
@@ -217,117 +419,451 @@ class CoachService:
         self._usage.pop(driver_id, None)
         return {"driver_id": driver_id, "reset": self._adk_sessions.pop(driver_id, None) is not None}
 
-    async def debrief(self, session_id: str, driver_id: str) -> AsyncIterator[CoachEvent]:
-        async for ev in self._pipeline("debrief", session_id, driver_id, "debrief my session"):
+    # ---- entry points ----------------------------------------------------------------------------
+    async def _serve(self, req: CoachRequest) -> AsyncIterator[CoachEvent]:
+        """Resolve, probe and run one request without a model queue (in-process callers and tests)."""
+        await self.resolve(req)
+        ok, reason = await self.model_reachable()
+        async for ev in self.run(req, ok, reason):
             yield ev
 
-    async def brief(
+    def debrief(self, session_id: str, driver_id: str) -> AsyncIterator[CoachEvent]:
+        return self._serve(CoachRequest("debrief", driver_id, session_id, "debrief my session"))
+
+    def brief(
         self, driver_id: str, question: str = "brief me for today", session_id: str = "latest"
     ) -> AsyncIterator[CoachEvent]:
-        async for ev in self._pipeline("brief", session_id, driver_id, question):
-            yield ev
+        return self._serve(CoachRequest("brief", driver_id, session_id, question))
 
-    async def _pipeline(
-        self, kind: str, session_id: str, driver_id: str, question: str
+    def quick(self, kind: Kind, session_id: str, driver_id: str, question: str) -> AsyncIterator[CoachEvent]:
+        """A quick brief or debrief on the warm tier: the same data and digest, one streamed call, no ADK."""
+        return self._serve(CoachRequest(kind, driver_id, session_id, question, tier="warm"))
+
+    # ---- the lifecycle -----------------------------------------------------------------------------
+    async def run(
+        self, req: CoachRequest, model_ok: bool, reason: str, ticket: Any = None
     ) -> AsyncIterator[CoachEvent]:
+        """One request, start to ``done``. ``ticket`` is the request's place in the model queue (taken by
+        the HTTP layer before the response started); it is released however the request ends."""
+        run = _Run(time.perf_counter(), uuid.uuid4().hex)
+        self.store.turn(run.conv, req.driver_id, req.session_id, req.kind, 0, "user", req.question)
+        finished = False
+        try:
+            yield CoachEvent("phase", {"agent": req.agent, "status": "started", "ms": 0})
+            if req.kind == "ask":
+                if model_ok:
+                    await self.ready()
+                    async for ev in self._guarded_stream(self._ask_events(req, run, ticket), run):
+                        yield ev
+                done = await self._finish_ask(req, run, model_ok, reason)
+            else:
+                if req.tier == "warm":
+                    gen = self._warm_events(req, run, ticket if model_ok else None, model_ok)
+                else:
+                    await self.ready()
+                    gen = self._adk_events(req, run, ticket if model_ok else None, model_ok)
+                async for ev in self._guarded_stream(gen, run):
+                    yield ev
+                yield CoachEvent("phase", {"agent": req.agent, "status": "finished", "ms": run.ms()})
+                done = self._finish_narrative(req, run, model_ok, reason)
+            finished = True
+            yield done
+        finally:
+            if ticket is not None:
+                ticket.release()
+            if run.model_used:
+                self._in_model = max(0, self._in_model - 1)
+            if not finished:  # the client went away: keep what was generated, marked incomplete
+                self._incomplete(req, run)
+
+    async def _guarded_stream(
+        self, gen: AsyncGenerator[CoachEvent, None], run: _Run
+    ) -> AsyncIterator[CoachEvent]:
+        """Pass a producer's events on; a failure becomes ``run.error`` (typed), never an exception."""
+        try:
+            async with contextlib.aclosing(gen) as events:
+                async for ev in events:
+                    yield ev
+        except CoachError as exc:
+            run.error = exc
+        except Exception as exc:  # the model server or LiteLLM failed: typed here, once
+            run.error = ModelFailed(f"{type(exc).__name__}: {str(exc)[:300]}")
+
+    async def _take_model(self, ticket: Any, run: _Run, clock: _Clock) -> AsyncIterator[CoachEvent]:
+        """Wait for the model (the queue), then start the first-token clock."""
+        if ticket is not None:
+            if ticket.gate.sem.locked():
+                yield CoachEvent(
+                    "phase",
+                    {"agent": "ModelQueue", "status": "queued", "ahead": ticket.ahead, "ms": run.ms()},
+                )
+            await ticket.acquire()
+        if not run.model_used:
+            run.model_used = True
+            self._in_model += 1
+        clock.model_call()
+
+    def _data_event(self, agent: str, key: str, value: Any, run: _Run) -> CoachEvent:
+        run.state[key] = value
+        return CoachEvent("data", {"agent": agent, "key": key, "data": _as_json(value), "ms": run.ms()})
+
+    def _token(self, chunk: str, run: _Run, clock: _Clock, agent: str | None = None) -> CoachEvent:
+        run.parts.append(chunk)
+        clock.output()
+        self._reachable_at = time.monotonic()
+        return CoachEvent("token", {"text": chunk, **({"agent": agent} if agent else {})})
+
+    async def _adk_events(
+        self, req: CoachRequest, run: _Run, ticket: Any, model_ok: bool
+    ) -> AsyncGenerator[CoachEvent, None]:
         from google.adk.agents.run_config import RunConfig, StreamingMode
         from google.genai import types
 
-        t0 = time.perf_counter()
-        conv = uuid.uuid4().hex
-        narrator_name = f"NarrativeAgent{kind.capitalize()}"
-        self.store.turn(conv, driver_id, session_id, kind, 0, "user", question)  # write-through
-        state: dict[str, Any] = {}
-        text_parts: list[str] = []
-        llm_error: str | None = None
-        inv = None
-        finished = False
-        try:
-            yield CoachEvent("phase", {"agent": f"{kind.capitalize()}Pipeline", "status": "started", "ms": 0})
-            ok, reason = await self.model_reachable()
-            if self.runner is None:
-                await self.startup()
-            sid = await self._session(driver_id, {})
-            route = (
-                kind if ok else f"data_only:{kind.capitalize()}DataPhase"
-            )  # no model: skip the narrative call
-            delta = {"session_id": session_id, "driver_id": driver_id, "temp:intent_override": route}
-            msg = types.Content(role="user", parts=[types.Part(text=question)])
-            try:
-                async with asyncio.timeout(self.settings.adk_timeout_s):
-                    async for ev in self.runner.run_async(
-                        user_id=driver_id,
-                        session_id=sid,
-                        new_message=msg,
-                        state_delta=delta,
-                        run_config=RunConfig(streaming_mode=StreamingMode.SSE),
-                    ):
-                        inv = ev.invocation_id
-                        sd = ev.actions.state_delta if ev.actions else None
-                        for k, v in (sd or {}).items():
-                            if k in DATA_KEYS:
-                                state[k] = v
-                                yield CoachEvent(
-                                    "data",
-                                    {
-                                        "agent": ev.author,
-                                        "key": k,
-                                        "data": _as_json(v),
-                                        "ms": round((time.perf_counter() - t0) * 1000, 1),
-                                    },
-                                )
-                        if ev.author == narrator_name and ev.content and ev.content.parts:
-                            if not ok:
-                                break
-                            chunk = "".join(p.text or "" for p in ev.content.parts)
-                            if ev.partial or not text_parts and chunk:
-                                text_parts.append(chunk)
-                                yield CoachEvent("token", {"text": chunk})
-                        if ev.error_code or ev.error_message:
-                            llm_error = f"{ev.error_code}: {ev.error_message}"
-            except TimeoutError:
-                llm_error = f"no answer within {self.settings.adk_timeout_s:g} s"
-            except Exception as exc:  # the model server failed: fall back, never crash
-                llm_error = f"{type(exc).__name__}: {str(exc)[:300]}"
-            yield CoachEvent(
-                "phase",
-                {
-                    "agent": f"{kind.capitalize()}Pipeline",
-                    "status": "finished",
-                    "ms": round((time.perf_counter() - t0) * 1000, 1),
-                },
-            )
-            llm_calls = self.plugin.llm_calls.get(inv, 0) if self.plugin and inv else 0
-            done = self._finish(
-                kind,
-                conv,
-                driver_id,
-                session_id,
-                question,
-                state,
-                "".join(text_parts),
-                ok,
-                reason,
-                llm_error,
-                llm_calls,
-                t0,
-                backend="litellm",
-            )
-            finished = True
-            yield CoachEvent("done", done)
-        finally:
-            if not finished:  # the client went away: keep what was generated, marked incomplete
-                self._incomplete(conv, driver_id, session_id, kind, "".join(text_parts), narrator_name, t0)
+        cap = req.kind.capitalize()
+        narrator = f"NarrativeAgent{cap}"
+        clock = _Clock(self.settings)
+        llm_data = self.settings.data_agents == "llm"
+        if model_ok and llm_data:  # the data agents themselves call the model
+            async for ev in self._take_model(ticket, run, clock):
+                yield ev
+        sid = await self._session(req.driver_id, {})
+        route = req.kind if model_ok else f"data_only:{cap}DataPhase"  # no model: skip the narrative
+        delta = {"session_id": req.session_id, "driver_id": req.driver_id, "temp:intent_override": route}
+        msg = types.Content(role="user", parts=[types.Part(text=req.question)])
+        agen = self.runner.run_async(
+            user_id=req.driver_id,
+            session_id=sid,
+            new_message=msg,
+            state_delta=delta,
+            run_config=RunConfig(streaming_mode=StreamingMode.SSE),
+        )
+        async with contextlib.aclosing(_deadlined(agen, clock)) as events:
+            async for ev in events:
+                run.inv = ev.invocation_id
+                for k, v in ((ev.actions.state_delta if ev.actions else None) or {}).items():
+                    if k in DATA_KEYS:
+                        yield self._data_event(ev.author, k, v, run)
+                    elif k == "evidence":
+                        run.state["evidence"] = v
+                        if model_ok and not llm_data:  # the narrative call is next: now wait for the model
+                            async for qev in self._take_model(ticket, run, clock):
+                                yield qev
+                if llm_data and ev.author != narrator and ev.content and ev.content.parts:
+                    clock.model_call()  # a data agent's model call or tool result: the next call's prefill
+                if ev.author == narrator and ev.content and ev.content.parts:
+                    chunk = "".join(p.text or "" for p in ev.content.parts)
+                    if chunk and (ev.partial or not run.parts):  # skip the aggregate after partials
+                        run.author = narrator
+                        yield self._token(chunk, run, clock)
+                if ev.error_code or ev.error_message:
+                    raise ModelFailed(f"{ev.error_code}: {ev.error_message}")
 
-    def _incomplete(
-        self, conv: str, driver_id: str, session_id: str | None, kind: str, text: str, role: str, t0: float
-    ) -> None:
-        log.info("%s for %s cancelled after %d characters: stored as incomplete", kind, driver_id, len(text))
+    async def _warm_events(
+        self, req: CoachRequest, run: _Run, ticket: Any, model_ok: bool
+    ) -> AsyncGenerator[CoachEvent, None]:
+        from services.paddock.agents.data_agents import DATA_SPECS, run_data_spec
+        from services.paddock.agents.prompts import narrative_prompt
+
+        keys = BRIEF_KEYS if req.kind == "brief" else list(DATA_SPECS)
+
+        async def one(key: str) -> tuple[str, str]:
+            return key, await run_data_spec(key, req.session_id, req.driver_id)
+
+        for fut in asyncio.as_completed([one(k) for k in keys]):
+            k, v = await fut
+            yield self._data_event(DATA_AGENT_NAMES[k], k, v, run)
+        run.state["evidence"] = build_digest(req.kind, run.state)
+        if not model_ok:
+            return
+        clock = _Clock(self.settings)
+        async for ev in self._take_model(ticket, run, clock):
+            yield ev
+        messages = [
+            {"role": "system", "content": narrative_prompt(req.kind, req.question, run.state["evidence"])},
+            {"role": "user", "content": req.question},
+        ]
+        stream = self.warm.stream(
+            messages, role=req.agent, mode=req.kind, max_tokens=self.settings.llm_max_tokens
+        )
+        try:
+            async with contextlib.aclosing(_deadlined(stream, clock)) as deltas:
+                async for delta in deltas:
+                    run.author = req.agent
+                    yield self._token(delta, run, clock)
+        except WarmError as exc:
+            raise ModelFailed(str(exc)) from exc
+
+    async def _ask_events(
+        self, req: CoachRequest, run: _Run, ticket: Any
+    ) -> AsyncGenerator[CoachEvent, None]:
+        from google.adk.agents.run_config import RunConfig, StreamingMode
+        from google.genai import types
+
+        clock = _Clock(self.settings)
+        async for ev in self._take_model(ticket, run, clock):
+            yield ev
+        sid = await self._session(req.driver_id, {})
+        delta: dict[str, Any] = {"session_id": req.session_id, "driver_id": req.driver_id}
+        if req.intent:
+            delta["temp:intent_override"] = req.intent
+        msg = types.Content(role="user", parts=[types.Part(text=req.question)])
+        last_call: tuple[str, str] | None = None
+        repeats = 0
+        agen = self.runner.run_async(
+            user_id=req.driver_id,
+            session_id=sid,
+            new_message=msg,
+            state_delta=delta,
+            run_config=RunConfig(streaming_mode=StreamingMode.SSE),
+        )
+        async with contextlib.aclosing(_deadlined(agen, clock)) as events:
+            async for ev in events:
+                run.inv = ev.invocation_id
+                if self.plugin is not None and self.plugin.llm_calls.get(run.inv, 0) > MAX_LLM_CALLS:
+                    raise BudgetExceeded(f"budget: more than {MAX_LLM_CALLS} LLM calls for one question")
+                calls = ev.get_function_calls() if not ev.partial else []
+                if len(run.tools) + len(calls) > MAX_TOOL_CALLS:
+                    raise BudgetExceeded(f"budget: more than {MAX_TOOL_CALLS} tool calls for one question")
+                for fc in calls:
+                    clock.output()
+                    key = (fc.name or "", json.dumps(fc.args, sort_keys=True, default=str))
+                    repeats = repeats + 1 if key == last_call else 1
+                    last_call = key
+                    run.tools.append({"tool": fc.name, "args": fc.args})
+                    if repeats >= 3:
+                        raise LoopGuard(
+                            f"loop guard: {fc.name} called 3 times in a row with the same arguments"
+                        )
+                for fr in ev.get_function_responses():
+                    run.tool_results.append(fr.response)
+                    clock.model_call()  # the model reads the result next: a new prefill
+                if ev.author == "PitwallOrchestrator" or not (ev.content and ev.content.parts):
+                    continue
+                if ev.partial or (ev.is_final_response() and not run.parts and not run.held):
+                    chunk = "".join(p.text or "" for p in ev.content.parts)
+                    if not chunk:
+                        continue
+                    run.author = ev.author
+                    if run.parts or not _maybe_call("".join(run.held) + chunk):
+                        for held in [*run.held, chunk]:
+                            yield self._token(held, run, clock, ev.author)
+                        run.held.clear()
+                    else:  # maybe a tool call written as text: hold it back from the client
+                        run.held.append(chunk)
+                        clock.output()
+        if run.held:  # still undecided at the end: it is the whole answer, decided in _finish_ask
+            run.parts.extend(run.held)
+            run.held.clear()
+
+    # ---- endings ---------------------------------------------------------------------------------------
+    def _finish_narrative(self, req: CoachRequest, run: _Run, model_ok: bool, reason: str) -> CoachEvent:
+        """Brief and debrief: the model's narrative, or the template when no token ever came."""
+        evidence = run.state.get("evidence") or build_digest(req.kind, run.state)
+        raw = run.text
+        complete = True
+        fallback: str | None = None
+        if not model_ok or not raw.strip():
+            narrator, fallback = (
+                "template",
+                (reason if not model_ok else str(run.error) if run.error else "empty model reply"),
+            )
+            text, focus = template_narrative(req.kind, run.state)
+            emotion = "neutral"
+        else:
+            narrator = "llm"
+            text, emotion = parse_emotion(raw)
+            _, focus = template_narrative(req.kind, run.state)
+            if run.error is not None:  # tokens reached the client: keep them, say why it stopped
+                complete, fallback = False, str(run.error)
+        ungrounded = grounding_check(text, facts_of(evidence)) if narrator == "llm" else []
+        tier = "warm" if req.tier == "warm" else "adk"
+        self.account(req.driver_id, len(req.question) + len(text) + len(evidence))
         self.store.turn(
-            conv,
-            driver_id,
-            session_id,
-            kind,
+            run.conv,
+            req.driver_id,
+            req.session_id,
+            req.kind,
+            1,
+            "assistant",
+            text,
+            emotion,
+            narrator,
+            complete,
+            {"ungrounded": ungrounded, "reason": fallback, "tier": tier},
+        )
+        if tier == "adk" or narrator == "template":  # warm calls write their own row as they stream
+            self.store.friction(
+                role=run.author or f"NarrativeAgent{req.kind.capitalize()}",
+                mode=req.kind,
+                backend="template" if narrator == "template" else "litellm",
+                prompt_chars=len(evidence),
+                completion_chars=len(text),
+                latency_ms=(time.perf_counter() - run.t0) * 1000,
+                truncated=not complete,
+                fell_back=narrator == "template",
+                error=str(run.error) if run.error else None,
+                emotion=emotion,
+            )
+        return CoachEvent(
+            "done",
+            {
+                "text": text,
+                "emotion": emotion,
+                "focus_items": focus,
+                "narrator": narrator,
+                "reason": fallback,
+                "complete": complete,
+                "ungrounded": ungrounded,
+                "conversation_id": run.conv,
+                "llm_calls": self._llm_calls(run) if req.tier == "adk" else int(run.model_used),
+                "prompt_tokens": self.plugin.prompt_tokens.get(run.inv) if self.plugin and run.inv else None,
+                "evidence_chars": len(evidence),
+                "tier": tier,
+                "ms": run.ms(),
+            },
+        )
+
+    def _llm_calls(self, run: _Run) -> int:
+        return int(self.plugin.llm_calls.get(run.inv, 0)) if self.plugin and run.inv else 0
+
+    async def _finish_ask(self, req: CoachRequest, run: _Run, model_ok: bool, reason: str) -> CoachEvent:
+        """A question: the model's answer, or an answer from the data (labelled), or an error."""
+        from services.paddock.agents.data_answer import (
+            answer_from_data,
+            format_result,
+            run_text_call,
+            text_tool_call,
+        )
+        from services.paddock.agents.narrative import Facts
+
+        raw = run.text
+        narrator, fallback, complete = "llm", None, True
+        text, emotion = parse_emotion(raw)
+        facts = Facts()
+        for res in run.tool_results:
+            facts.add_data(res)
+        allowed = AGENT_REGISTRY.get(run.author or "", {}).get("tools", [])
+        written = text_tool_call(text, allowed) if raw and not run.tools else None
+        if written is not None:  # a weak model wrote its tool call as text: run it, answer from its data
+            name, args = written
+            result = await asyncio.to_thread(run_text_call, name, args, req.session_id)
+            run.tools.append({"tool": name, "args": args, "from_text": True})
+            text, emotion, narrator = format_result(name, result), "neutral", "data"
+            fallback = (
+                f"the model wrote a call to {name} as text instead of making it; answered from its data"
+            )
+            facts.add_data(result)
+        elif not raw.strip():
+            if isinstance(run.error, BudgetExceeded | LoopGuard):
+                return self._ask_error(req, run, run.error)
+            why = reason if not model_ok else str(run.error) if run.error else "empty model reply"
+            found = await asyncio.to_thread(answer_from_data, req.question, req.session_id, req.intent)
+            if found is None:
+                if model_ok and run.error is not None:
+                    return self._ask_error(req, run, run.error)
+                return self._unavailable(req, run, why)
+            run.tools.append({"tool": found.tool, "args": found.args})
+            text, emotion, narrator = found.text, "neutral", "data"
+            fallback = f"{why}; answered from {found.tool} without the model"
+            facts.add_data(found.result)
+        elif run.error is not None:
+            complete, fallback = False, str(run.error)
+        ungrounded = grounding_check(text, facts)
+        self.account(req.driver_id, len(req.question) + len(text))
+        meta = {"agent": run.author, "tools": run.tools, "error": str(run.error) if run.error else None}
+        self.store.turn(
+            run.conv,
+            req.driver_id,
+            req.session_id,
+            "ask",
+            1,
+            "assistant",
+            text,
+            emotion,
+            narrator,
+            complete,
+            {**meta, "reason": fallback, "ungrounded": ungrounded},
+        )
+        return CoachEvent(
+            "done",
+            {
+                "available": True,
+                "text": text,
+                "emotion": emotion,
+                "agent": run.author,
+                "tools": run.tools,
+                "narrator": narrator,
+                "reason": fallback,
+                "complete": complete,
+                "ungrounded": ungrounded,
+                "conversation_id": run.conv,
+                "llm_calls": self._llm_calls(run),
+                "focus_items": [],
+                "error": str(run.error) if run.error else None,
+                "ms": run.ms(),
+            },
+        )
+
+    def _ask_error(self, req: CoachRequest, run: _Run, err: CoachError) -> CoachEvent:
+        self.store.turn(
+            run.conv,
+            req.driver_id,
+            req.session_id,
+            "ask",
+            1,
+            "assistant",
+            "",
+            "neutral",
+            "llm",
+            False,
+            {"agent": run.author, "tools": run.tools, "error": str(err)},
+        )
+        return CoachEvent("error", {"code": err.code, "message": str(err), "retryable": err.retryable})
+
+    def _unavailable(self, req: CoachRequest, run: _Run, reason: str) -> CoachEvent:
+        self.store.turn(
+            run.conv,
+            req.driver_id,
+            req.session_id,
+            "ask",
+            1,
+            "assistant",
+            "",
+            "neutral",
+            "none",
+            True,
+            {"reason": reason},
+        )
+        return CoachEvent(
+            "done",
+            {
+                "available": False,
+                "reason": reason,
+                "text": "",
+                "emotion": "neutral",
+                "narrator": "none",
+                "complete": True,
+                "ungrounded": [],
+                "conversation_id": run.conv,
+                "llm_calls": 0,
+                "focus_items": [],
+                "ms": run.ms(),
+            },
+        )
+
+    def _incomplete(self, req: CoachRequest, run: _Run) -> None:
+        text = run.text
+        log.info(
+            "%s for %s cancelled after %d characters: stored as incomplete",
+            req.kind,
+            req.driver_id,
+            len(text),
+        )
+        self.store.turn(
+            run.conv,
+            req.driver_id,
+            req.session_id,
+            req.kind,
             1,
             "assistant",
             text,
@@ -337,304 +873,21 @@ class CoachService:
             {"reason": "cancelled: the client disconnected"},
         )
         self.store.friction(
-            role=role,
-            mode=kind,
-            backend="litellm",
+            role=run.author or req.agent,
+            mode=req.kind,
+            backend="warm-httpx" if req.tier == "warm" else "litellm",
             prompt_chars=None,
             completion_chars=len(text),
-            latency_ms=(time.perf_counter() - t0) * 1000,
+            latency_ms=(time.perf_counter() - run.t0) * 1000,
             truncated=True,
             fell_back=False,
             error="cancelled: the client disconnected",
             emotion=None,
         )
 
-    def _finish(
-        self,
-        kind: str,
-        conv: str,
-        driver_id: str,
-        session_id: str,
-        question: str,
-        state: dict[str, Any],
-        raw: str,
-        ok: bool,
-        reason: str,
-        llm_error: str | None,
-        llm_calls: int,
-        t0: float,
-        backend: str,
-    ) -> dict[str, Any]:
-        """Parse or fall back, check grounding, write the assistant turn, and build the ``done`` payload."""
-        narrator = "llm"
-        fallback_reason = None
-        if not ok or llm_error or not raw.strip():
-            narrator = "template"
-            fallback_reason = reason if not ok else (llm_error or "empty model reply")
-            text, focus = template_narrative(kind, state)
-            emotion = "neutral"
-        else:
-            text, emotion = parse_emotion(raw)
-            _, focus = template_narrative(kind, state)
-        ungrounded = grounding_check(text, state) if narrator == "llm" else []
-        self.account(driver_id, len(question) + len(text) + sum(len(v) for v in state.values()))
-        self.store.turn(
-            conv,
-            driver_id,
-            session_id,
-            kind,
-            1,
-            "assistant",
-            text,
-            emotion,
-            narrator,
-            True,
-            {"ungrounded": ungrounded, "reason": fallback_reason, "tier": backend},
-        )
-        if backend == "litellm" or narrator == "template":  # warm calls write their own row as they stream
-            self.store.friction(
-                role=f"NarrativeAgent{kind.capitalize()}",
-                mode=kind,
-                backend="template" if narrator == "template" else backend,
-                prompt_chars=None,
-                completion_chars=len(text),
-                latency_ms=(time.perf_counter() - t0) * 1000,
-                truncated=False,
-                fell_back=narrator == "template",
-                error=llm_error,
-                emotion=emotion,
-            )
-        return {
-            "text": text,
-            "emotion": emotion,
-            "focus_items": focus,
-            "narrator": narrator,
-            "reason": fallback_reason,
-            "ungrounded": ungrounded,
-            "conversation_id": conv,
-            "llm_calls": llm_calls,
-            "tier": "warm" if backend == "warm-httpx" else "adk",
-            "ms": round((time.perf_counter() - t0) * 1000, 1),
-        }
 
-    async def quick(
-        self, kind: str, session_id: str, driver_id: str, question: str
-    ) -> AsyncIterator[CoachEvent]:
-        """A quick brief or debrief on the warm tier: the same data, packed into one streamed call, no ADK."""
-        from services.paddock.agents.data_agents import DATA_AGENT_NAMES as NAMES
-        from services.paddock.agents.data_agents import DATA_SPECS, run_data_spec
-        from services.paddock.agents.prompts import quick_prompt
-
-        t0 = time.perf_counter()
-        conv = uuid.uuid4().hex
-        self.store.turn(conv, driver_id, session_id, kind, 0, "user", question)
-        parts: list[str] = []
-        error: str | None = None
-        finished = False
-        try:
-            yield CoachEvent("phase", {"agent": f"Quick{kind.capitalize()}", "status": "started", "ms": 0})
-            keys = BRIEF_KEYS if kind == "brief" else tuple(DATA_SPECS)
-
-            async def one(key: str) -> tuple[str, str]:
-                return key, await run_data_spec(key, session_id, driver_id)
-
-            state: dict[str, Any] = {}
-            for fut in asyncio.as_completed([one(k) for k in keys]):
-                k, v = await fut
-                state[k] = v
-                yield CoachEvent(
-                    "data",
-                    {
-                        "agent": NAMES[k],
-                        "key": k,
-                        "data": _as_json(v),
-                        "ms": round((time.perf_counter() - t0) * 1000, 1),
-                    },
-                )
-            ok, reason = await self.model_reachable()
-            if ok:
-                messages = [
-                    {"role": "system", "content": quick_prompt(kind, question, state)},
-                    {"role": "user", "content": question},
-                ]
-                try:
-                    async with asyncio.timeout(self.settings.adk_timeout_s):
-                        async for delta in self.warm.stream(
-                            messages, role=f"Quick{kind.capitalize()}", mode=kind
-                        ):
-                            parts.append(delta)
-                            yield CoachEvent("token", {"text": delta})
-                except TimeoutError:
-                    error = f"no answer within {self.settings.adk_timeout_s:g} s"
-                except WarmError as exc:
-                    error = str(exc)
-            yield CoachEvent(
-                "phase",
-                {
-                    "agent": f"Quick{kind.capitalize()}",
-                    "status": "finished",
-                    "ms": round((time.perf_counter() - t0) * 1000, 1),
-                },
-            )
-            done = self._finish(
-                kind,
-                conv,
-                driver_id,
-                session_id,
-                question,
-                state,
-                "".join(parts),
-                ok,
-                reason,
-                error,
-                1 if ok else 0,
-                t0,
-                backend="warm-httpx",
-            )
-            finished = True
-            yield CoachEvent("done", done)
-        finally:
-            if not finished:
-                self._incomplete(
-                    conv, driver_id, session_id, kind, "".join(parts), f"Quick{kind.capitalize()}", t0
-                )
-
-
-async def _collect_answer(
-    svc: CoachService, driver_id: str, session_id: str | None, question: str, intent: str | None
-) -> AsyncIterator[CoachEvent]:
-    from google.adk.agents.run_config import RunConfig, StreamingMode
-    from google.genai import types
-
-    t0 = time.perf_counter()
-    ok, reason = await svc.model_reachable()
-    conv = uuid.uuid4().hex
-    svc.store.turn(conv, driver_id, session_id, "ask", 0, "user", question)  # write-through
-    if not ok:
-        yield CoachEvent(
-            "done",
-            {
-                "available": False,
-                "reason": reason,
-                "text": "",
-                "emotion": "neutral",
-                "narrator": "none",
-                "ungrounded": [],
-                "conversation_id": conv,
-                "llm_calls": 0,
-                "focus_items": [],
-                "ms": round((time.perf_counter() - t0) * 1000, 1),
-            },
-        )
-        return
-    if svc.runner is None:
-        await svc.startup()
-    sid = await svc._session(driver_id, {})
-    delta: dict[str, Any] = {"session_id": session_id or "latest", "driver_id": driver_id}
-    if intent:
-        delta["temp:intent_override"] = intent
-    msg = types.Content(role="user", parts=[types.Part(text=question)])
-    parts: list[str] = []
-    tools: list[dict[str, Any]] = []
-    author = None
-    inv = None
-    error = None
-    last_call: tuple[str, str] | None = None
-    repeats = 0
-    finished = False
-    try:
-        try:
-            async with asyncio.timeout(svc.settings.adk_timeout_s):
-                async for ev in svc.runner.run_async(
-                    user_id=driver_id,
-                    session_id=sid,
-                    new_message=msg,
-                    state_delta=delta,
-                    run_config=RunConfig(streaming_mode=StreamingMode.SSE),
-                ):
-                    inv = ev.invocation_id
-                    if svc.plugin is not None and svc.plugin.llm_calls.get(inv, 0) > MAX_LLM_CALLS:
-                        raise RuntimeError(f"budget: more than {MAX_LLM_CALLS} LLM calls for one question")
-                    calls = ev.get_function_calls() if not ev.partial else []
-                    if len(tools) + len(calls) > MAX_TOOL_CALLS:
-                        raise RuntimeError(f"budget: more than {MAX_TOOL_CALLS} tool calls for one question")
-                    for fc in calls:
-                        key = (fc.name or "", json.dumps(fc.args, sort_keys=True, default=str))
-                        repeats = repeats + 1 if key == last_call else 1
-                        last_call = key
-                        tools.append({"tool": fc.name, "args": fc.args})
-                        if repeats >= 3:
-                            raise RuntimeError(
-                                f"loop guard: {fc.name} called 3 times in a row with the same arguments"
-                            )
-                    if (
-                        (
-                            ev.author not in ("PitwallOrchestrator",)
-                            and ev.content
-                            and ev.content.parts
-                            and ev.partial
-                        )
-                        or ev.is_final_response()
-                        and ev.content
-                        and ev.content.parts
-                        and not parts
-                    ):
-                        chunk = "".join(p.text or "" for p in ev.content.parts)
-                        if chunk:
-                            author = ev.author
-                            parts.append(chunk)
-                            yield CoachEvent("token", {"text": chunk, "agent": ev.author})
-        except TimeoutError:
-            error = f"no answer within {svc.settings.adk_timeout_s:g} s"
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {str(exc)[:300]}"
-        finished = True
-    finally:
-        if not finished:  # cancelled (client gone): keep the partial answer, marked incomplete
-            svc._incomplete(conv, driver_id, session_id, "ask", "".join(parts), author or "ask", t0)
-    text, emotion = parse_emotion("".join(parts))
-    llm_calls = svc.plugin.llm_calls.get(inv, 0) if svc.plugin and inv else 0
-    svc.account(driver_id, len(question) + len(text))
-    svc.store.turn(
-        conv,
-        driver_id,
-        session_id,
-        "ask",
-        1,
-        "assistant",
-        text,
-        emotion,
-        "llm",
-        error is None,
-        {"agent": author, "tools": tools, "error": error},
-    )
-    if error and not text:
-        code = "budget_exceeded" if error.startswith("RuntimeError: budget") else "model_failed"
-        retry = "loop guard" not in error and code != "budget_exceeded"
-        yield CoachEvent("error", {"code": code, "message": error, "retryable": retry})
-        return
-    yield CoachEvent(
-        "done",
-        {
-            "available": True,
-            "text": text,
-            "emotion": emotion,
-            "agent": author,
-            "tools": tools,
-            "narrator": "llm",
-            "ungrounded": [],
-            "conversation_id": conv,
-            "llm_calls": llm_calls,
-            "focus_items": [],
-            "error": error,
-            "ms": round((time.perf_counter() - t0) * 1000, 1),
-        },
-    )
-
-
-async def ask(
+def ask(
     svc: CoachService, driver_id: str, question: str, session_id: str | None = None, intent: str | None = None
 ) -> AsyncIterator[CoachEvent]:
-    """Q&A: routed by the keyword classifier; ``{available: false, reason}`` when no model answers."""
-    async for ev in _collect_answer(svc, driver_id, session_id, question, intent):
-        yield ev
+    """Q&A: routed by the keyword classifier; answered from the data, labelled, when no model answers."""
+    return svc._serve(CoachRequest("ask", driver_id, session_id or "latest", question, intent))

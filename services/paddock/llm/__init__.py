@@ -22,8 +22,11 @@ def litellm_args(settings: Settings) -> dict[str, Any]:
         "model": settings.llm_model_id,
         "api_base": settings.adk_openai_url,
         "api_key": settings.adk_openai_api_key.get_secret_value(),
-        "timeout": settings.adk_timeout_s,
+        # the streaming deadlines (first token, silence) are enforced by the request lifecycle; this HTTP
+        # timeout only has to be longer than either
+        "timeout": max(settings.adk_timeout_s, settings.llm_first_token_s, settings.llm_idle_s) + 5.0,
         "num_retries": 0,
+        "max_tokens": settings.llm_max_tokens,
     }
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from services.paddock.agents.narrative import parse_emotion
+from services.paddock.llm import litellm_args
 from services.paddock.store import PaddockStore
 from shared.settings import Settings
 
@@ -44,7 +45,7 @@ class WarmClient:
         if self._client is None or self._loop is not loop:
             key = self.settings.adk_openai_api_key.get_secret_value()
             self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.settings.adk_timeout_s, connect=2.0),
+                timeout=httpx.Timeout(litellm_args(self.settings)["timeout"], connect=2.0),
                 headers={"Authorization": f"Bearer {key}"},
             )
             self._loop = loop

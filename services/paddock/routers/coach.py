@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 
 from services.paddock.agents.classifier import INTENTS
 from services.paddock.agents.registry import AGENT_REGISTRY
-from services.paddock.agents.service import CoachEvent, ask
+from services.paddock.agents.service import CoachRequest, CoachService, UnknownSession
 from services.paddock.deps import Coach, Gate, Store
-from services.paddock.sse import final_json, sse_response
+from services.paddock.sse import ModelGate, final_json, sse_response
 
 router = APIRouter(prefix="/coach", tags=["coach"])
 ID = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -46,48 +45,55 @@ class EndRequest(BaseModel):
     driver_id: str = Field(pattern=ID)
 
 
-async def _gated(gate: Any, events: AsyncIterator[CoachEvent]) -> AsyncIterator[CoachEvent]:
-    # the client hears at once that it is queued for the one local model, before waiting for it
-    yield CoachEvent("phase", {"agent": "ModelQueue", "status": "queued", "ahead": gate.waiting, "ms": 0})
-    async with gate.slot():
-        async for ev in events:
-            yield ev
-
-
-async def _respond(request: Request, gate: Any, events: AsyncIterator[CoachEvent]) -> Any:
-    if gate.waiting >= gate.size:
-        from services.paddock.sse import ModelBusy
-
-        raise ModelBusy(5 * gate.waiting)
-    stream = _gated(gate, events)
+async def _respond(request: Request, coach: CoachService, gate: ModelGate, req: CoachRequest) -> Any:
+    """The request's session is checked (404) and, when the model will be called, its place in the model
+    queue is taken (429 with Retry-After) before the response starts; the template and data answers never
+    take a place."""
+    try:
+        await coach.resolve(req)
+    except UnknownSession as exc:
+        raise HTTPException(404, {"code": "unknown_session", "message": str(exc)}) from exc
+    ok, reason = await coach.model_reachable()
+    ticket = gate.reserve() if ok else None  # synchronous: nothing runs between the check and the take
+    events = coach.run(req, ok, reason, ticket)
     if "text/event-stream" in request.headers.get("accept", ""):
-        return sse_response(request, stream)
-    return await final_json(stream)
+        return sse_response(request, events)
+    return await final_json(events)
 
 
 @router.post("/brief")
 async def brief(req: BriefRequest, request: Request, coach: Coach, gate: Gate) -> Any:
-    """Pre-session brief: data phase, then one narrative; SSE or JSON."""
+    """Pre-session brief from the driver's session (the newest by default): data phase, then one
+    narrative; SSE or JSON."""
     q = " ".join(x for x in ("brief me", req.focus or "", req.goal or "") if x)
-    if req.mode == "quick":
-        return await _respond(request, gate, coach.quick("brief", req.session_id, req.driver_id, q))
-    return await _respond(request, gate, coach.brief(req.driver_id, q, req.session_id))
+    tier: Literal["adk", "warm"] = "warm" if req.mode == "quick" else "adk"
+    return await _respond(
+        request, coach, gate, CoachRequest("brief", req.driver_id, req.session_id, q, tier=tier)
+    )
 
 
 @router.post("/debrief")
 async def debrief(req: DebriefRequest, request: Request, coach: Coach, gate: Gate) -> Any:
-    """Post-session debrief: nine data agents, then one narrative; SSE or JSON."""
-    if req.mode == "quick":
-        return await _respond(
-            request, gate, coach.quick("debrief", req.session_id, req.driver_id, "debrief my session")
-        )
-    return await _respond(request, gate, coach.debrief(req.session_id, req.driver_id))
+    """Post-session debrief of this session only: nine data agents, then one narrative; SSE or JSON."""
+    tier: Literal["adk", "warm"] = "warm" if req.mode == "quick" else "adk"
+    return await _respond(
+        request,
+        coach,
+        gate,
+        CoachRequest("debrief", req.driver_id, req.session_id, "debrief my session", tier=tier),
+    )
 
 
 @router.post("/ask")
 async def ask_route(req: AskRequest, request: Request, coach: Coach, gate: Gate) -> Any:
-    """A question routed to one specialist; ``{available: false, reason}`` without a model."""
-    return await _respond(request, gate, ask(coach, req.driver_id, req.question, req.session_id, req.intent))
+    """A question routed to one specialist; without a model, lap, corner and where-do-I-lose-time
+    questions are answered from the data (``narrator: "data"``), others ``{available: false, reason}``."""
+    return await _respond(
+        request,
+        coach,
+        gate,
+        CoachRequest("ask", req.driver_id, req.session_id or "latest", req.question, req.intent),
+    )
 
 
 @router.post("/ask/end")

@@ -1,4 +1,6 @@
-"""Driver-level tools across sessions: corner history, progress, goals, session planning."""
+"""Driver-level tools, scoped to one session: its driver, at its track, in its car. Cross-session context
+(corner history, progress, personal best) comes only from that driver's sessions at the same track and in
+the same car, up to and including the session asked about, and says so."""
 
 from __future__ import annotations
 
@@ -6,46 +8,69 @@ from typing import Any
 
 import numpy as np
 
-from services.paddock.tools.base import ToolError, find_corner, r, rows
+from services.paddock.tools.base import ToolError, find_corner, r, rows, session_row
 
 
-def _sessions(driver_id: str, n: int) -> list[dict[str, Any]]:
-    s = rows(
-        "SELECT * FROM sessions WHERE driver_id = ? ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
-        [driver_id, n],
+def _same_track(session_id: str, n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the session, up to ``n`` sessions of its driver at its track in its car, oldest first, ending with it)."""
+    s = session_row(session_id)
+    if not s["track_id"]:  # an unknown track: nothing else is comparable
+        return s, [s]
+    sess = rows(
+        """SELECT * FROM sessions WHERE driver_id = ? AND track_id = ? AND car_id = ?
+           AND (session_id = ? OR ? IS NULL OR started_at IS NULL OR started_at <= ?)
+           ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?""",
+        [
+            s["driver_id"],
+            s["track_id"],
+            s["car_id"],
+            s["session_id"],
+            s["started_at"],
+            s["started_at"],
+            n + 1,
+        ],
     )
-    if not s:
-        drivers = [x["driver_id"] for x in rows("SELECT DISTINCT driver_id FROM sessions LIMIT 10")]
-        raise ToolError("unknown_driver", f"no sessions for driver {driver_id!r}", f"drivers: {drivers}")
-    return list(reversed(s))
+    others = [x for x in sess if x["session_id"] != s["session_id"]][: max(0, n - 1)]
+    return s, [*reversed(others), s]
+
+
+def _scope(s: dict[str, Any], sess: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "track": s["track_id"],
+        "car": s["car_id"],
+        "sessions_compared": len(sess),
+        "note": f"only {s['driver_id']}'s sessions at {s['track_id'] or 'this track'} in {s['car_id']}",
+    }
 
 
 def _grade(delta_s: float) -> str:
     return "A" if delta_s < 0.05 else "B" if delta_s < 0.15 else "C" if delta_s < 0.35 else "D"
 
 
-def get_corner_history(driver_id: str, corner_name: str, n_sessions: int = 10) -> dict[str, Any]:
-    """One corner across a driver's recent sessions: best and median corner time, minimum speed, brake point, grade, coaching notes and trend."""
-    sess = _sessions(driver_id, n_sessions)
-    c = find_corner(sess[-1]["track_id"], corner_name)
+def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) -> dict[str, Any]:
+    """One corner across the driver's recent sessions at this session's track and car: best and median corner time, minimum speed, brake point, grade, coaching notes and trend."""
+    if not 1 <= n_sessions <= 50:
+        raise ToolError("bad_argument", "n_sessions must be 1-50", "")
+    s, sess = _same_track(session_id, n_sessions)
+    c = find_corner(s["track_id"], corner_name)
     out = []
-    for s in sess:
+    for x0 in sess:
         x = rows(
             """SELECT min(c.time_s) AS best_s, median(c.time_s) AS median_s, median(c.min_kmh) AS min_kmh,
                       median(c.brake_point_m) AS brake_point_m, count(*) AS laps
                FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
                WHERE c.session_id = ? AND c.corner_id = ? AND l.kind = 'full' AND l.valid""",
-            [s["session_id"], c.id],
+            [x0["session_id"], c.id],
         )[0]
         if not x["laps"]:
             continue
         notes = rows(
             "SELECT text, status, reason FROM coaching_notes WHERE session_id = ? AND corner = ? LIMIT 5",
-            [s["session_id"], c.id],
+            [x0["session_id"], c.id],
         )
         out.append(
             {
-                "session_id": s["session_id"],
+                "session_id": x0["session_id"],
                 "best_s": r(x["best_s"]),
                 "median_s": r(x["median_s"]),
                 "min_speed_kmh": r(x["min_kmh"], 1),
@@ -59,19 +84,26 @@ def get_corner_history(driver_id: str, corner_name: str, n_sessions: int = 10) -
     if len(med) >= 2:
         slope = float(np.polyfit(np.arange(len(med)), med, 1)[0])
         trend = "improving" if slope < -0.02 else ("regressing" if slope > 0.02 else "flat")
-    return {"driver_id": driver_id, "corner": c.short, "name": c.name, "sessions": out, "trend": trend}
+    return {
+        "session_id": s["session_id"],
+        "driver_id": s["driver_id"],
+        "corner": c.short,
+        "name": c.name,
+        "sessions": out,
+        "trend": trend,
+        **_scope(s, sess),
+    }
 
 
-def get_progress_report(driver_id: str, n_sessions: int = 10) -> dict[str, Any]:
-    """Driver progress over sessions: best-lap trend, corners improving or regressing, and plateau detection."""
-    sess = _sessions(driver_id, n_sessions)
-    bests = [
-        {"session_id": s["session_id"], "track": s["track_id"], "best_lap_s": r(s["best_lap_s"])}
-        for s in sess
-    ]
+def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]:
+    """Progress up to this session at its track and car: best-lap trend, corners improving or regressing, and plateau detection."""
+    if not 1 <= n_sessions <= 50:
+        raise ToolError("bad_argument", "n_sessions must be 1-50", "")
+    s, sess = _same_track(session_id, n_sessions)
+    bests = [{"session_id": x["session_id"], "best_lap_s": r(x["best_lap_s"])} for x in sess]
     vals = [b["best_lap_s"] for b in bests if b["best_lap_s"] is not None]
     plateau = len(vals) >= 3 and (max(vals[-3:]) - min(vals[-3:])) / min(vals[-3:]) < 0.003
-    ids = [s["session_id"] for s in sess]
+    ids = [x["session_id"] for x in sess]
     per = rows(
         f"""SELECT corner_id, session_id, median(time_s) AS m FROM corner_results
             WHERE session_id IN ({", ".join("?" * len(ids))}) GROUP BY 1, 2""",
@@ -92,32 +124,38 @@ def get_progress_report(driver_id: str, n_sessions: int = 10) -> dict[str, Any]:
             {"corner": cid, "s_per_session": r(slope)}
         )
     return {
-        "driver_id": driver_id,
+        "session_id": s["session_id"],
+        "driver_id": s["driver_id"],
         "sessions": bests,
-        "best_ever_s": min(vals) if vals else None,
+        "best_at_track_s": min(vals) if vals else None,
         "trend_s_per_session": r(float(np.polyfit(range(len(vals)), vals, 1)[0])) if len(vals) >= 2 else None,
         "plateau": plateau,
         "improving_corners": improving,
         "regressing_corners": regressing,
+        **_scope(s, sess),
     }
 
 
-def get_goal_targets(driver_id: str) -> dict[str, Any]:
-    """Lap-time goals: personal best, theoretical best from best corners, a realistic next target and per-corner targets."""
-    sess = _sessions(driver_id, 20)
-    latest = sess[-1]
-    pb = min((s["best_lap_s"] for s in sess if s["best_lap_s"]), default=None)
+def get_goal_targets(session_id: str) -> dict[str, Any]:
+    """Lap-time goals from this session: personal best at this track and car, theoretical gain from this session's best corners, a realistic next target and per-corner targets."""
+    s, sess = _same_track(session_id, 20)
+    with_pb = [x for x in sess if x["best_lap_s"]]
+    pb_row = min(with_pb, key=lambda x: x["best_lap_s"]) if with_pb else None
+    pb = pb_row["best_lap_s"] if pb_row else None
     corners = rows(
         """SELECT c.corner_id, min(c.time_s) AS best_s, median(c.time_s) AS median_s FROM corner_results c
            JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
            WHERE c.session_id = ? AND l.kind = 'full' AND l.valid GROUP BY 1""",
-        [latest["session_id"]],
+        [s["session_id"]],
     )
     theo_gain = sum(max(0.0, (c["median_s"] or 0) - (c["best_s"] or 0)) for c in corners)
     target = pb - 0.5 * theo_gain if pb else None
     return {
-        "driver_id": driver_id,
+        "session_id": s["session_id"],
+        "driver_id": s["driver_id"],
         "personal_best_s": r(pb),
+        "personal_best_session": pb_row["session_id"] if pb_row else None,
+        "session_best_s": r(s["best_lap_s"]),
         "theoretical_gain_s": r(theo_gain),
         "next_target_s": r(target),
         "corner_targets": sorted(
@@ -127,14 +165,15 @@ def get_goal_targets(driver_id: str) -> dict[str, Any]:
             ),
             key=lambda x: -((x["typical_s"] or 0) - (x["target_s"] or 0)),
         )[:5],
+        **_scope(s, sess),
     }
 
 
-def get_session_plan_context(driver_id: str, n_laps: int = 10) -> dict[str, Any]:
-    """Plan the next session's laps: the corners with most time to find, what to work on, warm-up and cool-down laps."""
+def get_session_plan_context(session_id: str, n_laps: int = 10) -> dict[str, Any]:
+    """Plan the next session's laps from this session: the corners with most time to find, what to work on, warm-up and cool-down laps."""
     if n_laps < 1 or n_laps > 60:
         raise ToolError("bad_argument", "n_laps must be between 1 and 60", "")
-    goals = get_goal_targets(driver_id)
+    goals = get_goal_targets(session_id)
     focus = goals["corner_targets"][:3]
     warm = 1 if n_laps < 5 else 2
     work = max(0, n_laps - warm - 1)
@@ -145,13 +184,30 @@ def get_session_plan_context(driver_id: str, n_laps: int = 10) -> dict[str, Any]
                 "laps": max(1, work // max(1, len(focus)))
                 if i < len(focus) - 1
                 else work - (work // max(1, len(focus))) * (len(focus) - 1),
-                "focus": f"{f['corner']}: aim for {f['target_s']} s (typical {f['typical_s']} s)",
+                "focus": f"{str(f['corner']).upper()}: aim for {f['target_s']} s (typical {f['typical_s']} s)",
             }
         )
+    if not focus and work:
+        blocks.append({"laps": work, "focus": "steady laps to set a first reference"})
     blocks.append({"laps": 1, "focus": "cool-down"})
+    s = session_row(goals["session_id"])
+    pb = None
+    if goals["personal_best_s"] is not None:
+        pb = {
+            "track": goals["track"],
+            "car": goals["car"],
+            "time_s": goals["personal_best_s"],
+            "session_id": goals["personal_best_session"],
+            "sessions": goals["sessions_compared"],
+        }
     return {
-        "driver_id": driver_id,
+        "session_id": goals["session_id"],
+        "driver_id": goals["driver_id"],
+        "track": goals["track"],
+        "car": goals["car"],
+        "session_date": str(s["started_at"])[:10] if s.get("started_at") else None,
         "n_laps": n_laps,
+        "personal_best": pb,
         "personal_best_s": goals["personal_best_s"],
         "blocks": blocks,
     }

@@ -31,6 +31,7 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
     laps = valid_laps(sid)
     times = [x["time_s"] for x in laps]
     best = min(laps, key=lambda x: x["time_s"]) if laps else None
+    slowest = max(laps, key=lambda x: x["time_s"]) if len(laps) > 1 else None
     corner = rows(
         """SELECT c.corner_id, any_value(c.corner_name) AS name, min(c.time_s) AS best_s, median(c.time_s) AS median_s
            FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
@@ -67,9 +68,12 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
     return {
         "session_id": sid,
         "track": s["track_id"],
+        "car": s["car_id"],
         "valid_laps": len(laps),
         "best_lap": best["lap"] if best else None,
         "best_lap_s": r(best["time_s"]) if best else None,
+        "slowest_lap": slowest["lap"] if slowest else None,
+        "slowest_lap_s": r(slowest["time_s"]) if slowest else None,
         "theoretical_best_s": r(theo),
         "consistency_std_s": r(np.std(times)) if len(times) > 1 else None,
         "biggest_opportunities": gain[:3],

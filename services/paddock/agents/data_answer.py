@@ -1,0 +1,222 @@
+"""Answers from the data alone, for when no model can answer a question (none running, no first token in
+time, or a weak model that wrote its tool call as text instead of making it).
+
+Lap-versus-lap, corner and "where do I lose time" questions are answered from the same tools the
+specialists use, in plain sentences built from the tool's output, and labelled ``narrator: "data"``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.paddock.agents.digest import corner_label, secs
+from services.paddock.tools.base import ToolError, session_row, track_corners
+from services.paddock.tools.registry import TOOLS, ToolArgError, run_tool
+
+_LAPS = re.compile(r"\blaps?\s+(\d{1,4})\b(?:\D{1,20}?\b(?:lap\s+)?(\d{1,4})\b)?")
+_LOSE = re.compile(
+    r"where (?:do|did|am) i (?:lose|losing|lost)|losing time|lose (?:the most )?time|time to find|"
+    r"biggest (?:gain|loss|opportunit)|where.*\bslow(?:er)?\b"
+)
+
+
+@dataclass
+class DataAnswer:
+    text: str
+    tool: str
+    args: dict[str, Any]
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+def _delta_text(d: dict[str, Any]) -> str:
+    a, b, total = d["lap_a"], d["lap_b"], d.get("total_delta_s")
+    if total is None:
+        return f"Lap {b} and lap {a} could not be compared."
+    slower, faster = (b, a) if total > 0 else (a, b)
+    parts = [f"Lap {slower} was {secs(abs(total), 3)} slower than lap {faster} over the distance they share."]
+    ta, tb = secs(d.get("lap_a_time_s")), secs(d.get("lap_b_time_s"))
+    if ta and tb:
+        parts.append(f"Lap times: lap {a} {ta}, lap {b} {tb}.")
+    sign = 1 if total > 0 else -1
+    losses = [c for c in d.get("corners") or [] if (c.get("delta_s") or 0) * sign > 0.005]
+    losses.sort(key=lambda c: -abs(c["delta_s"]))
+    if losses:
+        parts.append(
+            "Most of it went at "
+            + "; ".join(
+                f"{corner_label(c['corner'], c.get('name'))} {secs(abs(c['delta_s']), 3)}" for c in losses[:3]
+            )
+            + "."
+        )
+        c = losses[0]
+        sa, sb = c.get("min_speed_a_kmh"), c.get("min_speed_b_kmh")
+        if sa is not None and sb is not None:
+            parts.append(
+                f"Minimum speed at {corner_label(c['corner'])}: lap {a} {sa:g} km/h, lap {b} {sb:g} km/h."
+            )
+    ca, cb = d.get("coast_pct_a"), d.get("coast_pct_b")
+    if ca is not None and cb is not None and abs(ca - cb) >= 1:
+        parts.append(f"Coasting: lap {a} {ca:g} %, lap {b} {cb:g} % of the lap.")
+    return " ".join(parts)
+
+
+def _lap_pair(question: str, session_id: str) -> tuple[int, int] | None:
+    q = question.lower()
+    m = _LAPS.search(q)
+    if m and m.group(2):
+        first, second = int(m.group(1)), int(m.group(2))
+        return (second, first) if "slower" in q or "faster" in q else (first, second)
+    if "fastest" in q and "slowest" in q:
+        hl = run_tool("get_session_highlights", {"session_id": session_id})
+        if hl.get("best_lap") is not None and hl.get("slowest_lap") is not None:
+            return int(hl["best_lap"]), int(hl["slowest_lap"])
+    return None
+
+
+def _find_corner(question: str, track_id: str | None) -> str | None:
+    q = " " + question.lower() + " "
+    m = re.search(r"\b(?:turn\s+|t|corner\s+|c)(\d+[a-z]?)\b", q)
+    if m:
+        return m.group(0).strip()
+    for c in track_corners(track_id):
+        for w in [c.name, c.landmark or "", *c.aliases]:
+            w = w.lower().removeprefix("the ").strip()
+            if w and re.search(rf"\b{re.escape(w)}\b", q):
+                return c.short
+    return None
+
+
+def _corner_text(h: dict[str, Any]) -> str:
+    label = corner_label(h["corner"], h.get("name"))
+    this = next((s for s in h.get("sessions") or [] if s["session_id"] == h["session_id"]), None)
+    if this is None:
+        return f"{label}: no valid lap through it in this session."
+    parts = [f"{label} this session: best {secs(this['best_s'])}, typical {secs(this['median_s'])}"]
+    if this.get("min_speed_kmh") is not None:
+        parts[0] += f", minimum speed {this['min_speed_kmh']:g} km/h"
+    if this.get("brake_point_m") is not None:
+        parts[0] += f", braking at {this['brake_point_m']:g} m"
+    parts[0] += "."
+    gap = round((this["median_s"] or 0) - (this["best_s"] or 0), 3)
+    this["median_minus_best_s"] = gap  # the answer's one derived figure, kept with the data it came from
+    if gap > 0.005:
+        parts.append(f"Driving it like your best every lap is worth {secs(gap, 3)} a lap.")
+    if len(h.get("sessions") or []) > 1:
+        parts.append(f"Across your {len(h['sessions'])} sessions at {h.get('track')}: {h['trend']}.")
+    return " ".join(parts)
+
+
+def _lose_text(hl: dict[str, Any]) -> str:
+    if not hl.get("valid_laps"):
+        return "No valid lap in this session, so there is no lap time to compare yet."
+    opp = [o for o in hl.get("biggest_opportunities") or [] if o.get("median_minus_best_s")]
+    if not opp:
+        return f"Best lap {hl['best_lap']} in {secs(hl['best_lap_s'])}; no corner stands out."
+    return (
+        "The most time to find, typical minus best corner time per lap: "
+        + "; ".join(
+            f"{corner_label(o['corner'], o.get('name'))} {secs(o['median_minus_best_s'], 3)}" for o in opp
+        )
+        + f". Best lap {hl['best_lap']} in {secs(hl['best_lap_s'])}."
+    )
+
+
+def answer_from_data(question: str, session_id: str, intent: str | None = None) -> DataAnswer | None:
+    """A labelled answer from the tools for lap comparisons, corners and where time is lost; None when
+    the question needs a model. Runs the tools (call it in a worker thread)."""
+    try:
+        s = session_row(session_id)
+    except ToolError:
+        return None
+    sid = s["session_id"]
+    q = question.lower()
+    if intent in (None, "lap_comparison", "telemetry"):
+        pair = _lap_pair(q, sid)
+        if pair is not None:
+            args = {"session_id": sid, "lap_a": pair[0], "lap_b": pair[1]}
+            d = run_tool("get_lap_delta", args)
+            if "error" in d:
+                return DataAnswer(d["error"]["message"] + ".", "get_lap_delta", args, d)
+            return DataAnswer(_delta_text(d), "get_lap_delta", args, d)
+    if intent in (None, "corner", "telemetry"):
+        corner = _find_corner(q, s["track_id"])
+        if corner is not None:
+            args = {"session_id": sid, "corner_name": corner}
+            h = run_tool("get_corner_history", args)
+            if "error" in h:
+                return DataAnswer(h["error"]["message"] + ".", "get_corner_history", args, h)
+            return DataAnswer(_corner_text(h), "get_corner_history", args, h)
+    if _LOSE.search(q) or intent in ("mental_map",):
+        args = {"session_id": sid}
+        hl = run_tool("get_session_highlights", args)
+        return DataAnswer(_lose_text(hl), "get_session_highlights", args, hl)
+    return None
+
+
+_TEXT_CALL = re.compile(
+    r"(?:functions\.)?\b(" + "|".join(sorted(TOOLS, key=len, reverse=True)) + r")\b\s*[:(]?\s*(\{.*?\})?",
+    re.DOTALL,
+)
+
+
+def text_tool_call(text: str, allowed: list[str]) -> tuple[str, dict[str, Any]] | None:
+    """A tool call a weak model wrote as text (``functions.get_lap_delta: {...}``, ``<tool_call>``
+    JSON), when it names one of ``allowed``: (name, arguments) or None."""
+    m = re.search(r'"name"\s*:\s*"(\w+)"\s*,\s*"(?:arguments|parameters)"\s*:\s*(\{.*?\})', text, re.DOTALL)
+    found = (m.group(1), m.group(2)) if m else None
+    if found is None:
+        m2 = _TEXT_CALL.search(text)
+        if m2 is None:
+            return None
+        found = (m2.group(1), m2.group(2) or "{}")
+    name, raw = found
+    if name not in allowed:
+        return None
+    try:
+        args = json.loads(raw)
+    except ValueError:
+        args = {}
+    return name, args if isinstance(args, dict) else {}
+
+
+def run_text_call(name: str, args: dict[str, Any], session_id: str) -> dict[str, Any]:
+    """Run a tool the model named in text, with the request's session filled in; errors as data."""
+    import inspect
+
+    from services.paddock.tools.registry import validate_args
+
+    if "session_id" in inspect.signature(TOOLS[name]).parameters:
+        args = {**args, "session_id": session_id}
+    try:
+        validate_args(name, args)
+    except ToolArgError as exc:
+        return {"error": {"code": "bad_argument", "message": str(exc), "hint": ""}}
+    return run_tool(name, args)
+
+
+def format_result(name: str, result: dict[str, Any]) -> str:
+    """A tool's output in plain sentences: the known formatters, else its top-level values."""
+    if "error" in result:
+        return f"{name} could not answer: {result['error'].get('message')}."
+    try:
+        if name == "get_lap_delta":
+            return _delta_text(result)
+        if name == "get_corner_history":
+            return _corner_text(result)
+        if name == "get_session_highlights":
+            return _lose_text(result)
+    except (KeyError, TypeError, ValueError):
+        pass
+    items = [
+        f"{k.replace('_', ' ')}: {v:g}" if isinstance(v, float) else f"{k.replace('_', ' ')}: {v}"
+        for k, v in result.items()
+        if isinstance(v, str | int | float) and not isinstance(v, bool) and k != "session_id"
+    ]
+    return (
+        ("From " + name.removeprefix("get_").replace("_", " ") + ": " + "; ".join(items[:8]) + ".")
+        if items
+        else (f"{name} returned no figures for this session.")
+    )

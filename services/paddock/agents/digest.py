@@ -1,0 +1,223 @@
+"""The evidence digest: what the narrative model reads instead of the data agents' raw JSON.
+
+A small local model pays for every prompt token before it says a word (160-210 tokens/s of prefill on a
+2-core laptop), so the narrative call gets a few short labelled lines, built deterministically from the
+same tool outputs the tablet shows in full. Every number the narrative may cite is in these lines, written
+the way the grounding check reads it (``lap 7``, ``T11``, ``98.123 s``), and the grounding check accepts
+exactly the numbers found here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+# the digest of a one-hour session stays under this many characters (about 500 SmolLM2 tokens)
+MAX_DIGEST_CHARS = 1500
+_CORNER_ID = re.compile(r"^[tc]\d+[a-z]?$", re.IGNORECASE)
+
+
+def load(state: dict[str, Any], key: str) -> dict[str, Any]:
+    """One data agent's output as a dict (an error object or LLM text becomes an empty dict)."""
+    v = state.get(key)
+    if isinstance(v, str):
+        try:
+            v = json.loads(v)
+        except ValueError:
+            return {}
+    if not isinstance(v, dict) or "error" in v:
+        return {}
+    return v
+
+
+def corner_label(cid: Any, name: Any = None) -> str:
+    """``T11`` or ``T6 Carousel``: the short id the grounding check reads, plus a name when it adds one."""
+    c = str(cid or "?")
+    short = c.upper() if _CORNER_ID.match(c) else c
+    n = str(name or "").strip()
+    if n and n.lower() not in (c.lower(), f"turn {c[1:]}".lower(), f"corner {c[1:]}".lower()):
+        return f"{short} {n}"
+    return short
+
+
+def secs(x: Any, nd: int = 3) -> str | None:
+    """A time as the digest writes it: ``98.123 s``; None for a missing or non-finite value."""
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(f):
+        return None
+    return f"{round(f, nd):g} s"
+
+
+def _session_lines(hl: dict[str, Any]) -> list[str]:
+    if not hl:
+        return ["Session summary: not available."]
+    track = hl.get("track") or "an unknown track"
+    n = int(hl.get("valid_laps") or 0)
+    head = f"Session at {track}"
+    if hl.get("car"):
+        head += f", car {hl['car']}"
+    if n == 0:
+        return [f"{head}: no valid lap in this session, so there are no lap times to compare."]
+    out = [f"{head}: {n} valid lap{'' if n == 1 else 's'}."]
+    best = secs(hl.get("best_lap_s"))
+    if best and hl.get("best_lap") is not None:
+        line = f"Best: lap {hl['best_lap']}, {best}."
+        theo = secs(hl.get("theoretical_best_s"))
+        if theo:
+            line += f" Theoretical best (best corners joined): {theo}."
+        out.append(line)
+    spread = secs(hl.get("consistency_std_s"), 2)
+    slow = secs(hl.get("slowest_lap_s"))
+    if spread or slow:
+        parts = []
+        if spread:
+            parts.append(f"lap-time spread (std) {spread}")
+        if slow and hl.get("slowest_lap") is not None:
+            parts.append(f"slowest valid lap {hl['slowest_lap']}, {slow}")
+        out.append("Consistency: " + "; ".join(parts) + ".")
+    opp = [
+        f"{corner_label(o.get('corner'), o.get('name'))} {secs(o.get('median_minus_best_s'), 2)}"
+        for o in hl.get("biggest_opportunities", [])[:3]
+        if secs(o.get("median_minus_best_s"), 2)
+    ]
+    if opp:
+        out.append("Time to find (typical minus best corner time): " + "; ".join(opp) + ".")
+    return out
+
+
+def _variance_line(tel: dict[str, Any]) -> list[str]:
+    corners = tel.get("corners") or []
+    if not corners:
+        return []
+    worst = corners[0]
+    line = f"Least consistent corner: {corner_label(worst.get('corner'), worst.get('name'))}"
+    bits = []
+    if worst.get("cv_time_pct") is not None:
+        bits.append(f"time varies {worst['cv_time_pct']:g} %")
+    if worst.get("brake_point_std_m") is not None:
+        bits.append(f"brake point varies {worst['brake_point_std_m']:g} m")
+    if bits:
+        line += " (" + ", ".join(bits) + ")"
+    if tel.get("most_consistent"):
+        line += f"; most consistent: {corner_label(tel['most_consistent'])}"
+    return [line + "."]
+
+
+def _plan_lines(ped: dict[str, Any], brief: bool) -> list[str]:
+    out = []
+    blocks = ped.get("blocks") or []
+    if blocks:
+        items = [f"{b['laps']} lap{'' if b['laps'] == 1 else 's'} {b['focus']}" for b in blocks]
+        if not brief:  # the debrief names only the focus corners
+            items = [b["focus"] for b in blocks if ":" in str(b["focus"])]
+        if items:
+            out.append(("Plan: " if brief else "Focus next time: ") + "; ".join(items) + ".")
+    elif brief:
+        out.append("Plan: no lap data to plan from yet; build up to pace and set a first reference lap.")
+    pb = ped.get("personal_best")
+    if isinstance(pb, dict) and secs(pb.get("time_s")):
+        out.append(
+            f"Personal best at {pb.get('track')} (all sessions at this track): {secs(pb['time_s'])}"
+            f" ({pb.get('sessions', 1)} session{'' if pb.get('sessions', 1) == 1 else 's'} there)."
+        )
+    return out
+
+
+def _car_lines(state: dict[str, Any]) -> list[str]:
+    out = []
+    tyre = load(state, "tire_data")
+    if tyre.get("available") and tyre.get("wheels"):
+        hot = " ".join(
+            f"{w.upper()} {v['hot_bar']:g}" for w, v in tyre["wheels"].items() if v.get("hot_bar") is not None
+        )
+        win = tyre.get("window_bar") or []
+        line = f"Tyres: hot pressures {hot} bar"
+        if len(win) == 2:
+            line += f", window {win[0]:g}-{win[1]:g}"
+        if tyre.get("alarms"):
+            line += "; TPMS alarm on " + ", ".join(str(a).upper() for a in tyre["alarms"])
+        out.append(line + ".")
+    hb = load(state, "handling_data")
+    if hb.get("verdict"):
+        out.append(f"Handling: {hb['verdict']} (yaw gain {hb.get('yaw_gain')}).")
+    eng = load(state, "engine_health_data")
+    if eng:
+        bits = []
+        if eng.get("oil_pressure_low_laps"):
+            bits.append("oil pressure low under load on " + _laps(eng["oil_pressure_low_laps"]))
+        if eng.get("coolant_hot_laps"):
+            bits.append("coolant over 105 C on " + _laps(eng["coolant_hot_laps"]))
+        water = [x.get("water_max_c") for x in eng.get("laps") or [] if x.get("water_max_c") is not None]
+        if water:
+            bits.append(f"coolant max {max(water):g} C")
+        out.append("Engine: " + ("; ".join(bits) if bits else "no warnings") + ".")
+    trac = load(state, "traction_data")
+    if trac:
+        n = int(trac.get("count") or 0)
+        if n:
+            kinds: dict[str, int] = {}
+            where: dict[str, int] = {}
+            for e in trac.get("events") or []:
+                kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+                if e.get("corner"):
+                    where[e["corner"]] = where.get(e["corner"], 0) + 1
+            top = sorted(where.items(), key=lambda kv: -kv[1])[:2]
+            line = "Traction: " + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
+            if top:
+                line += " (mostly " + ", ".join(f"{corner_label(c)} x{v}" for c, v in top) + ")"
+            out.append(line + ".")
+        else:
+            out.append("Traction: no lockups or wheelspin.")
+    inp = load(state, "input_quality_data")
+    if inp.get("score") is not None:
+        out.append(f"Inputs: smoothness {inp['score']:g}/100, {inp.get('verdict')}.")
+    saf = load(state, "safety_data")
+    if saf:
+        counts = saf.get("counts") or {}
+        out.append(
+            "Safety: "
+            + (", ".join(f"{k} x{v}" for k, v in counts.items()) if counts else "no ABS, DSC or warnings")
+            + "."
+        )
+    return out
+
+
+def _laps(laps: list[int]) -> str:
+    laps = sorted(int(x) for x in laps)
+    shown = ", ".join(f"lap {x}" for x in laps[:4])
+    return shown + (f" and {len(laps) - 4} more" if len(laps) > 4 else "")
+
+
+def build_digest(kind: str, state: dict[str, Any]) -> str:
+    """The narrative's evidence: short labelled lines from the data agents' outputs, at most
+    ``MAX_DIGEST_CHARS`` (lines are dropped from the end, car details first, never cut mid-line)."""
+    lines: list[str] = []
+    ped = load(state, "pedagogy_data")
+    if kind == "debrief":
+        lines += _session_lines(load(state, "highlights_data"))
+        lines += _variance_line(load(state, "telemetry_data"))
+    elif ped.get("track"):
+        when = f" on {ped['session_date']}" if ped.get("session_date") else ""
+        lines.append(f"Brief for {ped['track']} in car {ped.get('car')}, from the session driven{when}.")
+    lines += _plan_lines(ped, brief=kind == "brief")
+    lines += _car_lines(state)
+    out: list[str] = []
+    total = 0
+    for line in lines:
+        if total + len(line) + 1 > MAX_DIGEST_CHARS:
+            break
+        out.append(line)
+        total += len(line) + 1
+    return "\n".join(out) if out else "No data for this session."
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token count for budgeting (small models' tokenizers split digits one by one):
+    every digit is a token, every other run of 3 characters is one."""
+    digits = sum(ch.isdigit() for ch in text)
+    return digits + math.ceil((len(text) - digits) / 3)

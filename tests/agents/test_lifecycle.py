@@ -1,0 +1,316 @@
+"""The request lifecycle on a slow, weak model: compact evidence, streaming deadlines, session scope,
+answers from the data, and weak-model robustness. Real ADK + LiteLLM over HTTP against the scripted server
+(failure injection); real DuckDB and Parquet from simulated sessions."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from services.paddock.agents.data_agents import DATA_SPECS, run_data_spec
+from services.paddock.agents.digest import build_digest, estimate_tokens
+from services.paddock.agents.narrative import facts_of, grounding_check
+from services.paddock.agents.prompts import BRIEF_RULES, DEBRIEF_RULES, narrative_prompt
+from services.paddock.agents.registry import BRIEF_KEYS
+from services.paddock.agents.service import CoachEvent, CoachRequest, CoachService, UnknownSession, ask
+from services.paddock.lake import configure_lake
+from services.paddock.sse import ModelBusy, ModelGate
+from services.paddock.tools.registry import run_tool
+from shared.ingest import import_sim
+from shared.settings import settings_for
+from shared.simulator.fixtures import cached_sim
+from tests.support.scripted_llm import start_scripted_llm
+
+
+def _run(agen: Any) -> list[CoachEvent]:
+    async def go() -> list[CoachEvent]:
+        return [e async for e in agen]
+
+    return asyncio.run(go())
+
+
+def _no_valid_lap_sim() -> Any:
+    sim = copy.copy(cached_sim(laps=2, seed=3, rate_hz=10))
+    keep = sim.wide["t_s"] < 60  # half a lap: no lap is ever completed
+    sim.wide = {k: v[keep] for k, v in sim.wide.items()}
+    return sim
+
+
+def _other_track_sim() -> Any:
+    sim = copy.copy(cached_sim(laps=3, seed=5, rate_hz=10))
+    sim.track = sim.track.model_copy(update={"id": "kart_club", "name": "Kart club"})
+    sim.meta = {**sim.meta, "track_id": "kart_club"}
+    return sim
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    llm = start_scripted_llm()
+    d = tmp_path_factory.mktemp("lifecycle") / "data"
+    settings = settings_for(d, adk_openai_url=llm.url, llm_first_token_s=8, llm_idle_s=8)
+    old = import_sim(cached_sim(laps=5, seed=7), settings, driver_id="ana").session_id
+    # the driver's later sessions: one at a kart track (faster "best"), one with no valid lap
+    kart = import_sim(_other_track_sim(), settings, driver_id="ana").session_id
+    empty = import_sim(_no_valid_lap_sim(), settings, driver_id="ana").session_id
+    configure_lake(settings)
+    svc = CoachService(settings)
+    asyncio.run(svc.startup())
+    yield {"llm": llm, "svc": svc, "sid": old, "kart": kart, "empty": empty, "settings": settings}
+    llm.stop()
+
+
+@pytest.fixture()
+def tight(env: dict[str, Any]) -> Iterator[CoachService]:
+    """The same service with short streaming deadlines (restored after the test)."""
+    svc = env["svc"]
+    before = svc.settings
+    svc.settings = before.model_copy(update={"llm_first_token_s": 1.5, "llm_idle_s": 1.5})
+    try:
+        yield svc
+    finally:
+        svc.settings = before
+        env["llm"].script.clear()
+
+
+def _state(sid: str, keys: list[str]) -> dict[str, str]:
+    async def go() -> dict[str, str]:
+        return {k: await run_data_spec(k, sid, "ana") for k in keys}
+
+    return asyncio.run(go())
+
+
+# ---- item 2: compact evidence ------------------------------------------------------------------------
+def test_digest_of_an_hour_fits_the_token_budget_and_keeps_the_citable_numbers(tmp_path) -> None:
+    settings = settings_for(tmp_path / "hour")
+    sid = import_sim(cached_sim(laps=34, seed=7), settings, driver_id="ana").session_id
+    configure_lake(settings)
+    state = _state(sid, list(DATA_SPECS))
+    debrief = narrative_prompt("debrief", "debrief my session", build_digest("debrief", state))
+    brief_state = {k: state[k] for k in BRIEF_KEYS}
+    brief = narrative_prompt("brief", "brief me", build_digest("brief", brief_state))
+    # a conservative count (every digit a token); the chat template adds about 20 tokens
+    assert estimate_tokens(debrief) + 20 <= 1000 and estimate_tokens(brief) + 20 <= 600
+    raw = sum(len(v) for v in state.values())
+    assert len(debrief) * 4 < raw  # far smaller than the data agents' JSON
+    hl = json.loads(state["highlights_data"])
+    digest = build_digest("debrief", state)
+    assert f"lap {hl['best_lap']}, {hl['best_lap_s']:g} s" in digest
+    assert f"{hl['theoretical_best_s']:g} s" in digest and f"{hl['slowest_lap_s']:g} s" in digest
+    for o in hl["biggest_opportunities"]:
+        assert o["corner"].upper() in digest
+    # the rules are a stable prefix: identical for every session, the data after them
+    assert debrief.startswith(DEBRIEF_RULES) and brief.startswith(BRIEF_RULES)
+    assert debrief.index("Data:") > len(DEBRIEF_RULES) - 1
+
+
+def test_grounding_accepts_exactly_the_numbers_in_the_digest(env) -> None:
+    state = _state(env["sid"], list(DATA_SPECS))
+    digest = build_digest("debrief", state)
+    facts = facts_of(digest)
+    # every lap, corner and time the digest states is accepted when cited back ...
+    assert grounding_check(digest, facts) == []
+    hl = json.loads(state["highlights_data"])
+    # ... and a number that is in the raw data but not in the digest is not
+    hidden = max(c["mean_time_s"] for c in json.loads(state["telemetry_data"])["corners"] if c["mean_time_s"])
+    assert f"{hidden:g}" not in digest
+    assert grounding_check(f"T1 takes {hidden:g} s", facts) == [f"{hidden:g}"]
+    assert grounding_check(f"lap {hl['best_lap'] + 40} was quick", facts) == [f"lap {hl['best_lap'] + 40}"]
+
+
+def test_the_narrative_call_carries_the_digest_not_the_json(env) -> None:
+    llm, svc = env["llm"], env["svc"]
+    before = len(llm.requests)
+    events = _run(svc.debrief(env["sid"], "ana"))
+    done = events[-1].data
+    assert done["narrator"] == "llm" and done["complete"] is True and len(llm.requests) - before == 1
+    system = llm.requests[-1]["messages"][0]["content"]
+    assert system.startswith(DEBRIEF_RULES) and '"biggest_opportunities"' not in system
+    assert done["evidence_chars"] < 1500
+    # the screen still gets the full data
+    hl = next(e.data["data"] for e in events if e.type == "data" and e.data["key"] == "highlights_data")
+    assert "biggest_opportunities" in hl and "events" in hl
+
+
+# ---- item 3: deadlines that fit streaming ----------------------------------------------------------
+def test_no_first_token_in_time_gives_the_template(env, tight) -> None:
+    env["llm"].script.append({"delay_s": 4, "text": "Too late. [EMOTION:neutral]"})
+    events = _run(tight.debrief(env["sid"], "ana"))
+    done = events[-1].data
+    assert "token" not in [e.type for e in events]
+    assert done["narrator"] == "template" and "no first token within 1.5 s" in done["reason"]
+
+
+def test_silence_after_tokens_keeps_them_and_ends_incomplete(env, tight) -> None:
+    env["llm"].script.append({"text": "Good start on lap 2, then it all went quiet", "stall_after": 4})
+    events = _run(tight.debrief(env["sid"], "ana"))
+    streamed = "".join(e.data["text"] for e in events if e.type == "token")
+    done = events[-1].data
+    assert streamed == "Good start on lap "
+    assert done["narrator"] == "llm" and done["complete"] is False and "silent" in done["reason"]
+    assert done["text"] == streamed.strip()  # the template never replaces tokens the driver saw
+    row = tight.store.query(
+        "SELECT text, complete FROM conversations WHERE conversation_id = ? AND role = 'assistant'",
+        [done["conversation_id"]],
+    )[0]
+    assert row["complete"] is False and row["text"] == done["text"]
+
+
+def test_a_long_steady_stream_is_not_cut_by_a_total_limit(env, tight) -> None:
+    words = " ".join(f"w{i}" for i in range(40))
+    env["llm"].script.append({"text": words + " [EMOTION:neutral]", "word_delay_s": 0.08})
+    done = _run(tight.debrief(env["sid"], "ana"))[-1].data
+    # 40 words at 0.08 s: longer than either deadline, never silent for long
+    assert done["narrator"] == "llm" and done["complete"] is True and done["text"] == words
+
+
+# ---- item 4: this session only ---------------------------------------------------------------------
+def test_debrief_uses_only_this_session_and_same_track_history(env) -> None:
+    svc = env["svc"]
+    events = _run(svc.debrief(env["sid"], "ana"))
+    data = {e.data["key"]: e.data["data"] for e in events if e.type == "data"}
+    assert {d["session_id"] for d in data.values() if "session_id" in d} == {env["sid"]}
+    plan = data["pedagogy_data"]
+    kart_best = run_tool("get_session_highlights", {"session_id": env["kart"]})["best_lap_s"]
+    own = run_tool("get_session_highlights", {"session_id": env["sid"]})
+    assert plan["personal_best"]["track"] == "sonoma" and plan["personal_best"]["time_s"] == own["best_lap_s"]
+    assert kart_best is not None and kart_best != own["best_lap_s"]
+    assert f"{kart_best:g}" not in events[-1].data["text"]
+    goals = run_tool("get_goal_targets", {"session_id": env["kart"]})
+    assert goals["track"] == "kart_club" and goals["sessions_compared"] == 1
+
+
+def test_a_session_with_no_valid_lap_says_so(env) -> None:
+    svc = env["svc"]
+    # no model: the template narrator
+    off = CoachService(
+        settings_for(env["settings"].data_dir, adk_openai_url="http://127.0.0.1:9/v1"), svc.store
+    )
+    done = _run(off.debrief(env["empty"], "ana"))[-1].data
+    assert done["narrator"] == "template" and "No valid lap" in done["text"] and "None" not in done["text"]
+    # with a model: the digest tells it so
+    before = len(env["llm"].requests)
+    done = _run(svc.debrief(env["empty"], "ana"))[-1].data
+    assert len(env["llm"].requests) == before + 1
+    assert "no valid lap" in env["llm"].requests[-1]["messages"][0]["content"]
+    assert "None" not in env["llm"].requests[-1]["messages"][0]["content"]
+
+
+def test_unknown_session_is_refused_before_anything_runs(env) -> None:
+    svc = env["svc"]
+    with pytest.raises(UnknownSession, match="nope"):
+        asyncio.run(svc.resolve(CoachRequest("debrief", "ana", "nope", "debrief")))
+    with pytest.raises(UnknownSession, match="no sessions for driver 'ghost'"):
+        asyncio.run(svc.resolve(CoachRequest("debrief", "ghost", "latest", "debrief")))
+    # "latest" is the driver's own newest session, not the lake's
+    req = asyncio.run(svc.resolve(CoachRequest("brief", "ana", "latest", "brief me")))
+    assert req.session_id == env["empty"]
+
+
+# ---- the model queue (#12 item 8) --------------------------------------------------------------------
+def test_model_queue_takes_its_place_synchronously_and_releases_once() -> None:
+    gate = ModelGate(2)
+    a, b = gate.reserve(), gate.reserve()
+    with pytest.raises(ModelBusy) as busy:
+        gate.reserve()
+    assert busy.value.retry_after_s > 0 and gate.waiting == 2
+
+    async def go() -> None:
+        await a.acquire()
+        assert gate.sem.locked()
+        a.release()
+        a.release()  # idempotent
+        assert gate.waiting == 1 and not gate.sem.locked()
+        b.release()
+
+    asyncio.run(go())
+    assert gate.waiting == 0
+
+
+def test_template_requests_never_wait_for_the_model_queue(env) -> None:
+    """A debrief with no model takes no place in the queue, even while the model is busy."""
+    svc, gate = env["svc"], ModelGate(1)
+    busy = gate.reserve()
+
+    async def go() -> list[CoachEvent]:
+        await busy.acquire()  # the one model slot is taken and stays taken
+        req = await svc.resolve(CoachRequest("debrief", "ana", env["sid"], "debrief"))
+        events = [e async for e in svc.run(req, False, "no model server")]
+        busy.release()
+        return events
+
+    events = asyncio.run(asyncio.wait_for(go(), 60))
+    assert events[-1].data["narrator"] == "template" and gate.waiting == 0
+
+
+# ---- answers from the data (#13 item 5) and weak-model robustness (item 6) -------------------------
+@pytest.fixture(scope="module")
+def off(env) -> CoachService:
+    return CoachService(
+        settings_for(env["settings"].data_dir, adk_openai_url="http://127.0.0.1:9/v1"), env["svc"].store
+    )
+
+
+def test_lap_comparison_is_answered_from_the_data_without_a_model(env, off) -> None:
+    done = _run(ask(off, "ana", "why was lap 4 slower than lap 2?", session_id=env["sid"]))[-1].data
+    delta = run_tool("get_lap_delta", {"session_id": env["sid"], "lap_a": 2, "lap_b": 4})
+    assert done["available"] and done["narrator"] == "data" and "no model server" in done["reason"]
+    assert done["tools"][0] == {
+        "tool": "get_lap_delta",
+        "args": {"session_id": env["sid"], "lap_a": 2, "lap_b": 4},
+    }
+    assert f"{abs(delta['total_delta_s']):g} s" in done["text"] and done["ungrounded"] == []
+    slower = 4 if delta["total_delta_s"] > 0 else 2
+    assert done["text"].startswith(f"Lap {slower} was")
+
+
+def test_corner_and_where_do_i_lose_time_are_answered_from_the_data(env, off) -> None:
+    done = _run(ask(off, "ana", "how do I take the carousel?", session_id=env["sid"]))[-1].data
+    assert done["narrator"] == "data" and done["tools"][0]["tool"] == "get_corner_history"
+    assert done["text"].startswith("T6") and done["ungrounded"] == []
+    done = _run(ask(off, "ana", "where do I lose time?", session_id=env["sid"]))[-1].data
+    hl = run_tool("get_session_highlights", {"session_id": env["sid"]})
+    assert done["narrator"] == "data" and hl["biggest_opportunities"][0]["corner"].upper() in done["text"]
+    done = _run(ask(off, "ana", "how is my mindset?", session_id=env["sid"]))[-1].data
+    assert done["available"] is False and done["reason"]
+
+
+def test_a_tool_call_written_as_text_is_run_and_answered_from_its_data(env) -> None:
+    env["llm"].script.append({"text": 'functions.get_lap_delta: {"lap_a": 2, "lap_b": 3}'})
+    events = _run(ask(env["svc"], "ana", "compare lap 2 and 3", session_id=env["sid"]))
+    done = events[-1].data
+    assert done["agent"] == "LapComparisonAgent" and done["narrator"] == "data"
+    assert "as text" in done["reason"] and done["tools"][0]["tool"] == "get_lap_delta"
+    assert done["tools"][0]["args"] == {"lap_a": 2, "lap_b": 3} and "Lap " in done["text"]
+    assert not any("functions." in e.data.get("text", "") for e in events if e.type == "token")
+
+
+def test_a_specialist_answer_with_invented_figures_lists_them(env) -> None:
+    env["llm"].script.extend(
+        [
+            {"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": env["sid"]}}]},
+            {"text": "Lap 99 at T42 in 77.777 s was your best"},  # no emotion tag either
+        ]
+    )
+    done = _run(ask(env["svc"], "ana", "what's my race pace?", session_id=env["sid"]))[-1].data
+    assert done["narrator"] == "llm" and done["emotion"] == "neutral"
+    assert {"lap 99", "T42", "77.777"} <= set(done["ungrounded"])
+    pace = run_tool("get_race_pace_model", {"session_id": env["sid"]})
+    env["llm"].script.extend(
+        [
+            {"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": env["sid"]}}]},
+            {"text": f"Race pace {pace['race_pace_s']:g} s. [EMOTION:neutral]"},
+        ]
+    )
+    done = _run(ask(env["svc"], "ana", "what's my race pace?", session_id=env["sid"]))[-1].data
+    assert done["ungrounded"] == []
+
+
+def test_a_question_whose_model_fails_before_a_token_is_answered_from_the_data(env) -> None:
+    env["llm"].script.append({"status": 500})
+    done = _run(ask(env["svc"], "ana", "why was lap 3 slower than lap 2?", session_id=env["sid"]))[-1].data
+    assert done["narrator"] == "data" and done["tools"][-1]["tool"] == "get_lap_delta"
