@@ -187,6 +187,8 @@ def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -
         ) as es,
     ):
         for sse in es.iter_sse():
+            if not sse.data:  # a ": keepalive" comment (a real model can take longer than 15 s)
+                continue
             data = json.loads(sse.data)
             if sse.event == "phase" and not quiet:
                 console.print(f"  [dim]{data['agent']} {data['status']} ({data['ms']:.0f} ms)[/dim]")

@@ -134,6 +134,10 @@ class EmbeddedModelServer:
             str(threads),
             "--n_threads_batch",
             str(threads),
+            # by default a new request (even a GET /v1/models health probe) silently ends the stream in
+            # progress with [DONE]: a tablet polling /health would cut every debrief short
+            "--interrupt_requests",
+            "false",
         ]
 
     def start(self, timeout_s: float = 180.0) -> str:
