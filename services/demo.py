@@ -1,5 +1,5 @@
 """``pitwall demo``: the hot path and the paddock as two processes, a simulated session (or --file) replayed
-live at 20x with a terminal view of laps, corners and cues, then the debrief streamed over SSE. No LLM needed."""
+live at 20x with a terminal view of laps, corners and cues, then the debrief streamed over SSE. No LLM needed; ``--llm embedded`` starts a small local one."""
 
 from __future__ import annotations
 
@@ -56,6 +56,14 @@ def demo_cmd(
     ] = None,
     keep: Annotated[bool, typer.Option("--keep", help="Leave the hot path running")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
+    llm: Annotated[
+        str,
+        typer.Option(
+            "--llm",
+            help="'url' (default): the model server at PITWALL_ADK_OPENAI_URL, else the template narrator; "
+            "'embedded': the paddock starts llama.cpp's server with SmolLM2-135M itself (the [llm] extra)",
+        ),
+    ] = "url",
 ) -> None:
     """See Pitwall work: hot path process, live replay with cues, debrief and summary."""
     from services.hotpath.replay import replay_ws, wide_from_file
@@ -63,6 +71,16 @@ def demo_cmd(
     from shared.simulator import simulate
 
     console = Console(stderr=as_json)
+    if llm not in ("url", "embedded"):
+        console.print(f"[red]error[/red]: --llm must be 'url' or 'embedded', not {llm!r}")
+        raise typer.Exit(2)
+    if llm == "embedded":
+        from services.paddock.llm.embedded import missing_reason
+
+        reason = missing_reason()
+        if reason:
+            console.print(f"[red]error[/red]: --llm embedded: {reason}")
+            raise typer.Exit(2)
     tmp = None
     if data_dir is None:
         tmp = tempfile.mkdtemp(prefix="pitwall-demo-")
@@ -84,7 +102,18 @@ def demo_cmd(
     )
     plog = (data_dir / "paddock.log").open("w")
     pproc = subprocess.Popen(
-        [sys.executable, "-m", "shared.cli", "paddock", "--port", str(pport), "--data-dir", str(data_dir)],
+        [
+            sys.executable,
+            "-m",
+            "shared.cli",
+            "paddock",
+            "--port",
+            str(pport),
+            "--data-dir",
+            str(data_dir),
+            "--llm",
+            llm,
+        ],
         stdout=plog,
         stderr=subprocess.STDOUT,
     )
@@ -92,7 +121,13 @@ def demo_cmd(
     purl = f"http://127.0.0.1:{pport}"
     try:
         _wait(url, proc)
-        _wait(purl, pproc, 120)
+        try:
+            _wait(purl, pproc, 300 if llm == "embedded" else 120)  # the embedded model loads first
+        except typer.Exit:
+            plog.flush()
+            tail = (data_dir / "paddock.log").read_text(errors="replace").strip().splitlines()[-3:]
+            console.print("[red]the paddock did not start[/red]: " + " | ".join(tail))
+            raise
         console.print(
             f"[bold]Pitwall demo[/bold]: {title}; hot path at {url} (pid {proc.pid}); replay at {speed:g}x"
         )
@@ -152,6 +187,8 @@ def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -
         ) as es,
     ):
         for sse in es.iter_sse():
+            if not sse.data:  # a ": keepalive" comment (a real model can take longer than 15 s)
+                continue
             data = json.loads(sse.data)
             if sse.event == "phase" and not quiet:
                 console.print(f"  [dim]{data['agent']} {data['status']} ({data['ms']:.0f} ms)[/dim]")

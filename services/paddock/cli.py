@@ -10,6 +10,12 @@ from rich.console import Console
 
 err = Console(stderr=True)
 
+LLM_HELP = (
+    "Which model server to use: 'url' (default) talks to PITWALL_ADK_OPENAI_URL; 'embedded' starts "
+    "llama.cpp's server with SmolLM2-135M-Instruct on a free loopback port and stops it on exit "
+    "(needs the [llm] extra)"
+)
+
 
 def paddock_cmd(
     host: Annotated[
@@ -17,6 +23,7 @@ def paddock_cmd(
     ] = None,
     port: Annotated[int | None, typer.Option("--port", help="Port (default PITWALL_PADDOCK_PORT)")] = None,
     data_dir: Annotated[Path | None, typer.Option("--data-dir")] = None,
+    llm: Annotated[str, typer.Option("--llm", help=LLM_HELP)] = "url",
 ) -> None:
     """Run the paddock service: tools, agents, REST and SSE for the tablet."""
     import os
@@ -25,8 +32,12 @@ def paddock_cmd(
     import uvicorn
 
     from services.paddock.app import create_app
+    from services.paddock.llm.embedded import EmbeddedModelError, EmbeddedModelServer
     from shared.settings import settings_for
 
+    if llm not in ("url", "embedded"):
+        err.print(f"[red]error[/red]: --llm must be 'url' or 'embedded', not {llm!r}")
+        raise typer.Exit(2)
     overrides: dict[str, object] = {}
     if host:
         overrides["paddock_host"] = host
@@ -37,14 +48,28 @@ def paddock_cmd(
     except ValueError as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(2) from exc
-    # open SSE streams must not hold a restart hostage: after 3 s they are cut, and clients reconnect
-    uvicorn.run(
-        create_app(settings),
-        host=settings.paddock_host,
-        port=settings.paddock_port,
-        log_level="info",
-        timeout_graceful_shutdown=3,
-    )
+    server: EmbeddedModelServer | None = None
+    if llm == "embedded":
+        server = EmbeddedModelServer(log_path=settings.paddock_dir / "llm-server.log")
+        try:
+            url = server.start()
+        except EmbeddedModelError as exc:
+            err.print(f"[red]error[/red]: --llm embedded: {exc}")
+            raise typer.Exit(2) from exc
+        err.print(f"embedded model server: {server.model} at {url} (log {server.log_path})")
+        settings = settings_for(data_dir, **overrides, adk_openai_url=url, adk_openai_model=server.model)
+    try:
+        # open SSE streams must not hold a restart hostage: after 3 s they are cut, and clients reconnect
+        uvicorn.run(
+            create_app(settings),
+            host=settings.paddock_host,
+            port=settings.paddock_port,
+            log_level="info",
+            timeout_graceful_shutdown=3,
+        )
+    finally:
+        if server is not None:
+            server.stop()
 
 
 def register(app: typer.Typer) -> None:
