@@ -12,6 +12,7 @@ from shared.importers.base import Progress, RawChannel, RawLog, estimate_rate, f
 from shared.importers.errors import ImportFormatError
 
 XRK_MAGIC = b"<hCNF"
+XRZ_MAGICS = (b"\x78\x9c", b"\x78\x01", b"\x78\xda", b"\x78\x5e")  # zlib headers
 
 
 def display_name(xrk_name: str) -> str:
@@ -19,20 +20,13 @@ def display_name(xrk_name: str) -> str:
     return xrk_name.replace("_", " ")
 
 
-def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
-    from libxrk import aim_xrk  # heavy import, only when an XRK is read
+def _parse(data: bytes) -> tuple[dict[str, RawChannel], list[float] | None, dict[str, Any]]:
+    """libxrk's parse of XRK bytes, as plain picklable values (runs in a bounded child process)."""
+    from libxrk import aim_xrk
 
-    cb = (lambda done, total: progress(done / total if total else 1.0)) if progress else None
-    try:
-        log = aim_xrk(str(path), progress=cb)
-    except Exception as exc:  # libxrk raises assorted errors on corrupt input
-        raise ImportFormatError(
-            path, "", "a readable AiM XRK/XRZ file", f"{type(exc).__name__}: {exc}"
-        ) from exc
-    if not log.channels:
-        raise ImportFormatError(path, "", "at least one channel in the XRK", "none")
+    log = aim_xrk(data)
     channels: dict[str, RawChannel] = {}
-    for name, table in log.channels.items():
+    for name, table in (log.channels or {}).items():
         if table.num_rows == 0:
             continue
         tc = table.column(0).to_numpy().astype(np.float64) / 1000.0
@@ -45,7 +39,29 @@ def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
     if log.laps is not None and log.laps.num_rows:
         ends = log.laps.column("end_time").to_numpy().astype(np.float64) / 1000.0
         beacons = [float(x) for x in ends]
-    lmd: dict[str, Any] = dict(log.metadata or {})
+    return channels, beacons, dict(log.metadata or {})
+
+
+def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
+    import libxrk  # noqa: F401  heavy import, only when an XRK is read (before the fork: the child has it)
+
+    from shared.importers.limits import checked_path, inflate, printable, run_bounded
+
+    data = checked_path(path).read_bytes()
+    if data[:2] in XRZ_MAGICS:
+        data = inflate(path, data)
+    try:
+        channels, beacons, lmd = run_bounded(path, _parse, data)
+    except ImportFormatError:
+        raise
+    except Exception as exc:  # libxrk raises assorted errors on corrupt input
+        raise ImportFormatError(
+            path, "", "a readable AiM XRK/XRZ file", printable(f"{type(exc).__name__}: {exc}")
+        ) from exc
+    if progress:
+        progress(1.0)
+    if not channels:
+        raise ImportFormatError(path, "", "at least one channel in the XRK", "none")
     meta: dict[str, Any] = {
         "venue": lmd.get("Venue", ""),
         "vehicle": lmd.get("Vehicle", ""),
