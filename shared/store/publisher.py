@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -61,6 +62,8 @@ class LakePublisher:
             os.replace(session_dir(staging, session_id), target)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                staging_root.rmdir()  # only when no other publish is under way
         return session_dir(self.lake_dir, session_id)
 
     def _publish_into(self, session_id: str, lake_dir: Path, truth_json: str | None) -> None:
