@@ -71,9 +71,15 @@ def import_cmd(
                     res = import_file(p, settings, driver, car, track, progress=advance)
             else:
                 res = import_file(p, settings, driver, car, track)
-        except (ImportFormatError, StoreLockedError, KeyError, ValueError) as exc:
+        except (ImportFormatError, StoreLockedError, KeyError, ValueError, OSError, MemoryError) as exc:
+            from rich.markup import escape
+
+            from shared.importers.limits import printable
+
             failed += 1
-            err.print(f"[red]error[/red]: {exc}")
+            msg = printable(str(exc).strip('"'), 600)  # file content never reaches the terminal raw
+            where = "" if isinstance(exc, ImportFormatError | StoreLockedError) else f"{printable(str(p))}: "
+            err.print(f"[red]error[/red]: {escape(where + msg)}", soft_wrap=True)
             continue
         d = res.as_json()
         if d.pop("duplicate") and as_json:
@@ -117,15 +123,44 @@ def _print_quality(q: dict[str, Any] | None) -> None:
         err.print("  not available: " + "; ".join(missing))
 
 
-def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
-    """List stored sessions."""
-    from shared.store.hot import HotStore
+def _read(settings: Any, sql: str, params: list[Any], hot_call: Any) -> list[dict[str, Any]]:
+    """Rows from the hot store; while another process (the running hot path) holds it, from the
+    published lake instead, with a one-line note (never a traceback)."""
+    from shared.store.hot import HotStore, StoreLockedError
 
-    store = HotStore(_settings(data_dir))
     try:
-        rows = store.sessions()
+        store = HotStore(settings)
+    except StoreLockedError:
+        import duckdb
+
+        from shared.store.publisher import lake_reader_views
+
+        err.print(
+            "[yellow]note[/yellow]: the hot path holds the store; showing what it has published to the lake "
+            "(live laps may lag)"
+        )
+        con = duckdb.connect()
+        try:
+            lake_reader_views(con, settings.lake_dir)
+            rel = con.execute(sql, params)
+            cols = [d[0] for d in rel.description or []]
+            return [dict(zip(cols, r, strict=True)) for r in rel.fetchall()]
+        finally:
+            con.close()
+    try:
+        return hot_call(store)  # type: ignore[no-any-return]
     finally:
         store.close()
+
+
+def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
+    """List stored sessions."""
+    rows = _read(
+        _settings(data_dir),
+        "SELECT * FROM sessions ORDER BY created_at DESC, session_id DESC",
+        [],
+        lambda store: store.sessions(),
+    )
     if as_json:
         _emit(rows)
         return
@@ -150,16 +185,22 @@ def laps_cmd(
     as_json: AsJson = False,
 ) -> None:
     """List a session's laps."""
-    from shared.store.hot import HotStore
-
-    store = HotStore(_settings(data_dir))
-    try:
-        if store.session(session_id) is None:
-            err.print(f"[red]error[/red]: no session {session_id!r}; see `pitwall sessions`")
-            raise typer.Exit(1)
-        rows = store.laps(session_id)
-    finally:
-        store.close()
+    settings = _settings(data_dir)
+    known = _read(
+        settings,
+        "SELECT session_id FROM sessions WHERE session_id = ?",
+        [session_id],
+        lambda store: [store.session(session_id)] if store.session(session_id) else [],
+    )
+    if not known:
+        err.print(f"[red]error[/red]: no session {session_id!r}; see `pitwall sessions`")
+        raise typer.Exit(1)
+    rows = _read(
+        settings,
+        "SELECT * FROM laps WHERE session_id = ? ORDER BY lap",
+        [session_id],
+        lambda store: store.laps(session_id),
+    )
     if as_json:
         _emit(rows)
         return

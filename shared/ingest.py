@@ -20,6 +20,7 @@ from shared.corners import auto_corners, corner_results, reference_lap
 from shared.events import detect_events
 from shared.importers import RawLog, read_log
 from shared.importers.base import Progress
+from shared.importers.limits import ImportLimits, limits_scope
 from shared.laps import Lap, assign_laps, detect_laps
 from shared.profiles.car import CarProfile, guess_car, load_car
 from shared.profiles.track import TrackProfile, detect_track, load_track, make_track, save_track, saved_tracks
@@ -185,10 +186,25 @@ def import_file(
     track_id: str | None = None,
     progress: Progress | None = None,
 ) -> ImportResult:
-    path = Path(path)
+    with limits_scope(settings) as limits:
+        return _import_file(Path(path), settings, driver_id, car_id, track_id, progress, limits)
+
+
+def _import_file(
+    path: Path,
+    settings: Settings,
+    driver_id: str,
+    car_id: str | None,
+    track_id: str | None,
+    progress: Progress | None,
+    limits: ImportLimits,
+) -> ImportResult:
     raw: RawLog = read_log(path, progress, car_id=car_id)
     store = HotStore(settings)
     try:
+        LakePublisher(
+            store.con, settings.lake_dir
+        ).repair()  # a crash mid-publish left a session half-published
         existing = store.session_by_sha(raw.sha256)
         if existing:
             row = store.session(existing) or {}
@@ -237,6 +253,7 @@ def import_file(
     quality = quality_report(raw, wide, registry, an.laps)
     for w in quality["warnings"]:
         log.warning("%s: %s", path.name, w)
+    limits.check_time(path, "analysing laps and corners")
     sid = new_session_id()
     meta = {
         k: (v if isinstance(v, str | int | float | list | type(None)) else str(v))

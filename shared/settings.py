@@ -56,7 +56,7 @@ class Settings(BaseSettings):
     paddock_port: int = Field(8720, ge=1, le=65535)
     api_token: SecretStr | None = None
     cors_origins: list[str] = Field(default_factory=list)
-    max_request_bytes: int = Field(1_000_000, ge=1024)
+    max_request_bytes: int = Field(1_000_000, ge=1024, le=64 * 2**20)
     hotpath_url: str | None = None
 
     # local LLM (OpenAI-compatible server; never a hosted API unless explicitly allowed)
@@ -76,6 +76,16 @@ class Settings(BaseSettings):
         True  # a one-token call at paddock start-up, so the first request finds the model loaded
     )
     llm_queue_size: int = Field(8, ge=1, le=1000)
+
+    # limits on what strangers and broken files can make a process do (over a limit: a clear error naming
+    # the file or request, the limit and the setting; nothing stored)
+    import_max_decompressed_bytes: int = Field(256 * 2**20, ge=2**20, le=8 * 2**30)
+    import_max_rows: int = Field(5_000_000, ge=1000, le=200_000_000)
+    import_max_span_s: float = Field(86_400.0, ge=60.0, le=30 * 86_400.0)
+    import_time_budget_s: float = Field(300.0, gt=0, le=3600.0)
+    duckdb_memory_limit_mb: int = Field(1024, ge=64, le=64 * 1024)
+    ingest_max_batch_frames: int = Field(20_000, ge=1, le=1_000_000)
+    ingest_max_body_bytes: int = Field(8_000_000, ge=1024, le=256 * 2**20)
 
     @model_validator(mode="before")
     @classmethod
@@ -99,6 +109,11 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"PITWALL_ADK_OPENAI_URL points at {host!r}, which is not loopback. Pitwall talks only to a "
                 "local model server; set PITWALL_ADK_ALLOW_REMOTE=true to use a server on your LAN."
+            )
+        if self.api_token is not None and not self.api_token.get_secret_value().strip():
+            raise ValueError(
+                "PITWALL_API_TOKEN is set but empty, which would serve every client without a token; "
+                "unset it (loopback only) or give a real token, e.g. $(openssl rand -hex 16)."
             )
         for name in ("hotpath_host", "paddock_host"):
             bind = getattr(self, name)

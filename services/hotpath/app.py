@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -13,7 +15,8 @@ from fastapi.responses import JSONResponse
 from services.hotpath.routers import cues, health, ingest, sessions
 from services.hotpath.state import HotpathState
 from shared import __version__
-from shared.http_auth import auth_failure
+from shared.asgi_guard import LoopLag, RequestGuard, short_errors
+from shared.http_auth import auth_failure, redact_access_log
 from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -21,15 +24,19 @@ log = logging.getLogger(__name__)
 
 def create_app(settings: Settings | None = None, can: str | None = None) -> FastAPI:
     settings = settings or get_settings()
+    redact_access_log()
+    http_rejected: Counter[str] = Counter()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state = HotpathState(settings)
         app.state.hot = state
+        app.state.ingest_lock = asyncio.Lock()
+        app.state.http_rejected = http_rejected
+        app.state.loop_lag = lag = LoopLag()
+        lag.start()
         reader = None
         if can:
-            import asyncio
-
             from services.hotpath.can_reader import CanReader
 
             reader = CanReader(state, can, asyncio.get_running_loop())
@@ -39,6 +46,7 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
         try:
             yield
         finally:
+            lag.stop()
             if reader is not None:
                 reader.stop()
             state.close()
@@ -47,6 +55,14 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
     for r in (health.router, sessions.router, ingest.router, cues.router):
         app.include_router(r)
 
+    # inside the token check: the body limit (enforced while the body streams) and strict JSON
+    app.add_middleware(
+        RequestGuard,
+        max_body=settings.ingest_max_body_bytes,
+        setting="PITWALL_INGEST_MAX_BODY_BYTES",
+        rejected=http_rejected,
+    )
+
     @app.middleware("http")
     async def _auth(request: Request, call_next):  # type: ignore[no-untyped-def]
         denied = auth_failure(request, settings)
@@ -54,13 +70,18 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"error": {"code": "invalid_request", "detail": exc.errors()}}, status_code=422)
+        http_rejected["invalid_request"] += 1
+        return JSONResponse(
+            {"error": {"code": "invalid_request", "detail": short_errors(exc.errors())}}, status_code=422
+        )
 
     @app.exception_handler(Exception)
     async def _crash(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error")
+        http_rejected["internal"] += 1
         return JSONResponse(
-            {"error": {"code": "internal", "message": f"{type(exc).__name__}: {exc}"}}, status_code=500
+            {"error": {"code": "internal", "message": "internal error; see the hot path's log"}},
+            status_code=500,
         )
 
     return app

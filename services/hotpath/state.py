@@ -46,8 +46,9 @@ class HotpathState:
         self.started = time.time()
 
     def _recover(self) -> list[str]:
-        """Sessions left 'live' by a crash are closed explicitly as 'aborted' and published."""
-        out = []
+        """Sessions left 'live' by a crash are closed explicitly as 'aborted' and published; sessions a
+        crash left half-published (an import killed mid-publish) are published again."""
+        out = self.publisher.repair()
         for sid in self.store.open_live_sessions():
             self.store.close_session(sid, status="aborted")
             try:

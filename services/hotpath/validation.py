@@ -22,6 +22,8 @@ REASONS = (
     "can_dlc",
     "can_unknown_id",
     "no_session",
+    "too_large",
+    "internal",
 )
 # physically absurd limits for a car on a track, tighter than the storage ranges
 ABSURD = {
@@ -72,7 +74,10 @@ def clean_frame(raw: Any, last_t: float | None, counters: Counters) -> dict[str,
     t_raw = raw.get("t_s")
     if type(t_raw) not in _NUM:
         raise FrameRejected("malformed", "a frame needs a numeric t_s")
-    t = float(t_raw)  # type: ignore[arg-type]
+    try:
+        t = float(t_raw)  # type: ignore[arg-type]
+    except OverflowError:  # an integer beyond any float
+        raise FrameRejected("non_finite", "t_s is too large for a number") from None
     if not math.isfinite(t):
         raise FrameRejected("non_finite", "t_s is NaN or infinite")
     if last_t is not None:
@@ -95,7 +100,11 @@ def clean_frame(raw: Any, last_t: float | None, counters: Counters) -> dict[str,
         if tv is float:
             fv = v
         elif tv is int or tv is bool:  # flags may come as JSON booleans
-            fv = float(v)
+            try:
+                fv = float(v)
+            except OverflowError:  # an integer beyond any float
+                rejected["non_finite"] += 1
+                continue
         elif v is None:
             continue
         else:
@@ -131,11 +140,14 @@ def clean_batch(frames: list[Any], last_t: float | None) -> list[dict[str, float
     get = operator.itemgetter(*keys)
     try:
         arr = np.asarray([get(f) for f in frames])
-    except ValueError:  # ragged (a nested list somewhere)
+    except (ValueError, TypeError, OverflowError):  # ragged (a nested list somewhere), huge integers
         return None
     if arr.dtype.kind not in "fib" or arr.ndim != 2:
         return None  # None, strings, nested values: the slow path says which and where
-    arr = arr.astype(np.float64, copy=False)
+    try:
+        arr = arr.astype(np.float64, copy=False)
+    except OverflowError:
+        return None
     if not np.isfinite(arr).all():
         return None
     t = arr[:, keys.index("t_s")]

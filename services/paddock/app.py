@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -13,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.paddock.agents.service import CoachService
@@ -23,7 +24,8 @@ from services.paddock.routers import coach, conversations, sessions, tools, web
 from services.paddock.sse import ModelBusy, ModelGate
 from services.paddock.store import PaddockStore
 from shared import __version__
-from shared.http_auth import auth_failure
+from shared.asgi_guard import LoopLag, RequestGuard, short_errors
+from shared.http_auth import auth_failure, is_trusted, redact_access_log
 from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -31,11 +33,16 @@ log = logging.getLogger(__name__)
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    redact_access_log()
+    http_rejected: Counter[str] = Counter()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.ensure_dirs()
         app.state.settings = settings
+        app.state.http_rejected = http_rejected
+        app.state.loop_lag = lag = LoopLag()
+        lag.start()
         app.state.lake = configure_lake(settings)
         app.state.store = PaddockStore(settings)
         app.state.coach = CoachService(settings, app.state.store)
@@ -47,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            lag.stop()
             warm.cancel()
             prefetch.cancel()
             await app.state.coach.warm.aclose()
@@ -64,22 +72,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Accept"],
         )
 
+    # inside the token check: the body limit, enforced while the body streams (a chunked body has no
+    # Content-Length to trust), and strict JSON (NaN, Infinity and runaway nesting are a 422, not a 500)
+    app.add_middleware(
+        RequestGuard,
+        max_body=settings.max_request_bytes,
+        setting="PITWALL_MAX_REQUEST_BYTES",
+        rejected=http_rejected,
+    )
+
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
         denied = None if web.is_shell(request.method, request.url.path) else auth_failure(request, settings)
         if denied is not None:
+            http_rejected["unauthorized"] += 1
             return denied
-        size = request.headers.get("content-length")
-        if size and size.isdigit() and int(size) > settings.max_request_bytes:
-            return JSONResponse(
-                {"error": {"code": "too_large", "message": f"body over {settings.max_request_bytes} bytes"}},
-                413,
-            )
         return await call_next(request)
 
     @app.get("/health", tags=["health"])
     async def health(request: Request) -> dict[str, Any]:
-        """Status, version, model reachability (probed via /v1/models, cached 5 s), lake freshness."""
+        """Status, version, model reachability (probed via /v1/models, cached 5 s), lake freshness.
+        A client beyond loopback without the token sees liveness only."""
+        if not is_trusted(request, settings):
+            return {"status": "ok", "version": __version__}
         ok, reason = request.app.state.coach.model_status()  # never waits for the model server
         lake = request.app.state.lake
         lake.refresh()
@@ -97,7 +112,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "active_driver_sessions": len(request.app.state.coach._adk_sessions),
             "warm_up": request.app.state.coach.warm_state,
             "queue": {"waiting": request.app.state.gate.waiting, "size": request.app.state.gate.size},
+            "requests_rejected": dict(http_rejected),
+            "event_loop_lag": request.app.state.loop_lag.as_dict(),
         }
+
+    @app.get("/metrics", tags=["health"], response_class=PlainTextResponse)
+    async def metrics(request: Request) -> str:
+        """Prometheus text: event-loop lag, requests refused by reason, model queue depth."""
+        lines = request.app.state.loop_lag.render("pitwall_paddock")
+        lines.append("# TYPE pitwall_paddock_requests_rejected_total counter")
+        lines += [
+            f'pitwall_paddock_requests_rejected_total{{reason="{k}"}} {v}'
+            for k, v in sorted(http_rejected.items())
+        ]
+        lines += ["# TYPE pitwall_paddock_model_queue_waiting gauge"]
+        lines.append(f"pitwall_paddock_model_queue_waiting {request.app.state.gate.waiting}")
+        return "\n".join(lines) + "\n"
 
     @app.exception_handler(ModelBusy)
     async def busy(_: Request, exc: ModelBusy) -> JSONResponse:
@@ -109,8 +139,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        http_rejected["invalid_request"] += 1
         return JSONResponse(
-            {"error": {"code": "invalid_request", "detail": jsonable_encoder(exc.errors())}}, 422
+            {"error": {"code": "invalid_request", "detail": jsonable_encoder(short_errors(exc.errors()))}},
+            422,
         )
 
     @app.exception_handler(StarletteHTTPException)
@@ -128,6 +160,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(Exception)
     async def crash(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error")
-        return JSONResponse({"error": {"code": "internal", "message": f"{type(exc).__name__}: {exc}"}}, 500)
+        http_rejected["internal"] += 1
+        return JSONResponse(
+            {"error": {"code": "internal", "message": "internal error; see the paddock's log"}}, 500
+        )
 
     return app

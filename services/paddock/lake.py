@@ -1,7 +1,10 @@
 """The paddock's view of the lake: one in-memory DuckDB with views over the Parquet files.
 
 It never opens the hot path's DuckDB file. The connection is sandboxed: file access only inside the
-lake, no network, settings locked. Each tool call uses its own cursor (concurrent reads are safe).
+lake, no network, no temporary directory (DuckDB lets a connection read its temp directory, ``.tmp/`` in
+the working directory by default, even with external access off), a memory limit
+(``PITWALL_DUCKDB_MEMORY_LIMIT_MB``), settings locked. Each tool call uses its own cursor (concurrent
+reads are safe).
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from pathlib import Path
 
 import duckdb
 
@@ -27,11 +31,7 @@ class Lake:
         self._lock = threading.Lock()
         self._sig: tuple[int, float] | None = None
         self._checked = 0.0
-        self.con = duckdb.connect(config={"threads": "2"})
-        lake = str(self.lake_dir.resolve()).rstrip("/") + "/"
-        self.con.execute(f"SET allowed_directories=['{lake}']")
-        self.con.execute("SET enable_external_access=false")
-        self.con.execute("SET lock_configuration=true")
+        self.con = sandboxed_connection(self.lake_dir, settings.duckdb_memory_limit_mb)
         self.refresh(force=True)
 
     def _signature(self) -> tuple[int, float]:
@@ -63,6 +63,20 @@ class Lake:
     @property
     def newest_file_mtime(self) -> float:
         return self._sig[1] if self._sig else 0.0
+
+
+def sandboxed_connection(lake_dir: Path, memory_limit_mb: int) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB that may read files under ``lake_dir`` and nothing else, within a memory limit."""
+    con = duckdb.connect(config={"threads": "2"})
+    lake = str(lake_dir.resolve()).rstrip("/") + "/"
+    if "'" in lake:
+        raise ValueError(f"the lake path {lake!r} contains a quote; choose another PITWALL_DATA_DIR")
+    con.execute("SET temp_directory=''")  # no spilling, and no readable temp directory
+    con.execute(f"SET memory_limit='{int(memory_limit_mb)}MB'")
+    con.execute(f"SET allowed_directories=['{lake}']")
+    con.execute("SET enable_external_access=false")
+    con.execute("SET lock_configuration=true")
+    return con
 
 
 _LAKE: Lake | None = None

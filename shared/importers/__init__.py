@@ -16,9 +16,9 @@ _CANDUMP_RE = re.compile(
 
 
 def sniff_format(path: Path) -> str:
-    path = Path(path)
-    if not path.is_file():
-        raise ImportFormatError(path, "", "an existing file", "no such file")
+    from shared.importers.limits import checked_path
+
+    path = checked_path(path)  # a directory, FIFO, device, symlink loop or oversized file is named as such
     with path.open("rb") as fh:
         head = fh.read(8192)
     if not head.strip():
@@ -54,8 +54,14 @@ def sniff_format(path: Path) -> str:
 
 
 def read_log(path: Path | str, progress: Progress | None = None, car_id: str | None = None) -> RawLog:
-    """Read any supported logger file into a :class:`RawLog` (source channels, unmapped)."""
-    path = Path(path)
+    """Read any supported logger file into a :class:`RawLog` (source channels, unmapped), within the
+    import limits (:mod:`shared.importers.limits`)."""
+    from shared.importers.limits import check_raw
+
+    return check_raw(_read_log(Path(path), progress, car_id))
+
+
+def _read_log(path: Path, progress: Progress | None, car_id: str | None) -> RawLog:
     fmt = sniff_format(path)
     if fmt in ("aim_xrk", "aim_xrz"):
         from shared.importers.aim_xrk import read_xrk

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -134,8 +133,9 @@ def read_aim_csv(path: Path, progress: Progress | None = None) -> RawLog:
         )
     except (pa.ArrowInvalid, ValueError) as exc:
         msg = str(exc)
-        m = re.search(r"[Rr]ow #?(\d+)", msg)
-        where = f"line {data_start + int(m.group(1))}" if m else f"after line {data_start}"
+        from shared.importers.limits import first_bad_csv_line
+
+        where = first_bad_csv_line(lines, data_start, n, delim)
         raise ImportFormatError(
             path, where, f"{n} numeric cells per data row", msg.splitlines()[0][:160]
         ) from exc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import logging
 import os
@@ -20,6 +21,7 @@ from shared.importers.base import Progress, RawChannel, RawLog, estimate_rate, f
 from shared.importers.errors import ImportFormatError
 
 XRK_MAGIC = b"<hCNF"
+XRZ_MAGICS = (b"\x78\x9c", b"\x78\x01", b"\x78\xda", b"\x78\x5e")  # zlib headers
 
 log = logging.getLogger(__name__)
 _FD_LOCK = threading.Lock()
@@ -54,33 +56,50 @@ def display_name(xrk_name: str) -> str:
     return xrk_name.replace("_", " ")
 
 
-def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
-    from libxrk import aim_xrk  # heavy import, only when an XRK is read
+def _parse(data: bytes, name: str) -> tuple[dict[str, RawChannel], list[str], Any, dict[str, Any]]:
+    """libxrk's parse of XRK bytes as plain picklable values (runs in a bounded child process); what the
+    library prints goes to the log, never to stdout."""
+    from libxrk import aim_xrk
 
-    cb = (lambda done, total: progress(done / total if total else 1.0)) if progress else None
-    try:
-        with parser_output_to_log(f"libxrk reading {path.name}"):
-            xlog = aim_xrk(str(path), progress=cb)
-    except Exception as exc:  # libxrk raises assorted errors on corrupt input
-        raise ImportFormatError(
-            path, "", "a readable AiM XRK/XRZ file", f"{type(exc).__name__}: {exc}"
-        ) from exc
-    if not xlog.channels:
-        raise ImportFormatError(path, "", "at least one channel in the XRK", "none")
+    with parser_output_to_log(f"libxrk reading {name}"):
+        xlog = aim_xrk(data)
     channels: dict[str, RawChannel] = {}
     empty: list[str] = []
-    for name, table in xlog.channels.items():
+    for cname, table in (xlog.channels or {}).items():
         if table.num_rows == 0:
-            empty.append(display_name(name))
+            empty.append(display_name(cname))
             continue
         tc = table.column(0).to_numpy().astype(np.float64) / 1000.0
         vals = table.column(1).to_numpy(zero_copy_only=False).astype(np.float64)
         field = table.schema.field(1)
         md = {k.decode(): v.decode() for k, v in (field.metadata or {}).items()}
-        dname = display_name(name)
+        dname = display_name(cname)
         channels[dname] = RawChannel(dname, md.get("units", ""), tc, vals, estimate_rate(tc), "aim_xrk")
-    beacons, logger_laps = _lap_table(xlog.laps)
-    lmd: dict[str, Any] = dict(xlog.metadata or {})
+    return channels, empty, _lap_table(xlog.laps), dict(xlog.metadata or {})
+
+
+def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
+    import libxrk  # noqa: F401  heavy import, only when an XRK is read (before the fork: the child has it)
+
+    from shared.importers.limits import checked_path, inflate, printable, run_bounded
+
+    data = checked_path(path).read_bytes()
+    if data[:2] in XRZ_MAGICS:
+        data = inflate(path, data)
+    try:
+        channels, empty, (beacons, logger_laps), lmd = run_bounded(
+            path, functools.partial(_parse, name=path.name), data
+        )
+    except ImportFormatError:
+        raise
+    except Exception as exc:  # libxrk raises assorted errors on corrupt input
+        raise ImportFormatError(
+            path, "", "a readable AiM XRK/XRZ file", printable(f"{type(exc).__name__}: {exc}")
+        ) from exc
+    if progress:
+        progress(1.0)
+    if not channels:
+        raise ImportFormatError(path, "", "at least one channel in the XRK", "none")
     meta: dict[str, Any] = {
         "venue": lmd.get("Venue", ""),
         "vehicle": lmd.get("Vehicle", ""),

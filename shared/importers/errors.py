@@ -11,6 +11,8 @@ class ImportFormatError(ValueError):
         self.location = location
         self.expected = expected
         self.found = found
+        from shared.importers.limits import printable  # file content never reaches a terminal raw
+
         where = f" at {location}" if location else ""
-        got = f"; found {found}" if found else ""
-        super().__init__(f"{self.path}{where}: expected {expected}{got}")
+        got = f"; found {printable(found, 200)}" if found else ""
+        super().__init__(f"{printable(str(self.path), 300)}{where}: expected {printable(expected, 200)}{got}")

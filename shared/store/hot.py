@@ -43,6 +43,9 @@ def open_hot_db(settings: Settings) -> duckdb.DuckDBPyConnection:
                 "(pitwall hotpath) or import through it."
             ) from exc
         raise
+    con.execute(
+        f"SET memory_limit='{int(settings.duckdb_memory_limit_mb)}MB'"
+    )  # PITWALL_DUCKDB_MEMORY_LIMIT_MB
     for ddl in ALL_DDL:
         con.execute(ddl)
     return con

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
+import secrets
 import shutil
 from pathlib import Path
 
@@ -35,15 +38,35 @@ class LakePublisher:
         self.publish_small(session_id)
         return path
 
-    def publish_small(self, session_id: str) -> None:
+    def publish_small(self, session_id: str, lake_dir: Path | None = None) -> None:
         """The per-session tables that change as laps close (everything but telemetry and signals)."""
         for table, stem in LAKE_TABLES.items():
             if table in ("telemetry_signals", "signal_registry"):
                 continue
             tbl = self._arrow(f"SELECT * FROM {table} WHERE session_id = ?", [session_id])
-            write_parquet_atomic(tbl, table_path(self.lake_dir, session_id, stem))
+            write_parquet_atomic(tbl, table_path(lake_dir or self.lake_dir, session_id, stem))
 
     def publish_session(self, session_id: str, truth_json: str | None = None) -> Path:
+        """Publish a whole session atomically: every file is written into a staging directory beside
+        ``sessions/`` and the directory is renamed into place, so readers (and a ``kill -9``) see the
+        session whole or not at all. A previous copy (the laps a live session published) is replaced."""
+        staging_root = self.lake_dir / STAGING
+        staging = staging_root / f"{session_id}.{os.getpid()}.{secrets.token_hex(3)}"
+        staging.mkdir(parents=True, exist_ok=True)
+        try:
+            self._publish_into(session_id, staging, truth_json)  # staging/sessions/<id>/...
+            target = session_dir(self.lake_dir, session_id)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.exists():  # a live session's lap files: the new copy has them all
+                os.replace(target, staging / "old")
+            os.replace(session_dir(staging, session_id), target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                staging_root.rmdir()  # only when no other publish is under way
+        return session_dir(self.lake_dir, session_id)
+
+    def _publish_into(self, session_id: str, lake_dir: Path, truth_json: str | None) -> None:
         laps = [
             r[0]
             for r in self.con.execute(
@@ -54,18 +77,35 @@ class LakePublisher:
             tbl = self._arrow(
                 "SELECT * FROM telemetry WHERE session_id = ? AND lap = ? ORDER BY t_s", [session_id, lap]
             )
-            write_parquet_atomic(tbl.cast(telemetry_schema()), lap_path(self.lake_dir, session_id, lap))
+            write_parquet_atomic(tbl.cast(telemetry_schema()), lap_path(lake_dir, session_id, lap))
         sig = self._arrow("SELECT * FROM telemetry_signals WHERE session_id = ?", [session_id])
-        write_parquet_atomic(sig.cast(signals_schema()), table_path(self.lake_dir, session_id, "signals"))
+        write_parquet_atomic(sig.cast(signals_schema()), table_path(lake_dir, session_id, "signals"))
         reg = self._arrow("SELECT * FROM signal_registry WHERE session_id = ?", [session_id])
-        write_parquet_atomic(reg.cast(registry_schema()), table_path(self.lake_dir, session_id, "registry"))
+        write_parquet_atomic(reg.cast(registry_schema()), table_path(lake_dir, session_id, "registry"))
         if truth_json is not None:
-            (session_dir(self.lake_dir, session_id) / "truth.json").write_text(truth_json, encoding="utf-8")
-        self.publish_small(session_id)  # session.parquet last: readers treat it as "session complete"
-        return session_dir(self.lake_dir, session_id)
+            (session_dir(lake_dir, session_id) / "truth.json").write_text(truth_json, encoding="utf-8")
+        self.publish_small(
+            session_id, lake_dir
+        )  # session.parquet last: readers treat it as "session complete"
 
     def remove_session(self, session_id: str) -> None:
         shutil.rmtree(session_dir(self.lake_dir, session_id), ignore_errors=True)
+
+    def repair(self) -> list[str]:
+        """After a crash: drop staging leftovers and republish every finished session the store has but
+        the lake lacks (or has without its ``session.parquet``). Returns the repaired session ids."""
+        shutil.rmtree(self.lake_dir / STAGING, ignore_errors=True)
+        repaired = []
+        rows = self.con.execute("SELECT session_id FROM sessions WHERE status <> 'live'").fetchall()
+        for (sid,) in rows:
+            if not table_path(self.lake_dir, sid, "session").exists():
+                log.warning("session %s was stored but not (wholly) published: publishing it again", sid)
+                self.publish_session(sid)
+                repaired.append(sid)
+        return repaired
+
+
+STAGING = ".staging"  # beside lake/sessions/, never matched by the readers' sessions/* globs
 
 
 def lake_reader_views(con: duckdb.DuckDBPyConnection, lake_dir: Path) -> dict[str, int]:

@@ -1,8 +1,16 @@
-"""Live ingest: WebSocket batches (JSON text or msgpack binary) and NDJSON over HTTP."""
+"""Live ingest: WebSocket batches (JSON text or msgpack binary) and NDJSON over HTTP.
+
+Hostile input never crashes a handler: an undecodable batch is a 422 (HTTP) or a close frame with the
+reason (WebSocket), and every refusal is counted per reason in ``/health``. Big batches are decoded off
+the event loop and fed to the frame path in bounded slices, yielding between them, so ``/health`` and
+the cue stream keep answering while a maximal batch is processed. One batch is processed at a time
+(as before: a batch is never interleaved with another), under ``app.state.ingest_lock``.
+"""
 
 from __future__ import annotations
 
-import json
+import asyncio
+import logging
 import time
 from typing import Any
 
@@ -11,76 +19,147 @@ from fastapi import APIRouter, HTTPException, Query, Request, WebSocket, WebSock
 
 from services.hotpath.deps import State
 from services.hotpath.state import HotpathState, UnknownSession
+from shared.asgi_guard import BadJSON, strict_json_loads
 from shared.http_auth import auth_failure
 
+log = logging.getLogger(__name__)
 router = APIRouter(tags=["ingest"])
-MAX_BODY = 8_000_000
+SLICE_FRAMES = 500  # frames processed between two yields to the event loop (~10–25 ms of work)
+OFF_LOOP_BYTES = 64 * 1024  # messages bigger than this are decoded in a worker thread
+
+
+class BadBatch(ValueError):
+    def __init__(self, reason: str, message: str) -> None:
+        self.reason = reason
+        super().__init__(message)
 
 
 def _frames(msg: Any) -> tuple[str | None, list[Any]]:
     if isinstance(msg, list):
         return None, msg
     if isinstance(msg, dict) and isinstance(msg.get("frames"), list):
-        return msg.get("session_id"), msg["frames"]
-    if isinstance(msg, dict) and "t_s" in msg:
-        return msg.get("session_id"), [msg]
-    raise ValueError("expected {session_id?, frames: [...]}, a list of frames, or one frame")
+        frames = msg["frames"]
+    elif isinstance(msg, dict) and "t_s" in msg and "frames" not in msg:
+        frames = [msg]
+    else:
+        raise BadBatch("malformed", "expected {session_id?, frames: [...]}, a list of frames, or one frame")
+    sid = msg.get("session_id")
+    if sid is not None and (not isinstance(sid, str) or len(sid) > 64):
+        raise BadBatch("malformed", "session_id must be a string of at most 64 characters")
+    return sid, frames
+
+
+def _decode(data: bytes | str) -> Any:
+    """One WebSocket message: msgpack (bytes) or JSON (text). Raises BadBatch naming the problem."""
+    if isinstance(data, bytes):
+        try:
+            return msgpack.unpackb(data, raw=False, strict_map_key=True)
+        except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
+            raise BadBatch("malformed", f"not msgpack: {type(exc).__name__}: {exc}") from None
+        except RecursionError:
+            raise BadBatch("malformed", "msgpack nested too deeply") from None
+    try:
+        return strict_json_loads(data, allow_nan=True)
+    except BadJSON as exc:
+        raise BadBatch("malformed", f"not JSON: {exc}") from None
+
+
+def _check_size(state: HotpathState, n_frames: int) -> None:
+    cap = state.settings.ingest_max_batch_frames
+    if n_frames > cap:
+        raise BadBatch(
+            "too_large",
+            f"a batch of {n_frames} frames is over {cap} (PITWALL_INGEST_MAX_BATCH_FRAMES); send smaller batches",
+        )
+
+
+async def ingest_sliced(
+    app_state: Any, state: HotpathState, sid: str | None, frames: list[Any], arrived: float
+) -> dict[str, Any]:
+    """Feed ``frames`` to the session in slices of SLICE_FRAMES, yielding to the loop between slices."""
+    accepted = 0
+    rejected: dict[str, int] = {}
+    async with app_state.ingest_lock:
+        for i in range(0, max(len(frames), 1), SLICE_FRAMES):
+            res = state.ingest(sid, frames[i : i + SLICE_FRAMES], arrived)
+            accepted += res["accepted"]
+            for k, v in res["rejected"].items():
+                rejected[k] = rejected.get(k, 0) + v
+            if i + SLICE_FRAMES < len(frames):
+                await asyncio.sleep(0)
+    return {"accepted": accepted, "rejected": rejected}
 
 
 @router.post("/ingest/frames")
 async def ingest_ndjson(
-    request: Request, state: State, session_id: str | None = Query(None)
+    request: Request, state: State, session_id: str | None = Query(None, max_length=64)
 ) -> dict[str, Any]:
-    """NDJSON body: one frame object per line."""
+    """NDJSON body: one frame object per line (the body limit is enforced while it streams)."""
     arrived = time.perf_counter()
     body = await request.body()
-    if len(body) > MAX_BODY:
-        raise HTTPException(413, detail=f"body over {MAX_BODY} bytes; send smaller batches")
     frames: list[Any] = []
-    bad = 0
-    for lineno, line in enumerate(body.splitlines(), start=1):
+    bad: list[str] = []
+    lines = body.splitlines()
+    for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            frames.append(json.loads(line))
-        except ValueError:
-            bad += 1
-            state.reject("malformed")
-            if len(frames) == 0 and bad > 10:
-                raise HTTPException(422, detail=f"line {lineno}: not JSON") from None
+            frames.append(strict_json_loads(line, allow_nan=True))
+        except BadJSON as exc:
+            bad.append(f"line {lineno}: {exc}")
+        if lineno % 2000 == 0:
+            await asyncio.sleep(0)
+    if bad:
+        state.reject("malformed", len(bad))
     try:
-        res = state.ingest(session_id, frames, arrived)
+        _check_size(state, len(frames))
+    except BadBatch as exc:
+        state.reject(exc.reason, len(frames))
+        raise HTTPException(413, detail={"code": exc.reason, "message": str(exc)}) from None
+    try:
+        res = await ingest_sliced(request.app.state, state, session_id, frames, arrived)
     except UnknownSession as exc:
         state.reject("no_session", len(frames))
         raise HTTPException(404, detail="no live session: POST /session/start first") from exc
     if bad:
-        res["rejected"]["malformed"] = res["rejected"].get("malformed", 0) + bad
+        res["rejected"]["malformed"] = res["rejected"].get("malformed", 0) + len(bad)
+        res["errors"] = bad[:5]
     if res["accepted"] == 0 and (frames or bad):
         raise HTTPException(422, detail={"message": "no frame accepted", **res})
     return res
 
 
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    await ws.close(code=code, reason=reason.encode()[:120].decode(errors="ignore"))
+
+
 async def _handle(ws: WebSocket, state: HotpathState, default_sid: str | None) -> None:
+    limit = state.settings.ingest_max_body_bytes
     while True:
         msg = await ws.receive()
         if msg["type"] == "websocket.disconnect":
             return
         arrived = time.perf_counter()
+        raw = msg.get("bytes")
+        data: bytes | str = raw if isinstance(raw, bytes) else str(msg.get("text") or "")
         try:
-            if msg.get("bytes") is not None:
-                payload = msgpack.unpackb(msg["bytes"], raw=False)
-            else:
-                payload = json.loads(msg.get("text") or "")
+            if len(data) > limit:
+                raise BadBatch(
+                    "too_large",
+                    f"message of {len(data)} bytes is over {limit} (PITWALL_INGEST_MAX_BODY_BYTES)",
+                )
+            payload = await asyncio.to_thread(_decode, data) if len(data) > OFF_LOOP_BYTES else _decode(data)
             sid, frames = _frames(payload)
-        except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
-            state.reject("malformed")
-            await ws.close(code=1007, reason=f"malformed batch: {str(exc)[:80]}")
+            _check_size(state, len(frames))
+        except BadBatch as exc:
+            state.reject(exc.reason)
+            await _close(ws, 1009 if exc.reason == "too_large" else 1007, f"{exc.reason}: {exc}")
             return
         try:
-            res = state.ingest(sid or default_sid, frames, arrived)
+            res = await ingest_sliced(ws.app.state, state, sid or default_sid, frames, arrived)
         except UnknownSession:
             state.reject("no_session", len(frames))
-            await ws.close(code=1008, reason="no live session: POST /session/start first")
+            await _close(ws, 1008, "no live session: POST /session/start first")
             return
         await ws.send_json(res)
 
@@ -92,7 +171,18 @@ async def ingest_ws(ws: WebSocket, session_id: str | None = None) -> None:
         await ws.close(code=1008, reason="bearer token required")
         return
     await ws.accept()
+    if session_id is not None and len(session_id) > 64:
+        state.reject("malformed")
+        await _close(ws, 1008, "session_id must be at most 64 characters")
+        return
     try:
         await _handle(ws, state, session_id)
     except WebSocketDisconnect:
         return
+    except Exception:  # a bug, not the client's input: still a close frame with a reason, never a drop
+        log.exception("ingest WebSocket handler failed")
+        state.reject("internal")
+        try:
+            await _close(ws, 1011, "internal error; the frames of this batch may be partly processed")
+        except RuntimeError:  # already closed
+            return

@@ -85,9 +85,10 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, timeout_s: float = TIMEO
         timer.cancel()
     truncated = len(rows) > ROW_CAP
     rows = rows[:ROW_CAP]
-    data = [dict(zip(cols, [_plain(v) for v in r], strict=True)) for r in rows]
+    cut_cells = [0]
+    data = [dict(zip(cols, [_plain(v, cut_cells) for v in r], strict=True)) for r in rows]
     text = json.dumps(data, default=str)
-    char_cut = False
+    char_cut = cut_cells[0] > 0
     while len(text) > CHAR_CAP and data:
         data = data[: max(1, len(data) // 2)] if len(data) > 1 else []
         text = json.dumps(data, default=str)
@@ -102,9 +103,14 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, timeout_s: float = TIMEO
     }
 
 
-def _plain(v: Any) -> Any:
-    if isinstance(v, str) and len(v) > 2000:
-        return v[:2000] + "…"
+CELL_CAP = 2000
+
+
+def _plain(v: Any, cut: list[int]) -> Any:
+    """A JSON-ready cell; long strings are cut at CELL_CAP characters (counted in ``cut``)."""
+    if isinstance(v, str) and len(v) > CELL_CAP:
+        cut[0] += 1
+        return v[:CELL_CAP] + "…"
     if isinstance(v, float) and v != v:
         return None
     return v
