@@ -374,6 +374,8 @@ class Check:
             "PITWALL_PADDOCK_PORT": str(self.ports["paddock"]),
             "PITWALL_PUBLISH_ADDR": "127.0.0.1",
             "PITWALL_MODEL": "smollm2",
+            # SmolLM2 on 2 shared cores evaluates a ~5,000-token debrief prompt at 50-100 tokens/s
+            "PITWALL_ADK_TIMEOUT_S": str(args.model_timeout),
             "COMPOSE_PROJECT_NAME": self.project,
         }
 
@@ -494,7 +496,10 @@ class Check:
         self.figures["frames_streamed"] = res["accepted"]
         if not res["accepted"] or not laps:
             raise CheckFailed(f"replay accepted {res['accepted']} frames, {laps} laps: {res}")
-        return f"session {res['session_id']}: {res['accepted']} frames accepted, {laps} laps, rejected {res['rejected']}; wrong token refused in one line"
+        return (
+            f"session {res['session_id']}: {res['accepted']} frames accepted, {len(laps)} laps, rejected "
+            f"{res['rejected']}; a wrong token is refused in one line"
+        )
 
     def s_sessions(self) -> str:
         sid = self.state["session_id"]
@@ -677,7 +682,12 @@ def main() -> int:
         "--wheels", action="append", default=[], help="a folder holding prebuilt wheels (repeatable)"
     )
     ap.add_argument("--laps", type=int, default=3, help="simulated laps to stream (default 3)")
-    ap.add_argument("--debrief-timeout", type=float, default=300, help="seconds for the whole debrief stream")
+    ap.add_argument(
+        "--model-timeout", type=float, default=590, help="the paddock's PITWALL_ADK_TIMEOUT_S (s)"
+    )
+    ap.add_argument(
+        "--debrief-timeout", type=float, default=620, help="seconds without a byte on the SSE stream"
+    )
     ap.add_argument("--project", default="pitwall-check", help="compose project name (default pitwall-check)")
     ap.add_argument("--keep-engine", action="store_true", help="leave a dockerd this script started running")
     ap.add_argument(
