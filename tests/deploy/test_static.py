@@ -16,6 +16,7 @@ from shared.cli import build_app
 from shared.settings import settings_for
 
 REPO = Path(__file__).resolve().parents[2]
+HEALTHCHECK_IN_IMAGE = "/opt/pitwall/healthcheck.py"
 
 
 def _check_command(argv: list[str]) -> None:
@@ -48,7 +49,14 @@ def test_compose_services_are_real_healthy_non_root_and_consistent() -> None:
         assert any(p.endswith(f":{port}") for p in svc["ports"]) and f"--port {port}" in " ".join(
             svc["command"]
         )
-        assert f"127.0.0.1:{port}/health" in " ".join(svc["healthcheck"]["test"])
+        check = svc["healthcheck"]["test"]
+        assert (
+            check[:3] == ["CMD", "python", HEALTHCHECK_IN_IMAGE]
+            and check[3] == f"http://127.0.0.1:{port}/health"
+        )
+        # the image is immutable at run time: writes go to the volumes and a small /tmp only
+        assert svc["read_only"] is True and any(t.startswith("/tmp") for t in svc["tmpfs"])
+        assert svc["cap_drop"] == ["ALL"] and "no-new-privileges:true" in svc["security_opt"]
         assert "PITWALL_API_TOKEN" in svc["environment"]  # they bind 0.0.0.0: the settings demand a token
     assert doc["services"]["paddock"]["depends_on"]["hotpath"]["condition"] == "service_healthy"
 

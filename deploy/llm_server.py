@@ -1,0 +1,34 @@
+"""The ``llm-local`` model server: ``python -m llama_cpp.server ARGS`` with llama.cpp's extra buffer
+types (weight repacking, Intel AMX tiles) turned off.
+
+A llama.cpp built for a CPU that reports AMX dies with a general protection fault in its AMX matmul on
+the first prompt of more than one token when the (virtual) machine does not really grant the tile state,
+as on this project's 2-core machine (measured: exit 139 in and outside a container). SmolLM2's Q4_1
+weights gain nothing from repacking on a small CPU, so the plain CPU kernels are used everywhere.
+The paddock's embedded server (``services/paddock/llm/embedded.py``) does the same outside Docker."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def main(argv: list[str]) -> None:
+    import llama_cpp.llama_cpp as ll
+
+    default_params = ll.llama_model_default_params
+
+    def model_params() -> Any:
+        params = default_params()
+        params.use_extra_bufts = False
+        return params
+
+    ll.llama_model_default_params = model_params
+    from llama_cpp.server.__main__ import main as serve
+
+    sys.argv = ["llama_cpp.server", *argv]
+    serve()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
