@@ -46,6 +46,9 @@ class Decision:
     t_s: float
     lap: int
     dist_m: float
+    # session time by which speech must START to end before the corner entry, less the headset latency;
+    # None for safety cues (spoken at once; the frame path gives them a short fixed deadline)
+    deadline_t_s: float | None = None
 
 
 @dataclass
@@ -63,6 +66,7 @@ class ArbiterConfig:
     lead_m: float = 150.0
     lap_budget: int = 4
     group_frac: float = 0.02
+    headset_latency_s: float = 0.15  # audio path delay to the driver's ears (Bluetooth adds ~0.1-0.2 s)
 
 
 @dataclass
@@ -117,7 +121,7 @@ class CoachArbiter:
         for p in list(lst):
             if p.created_lap >= st.lap and p.hit.source_lap == st.lap:
                 continue  # observed on this lap: its next chance is next lap's approach
-            need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S)
+            need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S + self.cfg.headset_latency_s)
             lead = max(self.cfg.lead_m, need_m + v * 1.0)
             if st.dist_to_next_m > lead:
                 continue
@@ -133,7 +137,8 @@ class CoachArbiter:
                 self.last_spoken_t = st.t_s
                 self.spoken_groups.add((st.lap, g))
                 self.lap_counts[st.lap] = self.lap_counts.get(st.lap, 0) + 1
-                out.append(Decision("spoken", None, p.hit, p.phrase, st.t_s, st.lap, st.dist_m))
+                deadline = st.t_s + st.dist_to_next_m / v - p.phrase.speak_s - self.cfg.headset_latency_s
+                out.append(Decision("spoken", None, p.hit, p.phrase, st.t_s, st.lap, st.dist_m, deadline))
                 # the rest for this corner lose their slot on this lap
                 for q in list(lst):
                     lst.remove(q)

@@ -119,6 +119,53 @@ def replay_cmd(
     )
 
 
+def voices_build_cmd(
+    data_dir: Annotated[Path | None, typer.Option("--data-dir")] = None,
+    track: Annotated[
+        list[str] | None, typer.Option("--track", help="Only these tracks (default: every bundled track)")
+    ] = None,
+    wpm: Annotated[int, typer.Option("--wpm", min=80, max=450, help="Speaking rate, words a minute")] = 300,
+    voice: Annotated[str, typer.Option("--voice", help="espeak-ng voice")] = "en-us",
+) -> None:
+    """Pre-render every phrase x corner of the phrase library to audio the drive screen plays."""
+    from rich.progress import Progress
+
+    from services.hotpath.voices import VoiceEngineMissing, build
+    from shared.settings import settings_for
+
+    try:
+        settings = settings_for(data_dir)
+        with Progress(console=err, transient=True) as bar:
+            task = bar.add_task("rendering phrases", total=None)
+            m = build(
+                settings.data_dir,
+                track or None,
+                wpm,
+                voice,
+                progress=lambda i, n: bar.update(task, completed=i, total=n),
+            )
+    except VoiceEngineMissing as exc:
+        err.print(f"[red]error[/red]: {exc}")
+        raise typer.Exit(1) from exc
+    except (KeyError, ValueError, RuntimeError) as exc:
+        err.print(f"[red]error[/red]: {str(exc).strip(chr(34))}")
+        raise typer.Exit(2) from exc
+    entries = m["entries"].values()
+    ms = sorted(e["ms"] for e in entries)
+    summary = {
+        "phrases": len(ms),
+        "bytes": sum(e["bytes"] for e in entries),
+        "ms_median": ms[len(ms) // 2] if ms else None,
+        "ms_max": ms[-1] if ms else None,
+        "engine": m["engine"],
+        "dir": str(settings.data_dir / "voices"),
+    }
+    sys.stdout.write(json.dumps(summary) + "\n")
+
+
 def register(app: typer.Typer) -> None:
     app.command("hotpath")(hotpath_cmd)
     app.command("replay")(replay_cmd)
+    voices = typer.Typer(help="Pre-rendered cue audio for the drive screen.", no_args_is_help=True)
+    voices.command("build")(voices_build_cmd)
+    app.add_typer(voices, name="voices")

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from services.hotpath.cue_stream import CueHub
+from services.hotpath.delta import load_gold_reference
 from services.hotpath.frame_path import Cue, LiveSession
 from services.hotpath.metrics import Histogram, RateMeter
 from services.hotpath.validation import Counters, FrameRejected, clean_batch, clean_frame
@@ -84,9 +85,18 @@ class HotpathState:
         }
         self.writer.submit("sessions", [row])
         sess = LiveSession(
-            sid, car_p, track_p, self.writer.submit, self._on_cue, buffer_s=self.settings.flush_interval_s / 2
+            sid,
+            car_p,
+            track_p,
+            self.writer.submit,
+            self._on_cue,
+            buffer_s=self.settings.flush_interval_s / 2,
+            headset_latency_s=self.settings.headset_latency_s,
         )
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
+        sess.on_delta = lambda ev: self.hub.publish_state("delta", ev)
+        if track_p is not None:
+            load_gold_reference(sess, self.settings, track_p.id, driver_id)
         self.sessions[sid] = sess
         self.active = sid
         return sid
