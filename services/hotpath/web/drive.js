@@ -105,11 +105,9 @@
     return { stop: () => { src.onended = null; try { src.stop(); } catch (e) { /* already ended */ } } };
   }
 
-  // the deadline for one way of speaking: a rendered file longer than the arbiter's budget must start earlier
-  function deadline(cue, ms) {
-    if (cue.speak_by == null) return Infinity;
-    const budget = (cue.speak_s || 0) * 1000;
-    return cue.speak_by - Math.max(0, (ms || 0) - budget);
+  // speech may start until speak_by (the hot path allowed for the phrase's length and the headset)
+  function deadline(cue) {
+    return cue.speak_by == null ? Infinity : cue.speak_by;
   }
 
   function start(cue) {
@@ -118,16 +116,20 @@
     let via = null;
     let h = null;
     const finish = () => end(cue);
-    if (fileMs != null && t <= deadline(cue, fileMs)) {
+    if (t > deadline(cue)) {
+      drop(cue, t);
+      return;
+    }
+    if (fileMs != null) {
       h = speakBuffer(cue, finish);
       if (h) via = "audio";
     }
-    if (!h && t <= deadline(cue, 0)) {
+    if (!h) {
       h = speakSynth(cue, finish);
       if (h) via = "speech";
     }
     if (!h) {
-      drop(cue, t);
+      S.log.push({ type: "unspoken", phrase_id: cue.phrase_id, at: t, reason: "no audio or speech engine" });
       return;
     }
     S.started += 1;
@@ -146,7 +148,7 @@
     setTimeout(() => { if (!S.current) $("cue").className = "idle"; }, 1500);
     while (S.queue.length) {
       const next = S.queue.shift();
-      if (now() <= deadline(next, 0)) {
+      if (now() <= deadline(next)) {
         start(next);
         return;
       }
@@ -163,7 +165,7 @@
   function onCue(cue) {
     S.received += 1;
     const t = now();
-    if (t > deadline(cue, 0)) {
+    if (t > deadline(cue)) {
       drop(cue, t);
       return;
     }
@@ -188,6 +190,8 @@
     el.textContent = cue.text;
     el.className = cue.priority >= SAFETY ? "safety" : "technique";
   }
+
+  S.handleCue = onCue; // the stream's handler, for diagnostics in the browser console
 
   // ---- delta ---------------------------------------------------------------------------------
   let lastLapFlashUntil = 0;
