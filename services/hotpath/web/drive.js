@@ -110,6 +110,7 @@
     return cue.speak_by == null ? Infinity : cue.speak_by;
   }
 
+  // the one place a cue's deadline is checked: nothing starts after speak_by
   function start(cue) {
     const t = now();
     const fileMs = S.voiceMs.get(cue.text);
@@ -146,14 +147,7 @@
     S.current = null;
     S.log.push({ type: "end", phrase_id: cue.phrase_id, at: now() });
     setTimeout(() => { if (!S.current) $("cue").className = "idle"; }, 1500);
-    while (S.queue.length) {
-      const next = S.queue.shift();
-      if (now() <= deadline(next)) {
-        start(next);
-        return;
-      }
-      drop(next, now());
-    }
+    while (S.queue.length && !S.current) start(S.queue.shift()); // a queued cue past its deadline is dropped
   }
 
   function drop(cue, t) {
@@ -165,10 +159,6 @@
   function onCue(cue) {
     S.received += 1;
     const t = now();
-    if (t > deadline(cue)) {
-      drop(cue, t);
-      return;
-    }
     const cur = S.current;
     if (!cur) {
       start(cue);
