@@ -6,12 +6,17 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
 err = Console(stderr=True)
+
+
+def _clock(s: float) -> str:
+    m, sec = divmod(int(s), 60)
+    return f"{m}:{sec:02d}"
 
 
 def hotpath_cmd(
@@ -102,9 +107,31 @@ def replay_cmd(
     start = {"driver_id": driver, "car": car_id, "track": track}
     import httpx
     import websockets
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    t0 = float(wide["t_s"][0])
+    total = max(float(wide["t_s"][-1]) - t0, 1e-3)
+    progress = Progress(
+        TextColumn("replay {task.fields[speed]}"),
+        BarColumn(),
+        TextColumn("{task.fields[clock]} of {task.fields[length]}  {task.fields[frames]} frames"),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    )
+    task = progress.add_task(
+        "replay", total=total, speed=f"{speed:g}x", clock="0:00", length=_clock(total), frames=0
+    )
+    sent = {"frames": 0}
+
+    def on_batch(b: dict[str, Any]) -> None:
+        sent["frames"] += int(b["ack"].get("accepted", 0))
+        done = float(b["last"]["t_s"]) - t0
+        progress.update(task, completed=done, clock=_clock(done), frames=f"{sent['frames']:,}")
 
     try:
-        res = asyncio.run(replay_ws(wide, to, speed, start=start, token=token))
+        with progress:
+            res = asyncio.run(replay_ws(wide, to, speed, start=start, on_batch=on_batch, token=token))
     except httpx.HTTPStatusError as exc:
         code = exc.response.status_code
         hint = " (give --token or set PITWALL_API_TOKEN)" if code in (401, 403) else ""
