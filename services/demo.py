@@ -20,16 +20,24 @@ from rich.table import Table
 
 
 def _fmt(s: float | None) -> str:
-    if s is None:
-        return "-"
-    m = int(s // 60)
-    return f"{m}:{s - 60 * m:06.3f}"
+    from shared.display import lap_time
+
+    return lap_time(s)
+
+
+def _corner(cid: str | None) -> str:
+    from shared.display import corner_name
+
+    return corner_name(cid, TRACK)
+
+
+TRACK = "sonoma"
 
 
 def _view(state: dict[str, Any]) -> Panel:
     cur = state.get("current", {})
     head = (
-        f"lap [bold]{cur.get('lap', 0)}[/bold]  corner [bold]{cur.get('corner') or '-'}[/bold]  "
+        f"lap [bold]{cur.get('lap', 0)}[/bold]  corner [bold]{_corner(cur.get('corner'))}[/bold]  "
         f"speed [bold]{(cur.get('speed_kmh') or 0):.0f}[/bold] km/h  best {_fmt(state.get('best'))}"
     )
     tbl = Table("lap", "corner", "status", "cue / reason", expand=True)
@@ -37,7 +45,7 @@ def _view(state: dict[str, Any]) -> Panel:
         style = "green" if c["status"] == "spoken" else "yellow"
         tbl.add_row(
             str(c["lap"]),
-            c.get("corner") or "-",
+            _corner(c.get("corner")),
             f"[{style}]{c['status']}[/{style}]",
             c["text"] if c["status"] == "spoken" else f"{c['text']}  ({c.get('reason')})",
         )
@@ -174,6 +182,7 @@ def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -
     from httpx_sse import connect_sse
 
     done: dict[str, Any] = {}
+    streamed = False
     if not quiet:
         console.print("[bold]Debrief[/bold] (streamed from the paddock):")
     with (
@@ -195,11 +204,17 @@ def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -
             elif sse.event == "data" and not quiet:
                 console.print(f"  [dim]data: {data['agent']}[/dim]")
             elif sse.event == "token" and not quiet:
+                streamed = True
                 console.print(data["text"], end="")
             elif sse.event in ("done", "error"):
                 done = data
-    if done.get("narrator") == "template" and not quiet:
-        console.print(f"  [yellow]template narrator[/yellow]: {done.get('reason')}\n  {done.get('text')}")
+    if not quiet:  # the text once: streamed above, else printed now; then who wrote it
+        if streamed:
+            console.print()
+        elif done.get("text"):
+            console.print(done["text"])
+        if done.get("narrator") not in (None, "llm"):
+            console.print(f"  [yellow]written from the data, not by the model[/yellow]: {done.get('reason')}")
     return {
         "text": done.get("text", ""),
         "focus_items": done.get("focus_items", []),
@@ -283,7 +298,7 @@ async def _run(
             wide,
             f"ws://127.0.0.1:{port}/ingest/ws",
             speed,
-            start={"driver_id": "demo", "car": car, "track": "sonoma"},
+            start={"driver_id": "demo", "car": car, "track": TRACK},
         )
         await asyncio.sleep(0.5)
     finally:
@@ -302,7 +317,6 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
     tbl.add_row("best lap", _fmt(s["best_lap_s"]))
     tbl.add_row("cues", f"{s['cues_spoken']} spoken, {s['cues_dropped']} dropped")
     tbl.add_row("focus", "\n".join(s["focus_items"]) or "-")
-    tbl.add_row("debrief", f"[italic]{d['text']}[/italic]")
     tbl.add_row("narrator", d["narrator"] + (f" ({d['reason']})" if d.get("reason") else ""))
     tbl.add_row("took", f"{s['seconds']} s")
     console.print(Panel(tbl, title="Pitwall demo summary"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+from typing import Annotated
 
 import typer
 
@@ -17,6 +18,18 @@ _COMMAND_MODULES = (
 )
 
 
+# libraries that log every request at INFO: heard only with -vv
+_CHATTY = ("httpx", "httpcore", "websockets", "LiteLLM", "litellm", "google_adk", "google_genai", "urllib3")
+
+
+def set_verbosity(verbose: int) -> None:
+    """Quiet by default (warnings and errors); -v: what Pitwall does; -vv: every library's chatter too."""
+    level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.getLogger().setLevel(level)
+    for name in _CHATTY:
+        logging.getLogger(name).setLevel(logging.WARNING if verbose < 2 else logging.DEBUG)
+
+
 def build_app() -> typer.Typer:
     app = typer.Typer(
         name="pitwall",
@@ -25,6 +38,15 @@ def build_app() -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
     )
+
+    @app.callback()
+    def _options(
+        verbose: Annotated[
+            int, typer.Option("--verbose", "-v", count=True, help="More log output (-v, -vv)")
+        ] = 0,
+    ) -> None:
+        set_verbosity(verbose)
+
     for mod_name in _COMMAND_MODULES:
         try:
             mod = importlib.import_module(mod_name)
@@ -37,7 +59,7 @@ def build_app() -> typer.Typer:
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     build_app()()
 
 

@@ -26,10 +26,9 @@ def _settings(data_dir: Path | None) -> Any:
 
 
 def _fmt_time(s: float | None) -> str:
-    if s is None:
-        return "-"
-    m = int(s // 60)
-    return f"{m}:{s - 60 * m:06.3f}"
+    from shared.display import lap_time
+
+    return lap_time(s)
 
 
 def _emit(obj: Any) -> None:
@@ -164,7 +163,11 @@ def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     if as_json:
         _emit(rows)
         return
-    tbl = Table("session", "driver", "car", "track", "source", "laps", "best", "status")
+    tbl = Table()
+    # the id is what every other command takes: never cut, whatever the terminal's width
+    tbl.add_column("session", no_wrap=True, min_width=max((len(r["session_id"]) for r in rows), default=7))
+    for name in ("driver", "car", "track", "source", "laps", "best", "status"):
+        tbl.add_column(name, overflow="fold")
     for r in rows:
         tbl.add_row(
             r["session_id"],
@@ -257,15 +260,20 @@ gold_app = typer.Typer(help="Gold (reference) laps.", no_args_is_help=True)
 def gold_save(
     session_id: str,
     lap: int,
-    track: Annotated[str, typer.Option("--track")] = "sonoma",
+    track: Annotated[
+        str | None, typer.Option("--track", help="Only to confirm: the session's own track is used")
+    ] = None,
     driver: Annotated[str, typer.Option("--driver")] = "driver",
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a gold lap from another car, or override the track")
+    ] = False,
     data_dir: DataDir = None,
 ) -> None:
-    """Save a stored lap as the driver's gold lap for a track."""
+    """Save a stored lap as the driver's gold lap for the session's track."""
     from shared.store.gold import save_gold_lap
 
     try:
-        p = save_gold_lap(_settings(data_dir), track, driver, session_id, lap)
+        p = save_gold_lap(_settings(data_dir), track, driver, session_id, lap, force=force)
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc
@@ -275,9 +283,12 @@ def gold_save(
 @gold_app.command("import")
 def gold_import(
     path: Path,
-    track: Annotated[str, typer.Option("--track")] = "sonoma",
+    track: Annotated[
+        str | None, typer.Option("--track", help="Default: detected from the file's GPS")
+    ] = None,
     driver: Annotated[str, typer.Option("--driver")] = "driver",
     lap: Annotated[int | None, typer.Option("--lap")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace a gold lap from another car")] = False,
     data_dir: DataDir = None,
 ) -> None:
     """Import a coach's lap from a logger file as the gold lap."""
@@ -285,7 +296,7 @@ def gold_import(
     from shared.store.gold import import_gold_lap
 
     try:
-        p = import_gold_lap(_settings(data_dir), path, track, driver, lap)
+        p = import_gold_lap(_settings(data_dir), path, track, driver, lap, force=force)
     except (ImportFormatError, ValueError, FileNotFoundError) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc

@@ -50,6 +50,7 @@ class Settings(BaseSettings):
     hotpath_port: int = Field(8710, ge=1, le=65535)
     flush_interval_s: float = Field(0.5, gt=0, le=1.0)
     cue_queue_size: int = Field(32, ge=1, le=10_000)
+    headset_latency_s: float = Field(0.15, ge=0.0, le=2.0)  # speech must start this much earlier (speak_by)
 
     # paddock service
     paddock_host: str = "127.0.0.1"

@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from services.hotpath import drive
 from services.hotpath.routers import cues, health, ingest, sessions
 from services.hotpath.state import HotpathState
 from shared import __version__
@@ -52,7 +53,7 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
             state.close()
 
     app = FastAPI(title="Pitwall hot path", version=__version__, lifespan=lifespan)
-    for r in (health.router, sessions.router, ingest.router, cues.router):
+    for r in (health.router, sessions.router, ingest.router, cues.router, drive.router):
         app.include_router(r)
 
     # inside the token check: the body limit (enforced while the body streams) and strict JSON

@@ -81,6 +81,7 @@ class ArbiterConfig:
     lead_m: float = 150.0
     lap_budget: int = 4
     group_frac: float = 0.02
+    headset_latency_s: float = 0.15  # audio path delay to the driver's ears (Bluetooth adds ~0.1-0.2 s)
 
 
 class QuietProfile:
@@ -220,7 +221,7 @@ class CoachArbiter:
                     continue
                 if ahead > w_start:
                     continue  # the window is still ahead
-                need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S)
+                need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S + self.cfg.headset_latency_s)
                 room_m = ahead - w_end
                 if p.queued_at is None:
                     p.queued_at = st.t_s
@@ -259,7 +260,7 @@ class CoachArbiter:
         if p.window is not None:
             return p.window
         v = max(st.speed_kmh, 1.0) / 3.6
-        need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S)
+        need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S + self.cfg.headset_latency_s)
         return (max(self.cfg.lead_m, need_m + v * 1.0), 0.0)
 
     def _blocked(

@@ -6,12 +6,17 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
 err = Console(stderr=True)
+
+
+def _clock(s: float) -> str:
+    m, sec = divmod(int(s), 60)
+    return f"{m}:{sec:02d}"
 
 
 def hotpath_cmd(
@@ -102,9 +107,31 @@ def replay_cmd(
     start = {"driver_id": driver, "car": car_id, "track": track}
     import httpx
     import websockets
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    t0 = float(wide["t_s"][0])
+    total = max(float(wide["t_s"][-1]) - t0, 1e-3)
+    progress = Progress(
+        TextColumn("replay {task.fields[speed]}"),
+        BarColumn(),
+        TextColumn("{task.fields[clock]} of {task.fields[length]}  {task.fields[frames]} frames"),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    )
+    task = progress.add_task(
+        "replay", total=total, speed=f"{speed:g}x", clock="0:00", length=_clock(total), frames=0
+    )
+    sent = {"frames": 0}
+
+    def on_batch(b: dict[str, Any]) -> None:
+        sent["frames"] += int(b["ack"].get("accepted", 0))
+        done = float(b["last"]["t_s"]) - t0
+        progress.update(task, completed=done, clock=_clock(done), frames=f"{sent['frames']:,}")
 
     try:
-        res = asyncio.run(replay_ws(wide, to, speed, start=start, token=token))
+        with progress:
+            res = asyncio.run(replay_ws(wide, to, speed, start=start, on_batch=on_batch, token=token))
     except httpx.HTTPStatusError as exc:
         code = exc.response.status_code
         hint = " (give --token or set PITWALL_API_TOKEN)" if code in (401, 403) else ""
@@ -119,6 +146,53 @@ def replay_cmd(
     )
 
 
+def voices_build_cmd(
+    data_dir: Annotated[Path | None, typer.Option("--data-dir")] = None,
+    track: Annotated[
+        list[str] | None, typer.Option("--track", help="Only these tracks (default: every bundled track)")
+    ] = None,
+    wpm: Annotated[int, typer.Option("--wpm", min=80, max=450, help="Speaking rate, words a minute")] = 300,
+    voice: Annotated[str, typer.Option("--voice", help="espeak-ng voice")] = "en-us",
+) -> None:
+    """Pre-render every phrase x corner of the phrase library to audio the drive screen plays."""
+    from rich.progress import Progress
+
+    from services.hotpath.voices import VoiceEngineMissing, build
+    from shared.settings import settings_for
+
+    try:
+        settings = settings_for(data_dir)
+        with Progress(console=err, transient=True) as bar:
+            task = bar.add_task("rendering phrases", total=None)
+            m = build(
+                settings.data_dir,
+                track or None,
+                wpm,
+                voice,
+                progress=lambda i, n: bar.update(task, completed=i, total=n),
+            )
+    except VoiceEngineMissing as exc:
+        err.print(f"[red]error[/red]: {exc}")
+        raise typer.Exit(1) from exc
+    except (KeyError, ValueError, RuntimeError) as exc:
+        err.print(f"[red]error[/red]: {str(exc).strip(chr(34))}")
+        raise typer.Exit(2) from exc
+    entries = m["entries"].values()
+    ms = sorted(e["ms"] for e in entries)
+    summary = {
+        "phrases": len(ms),
+        "bytes": sum(e["bytes"] for e in entries),
+        "ms_median": ms[len(ms) // 2] if ms else None,
+        "ms_max": ms[-1] if ms else None,
+        "engine": m["engine"],
+        "dir": str(settings.data_dir / "voices"),
+    }
+    sys.stdout.write(json.dumps(summary) + "\n")
+
+
 def register(app: typer.Typer) -> None:
     app.command("hotpath")(hotpath_cmd)
     app.command("replay")(replay_cmd)
+    voices = typer.Typer(help="Pre-rendered cue audio for the drive screen.", no_args_is_help=True)
+    voices.command("build")(voices_build_cmd)
+    app.add_typer(voices, name="voices")

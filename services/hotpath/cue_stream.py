@@ -1,12 +1,15 @@
 """Cue fan-out to SSE clients: a bounded 32-message queue per client, oldest dropped (and counted).
 
-``publish`` is called on the event loop by the frame path and never waits for a client.
+``publish`` is called on the event loop by the frame path and never waits for a client. State events
+(the predictive ``delta``) go to clients that asked for them into a one-slot mailbox per kind: only the
+newest matters, and they never push a cue out of the queue.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
@@ -15,8 +18,10 @@ KEEPALIVE_S = 15.0
 
 
 class ClientQueue:
-    def __init__(self, session_id: str | None, maxlen: int) -> None:
+    def __init__(self, session_id: str | None, maxlen: int, state: bool = False) -> None:
         self.session_id = session_id
+        self.wants_state = state
+        self.state: dict[str, dict[str, Any]] = {}
         self.q: deque[tuple[str, dict[str, Any]]] = deque(maxlen=maxlen)
         self.dropped = 0
         self.event = asyncio.Event()
@@ -41,13 +46,23 @@ class CueHub:
             if c.session_id is None or c.session_id == sid:
                 c.put(kind, data)
 
-    async def stream(self, session_id: str | None, keepalive_s: float = KEEPALIVE_S) -> AsyncIterator[str]:
-        client = ClientQueue(session_id, self.maxlen)
+    def publish_state(self, kind: str, data: dict[str, Any]) -> None:
+        sid = data.get("session_id")
+        for c in self.clients:
+            if c.wants_state and (c.session_id is None or c.session_id == sid):
+                c.state[kind] = data
+                c.event.set()
+
+    async def stream(
+        self, session_id: str | None, keepalive_s: float = KEEPALIVE_S, state: bool = False
+    ) -> AsyncIterator[str]:
+        client = ClientQueue(session_id, self.maxlen, state)
         self.clients.add(client)
         seq = 0
         try:
             seq += 1
-            yield f"id: {seq}\nevent: hello\ndata: {json.dumps({'session_id': session_id, 'queue': self.maxlen})}\n\n"
+            hello = {"session_id": session_id, "queue": self.maxlen, "server_ms": int(time.time() * 1000)}
+            yield f"id: {seq}\nevent: hello\ndata: {json.dumps(hello)}\n\n"
             while True:
                 try:
                     await asyncio.wait_for(client.event.wait(), timeout=keepalive_s)
@@ -61,6 +76,10 @@ class CueHub:
                     if client.dropped:
                         data = {**data, "dropped_before": client.dropped}
                         client.dropped = 0
+                    yield f"id: {seq}\nevent: {kind}\ndata: {json.dumps(data)}\n\n"
+                while client.state:  # after the cues: a cue is never held behind a delta
+                    kind, data = client.state.popitem()
+                    seq += 1
                     yield f"id: {seq}\nevent: {kind}\ndata: {json.dumps(data)}\n\n"
         finally:
             self.clients.discard(client)

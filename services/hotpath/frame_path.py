@@ -6,7 +6,6 @@ enqueued (``StoreWriter.submit`` never blocks); cues are handed to ``on_cue`` ca
 
 from __future__ import annotations
 
-import bisect
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -17,8 +16,10 @@ from typing import Any
 import numpy as np
 
 from services.hotpath import records
-from services.hotpath.arbiter import CoachArbiter, Decision, FrameState
+from services.hotpath.arbiter import ArbiterConfig, CoachArbiter, Decision, FrameState
+from services.hotpath.clock import SessionClock
 from services.hotpath.corner_live import CornerObservation, CornerWatcher
+from services.hotpath.delta import PredictiveDelta, elapsed_at
 from services.hotpath.phrases import render
 from services.hotpath.rules.coach import RuleCoach, reference_from_trace
 from services.hotpath.rules.thresholds import thresholds_for
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 _ROW_SCHEMA = telemetry_schema().remove(0)  # without session_id
 
 Sink = Callable[[str, Any], None]  # (table, rows or an Arrow table) -> enqueue for the store
+SAFETY_SPEAK_WITHIN_S = 2.0  # session seconds: a safety cue not started by then is stale
 
 
 @dataclass
@@ -47,6 +49,8 @@ class Cue:
     status: str
     reason: str | None
     source_lap: int | None
+    speak_by: int | None = None  # epoch ms by which speech must start (spoken cues only)
+    speak_s: float = 0.0  # the arbiter's speaking-time budget for the phrase; speak_by assumes it
 
     def event(self) -> dict[str, Any]:
         return {
@@ -61,6 +65,8 @@ class Cue:
             "latency_ms": round(self.latency_ms, 3),
             "status": self.status,
             "reason": self.reason,
+            "speak_by": self.speak_by,
+            "speak_s": round(self.speak_s, 2),
         }
 
 
@@ -75,6 +81,7 @@ class LiveSession:
         sink: Sink,
         on_cue: Callable[[Cue], None] | None = None,
         buffer_s: float = 0.25,
+        headset_latency_s: float = 0.15,
     ) -> None:
         self.session_id = session_id
         self.buffer_s = buffer_s  # frames wait at most this long (wall clock) before going to the writer
@@ -86,7 +93,11 @@ class LiveSession:
         self.tracker = LiveLapTracker(track)
         self.watcher = CornerWatcher(track, th) if track is not None else None
         self.coach = RuleCoach(track, th)
-        self.arbiter = CoachArbiter(track)
+        self.arbiter = CoachArbiter(track, ArbiterConfig(headset_latency_s=headset_latency_s))
+        self.clock = SessionClock()
+        self.delta = PredictiveDelta(session_id)
+        self.on_delta: Callable[[dict[str, Any]], None] | None = None
+        self._timed = False  # a lap line has been crossed: the lap in progress is timed
         self.last_t: float | None = None
         self.laps: list[Lap] = []
         self.best_lap_s: float | None = None
@@ -120,6 +131,8 @@ class LiveSession:
         arrived = arrived if arrived is not None else time.perf_counter()
         t = frame["t_s"]
         self.last_t = t
+        wall = time.time()
+        self.clock.observe(t, wall)
         vals = self._last_vals
         vals.update(frame)  # slow channels hold their last value between their frames
         st = self.tracker.feed(t, vals.get("lat"), vals.get("lon"), vals.get("speed_kmh"))
@@ -129,6 +142,7 @@ class LiveSession:
         if self.lap_start_t is None or st.crossed is not None:
             self.lap_start_t = st.crossed.t_end_s if st.crossed is not None else t
             self._cur_d, self._cur_t = [], []
+            self._timed = self._timed or st.crossed is not None
         vals["lap"] = st.lap
         vals["dist_m"] = st.dist_m
         row = vals.copy()  # this frame's snapshot: stored, and kept by the corner watcher (never mutated)
@@ -159,6 +173,10 @@ class LiveSession:
                         cues.append(self._emit(d, arrived))
         for d in self.arbiter.tick(fs):
             cues.append(self._emit(d, arrived))
+        if self.on_delta is not None and self._timed:
+            ev = self.delta.update(wall, st.lap, st.dist_m, t - (self.lap_start_t or t))
+            if ev is not None:
+                self.on_delta(ev)
         buf = self._buf
         if not buf:
             self._buf_since = arrived
@@ -208,12 +226,10 @@ class LiveSession:
         if self.lap_trace is None or self.lap_start_t is None:
             return False
         d, e = self._pb_lists
-        if dist <= d[0] or dist > d[-1]:
+        if dist <= d[0]:
             return False
-        i = bisect.bisect_left(d, dist)
-        d0, d1, e0, e1 = d[i - 1], d[i], e[i - 1], e[i]
-        ref = e0 + (e1 - e0) * (dist - d0) / (d1 - d0) if d1 > d0 else e1
-        return (t - self.lap_start_t) <= ref
+        ref = elapsed_at(d, e, dist)
+        return ref is not None and (t - self.lap_start_t) <= ref
 
     def _close_lap(self, lap: Lap) -> None:
         self.flush_rows()
@@ -224,10 +240,26 @@ class LiveSession:
             if self._cur_d:
                 self.lap_trace = (np.maximum.accumulate(np.asarray(self._cur_d)), np.asarray(self._cur_t))
                 self._pb_lists = (self.lap_trace[0].tolist(), self.lap_trace[1].tolist())
+                if self.delta.reference is None or self.delta.reference.source != "gold":
+                    self.delta.set_reference("session_best", lap.lap, lap.time_s, *self._pb_lists)
+        self.delta.lap_closed(lap.lap, lap.time_s, lap.kind, lap.valid)
         self.coach.on_lap(lap, prev_best if prev_best is not None else lap.time_s)
         self.sink(*records.lap(self.session_id, lap, self.best_lap_s == lap.time_s and lap.kind == "full"))
         if self.on_lap_closed is not None:
             self.on_lap_closed(lap)
+
+    def set_gold_reference(self, lap: int | None, time_s: float, dist: Any, elapsed: Any) -> None:
+        """The driver's saved gold lap for this track: the delta's reference for the whole session."""
+        self.delta.set_reference("gold", lap, time_s, list(dist), list(elapsed))
+
+    def speak_by(self, d: Decision) -> int | None:
+        """Epoch ms by which a spoken decision must start; None for a dropped one."""
+        if d.status != "spoken":
+            return None
+        deadline = d.deadline_t_s if d.deadline_t_s is not None else d.t_s + SAFETY_SPEAK_WITHIN_S
+        return self.clock.to_epoch_ms(
+            deadline, self.last_t if self.last_t is not None else d.t_s, time.time()
+        )
 
     def _emit(self, d: Decision, arrived: float) -> Cue:
         latency = (time.perf_counter() - arrived) * 1000
@@ -244,6 +276,8 @@ class LiveSession:
             d.status,
             d.reason,
             d.hit.source_lap,
+            self.speak_by(d),
+            d.phrase.speak_s,
         )
         self.decisions.append(d)
         if d.status == "spoken":

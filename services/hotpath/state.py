@@ -86,9 +86,16 @@ class HotpathState:
         }
         self.writer.submit("sessions", [row])
         sess = LiveSession(
-            sid, car_p, track_p, self.writer.submit, self._on_cue, buffer_s=self.settings.flush_interval_s / 2
+            sid,
+            car_p,
+            track_p,
+            self.writer.submit,
+            self._on_cue,
+            buffer_s=self.settings.flush_interval_s / 2,
+            headset_latency_s=self.settings.headset_latency_s,
         )
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
+        sess.on_delta = lambda ev: self.hub.publish_state("delta", ev)
         if track_p is not None:
             self._use_gold(sess, track_p.id, driver_id, car_p.id)
         self.sessions[sid] = sess
@@ -108,8 +115,13 @@ class HotpathState:
         if meta.get("car_id") not in (None, car_id):
             log.info("gold lap for %s/%s is from car %s, not %s", track_id, driver_id, meta["car_id"], car_id)
             return
+        if "dist_m" in trace and "time_s" in trace:  # the predictive delta runs against it too
+            time_s = float(meta.get("time_s") or trace["time_s"][-1])
+            sess.set_gold_reference(
+                meta.get("lap"), time_s, trace["dist_m"].tolist(), trace["time_s"].tolist()
+            )
         if not sess.use_gold(trace, meta):
-            log.warning("gold lap for %s/%s has no corner data: not used", track_id, driver_id)
+            log.warning("gold lap for %s/%s has no corner data: not used by RuleCoach", track_id, driver_id)
 
     def end_session(self, sid: str) -> dict[str, Any]:
         sess = self.sessions.pop(sid, None)

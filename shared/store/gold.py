@@ -46,9 +46,58 @@ def _lap_wide(settings: Settings, session_id: str, lap: int) -> dict[str, np.nda
     }
 
 
+class GoldConflict(ValueError):
+    """Saving would replace or mislabel a gold lap: the message says why and how to go ahead."""
+
+
+def session_facts(settings: Settings, session_id: str) -> dict[str, Any]:
+    """The lake's row for a session: track, car, driver (FileNotFoundError when it is not in the lake)."""
+    p = table_path(settings.lake_dir, session_id, "session")
+    if not p.is_file():
+        raise FileNotFoundError(f"session {session_id} is not in the lake; see `pitwall sessions`")
+    rows = pq.read_table(p, columns=["track_id", "car_id", "driver_id"]).to_pylist()
+    if not rows:
+        raise FileNotFoundError(f"session {session_id} has no session row in the lake ({p})")
+    return dict(rows[0])
+
+
 def save_gold_lap(
-    settings: Settings, track_id: str, driver_id: str, session_id: str, lap: int, source: str = "own lap"
+    settings: Settings,
+    track_id: str | None,
+    driver_id: str,
+    session_id: str,
+    lap: int,
+    source: str = "own lap",
+    force: bool = False,
 ) -> Path:
+    """Save a stored lap as ``driver_id``'s gold lap. The track is the session's own (``track_id`` may
+    only confirm it); a gold lap from a different car is replaced only with ``force``."""
+    facts = session_facts(settings, session_id)
+    own_track, car_id = facts.get("track_id"), facts.get("car_id")
+    if track_id is None:
+        if not own_track:
+            raise GoldConflict(f"session {session_id} has no known track; give the track id (--track)")
+        track_id = own_track
+    elif own_track and track_id != own_track and not force:
+        raise GoldConflict(
+            f"session {session_id} was driven at {own_track!r}, not {track_id!r}; "
+            "leave the track out to use the session's own, or force it (--force)"
+        )
+    path = gold_path(settings, track_id, driver_id)
+    if path.is_file() and not force:
+        old = load_gold_lap(settings, track_id, driver_id)
+        meta = old[1] if old is not None else {}
+        old_car = meta.get("car_id")
+        if not old_car and meta.get("session_id"):  # saved before gold laps recorded their car
+            try:
+                old_car = session_facts(settings, str(meta["session_id"])).get("car_id")
+            except FileNotFoundError:
+                old_car = None
+        if old_car and car_id and old_car != car_id:
+            raise GoldConflict(
+                f"{driver_id}'s gold lap at {track_id} is from car {old_car!r} (session {meta.get('session_id')}, "
+                f"lap {meta.get('lap')}); this lap is from {car_id!r}. Replace it with --force"
+            )
     wide = _lap_wide(settings, session_id, lap)
     trace = by_distance(wide, lap, 5.0, GOLD_CHANNELS)
     con = duckdb.connect()
@@ -71,8 +120,8 @@ def save_gold_lap(
         "time_s": r[0] if r else float(trace["time_s"][-1]),
         "car_id": car[0] if car else None,  # RuleCoach uses a gold lap only in the car it was driven in
         "source": source,
+        "car_id": car_id,
     }
-    path = gold_path(settings, track_id, driver_id)
     tbl = pa.table({k: pa.array(v, pa.float64()) for k, v in trace.items()})
     tbl = tbl.replace_schema_metadata({"pitwall_gold": json.dumps(meta)})
     write_parquet_atomic(tbl, path)
@@ -80,7 +129,12 @@ def save_gold_lap(
 
 
 def import_gold_lap(
-    settings: Settings, path: Path, track_id: str, driver_id: str, lap: int | None = None
+    settings: Settings,
+    path: Path,
+    track_id: str | None,
+    driver_id: str,
+    lap: int | None = None,
+    force: bool = False,
 ) -> Path:
     """A coach's lap from any importable file: its fastest valid lap unless ``lap`` is given."""
     from shared.ingest import import_file
@@ -92,7 +146,13 @@ def import_gold_lap(
             raise ValueError(f"{path}: no valid full lap to use as a gold lap")
         lap = int(min(full, key=lambda lp: lp["time_s"])["lap"])
     return save_gold_lap(
-        settings, track_id, driver_id, res.session_id, lap, source=f"imported from {Path(path).name}"
+        settings,
+        track_id or res.track,
+        driver_id,
+        res.session_id,
+        lap,
+        source=f"imported from {Path(path).name}",
+        force=force,
     )
 
 

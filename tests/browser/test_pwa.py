@@ -203,3 +203,78 @@ def test_shell_is_installable_and_open_without_a_token(stack) -> None:
         body = httpx.get(f"{pad}/static/{f}").text
         assert "https://" not in body and not re.search(r"(src|href|import|fetch)\W+http", body), f
     assert isinstance(Service, type)
+
+
+OVERFLOW = """() => ({
+  page: document.documentElement.scrollWidth - window.innerWidth,
+  cards: [...document.querySelectorAll('.card')].filter((c) => c.scrollWidth > c.clientWidth + 1)
+    .map((c) => (c.querySelector('h1,h2') || c).textContent.slice(0, 60)),
+})"""
+
+
+@pytest.mark.parametrize("width", [768, 1024, 1280])
+def test_every_screen_fits_a_tablet_without_sideways_scrolling(stack, browser, width: int) -> None:
+    pad, sid = stack["pad"].url, stack["sid"]
+    ctx = browser.new_context(viewport={"width": width, "height": 900}, service_workers="block")
+    pg = ctx.new_page()
+    try:
+        screens = [
+            ("#/", "#sessions tbody tr"),
+            (f"#/session/{sid}", "#corner-table tbody tr"),
+            (f"#/debrief/{sid}", "#state[data-done='1']"),
+            (f"#/ask/{sid}", "#intent"),
+            (f"#/cues/{sid}", "#cue-table"),
+        ]
+        for route, ready in screens:
+            pg.goto(f"{pad}/{route}")
+            pg.wait_for_selector(ready, timeout=60000)
+            got = pg.evaluate(OVERFLOW)
+            assert got["page"] <= 0, f"{route} scrolls sideways by {got['page']} px at {width} px"
+            assert got["cards"] == [], f"{route}: content spills out of {got['cards']} at {width} px"
+    finally:
+        ctx.close()
+
+
+def _proportional(page: Any, selector: str) -> list[float]:
+    """height / value for each bar: equal for every bar when the axis starts at zero."""
+    bars = page.evaluate(
+        f"[...document.querySelectorAll({selector!r})].map((r) => [+r.getAttribute('height'), +r.dataset.value])"
+    )
+    return [h / v for h, v in bars if v > 0 and h > 2]
+
+
+def test_sessions_cards_tables_and_map_are_labelled_for_people(stack, page) -> None:
+    pad, sid = stack["pad"].url, stack["sid"]
+    page.goto(f"{pad}/")
+    page.wait_for_selector("#sessions tbody tr")
+    name = page.locator(f"#sessions tr[data-sid='{sid}'] td.name").inner_text()
+    assert "Sonoma" in name and re.search(r"\d{1,2} [A-Z][a-z]{2} \d{4} \d\d:\d\d", name) and "BMW" in name
+    assert page.locator(f"#sessions tr[data-sid='{sid}'] td.name a").inner_text() != sid  # named, not an id
+    page.goto(f"{pad}/#/session/{sid}")
+    page.wait_for_selector("#corner-table tbody tr")
+    head = page.locator("#corner-table thead").inner_text()
+    lap_a = page.locator("#lapA").input_value()
+    assert "km/h" in head and f"vs lap {lap_a}" in head and "Brakes at, m" in head
+    assert page.locator("#corners-title").inner_text().startswith("Corners, lap ")
+    labels = page.locator("#trackmap text.corner-label").all_text_contents()
+    assert (
+        len(labels) >= 8 and "T11" in labels and page.locator("#trackmap text.sf-label").text_content() == "S/F"
+    )
+    ratios = _proportional(page, "#lapchart rect[data-label]")
+    assert len(ratios) >= 4 and max(ratios) / min(ratios) < 1.01  # zero-based: height is the lap time
+    assert re.search(r"\d:\d\d\.\d{3}", page.locator("#lapchart").inner_text())  # values on the bars
+    page.goto(f"{pad}/#/debrief/{sid}")
+    page.wait_for_selector("#state[data-done='1']", timeout=60000)
+    titles = page.locator(".data-card h2").all_inner_texts()
+    assert len(titles) == 9 and "Handling balance (understeer / oversteer)" in titles
+    assert not [t for t in titles if re.search(r"[a-z][A-Z]|_| ms$", t)], titles  # no class names or keys
+    keys = page.locator(".data-card dt").all_inner_texts()
+    assert keys and not [k for k in keys if "_" in k], keys
+    per_card = page.evaluate(
+        """[...document.querySelectorAll('.data-card')].map((c) => [...c.querySelectorAll('rect[data-label]')]
+             .map((r) => [+r.getAttribute('height'), +r.dataset.value]))"""
+    )
+    assert any(per_card)
+    for bars in per_card:
+        r = [h / v for h, v in bars if v > 0 and h > 2]
+        assert not r or max(r) / min(r) < 1.01, bars

@@ -9,10 +9,13 @@ router = APIRouter(tags=["cues"])
 
 
 @router.get("/cues/stream")
-async def cue_stream(state: State, session_id: str | None = Query(None)) -> StreamingResponse:
-    """SSE: a hello event, then cue (spoken) and dropped events; keepalive comments every 15 s."""
+async def cue_stream(
+    state: State, session_id: str | None = Query(None), delta: bool = Query(False)
+) -> StreamingResponse:
+    """SSE: a hello event, then cue (spoken) and dropped events; keepalive comments every 15 s.
+    With ``delta=true`` also the predictive lap delta (``delta`` events, about 10 a second)."""
     return StreamingResponse(
-        state.hub.stream(session_id),
+        state.hub.stream(session_id, state=delta),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

@@ -7,11 +7,29 @@ window.pitwallEvents = [];  // every SSE event in arrival order (the browser tes
 
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
 const num = (v, d = 3) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(d) : "–");
+// one lap-time format everywhere: m:ss.sss (the CLI and the demo use the same)
 const lapTime = (s) => {
-  if (typeof s !== "number") return "–";
+  if (typeof s !== "number" || !Number.isFinite(s)) return "–";
   const m = Math.floor(s / 60);
-  return m ? `${m}:${(s - 60 * m).toFixed(3).padStart(6, "0")}` : s.toFixed(3);
+  return `${m}:${(s - 60 * m).toFixed(3).padStart(6, "0")}`;
 };
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const when = (ts) => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})/.exec(String(ts || ""));
+  return m ? `${+m[3]} ${MONTHS[+m[2] - 1]} ${m[1]} ${m[4]}:${m[5]}` : "date unknown";
+};
+const baseName = (p) => String(p || "").split(/[\\/]/).pop();
+const carName = (id) => String(id || "unknown car").replace(/_aim_mxp$/, "").replace(/_/g, " ").replace(/\bbmw\b/, "BMW").replace(/\be(\d\d)\b/, "E$1").replace(/\bm(\d)\b/, "M$1");
+const SOURCES = {aim_xrk: "AiM XRK", aim_csv: "AiM CSV", vbox_csv: "VBOX CSV", vbo: "VBOX", candump: "CAN log", live: "live", simulator: "simulated"};
+// a session named for people: track, date, car and the file it came from (the id stays available, small)
+function sessionName(s) {
+  const file = baseName(s.source_path);
+  const src = SOURCES[s.source_format] || s.source_format || "";
+  return {
+    title: `${s.track_name || s.track_id || "Unknown track"} · ${when(s.started_at)}`,
+    sub: [carName(s.car_id), file || src, file && src ? src : ""].filter(Boolean).join(" · "),
+  };
+}
 
 function authHeaders() {
   const t = localStorage.getItem("pitwall-token");
@@ -56,13 +74,14 @@ async function sessionsScreen(seq) {
       <code>pitwall import FILE</code>, or run <code>pitwall demo</code>.</p></div>`;
     return;
   }
-  view.innerHTML = `<h1>Sessions</h1><div class="card"><table id="sessions"><thead><tr><th>Session</th><th>Driver</th>
-    <th>Track</th><th>Car</th><th>Started</th><th>Laps</th><th>Best</th><th>Source</th><th>Status</th></tr></thead><tbody>
-    ${rows.map((s) => `<tr class="clickable" data-sid="${esc(s.session_id)}"><td><a href="#/session/${encodeURIComponent(s.session_id)}">${esc(s.session_id)}</a></td>
-      <td>${esc(s.driver_id)}</td><td>${esc(s.track_name || s.track_id || "unknown")}</td><td>${esc(s.car_id)}</td>
-      <td>${esc((s.started_at || "").replace("T", " ").slice(0, 16))}</td><td>${s.n_laps ?? "–"}</td>
+  view.innerHTML = `<h1>Sessions</h1><div class="card"><div class="table-wrap"><table id="sessions"><thead><tr><th>Session</th><th>Driver</th>
+    <th>Laps</th><th>Best lap</th><th>Status</th></tr></thead><tbody>
+    ${rows.map((s) => { const n = sessionName(s); return `<tr class="clickable" data-sid="${esc(s.session_id)}">
+      <td class="name"><a href="#/session/${encodeURIComponent(s.session_id)}">${esc(n.title)}</a>
+        <div class="muted small">${esc(n.sub)}</div><div class="muted small sid">${esc(s.session_id)}</div></td>
+      <td>${esc(s.driver_id)}</td><td>${s.n_laps ?? "–"}</td>
       <td>${lapTime(s.best_lap_s)}${s.best_lap != null ? ` <span class="muted">(lap ${s.best_lap})</span>` : ""}</td>
-      <td>${esc(s.source_format)}</td><td>${esc(s.status)}</td></tr>`).join("")}</tbody></table></div>`;
+      <td>${esc(s.status)}</td></tr>`; }).join("")}</tbody></table></div></div>`;
   view.querySelectorAll("tr[data-sid]").forEach((tr) =>
     tr.addEventListener("click", () => { location.hash = `#/session/${encodeURIComponent(tr.dataset.sid)}`; }));
 }
@@ -75,26 +94,28 @@ async function sessionScreen(sid, seq) {
   const valid = full.filter((l) => l.valid);
   const best = laps.find((l) => l.is_best) || valid.slice().sort((a, b) => a.time_s - b.time_s)[0];
   const other = valid.filter((l) => !best || l.lap !== best.lap).slice(-1)[0] || best;
-  view.innerHTML = `<h1>${esc(s.track_name || s.track_id || "Session")} · ${esc(s.driver_id)} <span class="muted">${esc(sid)}</span></h1>
+  const nm = sessionName(s);
+  view.innerHTML = `<h1>${esc(nm.title)} · ${esc(s.driver_id)}</h1><p class="muted small">${esc(nm.sub)} · <span class="sid">${esc(sid)}</span></p>
     <div class="row"><a class="btn" id="go-debrief" href="#/debrief/${encodeURIComponent(sid)}">Debrief</a>
       <a class="btn" href="#/ask/${encodeURIComponent(sid)}">Ask about this session</a>
       <a class="btn" href="#/cues/${encodeURIComponent(sid)}">Cue log</a></div>
     <div class="grid">
-      <div class="card"><h2>Laps</h2><table id="laps"><thead><tr><th>Lap</th><th>Time</th><th>Δ best</th><th>Kind</th><th>Note</th></tr></thead><tbody>
+      <div class="card"><h2>Laps</h2><div class="table-wrap"><table id="laps"><thead><tr><th>Lap</th><th>Time</th><th>Δ to best, s</th><th>Kind</th><th>Note</th></tr></thead><tbody>
         ${laps.map((l) => `<tr class="${l.is_best ? "best" : ""} ${l.kind === "full" && !l.valid ? "invalid" : ""}" data-lap="${l.lap}">
           <td>${l.lap}</td><td>${lapTime(l.time_s)}</td><td>${best && l.kind === "full" ? (l.time_s - best.time_s >= 0 ? "+" : "") + num(l.time_s - best.time_s) : ""}</td>
-          <td>${esc(l.kind)}</td><td>${l.is_best ? "best" : esc(l.invalid_reason || "")}</td></tr>`).join("")}</tbody></table></div>
-      <div class="card"><h2>Lap times</h2><div id="lapchart"></div></div>
+          <td>${esc(l.kind)}</td><td>${l.is_best ? "best" : esc(l.invalid_reason || "")}</td></tr>`).join("")}</tbody></table></div></div>
+      <div class="card"><h2>Lap times (full laps, s)</h2><div id="lapchart"></div></div>
     </div>
+    <div class="card" id="quality" ${s.data_quality || s.quality ? "" : "hidden"}><h2>Data quality</h2>${qualityHtml(s.data_quality || s.quality)}</div>
     <div class="card"><h2>Overlay</h2>
       <div class="row">Reference <select id="lapA">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select>
         against <select id="lapB">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select></div>
       <div id="overlay-speed"></div><div id="overlay-pedals"></div><div id="overlay-delta"></div></div>
-    <div class="grid"><div class="card"><h2>Track map, coloured by delta (red: losing time)</h2><div id="trackmap"></div></div>
-      <div class="card"><h2>Corners</h2><div id="corners"></div></div></div>`;
-  Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: String(l.lap), value: l.time_s,
-    color: l.is_best ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})),
-    {fromZero: false, title: "lap times", yRange: full.length ? [Math.min(...full.map((l) => l.time_s)) - 1, Math.max(...full.map((l) => l.time_s)) + 0.5] : undefined});
+    <div class="grid"><div class="card"><h2 id="map-title">Track map</h2><div id="trackmap"></div></div>
+      <div class="card"><h2 id="corners-title">Corners</h2><div id="corners"></div></div></div>`;
+  // bars start at zero, so each bar's height is its lap time; the value is printed on each bar
+  Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
+    color: l.is_best ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times, s", valueFmt: lapTime});
   const selA = document.getElementById("lapA"), selB = document.getElementById("lapB");
   if (best) selA.value = best.lap;
   if (other) selB.value = other.lap;
@@ -123,39 +144,81 @@ async function overlay(sid, a, b, corners, seq) {
     {title: "delta", height: 140, zeroLine: true, xUnit: "m"});
   // where time is lost, not the running total: the delta's change over ±50 m
   const slope = delta.map((_, i) => delta[Math.min(n - 1, i + 5)] - delta[Math.max(0, i - 5)]);
-  Charts.trackMap(document.getElementById("trackmap"), B.lat.slice(0, n), B.lon.slice(0, n), slope);
   const pick = (lap) => Object.fromEntries(corners.filter((c) => c.lap === lap).map((c) => [c.corner_id, c]));
   const ca = pick(a), cb = pick(b);
   const ids = Object.keys(cb).sort((p, q) => cb[p].start_m - cb[q].start_m);
-  document.getElementById("corners").innerHTML = `<table id="corner-table"><thead><tr><th>Corner</th><th>Entry</th><th>Min</th>
-    <th>Exit</th><th>Brake at</th><th>Time</th><th>Δ</th></tr></thead><tbody>${ids.map((id) => {
+  // corner labels at each corner's middle on lap b's line, and the start/finish at the lap's first point
+  const at = (m) => { let i = 0; while (i < n - 1 && B.dist_m[i] < m) i++; return i; };
+  const marks = ids.map((id) => { const c = cb[id], i = at((c.start_m + c.end_m) / 2); return {lat: B.lat[i], lon: B.lon[i], label: shortCorner(c)}; });
+  Charts.trackMap(document.getElementById("trackmap"), B.lat.slice(0, n), B.lon.slice(0, n), slope,
+    {marks, start: {lat: B.lat[0], lon: B.lon[0], label: "S/F"}});
+  document.getElementById("map-title").textContent = `Track map, lap ${b} against lap ${a}: red where lap ${b} loses time, green where it gains`;
+  document.getElementById("corners-title").textContent = `Corners, lap ${b} (Δ against lap ${a})`;
+  document.getElementById("corners").innerHTML = `<div class="table-wrap"><table id="corner-table"><thead><tr><th>Corner</th><th>Entry km/h</th><th>Min km/h</th>
+    <th>Exit km/h</th><th>Brakes at, m</th><th>Time, s</th><th title="lap ${b} minus lap ${a}; negative is faster">Δ s vs lap ${a}</th></tr></thead><tbody>${ids.map((id) => {
       const c = cb[id], r = ca[id];
       const d = r && c.time_s != null && r.time_s != null ? c.time_s - r.time_s : null;
       return `<tr><td>${esc(c.corner_name)}</td><td>${num(c.entry_kmh, 0)}</td><td>${num(c.min_kmh, 0)}</td><td>${num(c.exit_kmh, 0)}</td>
-        <td>${c.brake_point_m != null ? num(c.brake_point_m, 0) + " m" : "–"}</td><td>${num(c.time_s, 2)}</td>
+        <td>${c.brake_point_m != null ? num(c.brake_point_m, 0) : "–"}</td><td>${num(c.time_s, 2)}</td>
         <td style="color:${d > 0.02 ? "var(--bad)" : d < -0.02 ? "var(--good)" : "inherit"}">${d == null ? "–" : (d >= 0 ? "+" : "") + num(d, 2)}</td></tr>`;
-    }).join("")}</tbody></table>`;
+    }).join("")}</tbody></table></div><p class="muted small">Entry, minimum and exit speed in km/h; brake point in metres from the
+    start/finish line; Δ = lap ${b} − lap ${a} through the corner, negative is faster.</p>`;
+}
+
+// "Turn 11" -> "T11"; one corner format: the track's name in tables, this short form on the map
+function shortCorner(c) {
+  const m = /^turn\s*(\w+)$/i.exec(String(c.corner_name || ""));
+  return m ? `T${m[1]}` : String(c.corner_name || c.corner_id || "");
+}
+
+// the data-quality report of a session, whatever its shape: a list of findings or key/value facts
+function qualityHtml(q) {
+  if (!q) return "";
+  if (Array.isArray(q)) return `<ul>${q.map((x) => `<li>${esc(typeof x === "object" ? (x.message || x.text || JSON.stringify(x)) : x)}</li>`).join("")}</ul>`;
+  if (typeof q !== "object") return `<p>${esc(q)}</p>`;
+  return `<dl class="kv">${Object.entries(q).map(([k, v]) => `<dt>${esc(human(k).name)}</dt><dd>${esc(typeof v === "object" ? JSON.stringify(v) : v)}</dd>`).join("")}</dl>`;
 }
 
 // ---------- Debrief ----------
+// what each debrief data step is, for people (the agent's class name stays in the tooltip)
+const CARD_TITLES = {
+  highlights_data: "Session highlights", telemetry_data: "Where lap times vary", pedagogy_data: "Your practice plan",
+  tire_data: "Tyre temperatures", handling_data: "Handling balance (understeer / oversteer)", engine_health_data: "Engine health",
+  traction_data: "Lockups and wheelspin", input_quality_data: "Smoothness of your inputs", safety_data: "Safety events",
+};
+// units from the canonical name suffixes (shared/signals.py): speed_kmh -> "speed", "km/h"
+const UNITS = [["_kmh", "km/h"], ["_ms", "ms"], ["_s", "s"], ["_pct", "%"], ["_bar", "bar"], ["_kpa", "kPa"], ["_c", "°C"],
+  ["_m", "m"], ["_g", "g"], ["_deg", "°"], ["_dps", "°/s"], ["_rpm", "rpm"], ["_hz", "Hz"], ["_v", "V"]];
+function human(key) {
+  let k = String(key), unit = "";
+  for (const [suf, u] of UNITS) if (k.toLowerCase().endsWith(suf)) { k = k.slice(0, -suf.length); unit = u; break; }
+  const name = k.replace(/_/g, " ").replace(/\bn\b/, "number of").replace(/^./, (c) => c.toUpperCase());
+  return {name, unit};
+}
+const withUnit = (v, unit) => (typeof v === "number" ? `${Number.isInteger(v) ? v : num(v, 2)}${unit ? " " + unit : ""}` : String(v));
+
 function dataCard(ev) {
   const card = document.createElement("div");
   card.className = "card data-card";
   card.dataset.key = ev.key;
   const d = ev.data || {};
-  card.innerHTML = `<h2>${esc(ev.agent)} <span class="muted">${num(ev.ms, 0)} ms</span></h2>`;
+  const title = CARD_TITLES[ev.key] || human(String(ev.key || ev.agent).replace(/_data$/, "")).name;
+  card.innerHTML = `<h2 title="${esc(ev.agent)} · ${num(ev.ms, 0)} ms">${esc(title)}</h2>`;
   // a chart from the first list of records with a numeric field, else the scalar facts
   const list = Object.values(d).find((v) => Array.isArray(v) && v.length >= 2 && typeof v[0] === "object" && v[0]);
   const field = list && Object.keys(list[0]).find((k) => typeof list[0][k] === "number" && !["lap", "seq"].includes(k));
   if (list && field) {
     const box = document.createElement("div");
     card.appendChild(box);
-    const label = (r, i) => String(r.lap ?? r.corner ?? r.corner_id ?? i + 1);
-    Charts.bars(box, list.slice(0, 40).map((r, i) => ({label: label(r, i), value: r[field]})), {height: 150, fromZero: false, title: field});
-    card.insertAdjacentHTML("beforeend", `<p class="muted">${esc(field)} per ${list[0].lap != null ? "lap" : "item"}</p>`);
+    const byLap = list[0].lap != null;
+    const label = (r, i) => (r.lap != null ? `lap ${r.lap}` : String(r.corner ?? r.corner_id ?? i + 1));
+    const h = human(field);
+    Charts.bars(box, list.slice(0, 40).map((r, i) => ({label: label(r, i), value: r[field]})),
+      {height: 150, title: `${h.name}${h.unit ? ", " + h.unit : ""}`, valueFmt: (v) => num(v, Math.abs(v) >= 100 ? 0 : 2)});
+    card.insertAdjacentHTML("beforeend", `<p class="muted small">${esc(h.name)}${h.unit ? ` (${esc(h.unit)})` : ""} per ${byLap ? "lap" : "corner"}</p>`);
   }
   const facts = Object.entries(d).filter(([, v]) => v !== null && typeof v !== "object").slice(0, 8);
-  if (facts.length) card.insertAdjacentHTML("beforeend", `<dl class="kv">${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`);
+  if (facts.length) card.insertAdjacentHTML("beforeend", `<dl class="kv">${facts.map(([k, v]) => { const h = human(k); return `<dt>${esc(h.name)}</dt><dd>${esc(withUnit(v, h.unit))}</dd>`; }).join("")}</dl>`);
   if (d.error) card.insertAdjacentHTML("beforeend", `<p class="warn">${esc(d.error.message || d.error)}</p>`);
   return card;
 }
@@ -163,7 +226,7 @@ function dataCard(ev) {
 async function debriefScreen(sid, seq) {
   const s = await api(`/sessions/${sid}`);
   if (stale(seq)) return;
-  view.innerHTML = `<h1>Debrief · ${esc(s.track_name || "")} · ${esc(s.driver_id)} <span class="muted">${esc(sid)}</span></h1>
+  view.innerHTML = `<h1>Debrief · ${esc(sessionName(s).title)} · ${esc(s.driver_id)}</h1>
     <div class="grid"><div class="card"><h2>Progress</h2><ul class="phases" id="phases"></ul></div>
     <div class="card"><h2>Your engineer</h2><div id="state" class="muted">Starting…</div><div class="narrative" id="narrative"></div>
       <div id="verdict"></div><ul id="focus"></ul></div></div>
@@ -191,7 +254,7 @@ function debriefHandlers() {
       $("state").textContent = `Done in ${num(d.ms / 1000, 1)} s · ${d.llm_calls} model call${d.llm_calls === 1 ? "" : "s"} · ${d.emotion}`;
       $("state").dataset.done = "1";
       const v = $("verdict");
-      if (d.narrator === "template") v.insertAdjacentHTML("beforeend", `<div class="template" id="template-note"><b>Written from the data, not by the model.</b>
+      if (d.narrator && d.narrator !== "llm") v.insertAdjacentHTML("beforeend", `<div class="template" id="template-note"><b>Written from the data, not by the model.</b>
         ${esc(d.reason || "")}</div>`);
       if (d.ungrounded && d.ungrounded.length) v.insertAdjacentHTML("beforeend", `<div class="warn" id="ungrounded"><b>Check these:</b> the
         model mentioned ${d.ungrounded.map(esc).join(", ")}, which the session data does not contain.</div>`);
@@ -252,7 +315,7 @@ async function askScreen(sid, seq) {
   const current = sid || (sessions[0] && sessions[0].session_id) || "";
   const driver = (sessions.find((x) => x.session_id === current) || {}).driver_id || "driver";
   view.innerHTML = `<h1>Ask your engineer</h1><div class="card"><div class="row">
-      Session <select id="ask-session">${sessions.map((x) => `<option value="${esc(x.session_id)}">${esc(x.session_id)} · ${esc(x.driver_id)}</option>`).join("")}</select>
+      Session <select id="ask-session">${sessions.map((x) => `<option value="${esc(x.session_id)}">${esc(sessionName(x).title)} · ${esc(x.driver_id)}</option>`).join("")}</select>
       Topic <select id="intent"><option value="">let Pitwall decide</option>${intents.map((i) => `<option value="${i}">${i.replace("_", " ")} → ${esc(agents.intents[i])}</option>`).join("")}</select></div>
     <div class="chat" id="chat"></div>
     <form id="ask-form" class="row" style="margin-top:.8rem"><input id="question" style="flex:1" maxlength="2000"
@@ -281,6 +344,9 @@ async function askScreen(sid, seq) {
         out.dataset.done = "1";
         if (d.available === false) { out.innerHTML = `<i>The model is not available: ${esc(d.reason)}</i>`; return; }
         out.textContent = d.text;
+        // an answer not written by the model says so, and why (narrator "template" / "data" / anything else)
+        if (d.narrator && d.narrator !== "llm") out.insertAdjacentHTML("afterbegin", `<div class="template narrator" data-narrator="${esc(d.narrator)}"><b>${
+          d.narrator === "data" ? "Answered from your data, not by the model." : d.narrator === "template" ? "Written from the data, not by the model." : `Answered by: ${esc(d.narrator)}.`}</b> ${esc(d.reason || "")}</div>`);
         out.insertAdjacentHTML("beforeend", `<div class="muted" style="font-size:.8rem">${esc(d.agent || "")}${(d.tools || []).length ? " · " + d.tools.map((t) => esc(t.tool)).join(", ") : ""}</div>`);
       },
       error(d) { out.dataset.done = "1"; out.innerHTML = `<i>Could not answer: ${esc(d.message)}</i>`; },
@@ -297,10 +363,10 @@ async function cuesScreen(sid, seq) {
   const spoken = notes.filter((n) => n.status === "spoken").length;
   view.innerHTML = `<h1>Cue log <span class="muted">${esc(sid)}</span></h1>
     <p>${spoken} spoken, ${notes.length - spoken} dropped. A cue that would have arrived late is dropped: late is worse than silence.</p>
-    <div class="card"><table id="cue-table"><thead><tr><th>Lap</th><th>Dist</th><th>Corner</th><th>Rule</th><th>Cue</th><th>Status</th><th>Why</th><th>Latency</th></tr></thead>
+    <div class="card"><div class="table-wrap"><table id="cue-table"><thead><tr><th>Lap</th><th>Dist, m</th><th>Corner</th><th>Rule</th><th>Cue</th><th>Status</th><th>Why</th><th>Latency</th></tr></thead>
     <tbody>${notes.map((n) => `<tr><td>${n.lap ?? "–"}</td><td>${num(n.dist_m, 0)}</td><td>${esc(n.corner || "")}</td><td>${esc(n.rule)}</td>
       <td>${esc(n.text)}</td><td><span class="tag ${esc(n.status)} ${n.priority >= 3 ? "safety" : ""}">${esc(n.status)}${n.priority >= 3 ? " · safety" : ""}</span></td>
-      <td>${esc(n.reason || "")}</td><td>${num(n.latency_ms, 2)} ms</td></tr>`).join("") || `<tr><td colspan="8" class="muted">No cues for this session.</td></tr>`}</tbody></table></div>`;
+      <td>${esc(n.reason || "")}</td><td>${num(n.latency_ms, 2)} ms</td></tr>`).join("") || `<tr><td colspan="8" class="muted">No cues for this session.</td></tr>`}</tbody></table></div></div>`;
 }
 
 // ---------- Agent traces ----------
@@ -308,7 +374,7 @@ let tracePoll = null;
 async function tracesScreen(seq) {
   if (stale(seq)) return;
   view.innerHTML = `<h1>Agent traces</h1><p class="muted">Every agent run, tool call and model error, newest first; refreshed every 3 s.</p>
-    <div class="card"><table id="trace-table"><thead><tr><th>Time</th><th>Agent / tool</th><th>Event</th><th>Latency</th><th>OK</th><th>Session</th></tr></thead><tbody></tbody></table></div>`;
+    <div class="card"><div class="table-wrap"><table id="trace-table"><thead><tr><th>Time</th><th>Agent / tool</th><th>Event</th><th>Latency</th><th>OK</th><th>Session</th></tr></thead><tbody></tbody></table></div></div>`;
   let since = null;
   const tbody = view.querySelector("#trace-table tbody");
   const load = async () => {

@@ -54,14 +54,15 @@ const Charts = (() => {
     return svg;
   }
 
-  // bars: [{label, value, color}]
+  // bars: [{label, value, color}]; zero-based, so a bar's height is its value; opts.valueFmt prints values
   function bars(container, items, opts = {}) {
     const W = 900, H = opts.height || 200, L = 48, R = 10, T = 10, B = 28;
     const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": opts.title || "bars"});
     const vals = items.map((d) => d.value).filter(finite);
     let [lo, hi] = extent([vals]);
-    if (opts.fromZero !== false) lo = Math.min(0, lo);
-    if (opts.yRange) [lo, hi] = opts.yRange;
+    lo = Math.min(0, lo);
+    hi = Math.max(0, hi);
+    if (lo === hi) hi = lo + 1;
     const bw = (W - L - R) / Math.max(items.length, 1);
     const sy = (v) => T + (1 - (v - lo) / (hi - lo || 1)) * (H - T - B);
     for (let i = 0; i <= 4; i++) {
@@ -73,7 +74,10 @@ const Charts = (() => {
       if (!finite(d.value)) return;
       const y = sy(Math.max(d.value, lo)), y0 = sy(Math.max(lo, Math.min(0, hi)));
       el("rect", {x: L + i * bw + bw * 0.15, y: Math.min(y, y0), width: bw * 0.7, height: Math.max(1, Math.abs(y0 - y)),
-                  fill: d.color || "#4cc2ff", "data-label": d.label}, svg);
+                  fill: d.color || "#4cc2ff", "data-label": d.label, "data-value": d.value}, svg);
+      if (opts.valueFmt && items.length <= 24) {
+        el("text", {x: L + (i + 0.5) * bw, y: Math.min(y, y0) + 14, "text-anchor": "middle", class: "bar-value"}, svg).textContent = opts.valueFmt(d.value);
+      }
       if (items.length <= 40) el("text", {x: L + (i + 0.5) * bw, y: H - 10, "text-anchor": "middle"}, svg).textContent = d.label;
     });
     container.replaceChildren(svg);
@@ -81,6 +85,7 @@ const Charts = (() => {
   }
 
   // a track outline from lat/lon, each segment coloured by value (delta: green gaining, red losing)
+  // opts.marks: [{lat, lon, label}] (corner labels); opts.start: {lat, lon, label} (the start/finish line)
   function trackMap(container, lat, lon, value, opts = {}) {
     const W = 600, H = opts.height || 420, P = 16;
     const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": "track map"});
@@ -106,6 +111,18 @@ const Charts = (() => {
       segs++;
     }
     svg.setAttribute("data-segments", segs);
+    for (const mk of opts.marks || []) {
+      if (!finite(mk.lat) || !finite(mk.lon)) continue;
+      const x = X(mk.lon), y = Y(mk.lat);
+      el("circle", {cx: x.toFixed(1), cy: y.toFixed(1), r: 3, fill: "#e6edf3"}, svg);
+      el("text", {x: (x + 6).toFixed(1), y: (y - 6).toFixed(1), class: "corner-label"}, svg).textContent = mk.label;
+    }
+    const sf = opts.start;
+    if (sf && finite(sf.lat) && finite(sf.lon)) {
+      const x = X(sf.lon), y = Y(sf.lat);
+      el("rect", {x: (x - 6).toFixed(1), y: (y - 6).toFixed(1), width: 12, height: 12, fill: "#ffffff", stroke: "#000", "stroke-width": 2, class: "start-finish"}, svg);
+      el("text", {x: (x + 9).toFixed(1), y: (y + 16).toFixed(1), class: "sf-label"}, svg).textContent = sf.label || "S/F";
+    }
     container.replaceChildren(svg);
     return svg;
   }

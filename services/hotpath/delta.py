@@ -1,0 +1,109 @@
+"""Predictive lap delta: the lap in progress against a reference lap, compared by distance.
+
+The reference is the driver's gold lap for the track when one is saved, else the session's best full
+lap so far. At each distance the reference's elapsed time is interpolated (bisect on plain lists, no
+numpy per frame); ``delta_s`` = elapsed now - reference elapsed at the same distance (negative = ahead),
+and the predicted lap = reference lap time + delta. Updates are throttled on the wall clock, so a driver
+sees ``rate_hz`` updates a second however fast frames arrive (a replay at 20x, a 1 kHz logger).
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+DEFAULT_RATE_HZ = 10.0
+
+
+def elapsed_at(dist: Sequence[float], elapsed: Sequence[float], d: float) -> float | None:
+    """The reference's elapsed time at distance ``d`` (linear between samples); None outside the trace."""
+    if len(dist) < 2 or d < dist[0] or d > dist[-1]:
+        return None
+    i = bisect.bisect_left(dist, d)
+    if i == 0:
+        return float(elapsed[0])
+    d0, d1, e0, e1 = dist[i - 1], dist[i], elapsed[i - 1], elapsed[i]
+    return float(e0 + (e1 - e0) * (d - d0) / (d1 - d0)) if d1 > d0 else float(e1)
+
+
+def monotone(dist: Sequence[float], elapsed: Sequence[float]) -> tuple[list[float], list[float]]:
+    """A (distance, elapsed) trace with distance made non-decreasing (GPS jitter) and NaN rows dropped."""
+    out_d: list[float] = []
+    out_e: list[float] = []
+    top = float("-inf")
+    for d, e in zip(dist, elapsed, strict=True):
+        if d != d or e != e:  # NaN
+            continue
+        top = max(top, float(d))
+        out_d.append(top)
+        out_e.append(float(e))
+    return out_d, out_e
+
+
+@dataclass
+class Reference:
+    source: str  # "gold" | "session_best"
+    lap: int | None
+    time_s: float
+    dist: list[float]
+    elapsed: list[float]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "lap": self.lap, "time_s": round(self.time_s, 3)}
+
+
+class PredictiveDelta:
+    """Fed every frame by the frame path; returns a ``delta`` event when one is due."""
+
+    def __init__(self, session_id: str, rate_hz: float = DEFAULT_RATE_HZ) -> None:
+        self.session_id = session_id
+        self.period_s = 1.0 / rate_hz
+        self.reference: Reference | None = None
+        self.last_lap: dict[str, Any] | None = None
+        self._last_emit = float("-inf")
+        self._crossed = False
+        self.emitted = 0
+
+    def set_reference(
+        self, source: str, lap: int | None, time_s: float, dist: Sequence[float], elapsed: Sequence[float]
+    ) -> None:
+        d, e = monotone(dist, elapsed)
+        if len(d) >= 2 and time_s > 0:
+            self.reference = Reference(source, lap, float(time_s), d, e)
+
+    def lap_closed(self, lap: int, time_s: float, kind: str, valid: bool) -> None:
+        """At the line: the next update (sent at once) carries the last lap's time."""
+        ref = self.reference
+        self.last_lap = {
+            "lap": lap,
+            "time_s": round(time_s, 3),
+            "kind": kind,
+            "valid": valid,
+            "delta_s": round(time_s - ref.time_s, 3) if ref is not None and kind == "full" else None,
+        }
+        self._crossed = True
+
+    def update(self, wall_s: float, lap: int, dist_m: float, elapsed_s: float) -> dict[str, Any] | None:
+        if not self._crossed and wall_s - self._last_emit < self.period_s:
+            return None
+        self._last_emit = wall_s
+        crossed, self._crossed = self._crossed, False
+        ref = self.reference
+        ref_e = elapsed_at(ref.dist, ref.elapsed, dist_m) if ref is not None else None
+        delta = None if ref_e is None else elapsed_s - ref_e
+        self.emitted += 1
+        return {
+            "session_id": self.session_id,
+            "lap": lap,
+            "dist_m": round(dist_m, 1),
+            "lap_time_s": round(elapsed_s, 3),
+            "delta_s": None if delta is None else round(delta, 3),
+            "predicted_s": None if delta is None or ref is None else round(ref.time_s + delta, 3),
+            "reference": ref.as_dict() if ref is not None else None,
+            "last_lap": self.last_lap,
+            "crossed": crossed,
+        }

@@ -1,0 +1,275 @@
+// Pitwall drive screen: speaks each cue the moment it arrives, never after its deadline (speak_by),
+// shows the predictive delta big and the last lap at the line. No build step, no dependencies.
+(() => {
+  "use strict";
+  const qs = new URLSearchParams(location.search);
+  const token = qs.get("token");
+  const withToken = (u) => (token ? `${u}${u.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}` : u);
+  const $ = (id) => document.getElementById(id);
+  const SAFETY = 3; // priority of safety cues: they interrupt technique cues
+
+  const S = {
+    sessionId: qs.get("session_id"),
+    buffers: new Map(), // cue text -> decoded AudioBuffer
+    voiceMs: new Map(), // cue text -> rendered duration (ms)
+    ctx: null,
+    current: null, // {cue, stop(), timer}
+    queue: [],
+    offsetMs: 0, // server clock - this clock, when they differ by more than 0.5 s (another device)
+    received: 0,
+    started: 0,
+    late: 0,
+    interrupted: 0,
+    deltas: 0,
+    log: [], // {type: start|late|interrupted|end, phrase_id, via, at, speak_by}
+  };
+  window.pitwallDrive = S;
+
+  const now = () => Date.now() + S.offsetMs;
+
+  function fmtLap(s) {
+    if (s == null || !isFinite(s)) return "–:––.–";
+    const m = Math.floor(s / 60);
+    const r = s - m * 60;
+    return `${m}:${r.toFixed(3).padStart(6, "0")}`;
+  }
+  function fmtDelta(d) {
+    if (d == null || !isFinite(d)) return "–.––";
+    return `${d > 0 ? "+" : d < 0 ? "−" : "±"}${Math.abs(d).toFixed(2)}`;
+  }
+
+  // ---- audio ------------------------------------------------------------------------------
+  function audioCtx() {
+    if (!S.ctx) {
+      const AC = window.AudioContext || window.webkitAudioContext;
+      if (AC) S.ctx = new AC({ latencyHint: "interactive" });
+    }
+    return S.ctx;
+  }
+
+  async function loadVoices() {
+    let m;
+    try {
+      const r = await fetch(withToken("/voices/manifest.json"));
+      m = await r.json();
+    } catch (e) {
+      $("voices").textContent = "voices: offline";
+      return;
+    }
+    const entries = Object.entries(m.entries || {});
+    if (!entries.length) {
+      $("voices").textContent = "voices: speech synthesis";
+      return;
+    }
+    const ctx = audioCtx();
+    if (!ctx) return;
+    let done = 0;
+    const next = async () => {
+      while (entries.length) {
+        const [text, e] = entries.shift();
+        try {
+          const r = await fetch(withToken(e.url));
+          const buf = await ctx.decodeAudioData(await r.arrayBuffer());
+          S.buffers.set(text, buf);
+          S.voiceMs.set(text, Math.round(buf.duration * 1000));
+        } catch (err) {
+          /* this phrase falls back to speech synthesis */
+        }
+        done += 1;
+        if (done % 20 === 0 || !entries.length) $("voices").textContent = `voices: ${S.buffers.size}`;
+      }
+    };
+    await Promise.all([next(), next(), next(), next()]);
+  }
+
+  function speakSynth(cue, finish) {
+    const synth = window.speechSynthesis;
+    if (!synth || !window.SpeechSynthesisUtterance) return false;
+    const u = new SpeechSynthesisUtterance(cue.text);
+    u.rate = 1.4;
+    u.onend = finish;
+    u.onerror = finish;
+    synth.speak(u);
+    return { stop: () => synth.cancel() };
+  }
+
+  function speakBuffer(cue, finish) {
+    const ctx = S.ctx;
+    const buf = S.buffers.get(cue.text);
+    if (!ctx || !buf || ctx.state !== "running") return false;
+    const src = ctx.createBufferSource();
+    src.buffer = buf;
+    src.connect(ctx.destination);
+    src.onended = finish;
+    src.start();
+    return { stop: () => { src.onended = null; try { src.stop(); } catch (e) { /* already ended */ } } };
+  }
+
+  // speech may start until speak_by (the hot path allowed for the phrase's length and the headset)
+  function deadline(cue) {
+    return cue.speak_by == null ? Infinity : cue.speak_by;
+  }
+
+  // the one place a cue's deadline is checked: nothing starts after speak_by
+  function start(cue) {
+    const t = now();
+    const fileMs = S.voiceMs.get(cue.text);
+    let via = null;
+    let h = null;
+    const finish = () => end(cue);
+    if (t > deadline(cue)) {
+      drop(cue, t);
+      return;
+    }
+    if (fileMs != null) {
+      h = speakBuffer(cue, finish);
+      if (h) via = "audio";
+    }
+    if (!h) {
+      h = speakSynth(cue, finish);
+      if (h) via = "speech";
+    }
+    if (!h) {
+      S.log.push({ type: "unspoken", phrase_id: cue.phrase_id, at: t, reason: "no audio or speech engine" });
+      return;
+    }
+    S.started += 1;
+    // an engine that never reports the end (no voices installed) must not block the next cue
+    const timer = setTimeout(finish, (fileMs || (cue.speak_s || 1) * 2000) + 1500);
+    S.current = { cue, stop: h.stop, timer };
+    S.log.push({ type: "start", phrase_id: cue.phrase_id, via, at: t, speak_by: cue.speak_by, priority: cue.priority });
+    show(cue);
+  }
+
+  function end(cue) {
+    if (!S.current || S.current.cue !== cue) return;
+    clearTimeout(S.current.timer);
+    S.current = null;
+    S.log.push({ type: "end", phrase_id: cue.phrase_id, at: now() });
+    setTimeout(() => { if (!S.current) $("cue").className = "idle"; }, 1500);
+    while (S.queue.length && !S.current) start(S.queue.shift()); // a queued cue past its deadline is dropped
+  }
+
+  function drop(cue, t) {
+    S.late += 1;
+    S.log.push({ type: "late", phrase_id: cue.phrase_id, at: t, speak_by: cue.speak_by });
+    $("late-count").textContent = `late ${S.late}`;
+  }
+
+  function onCue(cue) {
+    S.received += 1;
+    const t = now();
+    const cur = S.current;
+    if (!cur) {
+      start(cue);
+    } else if (cue.priority >= SAFETY && cur.cue.priority < SAFETY) {
+      clearTimeout(cur.timer);
+      S.current = null;
+      cur.stop();
+      S.interrupted += 1;
+      S.log.push({ type: "interrupted", phrase_id: cur.cue.phrase_id, at: t });
+      start(cue);
+    } else {
+      S.queue.push(cue);
+      S.queue.sort((a, b) => b.priority - a.priority || (a.speak_by || 0) - (b.speak_by || 0));
+    }
+  }
+
+  function show(cue) {
+    const el = $("cue");
+    el.textContent = cue.text;
+    el.className = cue.priority >= SAFETY ? "safety" : "technique";
+  }
+
+  S.handleCue = onCue; // the stream's handler, for diagnostics in the browser console
+
+  // ---- delta ---------------------------------------------------------------------------------
+  let lastLapFlashUntil = 0;
+  function onDelta(d) {
+    S.deltas += 1;
+    const el = $("delta");
+    el.textContent = fmtDelta(d.delta_s);
+    el.className = d.delta_s == null ? "neutral" : d.delta_s <= 0 ? "ahead" : "behind";
+    $("lap-time").textContent = fmtLap(d.lap_time_s);
+    $("predicted").textContent = fmtLap(d.predicted_s);
+    const ref = d.reference;
+    $("ref-label").textContent = ref ? `${ref.source === "gold" ? "gold lap" : "best lap"} ${fmtLap(ref.time_s)}` : "reference (none yet)";
+    if (d.last_lap) {
+      const ll = $("last-lap");
+      ll.textContent = fmtLap(d.last_lap.time_s);
+      if (d.crossed) {
+        lastLapFlashUntil = Date.now() + 5000;
+        ll.classList.add("flash");
+        setTimeout(() => { if (Date.now() >= lastLapFlashUntil) ll.classList.remove("flash"); }, 5000);
+      }
+    }
+  }
+
+  // ---- stream ---------------------------------------------------------------------------------
+  function connect() {
+    let url = "/cues/stream?delta=true";
+    if (S.sessionId) url += `&session_id=${encodeURIComponent(S.sessionId)}`;
+    const es = new EventSource(withToken(url));
+    es.addEventListener("open", () => { $("conn").textContent = "live"; $("conn").className = "on"; });
+    es.addEventListener("error", () => { $("conn").textContent = "reconnecting"; $("conn").className = "off"; });
+    es.addEventListener("hello", (e) => {
+      const h = JSON.parse(e.data);
+      const off = (h.server_ms || Date.now()) - Date.now();
+      S.offsetMs = Math.abs(off) > 500 ? off : 0;
+    });
+    es.addEventListener("cue", (e) => {
+      const cue = JSON.parse(e.data);
+      if (!S.sessionId || cue.session_id === S.sessionId) $("session").textContent = `session ${cue.session_id}`;
+      onCue(cue);
+    });
+    es.addEventListener("delta", (e) => onDelta(JSON.parse(e.data)));
+    S.es = es;
+  }
+
+  async function pollActive() {
+    if (S.sessionId) {
+      $("session").textContent = `session ${S.sessionId}`;
+      return;
+    }
+    try {
+      const h = await (await fetch(withToken("/health"))).json();
+      $("session").textContent = h.active_session ? `session ${h.active_session}` : "waiting for a session";
+    } catch (e) {
+      $("session").textContent = "hot path unreachable";
+    }
+    setTimeout(pollActive, 3000);
+  }
+
+  // ---- screen on, sound unlocked ---------------------------------------------------------------
+  let wakeLock = null;
+  async function keepAwake() {
+    try {
+      if ("wakeLock" in navigator && document.visibilityState === "visible") wakeLock = await navigator.wakeLock.request("screen");
+    } catch (e) {
+      /* not allowed here (no secure context): the screen may dim */
+    }
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && (!wakeLock || wakeLock.released)) keepAwake();
+  });
+
+  async function unlock() {
+    const ctx = audioCtx();
+    if (ctx && ctx.state !== "running") {
+      try { await ctx.resume(); } catch (e) { /* stays suspended: speech synthesis is used */ }
+    }
+    keepAwake();
+    $("unlock").hidden = true;
+  }
+  $("unlock").addEventListener("click", unlock);
+
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register(withToken("/drive/sw.js"), { scope: "/drive" }).catch(() => {});
+  }
+  const ctx = audioCtx();
+  if (ctx && ctx.state === "running") unlock(); // autoplay allowed (kiosk set-up): no tap needed
+  else if (ctx) ctx.resume().then(() => { if (ctx.state === "running") unlock(); }).catch(() => {});
+  connect();
+  pollActive();
+  loadVoices();
+})();

@@ -1,0 +1,76 @@
+"""The command line as a driver uses it: real `pitwall` processes over a real data directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shared.display import corner_name, lap_time
+from shared.ingest import import_sim
+from shared.settings import settings_for
+from shared.simulator import simulate
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def pitwall(*args: str, columns: int = 200) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": str(columns), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env.pop("PITWALL_DATA_DIR", None)
+    return subprocess.run(
+        [sys.executable, "-m", "shared.cli", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+def test_one_lap_time_and_corner_format() -> None:
+    assert lap_time(108.2224) == "1:48.222"
+    assert lap_time(59.9996) == "1:00.000"  # never "0:60.000"
+    assert lap_time(None) == "-" and lap_time(float("nan")) == "-"
+    assert corner_name("t11", "sonoma") == "Turn 11"
+    assert corner_name("t3a") == "Turn 3A" and corner_name(None) == "-"
+
+
+@pytest.fixture(scope="module")
+def two_cars(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    data = tmp_path_factory.mktemp("cli") / "data"
+    settings = settings_for(data)
+    bmw = import_sim(simulate(laps=3, seed=4, rate_hz=10), settings)
+    other = import_sim(simulate(laps=3, seed=5, rate_hz=10, car_id="generic"), settings)
+    return {"data": str(data), "bmw": bmw.session_id, "other": other.session_id}
+
+
+def test_gold_save_takes_the_sessions_track_and_keeps_another_cars_gold(two_cars) -> None:
+    d = two_cars["data"]
+    r = pitwall("gold", "save", two_cars["bmw"], "2", "--driver", "ana", "--data-dir", d)
+    assert r.returncode == 0, r.stderr
+    path = Path(json.loads(r.stdout)["path"])
+    assert path == Path(d) / "gold" / "sonoma" / "ana.parquet"  # no --track: the session's own
+    before = path.read_bytes()
+    # the other car's lap does not silently replace it
+    r = pitwall("gold", "save", two_cars["other"], "2", "--driver", "ana", "--data-dir", d)
+    assert r.returncode == 1 and "--force" in r.stderr and "generic" in r.stderr
+    assert "Traceback" not in r.stderr and path.read_bytes() == before
+    # a track that is not the session's is refused, not mislabelled
+    r = pitwall("gold", "save", two_cars["bmw"], "2", "--driver", "ana", "--track", "laguna", "--data-dir", d)
+    assert r.returncode == 1 and "sonoma" in r.stderr and "Traceback" not in r.stderr
+    r = pitwall("gold", "save", two_cars["other"], "2", "--driver", "ana", "--force", "--data-dir", d)
+    assert r.returncode == 0 and path.read_bytes() != before
+
+
+def test_sessions_at_80_columns_keep_the_id_and_logs_are_quiet(two_cars) -> None:
+    r = pitwall("sessions", "--data-dir", two_cars["data"], columns=80)
+    assert r.returncode == 0, r.stderr
+    assert two_cars["bmw"] in r.stdout and two_cars["other"] in r.stdout  # whole, on one line
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    assert " INFO " not in r.stderr
+    r = pitwall("-v", "sessions", "--data-dir", two_cars["data"], columns=80)
+    assert r.returncode == 0, r.stderr
