@@ -171,7 +171,7 @@ class CoachArbiter:
         entry = self.entry_of.get(g, hit.corner.start_m)
         window: tuple[float, float] | None = None
         if self.profile is not None:
-            w = self.profile.window(entry, phrase.speak_s + SAFETY_MARGIN_S)
+            w = self.profile.window(entry, self._need_s(phrase))
             if isinstance(w, str):
                 self.no_window.setdefault(g, w)
                 return [self._decide("dropped", "no_window", hit, phrase, st)]
@@ -189,7 +189,7 @@ class CoachArbiter:
         w_start, w_end = self._window_of(p, st)
         v = max(st.speed_kmh, 1.0) / 3.6
         # before its window, or inside it with room to say it: this approach; else the next one
-        p.armed = ahead > w_start or ahead - w_end >= v * (phrase.speak_s + SAFETY_MARGIN_S)
+        p.armed = ahead > w_start or ahead - w_end >= v * self._need_s(phrase)
         lst.append(p)
         return out
 
@@ -221,7 +221,7 @@ class CoachArbiter:
                     continue
                 if ahead > w_start:
                     continue  # the window is still ahead
-                need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S + self.cfg.headset_latency_s)
+                need_m = v * self._need_s(p.phrase)
                 room_m = ahead - w_end
                 if p.queued_at is None:
                     p.queued_at = st.t_s
@@ -253,6 +253,10 @@ class CoachArbiter:
         d = p.entry_m - st.dist_m
         return d if d >= 0 or length <= 0 else d + length
 
+    def _need_s(self, phrase: Phrase) -> float:
+        """Seconds a cue needs before the entry: the phrase, the headset's delay and the safety margin."""
+        return phrase.speak_s + self.cfg.headset_latency_s + SAFETY_MARGIN_S
+
     def _pass_lap(self, p: _Pending, st: FrameState) -> int:
         return st.lap if st.dist_m <= p.entry_m else st.lap + 1
 
@@ -260,7 +264,7 @@ class CoachArbiter:
         if p.window is not None:
             return p.window
         v = max(st.speed_kmh, 1.0) / 3.6
-        need_m = v * (p.phrase.speak_s + SAFETY_MARGIN_S + self.cfg.headset_latency_s)
+        need_m = v * self._need_s(p.phrase)
         return (max(self.cfg.lead_m, need_m + v * 1.0), 0.0)
 
     def _blocked(
