@@ -111,8 +111,7 @@ class Boundary:
 
     t_s: float
     speed_kmh: float | None = None
-    x_m: float | None = None  # crossing point, local metres
-    y_m: float | None = None
+    xy: tuple[float, float] | None = None  # crossing point, local metres (x east, y north)
     on_track: bool = True
     reason: str | None = None
 
@@ -144,7 +143,7 @@ def boundaries_at(wide: Wide, times: list[float]) -> list[Boundary]:
         b = Boundary(float(tb), _at(t, spd, tb))
         la, lo = _at(t, lat, tb), _at(t, lon, tb)
         if proj is not None and la is not None and lo is not None:
-            b.x_m, b.y_m = proj.xy1(la, lo)
+            b.xy = proj.xy1(la, lo)
         out.append(b)
     return out
 
@@ -164,14 +163,13 @@ def judge_boundaries(bounds: list[Boundary], off_line: frozenset[float] = frozen
         elif typical is not None and b.speed_kmh is not None and b.speed_kmh < PIT_SPEED_RATIO * typical:
             b.on_track = False
             b.reason = f"crossed at {b.speed_kmh:.0f} km/h, typical {typical:.0f} km/h: pit lane"
-    fast = [b for b in bounds if b.on_track and b.x_m is not None and b.y_m is not None]
+    fast = [b.xy for b in bounds if b.on_track and b.xy is not None]
     if not fast:
         return
-    cx = float(np.median([b.x_m for b in fast]))
-    cy = float(np.median([b.y_m for b in fast]))
+    cx, cy = np.median(np.array(fast), axis=0)
     for b in bounds:
-        if b.on_track and b.x_m is not None and b.y_m is not None:
-            off = math.hypot(b.x_m - cx, b.y_m - cy)
+        if b.on_track and b.xy is not None:
+            off = math.hypot(b.xy[0] - cx, b.xy[1] - cy)
             if off > OFF_LINE_M:
                 b.on_track, b.reason = False, f"crossed {off:.0f} m beside the racing line"
 
