@@ -276,3 +276,21 @@ def test_crossings_closer_than_the_minimum_lap_are_one() -> None:
     got = gps_crossings(w, gate_for(_track()), min_lap_s=lap_s + 0.5)
     assert len(got) == 2 and got[1] - got[0] == pytest.approx(2 * lap_s, abs=0.05)
     assert len(gps_crossings(w, gate_for(_track()), min_lap_s=lap_s - 0.5)) == 4
+
+
+def test_beside_is_across_the_direction_of_travel_and_away_is_along_it() -> None:
+    east = (1.0, 0.0)  # driving east: x along the track, y across it
+
+    def b(x: float, y: float) -> Boundary:
+        return Boundary(0.0, 150.0, (x, y), east)
+
+    bs = [b(0, 0), b(0, 0), b(1, 0), b(20, 3), b(-49, 0), b(0, 12.5), b(51, 0), b(-60, 1)]
+    judge_boundaries(bs)
+    assert [x.on_track for x in bs] == [True, True, True, True, True, False, False, False]
+    assert bs[5].reason == "crossed 12 m beside the racing line"
+    assert bs[6].reason == "51 m from the start/finish line"
+    # the median direction of travel, not the first one, orients the line
+    north = [Boundary(0.0, 150.0, (0.0, 0.0), (0.0, 1.0)) for _ in range(3)]
+    odd = Boundary(0.0, 150.0, (13.0, 0.0), (1.0, 0.0))
+    judge_boundaries([odd, *north])
+    assert not odd.on_track and odd.reason == "crossed 13 m beside the racing line"
