@@ -232,8 +232,8 @@ def detect_laps(
         if gate is None or "lat" not in wide:
             return [Lap(0, t0, t1, t1 - t0, None, "out", False, "no GPS and no beacons: no lap crossings")]
         times = gps_crossings(wide, gate)
-    # a boundary at (or past) the last sample is the end of the recording, not a crossing
-    ends_recording = bool(times) and times[-1] >= t1 - END_TOL_S
+    # a logger marker at (or past) the last sample is the end of the recording, not a crossing
+    ends_recording = bool(beacons_s) and bool(times) and times[-1] >= t1 - END_TOL_S
     crossings = times[:-1] if ends_recording else times
     bounds = boundaries_at(wide, crossings)
     judge_boundaries(bounds, frozenset(off_line_s or ()))

@@ -294,3 +294,31 @@ def test_beside_is_across_the_direction_of_travel_and_away_is_along_it() -> None
     odd = Boundary(0.0, 150.0, (13.0, 0.0), (1.0, 0.0))
     judge_boundaries([odd, *north])
     assert not odd.on_track and odd.reason == "crossed 13 m beside the racing line"
+
+
+def test_logger_markers_with_timing_jitter_stay_on_the_line() -> None:
+    """A logger's beacon times are a few tenths off the GPS: along the track that is 10-15 m at speed,
+    which must not read as 'beside the racing line'."""
+    w = _session([(0.2, 60, 25), (0.8, 120, 0), (4, 150, 0), (0.5, 150, 0)])
+    gps = detect_laps(w, _track())
+    ends = [lp.t_end_s for lp in gps[:-1]]
+    jittered = [t + (0.35 if k % 2 else -0.35) for k, t in enumerate(ends)]
+    laps = detect_laps(w, None, [*jittered, float(w["t_s"][-1])])
+    assert [lp.kind for lp in laps] == [lp.kind for lp in gps]
+
+
+def test_a_recording_that_stops_on_the_line_ends_with_a_full_lap() -> None:
+    w = _session([(0.9, 150, 0), (3, 150, 0)])
+    laps = detect_laps(w, _track())
+    cut = laps[-2].t_end_s + 0.1  # stop 0.1 s after the third crossing
+    short = {k: v[w["t_s"] <= cut] for k, v in w.items()}
+    got = detect_laps(short, _track())
+    assert [lp.kind for lp in got] == ["out", "full", "full", "full"]
+    assert got[-1].t_end_s == laps[-2].t_end_s
+
+
+def test_gps_is_required_for_gate_crossings_even_with_a_track() -> None:
+    w = _session([(2.5, 150, 0)])
+    later = {"t_s": w["t_s"] + 100.0, "speed_kmh": w["speed_kmh"]}  # no lat/lon; the log starts at 100 s
+    lp = detect_laps(later, _track())[0]
+    assert (lp.t_start_s, lp.kind) == (100.0, "out") and lp.time_s == pytest.approx(float(w["t_s"][-1]))
