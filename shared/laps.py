@@ -18,6 +18,7 @@ MIN_CROSS_KMH = 30.0  # the live tracker ignores slower gate crossings
 MIN_MOVING_KMH = 5.0  # below this a "crossing" is GPS jitter of a car standing still
 PIT_SPEED_RATIO = 0.6  # a crossing below this share of the typical crossing speed is in the pit lane
 OFF_LINE_M = 12.0  # a crossing further than this from the racing line's crossing point is beside it
+AWAY_M = 50.0  # a boundary further than this along the track from the line is no crossing of it
 END_TOL_S = 0.25  # a boundary this close to the last sample is the end of the recording
 
 
@@ -111,8 +112,8 @@ class Boundary:
 
     t_s: float
     speed_kmh: float | None = None
-    x_m: float | None = None  # crossing point, local metres
-    y_m: float | None = None
+    xy: tuple[float, float] | None = None  # crossing point, local metres (x east, y north)
+    travel: tuple[float, float] | None = None  # unit direction of travel there
     on_track: bool = True
     reason: str | None = None
 
@@ -144,7 +145,18 @@ def boundaries_at(wide: Wide, times: list[float]) -> list[Boundary]:
         b = Boundary(float(tb), _at(t, spd, tb))
         la, lo = _at(t, lat, tb), _at(t, lon, tb)
         if proj is not None and la is not None and lo is not None:
-            b.x_m, b.y_m = proj.xy1(la, lo)
+            b.xy = proj.xy1(la, lo)
+            a0, o0, a1, o1 = (
+                _at(t, lat, tb - 0.5),
+                _at(t, lon, tb - 0.5),
+                _at(t, lat, tb + 0.5),
+                _at(t, lon, tb + 0.5),
+            )
+            if a0 is not None and o0 is not None and a1 is not None and o1 is not None:
+                (x0, y0), (x1, y1) = proj.xy1(a0, o0), proj.xy1(a1, o1)
+                n = math.hypot(x1 - x0, y1 - y0)
+                if n > 0.5:  # moving: a direction worth having
+                    b.travel = ((x1 - x0) / n, (y1 - y0) / n)
         out.append(b)
     return out
 
@@ -164,16 +176,27 @@ def judge_boundaries(bounds: list[Boundary], off_line: frozenset[float] = frozen
         elif typical is not None and b.speed_kmh is not None and b.speed_kmh < PIT_SPEED_RATIO * typical:
             b.on_track = False
             b.reason = f"crossed at {b.speed_kmh:.0f} km/h, typical {typical:.0f} km/h: pit lane"
-    fast = [b for b in bounds if b.on_track and b.x_m is not None and b.y_m is not None]
+    fast = [b for b in bounds if b.on_track and b.xy is not None]
     if not fast:
         return
-    cx = float(np.median([b.x_m for b in fast]))
-    cy = float(np.median([b.y_m for b in fast]))
+    cx, cy = np.median(np.array([b.xy for b in fast]), axis=0)
+    dirs = [b.travel for b in fast if b.travel is not None]
+    hx, hy = np.median(np.array(dirs), axis=0) if dirs else (0.0, 0.0)
+    norm = math.hypot(hx, hy)
     for b in bounds:
-        if b.on_track and b.x_m is not None and b.y_m is not None:
-            off = math.hypot(b.x_m - cx, b.y_m - cy)
-            if off > OFF_LINE_M:
-                b.on_track, b.reason = False, f"crossed {off:.0f} m beside the racing line"
+        if not b.on_track or b.xy is None:
+            continue
+        dx, dy = b.xy[0] - cx, b.xy[1] - cy
+        # beside: across the direction of travel; away: along it (a lap end short of the line)
+        across, along = (
+            (abs(dx * hy - dy * hx) / norm, abs(dx * hx + dy * hy) / norm)
+            if norm
+            else (math.hypot(dx, dy), 0.0)
+        )
+        if across > OFF_LINE_M:
+            b.on_track, b.reason = False, f"crossed {across:.0f} m beside the racing line"
+        elif along > AWAY_M:
+            b.on_track, b.reason = False, f"{along:.0f} m from the start/finish line"
 
 
 def lap_kind(start: Boundary | None, end: Boundary | None) -> str:
@@ -209,8 +232,8 @@ def detect_laps(
         if gate is None or "lat" not in wide:
             return [Lap(0, t0, t1, t1 - t0, None, "out", False, "no GPS and no beacons: no lap crossings")]
         times = gps_crossings(wide, gate)
-    # a boundary at (or past) the last sample is the end of the recording, not a crossing
-    ends_recording = bool(times) and times[-1] >= t1 - END_TOL_S
+    # a logger marker at (or past) the last sample is the end of the recording, not a crossing
+    ends_recording = bool(beacons_s) and bool(times) and times[-1] >= t1 - END_TOL_S
     crossings = times[:-1] if ends_recording else times
     bounds = boundaries_at(wide, crossings)
     judge_boundaries(bounds, frozenset(off_line_s or ()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,16 @@ def get_session(session_id: str) -> dict[str, Any]:
         return session_row(session_id)
     except ToolError as exc:
         raise HTTPException(404, detail=exc.as_dict()["error"]) from exc
+
+
+@router.get("/sessions/{session_id}/quality")
+def get_quality(session_id: str) -> dict[str, Any]:
+    """The session's data-quality report (channels, gaps, file end, untrusted laps, what cannot be said)."""
+    sid = get_session(session_id)["session_id"]
+    got = rows("SELECT report_json FROM session_quality WHERE session_id = ?", [sid])
+    if not got:
+        return {"session_id": sid, "available": False, "reason": "no data-quality report: a live session"}
+    return {"session_id": sid, "available": True, **json.loads(got[0]["report_json"])}
 
 
 @router.get("/sessions/{session_id}/laps")

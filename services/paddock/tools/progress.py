@@ -105,8 +105,9 @@ def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]
     plateau = len(vals) >= 3 and (max(vals[-3:]) - min(vals[-3:])) / min(vals[-3:]) < 0.003
     ids = [x["session_id"] for x in sess]
     per = rows(
-        f"""SELECT corner_id, session_id, median(time_s) AS m FROM corner_results
-            WHERE session_id IN ({", ".join("?" * len(ids))}) GROUP BY 1, 2""",
+        f"""SELECT c.corner_id, c.session_id, median(c.time_s) AS m FROM corner_results c
+            JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
+            WHERE c.session_id IN ({", ".join("?" * len(ids))}) AND l.kind = 'full' AND l.valid GROUP BY 1, 2""",
         ids,
     )
     order = {sid: i for i, sid in enumerate(ids)}
