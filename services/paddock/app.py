@@ -116,7 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "event_loop_lag": request.app.state.loop_lag.as_dict(),
         }
 
-    @app.get("/metrics", tags=["health"], response_class=PlainTextResponse)
+    @app.get("/metrics", tags=["health"], response_class=PlainTextResponse, include_in_schema=False)
     async def metrics(request: Request) -> str:
         """Prometheus text: event-loop lag, requests refused by reason, model queue depth."""
         lines = request.app.state.loop_lag.render("pitwall_paddock")

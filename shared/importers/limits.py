@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from shared.settings import Settings
 
 T = TypeVar("T")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
 def printable(text: str, limit: int = 160) -> str:

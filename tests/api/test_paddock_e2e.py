@@ -30,30 +30,37 @@ def stack(tmp_path_factory: pytest.TempPathFactory):
         llm.url,
         {"PITWALL_LLM_QUEUE_SIZE": "1", "PITWALL_ADK_OPENAI_API_KEY": SECRET, "LITELLM_LOG": "DEBUG"},
     )
-    yield {"llm": llm, "hot": hot, "pad": pad, "data": data}
+    # every test needs a replayed session in the lake, so each passes when run alone
+    sid = _replayed_session(hot, pad)
+    yield {"llm": llm, "hot": hot, "pad": pad, "data": data, "sid": sid}
     pad.stop()
     hot.stop()
     llm.stop()
 
 
-def test_replay_then_debrief_over_sse_matches_the_stored_conversation(stack) -> None:
+def _replayed_session(hot, pad) -> str:
     sim = simulate(laps=5, seed=3, rate_hz=20)
     res = asyncio.run(
         replay_ws(
             sim.wide,
-            f"ws://127.0.0.1:{stack['hot'].port}/ingest/ws",
+            f"ws://127.0.0.1:{hot.port}/ingest/ws",
             speed=0,
             start={"driver_id": "ana", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"},
         )
     )
-    sid = res["session_id"]
-    pad = stack["pad"].url
+    sid = str(res["session_id"])
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        r = httpx.get(f"{pad}/sessions/{sid}/laps")
+        r = httpx.get(f"{pad.url}/sessions/{sid}/laps")
         if r.status_code == 200 and sum(1 for lp in r.json() if lp["kind"] == "full") >= 5:
             break
         time.sleep(0.5)
+    return sid
+
+
+def test_replay_then_debrief_over_sse_matches_the_stored_conversation(stack) -> None:
+    sid = stack["sid"]
+    pad = stack["pad"].url
     events = []
     with (
         httpx.Client(timeout=60) as c,
@@ -89,7 +96,7 @@ def test_replay_then_debrief_over_sse_matches_the_stored_conversation(stack) -> 
 
 def test_full_model_queue_answers_429_with_retry_after(stack) -> None:
     pad = stack["pad"].url
-    sid = httpx.get(f"{pad}/sessions").json()[0]["session_id"]
+    sid = stack["sid"]
 
     def call(_: int) -> httpx.Response:
         return httpx.post(f"{pad}/coach/debrief", json={"session_id": sid, "driver_id": f"d{_}"}, timeout=60)
@@ -118,7 +125,7 @@ def test_client_disconnect_cancels_the_run_and_its_upstream_request(stack) -> No
     """Hang up after the first narrative token: the paddock cancels the ADK run, LiteLLM drops the upstream
     stream (the scripted server sees it cut short), and the conversation keeps the partial text, incomplete."""
     pad, llm = stack["pad"].url, stack["llm"].url.removesuffix("/v1")
-    sid = httpx.get(f"{pad}/sessions").json()[0]["session_id"]
+    sid = stack["sid"]
     long = " ".join(f"word{i}" for i in range(600)) + " [EMOTION:neutral]"  # 600 x 10 ms: about 6 s
     httpx.post(f"{llm}/_scripted/script", json=[{"text": long}])
     before = httpx.get(f"{llm}/_scripted/stats").json()
@@ -156,7 +163,7 @@ def test_the_model_token_never_reaches_logs_traces_or_records(stack) -> None:
     """With LiteLLM logging at DEBUG, after debriefs and questions, the LocalLLM token appears nowhere the
     paddock writes: its log, /health, agent traces, LLM call records or conversations."""
     pad = stack["pad"]
-    sid = httpx.get(f"{pad.url}/sessions").json()[0]["session_id"]
+    sid = stack["sid"]
     httpx.post(f"{pad.url}/coach/debrief", json={"session_id": sid, "driver_id": "dee"}, timeout=60)
     httpx.post(
         f"{pad.url}/coach/ask",

@@ -172,11 +172,12 @@ def test_hot_health_hides_session_ids_from_strangers(tmp_path: Path) -> None:
     from services.hotpath.app import create_app
 
     app = create_app(settings_for(tmp_path / "d", api_token="s3cret-token"))
-    with TestClient(app, client=("127.0.0.1", 4000)) as local:
-        sid = local.post("/session/start", json={}).json()["session_id"]
-        assert sid in local.get("/health").text
+    auth = {"Authorization": "Bearer s3cret-token"}
     with TestClient(app, client=("10.1.2.3", 4000)) as lan:
-        assert sid not in lan.get("/health").text
+        sid = lan.post("/session/start", json={}, headers=auth).json()["session_id"]
+        assert sid in lan.get("/health", headers=auth).text
+        h = lan.get("/health")
+        assert h.status_code == 200 and sid not in h.text
 
 
 def test_token_in_the_query_never_reaches_the_access_log(caplog: pytest.LogCaptureFixture) -> None:

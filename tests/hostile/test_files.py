@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -38,8 +39,13 @@ def run_import(path: Path, data: Path, env: dict[str, str] | None = None) -> tup
         stderr=subprocess.STDOUT,
     )
     assert proc.stdout is not None
-    out = proc.stdout.read()  # EOF when the process exits (the import has its own time budget)
-    _, status, usage = os.wait4(proc.pid, 0)  # its own peak RSS (and its waited-for children's)
+    watchdog = threading.Timer(180, proc.kill)  # a runaway import fails the case instead of hanging the suite
+    watchdog.start()
+    try:
+        out = proc.stdout.read()  # EOF when the process exits
+        _, status, usage = os.wait4(proc.pid, 0)  # its own peak RSS (and its waited-for children's)
+    finally:
+        watchdog.cancel()
     proc.returncode = os.waitstatus_to_exitcode(status)
     return proc.returncode, out.decode("utf-8", errors="replace"), usage.ru_maxrss
 
