@@ -143,7 +143,8 @@ def test_simulate_cli_clean(tmp_path: Path) -> None:
     from shared.cli import build_app
 
     res = CliRunner().invoke(
-        build_app(), ["simulate", "--laps", "2", "--seed", "3", "--rate", "10", "--clean", "--out", str(tmp_path)]
+        build_app(),
+        ["simulate", "--laps", "2", "--seed", "3", "--rate", "10", "--clean", "--out", str(tmp_path)],
     )
     assert res.exit_code == 0, res.output
     truth = next(tmp_path.glob("*_clean.truth.json"))
