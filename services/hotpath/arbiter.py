@@ -66,10 +66,9 @@ class Decision:
 class _Pending:
     hit: RuleHit
     phrase: Phrase
-    group: str
     entry_m: float
     window: tuple[float, float] | None  # (start, end) as distances before the entry; None = fixed lead
-    armed: bool  # the car is before the window's end on the approach it will be spoken on
+    armed: bool = False  # the car is before the window on the approach it will be spoken on
     queued_at: float | None = None  # session time its window opened
     blocked: str | None = None  # what held it up inside its window
 
@@ -111,7 +110,7 @@ class QuietProfile:
         e = int(entry_m // BIN_M)
         run_t = 0.0
         run_end: int | None = None  # bins back from the entry where the current quiet run ends
-        start = 0
+        start = 0  # bins back from the entry where the window starts
         steps = int(min(MAX_SEARCH_M, self.length_m - BIN_M) // BIN_M)
         for k in range(1, steps + 1):
             i = (e - k) % self.n
@@ -138,7 +137,7 @@ class CoachArbiter:
     track: TrackProfile | None
     cfg: ArbiterConfig = field(default_factory=ArbiterConfig)
     last_spoken_t: float = -1e9
-    pending: dict[str, list[_Pending]] = field(default_factory=dict)
+    pending: dict[str, _Pending] = field(default_factory=dict)  # corner group -> the one cue waiting
     spoken_groups: set[tuple[int, str]] = field(default_factory=set)
     lap_counts: dict[int, int] = field(default_factory=dict)
     no_window: dict[str, str] = field(default_factory=dict)  # corner group -> why it has no cue window
@@ -147,6 +146,7 @@ class CoachArbiter:
         self.group_of: dict[str, str] = {}
         self.entry_of: dict[str, float] = {}
         self.profile = QuietProfile(self.track.length_m) if self.track is not None else None
+        self.length_m = self.track.length_m if self.track is not None else 0.0
         if self.track is not None:
             prev: Corner | None = None
             for c in sorted(self.track.corners, key=lambda c: c.start_m):
@@ -169,37 +169,31 @@ class CoachArbiter:
             return [self._decide("dropped", "no_corner", hit, phrase, st)]
         g = self.group_of.get(hit.corner.id, hit.corner.id)
         entry = self.entry_of.get(g, hit.corner.start_m)
-        window: tuple[float, float] | None = None
-        if self.profile is not None:
-            w = self.profile.window(entry, self._need_s(phrase))
-            if isinstance(w, str):
-                self.no_window.setdefault(g, w)
-                return [self._decide("dropped", "no_window", hit, phrase, st)]
-            window = w
+        window = self.profile.window(entry, self._need_s(phrase)) if self.profile else None
+        if isinstance(window, str):
+            self.no_window.setdefault(g, window)
+            return [self._decide("dropped", "no_window", hit, phrase, st)]
         out: list[Decision] = []
-        lst = self.pending.setdefault(g, [])
-        # one cue per corner per lap: keep the most important, drop the other with who took its place
-        for p in list(lst):
-            if p.hit.priority >= hit.priority:
-                return [self._decide("dropped", "superseded", hit, phrase, st, superseded_by=p.hit.key)]
-            lst.remove(p)
-            out.append(self._decide("dropped", "superseded", p.hit, p.phrase, st, superseded_by=hit.key))
-        p = _Pending(hit, phrase, g, entry, window, armed=False)
+        # one cue per corner per pass: keep the most important, drop the other naming the one kept
+        waiting = self.pending.get(g)
+        if waiting is not None:
+            if waiting.hit.priority >= hit.priority:
+                return [self._decide("dropped", "superseded", hit, phrase, st, superseded_by=waiting.hit.key)]
+            out.append(
+                self._decide("dropped", "superseded", waiting.hit, waiting.phrase, st, superseded_by=hit.key)
+            )
+        p = _Pending(hit, phrase, entry, window)
         ahead = self._ahead(p, st)
         w_start, w_end = self._window_of(p, st)
         v = max(st.speed_kmh, 1.0) / 3.6
         # before its window, or inside it with room to say it: this approach; else the next one
         p.armed = ahead > w_start or ahead - w_end >= v * self._need_s(phrase)
-        lst.append(p)
+        self.pending[g] = p
         return out
 
     def close(self, st: FrameState) -> list[Decision]:
         """The session ended: whatever still waits is dropped, so every hit has its decision."""
-        out = [
-            self._decide("dropped", "session_end", p.hit, p.phrase, st)
-            for lst in self.pending.values()
-            for p in lst
-        ]
+        out = [self._decide("dropped", "session_end", p.hit, p.phrase, st) for p in self.pending.values()]
         self.pending.clear()
         return out
 
@@ -210,48 +204,39 @@ class CoachArbiter:
         if self.profile is not None:
             self.profile.observe(st.dist_m, busy, v)
         out: list[Decision] = []
-        if not self.pending:
-            return out
-        for g, lst in self.pending.items():
-            for p in list(lst):
-                ahead = self._ahead(p, st)
-                w_start, w_end = self._window_of(p, st)
-                if not p.armed:
-                    p.armed = ahead > w_start  # the entry was passed: the next approach counts
-                    continue
-                if ahead > w_start:
-                    continue  # the window is still ahead
-                need_m = v * self._need_s(p.phrase)
-                room_m = ahead - w_end
-                if p.queued_at is None:
-                    p.queued_at = st.t_s
-                reason = self._blocked(p, st, need_m, room_m, busy, self._pass_lap(p, st), g)
-                if reason in TERMINAL:
-                    lst.remove(p)
-                    why = p.blocked if reason == "late" and p.blocked else reason
-                    out.append(self._decide("dropped", why, p.hit, p.phrase, st))
-                    continue
-                if reason is not None:
-                    p.blocked = reason
-                    continue
-                lst.remove(p)
+        for g, p in list(self.pending.items()):
+            ahead = self._ahead(p, st)
+            w_start, w_end = self._window_of(p, st)
+            if not p.armed:
+                p.armed = ahead > w_start  # the entry was passed: the next approach counts
+                continue
+            if ahead > w_start:
+                continue  # the window is still ahead
+            need_m = v * self._need_s(p.phrase)
+            room_m = ahead - w_end
+            if p.queued_at is None:
+                p.queued_at = st.t_s
+            reason = self._blocked(p, st, need_m, room_m, busy, self._pass_lap(p, st), g)
+            if reason in TERMINAL:
+                del self.pending[g]
+                why = p.blocked if reason == "late" and p.blocked else reason
+                out.append(self._decide("dropped", why, p.hit, p.phrase, st))
+            elif reason is not None:
+                p.blocked = reason
+            else:
+                del self.pending[g]
                 self.last_spoken_t = st.t_s
                 self.spoken_groups.add((self._pass_lap(p, st), g))
                 self.lap_counts[st.lap] = self.lap_counts.get(st.lap, 0) + 1
                 deadline = st.t_s + (room_m - need_m) / v
                 out.append(self._decide("spoken", None, p.hit, p.phrase, st, deadline_t_s=deadline))
-                # the rest for this corner lose their slot on this pass
-                for q in list(lst):
-                    lst.remove(q)
-                    out.append(self._decide("dropped", "corner_done", q.hit, q.phrase, st))
         return out
 
     # ---- helpers ------------------------------------------------------------------
     def _ahead(self, p: _Pending, st: FrameState) -> float:
         """Distance to the next pass of the corner group's entry."""
-        length = self.track.length_m if self.track is not None else 0.0
         d = p.entry_m - st.dist_m
-        return d if d >= 0 or length <= 0 else d + length
+        return d if d >= 0 else d + self.length_m
 
     def _need_s(self, phrase: Phrase) -> float:
         """Seconds a cue needs before the entry: the phrase, the headset's delay and the safety margin."""

@@ -121,7 +121,8 @@ class LiveSession:
         if self.track is None:
             return False
         obs = reference_from_trace(trace, self.track, self.coach.th)
-        detail = {k: meta.get(k) for k in ("session_id", "lap", "time_s", "driver_id", "car_id", "source")}
+        detail = {k: meta.get(k) for k in ("session_id", "lap", "time_s", "driver_id", "car_id")}
+        detail["origin"] = meta.get("source")  # "own lap" or "imported from <file>"
         self.coach.set_gold(obs, detail)
         return self.coach.ref_source == "gold"
 

@@ -295,8 +295,7 @@ def simulate(
     clean = set(scen.clean_laps)
     applied: dict[tuple[str, int, str | None], dict[str, Any]] = {}
     for lap in range(1, laps + 1):
-        consistent = lap in clean
-        grip = 1.0 + (rng.normal(0, 0.002) if consistent else rng.normal(-0.004, 0.006))
+        grip = 1.0 + rng.normal(0, 0.002)  # lap-to-lap grip; mistakes are what makes a lap slow
         v = base * math.sqrt(grip) if abs(grip - 1) > 1e-9 else base.copy()
         for ev in scen.events:
             if ev.lap == lap and ev.kind in DRIVING_MISTAKES:

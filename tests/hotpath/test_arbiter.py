@@ -18,7 +18,7 @@ from services.hotpath.arbiter import (
 )
 from services.hotpath.phrases import render
 from services.hotpath.rules.registry import RuleHit
-from shared.profiles.track import TrackProfile, load_track
+from shared.profiles.track import Corner, TrackProfile, load_track
 
 V = 30.0  # m/s, 108 km/h: simple arithmetic for where and when
 STEP = 2.0
@@ -90,6 +90,30 @@ def after_one_lap(track: TrackProfile, cfg: ArbiterConfig | None = None, busy=No
 
 def spoken(drv: Driver) -> list[Decision]:
     return [d for d in drv.out if d.status == "spoken"]
+
+
+def same(d: Decision, status: str, reason: str | None, h: RuleHit, st: FrameState) -> None:
+    """The whole decision: what, why, which phrase, where and when."""
+    assert (d.status, d.reason, d.hit) == (status, reason, h)
+    assert d.phrase == render(h.template, h.corner, h.wheel)
+    assert (d.t_s, d.lap, d.dist_m) == (st.t_s, st.lap, st.dist_m)
+
+
+def quiet_arb(track: TrackProfile, cfg: ArbiterConfig | None = None, v: float = V) -> CoachArbiter:
+    """An arbiter whose profile has one quiet lap at ``v`` m/s behind it (lap 0, t from 0)."""
+    arb = CoachArbiter(track, cfg or ArbiterConfig(min_gap_s=0.0))
+    d = 0.0
+    while d < track.length_m:
+        arb.tick(FrameState(d / v, 0, d, v * 3.6, 0.0, 0.0, None, 0.0))
+        d += 1.0
+    return arb
+
+
+def st_at(
+    track: TrackProfile, t: float, lap: int, d: float, v: float = V, brake: float = 0.0, g_lat: float = 0.0
+) -> FrameState:
+    nxt, to_next = track.next_corner(d)
+    return FrameState(t, lap, d, v * 3.6, brake, g_lat, nxt, to_next)
 
 
 # ---- the quiet profile ------------------------------------------------------------------
@@ -236,7 +260,7 @@ def test_min_gap_between_cues(track: TrackProfile) -> None:
     drv.to(1, c.end_m + 4)
     h = hit(track, "t7", 1)
     drv.schedule(h)
-    w_start, _ = drv.arb.pending["t7"][0].window
+    w_start, _ = drv.arb.pending["t7"].window
     drv.to(2, c.start_m - w_start - 1.0 * V)  # 1 s before T7's window opens
     drv.arb.safety(RuleHit("oil_pressure_low", 3, "oil_pressure"), render("oil_pressure"), drv.state())
     t_safety = drv.t
@@ -367,3 +391,220 @@ def test_every_sonoma_corner_has_a_cue_window_on_a_simulated_lap() -> None:
         g = arb.group_of[c.id]
         w_ = arb.profile.window(arb.entry_of[g], need)
         assert isinstance(w_, tuple), (c.id, w_)
+
+
+# ---- exact edges ----------------------------------------------------------------------------
+def _in_window(
+    track: TrackProfile, arb: CoachArbiter, cid: str, room_m: float = 60.0
+) -> tuple[RuleHit, float]:
+    """Schedule a hit for ``cid`` on lap 1 (far before it); the distance where ``room_m`` is left."""
+    c = track.find_corner(cid)
+    h = hit(track, cid, 1)
+    assert arb.schedule(h, render(h.template, c), st_at(track, 0.0, 1, c.end_m + 10)) == []
+    w_start, w_end = arb.pending[cid].window
+    assert w_start - w_end > room_m
+    return h, c.start_m - w_end - room_m
+
+
+def test_exactly_the_gap_since_the_last_cue_is_enough(track: TrackProfile) -> None:
+    arb = quiet_arb(track, ArbiterConfig(min_gap_s=3.0))
+    h, d = _in_window(track, arb, "t7")
+    arb.last_spoken_t = 97.0
+    st = st_at(track, 100.0, 2, d)
+    [dec] = arb.tick(st)
+    same(dec, "spoken", None, h, st)
+    assert arb.last_spoken_t == 100.0 and arb.lap_counts == {2: 1}
+
+
+def test_exactly_the_queue_time_is_not_expired(track: TrackProfile) -> None:
+    arb = quiet_arb(track, ArbiterConfig(min_gap_s=3.0, queue_ttl_s=5.0))
+    h, d = _in_window(track, arb, "t7", room_m=70.0)
+    arb.last_spoken_t = 99.0
+    assert arb.tick(st_at(track, 100.0, 2, d)) == []  # queued now, held by the gap
+    assert arb.pending["t7"].blocked == "gap" and arb.pending["t7"].queued_at == 100.0
+    arb.last_spoken_t = -1e9
+    st = st_at(track, 105.0, 2, d + 1.0)
+    [dec] = arb.tick(st)
+    same(dec, "spoken", None, h, st)
+
+
+def test_busy_edges_brake_5_bar_is_quiet_g_lat_0_3_is_busy(track: TrackProfile) -> None:
+    arb = quiet_arb(track)
+    h, d = _in_window(track, arb, "t7")
+    assert arb.tick(st_at(track, 100.0, 2, d, g_lat=-0.3)) == []
+    assert arb.pending["t7"].blocked == "busy"
+    st = st_at(track, 100.1, 2, d + 1.0, brake=5.0, g_lat=0.29)
+    [dec] = arb.tick(st)
+    same(dec, "spoken", None, h, st)
+    assert dec.deadline_t_s is not None and dec.t_s < dec.deadline_t_s < dec.t_s + 60.0 / V
+
+
+def test_late_when_the_phrase_no_longer_fits_names_what_held_it(track: TrackProfile) -> None:
+    arb = quiet_arb(track)
+    h, d = _in_window(track, arb, "t7")
+    assert arb.tick(st_at(track, 100.0, 2, d, brake=30.0)) == []
+    need = V * (render(h.template, h.corner).speak_s + SAFETY_MARGIN_S)
+    st = st_at(track, 101.0, 2, d + 60.0 - need + 1.0)
+    [dec] = arb.tick(st)
+    same(dec, "dropped", "busy", h, st)
+    arb2 = quiet_arb(track)
+    h2, d2 = _in_window(track, arb2, "t7")
+    st2 = st_at(track, 100.0, 2, d2 + 60.0 - need + 1.0)
+    [dec2] = arb2.tick(st2)
+    same(dec2, "dropped", "late", h2, st2)
+
+
+def test_the_profile_marks_busy_bins(track: TrackProfile) -> None:
+    arb = CoachArbiter(track)
+    arb.tick(st_at(track, 0.0, 0, 10.0, brake=5.0))
+    arb.tick(st_at(track, 0.1, 0, 16.0, brake=5.1))
+    arb.tick(st_at(track, 0.2, 0, 21.0, g_lat=0.3))
+    arb.tick(st_at(track, 0.3, 0, 26.0, g_lat=-0.31))
+    arb.tick(st_at(track, 0.4, 0, 31.0, g_lat=0.29, v=20.0))
+    assert arb.profile is not None
+    assert [arb.profile.busy[i] for i in (2, 3, 4, 5, 6)] == [False, True, True, True, False]
+    assert arb.profile.speed[6] == pytest.approx(20.0 * 3.6 / 3.6)
+
+
+def test_decisions_name_the_hit_phrase_place_and_time(track: TrackProfile) -> None:
+    arb = quiet_arb(track)
+    h, _ = _in_window(track, arb, "t7")
+    low = hit(track, "t7", 1, rule="pedal_overlap", prio=1)
+    st = st_at(track, 7.0, 1, 2300.0)
+    [d] = arb.schedule(low, render(low.template, low.corner), st)
+    same(d, "dropped", "superseded", low, st)
+    high = hit(track, "t7", 1, rule="over_driving_entry", prio=3)
+    [d2] = arb.schedule(high, render(high.template, high.corner), st)
+    same(d2, "dropped", "superseded", h, st)
+    assert d2.superseded_by == high.key and arb.pending["t7"].hit is high
+    [d3] = arb.close(st)
+    same(d3, "dropped", "session_end", high, st)
+    none = RuleHit("coasting", 2, "no_coast", None, None, 1)
+    [d4] = arb.schedule(none, render("no_coast"), st)
+    same(d4, "dropped", "no_corner", none, st)
+    safety = RuleHit("oil_pressure_low", 3, "oil_pressure")
+    d5 = arb.safety(safety, render("oil_pressure"), st)
+    same(d5, "spoken", None, safety, st)
+    busy_arb = CoachArbiter(track)
+    for k in range(int(track.length_m)):
+        busy_arb.tick(st_at(track, k / V, 0, float(k), brake=50.0))
+    [d6] = busy_arb.schedule(h, render(h.template, h.corner), st)
+    same(d6, "dropped", "no_window", h, st)
+    assert "within 1000 m" in busy_arb.no_window["t7"]
+
+
+def test_without_a_track_nothing_technique_is_said() -> None:
+    arb = CoachArbiter(None)
+    st = FrameState(1.0, 1, 100.0, 100.0, 0.0, 0.0, None, 0.0)
+    c = load_track("sonoma").find_corner("t4")
+    h = RuleHit("coasting", 2, "no_coast", c, None, 1)
+    [d] = arb.schedule(h, render("no_coast", c), st)
+    assert d.reason == "no_corner" and arb.tick(st) == [] and arb.profile is None
+
+
+def test_a_grouped_corner_is_cued_before_the_first_of_its_group(track: TrackProfile) -> None:
+    arb = quiet_arb(track, ArbiterConfig(group_frac=0.05, min_gap_s=0.0))
+    t3, t3a = track.find_corner("t3"), track.find_corner("t3a")
+    h = hit(track, "t3a", 1)
+    arb.schedule(h, render(h.template, t3a), st_at(track, 0.0, 1, 900.0))
+    out: list[Decision] = []
+    d = 0.0
+    while not out and d < t3a.start_m:
+        out = arb.tick(st_at(track, 100.0 + d / V, 2, d))
+        d += 1.0
+    [dec] = out
+    assert dec.status == "spoken" and dec.dist_m < t3.start_m
+
+
+def test_a_corner_the_track_does_not_list_still_gets_its_window(track: TrackProfile) -> None:
+    extra = Corner(id="x1", name="Extra", short="X1", seq=99, start_m=3000.0, apex_m=3020.0, end_m=3040.0)
+    arb = quiet_arb(track)
+    h = RuleHit("coasting", 2, "no_coast", extra, None, 1)
+    arb.schedule(h, render("no_coast", extra), st_at(track, 0.0, 1, 3100.0))
+    assert arb.pending["x1"].entry_m == 3000.0
+    out = [x for k in range(3100) for x in arb.tick(st_at(track, 100.0 + k / V, 2, float(k)))]
+    [dec] = out
+    assert dec.status == "spoken" and 2800.0 < dec.dist_m < 3000.0
+    busy = CoachArbiter(track)
+    for k in range(int(track.length_m)):
+        busy.tick(st_at(track, k / V, 0, float(k), brake=50.0))
+    busy.schedule(h, render("no_coast", extra), st_at(track, 0.0, 1, 3100.0))
+    assert list(busy.no_window) == ["x1"]
+
+
+def test_one_cue_per_pass_across_the_finish_line(track: TrackProfile) -> None:
+    """T1's window lies on the straight before the line: a second T1 hit after the line, before T1, is
+    for the same pass (corner_done); the pass after that is a new one."""
+    t1 = track.find_corner("t1")
+    base = corners_busy(track)
+
+    def busy(d: float) -> bool:
+        return (t1.start_m - 20 <= d <= t1.end_m) or (
+            base(d) and not d < t1.start_m and not d > track.length_m - 80
+        )
+
+    drv = Driver(CoachArbiter(track, ArbiterConfig(min_gap_s=0.0)), track, busy)
+    drv.to(1, 2000.0)
+    a = hit(track, "t1", 1)
+    drv.schedule(a)
+    drv.to(2, 0.0)
+    [da] = [d for d in drv.out if d.hit is a]
+    assert da.status == "spoken" and da.lap == 1
+    b = hit(track, "t1", 1, rule="pedal_overlap", prio=1)
+    drv.schedule(b)
+    drv.to(2, t1.end_m)
+    [db] = [d for d in drv.out if d.hit is b]
+    assert db.reason == "corner_done"
+    c = hit(track, "t1", 2, rule="over_slowing", prio=1)
+    drv.schedule(c)
+    drv.to(3, t1.end_m)
+    [dc] = [d for d in drv.out if d.hit is c]
+    assert dc.status == "spoken" and dc.lap == 2
+
+
+def test_raised_inside_its_window_without_room_waits_for_the_next_pass(track: TrackProfile) -> None:
+    arb = quiet_arb(track)
+    c = track.find_corner("t7")
+    h = hit(track, "t7", 1)
+    need = V * (render(h.template, c).speak_s + SAFETY_MARGIN_S)
+    w_start, w_end = arb.profile.window(c.start_m, render(h.template, c).speak_s + SAFETY_MARGIN_S)
+    arb.schedule(h, render(h.template, c), st_at(track, 50.0, 1, c.start_m - w_end - need + 6.0))
+    assert arb.pending["t7"].window == (w_start, w_end) and not arb.pending["t7"].armed
+    h2 = hit(track, "t9", 1)
+    c9 = track.find_corner("t9")
+    _, w9_end = arb.profile.window(c9.start_m, render(h2.template, c9).speak_s + SAFETY_MARGIN_S)
+    arb.schedule(h2, render(h2.template, c9), st_at(track, 50.0, 1, c9.start_m - w9_end - need - 6.0))
+    assert arb.pending["t9"].armed
+
+
+def test_fixed_lead_grows_with_speed_and_phrase_length(track: TrackProfile) -> None:
+    arb = CoachArbiter(track)  # no lap driven: no profile yet
+    c = track.find_corner("t11")
+    h = RuleHit("pedal_overlap", 1, "pedal_overlap", c, None, 1)
+    ph = render("pedal_overlap", c)
+    v = 70.0
+    arb.schedule(h, ph, st_at(track, 0.0, 1, 3000.0, v=v))
+    lead = v * (ph.speak_s + SAFETY_MARGIN_S) + v * 1.0
+    assert lead > 150.0
+    out = [x for k in range(3000, 3600) for x in arb.tick(st_at(track, k / v, 1, float(k), v=v))]
+    [dec] = out
+    assert dec.status == "spoken" and c.start_m - lead - 1.0 <= dec.dist_m <= c.start_m - lead + 1.0
+    slow = CoachArbiter(track)
+    slow.schedule(h, ph, st_at(track, 0.0, 1, 3000.0))
+    out = [x for k in range(3000, 3600) for x in slow.tick(st_at(track, k / V, 1, float(k)))]
+    assert c.start_m - 151.0 <= out[0].dist_m <= c.start_m - 149.0
+
+
+def test_window_search_reaches_exactly_its_range_and_counts_slow_bins() -> None:
+    p = QuietProfile(100.0)  # 20 bins; the search covers 19 of them (never the entry's own bin)
+    for k in range(20):
+        p.observe(k * 5.0, k not in (0,), 20.0)
+    assert isinstance(p.window(0.0, 0.1), str)
+    q = QuietProfile(100.0)
+    for k in range(20):
+        q.observe(k * 5.0, k != 1, 20.0)
+    assert q.window(0.0, 0.1) == (95.0, 90.0)
+    crawl = QuietProfile(100.0)
+    for k in range(20):
+        crawl.observe(k * 5.0, False, 0.5)  # below 1 m/s counts as 1 m/s: 5 s a bin
+    assert crawl.window(50.0, 5.0) == (10.0, 0.0)  # 5 s + 3 s of slack: two bins of 5 s

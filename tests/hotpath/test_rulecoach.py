@@ -114,3 +114,39 @@ def test_silent_until_a_reference_exists() -> None:
     sess, _ = run(type(sim)({k: v[keep] for k, v in sim.wide.items()}, sim.truth))
     assert sess.coach.ref_source == "session_best" and sess.coach.ref_lap == 1
     assert [d for d in sess.decisions if d.hit.priority < 3 and (d.hit.source_lap or 0) <= 1] == []
+
+
+def test_every_rule_hit_ends_in_exactly_one_stored_decision() -> None:
+    sim = simulate(laps=8, seed=13, rate_hz=25)
+    notes: list[dict[str, Any]] = []
+    sess = LiveSession(
+        "s",
+        load_car("bmw_e46_m3_aim_mxp"),
+        load_track("sonoma"),
+        lambda t, r: notes.extend(r) if t == "coaching_notes" else None,
+    )
+    hits: list[Any] = []
+    on_corner = sess.coach.on_corner
+
+    def spy(obs: Any) -> Any:
+        got = on_corner(obs)
+        hits.extend(got)
+        return got
+
+    sess.coach.on_corner = spy  # type: ignore[method-assign]
+    w = sim.wide
+    keys = list(w)
+    for i in range(len(w["t_s"])):
+        sess.process({k: float(w[k][i]) for k in keys})
+    sess.finish()
+    assert len(hits) >= 10
+    tech = [d for d in sess.decisions if d.hit.priority < 3]
+    assert sorted(id(d.hit) for d in tech) == sorted(id(h) for h in hits)  # one each, none lost
+    assert len(notes) == len(sess.decisions)
+    keys_of = {h.key for h in hits}
+    for n in notes:
+        assert n["status"] in ("spoken", "dropped")
+        assert (n["status"] == "dropped") == bool(n["reason"])
+        if n["reason"] == "superseded":
+            assert n["superseded_by"] in keys_of
+    assert any(n["reason"] == "superseded" for n in notes)

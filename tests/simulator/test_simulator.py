@@ -5,9 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from shared.corners import corner_results
+from shared.laps import assign_laps, detect_laps
 from shared.simulator import Scenario, simulate, write_aim_csv
 from shared.simulator.fixtures import cached_sim
+from shared.simulator.session import DRIVING_MISTAKES
 
 
 def test_deterministic_per_seed() -> None:
@@ -80,3 +84,68 @@ def test_aim_csv_round_trips_segment_times(tmp_path: Path) -> None:
     ends = [lp["t_end_s"] for lp in sim.truth.laps]
     assert len(log.beacons_s or []) == len(ends)
     assert max(abs(a - b) for a, b in zip(log.beacons_s or [], ends, strict=True)) <= 0.001
+
+
+def test_every_injected_mistake_costs_time_and_the_truth_says_how_much() -> None:
+    sim = cached_sim()
+    times = {lp["lap"]: lp["time_s"] for lp in sim.truth.laps if lp["kind"] == "full"}
+    stint = [times[k] for k in sim.truth.clean_laps if k > 2]
+    mistakes = [e for e in sim.truth.events if e["kind"] in DRIVING_MISTAKES]
+    assert {e["kind"] for e in mistakes} == set(DRIVING_MISTAKES)
+    for e in mistakes:
+        assert e["time_lost_s"] >= 0.05, e
+    for lap in {e["lap"] for e in mistakes}:
+        lost = sum(e["time_lost_s"] for e in mistakes if e["lap"] == lap)
+        # the lap is slower than the clean stint by about what its mistakes cost (grip varies a little)
+        assert times[lap] > max(stint), (lap, times[lap], stint)
+        assert times[lap] - float(np.median(stint)) == pytest.approx(lost, abs=0.2)
+
+
+def test_truth_numbers_are_those_of_the_signals() -> None:
+    """Brake point and minimum speed in the truth file agree with what the generated signals show."""
+    sim = cached_sim()
+    w = {k: v.copy() for k, v in sim.wide.items()}
+    laps = detect_laps(w, sim.track, [lp["t_end_s"] for lp in sim.truth.laps])
+    assign_laps(w, laps, sim.track)
+    rows = {(r["lap"], r["corner_id"]): r for r in corner_results(w, laps, sim.track.corners)}
+    braking = [e for e in sim.truth.events if "brake_point_m" in e]
+    assert {e["kind"] for e in braking} >= {"late_brake", "early_brake", "coasting"}
+    for e in braking:
+        r = rows[(e["lap"], e["corner_id"])]
+        assert r["brake_point_m"] == pytest.approx(e["brake_point_m"], abs=5.0), e
+        assert r["min_kmh"] == pytest.approx(e["min_kmh"], abs=1.5), e
+        clean = [rows[(k, e["corner_id"])]["brake_point_m"] for k in sim.truth.clean_laps if k > 2]
+        assert float(np.median(clean)) == pytest.approx(e["clean_brake_point_m"], abs=5.0)
+    for e in sim.truth.events_of("late_brake") + sim.truth.events_of("early_brake"):
+        assert abs(e["brake_shift_m"] - e["offset_m"] * (1 if e["kind"] == "late_brake" else -1)) <= 2.0
+
+
+def test_brakes_and_grip_stay_within_the_car_profile() -> None:
+    sim = cached_sim()
+    veh = sim.car.vehicle
+    w = sim.wide
+    decel = -np.convolve(w["g_long"], np.ones(5) / 5, mode="same")  # 0.1 s: sensor noise averaged out
+    assert np.max(decel) < veh.max_g_brake * 1.12  # the limit plus drag at top speed
+    clean = w["brake_bar"][w["t_s"] < sim.truth.laps[2]["t_end_s"]]  # out-lap, laps 1-2 (clean)
+    assert np.max(w["brake_bar"]) < np.max(clean) * 1.05  # mistakes brake no harder than clean laps
+
+
+def test_clean_scenario_has_no_mistakes_and_every_lap_counts() -> None:
+    sim = simulate(laps=3, seed=4, rate_hz=10, scenario=Scenario.clean(3))
+    assert sim.truth.events == [] and sim.truth.clean_laps == [1, 2, 3]
+    w = sim.wide
+    assert w["abs_active"].max() == 0 and w["dsc_active"].max() == 0
+
+
+def test_simulate_cli_clean(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from shared.cli import build_app
+
+    res = CliRunner().invoke(
+        build_app(),
+        ["simulate", "--laps", "2", "--seed", "3", "--rate", "10", "--clean", "--out", str(tmp_path)],
+    )
+    assert res.exit_code == 0, res.output
+    truth = next(tmp_path.glob("*_clean.truth.json"))
+    assert '"events": []' in truth.read_text()
