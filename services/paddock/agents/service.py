@@ -562,7 +562,7 @@ class CoachService:
         self, req: CoachRequest, run: _Run, ticket: Any, model_ok: bool
     ) -> AsyncGenerator[CoachEvent, None]:
         from services.paddock.agents.data_agents import DATA_SPECS, run_data_spec
-        from services.paddock.agents.prompts import narrative_prompt
+        from services.paddock.agents.prompts import narrative_messages
 
         keys = BRIEF_KEYS if req.kind == "brief" else list(DATA_SPECS)
 
@@ -578,10 +578,7 @@ class CoachService:
         clock = _Clock(self.settings)
         async for ev in self._take_model(ticket, run, clock):
             yield ev
-        messages = [
-            {"role": "system", "content": narrative_prompt(req.kind, req.question, run.state["evidence"])},
-            {"role": "user", "content": req.question},
-        ]
+        messages = narrative_messages(req.kind, req.question, run.state["evidence"])
         stream = self.warm.stream(
             messages, role=req.agent, mode=req.kind, max_tokens=self.settings.llm_max_tokens
         )
@@ -740,6 +737,7 @@ class CoachService:
         narrator, fallback, complete = "llm", None, True
         text, emotion = parse_emotion(raw)
         facts = Facts()
+        facts.add_text(req.question)  # the laps and corners the driver asked about may be named back
         for res in run.tool_results:
             facts.add_data(res)
         allowed = AGENT_REGISTRY.get(run.author or "", {}).get("tools", [])
