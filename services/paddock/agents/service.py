@@ -144,19 +144,26 @@ class _Clock:
 
 
 async def _deadlined(agen: AsyncIterator[Any], clock: _Clock) -> AsyncGenerator[Any, None]:
-    """``agen``'s items, each awaited under the clock's current deadline."""
+    """``agen``'s items, each awaited under the clock's current deadline. However it ends, ``agen`` is
+    closed here (an ADK run left to the garbage collector cannot shut down cleanly)."""
     it = aiter(agen)
-    while True:
-        try:
-            async with asyncio.timeout_at(clock.deadline) as cm:
-                item = await anext(it)
-        except StopAsyncIteration:
-            return
-        except TimeoutError:
-            if cm.expired():
-                raise clock.expired() from None
-            raise
-        yield item
+    try:
+        while True:
+            try:
+                async with asyncio.timeout_at(clock.deadline) as cm:
+                    item = await anext(it)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                if cm.expired():
+                    raise clock.expired() from None
+                raise
+            yield item
+    finally:
+        close = getattr(agen, "aclose", None)
+        if close is not None:
+            with contextlib.suppress(RuntimeError):  # a generator that was already mid-shutdown
+                await close()
 
 
 def _as_json(v: Any) -> Any:
