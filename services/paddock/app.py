@@ -111,6 +111,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "lake": {"newest_file_age_s": round(time.time() - newest, 1) if newest else None},
             "active_driver_sessions": len(request.app.state.coach._adk_sessions),
             "warm_up": request.app.state.coach.warm_state,
+            "agents_ready": request.app.state.coach.runner is not None,
             "queue": {"waiting": request.app.state.gate.waiting, "size": request.app.state.gate.size},
             "requests_rejected": dict(http_rejected),
             "event_loop_lag": request.app.state.loop_lag.as_dict(),

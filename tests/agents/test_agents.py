@@ -270,9 +270,9 @@ def test_quick_debrief_is_one_warm_call_with_packed_context(env) -> None:
     assert len(llm.requests) - before == 1
     req = llm.requests[-1]
     assert req["stream"] is True and "tools" not in req
-    system = req["messages"][0]["content"]
-    assert system.startswith(DEBRIEF_RULES) and "Best: lap" in system and "[EMOTION:x]" in system
-    assert '"best_lap"' not in system  # the digest, not the data agents' JSON
+    system, user = (m["content"] for m in req["messages"])
+    assert system == DEBRIEF_RULES and "Best: lap" in user and "[EMOTION:x]" in system
+    assert '"best_lap"' not in user  # the digest, not the data agents' JSON
     row = svc.store.query(
         "SELECT * FROM llm_friction WHERE backend = 'warm-httpx' ORDER BY ts DESC LIMIT 1", []
     )[0]

@@ -17,7 +17,7 @@ class TracePlugin(BasePlugin):
         super().__init__(name="pitwall_trace")
         self.store = store
         self._t: dict[str, float] = {}
-        self._prompt: dict[str, int | None] = {}
+        self._prompt: dict[str, Any] = {}
         self.llm_calls: dict[str, int] = defaultdict(int)
         self.tool_calls: dict[str, int] = defaultdict(int)
         self.prompt_tokens: dict[
@@ -62,7 +62,8 @@ class TracePlugin(BasePlugin):
         inv, _ = self._ids(callback_context)
         self.llm_calls[inv] += 1
         self._t[f"m:{inv}:{callback_context.agent_name}"] = time.perf_counter()
-        self._prompt[f"m:{inv}:{callback_context.agent_name}"] = self._prompt_chars(llm_request)
+        # sized after the call: an agent's own callback may still rewrite the request (the narrative does)
+        self._prompt[f"m:{inv}:{callback_context.agent_name}"] = llm_request
         return None
 
     async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
@@ -83,7 +84,7 @@ class TracePlugin(BasePlugin):
             role=callback_context.agent_name,
             mode="adk",
             backend="litellm",
-            prompt_chars=self._prompt.pop(key, None),
+            prompt_chars=self._prompt_chars(self._prompt.pop(key, None)),
             completion_chars=len(text),
             latency_ms=(time.perf_counter() - t0) * 1000 if t0 else None,
             truncated="MAX_TOKENS" in finish.upper(),
@@ -97,11 +98,12 @@ class TracePlugin(BasePlugin):
         self, *, callback_context: Any, llm_request: Any, error: Exception
     ) -> None:
         inv, sid = self._ids(callback_context)
+        self._t.pop(f"m:{inv}:{callback_context.agent_name}", None)
         self.store.friction(
             role=callback_context.agent_name,
             mode="adk",
             backend="litellm",
-            prompt_chars=None,
+            prompt_chars=self._prompt_chars(self._prompt.pop(f"m:{inv}:{callback_context.agent_name}", None)),
             completion_chars=0,
             latency_ms=None,
             truncated=False,

@@ -1,8 +1,7 @@
 """System prompts, apart from the agent wiring. Every prompt carries the emotion-tag contract.
 
-The narrative prompts are a stable prefix (identical for every session and driver, so a llama.cpp or
-Ollama server reuses its prompt cache) followed by the per-request part: the evidence digest and the
-driver's words, last.
+The narrative call is a system prompt that is identical for every session and driver (so a llama.cpp or
+Ollama server reuses its prompt cache) and one user message: the evidence digest and the driver's words.
 """
 
 from __future__ import annotations
@@ -28,14 +27,20 @@ In at most 80 words: the warm-up, one or two focus corners with what to try, and
 {GROUNDING}
 {EMOTION_CONTRACT}"""
 
-# the per-request part, always after the rules
-REQUEST_PART = """
-Data:
+# the per-request part: the user message, after the stable system prompt
+REQUEST_PART = """Data:
 {evidence}
 Driver: {question}"""
 
-NARRATIVE_DEBRIEF = DEBRIEF_RULES + REQUEST_PART.format(evidence="{evidence?}", question="{user_question?}")
-NARRATIVE_BRIEF = BRIEF_RULES + REQUEST_PART.format(evidence="{evidence?}", question="{user_question?}")
+
+def narrative_messages(kind: str, question: str, evidence: str) -> list[dict[str, str]]:
+    """The narrative call, for the ADK agent and the warm tier alike: the rules as the system prompt (the
+    same bytes for every request, so the server's prompt cache keeps them) and the digest as the user
+    message."""
+    return [
+        {"role": "system", "content": BRIEF_RULES if kind == "brief" else DEBRIEF_RULES},
+        {"role": "user", "content": REQUEST_PART.format(evidence=evidence, question=question)},
+    ]
 
 
 def specialist(role: str) -> str:
@@ -44,9 +49,3 @@ answer with numbers. Be brief: at most 80 words, concrete and actionable.
 The driver's session is {{session_id?}}: pass it as session_id to your tools.
 {GROUNDING}
 {EMOTION_CONTRACT}"""
-
-
-def narrative_prompt(kind: str, question: str, evidence: str) -> str:
-    """The warm tier's single-call system prompt: the same rules and digest as the ADK narrative agent."""
-    rules = BRIEF_RULES if kind == "brief" else DEBRIEF_RULES
-    return rules + REQUEST_PART.format(evidence=evidence, question=question)

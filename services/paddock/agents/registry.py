@@ -157,6 +157,20 @@ def build_data_agent(key: str, suffix: str, model: Any, mode: str) -> Any:
     )
 
 
+def narrative_request(kind: str, callback_context: Any, llm_request: Any) -> None:
+    """The narrative call is exactly ``prompts.narrative_messages``: the stable rules as the system prompt
+    (ADK's "You are an agent..." line would only distract a small model and change the cached prefix) and
+    the evidence digest with the driver's words as the one user message."""
+    from google.genai import types
+
+    state = callback_context.state
+    system, user = prompts.narrative_messages(
+        kind, str(state.get("user_question") or ""), str(state.get("evidence") or "")
+    )
+    llm_request.config.system_instruction = system["content"]
+    llm_request.contents = [types.Content(role="user", parts=[types.Part(text=user["content"])])]
+
+
 def build_pipeline(kind: str, model: Any, mode: str) -> Any:
     from google.adk.agents import LlmAgent, ParallelAgent, SequentialAgent
 
@@ -174,7 +188,8 @@ def build_pipeline(kind: str, model: Any, mode: str) -> Any:
             name=f"NarrativeAgent{kind.capitalize()}",
             model=model,
             include_contents="none",
-            instruction=prompts.NARRATIVE_DEBRIEF if kind == "debrief" else prompts.NARRATIVE_BRIEF,
+            instruction=prompts.DEBRIEF_RULES if kind == "debrief" else prompts.BRIEF_RULES,
+            before_model_callback=functools.partial(narrative_request, kind),
         )
         digest = DigestAgent(
             name=f"{kind.capitalize()}Digest", kind=kind, description="Compact evidence for the narrative"

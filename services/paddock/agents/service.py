@@ -144,19 +144,26 @@ class _Clock:
 
 
 async def _deadlined(agen: AsyncIterator[Any], clock: _Clock) -> AsyncGenerator[Any, None]:
-    """``agen``'s items, each awaited under the clock's current deadline."""
+    """``agen``'s items, each awaited under the clock's current deadline. However it ends, ``agen`` is
+    closed here (an ADK run left to the garbage collector cannot shut down cleanly)."""
     it = aiter(agen)
-    while True:
-        try:
-            async with asyncio.timeout_at(clock.deadline) as cm:
-                item = await anext(it)
-        except StopAsyncIteration:
-            return
-        except TimeoutError:
-            if cm.expired():
-                raise clock.expired() from None
-            raise
-        yield item
+    try:
+        while True:
+            try:
+                async with asyncio.timeout_at(clock.deadline) as cm:
+                    item = await anext(it)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                if cm.expired():
+                    raise clock.expired() from None
+                raise
+            yield item
+    finally:
+        close = getattr(agen, "aclose", None)
+        if close is not None:
+            with contextlib.suppress(RuntimeError):  # a generator that was already mid-shutdown
+                await close()
 
 
 def _as_json(v: Any) -> Any:
@@ -562,7 +569,7 @@ class CoachService:
         self, req: CoachRequest, run: _Run, ticket: Any, model_ok: bool
     ) -> AsyncGenerator[CoachEvent, None]:
         from services.paddock.agents.data_agents import DATA_SPECS, run_data_spec
-        from services.paddock.agents.prompts import narrative_prompt
+        from services.paddock.agents.prompts import narrative_messages
 
         keys = BRIEF_KEYS if req.kind == "brief" else list(DATA_SPECS)
 
@@ -578,10 +585,7 @@ class CoachService:
         clock = _Clock(self.settings)
         async for ev in self._take_model(ticket, run, clock):
             yield ev
-        messages = [
-            {"role": "system", "content": narrative_prompt(req.kind, req.question, run.state["evidence"])},
-            {"role": "user", "content": req.question},
-        ]
+        messages = narrative_messages(req.kind, req.question, run.state["evidence"])
         stream = self.warm.stream(
             messages, role=req.agent, mode=req.kind, max_tokens=self.settings.llm_max_tokens
         )
@@ -740,6 +744,7 @@ class CoachService:
         narrator, fallback, complete = "llm", None, True
         text, emotion = parse_emotion(raw)
         facts = Facts()
+        facts.add_text(req.question)  # the laps and corners the driver asked about may be named back
         for res in run.tool_results:
             facts.add_data(res)
         allowed = AGENT_REGISTRY.get(run.author or "", {}).get("tools", [])

@@ -27,6 +27,7 @@ def litellm_args(settings: Settings) -> dict[str, Any]:
         "timeout": max(settings.adk_timeout_s, settings.llm_first_token_s, settings.llm_idle_s) + 5.0,
         "num_retries": 0,
         "max_tokens": settings.llm_max_tokens,
+        "temperature": 0.2,  # a small model stays on the data; the warm tier uses the same
     }
 
 

@@ -112,7 +112,7 @@ class WarmClient:
             "messages": messages,
             "stream": True,
             "max_tokens": max_tokens,
-            "temperature": 0.3,
+            "temperature": litellm_args(self.settings)["temperature"],
         }
         t0 = time.perf_counter()
         parts: list[str] = []
