@@ -221,3 +221,18 @@ def test_drive_screen_is_self_contained_and_serves_voices(hotpath) -> None:
     assert wav.status_code == 200 and wav.content[:4] == b"RIFF" and len(wav.content) < 60_000
     for bad in ("..%2Fmanifest.json", "MANIFEST.JSON", "0123456789abcdef.wav", "x" * 300):
         assert httpx.get(f"{hotpath.url}/voices/{bad}").status_code == 404, bad
+
+
+def test_drive_screen_reloads_offline_from_its_service_worker(hotpath, browser) -> None:
+    ctx = browser.new_context(service_workers="allow")
+    try:
+        pg = ctx.new_page()
+        pg.goto(f"{hotpath.url}/drive")
+        pg.wait_for_function("navigator.serviceWorker.controller !== null", timeout=30000)
+        pg.reload()  # served by the worker now, which keeps a copy
+        pg.wait_for_selector("#delta")
+        ctx.set_offline(True)
+        pg.reload()
+        assert pg.locator("#delta").count() == 1 and pg.title() == "Pitwall drive"
+    finally:
+        ctx.close()

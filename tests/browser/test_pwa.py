@@ -258,7 +258,9 @@ def test_sessions_cards_tables_and_map_are_labelled_for_people(stack, page) -> N
     assert page.locator("#corners-title").inner_text().startswith("Corners, lap ")
     labels = page.locator("#trackmap text.corner-label").all_text_contents()
     assert (
-        len(labels) >= 8 and "T11" in labels and page.locator("#trackmap text.sf-label").text_content() == "S/F"
+        len(labels) >= 8
+        and "T11" in labels
+        and page.locator("#trackmap text.sf-label").text_content() == "S/F"
     )
     ratios = _proportional(page, "#lapchart rect[data-label]")
     assert len(ratios) >= 4 and max(ratios) / min(ratios) < 1.01  # zero-based: height is the lap time
