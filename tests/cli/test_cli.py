@@ -93,3 +93,12 @@ def test_quiet_by_default_and_v_for_more() -> None:
     finally:
         root.setLevel(saved[0])
         httpx_log.setLevel(saved[1])
+
+
+def test_replay_to_a_hot_path_that_is_not_there_is_one_clear_line() -> None:
+    from tests.support.procs import free_port
+
+    url = f"ws://127.0.0.1:{free_port()}/ingest/ws"
+    r = pitwall("replay", "--sim", "--laps", "1", "--speed", "0", "--to", url)
+    assert r.returncode == 1 and "cannot stream to" in r.stderr and url in r.stderr.replace("\n", "")
+    assert "Traceback" not in r.stderr
