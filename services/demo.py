@@ -154,6 +154,7 @@ def demo_cmd(
             "seconds": round(time.monotonic() - t_start, 1),
             "data_dir": str(data_dir),
             "app_url": f"{purl}/#/session/{res['session_id']}",
+            "drive_url": f"{url}/drive",
         }
         if as_json:
             sys.stdout.write(json.dumps(summary, default=str) + "\n")
@@ -164,6 +165,7 @@ def demo_cmd(
                 f"still running: hot path {url} (pid {proc.pid}), paddock {purl} (pid {pproc.pid}); data in {data_dir}"
             )
             console.print(f"tablet app: [bold]{summary['app_url']}[/bold]")
+            console.print(f"drive screen (the phone in the car): [bold]{summary['drive_url']}[/bold]")
         elif not as_json:
             console.print(f"tablet app (with --keep, the services stay up): {summary['app_url']}")
     finally:

@@ -106,8 +106,8 @@ def replay_cmd(
         return
     start = {"driver_id": driver, "car": car_id, "track": track}
     import httpx
-    import websockets
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+    from websockets.exceptions import WebSocketException
 
     t0 = float(wide["t_s"][0])
     total = max(float(wide["t_s"][-1]) - t0, 1e-3)
@@ -137,7 +137,7 @@ def replay_cmd(
         hint = " (give --token or set PITWALL_API_TOKEN)" if code in (401, 403) else ""
         err.print(f"[red]error[/red]: the hot path at {to} answered {code}{hint}")
         raise typer.Exit(1) from exc
-    except (OSError, httpx.TransportError, websockets.exceptions.WebSocketException) as exc:
+    except (OSError, httpx.TransportError, WebSocketException) as exc:
         err.print(f"[red]error[/red]: cannot stream to {to}: {exc}")
         raise typer.Exit(1) from exc
     sys.stdout.write(

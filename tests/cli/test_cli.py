@@ -74,3 +74,31 @@ def test_sessions_at_80_columns_keep_the_id_and_logs_are_quiet(two_cars) -> None
     assert " INFO " not in r.stderr
     r = pitwall("-v", "sessions", "--data-dir", two_cars["data"], columns=80)
     assert r.returncode == 0, r.stderr
+
+
+def test_quiet_by_default_and_v_for_more() -> None:
+    import logging
+
+    from shared.cli import set_verbosity
+
+    root, httpx_log = logging.getLogger(), logging.getLogger("httpx")
+    saved = (root.level, httpx_log.level)
+    try:
+        set_verbosity(0)
+        assert root.level == logging.WARNING and httpx_log.level == logging.WARNING
+        set_verbosity(1)  # -v: what Pitwall does, not every HTTP request
+        assert root.level == logging.INFO and httpx_log.level == logging.WARNING
+        set_verbosity(2)
+        assert root.level == logging.DEBUG and httpx_log.level == logging.DEBUG
+    finally:
+        root.setLevel(saved[0])
+        httpx_log.setLevel(saved[1])
+
+
+def test_replay_to_a_hot_path_that_is_not_there_is_one_clear_line() -> None:
+    from tests.support.procs import free_port
+
+    url = f"ws://127.0.0.1:{free_port()}/ingest/ws"
+    r = pitwall("replay", "--sim", "--laps", "1", "--speed", "0", "--to", url)
+    assert r.returncode == 1 and "cannot stream to" in r.stderr and url in r.stderr.replace("\n", "")
+    assert "Traceback" not in r.stderr

@@ -31,6 +31,7 @@ def test_demo_runs_to_its_summary(tmp_path: Path) -> None:
         timeout=300,
     )
     assert out.returncode == 0, out.stderr[-3000:]
+    assert " INFO " not in out.stderr  # quiet by default: no per-request httpx lines
     s = json.loads(out.stdout)
     assert s["laps"] == 5 and 95 < s["best_lap_s"] < 125
     assert s["cues_spoken"] >= 1
