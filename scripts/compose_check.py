@@ -32,6 +32,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -514,7 +515,9 @@ class Check:
         n = len(laps) if isinstance(laps, list) else len((laps or {}).get("laps", [])) if code == 200 else 0
         if code != 200 or n == 0:
             raise CheckFailed(f"/sessions/{sid}/laps answered {code} with {n} laps")
-        return f"{sid} listed ({row.get('track', '?')}), {n} laps from the lake"
+        if row.get("status") != "closed" or row.get("driver_id") != "compose-check":
+            raise CheckFailed(f"session row {row}: want status closed, driver compose-check")
+        return f"{sid} listed (driver {row['driver_id']}, track {row.get('track_id')}, closed), {n} laps from the lake"
 
     def s_debrief(self) -> str:
         sid = self.state["session_id"]
@@ -550,13 +553,18 @@ class Check:
             "text_head": (d.get("text") or "")[:300],
             "events": kinds,
         }
+        # how big the model's job was: llama.cpp logs the prompt tokens it had to evaluate
+        llm_log = self.dc("logs", "--no-color", "llm-local", check=False, timeout=60).stdout
+        evals = re.findall(r"remaining (\d+) prompt tokens to eval", llm_log)
+        self.figures["debrief"]["prompt_tokens_evaluated"] = [int(n) for n in evals]
         if d.get("narrator") != "llm" or not kinds.get("token"):
             raise CheckFailed(
                 f"the debrief was not written by the model: narrator {d.get('narrator')!r}, reason "
                 f"{d.get('reason')!r}, events {kinds}"
             )
         return (
-            f"narrator {d['narrator']}, {kinds.get('token', 0)} tokens, first byte {t_first:.2f} s, first token "
+            f"narrator {d['narrator']}, prompt {evals[-1] if evals else '?'} tokens, "
+            f"{kinds.get('token', 0)} token events, first byte {t_first:.2f} s, first token "
             f"{first_token:.1f} s, done {t_done:.1f} s, {len(d.get('text') or '')} chars"
         )
 
