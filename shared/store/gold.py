@@ -104,12 +104,6 @@ def save_gold_lap(
     try:
         laps_file = table_path(settings.lake_dir, session_id, "laps")
         r = con.execute(f"SELECT time_s FROM read_parquet('{laps_file}') WHERE lap = ?", [lap]).fetchone()
-        sess_file = table_path(settings.lake_dir, session_id, "session")
-        car = (
-            con.execute(f"SELECT car_id FROM read_parquet('{sess_file}')").fetchone()
-            if sess_file.is_file()
-            else None
-        )
     finally:
         con.close()
     meta = {
@@ -118,9 +112,8 @@ def save_gold_lap(
         "session_id": session_id,
         "lap": lap,
         "time_s": r[0] if r else float(trace["time_s"][-1]),
-        "car_id": car[0] if car else None,  # RuleCoach uses a gold lap only in the car it was driven in
         "source": source,
-        "car_id": car_id,
+        "car_id": car_id,  # RuleCoach uses a gold lap only in the car it was driven in
     }
     tbl = pa.table({k: pa.array(v, pa.float64()) for k, v in trace.items()})
     tbl = tbl.replace_schema_metadata({"pitwall_gold": json.dumps(meta)})
