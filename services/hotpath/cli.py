@@ -177,13 +177,20 @@ def voices_build_cmd(
     except (KeyError, ValueError, RuntimeError) as exc:
         err.print(f"[red]error[/red]: {str(exc).strip(chr(34))}")
         raise typer.Exit(2) from exc
+    from services.hotpath.phrases import Phrase
+
     entries = m["entries"].values()
     ms = sorted(e["ms"] for e in entries)
+    # the arbiter times cues with its own speaking budget (Phrase.speak_s); audio longer than that ends later
+    over = [e["ms"] - 1000 * Phrase("", t).speak_s for t, e in m["entries"].items()]
+    over = [x for x in over if x > 0]
     summary = {
         "phrases": len(ms),
         "bytes": sum(e["bytes"] for e in entries),
         "ms_median": ms[len(ms) // 2] if ms else None,
         "ms_max": ms[-1] if ms else None,
+        "longer_than_arbiter_budget": len(over),
+        "max_ms_over_budget": round(max(over)) if over else 0,
         "engine": m["engine"],
         "dir": str(settings.data_dir / "voices"),
     }

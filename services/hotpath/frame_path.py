@@ -82,6 +82,7 @@ class LiveSession:
         on_cue: Callable[[Cue], None] | None = None,
         buffer_s: float = 0.25,
         headset_latency_s: float = 0.15,
+        audio_s: dict[str, float] | None = None,
     ) -> None:
         self.session_id = session_id
         self.buffer_s = buffer_s  # frames wait at most this long (wall clock) before going to the writer
@@ -95,6 +96,7 @@ class LiveSession:
         self.coach = RuleCoach(track, th)
         self.arbiter = CoachArbiter(track, ArbiterConfig(headset_latency_s=headset_latency_s))
         self.clock = SessionClock()
+        self.audio_s = audio_s or {}  # cue text -> length of its pre-rendered audio (pitwall voices build)
         self.delta = PredictiveDelta(session_id)
         self.on_delta: Callable[[dict[str, Any]], None] | None = None
         self._timed = False  # a lap line has been crossed: the lap in progress is timed
@@ -257,7 +259,10 @@ class LiveSession:
         """Epoch ms by which a spoken decision must start; None for a dropped one."""
         if d.status != "spoken":
             return None
-        deadline = d.deadline_t_s if d.deadline_t_s is not None else d.t_s + SAFETY_SPEAK_WITHIN_S
+        if d.deadline_t_s is None:
+            deadline = d.t_s + SAFETY_SPEAK_WITHIN_S
+        else:  # the rendered audio of this phrase may be longer than the arbiter's speaking budget
+            deadline = d.deadline_t_s - max(0.0, self.audio_s.get(d.phrase.text, 0.0) - d.phrase.speak_s)
         return self.clock.to_epoch_ms(
             deadline, self.last_t if self.last_t is not None else d.t_s, time.time()
         )

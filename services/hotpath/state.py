@@ -11,6 +11,7 @@ from services.hotpath.cue_stream import CueHub
 from services.hotpath.frame_path import Cue, LiveSession
 from services.hotpath.metrics import Histogram, RateMeter
 from services.hotpath.validation import Counters, FrameRejected, clean_batch, clean_frame
+from services.hotpath.voices import audio_lengths
 from shared import __version__
 from shared.laps import Lap
 from shared.profiles.car import load_car
@@ -93,6 +94,7 @@ class HotpathState:
             self._on_cue,
             buffer_s=self.settings.flush_interval_s / 2,
             headset_latency_s=self.settings.headset_latency_s,
+            audio_s=audio_lengths(self.settings.data_dir),
         )
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
         sess.on_delta = lambda ev: self.hub.publish_state("delta", ev)

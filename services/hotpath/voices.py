@@ -181,3 +181,16 @@ def load_manifest(data_dir: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return m if isinstance(m, dict) and isinstance(m.get("entries"), dict) else None
+
+
+def audio_lengths(data_dir: Path) -> dict[str, float]:
+    """Cue text -> seconds of its rendered audio, for the hot path's deadlines (empty when none built)."""
+    m = load_manifest(data_dir)
+    if m is None:
+        return {}
+    out: dict[str, float] = {}
+    for text, e in m["entries"].items():
+        ms = e.get("ms") if isinstance(e, dict) else None
+        if isinstance(ms, int | float) and ms > 0:
+            out[str(text)] = float(ms) / 1000
+    return out

@@ -102,3 +102,17 @@ def test_replay_to_a_hot_path_that_is_not_there_is_one_clear_line() -> None:
     r = pitwall("replay", "--sim", "--laps", "1", "--speed", "0", "--to", url)
     assert r.returncode == 1 and "cannot stream to" in r.stderr and url in r.stderr.replace("\n", "")
     assert "Traceback" not in r.stderr
+
+
+def test_voices_build_without_espeak_says_so_and_what_happens_instead(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": str(tmp_path), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # no espeak-ng on it
+    r = subprocess.run(
+        [sys.executable, "-m", "shared.cli", "voices", "build", "--data-dir", str(tmp_path / "d")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 1 and "espeak-ng is not installed" in r.stderr and "speechSynthesis" in r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "d" / "voices" / "manifest.json").exists()

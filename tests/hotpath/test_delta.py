@@ -70,7 +70,13 @@ class ReplayClock:
         return self.time()
 
 
-def _run(monkeypatch: pytest.MonkeyPatch, laps: int, seed: int, gold: tuple[Any, ...] | None = None) -> Any:
+def _run(
+    monkeypatch: pytest.MonkeyPatch,
+    laps: int,
+    seed: int,
+    gold: tuple[Any, ...] | None = None,
+    audio_s: dict[str, float] | None = None,
+) -> Any:
     clock = ReplayClock()
     monkeypatch.setattr(frame_path, "time", clock)
     sim = cached_sim(laps=laps, seed=seed)
@@ -83,6 +89,7 @@ def _run(monkeypatch: pytest.MonkeyPatch, laps: int, seed: int, gold: tuple[Any,
         lambda t, r: None,
         on_cue=lambda c: cues.append((clock.time(), c)),
         headset_latency_s=0.2,
+        audio_s=audio_s,
     )
     sess.on_delta = deltas.append
     if gold is not None:
@@ -154,3 +161,47 @@ def test_a_gold_lap_stays_the_reference(monkeypatch: pytest.MonkeyPatch) -> None
     refs = {(e["reference"] or {}).get("source") for e in deltas if not e["crossed"]}
     assert refs == {"gold"}
     assert all(e["predicted_s"] is None or e["reference"]["time_s"] == 90.0 for e in deltas)
+
+
+def test_speak_by_allows_for_rendered_audio_longer_than_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    _, _, plain, _ = _run(monkeypatch, laps=6, seed=7)
+    tech = [c for _, c in plain if c.status == "spoken" and c.priority < 3]
+    assert tech
+    longer = {c.text: c.speak_s + 0.5 for c in tech}  # each rendered phrase lasts 0.5 s over its budget
+    _, _, cues, _ = _run(monkeypatch, laps=6, seed=7, audio_s=longer)
+    got = {c.phrase_id: c.speak_by for _, c in cues if c.status == "spoken" and c.priority < 3}
+    for c in tech:  # must start 0.5 s of session time (25 ms at 20x) earlier
+        assert c.speak_by - got[c.phrase_id] == pytest.approx(0.5 / SPEED * 1000, abs=2)
+
+
+async def test_a_delta_never_pushes_a_cue_out_and_can_be_left_out() -> None:
+    import asyncio
+    import json
+
+    from services.hotpath.cue_stream import CueHub
+
+    hub = CueHub(maxlen=4)
+
+    async def read(gen: Any, n: int) -> list[tuple[str, dict[str, Any]]]:
+        out = []
+        while len(out) < n:
+            chunk = await asyncio.wait_for(gen.__anext__(), 5)
+            if chunk.startswith("id:"):
+                lines = chunk.strip().split("\n")
+                out.append((lines[1].split(": ", 1)[1], json.loads(lines[2].split(": ", 1)[1])))
+        return out
+
+    with_delta, without = hub.stream(None, state=True), hub.stream(None, state=False)
+    assert [k for k, _ in await read(with_delta, 1)] == ["hello"]
+    assert [k for k, _ in await read(without, 1)] == ["hello"]
+    for i in range(50):  # a slow client: 50 deltas and 3 cues arrive before it reads again
+        hub.publish_state("delta", {"session_id": "s", "i": i})
+        if i % 20 == 0:
+            hub.publish("cue", {"session_id": "s", "i": i})
+    got = await read(with_delta, 4)
+    assert [k for k, _ in got] == ["cue", "cue", "cue", "delta"]
+    assert got[-1][1]["i"] == 49 and all("dropped_before" not in d for _, d in got)
+    hub.publish("cue", {"session_id": "s", "i": 99})
+    assert [k for k, _ in await read(without, 4)] == ["cue", "cue", "cue", "cue"]
+    await with_delta.aclose()
+    await without.aclose()
