@@ -212,6 +212,15 @@ def lap_kind(start: Boundary | None, end: Boundary | None) -> str:
     return "full"
 
 
+def not_full_reason(kind: str, start: Boundary | None, end: Boundary | None) -> str | None:
+    """Why a lap is not ``full``: its kind and the crossing that made it so (None for a full lap)."""
+    if kind == "full":
+        return None
+    edge = start if kind == "out" else end
+    why = edge.reason if edge is not None else None
+    return f"{kind}-lap" + (f": {why}" if why else "")
+
+
 def detect_laps(
     wide: Wide,
     track: TrackProfile | None,
@@ -262,13 +271,7 @@ def _classify(
         b = t_end if e is None else e.t_s
         kind = lap_kind(s, e)
         dist = _integrated_distance(t, spd, a, b) if spd is not None else None
-        reason = None
-        if kind != "full":
-            why = (s.reason if kind == "out" and s is not None else None) or (
-                e.reason if kind == "in" and e is not None else None
-            )
-            reason = f"{kind}-lap" + (f": {why}" if why else "")
-        laps.append(Lap(k, a, b, round(b - a, 3), dist, kind, kind == "full", reason))
+        laps.append(Lap(k, a, b, round(b - a, 3), dist, kind, kind == "full", not_full_reason(kind, s, e)))
     _validate(laps, wide, track)
     return laps
 
@@ -443,7 +446,6 @@ class LiveLapTracker:
     def _close(self, tc: float, t_now: float, v: float, edge: Boundary) -> Lap:
         start = self.lap_start_t if self.lap_start_t is not None else tc
         kind = lap_kind(self.start_edge, edge)
-        self.start_edge = edge
         lap = Lap(
             self.lap,
             start,
@@ -452,7 +454,9 @@ class LiveLapTracker:
             round(self.odo - self.lap_odo0, 1),
             kind,
             kind == "full",
+            not_full_reason(kind, self.start_edge, edge),
         )
+        self.start_edge = edge
         if kind == "full":
             self.best_lap_s = lap.time_s if self.best_lap_s is None else min(self.best_lap_s, lap.time_s)
         self.lap += 1
