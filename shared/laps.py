@@ -392,6 +392,7 @@ class LiveLapTracker:
         self.start_edge: Boundary | None = None  # the crossing that started the current lap
         self._speeds: list[float] = []  # speeds and lateral offsets of the on-track crossings so far
         self._laterals: list[float] = []
+        self._first_off: float | None = None  # lateral of a fast off-centre crossing before any on-track one
 
     def feed(self, t_s: float, lat: float | None, lon: float | None, speed_kmh: float | None) -> LiveLapState:
         crossed: Lap | None = None
@@ -430,14 +431,19 @@ class LiveLapTracker:
 
     def _judge(self, tc: float, speed_kmh: float, lateral: float) -> Boundary:
         """The batch rule on what is known so far: slow against the on-track crossings seen (or under
-        ``MIN_CROSS_KMH`` before any), or beside their line (the gate centre before any), is pit lane."""
+        ``MIN_CROSS_KMH`` before any), or beside their line (the gate centre before any), is pit lane.
+        Two fast crossings in a row on one line away from the gate centre, before any on-track one,
+        are the racing line (a profile whose start/finish point is off it), not the pit lane twice."""
         b = Boundary(tc, speed_kmh)
         typical = float(np.percentile(self._speeds, 75)) if self._speeds else MIN_CROSS_KMH / PIT_SPEED_RATIO
         ref = float(np.median(self._laterals)) if self._laterals else 0.0
+        again = self._first_off is not None and abs(lateral - self._first_off) <= OFF_LINE_M
         if speed_kmh < PIT_SPEED_RATIO * typical:
             b.on_track, b.reason = False, f"crossed at {speed_kmh:.0f} km/h: pit lane"
-        elif abs(lateral - ref) > OFF_LINE_M:
+        elif abs(lateral - ref) > OFF_LINE_M and not (not self._laterals and again):
             b.on_track, b.reason = False, f"crossed {abs(lateral - ref):.0f} m beside the racing line"
+            if not self._laterals:
+                self._first_off = lateral
         else:
             self._speeds.append(speed_kmh)
             self._laterals.append(lateral)

@@ -357,3 +357,22 @@ def test_gps_is_required_for_gate_crossings_even_with_a_track() -> None:
     later = {"t_s": w["t_s"] + 100.0, "speed_kmh": w["speed_kmh"]}  # no lat/lon; the log starts at 100 s
     lp = detect_laps(later, _track())[0]
     assert (lp.t_start_s, lp.kind) == (100.0, "out") and lp.time_s == pytest.approx(float(w["t_s"][-1]))
+
+
+def test_live_tracker_learns_a_racing_line_away_from_the_profiles_line_centre() -> None:
+    """A profile whose start/finish point lies 20 m off the racing line: the first fast crossing there
+    looks like the pit lane, the second on the same line shows it is the racing line."""
+    tr = _track()
+    off = tr.model_copy(
+        update={
+            "start_finish": tr.start_finish.model_copy(update={"lat": tr.start_finish.lat + 20 / 111_195})
+        }
+    )
+    w = _session([(0.9, 150, 0), (4, 150, 0), (0.2, 150, 0)])
+    tracker = LiveLapTracker(off)
+    kinds = []
+    for t, la, lo, v in zip(w["t_s"], w["lat"], w["lon"], w["speed_kmh"], strict=True):
+        st = tracker.feed(float(t), float(la), float(lo), float(v))
+        if st.crossed is not None:
+            kinds.append(st.crossed.kind)
+    assert kinds[:2] == ["out", "out"] and len(kinds) >= 4 and set(kinds[2:]) == {"full"}
