@@ -212,6 +212,15 @@ def lap_kind(start: Boundary | None, end: Boundary | None) -> str:
     return "full"
 
 
+def not_full_reason(kind: str, start: Boundary | None, end: Boundary | None) -> str | None:
+    """Why a lap is not ``full``: its kind and the crossing that made it so (None for a full lap)."""
+    if kind == "full":
+        return None
+    edge = start if kind == "out" else end
+    why = edge.reason if edge is not None else None
+    return f"{kind}-lap" + (f": {why}" if why else "")
+
+
 def detect_laps(
     wide: Wide,
     track: TrackProfile | None,
@@ -262,13 +271,7 @@ def _classify(
         b = t_end if e is None else e.t_s
         kind = lap_kind(s, e)
         dist = _integrated_distance(t, spd, a, b) if spd is not None else None
-        reason = None
-        if kind != "full":
-            why = (s.reason if kind == "out" and s is not None else None) or (
-                e.reason if kind == "in" and e is not None else None
-            )
-            reason = f"{kind}-lap" + (f": {why}" if why else "")
-        laps.append(Lap(k, a, b, round(b - a, 3), dist, kind, kind == "full", reason))
+        laps.append(Lap(k, a, b, round(b - a, 3), dist, kind, kind == "full", not_full_reason(kind, s, e)))
     _validate(laps, wide, track)
     return laps
 
@@ -389,6 +392,7 @@ class LiveLapTracker:
         self.start_edge: Boundary | None = None  # the crossing that started the current lap
         self._speeds: list[float] = []  # speeds and lateral offsets of the on-track crossings so far
         self._laterals: list[float] = []
+        self._first_off: float | None = None  # lateral of a fast off-centre crossing before any on-track one
 
     def feed(self, t_s: float, lat: float | None, lon: float | None, speed_kmh: float | None) -> LiveLapState:
         crossed: Lap | None = None
@@ -427,14 +431,19 @@ class LiveLapTracker:
 
     def _judge(self, tc: float, speed_kmh: float, lateral: float) -> Boundary:
         """The batch rule on what is known so far: slow against the on-track crossings seen (or under
-        ``MIN_CROSS_KMH`` before any), or beside their line (the gate centre before any), is pit lane."""
+        ``MIN_CROSS_KMH`` before any), or beside their line (the gate centre before any), is pit lane.
+        Two fast crossings in a row on one line away from the gate centre, before any on-track one,
+        are the racing line (a profile whose start/finish point is off it), not the pit lane twice."""
         b = Boundary(tc, speed_kmh)
         typical = float(np.percentile(self._speeds, 75)) if self._speeds else MIN_CROSS_KMH / PIT_SPEED_RATIO
         ref = float(np.median(self._laterals)) if self._laterals else 0.0
+        again = self._first_off is not None and abs(lateral - self._first_off) <= OFF_LINE_M
         if speed_kmh < PIT_SPEED_RATIO * typical:
             b.on_track, b.reason = False, f"crossed at {speed_kmh:.0f} km/h: pit lane"
-        elif abs(lateral - ref) > OFF_LINE_M:
+        elif abs(lateral - ref) > OFF_LINE_M and not (not self._laterals and again):
             b.on_track, b.reason = False, f"crossed {abs(lateral - ref):.0f} m beside the racing line"
+            if not self._laterals:
+                self._first_off = lateral
         else:
             self._speeds.append(speed_kmh)
             self._laterals.append(lateral)
@@ -443,7 +452,6 @@ class LiveLapTracker:
     def _close(self, tc: float, t_now: float, v: float, edge: Boundary) -> Lap:
         start = self.lap_start_t if self.lap_start_t is not None else tc
         kind = lap_kind(self.start_edge, edge)
-        self.start_edge = edge
         lap = Lap(
             self.lap,
             start,
@@ -452,7 +460,9 @@ class LiveLapTracker:
             round(self.odo - self.lap_odo0, 1),
             kind,
             kind == "full",
+            not_full_reason(kind, self.start_edge, edge),
         )
+        self.start_edge = edge
         if kind == "full":
             self.best_lap_s = lap.time_s if self.best_lap_s is None else min(self.best_lap_s, lap.time_s)
         self.lap += 1

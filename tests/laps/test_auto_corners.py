@@ -95,3 +95,42 @@ def test_detected_track_is_stored_and_reused_with_stable_names(shared_dir: Path,
 def test_run_without_a_lap_stores_no_track(shared_dir: Path, tmp_path: Path, stem: str) -> None:
     got = _import(shared_dir / f"data/aim/{stem}.xrk", tmp_path / "d")
     assert got["track"] is None and not (tmp_path / "d" / "tracks").exists()
+
+
+def _line(segments: list[tuple[float, float]], step: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
+    """A driven line from (length m, signed curvature 1/m; + turns right) segments, every ``step`` m."""
+    xs, ys, h = [0.0], [0.0], 0.0
+    for length, k in segments:
+        for _ in range(int(round(length / step))):
+            h += k * step
+            xs.append(xs[-1] + step * np.sin(h))
+            ys.append(ys[-1] + step * np.cos(h))
+    return np.array(xs), np.array(ys)
+
+
+def _bends(segments: list[tuple[float, float]]) -> list[tuple[float, float, str]]:
+    from shared.corners import bends, curvature
+
+    x, y = _line(segments)
+    return [(a * 2.0, b * 2.0, "right" if s > 0 else "left") for a, b, s in bends(curvature(x, y))]
+
+
+def test_bends_merge_a_double_apex_split_an_s_bend_and_drop_a_kink() -> None:
+    r40 = 1 / 40
+    straight = (200.0, 0.0)
+    # a double apex: two right-hand arcs 10 m or 45 m apart are one corner (at 45 m the smoothed line
+    # straightens for a few metres: merged across it); 120 m apart they are two
+    assert len(_bends([straight, (30, r40), (10, 0.0), (30, r40), straight])) == 1
+    assert len(_bends([straight, (30, r40), (45, 0.0), (30, r40), straight])) == 1
+    assert len(_bends([straight, (30, r40), (120, 0.0), (30, r40), straight])) == 2
+    # an S-bend: right then left, two corners in driving order
+    s_bend = _bends([straight, (40, r40), (40, -r40), straight])
+    assert [d for _, _, d in s_bend] == ["right", "left"]
+    assert s_bend[0][1] <= s_bend[1][0]
+    # a 20 degree kink is no corner; a 30 degree bend of the same radius is
+    kink = np.radians(20) / (1 / 150)
+    bend = np.radians(30) / (1 / 150)
+    assert _bends([straight, (kink, 1 / 150), straight]) == []
+    assert len(_bends([straight, (bend, 1 / 150), straight])) == 1
+    # a 400 m radius sweeper is no corner however long
+    assert _bends([straight, (400, 1 / 400), straight]) == []

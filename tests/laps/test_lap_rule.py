@@ -113,6 +113,10 @@ def test_logger_beacons_are_judged_against_gps_and_the_end_of_the_recording() ->
     # a lap the logger places away from the line ends the session as the in lap
     off = detect_laps(w, None, beacons, off_line_s=[beacons[-2]])
     assert [lp.kind for lp in off][-2:] == ["in", "in"]
+    assert off[-2].invalid_reason == "in-lap: the logger places this lap end away from the line"
+    # the logger's time must match the boundary (to its ms rounding), not merely be near it
+    near = detect_laps(w, None, beacons, off_line_s=[beacons[-2] + 0.5])
+    assert [lp.kind for lp in near] == [lp.kind for lp in gps]
 
 
 def test_judge_boundaries_thresholds() -> None:
@@ -160,13 +164,26 @@ def test_lap_kind_truth_table(start: bool | None, end: bool | None, kind: str) -
 def test_live_tracker_applies_the_same_rule() -> None:
     w = _session([(0.2, 60, 25), (0.8, 120, 0), (3, 150, 0), (0.3, 40, 0), (0.7, 150, 0), (1, 150, 0)])
     tr = LiveLapTracker(_track())
-    kinds = []
+    live = []
     for t, la, lo, v in zip(w["t_s"], w["lat"], w["lon"], w["speed_kmh"], strict=True):
         st = tr.feed(float(t), float(la), float(lo), float(v))
         if st.crossed is not None:
-            kinds.append(st.crossed.kind)
-    assert kinds == ["out", "out", "full", "full", "in", "out"]
-    assert tr.best_lap_s is not None and abs(tr.best_lap_s - LAP_M / (150 / 3.6)) < 0.05
+            live.append(st.crossed)
+            assert st.lap == st.crossed.lap + 1 and st.dist_m < 30.0  # the new lap starts at the line
+    assert [lp.kind for lp in live] == ["out", "out", "full", "full", "in", "out"]
+    batch = detect_laps(w, _track())
+    assert [lp.kind for lp in batch[: len(live)]] == [lp.kind for lp in live]
+    for a, b in zip(live, batch, strict=False):
+        assert a.lap == b.lap and a.valid == b.valid  # reasons differ: live knows only the crossings so far
+        assert a.t_start_s == pytest.approx(b.t_start_s, abs=0.02) and a.t_end_s == pytest.approx(
+            b.t_end_s, abs=0.02
+        )
+        assert a.time_s == round(a.t_end_s - a.t_start_s, 3)
+        assert a.dist_m == pytest.approx(b.dist_m, abs=10.0)
+    assert live[1].invalid_reason == "out-lap: crossed 25 m beside the racing line"
+    assert live[4].invalid_reason == "in-lap: crossed at 40 km/h: pit lane"
+    best = min(lp.time_s for lp in live if lp.kind == "full")
+    assert tr.best_lap_s == best and abs(best - LAP_M / (150 / 3.6)) < 0.05
 
 
 def _consistent(laps: list, w: dict[str, np.ndarray]) -> None:
@@ -278,6 +295,24 @@ def test_crossings_closer_than_the_minimum_lap_are_one() -> None:
     assert len(gps_crossings(w, gate_for(_track()), min_lap_s=lap_s - 0.5)) == 4
 
 
+def test_beside_and_away_on_a_line_at_an_angle_and_off_the_origin() -> None:
+    d = (0.6, 0.8)  # travel north-north-east
+    n = (0.8, -0.6)  # across it
+    c = (100.0, 50.0)
+
+    def at(along: float, across: float) -> Boundary:
+        xy = (c[0] + along * d[0] + across * n[0], c[1] + along * d[1] + across * n[1])
+        return Boundary(0.0, 150.0, xy, d)
+
+    bs = [at(0, 0), at(0, 0), at(0, 0), at(40, 0), at(-40, 11), at(0, 13), at(0, -13), at(55, 0), at(-55, 0)]
+    judge_boundaries(bs)
+    assert [b.on_track for b in bs] == [True, True, True, True, True, False, False, False, False]
+    assert (
+        bs[6].reason == "crossed 13 m beside the racing line"
+        and bs[8].reason == "55 m from the start/finish line"
+    )
+
+
 def test_beside_is_across_the_direction_of_travel_and_away_is_along_it() -> None:
     east = (1.0, 0.0)  # driving east: x along the track, y across it
 
@@ -322,3 +357,22 @@ def test_gps_is_required_for_gate_crossings_even_with_a_track() -> None:
     later = {"t_s": w["t_s"] + 100.0, "speed_kmh": w["speed_kmh"]}  # no lat/lon; the log starts at 100 s
     lp = detect_laps(later, _track())[0]
     assert (lp.t_start_s, lp.kind) == (100.0, "out") and lp.time_s == pytest.approx(float(w["t_s"][-1]))
+
+
+def test_live_tracker_learns_a_racing_line_away_from_the_profiles_line_centre() -> None:
+    """A profile whose start/finish point lies 20 m off the racing line: the first fast crossing there
+    looks like the pit lane, the second on the same line shows it is the racing line."""
+    tr = _track()
+    off = tr.model_copy(
+        update={
+            "start_finish": tr.start_finish.model_copy(update={"lat": tr.start_finish.lat + 20 / 111_195})
+        }
+    )
+    w = _session([(0.9, 150, 0), (4, 150, 0), (0.2, 150, 0)])
+    tracker = LiveLapTracker(off)
+    kinds = []
+    for t, la, lo, v in zip(w["t_s"], w["lat"], w["lon"], w["speed_kmh"], strict=True):
+        st = tracker.feed(float(t), float(la), float(lo), float(v))
+        if st.crossed is not None:
+            kinds.append(st.crossed.kind)
+    assert kinds[:2] == ["out", "out"] and len(kinds) >= 4 and set(kinds[2:]) == {"full"}

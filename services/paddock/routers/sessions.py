@@ -55,7 +55,11 @@ def get_quality(session_id: str) -> dict[str, Any]:
     sid = get_session(session_id)["session_id"]
     got = rows("SELECT report_json FROM session_quality WHERE session_id = ?", [sid])
     if not got:
-        return {"session_id": sid, "available": False, "reason": "no data-quality report: a live session"}
+        return {
+            "session_id": sid,
+            "available": False,
+            "reason": "no data-quality report: a live or simulated session",
+        }
     return {"session_id": sid, "available": True, **json.loads(got[0]["report_json"])}
 
 
