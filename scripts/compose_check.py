@@ -15,11 +15,12 @@ Steps, each printed with its time; any failure exits non-zero after tearing the 
  7. token       without the token 401, with it 200, through the published ports
  8. stream      ``pitwall replay --sim`` from a one-off container over the compose network, with the token
                 (and refused with a clear error, no traceback, with a wrong one); the session is ended
- 9. sessions    the session in the paddock's ``/sessions``
-10. debrief     ``POST /coach/debrief`` as SSE: phases, data, tokens, done; the narrator must be the model
-11. volumes     the paddock cannot write its read-only lake mount nor the image; it can write paddock/;
-                both services run as non-root
-12. size        image sizes
+ 9. sessions    the session, closed, in the paddock's ``/sessions``, its laps from the lake
+10. volumes     the paddock cannot write its read-only lake mount nor the image; it can write paddock/;
+                the hot path writes lake/; all three services run as non-root
+11. size        image sizes
+12. debrief     ``POST /coach/debrief`` as SSE: phases, data, tokens, done; the narrator must be the model
+                (the paddock's template fallback fails the check)
 13. down        ``down -v`` (always, also after a failure); a dockerd this script started is stopped
 
 Only loopback traffic: ports are published on 127.0.0.1 (free ports), the project name is its own.
@@ -650,9 +651,9 @@ class Check:
             ("token", self.s_token),
             ("stream", self.s_stream),
             ("sessions", self.s_sessions),
-            ("debrief", self.s_debrief),
             ("volumes", self.s_volumes),
             ("size", self.s_size),
+            ("debrief", self.s_debrief),
             ("down", self.s_down),
         ]
         failed: str | None = None
