@@ -378,6 +378,7 @@ class Check:
             "PITWALL_MODEL": "smollm2",
             # SmolLM2 on 2 shared cores evaluates a ~5,000-token debrief prompt at 50-100 tokens/s
             "PITWALL_ADK_TIMEOUT_S": str(args.model_timeout),
+            "PITWALL_LLM_THREADS": str(args.llm_threads),
             "COMPOSE_PROJECT_NAME": self.project,
         }
 
@@ -693,6 +694,12 @@ def main() -> int:
     ap.add_argument("--laps", type=int, default=3, help="simulated laps to stream (default 3)")
     ap.add_argument(
         "--model-timeout", type=float, default=590, help="the paddock's PITWALL_ADK_TIMEOUT_S (s)"
+    )
+    ap.add_argument(
+        "--llm-threads",
+        type=int,
+        default=1,
+        help="llama.cpp threads (default 1: fastest on a shared 2-core box)",
     )
     ap.add_argument(
         "--debrief-timeout", type=float, default=620, help="seconds without a byte on the SSE stream"
