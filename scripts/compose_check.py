@@ -376,7 +376,7 @@ class Check:
             "PITWALL_PADDOCK_PORT": str(self.ports["paddock"]),
             "PITWALL_PUBLISH_ADDR": "127.0.0.1",
             "PITWALL_MODEL": "smollm2",
-            # SmolLM2 on 2 shared cores evaluates a ~5,000-token debrief prompt at 50-100 tokens/s
+            # SmolLM2 on a busy 2-core machine evaluates a ~5,000-token debrief prompt at 10-50 tokens/s
             "PITWALL_ADK_TIMEOUT_S": str(args.model_timeout),
             "PITWALL_LLM_THREADS": str(args.llm_threads),
             "COMPOSE_PROJECT_NAME": self.project,
