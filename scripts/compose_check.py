@@ -19,9 +19,10 @@ Steps, each printed with its time; any failure exits non-zero after tearing the 
 10. volumes     the paddock cannot write its read-only lake mount nor the image; it can write paddock/;
                 the hot path writes lake/; all three services run as non-root
 11. size        image sizes
-12. debrief     ``POST /coach/debrief`` as SSE: phases, data, tokens, done; the narrator must be the model
+12. model       a short chat completion from inside the paddock to http://llm:11434/v1: the model answers
+13. debrief     ``POST /coach/debrief`` as SSE: phases, data, tokens, done; the narrator must be the model
                 (the paddock's template fallback fails the check)
-13. down        ``down -v`` (always, also after a failure); a dockerd this script started is stopped
+14. down        ``down -v`` (always, also after a failure); a dockerd this script started is stopped
 
 Only loopback traffic: ports are published on 127.0.0.1 (free ports), the project name is its own.
 ``--json FILE`` writes the step times and figures. Standard library only (runs before any venv exists).
@@ -603,6 +604,30 @@ class Check:
             raise CheckFailed(f"llm-local runs as uid {llm_uid!r}")
         return "; ".join(want) + f"; llm-local uid {llm_uid}"
 
+    def s_model(self) -> str:
+        """A short chat completion from inside the paddock, by the name the paddock uses (llm:11434)."""
+        probe = (
+            "import json, os, time, urllib.request as u\n"
+            "url = os.environ['PITWALL_ADK_OPENAI_URL'] + '/chat/completions'\n"
+            "body = {'model': os.environ['PITWALL_ADK_OPENAI_MODEL'], 'max_tokens': 8,\n"
+            "        'messages': [{'role': 'user', 'content': 'Say: box this lap'}]}\n"
+            "req = u.Request(url, json.dumps(body).encode(), {'Content-Type': 'application/json'})\n"
+            "t0 = time.monotonic()\n"
+            "r = json.load(u.urlopen(req, timeout=300))\n"
+            "print(json.dumps({'s': round(time.monotonic() - t0, 2), 'model': r.get('model'),\n"
+            "                  'text': r['choices'][0]['message'].get('content') or ''}))\n"
+        )
+        p = self.dc("exec", "-T", "paddock", "python", "-c", probe, timeout=360, check=False)
+        if p.returncode != 0:
+            raise CheckFailed(
+                f"chat completion from the paddock to the model failed: {p.stderr.strip()[-400:]}"
+            )
+        got = json.loads(p.stdout.strip().splitlines()[-1])
+        self.figures["model_probe"] = got
+        if not got["text"].strip():
+            raise CheckFailed(f"the model answered an empty completion: {got}")
+        return f"{got['model']} answered {got['text'].strip()[:40]!r} in {got['s']} s (8 tokens max)"
+
     def s_size(self) -> str:
         sizes = {}
         for ref in ("pitwall:local", "pitwall-llm:local", self.env["PITWALL_BASE_IMAGE"]):
@@ -654,6 +679,7 @@ class Check:
             ("sessions", self.s_sessions),
             ("volumes", self.s_volumes),
             ("size", self.s_size),
+            ("model", self.s_model),
             *([] if self.args.skip_debrief else [("debrief", self.s_debrief)]),
             ("down", self.s_down),
         ]
@@ -675,7 +701,7 @@ class Check:
                     {"ok": failed is None, "failed": failed, "steps_s": self.times, **self.figures}, indent=2
                 )
             )
-        skipped = " (debrief SKIPPED: the model path was not checked)" if self.args.skip_debrief else ""
+        skipped = " (debrief SKIPPED: no model-written debrief was checked)" if self.args.skip_debrief else ""
         log(
             ("compose check FAILED at " + failed)
             if failed
