@@ -49,7 +49,11 @@ def test_every_stage_starts_from_the_base_build_argument(name: str) -> None:
     text = (DEPLOY / name).read_text()
     first_from = text.index("\nFROM ")
     assert re.search(r"^ARG BASE=python:3\.11-slim$", text[:first_from], re.M)
-    assert _from_lines(DEPLOY / name) and all(f == "${BASE}" for f in _from_lines(DEPLOY / name))
+    stages: list[str] = []
+    for src, alias in re.findall(r"^FROM (\S+)(?: AS (\S+))?$", text, re.M):
+        assert src == "${BASE}" or src in stages, f"FROM {src}: neither the base nor an earlier stage"
+        stages.append(alias)
+    assert stages and _from_lines(DEPLOY / name)[0] == "${BASE}"
     # a Debian base has python3 but no `python`: only the venv's own python may be called bare
     for run in re.findall(r"^RUN (.*?)(?<!\\)$", text, re.M | re.S):
         assert not re.search(r"(^|&&|;|\s)python\s", run), run
@@ -257,3 +261,20 @@ def test_compose_check_reads_server_sent_events(server: str) -> None:
         list(cc.sse_events(server + "/ok", "t", {}, timeout=10))
     with pytest.raises(cc.CheckFailed, match="answered 500"):
         list(cc.sse_events(server + "/broken", "t", {}, timeout=10))
+
+
+@pytest.mark.parametrize("bad", ["abc", "0", "-1", "1.5"])
+def test_llm_server_refuses_a_bad_thread_count_in_one_line(bad: str) -> None:
+    p = subprocess.run(
+        [sys.executable, str(DEPLOY / "llm_server.py")],
+        env={"PATH": "/usr/bin:/bin", "PITWALL_LLM_THREADS": bad},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert p.returncode == 1 and "PITWALL_LLM_THREADS" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_llm_threads_pass_through_compose_only_when_set() -> None:
+    svc = _compose()["services"]["llm-local"]
+    assert "PITWALL_LLM_THREADS" in svc["environment"] and svc["environment"]["PITWALL_LLM_THREADS"] is None

@@ -1,6 +1,6 @@
-"""compose.yaml, the Dockerfile, the systemd units and the phone scripts, checked statically (no Docker
-engine in CI): they parse, every command names a real ``pitwall`` subcommand and flag, and ports and
-volumes agree with the settings."""
+"""compose.yaml, the Dockerfile, the systemd units and the phone scripts, checked statically (every
+run, no engine needed): they parse, every command names a real ``pitwall`` subcommand and flag, and
+ports and volumes agree with the settings. ``scripts/compose-check`` runs the stack for real."""
 
 from __future__ import annotations
 
@@ -89,6 +89,8 @@ def test_compose_llm_profile_is_ollama_with_a_configurable_model() -> None:
     assert pad["depends_on"]["llm"]["required"] is False  # the paddock runs without the profile too
     assert "llm:11434/v1" in pad["environment"]["PITWALL_ADK_OPENAI_URL"]
     assert pad["environment"]["PITWALL_ADK_ALLOW_REMOTE"] == "true"
+    # a model server on the host is reachable as host.docker.internal, on Linux too
+    assert "host.docker.internal:host-gateway" in pad["extra_hosts"]
 
 
 def test_dockerfile_is_multistage_non_root_and_pinned() -> None:
