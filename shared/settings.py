@@ -68,7 +68,7 @@ class Settings(BaseSettings):
     # longest silence between tokens; tokens already sent are never replaced by the template
     llm_first_token_s: float = Field(30.0, gt=0, le=600)
     llm_idle_s: float = Field(15.0, gt=0, le=600)
-    llm_max_tokens: int = Field(200, ge=16, le=8192)  # about 140 words
+    llm_max_tokens: int = Field(160, ge=16, le=8192)  # about 110 words
     adk_char_budget: int = Field(60_000, ge=1000)
     adk_allow_remote: bool = False
     data_agents: Literal["deterministic", "llm"] = "deterministic"
