@@ -176,6 +176,13 @@ def test_a_long_steady_stream_is_not_cut_by_a_total_limit(env) -> None:
     assert done["narrator"] == "llm" and done["complete"] is True and done["text"] == words
 
 
+def test_an_answer_cut_at_the_token_limit_is_kept_and_marked_incomplete(env) -> None:
+    env["llm"].script.append({"text": "Lap 2 was your best, and at T11 you", "finish": "length"})
+    done = _run(env["svc"].debrief(env["sid"], "ana"))[-1].data
+    assert done["narrator"] == "llm" and done["text"] == "Lap 2 was your best, and at T11 you"
+    assert done["complete"] is False and "token limit" in done["reason"]
+
+
 # ---- item 4: this session only ---------------------------------------------------------------------
 def test_debrief_uses_only_this_session_and_same_track_history(env) -> None:
     svc = env["svc"]
