@@ -67,9 +67,9 @@ class Settings(BaseSettings):
     adk_timeout_s: float = Field(45.0, gt=0, le=600)  # HTTP timeout of one model request
     # streaming deadlines (#16): until the first token (a small model's prefill on a laptop CPU), then the
     # longest silence between tokens; tokens already sent are never replaced by the template
-    llm_first_token_s: float = Field(30.0, gt=0, le=600)
+    llm_first_token_s: float = Field(45.0, gt=0, le=600)
     llm_idle_s: float = Field(15.0, gt=0, le=600)
-    llm_max_tokens: int = Field(200, ge=16, le=8192)  # about 140 words
+    llm_max_tokens: int = Field(160, ge=16, le=8192)  # about 110 words
     adk_char_budget: int = Field(60_000, ge=1000)
     adk_allow_remote: bool = False
     data_agents: Literal["deterministic", "llm"] = "deterministic"

@@ -5,6 +5,7 @@ answers from the data, and weak-model robustness. Real ADK + LiteLLM over HTTP a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 from collections.abc import Iterator
@@ -64,12 +65,12 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     llm.stop()
 
 
-@pytest.fixture()
-def tight(env: dict[str, Any]) -> Iterator[CoachService]:
-    """The same service with short streaming deadlines (restored after the test)."""
+@contextlib.contextmanager
+def deadlines(env: dict[str, Any], first_s: float, idle_s: float) -> Iterator[CoachService]:
+    """The same service with other streaming deadlines (restored afterwards)."""
     svc = env["svc"]
     before = svc.settings
-    svc.settings = before.model_copy(update={"llm_first_token_s": 1.5, "llm_idle_s": 1.5})
+    svc.settings = before.model_copy(update={"llm_first_token_s": first_s, "llm_idle_s": idle_s})
     try:
         yield svc
     finally:
@@ -141,35 +142,45 @@ def test_the_narrative_call_carries_the_digest_not_the_json(env) -> None:
 
 
 # ---- item 3: deadlines that fit streaming ----------------------------------------------------------
-def test_no_first_token_in_time_gives_the_template(env, tight) -> None:
-    env["llm"].script.append({"delay_s": 4, "text": "Too late. [EMOTION:neutral]"})
-    events = _run(tight.debrief(env["sid"], "ana"))
+def test_no_first_token_in_time_gives_the_template(env) -> None:
+    env["llm"].script.append({"delay_s": 30, "text": "Too late. [EMOTION:neutral]"})
+    with deadlines(env, first_s=1.5, idle_s=30) as svc:
+        events = _run(svc.debrief(env["sid"], "ana"))
     done = events[-1].data
     assert "token" not in [e.type for e in events]
     assert done["narrator"] == "template" and "no first token within 1.5 s" in done["reason"]
 
 
-def test_silence_after_tokens_keeps_them_and_ends_incomplete(env, tight) -> None:
+def test_silence_after_tokens_keeps_them_and_ends_incomplete(env) -> None:
     env["llm"].script.append({"text": "Good start on lap 2, then it all went quiet", "stall_after": 4})
-    events = _run(tight.debrief(env["sid"], "ana"))
+    with deadlines(env, first_s=60, idle_s=1.5) as svc:
+        events = _run(svc.debrief(env["sid"], "ana"))
     streamed = "".join(e.data["text"] for e in events if e.type == "token")
     done = events[-1].data
     assert streamed == "Good start on lap "
     assert done["narrator"] == "llm" and done["complete"] is False and "silent" in done["reason"]
     assert done["text"] == streamed.strip()  # the template never replaces tokens the driver saw
-    row = tight.store.query(
+    row = svc.store.query(
         "SELECT text, complete FROM conversations WHERE conversation_id = ? AND role = 'assistant'",
         [done["conversation_id"]],
     )[0]
     assert row["complete"] is False and row["text"] == done["text"]
 
 
-def test_a_long_steady_stream_is_not_cut_by_a_total_limit(env, tight) -> None:
-    words = " ".join(f"w{i}" for i in range(40))
+def test_a_long_steady_stream_is_not_cut_by_a_total_limit(env) -> None:
+    words = " ".join(f"w{i}" for i in range(100))
     env["llm"].script.append({"text": words + " [EMOTION:neutral]", "word_delay_s": 0.08})
-    done = _run(tight.debrief(env["sid"], "ana"))[-1].data
-    # 40 words at 0.08 s: longer than either deadline, never silent for long
+    with deadlines(env, first_s=5, idle_s=2) as svc:
+        done = _run(svc.debrief(env["sid"], "ana"))[-1].data
+    # 100 words at 0.08 s: longer than both deadlines together, never silent for long
     assert done["narrator"] == "llm" and done["complete"] is True and done["text"] == words
+
+
+def test_an_answer_cut_at_the_token_limit_is_kept_and_marked_incomplete(env) -> None:
+    env["llm"].script.append({"text": "Lap 2 was your best, and at T11 you", "finish": "length"})
+    done = _run(env["svc"].debrief(env["sid"], "ana"))[-1].data
+    assert done["narrator"] == "llm" and done["text"] == "Lap 2 was your best, and at T11 you"
+    assert done["complete"] is False and "token limit" in done["reason"]
 
 
 # ---- item 4: this session only ---------------------------------------------------------------------
@@ -318,3 +329,10 @@ def test_a_question_whose_model_fails_before_a_token_is_answered_from_the_data(e
     env["llm"].script.append({"status": 500})
     done = _run(ask(env["svc"], "ana", "why was lap 3 slower than lap 2?", session_id=env["sid"]))[-1].data
     assert done["narrator"] == "data" and done["tools"][-1]["tool"] == "get_lap_delta"
+
+
+def test_the_digest_reads_an_llm_data_agents_fenced_json() -> None:
+    hl = {"track": "sonoma", "valid_laps": 3, "best_lap": 2, "best_lap_s": 101.25}
+    fenced = "```json\n" + json.dumps(hl) + "\n```"
+    assert "Best: lap 2, 101.25 s." in build_digest("debrief", {"highlights_data": fenced})
+    assert "Best:" not in build_digest("debrief", {"highlights_data": "I could not call the tool"})

@@ -4,7 +4,7 @@ Each POST /v1/chat/completions takes the next scripted reply (or the default nar
 the request. A reply is a dict: ``{"text": ...}``, ``{"tool_calls": [{"name", "arguments"}]}``,
 ``{"status": 500}``, ``{"malformed": true}``, ``{"hang": true}``; any may carry ``"delay_s"``; a streamed
 text reply may carry ``"stall_after": n`` (send n words, then go silent without closing the stream) and
-``"word_delay_s"`` (its own delay between words).
+``"word_delay_s"`` (its own delay between words) and ``"finish": "length"`` (stopped at the token limit).
 
     python -m tests.support.scripted_llm --port 8099
 """
@@ -153,7 +153,9 @@ class ScriptedLLM:
         ]
         if body.get("stream"):
             return StreamingResponse(
-                self._stream(text or "", calls, step.get("stall_after"), step.get("word_delay_s")),
+                self._stream(
+                    text or "", calls, step.get("stall_after"), step.get("word_delay_s"), step.get("finish")
+                ),
                 media_type="text/event-stream",
             )
         msg: dict[str, Any] = {"role": "assistant", "content": text}
@@ -179,6 +181,7 @@ class ScriptedLLM:
         calls: list[dict[str, Any]],
         stall_after: int | None = None,
         word_delay_s: float | None = None,
+        finish: str | None = None,
     ) -> Any:
         cid = f"chatcmpl-{uuid.uuid4().hex[:8]}"
 
@@ -199,7 +202,7 @@ class ScriptedLLM:
                 yield chunk({"content": word})
             for i, c in enumerate(calls):
                 yield chunk({"tool_calls": [{"index": i, **c}]})
-            yield chunk({}, "tool_calls" if calls else "stop")
+            yield chunk({}, "tool_calls" if calls else finish or "stop")
             yield "data: [DONE]\n\n"
             done = True
         finally:  # the caller hung up mid-stream: that is what upstream cancellation looks like here

@@ -23,8 +23,11 @@ def load(state: dict[str, Any], key: str) -> dict[str, Any]:
     """One data agent's output as a dict (an error object or LLM text becomes an empty dict)."""
     v = state.get(key)
     if isinstance(v, str):
+        text = v.strip()
+        if text.startswith("```"):  # an LLM data agent (PITWALL_DATA_AGENTS=llm) fences its JSON
+            text = text.strip("`").removeprefix("json").strip()
         try:
-            v = json.loads(v)
+            v = json.loads(text)
         except ValueError:
             return {}
     if not isinstance(v, dict) or "error" in v:

@@ -62,6 +62,12 @@ class StreamStalled(CoachError):
     code = "stream_stalled"
 
 
+class Truncated(CoachError):
+    """The answer reached the token limit (``PITWALL_LLM_MAX_TOKENS``)."""
+
+    code = "max_tokens"
+
+
 class BudgetExceeded(CoachError):
     code = "budget_exceeded"
     retryable = False
@@ -562,6 +568,8 @@ class CoachService:
                     if chunk and (ev.partial or not run.parts):  # skip the aggregate after partials
                         run.author = narrator
                         yield self._token(chunk, run, clock)
+                if "MAX_TOKENS" in str(ev.error_code or ""):
+                    raise Truncated(f"cut at the {self.settings.llm_max_tokens}-token limit")
                 if ev.error_code or ev.error_message:
                     raise ModelFailed(f"{ev.error_code}: {ev.error_message}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -56,6 +57,8 @@ async def _respond(request: Request, coach: CoachService, gate: ModelGate, req: 
     ok, reason = await coach.model_reachable()
     ticket = gate.reserve() if ok else None  # synchronous: nothing runs between the check and the take
     events = coach.run(req, ok, reason, ticket)
+    if ticket is not None:  # a stream that never starts (client gone first) still gives its place back
+        weakref.finalize(events, ticket.release)
     if "text/event-stream" in request.headers.get("accept", ""):
         return sse_response(request, events)
     return await final_json(events)
