@@ -330,13 +330,13 @@ def test_technique_rules_run_against_the_reference_and_mark_the_lap_unclean(trac
 def test_gold_lap_is_the_reference_and_session_laps_do_not_replace_it(track: TrackProfile) -> None:
     from shared.laps import assign_laps, detect_laps
     from shared.resample import by_distance
-    from shared.simulator.fixtures import cached_sim
+    from shared.simulator import Scenario, simulate
 
-    sim = cached_sim()
+    sim = simulate(laps=2, seed=3, rate_hz=20, scenario=Scenario.clean(2))
     w = {k: v.copy() for k, v in sim.wide.items()}
     laps = detect_laps(w, track, [lp["t_end_s"] for lp in sim.truth.laps])
     assign_laps(w, laps, track)
-    trace = by_distance(w, sim.truth.clean_laps[-1], 5.0)
+    trace = by_distance(w, 2, 5.0)
     ref = reference_from_trace(trace, track, dict(TH))
     assert set(ref) == {c.id for c in track.corners}
     t11 = ref["t11"].metrics
