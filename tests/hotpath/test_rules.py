@@ -363,3 +363,158 @@ def test_safety_cooldown_per_rule_and_wheel(track: TrackProfile) -> None:
     assert [h.wheel for h in rc.on_frame({"tpms_alarm_fl": 1.0}, 0.0)] == ["fl"]
     assert [h.wheel for h in rc.on_frame({"tpms_alarm_fr": 1.0}, 1.0)] == ["fr"]
     assert rc.on_frame({"tpms_alarm_fr": 1.0}, 2.0) == []
+
+
+# ---- the whole hit: rule name, priority, phrase template, wheel, event, detail ---------------------
+def test_safety_hits_whole() -> None:
+    from services.hotpath.rules.registry import RuleHit
+
+    c = SafetyContext(dict(TH))
+    assert _safety("oil_pressure_low")(
+        {"oil_press_bar": 0.914, "rpm": 3001.4, "throttle_pct": 11.0}, c
+    ) == RuleHit(
+        "oil_pressure_low", 3, "oil_pressure", detail={"oil_bar": 0.91, "rpm": 3001}, event="oil_pressure"
+    )
+    assert _safety("oil_pressure_low")({"rpm": 5000.0, "throttle_pct": 50.0}, c) is None
+    assert _safety("oil_pressure_low")({"oil_press_bar": 0.5, "throttle_pct": 50.0}, c) is None
+    assert _safety("coolant_hot")({"water_temp_c": 106.04}, c) == RuleHit(
+        "coolant_hot", 3, "coolant_hot", detail={"water_c": 106.0}, event="coolant"
+    )
+    assert _safety("coolant_hot")({}, c) is None
+    tyre = _safety("tyre_warning")
+    assert tyre({"tpms_alarm_rr": 2.0}, c) == RuleHit(
+        "tyre_warning", 3, "tyre_alarm", wheel="rr", detail={"alarm": 2.0}, event="tpms_alarm"
+    )
+    t = SafetyContext(dict(TH))
+    assert tyre({"tpms_press_fl_bar": 2.3}, t) is None
+    assert tyre({"tpms_press_fl_bar": 2.3}, t) is None  # equal: the baseline stays
+    assert tyre({"tpms_press_fl_bar": 2.9}, t) is None  # a jump of 0.6 bar is not warming up: ignored
+    assert t.tpms_baseline["fl"] == 2.3
+    assert tyre({"tpms_press_fl_bar": 2.8}, t) is None  # exactly 0.5 above: ignored too
+    assert t.tpms_baseline["fl"] == 2.3
+    assert tyre({"tpms_press_fl_bar": 2.5}, t) is None
+    assert t.tpms_baseline["fl"] == 2.5
+    assert tyre({"tpms_press_fl_bar": 2.0}, t) == RuleHit(
+        "tyre_warning", 3, "tyre_alarm", wheel="fl", detail={"drop_bar": 0.5}, event="tpms_drop"
+    )
+    e = SafetyContext(dict(TH), tpms_baseline={"rl": 2.4})
+    assert tyre({"tpms_press_rl_bar": 1.99}, e) == RuleHit(
+        "tyre_warning", 3, "tyre_alarm", wheel="rl", detail={"drop_bar": 0.41}, event="tpms_drop"
+    )
+    exact = SafetyContext({**TH, "tpms_drop_bar": 0.5}, tpms_baseline={"rl": 2.5})
+    assert tyre({"tpms_press_rl_bar": 2.0}, exact) is not None  # exactly the drop: a warning
+    for name, ch, kind in (
+        ("abs_event", "abs_active", "abs"),
+        ("dsc_event", "dsc_active", "dsc"),
+        ("mil_on", "mil", "mil"),
+    ):
+        fresh = SafetyContext(dict(TH))
+        assert _safety(name)({ch: 1.0}, fresh) == RuleHit(name, 3, name, event=kind)  # on at the first frame
+
+
+def test_technique_hits_whole(t4: Corner) -> None:
+    from services.hotpath.rules.registry import RuleHit
+
+    ref = obs(t4, 1, coast_s=0.0, throttle_drop_pct=0.0, steer_reversals=0, overlap_s=0.0)
+
+    def whole(
+        fn: Any, o: CornerObservation, rule: str, prio: int, tpl: str, lost: bool, **detail: Any
+    ) -> None:
+        assert fn(o, ctx(ref, [obs(t4, o.lap - 1, metrics=dict(o.metrics))])) == RuleHit(
+            rule, prio, tpl, t4, None, o.lap, lost, detail
+        )
+
+    whole(T.coasting, obs(t4, coast_s=0.914), "coasting", 2, "no_coast", True, coast_s=0.91)
+    whole(
+        T.weak_brake_peak,
+        obs(t4, metrics={"brake_peak_bar": 50.0}),
+        "weak_brake_peak",
+        1,
+        "brake_harder",
+        True,
+        peak_bar=50.0,
+        ref_bar=90.0,
+    )
+    whole(T.no_trail_braking, obs(t4, brake_at_turn_in_bar=0.0), "no_trail_braking", 1, "trail_brake", True)
+    whole(T.slow_brake_ramp, obs(t4, ramp_s=0.614), "slow_brake_ramp", 1, "brake_squeeze", True, ramp_s=0.61)
+    whole(
+        T.over_slowing,
+        obs(t4, metrics={"min_kmh": 75.04}),
+        "over_slowing",
+        1,
+        "carry_speed",
+        True,
+        delta_kmh=-5.0,
+    )
+    p = ref.metrics["throttle_pickup_m"]
+    assert p is not None
+    whole(
+        T.late_to_power,
+        obs(t4, metrics={"throttle_pickup_m": p + 30.04}),
+        "late_to_power",
+        1,
+        "power_earlier",
+        True,
+        delta_m=30.0,
+    )
+    whole(
+        T.weak_exit,
+        obs(t4, metrics={"exit_kmh": 100.04}),
+        "weak_exit",
+        1,
+        "better_exit",
+        True,
+        delta_kmh=-10.0,
+    )
+    whole(
+        T.over_driving_entry,
+        obs(t4, metrics={"entry_kmh": 125.04, "exit_kmh": 100.0}),
+        "over_driving_entry",
+        2,
+        "slow_in_fast_out",
+        True,
+        entry_delta_kmh=5.0,
+    )
+    whole(
+        T.throttle_hesitation,
+        obs(t4, throttle_drop_pct=30.04),
+        "throttle_hesitation",
+        1,
+        "commit_throttle",
+        True,
+        drop_pct=30.0,
+    )
+    whole(
+        T.pedal_overlap, obs(t4, overlap_s=0.514), "pedal_overlap", 1, "pedal_overlap", False, overlap_s=0.51
+    )
+    whole(
+        T.exit_steering_corrections,
+        obs(t4, steer_reversals=4),
+        "exit_steering_corrections",
+        1,
+        "smooth_hands",
+        False,
+        reversals=4,
+    )
+    bp = ref.metrics["brake_point_m"]
+    assert bp is not None
+    whole(
+        T.brake_point_off,
+        obs(t4, metrics={"brake_point_m": bp + 12.04}),
+        "brake_point_off",
+        2,
+        "brake_earlier",
+        False,
+        delta_m=12.0,
+        direction="late",
+    )
+    whole(
+        T.brake_point_off,
+        obs(t4, metrics={"brake_point_m": bp - 12.04}),
+        "brake_point_off",
+        2,
+        "brake_at_marker",
+        True,
+        delta_m=-12.0,
+        direction="early",
+    )
