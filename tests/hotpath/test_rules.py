@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from services.hotpath.corner_live import CornerObservation, SlipEvent
@@ -518,3 +519,25 @@ def test_technique_hits_whole(t4: Corner) -> None:
         delta_m=-12.0,
         direction="early",
     )
+
+
+def test_pace_unknown_counts_as_at_pace_and_thin_traces_give_no_reference(track: TrackProfile) -> None:
+    from services.hotpath.rules.coach import _at_pace
+
+    c = track.corners[2]
+    assert _at_pace(obs(c, approach_kmh=None), obs(c, 1)) and _at_pace(obs(c), obs(c, 1, approach_kmh=None))
+    assert not _at_pace(obs(c, approach_kmh=100.0), obs(c, 1, approach_kmh=200.0))
+    assert reference_from_trace({}, track, dict(TH)) == {}
+    five = {"dist_m": np.arange(5.0), "speed_kmh": np.full(5, 100.0)}
+    assert reference_from_trace(five, track, dict(TH)) == {}  # no time column
+
+
+def test_safety_cooldown_uses_the_table_when_a_rule_has_none(track: TrackProfile) -> None:
+    from services.hotpath.rules.registry import RuleSpec
+
+    rc = RuleCoach(track, {**TH, "safety_cooldown_s": 7.0})
+    spec = rc.safety_rules["coolant_hot"]
+    rc.safety_rules = {"coolant_hot": RuleSpec(spec.name, 3, 0.0, spec.phrases, "safety", spec.fn)}
+    hot = {"water_temp_c": 110.0}
+    assert len(rc.on_frame(hot, 0.0)) == 1 and rc.on_frame(hot, 6.9) == [] and len(rc.on_frame(hot, 7.0)) == 1
+    assert rc.last_fired == {"coolant_hot:": 7.0}
