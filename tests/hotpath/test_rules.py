@@ -541,3 +541,57 @@ def test_safety_cooldown_uses_the_table_when_a_rule_has_none(track: TrackProfile
     hot = {"water_temp_c": 110.0}
     assert len(rc.on_frame(hot, 0.0)) == 1 and rc.on_frame(hot, 6.9) == [] and len(rc.on_frame(hot, 7.0)) == 1
     assert rc.last_fired == {"coolant_hot:": 7.0}
+
+
+def test_rulecoach_keeps_three_laps_of_slips_and_passes_them_to_the_rules(track: TrackProfile) -> None:
+    rc = RuleCoach(track, dict(TH))
+    c = track.find_corner("t4")
+    for o in _lap_obs(track, 1):
+        rc.on_corner(o)
+    rc.on_lap(_lap(1, 100.0), None)
+    for lap in (2, 3, 4, 5):
+        o = obs(c, lap, slips=[SlipEvent("lockup", "fl", 950.0, lap)])
+        hits = rc.on_corner(o)
+    assert sorted(s.lap for s in rc.slips) == [3, 4, 5]
+    assert "repeated_slip" in [h.rule for h in hits]
+
+
+def test_only_an_inconsistency_hit_leaves_the_lap_clean(track: TrackProfile) -> None:
+    rc = RuleCoach(track, dict(TH))
+    c = track.find_corner("t4")
+    for o in _lap_obs(track, 1):
+        rc.on_corner(o)
+    rc.on_lap(_lap(1, 100.0), None)
+    for lap, bp in ((2, 890.0), (3, 930.0)):
+        rc.on_corner(obs(c, lap, metrics={"brake_point_m": bp}))
+    o = obs(c, 4, metrics={"brake_point_m": 905.0})  # sigma 16.5 m, but 5 m from the reference
+    assert [h.rule for h in rc.on_corner(o)] == ["brake_inconsistent"] and o.clean
+
+
+def test_gold_reference_coaches_a_lap_with_the_same_number_and_is_kept(track: TrackProfile) -> None:
+    rc = RuleCoach(track, dict(TH))
+    gold = {c.id: obs(c, 1, coast_s=0.0) for c in track.corners}
+    rc.set_gold(gold, {"lap": 1})
+    c = track.corners[3]
+    assert [h.rule for h in rc.on_corner(obs(c, 1, coast_s=1.5))] == ["coasting"]
+    rc.on_lap(_lap(1, 100.0), None)
+    for o in _lap_obs(track, 2, coast_s=0.0):
+        rc.on_corner(o)
+    rc.on_lap(_lap(2, 90.0), None)  # a clean, faster full lap does not replace the gold lap
+    assert rc.ref_source == "gold" and rc.ref_obs is gold
+
+
+def test_a_lap_needs_all_corners_but_one_to_become_the_reference(track: TrackProfile) -> None:
+    rc = RuleCoach(track, dict(TH))
+    for o in _lap_obs(track, 1)[:-1]:  # 12 of 13
+        rc.on_corner(o)
+    rc.on_lap(_lap(1, 100.0), None)
+    assert rc.ref_lap == 1
+    for o in _lap_obs(track, 2):
+        rc.on_corner(o)
+    rc.on_lap(_lap(2, 100.0), 100.0)  # equal time: the newer lap
+    assert rc.ref_lap == 2
+    for o in _lap_obs(track, 3):
+        rc.on_corner(o)
+    rc.on_lap(_lap(3, 100.0 + 1e-6), 100.0)
+    assert rc.ref_lap == 2
