@@ -21,10 +21,12 @@ from shared.simulator.scenario import Event, GroundTruth, Scenario
 G = 9.80665
 DS = 2.0  # m, simulation grid
 BAR_PER_G = 95.0  # brake line pressure per g of braking (E46-like)
+BRAKE_ONSET_BAR = 1.0  # the pressure has started to rise
 BRAKE_USE = 0.92  # share of the car's brake limit a driver uses (clean laps and mistakes alike)
 DRAG = 0.0004  # aerodynamic drag, m/s^2 per (m/s)^2
 ROLLING = 0.03  # rolling resistance and engine braking off throttle, g
 LIMIT_GRIP = 1.03  # the session-wide limit pass leaves room for a lap's grip variation
+RUN_WIDE = 1.2  # a late braker runs wide: up to this much faster than the line's grip allows
 MIN_COST_S = 0.1  # a late brake runs the car in at least this deep
 DRIVING_MISTAKES = ("late_brake", "early_brake", "coasting", "lockup", "wheelspin")
 
@@ -109,9 +111,9 @@ def _brake_start(v: np.ndarray, apex_i: int, n: int) -> int:
     return i
 
 
-def _decel(v: float, car: CarProfile, grip: float) -> float:
-    """The driver's braking deceleration, m/s^2: the car's brake limit (as on clean laps) plus drag."""
-    return car.vehicle.max_g_brake * G * grip * BRAKE_USE + DRAG * v * v
+def _decel(v: float, car: CarProfile, grip: float, use: float = BRAKE_USE) -> float:
+    """Braking deceleration, m/s^2: a share of the car's brake limit (a clean lap's by default) plus drag."""
+    return car.vehicle.max_g_brake * G * grip * use + DRAG * v * v
 
 
 def _accel(v: float, car: CarProfile, grip: float) -> float:
@@ -125,15 +127,17 @@ def _lap_time(v: np.ndarray) -> float:
     return float(np.sum(DS / ((vv + np.roll(vv, -1)) / 2)))
 
 
-def _brake_from(v: np.ndarray, i0: int, v_low: float, car: CarProfile, grip: float, hold_to: int) -> int:
-    """From ``i0`` brake at the driver's deceleration down to ``v_low``, hold it to ``hold_to``; the
+def _brake_from(
+    v: np.ndarray, i0: int, v_low: float, car: CarProfile, grip: float, hold_to: int, use: float = BRAKE_USE
+) -> int:
+    """From ``i0`` brake at ``use`` of the car's limit down to ``v_low``, hold it to ``hold_to``; the
     last index written."""
     n = len(v)
     cur = float(v[i0 % n])
     i = i0
     while cur > v_low + 1e-9 and i < i0 + n // 2:
         i += 1
-        cur = math.sqrt(max(cur * cur - 2 * _decel(cur, car, grip) * DS, v_low * v_low))
+        cur = math.sqrt(max(cur * cur - 2 * _decel(cur, car, grip, use) * DS, v_low * v_low))
         v[i % n] = cur
     while i < hold_to:
         i += 1
@@ -152,8 +156,35 @@ def _rejoin(v: np.ndarray, i: int, car: CarProfile, grip: float, clean: np.ndarr
         v[j % n] = cur
 
 
+def _late_point(
+    v: np.ndarray, b0: int, off: int, apex_i: int, vlim: np.ndarray, car: CarProfile, grip: float
+) -> int:
+    """The latest brake point up to ``off`` steps after ``b0`` from which braking at the car's full limit
+    keeps the car within what running wide allows (RUN_WIDE x the line's grip speed) up to the apex."""
+    n = len(v)
+    for b1 in range(min(b0 + off, apex_i - 1), b0 - 1, -1):
+        cur = float(v[b0 % n])
+        for _ in range(b0, b1):  # stays on the power until b1
+            cur = min(math.sqrt(cur * cur + 2 * max(_accel(cur, car, grip), 0.0) * DS), 245 / 3.6)
+        ok = True
+        for i in range(b1 + 1, apex_i + 1):
+            cur = math.sqrt(max(cur * cur - 2 * _decel(cur, car, grip, 1.0) * DS, 1.0))
+            if cur > RUN_WIDE * vlim[i % n] * math.sqrt(grip):
+                ok = False
+                break
+        if ok:
+            return b1
+    return b0
+
+
 def _apply_event(
-    v: np.ndarray, grid: np.ndarray, ev: Event, track: TrackProfile, car: CarProfile, grip: float = 1.0
+    v: np.ndarray,
+    grid: np.ndarray,
+    ev: Event,
+    track: TrackProfile,
+    car: CarProfile,
+    grip: float = 1.0,
+    vlim: np.ndarray | None = None,
 ) -> dict[str, Any] | None:
     """Modify one lap's speed trace for a driving mistake. Every mistake costs time: the trace is never
     faster than the clean one where the driver is within the car's limits, and a late brake (which gains
@@ -169,15 +200,21 @@ def _apply_event(
     b0 = _brake_start(v, apex_i, n)
     off = max(1, int(round(ev.offset_m / DS)))
     v_apex = float(v[apex_i])
-    rec: dict[str, Any] = {"clean_brake_point_m": round(float(grid[b0 % n]), 1)}
+    rec: dict[str, Any] = {
+        "clean_brake_point_m": round(float(grid[b0 % n]), 1),
+        "apex_m": float(grid[apex_i]),
+    }
     if ev.kind == "late_brake":
-        b1 = min(b0 + off, apex_i - 1)
+        # brakes later and at the car's full limit, runs wide (as far as grip allows) and in deep
+        b1 = _late_point(v, b0, off, apex_i, vlim if vlim is not None else v, car, grip)
         for dv_kmh in np.arange(6.0, 40.0, 2.0):
             v[:] = clean
             for i in range(b0, b1):  # stays on the power
                 cur = float(v[i % n])
-                v[(i + 1) % n] = math.sqrt(cur * cur + 2 * max(_accel(cur, car, grip), 0.0) * DS)
-            last = _brake_from(v, b1, v_apex - dv_kmh / 3.6, car, grip, apex_i)  # runs in deep
+                v[(i + 1) % n] = min(
+                    math.sqrt(cur * cur + 2 * max(_accel(cur, car, grip), 0.0) * DS), 245 / 3.6
+                )
+            last = _brake_from(v, b1, v_apex - dv_kmh / 3.6, car, grip, apex_i, use=1.0)
             _rejoin(v, last, car, grip, clean)
             if _lap_time(v) - _lap_time(clean) >= MIN_COST_S:
                 break
@@ -238,7 +275,9 @@ def _limit(v: np.ndarray, car: CarProfile) -> np.ndarray:
         a = max(_accel(float(out[i - 1]), car, LIMIT_GRIP), 0.0)
         out[i] = min(out[i], math.sqrt(out[i - 1] ** 2 + 2 * a * DS))
     for i in range(len(out) - 2, -1, -1):
-        out[i] = min(out[i], math.sqrt(out[i + 1] ** 2 + 2 * _decel(float(out[i + 1]), car, LIMIT_GRIP) * DS))
+        out[i] = min(
+            out[i], math.sqrt(out[i + 1] ** 2 + 2 * _decel(float(out[i + 1]), car, LIMIT_GRIP, 1.0) * DS)
+        )
     return out
 
 
@@ -276,7 +315,8 @@ def simulate(
     rng = np.random.default_rng(seed)
     grid, k = _curvature(track)
     L = track.length_m
-    base = _passes(_speed_limit(k, car, 1.0), car, 1.0)
+    vlim = _speed_limit(k, car, 1.0)
+    base = _passes(vlim, car, 1.0)
 
     # ---- distance-domain speed trace for the whole session --------------------------
     segs_s: list[np.ndarray] = []
@@ -299,7 +339,7 @@ def simulate(
         v = base * math.sqrt(grip) if abs(grip - 1) > 1e-9 else base.copy()
         for ev in scen.events:
             if ev.lap == lap and ev.kind in DRIVING_MISTAKES:
-                rec = _apply_event(v, grid, ev, track, car, grip)
+                rec = _apply_event(v, grid, ev, track, car, grip, vlim)
                 if rec is not None:
                     applied[(ev.kind, lap, ev.corner_id)] = rec
         segs_s.append(grid + (lap - 1) * L)
@@ -327,6 +367,9 @@ def simulate(
     v = np.interp(t, t_all, v_all)  # m/s
     lap_dist = np.mod(s, L)
     kk = np.interp(lap_dist, grid, k)
+    # a car that arrives too fast runs wide: the radius it drives never asks more than the tyres' grip
+    g_cap = veh.max_g_lat * TYRE_GRIP * G
+    kk = np.sign(kk) * np.minimum(np.abs(kk), g_cap / np.maximum(v, 1.0) ** 2)
     acc = np.gradient(v, t)
     acc = np.convolve(acc, np.ones(5) / 5, mode="same")
     ns = len(t)
@@ -391,6 +434,7 @@ def simulate(
         if rec is not None:
             truth_events.append(rec)
 
+    _brake_points_from_signals(wide, truth_events, lap_no, lap_dist, sorted(clean))
     truth_laps = [
         {"lap": 0, "t_start_s": 0.0, "t_end_s": crossings[0], "time_s": crossings[0], "kind": "out"}
     ]
@@ -416,6 +460,38 @@ def simulate(
     truth = GroundTruth(truth_laps, truth_events, sorted(clean), track.id, car.id, seed, rate_hz)
     meta = {"track_id": track.id, "car_id": car.id, "seed": seed, "rate_hz": rate_hz, "laps": laps}
     return SimSession(wide, truth, meta, track, car)
+
+
+def _onset(
+    wide: dict[str, np.ndarray], on: np.ndarray, lap_dist: np.ndarray, lo: float, hi: float
+) -> float | None:
+    """Lap distance where the brake pressure first rises above BRAKE_ONSET_BAR within [lo, hi]."""
+    idx = np.where(on & (lap_dist >= lo) & (lap_dist <= hi))[0]
+    hit = idx[wide["brake_bar"][idx] > BRAKE_ONSET_BAR]
+    return round(float(lap_dist[hit[0]]), 1) if len(hit) else None
+
+
+def _brake_points_from_signals(
+    wide: dict[str, np.ndarray],
+    events: list[dict[str, Any]],
+    lap_no: np.ndarray,
+    lap_dist: np.ndarray,
+    clean_laps: list[int],
+) -> None:
+    """The truth's brake points are read off the generated brake-pressure signal (where it first rises),
+    the mistake's lap against the median of the clean laps at that corner."""
+    for e in events:
+        if "brake_point_m" not in e:
+            continue
+        apex, trace_bp, trace_clean = e.pop("apex_m"), e["brake_point_m"], e["clean_brake_point_m"]
+        lo = min(trace_bp, trace_clean, e.get("start_m", trace_bp)) - 40.0
+        bp = _onset(wide, lap_no == e["lap"], lap_dist, lo, apex)
+        cl = [_onset(wide, lap_no == k, lap_dist, trace_clean - 40.0, apex) for k in clean_laps]
+        cl_ok = [x for x in cl if x is not None]
+        if bp is not None and cl_ok:
+            e["brake_point_m"] = bp
+            e["clean_brake_point_m"] = round(float(np.median(cl_ok)), 1)
+            e["brake_shift_m"] = round(bp - e["clean_brake_point_m"], 1)
 
 
 def _latlon(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from services.hotpath.corner_live import CornerObservation, SlipEvent
@@ -330,13 +331,13 @@ def test_technique_rules_run_against_the_reference_and_mark_the_lap_unclean(trac
 def test_gold_lap_is_the_reference_and_session_laps_do_not_replace_it(track: TrackProfile) -> None:
     from shared.laps import assign_laps, detect_laps
     from shared.resample import by_distance
-    from shared.simulator.fixtures import cached_sim
+    from shared.simulator import Scenario, simulate
 
-    sim = cached_sim()
+    sim = simulate(laps=2, seed=3, rate_hz=20, scenario=Scenario.clean(2))
     w = {k: v.copy() for k, v in sim.wide.items()}
     laps = detect_laps(w, track, [lp["t_end_s"] for lp in sim.truth.laps])
     assign_laps(w, laps, track)
-    trace = by_distance(w, sim.truth.clean_laps[-1], 5.0)
+    trace = by_distance(w, 2, 5.0)
     ref = reference_from_trace(trace, track, dict(TH))
     assert set(ref) == {c.id for c in track.corners}
     t11 = ref["t11"].metrics
@@ -363,3 +364,234 @@ def test_safety_cooldown_per_rule_and_wheel(track: TrackProfile) -> None:
     assert [h.wheel for h in rc.on_frame({"tpms_alarm_fl": 1.0}, 0.0)] == ["fl"]
     assert [h.wheel for h in rc.on_frame({"tpms_alarm_fr": 1.0}, 1.0)] == ["fr"]
     assert rc.on_frame({"tpms_alarm_fr": 1.0}, 2.0) == []
+
+
+# ---- the whole hit: rule name, priority, phrase template, wheel, event, detail ---------------------
+def test_safety_hits_whole() -> None:
+    from services.hotpath.rules.registry import RuleHit
+
+    c = SafetyContext(dict(TH))
+    assert _safety("oil_pressure_low")(
+        {"oil_press_bar": 0.914, "rpm": 3001.4, "throttle_pct": 11.0}, c
+    ) == RuleHit(
+        "oil_pressure_low", 3, "oil_pressure", detail={"oil_bar": 0.91, "rpm": 3001}, event="oil_pressure"
+    )
+    assert _safety("oil_pressure_low")({"rpm": 5000.0, "throttle_pct": 50.0}, c) is None
+    assert _safety("oil_pressure_low")({"oil_press_bar": 0.5, "throttle_pct": 50.0}, c) is None
+    assert _safety("coolant_hot")({"water_temp_c": 106.04}, c) == RuleHit(
+        "coolant_hot", 3, "coolant_hot", detail={"water_c": 106.0}, event="coolant"
+    )
+    assert _safety("coolant_hot")({}, c) is None
+    tyre = _safety("tyre_warning")
+    assert tyre({"tpms_alarm_rr": 2.0}, c) == RuleHit(
+        "tyre_warning", 3, "tyre_alarm", wheel="rr", detail={"alarm": 2.0}, event="tpms_alarm"
+    )
+    t = SafetyContext(dict(TH))
+    assert tyre({"tpms_press_fl_bar": 2.3}, t) is None
+    assert tyre({"tpms_press_fl_bar": 2.3}, t) is None  # equal: the baseline stays
+    assert tyre({"tpms_press_fl_bar": 2.9}, t) is None  # a jump of 0.6 bar is not warming up: ignored
+    assert t.tpms_baseline["fl"] == 2.3
+    assert tyre({"tpms_press_fl_bar": 2.8}, t) is None  # exactly 0.5 above: ignored too
+    assert t.tpms_baseline["fl"] == 2.3
+    assert tyre({"tpms_press_fl_bar": 2.5}, t) is None
+    assert t.tpms_baseline["fl"] == 2.5
+    assert tyre({"tpms_press_fl_bar": 2.0}, t) == RuleHit(
+        "tyre_warning", 3, "tyre_alarm", wheel="fl", detail={"drop_bar": 0.5}, event="tpms_drop"
+    )
+    e = SafetyContext(dict(TH), tpms_baseline={"rl": 2.4})
+    assert tyre({"tpms_press_rl_bar": 1.99}, e) == RuleHit(
+        "tyre_warning", 3, "tyre_alarm", wheel="rl", detail={"drop_bar": 0.41}, event="tpms_drop"
+    )
+    exact = SafetyContext({**TH, "tpms_drop_bar": 0.5}, tpms_baseline={"rl": 2.5})
+    assert tyre({"tpms_press_rl_bar": 2.0}, exact) is not None  # exactly the drop: a warning
+    for name, ch, kind in (
+        ("abs_event", "abs_active", "abs"),
+        ("dsc_event", "dsc_active", "dsc"),
+        ("mil_on", "mil", "mil"),
+    ):
+        fresh = SafetyContext(dict(TH))
+        assert _safety(name)({ch: 1.0}, fresh) == RuleHit(name, 3, name, event=kind)  # on at the first frame
+
+
+def test_technique_hits_whole(t4: Corner) -> None:
+    from services.hotpath.rules.registry import RuleHit
+
+    ref = obs(t4, 1, coast_s=0.0, throttle_drop_pct=0.0, steer_reversals=0, overlap_s=0.0)
+
+    def whole(
+        fn: Any, o: CornerObservation, rule: str, prio: int, tpl: str, lost: bool, **detail: Any
+    ) -> None:
+        assert fn(o, ctx(ref, [obs(t4, o.lap - 1, metrics=dict(o.metrics))])) == RuleHit(
+            rule, prio, tpl, t4, None, o.lap, lost, detail
+        )
+
+    whole(T.coasting, obs(t4, coast_s=0.914), "coasting", 2, "no_coast", True, coast_s=0.91)
+    whole(
+        T.weak_brake_peak,
+        obs(t4, metrics={"brake_peak_bar": 50.0}),
+        "weak_brake_peak",
+        1,
+        "brake_harder",
+        True,
+        peak_bar=50.0,
+        ref_bar=90.0,
+    )
+    whole(T.no_trail_braking, obs(t4, brake_at_turn_in_bar=0.0), "no_trail_braking", 1, "trail_brake", True)
+    whole(T.slow_brake_ramp, obs(t4, ramp_s=0.614), "slow_brake_ramp", 1, "brake_squeeze", True, ramp_s=0.61)
+    whole(
+        T.over_slowing,
+        obs(t4, metrics={"min_kmh": 75.04}),
+        "over_slowing",
+        1,
+        "carry_speed",
+        True,
+        delta_kmh=-5.0,
+    )
+    p = ref.metrics["throttle_pickup_m"]
+    assert p is not None
+    whole(
+        T.late_to_power,
+        obs(t4, metrics={"throttle_pickup_m": p + 30.04}),
+        "late_to_power",
+        1,
+        "power_earlier",
+        True,
+        delta_m=30.0,
+    )
+    whole(
+        T.weak_exit,
+        obs(t4, metrics={"exit_kmh": 100.04}),
+        "weak_exit",
+        1,
+        "better_exit",
+        True,
+        delta_kmh=-10.0,
+    )
+    whole(
+        T.over_driving_entry,
+        obs(t4, metrics={"entry_kmh": 125.04, "exit_kmh": 100.0}),
+        "over_driving_entry",
+        2,
+        "slow_in_fast_out",
+        True,
+        entry_delta_kmh=5.0,
+    )
+    whole(
+        T.throttle_hesitation,
+        obs(t4, throttle_drop_pct=30.04),
+        "throttle_hesitation",
+        1,
+        "commit_throttle",
+        True,
+        drop_pct=30.0,
+    )
+    whole(
+        T.pedal_overlap, obs(t4, overlap_s=0.514), "pedal_overlap", 1, "pedal_overlap", False, overlap_s=0.51
+    )
+    whole(
+        T.exit_steering_corrections,
+        obs(t4, steer_reversals=4),
+        "exit_steering_corrections",
+        1,
+        "smooth_hands",
+        False,
+        reversals=4,
+    )
+    bp = ref.metrics["brake_point_m"]
+    assert bp is not None
+    whole(
+        T.brake_point_off,
+        obs(t4, metrics={"brake_point_m": bp + 12.04}),
+        "brake_point_off",
+        2,
+        "brake_earlier",
+        False,
+        delta_m=12.0,
+        direction="late",
+    )
+    whole(
+        T.brake_point_off,
+        obs(t4, metrics={"brake_point_m": bp - 12.04}),
+        "brake_point_off",
+        2,
+        "brake_at_marker",
+        True,
+        delta_m=-12.0,
+        direction="early",
+    )
+
+
+def test_pace_unknown_counts_as_at_pace_and_thin_traces_give_no_reference(track: TrackProfile) -> None:
+    from services.hotpath.rules.coach import _at_pace
+
+    c = track.corners[2]
+    assert _at_pace(obs(c, approach_kmh=None), obs(c, 1)) and _at_pace(obs(c), obs(c, 1, approach_kmh=None))
+    assert not _at_pace(obs(c, approach_kmh=100.0), obs(c, 1, approach_kmh=200.0))
+    assert reference_from_trace({}, track, dict(TH)) == {}
+    five = {"dist_m": np.arange(5.0), "speed_kmh": np.full(5, 100.0)}
+    assert reference_from_trace(five, track, dict(TH)) == {}  # no time column
+
+
+def test_safety_cooldown_uses_the_table_when_a_rule_has_none(track: TrackProfile) -> None:
+    from services.hotpath.rules.registry import RuleSpec
+
+    rc = RuleCoach(track, {**TH, "safety_cooldown_s": 7.0})
+    spec = rc.safety_rules["coolant_hot"]
+    rc.safety_rules = {"coolant_hot": RuleSpec(spec.name, 3, 0.0, spec.phrases, "safety", spec.fn)}
+    hot = {"water_temp_c": 110.0}
+    assert len(rc.on_frame(hot, 0.0)) == 1 and rc.on_frame(hot, 6.9) == [] and len(rc.on_frame(hot, 7.0)) == 1
+    assert rc.last_fired == {"coolant_hot:": 7.0}
+
+
+def test_rulecoach_keeps_three_laps_of_slips_and_passes_them_to_the_rules(track: TrackProfile) -> None:
+    rc = RuleCoach(track, dict(TH))
+    c = track.find_corner("t4")
+    for o in _lap_obs(track, 1):
+        rc.on_corner(o)
+    rc.on_lap(_lap(1, 100.0), None)
+    for lap in (2, 3, 4, 5):
+        o = obs(c, lap, slips=[SlipEvent("lockup", "fl", 950.0, lap)])
+        hits = rc.on_corner(o)
+    assert sorted(s.lap for s in rc.slips) == [3, 4, 5]
+    assert "repeated_slip" in [h.rule for h in hits]
+
+
+def test_only_an_inconsistency_hit_leaves_the_lap_clean(track: TrackProfile) -> None:
+    rc = RuleCoach(track, dict(TH))
+    c = track.find_corner("t4")
+    for o in _lap_obs(track, 1):
+        rc.on_corner(o)
+    rc.on_lap(_lap(1, 100.0), None)
+    for lap, bp in ((2, 890.0), (3, 930.0)):
+        rc.on_corner(obs(c, lap, metrics={"brake_point_m": bp}))
+    o = obs(c, 4, metrics={"brake_point_m": 905.0})  # sigma 16.5 m, but 5 m from the reference
+    assert [h.rule for h in rc.on_corner(o)] == ["brake_inconsistent"] and o.clean
+
+
+def test_gold_reference_coaches_a_lap_with_the_same_number_and_is_kept(track: TrackProfile) -> None:
+    rc = RuleCoach(track, dict(TH))
+    gold = {c.id: obs(c, 1, coast_s=0.0) for c in track.corners}
+    rc.set_gold(gold, {"lap": 1})
+    c = track.corners[3]
+    assert [h.rule for h in rc.on_corner(obs(c, 1, coast_s=1.5))] == ["coasting"]
+    rc.on_lap(_lap(1, 100.0), None)
+    for o in _lap_obs(track, 2, coast_s=0.0):
+        rc.on_corner(o)
+    rc.on_lap(_lap(2, 90.0), None)  # a clean, faster full lap does not replace the gold lap
+    assert rc.ref_source == "gold" and rc.ref_obs is gold
+
+
+def test_a_lap_needs_all_corners_but_one_to_become_the_reference(track: TrackProfile) -> None:
+    rc = RuleCoach(track, dict(TH))
+    for o in _lap_obs(track, 1)[:-1]:  # 12 of 13
+        rc.on_corner(o)
+    rc.on_lap(_lap(1, 100.0), None)
+    assert rc.ref_lap == 1
+    for o in _lap_obs(track, 2):
+        rc.on_corner(o)
+    rc.on_lap(_lap(2, 100.0), 100.0)  # equal time: the newer lap
+    assert rc.ref_lap == 2
+    for o in _lap_obs(track, 3):
+        rc.on_corner(o)
+    rc.on_lap(_lap(3, 100.0 + 1e-6), 100.0)
+    assert rc.ref_lap == 2

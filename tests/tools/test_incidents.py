@@ -37,3 +37,16 @@ def test_traction_threshold_argument_overrides_the_car(lake_env) -> None:
     assert out["events"] == [] and out["slip_threshold_kmh"] == {"lockup": 30.0, "wheelspin": 30.0}
     dflt = run_tool("get_traction_events", {"session_id": lake_env["sid"]})
     assert dflt["slip_threshold_kmh"] == {"lockup": 12.0, "wheelspin": 8.0} and dflt["count"] >= 6
+
+
+def test_lap_delta_puts_the_time_where_the_mistake_was(lake_env) -> None:
+    """A late brake at T11 costs time at T11 (the simulator's mistakes cost time), so get_lap_delta
+    against a clean lap ranks that corner as the biggest loss and the mistake lap slower."""
+    sim = lake_env["sim"]
+    clean = max(sim.truth.clean_laps)
+    for e in sim.truth.events_of("late_brake") + sim.truth.events_of("early_brake"):
+        out = run_tool("get_lap_delta", {"session_id": lake_env["sid"], "lap_a": clean, "lap_b": e["lap"]})
+        assert out["lap_b_time_s"] > out["lap_a_time_s"]
+        corner = sim.track.find_corner(e["corner_id"])
+        losses = {c["corner"]: c["delta_s"] for c in out["corners"]}
+        assert losses[corner.short] >= 0.5 * e["time_lost_s"], (e, losses)

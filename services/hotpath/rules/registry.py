@@ -1,4 +1,4 @@
-"""The ``@rule`` decorator and the registries RuleCoach evaluates."""
+"""``register`` and the registries RuleCoach evaluates."""
 
 from __future__ import annotations
 
@@ -42,17 +42,17 @@ TECHNIQUE: dict[str, RuleSpec] = {}
 SAFETY: dict[str, RuleSpec] = {}
 
 
-def rule(
-    name: str, priority: int, cooldown_s: float, phrases: tuple[str, ...], kind: str = "technique"
-) -> Callable[[Callable[..., RuleHit | None]], Callable[..., RuleHit | None]]:
+def register(
+    fn: Callable[..., RuleHit | None],
+    name: str,
+    priority: int,
+    cooldown_s: float,
+    phrases: tuple[str, ...],
+    kind: str = "technique",
+) -> None:
     """Register a rule. Technique rules get ``(obs, ctx)`` per corner; safety rules ``(row, ctx)`` per frame."""
-
-    def deco(fn: Callable[..., RuleHit | None]) -> Callable[..., RuleHit | None]:
-        spec = RuleSpec(name, priority, cooldown_s, phrases, kind, fn)
-        (SAFETY if kind == "safety" else TECHNIQUE)[name] = spec
-        return fn
-
-    return deco
+    spec = RuleSpec(name, priority, cooldown_s, phrases, kind, fn)
+    (SAFETY if kind == "safety" else TECHNIQUE)[name] = spec
 
 
 def load_rules() -> tuple[dict[str, RuleSpec], dict[str, RuleSpec]]:

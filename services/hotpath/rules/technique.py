@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from services.hotpath.corner_live import CornerObservation, SlipEvent
-from services.hotpath.rules.registry import RuleHit, rule
+from services.hotpath.rules.registry import RuleHit, register
 
 
 @dataclass
@@ -29,9 +29,6 @@ def _hit(
     return RuleHit(name, prio, tpl, obs.corner, None, obs.lap, time_lost, dict(detail))
 
 
-@rule(
-    "brake_point_off", priority=2, cooldown_s=0, phrases=("brake_later", "brake_at_marker", "brake_earlier")
-)
 def brake_point_off(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     bp, ref = _m(obs, "brake_point_m"), _m(ctx.ref, "brake_point_m")
     if bp is None or ref is None or not ctx.history:
@@ -51,7 +48,6 @@ def brake_point_off(obs: CornerObservation, ctx: CornerContext) -> RuleHit | Non
     return None
 
 
-@rule("brake_inconsistent", priority=1, cooldown_s=0, phrases=("brake_consistent",))
 def brake_inconsistent(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     clean = [o for o in [*ctx.history, obs] if o.clean and _m(o, "brake_point_m") is not None][-3:]
     if len(clean) < 3:
@@ -64,7 +60,6 @@ def brake_inconsistent(obs: CornerObservation, ctx: CornerContext) -> RuleHit | 
     )
 
 
-@rule("weak_brake_peak", priority=1, cooldown_s=0, phrases=("brake_harder",))
 def weak_brake_peak(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     pk, ref = _m(obs, "brake_peak_bar"), _m(ctx.ref, "brake_peak_bar")
     if pk is None or ref is None or ref < 10:
@@ -76,7 +71,6 @@ def weak_brake_peak(obs: CornerObservation, ctx: CornerContext) -> RuleHit | Non
     )
 
 
-@rule("no_trail_braking", priority=1, cooldown_s=0, phrases=("trail_brake",))
 def no_trail_braking(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     now, ref = obs.brake_at_turn_in_bar, ctx.ref.brake_at_turn_in_bar
     if now is None or ref is None or _m(obs, "brake_point_m") is None:
@@ -85,7 +79,6 @@ def no_trail_braking(obs: CornerObservation, ctx: CornerContext) -> RuleHit | No
     return _hit("no_trail_braking", 1, "trail_brake", obs, True) if now < 0.5 and ref >= lim else None
 
 
-@rule("slow_brake_ramp", priority=1, cooldown_s=0, phrases=("brake_squeeze",))
 def slow_brake_ramp(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     if obs.ramp_s is None or ctx.ref.ramp_s is None:
         return None
@@ -95,14 +88,12 @@ def slow_brake_ramp(obs: CornerObservation, ctx: CornerContext) -> RuleHit | Non
     )
 
 
-@rule("coasting", priority=2, cooldown_s=0, phrases=("no_coast",))
 def coasting(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     if obs.coast_s > ctx.th["coast_min_s"] and obs.coast_s > ctx.ref.coast_s + 0.3:
         return _hit("coasting", 2, "no_coast", obs, True, coast_s=round(obs.coast_s, 2))
     return None
 
 
-@rule("over_slowing", priority=1, cooldown_s=0, phrases=("carry_speed",))
 def over_slowing(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     v, ref = _m(obs, "min_kmh"), _m(ctx.ref, "min_kmh")
     if v is None or ref is None:
@@ -114,7 +105,6 @@ def over_slowing(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     )
 
 
-@rule("late_to_power", priority=1, cooldown_s=0, phrases=("power_earlier",))
 def late_to_power(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     p, ref = _m(obs, "throttle_pickup_m"), _m(ctx.ref, "throttle_pickup_m")
     if p is None or ref is None or not (obs.lifted and ctx.ref.lifted):
@@ -126,7 +116,6 @@ def late_to_power(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     )
 
 
-@rule("weak_exit", priority=1, cooldown_s=0, phrases=("better_exit",))
 def weak_exit(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     v, ref = _m(obs, "exit_kmh"), _m(ctx.ref, "exit_kmh")
     ent, ref_ent = _m(obs, "entry_kmh"), _m(ctx.ref, "entry_kmh")
@@ -137,7 +126,6 @@ def weak_exit(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     return None
 
 
-@rule("over_driving_entry", priority=2, cooldown_s=0, phrases=("slow_in_fast_out",))
 def over_driving_entry(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     ent, ref_ent = _m(obs, "entry_kmh"), _m(ctx.ref, "entry_kmh")
     ex, ref_ex = _m(obs, "exit_kmh"), _m(ctx.ref, "exit_kmh")
@@ -151,7 +139,6 @@ def over_driving_entry(obs: CornerObservation, ctx: CornerContext) -> RuleHit | 
     return None
 
 
-@rule("throttle_hesitation", priority=1, cooldown_s=0, phrases=("commit_throttle",))
 def throttle_hesitation(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     if (
         obs.throttle_drop_pct >= ctx.th["throttle_drop_pct"]
@@ -163,14 +150,12 @@ def throttle_hesitation(obs: CornerObservation, ctx: CornerContext) -> RuleHit |
     return None
 
 
-@rule("pedal_overlap", priority=1, cooldown_s=0, phrases=("pedal_overlap",))
 def pedal_overlap(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     if obs.overlap_s > ctx.th["overlap_min_s"]:
         return _hit("pedal_overlap", 1, "pedal_overlap", obs, overlap_s=round(obs.overlap_s, 2))
     return None
 
 
-@rule("repeated_slip", priority=2, cooldown_s=0, phrases=("lockup_repeat", "wheelspin_repeat"))
 def repeated_slip(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     window = ctx.th["slip_window_m"]
     for s in obs.slips:
@@ -190,9 +175,39 @@ def repeated_slip(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     return None
 
 
-@rule("exit_steering_corrections", priority=1, cooldown_s=0, phrases=("smooth_hands",))
 def exit_steering_corrections(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     lim = int(ctx.th["steer_corrections"])
     if obs.steer_reversals >= lim and ctx.ref.steer_reversals < lim:
         return _hit("exit_steering_corrections", 1, "smooth_hands", obs, reversals=obs.steer_reversals)
     return None
+
+
+# registered without a decorator, so mutation testing reaches the rule bodies
+register(
+    brake_point_off,
+    "brake_point_off",
+    priority=2,
+    cooldown_s=0,
+    phrases=("brake_later", "brake_at_marker", "brake_earlier"),
+)
+register(brake_inconsistent, "brake_inconsistent", priority=1, cooldown_s=0, phrases=("brake_consistent",))
+register(weak_brake_peak, "weak_brake_peak", priority=1, cooldown_s=0, phrases=("brake_harder",))
+register(no_trail_braking, "no_trail_braking", priority=1, cooldown_s=0, phrases=("trail_brake",))
+register(slow_brake_ramp, "slow_brake_ramp", priority=1, cooldown_s=0, phrases=("brake_squeeze",))
+register(coasting, "coasting", priority=2, cooldown_s=0, phrases=("no_coast",))
+register(over_slowing, "over_slowing", priority=1, cooldown_s=0, phrases=("carry_speed",))
+register(late_to_power, "late_to_power", priority=1, cooldown_s=0, phrases=("power_earlier",))
+register(weak_exit, "weak_exit", priority=1, cooldown_s=0, phrases=("better_exit",))
+register(over_driving_entry, "over_driving_entry", priority=2, cooldown_s=0, phrases=("slow_in_fast_out",))
+register(throttle_hesitation, "throttle_hesitation", priority=1, cooldown_s=0, phrases=("commit_throttle",))
+register(pedal_overlap, "pedal_overlap", priority=1, cooldown_s=0, phrases=("pedal_overlap",))
+register(
+    repeated_slip, "repeated_slip", priority=2, cooldown_s=0, phrases=("lockup_repeat", "wheelspin_repeat")
+)
+register(
+    exit_steering_corrections,
+    "exit_steering_corrections",
+    priority=1,
+    cooldown_s=0,
+    phrases=("smooth_hands",),
+)

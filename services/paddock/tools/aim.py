@@ -97,9 +97,10 @@ def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
         s["session_id"],
         ("oil_press_bar", "rpm", "throttle_pct", "water_temp_c", "oil_temp_c", "fuel_press_bar", "brake_bar"),
     )
+    th = _car_thresholds(s.get("car_id"))
     load_all = (
-        (np.nan_to_num(a["rpm"]) > 3000)
-        & (np.nan_to_num(a["throttle_pct"]) > 10)
+        (np.nan_to_num(a["rpm"]) > th["oil_rpm_min"])
+        & (np.nan_to_num(a["throttle_pct"]) > th["oil_throttle_min_pct"])
         & np.isfinite(a["oil_press_bar"])
     )
     brake_all = (np.nan_to_num(a["brake_bar"]) > 20) & np.isfinite(a["fuel_press_bar"])
@@ -122,9 +123,10 @@ def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
     low = [
         x["lap"]
         for x in out
-        if x["oil_floor_under_load_bar"] is not None and x["oil_floor_under_load_bar"] < 1.0
+        if x["oil_floor_under_load_bar"] is not None
+        and x["oil_floor_under_load_bar"] < th["oil_press_min_bar"]
     ]
-    hot = [x["lap"] for x in out if (x["water_max_c"] or 0) > 105]
+    hot = [x["lap"] for x in out if ev.is_coolant_hot(x["water_max_c"] or 0, th)]
     water = [x["water_max_c"] for x in out if x["water_max_c"] is not None]
     return {
         "session_id": s["session_id"],
