@@ -103,11 +103,6 @@ def wait_warm(url: str) -> None:
         time.sleep(0.5)
 
 
-def narrative_tokens(proxy: RecordingProxy, since: int) -> list[int]:
-    """Prompt tokens of the answer-writing calls recorded since ``since`` (warm-ups excluded)."""
-    return [proxy.prompt_tokens(b) for b in proxy.requests[since:] if b.get("max_tokens") != 1]
-
-
 def rng(xs: list[float], fmt: str = "{:.1f}") -> str:
     xs = [x for x in xs if x is not None]
     if not xs:
@@ -116,7 +111,9 @@ def rng(xs: list[float], fmt: str = "{:.1f}") -> str:
     return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}–{fmt.format(hi)}"
 
 
-def speed(url: str, proxy: RecordingProxy, sid: str, runs: int) -> list[tuple[str, ...]]:
+def speed(
+    url: str, proxy: RecordingProxy, sid: str, runs: int
+) -> tuple[list[tuple[str, ...]], list[dict[str, Any]]]:
     kinds = {
         "debrief": ("/coach/debrief", {"session_id": sid, "driver_id": "bench"}),
         "brief": ("/coach/brief", {"session_id": sid, "driver_id": "bench"}),
@@ -126,13 +123,19 @@ def speed(url: str, proxy: RecordingProxy, sid: str, runs: int) -> list[tuple[st
         ),
     }
     got: dict[str, list[dict[str, Any]]] = {k: [] for k in kinds}
-    for _ in range(runs):
+    for i in range(runs):
         for kind, (path, body) in kinds.items():
-            since = len(proxy.requests)
-            res = stream(url, path, body)
-            res["prompt_tokens"] = narrative_tokens(proxy, since)
+            res = run_one(url, proxy, path, body)
+            res["prompt_tokens"] = [proxy.prompt_tokens(b) for b in res["sent"] if b.get("max_tokens") != 1]
             got[kind].append(res)
-    rows = []
+            done = res["done"] or res["error"] or {}
+            print(
+                f"run {i + 1} {kind}: prompt {res['prompt_tokens']} tokens, first token {res['first_token_s']} s, "
+                f"total {res['total_s']:.1f} s, narrator {done.get('narrator')}, reason {done.get('reason')}",
+                file=sys.stderr,
+                flush=True,
+            )
+    rows: list[tuple[str, ...]] = []
     for kind, results in got.items():
         done = [r["done"] or {} for r in results]
         narrators = sorted(
@@ -156,18 +159,33 @@ def speed(url: str, proxy: RecordingProxy, sid: str, runs: int) -> list[tuple[st
                 CMD,
             )
         )
-    return rows
+    return rows, [got["brief"][0], got["debrief"][0]]
 
 
-def robustness(url: str, proxy: RecordingProxy, sid: str, n_questions: int) -> tuple[str, ...]:
-    asks: list[tuple[str, str, dict[str, Any]]] = [
-        ("ask", "/coach/ask", {"session_id": sid, "driver_id": "robust", "question": q})
-        for q in QUESTIONS[:n_questions]
-    ]
-    asks += [
-        ("brief", "/coach/brief", {"session_id": sid, "driver_id": "robust"}),
-        ("debrief", "/coach/debrief", {"session_id": sid, "driver_id": "robust"}),
-    ]
+def run_one(url: str, proxy: RecordingProxy, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    """One request, with the model calls it made (``sent``) and what the model answered (``answers``)."""
+    since_req, since_resp = len(proxy.requests), len(proxy.responses)
+    res = stream(url, path, body)
+    res["sent"] = proxy.requests[since_req:]
+    res["answers"] = proxy.responses[since_resp:]
+    return res
+
+
+def robustness(
+    url: str, proxy: RecordingProxy, sid: str, n_questions: int, measured: list[dict[str, Any]]
+) -> tuple[str, ...]:
+    """``measured``: the brief and debrief of the speed runs, counted here too (not run twice)."""
+    results = list(measured)
+    for n, q in enumerate(QUESTIONS[:n_questions], 1):
+        res = run_one(url, proxy, "/coach/ask", {"session_id": sid, "driver_id": "robust", "question": q})
+        done = res["done"] or res["error"] or {}
+        print(
+            f"question {n}: {q!r}: status {res['status']}, total {res['total_s']:.1f} s, "
+            f"emotion {done.get('emotion')}, tools {done.get('tools')}, text {str(done.get('text'))[:80]!r}",
+            file=sys.stderr,
+            flush=True,
+        )
+        results.append(res)
     c = dict.fromkeys(
         (
             "requests",
@@ -186,9 +204,7 @@ def robustness(url: str, proxy: RecordingProxy, sid: str, n_questions: int) -> t
         ),
         0,
     )
-    for _, path, body in asks:
-        since_req, since_resp = len(proxy.requests), len(proxy.responses)
-        res = stream(url, path, body)
+    for res in results:
         c["requests"] += 1
         if res["status"] is not None and res["status"] >= 500:
             c["http_5xx"] += 1
@@ -196,8 +212,7 @@ def robustness(url: str, proxy: RecordingProxy, sid: str, n_questions: int) -> t
         if res["error"] or done is None:
             c["crashes"] += 1
             continue
-        answers = proxy.responses[since_resp:]
-        sent = proxy.requests[since_req:]
+        answers, sent = res["answers"], res["sent"]
         c["model_5xx"] += sum(1 for a in answers if a["status"] >= 500)
         if done.get("narrator") == "llm" and done.get("available", True):
             c["answered"] += 1
@@ -260,11 +275,12 @@ def main() -> None:
         rows: list[tuple[str, ...]] = []
         try:
             wait_warm(pad.url)
-            for row in speed(pad.url, proxy, sid, a.runs):
+            speed_rows, measured = speed(pad.url, proxy, sid, a.runs)
+            for row in speed_rows:
                 rows.append(row)
                 console.print("| " + " | ".join(row[:3]) + f" | `{row[3]}` |", soft_wrap=True)
             if a.questions:
-                rows.append(robustness(pad.url, proxy, sid, a.questions))
+                rows.append(robustness(pad.url, proxy, sid, a.questions, measured))
                 console.print("| " + " | ".join(rows[-1][:3]) + f" | `{rows[-1][3]}` |", soft_wrap=True)
         finally:
             pad.stop()

@@ -69,7 +69,7 @@ def demo_cmd(
         typer.Option(
             "--llm",
             help="'url' (default): the model server at PITWALL_ADK_OPENAI_URL, else the template narrator; "
-            "'embedded': the paddock starts llama.cpp's server with SmolLM2-135M itself (the [llm] extra)",
+            "'embedded': the paddock starts llama.cpp's server with SmolLM2-135M itself (needs the optional 'llm' extra)",
         ),
     ] = "url",
 ) -> None:
@@ -83,11 +83,13 @@ def demo_cmd(
         console.print(f"[red]error[/red]: --llm must be 'url' or 'embedded', not {llm!r}")
         raise typer.Exit(2)
     if llm == "embedded":
+        from rich.markup import escape
+
         from services.paddock.llm.embedded import missing_reason
 
         reason = missing_reason()
         if reason:
-            console.print(f"[red]error[/red]: --llm embedded: {reason}")
+            console.print(f"[red]error[/red]: --llm embedded: {escape(reason)}")
             raise typer.Exit(2)
     tmp = None
     if data_dir is None:

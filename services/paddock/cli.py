@@ -7,13 +7,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 err = Console(stderr=True)
 
 LLM_HELP = (
     "Which model server to use: 'url' (default) talks to PITWALL_ADK_OPENAI_URL; 'embedded' starts "
     "llama.cpp's server with SmolLM2-135M-Instruct on a free loopback port and stops it on exit "
-    "(needs the [llm] extra)"
+    "(needs the optional 'llm' extra)"
 )
 
 
@@ -54,7 +55,7 @@ def paddock_cmd(
         try:
             url = server.start()
         except EmbeddedModelError as exc:
-            err.print(f"[red]error[/red]: --llm embedded: {exc}")
+            err.print(f"[red]error[/red]: --llm embedded: {escape(str(exc))}")
             raise typer.Exit(2) from exc
         err.print(f"embedded model server: {server.model} at {url} (log {server.log_path})")
         settings = settings_for(data_dir, **overrides, adk_openai_url=url, adk_openai_model=server.model)

