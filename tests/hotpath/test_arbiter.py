@@ -20,6 +20,8 @@ from services.hotpath.phrases import render
 from services.hotpath.rules.registry import RuleHit
 from shared.profiles.track import Corner, TrackProfile, load_track
 
+# what a cue needs besides its phrase: the safety margin and the default headset delay
+EXTRA_S = SAFETY_MARGIN_S + ArbiterConfig().headset_latency_s
 V = 30.0  # m/s, 108 km/h: simple arithmetic for where and when
 STEP = 2.0
 
@@ -543,7 +545,8 @@ def test_one_cue_per_pass_across_the_finish_line(track: TrackProfile) -> None:
             base(d) and not d < t1.start_m and not d > track.length_m - 80
         )
 
-    drv = Driver(CoachArbiter(track, ArbiterConfig(min_gap_s=0.0)), track, busy)
+    # no headset delay: the quiet stretch before T1 is sized for the phrase alone
+    drv = Driver(CoachArbiter(track, ArbiterConfig(min_gap_s=0.0, headset_latency_s=0.0)), track, busy)
     drv.to(1, 2000.0)
     a = hit(track, "t1", 1)
     drv.schedule(a)
@@ -566,13 +569,13 @@ def test_raised_inside_its_window_without_room_waits_for_the_next_pass(track: Tr
     arb = quiet_arb(track)
     c = track.find_corner("t7")
     h = hit(track, "t7", 1)
-    need = V * (render(h.template, c).speak_s + SAFETY_MARGIN_S)
-    w_start, w_end = arb.profile.window(c.start_m, render(h.template, c).speak_s + SAFETY_MARGIN_S)
+    need = V * (render(h.template, c).speak_s + EXTRA_S)
+    w_start, w_end = arb.profile.window(c.start_m, render(h.template, c).speak_s + EXTRA_S)
     arb.schedule(h, render(h.template, c), st_at(track, 50.0, 1, c.start_m - w_end - need + 6.0))
     assert arb.pending["t7"].window == (w_start, w_end) and not arb.pending["t7"].armed
     h2 = hit(track, "t9", 1)
     c9 = track.find_corner("t9")
-    _, w9_end = arb.profile.window(c9.start_m, render(h2.template, c9).speak_s + SAFETY_MARGIN_S)
+    _, w9_end = arb.profile.window(c9.start_m, render(h2.template, c9).speak_s + EXTRA_S)
     arb.schedule(h2, render(h2.template, c9), st_at(track, 50.0, 1, c9.start_m - w9_end - need - 6.0))
     assert arb.pending["t9"].armed
 
@@ -584,7 +587,7 @@ def test_fixed_lead_grows_with_speed_and_phrase_length(track: TrackProfile) -> N
     ph = render("pedal_overlap", c)
     v = 70.0
     arb.schedule(h, ph, st_at(track, 0.0, 1, 3000.0, v=v))
-    lead = v * (ph.speak_s + SAFETY_MARGIN_S) + v * 1.0
+    lead = v * (ph.speak_s + EXTRA_S) + v * 1.0
     assert lead > 150.0
     out = [x for k in range(3000, 3600) for x in arb.tick(st_at(track, k / v, 1, float(k), v=v))]
     [dec] = out
