@@ -66,6 +66,23 @@ def _decode(data: bytes | str) -> Any:
         raise BadBatch("malformed", f"not JSON: {exc}") from None
 
 
+def msgpack_frame_count(data: bytes) -> int | None:
+    """How many frames a msgpack batch declares, read from its headers without decoding the frames (so an
+    oversized batch is refused before it costs a long decode); None when the headers are not a batch."""
+    up = msgpack.Unpacker(raw=False)
+    up.feed(data)
+    try:
+        if data[:1] and (data[0] & 0xF0 == 0x90 or data[0] in (0xDC, 0xDD)):
+            return int(up.read_array_header())
+        for _ in range(min(int(up.read_map_header()), 16)):
+            if up.unpack() == "frames":
+                return int(up.read_array_header())
+            up.skip()
+    except Exception:  # malformed headers: the full decode names the problem
+        return None
+    return None
+
+
 def _check_size(state: HotpathState, n_frames: int) -> None:
     cap = state.settings.ingest_max_batch_frames
     if n_frames > cap:
@@ -159,6 +176,8 @@ async def _handle(ws: WebSocket, state: HotpathState, default_sid: str | None) -
                     "too_large",
                     f"message of {len(data)} bytes is over {limit} (PITWALL_INGEST_MAX_BODY_BYTES)",
                 )
+            if isinstance(data, bytes):
+                _check_size(state, msgpack_frame_count(data) or 0)
             payload = await asyncio.to_thread(_decode, data) if len(data) > OFF_LOOP_BYTES else _decode(data)
             sid, frames = _frames(payload)
             _check_size(state, len(frames))
