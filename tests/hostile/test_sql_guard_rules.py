@@ -35,6 +35,27 @@ def test_refusals_are_structured(sql: str, code: str) -> None:
     assert out["error"]["message"] and out["error"]["hint"]
 
 
+HINTS = {
+    "": ("empty", "no SQL given", "send one SELECT statement"),
+    "SELECT 1; SELECT 2": ("multiple_statements", "2 statements; exactly one is allowed", "send one SELECT"),
+    "DROP VIEW laps": (
+        "not_select",
+        "DROP statements are not allowed",
+        "read-only: use SELECT (or WITH ... SELECT)",
+    ),
+}
+
+
+def test_refusals_name_the_fix() -> None:
+    for sql, (code, message, hint) in HINTS.items():
+        assert check_sql(sql) == {"error": {"code": code, "message": message, "hint": hint}}
+    parse = check_sql("SELEC 1")
+    assert isinstance(parse, dict) and parse["error"]["hint"] == "check the syntax; DuckDB SQL dialect"
+    assert parse["error"]["message"].startswith("Parser Error")
+    big = check_sql("SELECT 1" + " " * 20_000)
+    assert isinstance(big, dict) and big["error"]["hint"] == "simplify the query"
+
+
 def test_refusal_messages_say_what_was_wrong() -> None:
     assert check_sql(None)["error"]["code"] == "empty"  # type: ignore[arg-type, index]
     assert check_sql("SELECT 1; SELECT 2")["error"]["message"].startswith("2 statements")  # type: ignore[index]
@@ -51,12 +72,13 @@ def test_refusal_messages_say_what_was_wrong() -> None:
 
 
 def test_documented_caps() -> None:
-    assert (sql_guard.ROW_CAP, sql_guard.CHAR_CAP, sql_guard.TIMEOUT_S, sql_guard.MAX_SQL_CHARS) == (
-        500,
-        20_000,
-        5.0,
-        10_000,
-    )
+    assert (
+        sql_guard.ROW_CAP,
+        sql_guard.CHAR_CAP,
+        sql_guard.TIMEOUT_S,
+        sql_guard.MAX_SQL_CHARS,
+        sql_guard.CELL_CAP,
+    ) == (500, 20_000, 5.0, 10_000, 2000)
 
 
 def test_row_cap_cannot_be_lifted(lake: Lake) -> None:
@@ -86,7 +108,7 @@ def test_char_cap_halves_until_it_fits(lake: Lake) -> None:
 
 
 def test_cells_are_plain_json(lake: Lake) -> None:
-    out = run_query(lake.cursor(), "SELECT 'nan'::DOUBLE AS a, 1.5 AS b, NULL AS c, 'ok' AS d")
+    out = run_query(lake.cursor(), "SELECT 'nan'::DOUBLE AS a, 1.5::DOUBLE AS b, NULL AS c, 'ok' AS d")
     assert out["rows"] == [{"a": None, "b": 1.5, "c": None, "d": "ok"}]
     cut = run_query(lake.cursor(), f"SELECT repeat('y', {sql_guard.CELL_CAP + 5}) AS s")
     assert cut["rows"][0]["s"] == "y" * sql_guard.CELL_CAP + "…" and cut["truncated"] is True
@@ -94,7 +116,10 @@ def test_cells_are_plain_json(lake: Lake) -> None:
 
 def test_errors_are_correctable(lake: Lake) -> None:
     bad = run_query(lake.cursor(), "SELECT no_such_column FROM laps")
-    assert bad["error"]["code"] == "binder_error" and "corner_results" in bad["error"]["hint"]
+    assert bad["error"]["code"] == "binder_error" and bad["error"]["message"].startswith("Binder Error")
+    assert bad["error"]["hint"] == (
+        "check table and column names: sessions, laps, telemetry, corner_results, coaching_notes, driver_events"
+    )
     bad = run_query(lake.cursor(), "SELECT CAST('x' AS INTEGER)")
     assert (
         bad["error"]["code"] == "query_error" and bad["error"]["hint"] == "only the lake's tables can be read"
@@ -109,5 +134,16 @@ def test_runaway_query_is_interrupted(lake: Lake) -> None:
     out = run_query(lake.cursor(), "SELECT count(*) FROM range(100000000) a, range(100000000) b")
     assert out["error"]["code"] == "timeout"
     assert out["error"]["message"] == "the query ran longer than 5 s and was stopped"
+    assert out["error"]["hint"] == "filter earlier, aggregate, avoid cross joins"
     after = run_query(lake.cursor(), "SELECT 1 AS x")  # the connection is usable after the interrupt
     assert after["rows"] == [{"x": 1}]
+
+
+def test_rows_too_wide_for_the_char_cap_are_dropped_whole(lake: Lake) -> None:
+    cols = ", ".join(f"repeat('z', 1999) AS c{k}" for k in range(11))  # ~22,000 characters per row
+    for n in (1, 2, 3):
+        out = run_query(lake.cursor(), f"SELECT {cols} FROM range({n})")
+        assert out["rows"] == [] and out["truncated"] is True, n
+    half = ", ".join(f"repeat('z', 1999) AS c{k}" for k in range(6))  # ~12,000 characters per row
+    out = run_query(lake.cursor(), f"SELECT {half} FROM range(2)")
+    assert out["row_count"] == 1 and out["truncated"] is True
