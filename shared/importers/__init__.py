@@ -56,9 +56,10 @@ def sniff_format(path: Path) -> str:
 def read_log(path: Path | str, progress: Progress | None = None, car_id: str | None = None) -> RawLog:
     """Read any supported logger file into a :class:`RawLog` (source channels, unmapped), within the
     import limits (:mod:`shared.importers.limits`)."""
-    from shared.importers.limits import check_raw
+    from shared.importers.limits import check_raw, read_scope
 
-    return check_raw(_read_log(Path(path), progress, car_id))
+    with read_scope():  # one time budget per read, also outside an import (pitwall replay)
+        return check_raw(_read_log(Path(path), progress, car_id))
 
 
 def _read_log(path: Path, progress: Progress | None, car_id: str | None) -> RawLog:

@@ -81,13 +81,28 @@ _CURRENT: contextvars.ContextVar[ImportLimits | None] = contextvars.ContextVar("
 
 
 def current_limits() -> ImportLimits:
+    """The limits of the import under way; outside one, fresh limits from the process settings (never
+    cached: a time budget must not start at the first import of a long-running process)."""
     lim = _CURRENT.get()
     if lim is None:
         from shared.settings import get_settings
 
-        lim = ImportLimits.from_settings(get_settings())
-        _CURRENT.set(lim)
+        return ImportLimits.from_settings(get_settings())
     return lim
+
+
+@contextmanager
+def read_scope() -> Iterator[ImportLimits]:
+    """The current import's limits, or a fresh scope (and time budget) for a read outside an import."""
+    lim = _CURRENT.get()
+    if lim is not None:
+        yield lim
+        return
+    token = _CURRENT.set(current_limits())
+    try:
+        yield _CURRENT.get()  # type: ignore[misc]
+    finally:
+        _CURRENT.reset(token)
 
 
 @contextmanager

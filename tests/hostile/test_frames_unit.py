@@ -55,3 +55,16 @@ def test_short_errors_echo_little() -> None:
     assert len(out) == 20
     assert len(out[0]["input"]) < 200 and len(out[0]["msg"]) == 300
     assert out[1]["input"] == "nan" and isinstance(out[2]["input"], str) and out[3]["input"] == 7
+
+
+def test_msgpack_batch_size_is_read_from_the_headers() -> None:
+    import msgpack
+
+    from services.hotpath.routers.ingest import msgpack_frame_count
+
+    assert msgpack_frame_count(msgpack.packb([{"t_s": 1.0}] * 5)) == 5
+    assert msgpack_frame_count(msgpack.packb([{"t_s": 1.0}] * 70_000)) == 70_000
+    assert msgpack_frame_count(msgpack.packb({"session_id": "s", "frames": [{"t_s": 1.0}] * 3})) == 3
+    assert msgpack_frame_count(msgpack.packb({"frames": [{"t_s": 1.0}] * 4, "session_id": "s"})) == 4
+    assert msgpack_frame_count(msgpack.packb({"t_s": 1.0, "rpm": 2.0})) is None
+    assert msgpack_frame_count(b"\xc1") is None and msgpack_frame_count(b"") is None

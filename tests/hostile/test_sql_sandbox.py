@@ -66,3 +66,19 @@ def test_a_cut_cell_reports_truncated(lake: Lake) -> None:
     assert len(out["rows"][0]["s"]) == CELL_CAP + 1  # the cut text plus the ellipsis
     out = run_query(lake.cursor(), f"SELECT repeat('x', {CELL_CAP}) AS s")
     assert out["truncated"] is False
+
+
+def test_files_inside_the_lake_stay_readable(lake: Lake) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    inside = lake.lake_dir / "sessions" / "s1" / "probe.parquet"
+    inside.parent.mkdir(parents=True)
+    pq.write_table(pa.table({"x": [7]}), inside)
+    out = run_query(lake.cursor(), f"SELECT x FROM read_parquet('{inside}')")
+    assert out.get("rows") == [{"x": 7}], out
+
+
+def test_a_lake_path_with_a_quote_is_refused_at_start(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="contains a quote; choose another PITWALL_DATA_DIR"):
+        Lake(settings_for(tmp_path / "it's"))
