@@ -29,6 +29,11 @@ class WarmError(Exception):
     """The model server answered badly (HTTP error, malformed stream) or not at all."""
 
 
+class ModelBusy(WarmError):
+    """The server accepted the connection but did not answer in time: it is there, busy with a prompt
+    (a one-slot llama.cpp server evaluating another request, or one a client gave up on)."""
+
+
 class WarmClient:
     def __init__(self, settings: Settings, store: PaddockStore | None = None) -> None:
         self.settings = settings
@@ -60,6 +65,10 @@ class WarmClient:
         """Model ids the server offers (``GET /v1/models``); raises ``WarmError`` when it does not answer."""
         try:
             r = await self.client.get(f"{self.base}/models", timeout=timeout_s)
+        except httpx.ReadTimeout as exc:
+            raise ModelBusy(
+                f"the model server at {self.base} took the request but did not answer in {timeout_s:g} s"
+            ) from exc
         except httpx.HTTPError as exc:
             raise WarmError(f"no model server at {self.base}: {type(exc).__name__}") from exc
         if r.status_code != 200:
@@ -72,6 +81,8 @@ class WarmClient:
     async def probe(self, timeout_s: float = 2.0) -> tuple[bool, str]:
         try:
             ids = await self.models(timeout_s)
+        except ModelBusy as exc:  # llama.cpp answers nothing else while it evaluates a prompt
+            return True, f"busy: {exc}"
         except WarmError as exc:
             return False, str(exc)
         if ids and self.model not in ids:
