@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(160, ge=16, le=8192)  # about 110 words
     # a driver's ADK conversation is rotated past this many characters, so a small local model's prompt
     # (history included) stays short enough to prefill in seconds
-    adk_char_budget: int = Field(8_000, ge=1000)
+    adk_char_budget: int = Field(4_000, ge=1000)
     adk_allow_remote: bool = False
     data_agents: Literal["deterministic", "llm"] = "deterministic"
     llm_warmup: bool = (

@@ -153,6 +153,15 @@ def test_no_first_token_in_time_gives_the_template(env) -> None:
     assert done["narrator"] == "template" and "no first token within 1.5 s" in done["reason"]
 
 
+def test_a_question_with_no_first_token_in_time_is_unavailable_not_an_error(env) -> None:
+    env["llm"].script.append({"delay_s": 30, "text": "Too late. [EMOTION:neutral]"})
+    with deadlines(env, first_s=1.5, idle_s=30) as svc:
+        events = _run(ask(svc, "ana", "setup advice: understeer in slow corners", session_id=env["sid"]))
+    assert [e.type for e in events].count("error") == 0
+    done = events[-1].data
+    assert done["available"] is False and "no first token within 1.5 s" in done["reason"]
+
+
 def test_silence_after_tokens_keeps_them_and_ends_incomplete(env) -> None:
     env["llm"].script.append({"text": "Good start on lap 2, then it all went quiet", "stall_after": 4})
     with deadlines(env, first_s=60, idle_s=1.5) as svc:

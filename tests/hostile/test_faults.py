@@ -197,4 +197,6 @@ def test_token_in_the_query_never_reaches_the_access_log(caplog: pytest.LogCaptu
         )
     assert len(caplog.records) == 2
     text = "\n".join(r.getMessage() for r in caplog.records)
-    assert "hunter2" not in text and text.count("token=***") == 2
+    # (a process that imported LiteLLM redacts the whole query with its own filter as well: either way no
+    # token; the exact ``token=***`` form of ours is pinned in test_auth_rules.py)
+    assert "hunter2" not in text and "/cues/stream?" in text and "/ingest/ws?" in text

@@ -772,7 +772,8 @@ class CoachService:
             why = reason if not model_ok else str(run.error) if run.error else "empty model reply"
             found = await asyncio.to_thread(answer_from_data, req.question, req.session_id, req.intent)
             if found is None:
-                if model_ok and run.error is not None:
+                # no first token in time is "no answer", like no model: a done with the reason, not an error
+                if model_ok and run.error is not None and not isinstance(run.error, NoFirstToken):
                     return self._ask_error(req, run, run.error)
                 return self._unavailable(req, run, why)
             run.tools.append({"tool": found.tool, "args": found.args})
