@@ -526,12 +526,25 @@ class CoachService:
         self._reachable_at = time.monotonic()
         return CoachEvent("token", {"text": chunk, **({"agent": agent} if agent else {})})
 
-    async def _adk_events(
-        self, req: CoachRequest, run: _Run, ticket: Any, model_ok: bool
-    ) -> AsyncGenerator[CoachEvent, None]:
+    def _adk_run(
+        self, req: CoachRequest, sid: str, delta: dict[str, Any], clock: _Clock
+    ) -> contextlib.aclosing[AsyncGenerator[Any, None]]:
+        """One streamed ADK run of the driver's words in their ADK session, under the clock's deadlines."""
         from google.adk.agents.run_config import RunConfig, StreamingMode
         from google.genai import types
 
+        agen = self.runner.run_async(
+            user_id=req.driver_id,
+            session_id=sid,
+            new_message=types.Content(role="user", parts=[types.Part(text=req.question)]),
+            state_delta=delta,
+            run_config=RunConfig(streaming_mode=StreamingMode.SSE),
+        )
+        return contextlib.aclosing(_deadlined(agen, clock))
+
+    async def _adk_events(
+        self, req: CoachRequest, run: _Run, ticket: Any, model_ok: bool
+    ) -> AsyncGenerator[CoachEvent, None]:
         cap = req.kind.capitalize()
         narrator = f"NarrativeAgent{cap}"
         clock = _Clock(self.settings)
@@ -542,15 +555,7 @@ class CoachService:
         sid = await self._session(req.driver_id, {})
         route = req.kind if model_ok else f"data_only:{cap}DataPhase"  # no model: skip the narrative
         delta = {"session_id": req.session_id, "driver_id": req.driver_id, "temp:intent_override": route}
-        msg = types.Content(role="user", parts=[types.Part(text=req.question)])
-        agen = self.runner.run_async(
-            user_id=req.driver_id,
-            session_id=sid,
-            new_message=msg,
-            state_delta=delta,
-            run_config=RunConfig(streaming_mode=StreamingMode.SSE),
-        )
-        async with contextlib.aclosing(_deadlined(agen, clock)) as events:
+        async with self._adk_run(req, sid, delta, clock) as events:
             async for ev in events:
                 run.inv = ev.invocation_id
                 for k, v in ((ev.actions.state_delta if ev.actions else None) or {}).items():
@@ -608,9 +613,6 @@ class CoachService:
     async def _ask_events(
         self, req: CoachRequest, run: _Run, ticket: Any
     ) -> AsyncGenerator[CoachEvent, None]:
-        from google.adk.agents.run_config import RunConfig, StreamingMode
-        from google.genai import types
-
         clock = _Clock(self.settings)
         async for ev in self._take_model(ticket, run, clock):
             yield ev
@@ -618,17 +620,9 @@ class CoachService:
         delta: dict[str, Any] = {"session_id": req.session_id, "driver_id": req.driver_id}
         if req.intent:
             delta["temp:intent_override"] = req.intent
-        msg = types.Content(role="user", parts=[types.Part(text=req.question)])
         last_call: tuple[str, str] | None = None
         repeats = 0
-        agen = self.runner.run_async(
-            user_id=req.driver_id,
-            session_id=sid,
-            new_message=msg,
-            state_delta=delta,
-            run_config=RunConfig(streaming_mode=StreamingMode.SSE),
-        )
-        async with contextlib.aclosing(_deadlined(agen, clock)) as events:
+        async with self._adk_run(req, sid, delta, clock) as events:
             async for ev in events:
                 run.inv = ev.invocation_id
                 if self.plugin is not None and self.plugin.llm_calls.get(run.inv, 0) > MAX_LLM_CALLS:
