@@ -40,6 +40,9 @@ WORKDIR /home/llm
 EXPOSE 11434
 HEALTHCHECK --interval=10s --timeout=3s --retries=10 \
   CMD ["python", "/opt/llm/healthcheck.py", "http://127.0.0.1:11434/v1/models"]
-# llm_server.py: llama_cpp.server with llama.cpp's AMX/repack buffers off (they crash on VMs without AMX state)
+# llm_server.py: llama_cpp.server with llama.cpp's AMX/repack buffers off (they crash on VMs without AMX state);
+# --interrupt_requests false: by default any new request, even the health check's GET /v1/models, ends the
+# stream in progress (measured: every debrief through the stack cut at once, "empty model reply")
 CMD ["python", "/opt/llm/llm_server.py", "--model", "/models/smollm2.gguf", "--model_alias", "smollm2", \
-     "--n_ctx", "8192", "--chat_format", "chatml-function-calling", "--host", "0.0.0.0", "--port", "11434"]
+     "--n_ctx", "8192", "--chat_format", "chatml-function-calling", "--interrupt_requests", "false", \
+     "--host", "0.0.0.0", "--port", "11434"]

@@ -169,6 +169,8 @@ def test_llm_local_serves_the_bundled_gguf_where_the_paddock_looks() -> None:
     assert re.search(r"^COPY .*\bllm_server\.py /opt/llm/$", (DEPLOY / "llm.Dockerfile").read_text(), re.M)
     assert _flag(argv, "--model") == "/models/smollm2.gguf" and _flag(argv, "--model_alias") == "smollm2"
     assert _flag(argv, "--chat_format") == "chatml-function-calling" and int(_flag(argv, "--n_ctx")) >= 8192
+    # a health probe must never cut a debrief's stream (llama-cpp-python interrupts by default)
+    assert _flag(argv, "--interrupt_requests") == "false"
     port = _flag(argv, "--port")
     # the paddock's default URL reaches it under the alias `llm`, the Ollama profile's service name
     assert "llm" in svc["networks"]["default"]["aliases"]
