@@ -206,7 +206,9 @@ def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -
             if sse.event == "phase" and not quiet:
                 console.print(f"  [dim]{data['agent']} {data['status']} ({data['ms']:.0f} ms)[/dim]")
             elif sse.event == "data" and not quiet:
-                console.print(f"  [dim]data: {data['agent']}[/dim]")
+                console.print(
+                    f"  [dim]data: {str(data['key']).removesuffix('_data').replace('_', ' ')}[/dim]"
+                )
             elif sse.event == "token" and not quiet:
                 streamed = True
                 console.print(data["text"], end="")

@@ -105,6 +105,7 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
     """A deterministic narrative from the same structured data, for when no model answers."""
 
     from services.paddock.agents.digest import corner_label, load
+    from shared.display import lap_time
 
     hl, ped, eng, saf, trac = (
         load(state, k)
@@ -121,9 +122,9 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
         if not hl.get("valid_laps") or hl.get("best_lap_s") is None:
             parts.append("No valid lap in this session, so there are no lap times to compare.")
         else:
-            line = f"{hl['valid_laps']} valid laps, best {hl['best_lap_s']} s on lap {hl.get('best_lap')}"
+            line = f"{hl['valid_laps']} valid laps, best {lap_time(hl['best_lap_s'])} on lap {hl.get('best_lap')}"
             if hl.get("theoretical_best_s") is not None:
-                line += f" (theoretical {hl['theoretical_best_s']} s)"
+                line += f" (theoretical {lap_time(hl['theoretical_best_s'])})"
             parts.append(line + ".")
     if focus:
         parts.append("Focus: " + "; ".join(focus) + ".")
