@@ -138,6 +138,36 @@ def test_the_connection_uses_two_threads_and_locks_its_settings(tmp_path: Path) 
         cur.execute("SET enable_external_access=true")
 
 
+class _Clock:
+    """A hand-moved monotonic clock: the TTL is checked without measuring time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_the_default_ttl_is_one_second_and_ends_exactly_there(
+    tmp_path: Path, reads: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(lake_mod, "time", clock)
+    settings = _settings(tmp_path)
+    lake = Lake(settings)  # the start-up read happens at clock 0, whatever the TTL
+    assert lake.settings is settings and len(reads) == 1
+    sid = _import(settings)
+    clock.now = 0.999
+    assert _sessions(lake) == set() and len(reads) == 1
+    clock.now = 1.0  # one second after the last check: the lake is looked at again
+    assert _sessions(lake) == {sid} and len(reads) == 2
+    clock.now = 1.5  # checked at 1.0: not again before 2.0, even though nothing would change
+    lake.refresh()
+    clock.now = 2.0
+    lake.refresh()
+    assert len(reads) == 2
+
+
 def test_get_lake_configures_once_from_the_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lake_mod, "_LAKE", None)
     made = configure_lake(_settings(tmp_path))
