@@ -92,6 +92,7 @@ def test_detect_events_rows_and_overrides() -> None:
     lock = out[1]
     assert lock["wheel"] == "fl" and lock["lap"] == 3 and lock["corner"] == "t4" and lock["severity"] == 30.0
     assert json.loads(lock["detail"])["duration_s"] == pytest.approx(0.18)
+    assert json.loads(lock["detail"])["max_slip_kmh"] == 30.0
     assert out[0]["t_s"] == pytest.approx(0.2)
     # the car profile's overrides are honoured (the names are RuleCoach's: one table)
     quiet = ev.detect_events(w, track.corners, {"slip_lockup_kmh": 40.0, "oil_press_min_bar": 0.4})
@@ -315,3 +316,13 @@ def test_detect_events_without_lap_or_distance_and_with_three_samples() -> None:
         "water_temp_c": np.array([110.0, 110.0, 110.0, 90.0]),
     }
     assert json.loads(ev.detect_events(irregular, [])[0]["detail"])["duration_s"] == 0.247
+
+
+def test_a_one_sample_oil_drop_counts_when_the_minimum_duration_is_zero() -> None:
+    w = _wide(n=50)
+    w["rpm"] = np.full(50, 5000.0)
+    w["oil_press_bar"] = np.full(50, 3.0)
+    w["oil_press_bar"][20] = 0.3
+    assert ev.detect_events(w, []) == []
+    out = ev.detect_events(w, [], {"event_min_s": 0.0})
+    assert [(e["kind"], e["t_s"], e["severity"]) for e in out] == [("oil_pressure", w["t_s"][20], 0.3)]
