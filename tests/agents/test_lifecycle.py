@@ -50,6 +50,19 @@ def _other_track_sim() -> Any:
     return sim
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _no_lake_left_open() -> Iterator[None]:
+    """Close the lakes these tests configure: a DuckDB connection left in the module global outlives the
+    tests, and a process forked afterwards (mutmut 3 forks one child per mutant) dies on its threads."""
+    from services.paddock import lake as lake_mod
+
+    before = lake_mod._LAKE
+    yield
+    if lake_mod._LAKE is not None and lake_mod._LAKE is not before:
+        lake_mod._LAKE.con.close()
+    lake_mod._LAKE = before
+
+
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     llm = start_scripted_llm()

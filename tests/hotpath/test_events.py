@@ -92,6 +92,7 @@ def test_detect_events_rows_and_overrides() -> None:
     lock = out[1]
     assert lock["wheel"] == "fl" and lock["lap"] == 3 and lock["corner"] == "t4" and lock["severity"] == 30.0
     assert json.loads(lock["detail"])["duration_s"] == pytest.approx(0.18)
+    assert json.loads(lock["detail"])["max_slip_kmh"] == 30.0
     assert out[0]["t_s"] == pytest.approx(0.2)
     # the car profile's overrides are honoured (the names are RuleCoach's: one table)
     quiet = ev.detect_events(w, track.corners, {"slip_lockup_kmh": 40.0, "oil_press_min_bar": 0.4})
@@ -132,3 +133,196 @@ def test_live_and_imported_sessions_store_the_same_event_names() -> None:
         live = {(r["lap"], r["wheel"], r["corner"]) for r in rows if r["kind"] == kind}
         imp = {(e["lap"], e["wheel"], e["corner"]) for e in imported if e["kind"] == kind}
         assert live == imp and live, kind
+
+
+# ---- edges the tests above leave open (found by `scripts/mutation events`) ---------------------------
+def test_the_stored_vocabulary_and_default_table_are_fixed() -> None:
+    """These names are stored in driver_events and queried by the paddock tools; the defaults are the
+    documented safety thresholds. Changing either is a data migration, not a refactor."""
+    assert ev.EVENT_KINDS == (
+        "lockup",
+        "wheelspin",
+        "abs",
+        "dsc",
+        "mil",
+        "tpms_alarm",
+        "tpms_drop",
+        "oil_pressure",
+        "coolant",
+    )
+    assert ev.INCIDENT_KINDS == ("lockup", "wheelspin", "abs", "dsc")
+    assert ev.FLAG_CHANNELS == {"abs": "abs_active", "dsc": "dsc_active", "mil": "mil"}
+    assert ev.WHEELS == ("fl", "fr", "rl", "rr") and ev.DRIVEN_WHEELS == ("rl", "rr")
+    assert ev.EVENT_THRESHOLDS == {
+        "slip_lockup_kmh": 12.0,
+        "slip_spin_kmh": 8.0,
+        "slip_brake_bar": 5.0,
+        "slip_throttle_pct": 30.0,
+        "slip_min_speed_kmh": 15.0,
+        "event_min_s": 0.15,
+        "oil_press_min_bar": 1.0,
+        "oil_rpm_min": 3000.0,
+        "oil_throttle_min_pct": 10.0,
+        "coolant_max_c": 105.0,
+        "tpms_drop_bar": 0.4,
+    }
+    assert ev.FLAG_ON == 0.5
+
+
+def test_overrides_from_a_profile_become_floats() -> None:
+    """A YAML profile may give ``20`` or ``"20"``; the table holds floats either way."""
+    th = ev.event_thresholds({"slip_lockup_kmh": "20", "coolant_max_c": 110})
+    assert th["slip_lockup_kmh"] == 20.0 and isinstance(th["slip_lockup_kmh"], float)
+    assert th["coolant_max_c"] == 110.0 and isinstance(th["coolant_max_c"], float)
+    assert {k: v for k, v in th.items() if k not in ("slip_lockup_kmh", "coolant_max_c")} == {
+        k: v for k, v in ev.EVENT_THRESHOLDS.items() if k not in ("slip_lockup_kmh", "coolant_max_c")
+    }
+
+
+def test_each_predicate_condition_is_needed_just_above_its_threshold() -> None:
+    th = ev.EVENT_THRESHOLDS
+    # lockup: brake just above 5 bar counts, at 5 it does not; speed just above 15 counts
+    assert ev.is_lockup(80.0, 100.0, 5.1, th) and not ev.is_lockup(80.0, 100.0, 5.0, th)
+    assert not ev.is_lockup(100.0, 100.0, 50.0, th)  # no slip
+    assert not ev.is_lockup(0.0, 15.0, 50.0, th) and ev.is_lockup(0.0, 15.1, 50.0, th)
+    # wheelspin: throttle just above 30 % counts; speed just above 15 km/h counts
+    assert ev.is_wheelspin(120.0, 100.0, 30.1, th) and not ev.is_wheelspin(120.0, 100.0, 30.0, th)
+    assert ev.is_wheelspin(30.0, 15.1, 90.0, th) and not ev.is_wheelspin(30.0, 15.0, 90.0, th)
+    assert not ev.is_wheelspin(92.0, 100.0, 90.0, th)  # the wheel is slower: not spin
+    # oil: every condition alone is not enough
+    assert not ev.is_oil_pressure_low(3.0, 6000.0, 90.0, th)
+    assert not ev.is_oil_pressure_low(0.5, 1000.0, 90.0, th)
+    assert not ev.is_oil_pressure_low(0.5, 6000.0, 0.0, th)
+    # arrays and floats go through the same code
+    got = ev.is_lockup(np.array([80.0, 95.0]), np.array([100.0, 100.0]), np.array([10.0, 10.0]), th)
+    assert got.tolist() == [True, False]
+
+
+def test_runs_are_half_open_and_cover_the_edges() -> None:
+    assert ev.runs(np.array([], dtype=bool)) == []
+    assert ev.runs(np.array([False, False])) == []
+    assert ev.runs(np.array([True, True, False, True])) == [(0, 2), (3, 4)]
+    assert ev.runs(np.array([False, True, True, True, False])) == [(1, 4)]
+
+
+def test_slip_runs_edges_missing_channels_and_order() -> None:
+    w = _wide(n=100, dt=0.02)
+    del w["wheel_speed_fr_kmh"]  # a wheel without a sensor is skipped
+    w["wheel_speed_rl_kmh"][:] = np.nan  # a wheel with no valid sample is skipped
+    w["brake_bar"][10:40] = 60.0
+    w["throttle_pct"][10:40] = 0.0
+    w["wheel_speed_rr_kmh"][10:20] = 79.96  # a lockup on rr first ...
+    w["wheel_speed_fl_kmh"][30:40] = 80.0  # ... then one on fl: the runs come in time order
+    out = ev.slip_runs(w, ev.EVENT_THRESHOLDS)
+    assert [(r.kind, r.wheel, r.start, r.end, r.max_slip_kmh) for r in out] == [
+        ("lockup", "rr", 10, 20, 20.0),
+        ("lockup", "fl", 30, 40, 20.0),
+    ]
+    w["wheel_speed_rr_kmh"][10:20] = 79.94
+    assert ev.slip_runs(w, ev.EVENT_THRESHOLDS)[0].max_slip_kmh == 20.1  # rounded to 0.1 km/h
+    with pytest.raises(AttributeError):
+        out[0].kind = "wheelspin"  # type: ignore[misc]
+    # without brake and throttle channels nothing is braking or driving
+    bare = {k: v for k, v in w.items() if k not in ("brake_bar", "throttle_pct")}
+    assert ev.slip_runs(bare, ev.EVENT_THRESHOLDS) == []
+    # brake given as NaN is no brake
+    nan_brake = {**w, "brake_bar": np.full(100, np.nan)}
+    assert ev.slip_runs(nan_brake, ev.EVENT_THRESHOLDS) == []
+
+
+def test_slip_runs_with_two_samples_and_a_zero_minimum_duration() -> None:
+    two = {
+        "t_s": np.array([0.0, 0.1]),
+        "speed_kmh": np.array([100.0, 100.0]),
+        "brake_bar": np.array([60.0, 60.0]),
+        "wheel_speed_fl_kmh": np.array([70.0, 70.0]),
+    }
+    assert [(r.wheel, r.start, r.end) for r in ev.slip_runs(two, ev.EVENT_THRESHOLDS)] == [("fl", 0, 2)]
+    assert ev.slip_runs({k: v[:1] for k, v in two.items()}, ev.EVENT_THRESHOLDS) == []
+    # one sample of slip counts when the car's minimum duration is zero
+    w = _wide(n=50)
+    w["brake_bar"][:] = 60.0
+    w["wheel_speed_fl_kmh"][20] = 70.0
+    assert ev.slip_runs(w, ev.EVENT_THRESHOLDS) == []
+    one = ev.slip_runs(w, ev.event_thresholds({"event_min_s": 0.0}))
+    assert [(r.start, r.end) for r in one] == [(20, 21)]
+
+
+def _corner(cid: str, start: float, end: float, seq: int = 1) -> ev.Corner:
+    return ev.Corner(id=cid, name=cid, short=cid, seq=seq, start_m=start, apex_m=(start + end) / 2, end_m=end)
+
+
+def test_corner_for_margins_and_ties() -> None:
+    c = [_corner("a", 1000.0, 1100.0)]
+    assert ev.corner_for(850.0, c) == "a" and ev.corner_for(849.9, c) is None
+    assert ev.corner_for(1250.0, c) == "a" and ev.corner_for(1250.1, c) is None
+    assert ev.corner_for(870.0, c, margin_m=100.0) is None
+    # nearest centre wins; on a tie the first listed corner keeps it
+    two = [_corner("a", 1000.0, 1100.0), _corner("b", 1300.0, 1400.0, 2)]
+    assert ev.corner_for(1160.0, two) == "a" and ev.corner_for(1240.0, two) == "b"
+    assert ev.corner_for(1200.0, two) == "a"
+    assert ev.corner_for(1200.0, two[::-1]) == "b"
+
+
+def test_detect_events_details_for_every_kind() -> None:
+    n = 200
+    w = _wide(n=n)
+    w["dsc_active"] = np.zeros(n)
+    w["dsc_active"][20:25] = 1.0
+    w["mil"] = np.full(n, np.nan)
+    w["mil"][30:32] = 0.5
+    w["tpms_alarm_fr"] = np.zeros(n)
+    w["tpms_alarm_fr"][40:45] = 5.0
+    w["tpms_press_fr_bar"] = np.full(n, 1.456)
+    w["tpms_alarm_rr"] = np.zeros(n)
+    w["tpms_alarm_rr"][46:47] = 1.0  # no pressure channel on this wheel
+    w["oil_press_bar"] = np.full(n, 3.0)
+    w["oil_press_bar"][100:107] = 0.456  # exactly the minimum: round(0.15 s / 0.02 s) = 7 samples
+    w["oil_press_bar"][120:126] = 0.2  # one sample short
+    w["oil_press_bar"][130:140] = np.nan  # no reading is not low pressure
+    w["rpm"] = np.full(n, 5000.0)
+    w["water_temp_c"] = np.full(n, 90.0)
+    w["water_temp_c"][150:153] = 106.27
+    w["water_temp_c"][160:170] = np.nan
+    out = ev.detect_events(w, [_corner("t9", 900.0, 1000.0)])
+    got = [(e["kind"], e["wheel"], e["severity"], json.loads(e["detail"])) for e in out]
+    assert got == [
+        ("dsc", None, None, {"duration_s": 0.08}),
+        ("mil", None, None, {"duration_s": 0.02}),
+        ("tpms_alarm", "fr", None, {"duration_s": 0.08, "bitfield": 5, "min_press_bar": 1.46}),
+        ("tpms_alarm", "rr", None, {"duration_s": 0.0, "bitfield": 1, "min_press_bar": None}),
+        ("oil_pressure", None, 0.456, {"duration_s": 0.12, "min_bar": 0.46}),
+        ("coolant", None, 106.27, {"duration_s": 0.04, "max_c": 106.3}),
+    ]
+    assert all(e["lap"] == 3 and e["corner"] == "t9" for e in out)
+    # the same session without rpm says nothing about oil (load unknown)
+    no_rpm = {k: v for k, v in w.items() if k != "rpm"}
+    assert "oil_pressure" not in [e["kind"] for e in ev.detect_events(no_rpm, [])]
+
+
+def test_detect_events_without_lap_or_distance_and_with_three_samples() -> None:
+    w = {
+        "t_s": np.array([0.0, 0.1, 0.2]),
+        "water_temp_c": np.array([90.0, 110.0, 90.0]),
+    }
+    out = ev.detect_events(w, [_corner("t1", 0.0, 50.0)])
+    assert [(e["kind"], e["t_s"], e["lap"], e["dist_m"], e["corner"]) for e in out] == [
+        ("coolant", 0.1, 0, 0.0, "t1")
+    ]
+    w["lap"] = np.array([np.nan, np.nan, 2.0])
+    assert ev.detect_events(w, [])[0]["lap"] == 0
+    irregular = {
+        "t_s": np.array([0.0, 0.1234, 0.24686, 0.37]),
+        "water_temp_c": np.array([110.0, 110.0, 110.0, 90.0]),
+    }
+    assert json.loads(ev.detect_events(irregular, [])[0]["detail"])["duration_s"] == 0.247
+
+
+def test_a_one_sample_oil_drop_counts_when_the_minimum_duration_is_zero() -> None:
+    w = _wide(n=50)
+    w["rpm"] = np.full(50, 5000.0)
+    w["oil_press_bar"] = np.full(50, 3.0)
+    w["oil_press_bar"][20] = 0.3
+    assert ev.detect_events(w, []) == []
+    out = ev.detect_events(w, [], {"event_min_s": 0.0})
+    assert [(e["kind"], e["t_s"], e["severity"]) for e in out] == [("oil_pressure", w["t_s"][20], 0.3)]
