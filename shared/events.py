@@ -10,6 +10,8 @@ corner) and the paddock tools. Live and imported sessions therefore store the sa
 from __future__ import annotations
 
 import json
+import math
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -97,6 +99,25 @@ def is_flag_on(v: Any) -> Any:
     return v >= FLAG_ON
 
 
+TPMS_WARMING_STEP_BAR = 0.5  # a rise smaller than this is the tyre warming up: the baseline follows it
+
+
+def tpms_drop(baseline: dict[str, float], wheel: str, press_bar: float) -> float | None:
+    """How far ``wheel``'s pressure is below its session baseline (its first reading, raised as the tyre
+    warms), updating ``baseline``; None for a reading that is not a number."""
+    if not math.isfinite(press_bar):
+        return None
+    base = baseline.setdefault(wheel, press_bar)
+    if base < press_bar < base + TPMS_WARMING_STEP_BAR:
+        baseline[wheel] = base = press_bar
+    return base - press_bar
+
+
+def min_samples(dt_s: float, th: Mapping[str, float]) -> int:
+    """The fewest consecutive samples, at ``dt_s`` apart, that make an event of at least ``event_min_s``."""
+    return max(1, math.ceil(th["event_min_s"] / max(dt_s, 1e-3) - 1e-6))  # 0.15 s at 10 Hz: 2 samples
+
+
 # ---- runs -------------------------------------------------------------------------------
 def runs(mask: np.ndarray) -> list[tuple[int, int]]:
     """[start, end) index runs where mask is true."""
@@ -129,8 +150,7 @@ def slip_runs(a: Mapping[str, np.ndarray], th: Mapping[str, float]) -> list[Slip
     if speed is None or len(t) < 2:
         return []
     n = len(t)
-    dt = float(np.median(np.diff(t)))
-    min_n = max(1, int(round(th["event_min_s"] / max(dt, 1e-3))))
+    min_n = min_samples(float(np.median(np.diff(t))), th)
     spd = np.asarray(speed, dtype=np.float64)
     brake, thr = _nz(a.get("brake_bar"), n), _nz(a.get("throttle_pct"), n)
     out: list[SlipRun] = []
@@ -150,6 +170,11 @@ def slip_runs(a: Mapping[str, np.ndarray], th: Mapping[str, float]) -> list[Slip
                         out.append(SlipRun(kind, w, i0, i1, round(worst, 1)))
     out.sort(key=lambda s: (s.start, s.wheel))
     return out
+
+
+def _finite_min(a: np.ndarray) -> float | None:
+    f = a[np.isfinite(a)]
+    return round(float(f.min()), 2) if len(f) else None
 
 
 def corner_for(dist: float, corners: list[Corner], margin_m: float = 150.0) -> str | None:
@@ -173,8 +198,7 @@ def detect_events(
     if len(t) < 3:
         return []
     n = len(t)
-    dt = float(np.median(np.diff(t)))
-    min_n = max(1, int(round(th["event_min_s"] / max(dt, 1e-3))))
+    min_n = min_samples(float(np.median(np.diff(t))), th)
     lap = wide.get("lap", np.zeros(n))
     dist = wide.get("dist_m", np.zeros(n))
     out: list[dict[str, Any]] = []
@@ -215,8 +239,14 @@ def detect_events(
                     w,
                     None,
                     bitfield=int(np.nanmax(al[a:b])),
-                    min_press_bar=None if press is None else round(float(np.nanmin(press[a:b])), 2),
+                    min_press_bar=None if press is None else _finite_min(press[a:b]),
                 )
+        if press is not None:  # the baseline is stateful: one pass, as the hot path sees it
+            base: dict[str, float] = {}
+            drops = np.array([tpms_drop(base, w, p) or 0.0 for p in press.tolist()])
+            for a, b in runs(drops >= th["tpms_drop_bar"]):
+                m = float(drops[a:b].max())
+                add(TPMS_DROP, a, b, w, round(m, 2), drop_bar=round(m, 2))
     oil, rpm, thr = wide.get("oil_press_bar"), wide.get("rpm"), wide.get("throttle_pct")
     if oil is not None and rpm is not None and thr is not None:
         with np.errstate(invalid="ignore"):
@@ -234,3 +264,140 @@ def detect_events(
             add(COOLANT, a, b, None, m, max_c=round(m, 1))
     out.sort(key=lambda e: e["t_s"])
     return out
+
+
+# ---- the same detector, one frame at a time (the hot path) -------------------------------------
+@dataclass
+class _Open:
+    t0: float
+    lap: int
+    dist_m: float
+    t1: float
+    n: int = 0
+    worst: float | None = None  # the value the run's severity is made of (max slip, min oil, ...)
+    bits: int = 0  # TPMS alarm bitfield seen
+    press: float | None = None  # lowest TPMS pressure seen during an alarm
+
+
+def _num(row: Mapping[str, Any], key: str) -> float | None:
+    v = row.get(key)
+    return None if v is None else float(v)
+
+
+def _z(v: float | None) -> float:
+    return 0.0 if v is None or not math.isfinite(v) else v
+
+
+class LiveEvents:
+    """``detect_events`` one frame at a time: the same predicates, runs, minimum durations and rows,
+    each row given when its run ends (or at ``close``), so a live session stores every event an import
+    of the same data would, not one per spoken cue."""
+
+    def __init__(self, corners: list[Corner], thresholds: Mapping[str, float] | None = None) -> None:
+        self.th = event_thresholds(thresholds)
+        self.corners = corners
+        self._open: dict[tuple[str, str | None], _Open] = {}
+        self._dts: deque[float] = deque(maxlen=101)  # recent frame spacing: the minimum run length
+        self._last_t: float | None = None
+        self._tpms_base: dict[str, float] = {}
+
+    def _on(self, row: Mapping[str, Any]) -> dict[tuple[str, str | None], float | None]:
+        """Each condition true on this frame, with the value its severity is made of."""
+        th = self.th
+        on: dict[tuple[str, str | None], float | None] = {}
+        spd = _num(row, "speed_kmh")
+        if spd is not None:
+            brake, thr = _z(_num(row, "brake_bar")), _z(_num(row, "throttle_pct"))
+            for w in WHEELS:
+                ws = _num(row, f"wheel_speed_{w}_kmh")
+                if ws is None:
+                    continue
+                if is_lockup(ws, spd, brake, th):
+                    on[(LOCKUP, w)] = abs(ws - spd)
+                elif w in DRIVEN_WHEELS and is_wheelspin(ws, spd, thr, th):
+                    on[(WHEELSPIN, w)] = abs(ws - spd)
+        for kind, ch in FLAG_CHANNELS.items():
+            f = _num(row, ch)
+            if f is not None and is_flag_on(_z(f)):
+                on[(kind, None)] = None
+        for w in WHEELS:
+            al, press = _num(row, f"tpms_alarm_{w}"), _num(row, f"tpms_press_{w}_bar")
+            if al is not None and _z(al) > 0:
+                on[(TPMS_ALARM, w)] = al
+            drop = None if press is None else tpms_drop(self._tpms_base, w, press)
+            if drop is not None and drop >= th["tpms_drop_bar"]:
+                on[(TPMS_DROP, w)] = drop
+        oil, rpm, thr_ = _num(row, "oil_press_bar"), _num(row, "rpm"), _num(row, "throttle_pct")
+        if (
+            oil is not None
+            and rpm is not None
+            and thr_ is not None
+            and is_oil_pressure_low(oil, _z(rpm), _z(thr_), th)
+        ):
+            on[(OIL_PRESSURE, None)] = oil
+        water = _num(row, "water_temp_c")
+        if water is not None and math.isfinite(water) and is_coolant_hot(water, th):
+            on[(COOLANT, None)] = water
+        return on
+
+    def feed(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """One frame (``t_s``, ``lap``, ``dist_m`` and channels): the events that ended on it."""
+        t = float(row["t_s"])
+        if self._last_t is not None and t > self._last_t:
+            self._dts.append(t - self._last_t)
+        self._last_t = t
+        on = self._on(row)
+        done = [self._end(k) for k in [k for k in self._open if k not in on]]
+        for k, v in on.items():
+            r = self._open.get(k)
+            if r is None:
+                d = _z(_num(row, "dist_m"))
+                r = self._open[k] = _Open(t, int(_z(_num(row, "lap"))), d, t)
+            r.n += 1
+            r.t1 = t
+            if v is not None:
+                worse = min if k[0] == OIL_PRESSURE else max  # oil: the lowest; the rest: the highest
+                r.worst = v if r.worst is None else worse(r.worst, v)
+            if k[0] == TPMS_ALARM:
+                r.bits = max(r.bits, int(_z(v)))
+                press = _num(row, f"tpms_press_{k[1]}_bar")
+                if press is not None and math.isfinite(press):
+                    r.press = press if r.press is None else min(r.press, press)
+        return [e for e in done if e is not None]
+
+    def close(self) -> list[dict[str, Any]]:
+        """End of session: the runs still open end here."""
+        return [e for e in (self._end(k) for k in list(self._open)) if e is not None]
+
+    def _end(self, key: tuple[str, str | None]) -> dict[str, Any] | None:
+        r = self._open.pop(key)
+        kind, wheel = key
+        min_n = min_samples(float(np.median(self._dts)), self.th) if self._dts else 1
+        detail: dict[str, Any] = {"duration_s": round(r.t1 - r.t0, 3)}
+        severity: float | None = None
+        if kind in (LOCKUP, WHEELSPIN, OIL_PRESSURE) and r.n < min_n:
+            return None
+        if kind in (LOCKUP, WHEELSPIN):
+            severity = round(r.worst or 0.0, 1)
+            detail["max_slip_kmh"] = severity
+        elif kind == TPMS_ALARM:
+            detail.update(bitfield=r.bits, min_press_bar=None if r.press is None else round(r.press, 2))
+        elif kind == TPMS_DROP:
+            severity = round(r.worst or 0.0, 2)
+            detail["drop_bar"] = severity
+        elif kind == OIL_PRESSURE:
+            severity = r.worst
+            detail["min_bar"] = round(r.worst or 0.0, 2)
+        elif kind == COOLANT:
+            severity = r.worst
+            detail["max_c"] = round(r.worst or 0.0, 1)
+        return {
+            "t_s": r.t0,
+            "lap": r.lap,
+            "dist_m": r.dist_m,
+            "corner": corner_for(r.dist_m, self.corners),
+            "kind": kind,
+            "wheel": wheel,
+            "severity": severity,
+            "detail": json.dumps(detail),
+        }

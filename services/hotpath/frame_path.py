@@ -23,6 +23,7 @@ from services.hotpath.delta import PredictiveDelta, elapsed_at
 from services.hotpath.phrases import render
 from services.hotpath.rules.coach import RuleCoach, reference_from_trace
 from services.hotpath.rules.thresholds import thresholds_for
+from shared.events import LiveEvents
 from shared.laps import Lap, LiveLapTracker
 from shared.profiles.car import CarProfile
 from shared.profiles.track import TrackProfile
@@ -94,6 +95,7 @@ class LiveSession:
         self.tracker = LiveLapTracker(track)
         self.watcher = CornerWatcher(track, th) if track is not None else None
         self.coach = RuleCoach(track, th)
+        self.events = LiveEvents(track.corners if track is not None else [], car.thresholds)
         self.arbiter = CoachArbiter(track, ArbiterConfig(headset_latency_s=headset_latency_s))
         self.clock = SessionClock()
         self.audio_s = audio_s or {}  # cue text -> length of its pre-rendered audio (pitwall voices build)
@@ -165,8 +167,9 @@ class LiveSession:
         # safety first: same frame as the trigger condition
         for h in self.coach.on_frame(vals, t):
             cues.append(self._emit(self.arbiter.safety(h, render(h.template, None, h.wheel), fs), arrived))
-            corner_id = st.corner.id if st.corner else None
-            self.sink(*records.safety_event(self.session_id, t, st.lap, st.dist_m, corner_id, h))
+        ended = self.events.feed(row)  # stored whether or not a cue was spoken about them
+        if ended:
+            self.sink(*records.events(self.session_id, ended))
         if self.watcher is not None:
             obs = self.watcher.feed(st.lap, row)
             if obs is not None:
@@ -194,8 +197,6 @@ class LiveSession:
 
     def _store_corner(self, obs: CornerObservation) -> None:
         self.sink(*records.corner(self.session_id, obs))
-        if obs.slips:
-            self.sink(*records.slips(self.session_id, self.last_t, obs))
 
     def finish(self) -> None:
         """End of session: the lap in progress is stored as the in-lap."""
@@ -212,6 +213,9 @@ class LiveSession:
             )
             self.laps.append(lap)
             self.sink(*records.lap(self.session_id, lap, False))
+        ended = self.events.close()
+        if ended:
+            self.sink(*records.events(self.session_id, ended))
         if self._last_fs is not None:
             for d in self.arbiter.close(self._last_fs):
                 self._emit(d, time.perf_counter())

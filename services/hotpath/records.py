@@ -6,7 +6,6 @@ and column names (``shared/store/schema.py``) for them.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +16,6 @@ from shared.signals import telemetry_schema
 if TYPE_CHECKING:
     from services.hotpath.arbiter import Decision
     from services.hotpath.corner_live import CornerObservation
-    from services.hotpath.rules.registry import RuleHit
     from shared.laps import Lap
 
 Record = tuple[str, Any]  # (table, rows or an Arrow table)
@@ -54,36 +52,9 @@ def corner(session_id: str, obs: CornerObservation) -> Record:
     return "corner_results", [row]
 
 
-def slips(session_id: str, t_s: float | None, obs: CornerObservation) -> Record:
-    rows = [
-        {
-            "session_id": session_id,
-            "t_s": t_s,
-            "lap": s.lap,
-            "dist_m": s.dist_m,
-            "corner": obs.corner.id,
-            "kind": s.kind,
-            "wheel": s.wheel,
-        }
-        for s in obs.slips
-    ]
-    return "driver_events", rows
-
-
-def safety_event(
-    session_id: str, t_s: float, lap_no: int, dist_m: float, corner_id: str | None, hit: RuleHit
-) -> Record:
-    row = {
-        "session_id": session_id,
-        "t_s": t_s,
-        "lap": lap_no,
-        "dist_m": dist_m,
-        "corner": corner_id,
-        "kind": hit.event or hit.rule,
-        "wheel": hit.wheel,
-        "detail": json.dumps(hit.detail),
-    }
-    return "driver_events", [row]
+def events(session_id: str, rows: list[dict[str, Any]]) -> Record:
+    """Events from the one detector (``shared.events.LiveEvents``), as an import would store them."""
+    return "driver_events", [{"session_id": session_id, **r} for r in rows]
 
 
 def note(session_id: str, d: Decision, latency_ms: float) -> Record:

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from shared.settings import Settings
 from shared.signals import WIDE_COLUMNS, registry_schema, signals_schema, telemetry_schema
-from shared.store.schema import ALL_DDL
+from shared.store.schema import ADDED_COLUMNS, ALL_DDL
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,8 @@ def open_hot_db(settings: Settings) -> duckdb.DuckDBPyConnection:
     )  # PITWALL_DUCKDB_MEMORY_LIMIT_MB
     for ddl in ALL_DDL:
         con.execute(ddl)
+    for table, column, sql_type in ADDED_COLUMNS:  # a file from an older version
+        con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {sql_type}")
     return con
 
 

@@ -143,6 +143,10 @@ ALL_DDL: tuple[str, ...] = (
     QUALITY_DDL,
 )
 
+#: columns added to a table after it was first released: (table, column, type). A hot file written by an
+#: older version gains them when it is opened; the lake reads old and new Parquet by column name.
+ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (("coaching_notes", "superseded_by", "VARCHAR"),)
+
 #: table name -> file stem in the lake (one file per session, except telemetry: one per lap)
 LAKE_TABLES: dict[str, str] = {
     "sessions": "session",

@@ -280,6 +280,19 @@ def test_quick_debrief_is_one_warm_call_with_packed_context(env) -> None:
     assert row["error"] is None
 
 
+def test_a_warm_narrative_cut_at_the_token_limit_is_kept_and_marked_incomplete(env) -> None:
+    env["llm"].script.append({"text": "Best lap 2 was clean, now T11 needs", "finish": "length"})
+    events = _run(env["svc"].quick("debrief", env["sid"], "ana", "debrief my session"))
+    done = events[-1].data
+    assert done["narrator"] == "llm" and done["tier"] == "warm"
+    assert done["text"] == "Best lap 2 was clean, now T11 needs"  # every token kept
+    assert done["complete"] is False and "token limit" in done["reason"]
+    row = env["svc"].store.query(
+        "SELECT truncated, error FROM llm_friction WHERE role = 'QuickDebrief' ORDER BY ts DESC LIMIT 1", []
+    )[0]
+    assert row["truncated"] is True and row["error"] is None
+
+
 def test_quick_brief_falls_back_to_the_template_on_a_server_error(env) -> None:
     env["llm"].script.append({"status": 500})
     done = _run(env["svc"].quick("brief", env["sid"], "ana", "brief me"))[-1].data

@@ -242,3 +242,28 @@ def test_gold_lap_save_and_load(settings) -> None:
     assert meta["lap"] == 1 and len(trace["dist_m"]) > 500
     with pytest.raises(ValueError):
         save_gold_lap(settings, "../etc", "driver", res.session_id, 1)
+
+
+def test_a_hot_file_from_an_older_version_gains_the_columns_added_since(settings) -> None:
+    """A coaching_notes table made before ``superseded_by`` existed is migrated when the store opens it,
+    and keeps its rows; opening it again changes nothing."""
+    from shared.store.hot import open_hot_db
+    from shared.store.schema import ADDED_COLUMNS, NOTES_DDL
+
+    settings.ensure_dirs()
+    old_ddl = "\n".join(line.split("--")[0] for line in NOTES_DDL.splitlines() if "superseded_by" not in line)
+    old_ddl = old_ddl.replace("source_lap INTEGER,", "source_lap INTEGER")
+    con = duckdb.connect(str(settings.hot_db_path))
+    con.execute(old_ddl)
+    con.execute(
+        "INSERT INTO coaching_notes VALUES ('s', now(), 1.0, 1, 2.0, 't1', 'r', 'p', 'x', 1, 'spoken', NULL, 1.0, 1)"
+    )
+    assert "superseded_by" not in [r[0] for r in con.execute("DESCRIBE coaching_notes").fetchall()]
+    con.close()
+    for _ in range(2):
+        con = open_hot_db(settings)
+        cols = [r[0] for r in con.execute("DESCRIBE coaching_notes").fetchall()]
+        assert cols.count("superseded_by") == 1
+        assert con.execute("SELECT rule, superseded_by FROM coaching_notes").fetchall() == [("r", None)]
+        con.close()
+    assert ("coaching_notes", "superseded_by", "VARCHAR") in ADDED_COLUMNS

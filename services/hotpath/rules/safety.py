@@ -48,21 +48,18 @@ def tyre_warning(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
     for w, alarm_key, press_key in _TPMS_KEYS:
         alarm = row.get(alarm_key)
         p = row.get(press_key)
-        if p is not None:
-            base = ctx.tpms_baseline.setdefault(w, p)
-            if base < p < base + 0.5:
-                ctx.tpms_baseline[w] = p
+        drop = None if p is None else ev.tpms_drop(ctx.tpms_baseline, w, p)
         if alarm:
             return RuleHit(
                 "tyre_warning", 3, "tyre_alarm", wheel=w, detail={"alarm": alarm}, event=ev.TPMS_ALARM
             )
-        if p is not None and ctx.tpms_baseline[w] - p >= ctx.th["tpms_drop_bar"]:
+        if drop is not None and drop >= ctx.th["tpms_drop_bar"]:
             return RuleHit(
                 "tyre_warning",
                 3,
                 "tyre_alarm",
                 wheel=w,
-                detail={"drop_bar": round(ctx.tpms_baseline[w] - p, 2)},
+                detail={"drop_bar": round(drop, 2)},
                 event=ev.TPMS_DROP,
             )
     return None

@@ -152,9 +152,9 @@ def _car_lines(state: dict[str, Any]) -> list[str]:
     if eng:
         bits = []
         if eng.get("oil_pressure_low_laps"):
-            bits.append("oil pressure low under load on " + _laps(eng["oil_pressure_low_laps"]))
+            bits.append("oil pressure low under load on " + lap_list(eng["oil_pressure_low_laps"]))
         if eng.get("coolant_hot_laps"):
-            bits.append("coolant over 105 C on " + _laps(eng["coolant_hot_laps"]))
+            bits.append("coolant over 105 C on " + lap_list(eng["coolant_hot_laps"]))
         water = [x.get("water_max_c") for x in eng.get("laps") or [] if x.get("water_max_c") is not None]
         if water:
             bits.append(f"coolant max {max(water):g} C")
@@ -190,10 +190,11 @@ def _car_lines(state: dict[str, Any]) -> list[str]:
     return out
 
 
-def _laps(laps: list[int]) -> str:
+def lap_list(laps: list[int]) -> str:
+    """``lap 4, lap 6, lap 7, lap 9 (+3 more)``: at most four laps, in order, each citable by the grounding check."""
     laps = sorted(int(x) for x in laps)
     shown = ", ".join(f"lap {x}" for x in laps[:4])
-    return shown + (f" and {len(laps) - 4} more" if len(laps) > 4 else "")
+    return shown + (f" (+{len(laps) - 4} more)" if len(laps) > 4 else "")  # not "and 3": that reads as lap 3
 
 
 def build_digest(kind: str, state: dict[str, Any]) -> str:

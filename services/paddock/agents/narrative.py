@@ -58,9 +58,7 @@ class Facts:
                 self.laps.add(int(x))
             self.numbers.append(float(x))
         elif isinstance(x, str):
-            self.add_text(x if key not in ("corner", "corner_id") else f"{x} ")
-            if re.fullmatch(r"[tc]\d+[a-z]?", x.strip().lower()):
-                self.corners.add(x.strip().lower())
+            self.add_text(x)
 
 
 def facts_of(evidence: str | None = None, data: list[Any] | None = None) -> Facts:
@@ -92,9 +90,10 @@ def grounding_check(text: str, facts: Facts) -> list[str]:
             if int(n) not in facts.laps:
                 bad.append(f"lap {n}")
     for m in _CORNER_REF.finditer(low):
-        cid = f"{m.group(1) or ('c' if 'corner' in m.group(0) else 't')}{m.group(2)}"
-        if cid not in facts.corners:
-            bad.append(cid.upper())
+        # "T6" and "C6" are ids and must match; "turn 6" and "corner 6" are words for either
+        ids = [m.group(1) + m.group(2)] if m.group(1) else ["t" + m.group(2), "c" + m.group(2)]
+        if not facts.corners.intersection(ids):
+            bad.append(ids[0].upper() if m.group(1) or "turn" in m.group(0) else ids[1].upper())
     for m in _TIME_REF.finditer(low):
         if not _cited_number_ok(m.group(1), facts.numbers):
             bad.append(m.group(1))
@@ -104,7 +103,7 @@ def grounding_check(text: str, facts: Facts) -> list[str]:
 def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]]:
     """A deterministic narrative from the same structured data, for when no model answers."""
 
-    from services.paddock.agents.digest import corner_label, load
+    from services.paddock.agents.digest import corner_label, lap_list, load
     from shared.display import lap_time
 
     hl, ped, eng, saf, trac = (
@@ -122,7 +121,8 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
         if not hl.get("valid_laps") or hl.get("best_lap_s") is None:
             parts.append("No valid lap in this session, so there are no lap times to compare.")
         else:
-            line = f"{hl['valid_laps']} valid laps, best {lap_time(hl['best_lap_s'])} on lap {hl.get('best_lap')}"
+            n = int(hl["valid_laps"])
+            line = f"{n} valid lap{'' if n == 1 else 's'}, best {lap_time(hl['best_lap_s'])} on lap {hl.get('best_lap')}"
             if hl.get("theoretical_best_s") is not None:
                 line += f" (theoretical {lap_time(hl['theoretical_best_s'])})"
             parts.append(line + ".")
@@ -136,7 +136,7 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
         )
     if eng.get("oil_pressure_low_laps"):
         parts.append(
-            f"Oil pressure dropped under load on lap(s) {eng['oil_pressure_low_laps']}: check the oil level."
+            f"Oil pressure dropped under load on {lap_list(eng['oil_pressure_low_laps'])}: check the oil level."
         )
     if trac.get("count"):
         parts.append(f"{trac['count']} lockup or wheelspin events.")

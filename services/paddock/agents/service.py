@@ -29,7 +29,7 @@ from services.paddock.agents.digest import build_digest
 from services.paddock.agents.narrative import facts_of, grounding_check, parse_emotion, template_narrative
 from services.paddock.agents.registry import AGENT_REGISTRY, BRIEF_KEYS
 from services.paddock.llm import describe, litellm_args, make_model, prepare_litellm
-from services.paddock.llm.warm import WarmClient, WarmError
+from services.paddock.llm.warm import TokenLimit, WarmClient, WarmError
 from services.paddock.store import PaddockStore
 from shared.settings import Settings
 
@@ -607,6 +607,8 @@ class CoachService:
                 async for delta in deltas:
                     run.author = req.agent
                     yield self._token(delta, run, clock)
+        except TokenLimit as exc:  # every token reached the client: the narrative is kept, marked cut
+            raise Truncated(str(exc)) from exc
         except WarmError as exc:
             raise ModelFailed(str(exc)) from exc
 

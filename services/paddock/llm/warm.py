@@ -29,6 +29,11 @@ class WarmError(Exception):
     """The model server answered badly (HTTP error, malformed stream) or not at all."""
 
 
+class TokenLimit(WarmError):
+    """The stream ended because it reached ``max_tokens`` (finish reason ``length``): every delta before
+    it was delivered, the answer is cut."""
+
+
 class ModelBusy(WarmError):
     """The server accepted the connection but did not answer in time: it is there, busy with a prompt
     (a one-slot llama.cpp server evaluating another request, or one a client gave up on)."""
@@ -110,6 +115,8 @@ class WarmClient:
             ):
                 pass
             return True
+        except TokenLimit:  # the one token it asked for
+            return True
         except WarmError as exc:
             log.info("warm-up skipped: %s", exc)
             return False
@@ -173,3 +180,5 @@ class WarmClient:
                     error=error,
                     emotion=parse_emotion(text)[1] if text and mode != "warmup" else None,
                 )
+        if finish == "length":
+            raise TokenLimit(f"cut at the {max_tokens}-token limit")

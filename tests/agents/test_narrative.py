@@ -1,0 +1,258 @@
+"""The grounding check, the emotion tag and the template narrator, rule by rule.
+
+These are the words a driver reads after a session: a lap, corner or time the narrative cites must be in
+the data it was given, and the template that stands in for the model must say exactly what the data says.
+Each test pins one rule so that switching the rule off fails it (``scripts/mutation grounding``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from services.paddock.agents.narrative import (
+    EMOTIONS,
+    Facts,
+    facts_of,
+    grounding_check,
+    parse_emotion,
+    template_narrative,
+)
+
+# ---- the emotion tag ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("emotion", sorted(EMOTIONS))
+def test_each_known_emotion_is_read_and_removed(emotion: str) -> None:
+    assert parse_emotion(f"Good lap. [EMOTION: {emotion}]") == ("Good lap.", emotion)
+
+
+def test_the_emotion_vocabulary_is_the_tablets() -> None:
+    assert {"encouraging", "neutral", "concerned", "celebratory", "urgent"} == EMOTIONS
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("  Brake later at T11.  ", ("Brake later at T11.", "neutral")),  # no tag: neutral, text trimmed
+        ("[EMOTION:urgent] Oil!", ("Oil!", "urgent")),  # no space after the colon
+        ("Oil! [EMOTION:   urgent  ]", ("Oil!", "urgent")),  # spaces inside the brackets
+        ("Nice [EMOTION: Celebratory]", ("Nice", "celebratory")),  # any case
+        ("A [EMOTION: urgent] B [EMOTION: encouraging]", ("A  B", "encouraging")),  # the last tag wins
+        ("Hm [EMOTION: furious]", ("Hm", "neutral")),  # an unknown emotion is removed and read as neutral
+        ("[EMOTION: sad_face] x", ("x", "neutral")),
+        ("", ("", "neutral")),
+    ],
+)
+def test_parse_emotion(raw: str, expected: tuple[str, str]) -> None:
+    assert parse_emotion(raw) == expected
+
+
+def test_parse_emotion_of_nothing() -> None:
+    assert parse_emotion(None) == ("", "neutral")  # type: ignore[arg-type]  # a model reply with no text
+
+
+def test_a_tag_without_brackets_or_a_name_is_left_in_the_text() -> None:
+    assert parse_emotion("EMOTION: urgent") == ("EMOTION: urgent", "neutral")
+    assert parse_emotion("[EMOTION: ]") == ("[EMOTION: ]", "neutral")
+
+
+# ---- what the data lets a narrative cite --------------------------------------------------------------
+
+
+def test_lap_lists_in_text_name_every_lap() -> None:
+    f = facts_of("Laps 3, 5 and 7 & lap 9 were clean; lap 12 and lap 14 were not.")
+    assert f.laps == {3, 5, 7, 9, 12, 14}
+
+
+def test_a_word_ending_in_lap_is_not_a_lap() -> None:
+    assert facts_of("overlap 4, laptop 5").laps == set()
+
+
+def test_corner_ids_in_every_spelling() -> None:
+    f = facts_of("T11, turn 6, Corner 3, c2 and t3a; at 4 turns")
+    assert f.corners == {"t11", "t6", "c3", "c2", "t3a"}
+
+
+def test_numbers_in_text_including_minutes_and_signs() -> None:
+    numbers = facts_of("best 1:48.222, delta -0.25 over 12 laps").numbers
+    assert numbers == pytest.approx([108.222, 1.0, 48.222, -0.25, 12.0])
+
+
+def test_a_number_glued_to_a_word_or_a_decimal_point_is_not_a_number() -> None:
+    assert facts_of("v2 .5").numbers == []
+
+
+def test_facts_from_tool_output() -> None:
+    data = {
+        "best_lap": 7,  # an integer under a lap key is a lap ...
+        "best_lap_s": 98.5,  # ... a lap time is not
+        "laps": [3, 4.0],  # the key is carried into lists
+        "corner": "T11",
+        "where": {"corner_id": "c4", "note": "lap 9 at turn 2"},
+        "clean": True,  # booleans and nulls are not numbers
+        "lap_valid": False,
+        "missing": None,
+        "apex_speed_kmh": 61,
+    }
+    f = facts_of(data=[data])
+    assert f.laps == {7, 3, 4, 9}
+    assert f.corners == {"t11", "c4", "t2"}
+    assert f.numbers == [7.0, 98.5, 3.0, 4.0, 9.0, 2.0, 61.0]
+
+
+def test_a_lap_key_under_a_list_of_dicts_is_the_inner_key() -> None:
+    assert facts_of(data=[{"laps": [{"n": 5, "lap": 2}]}]).laps == {2}
+
+
+def test_facts_combine_text_and_data() -> None:
+    f = facts_of("lap 2 in 99.1 s", [{"lap": 3}, [{"corner": "t5"}]])
+    assert (f.laps, f.corners, f.numbers) == ({2, 3}, {"t5"}, [2.0, 99.1, 3.0])
+    assert facts_of() == Facts()
+
+
+# ---- the grounding check ------------------------------------------------------------------------------
+
+
+def test_cited_laps_must_be_in_the_data() -> None:
+    facts = facts_of("lap 3, lap 5")
+    assert grounding_check("Lap 3 beat lap 5", facts) == []
+    assert grounding_check("Laps 3, 4 and 6 were close", facts) == ["lap 4", "lap 6"]
+
+
+def test_each_bad_citation_is_listed_once_in_order() -> None:
+    facts = facts_of("lap 1")
+    assert grounding_check("lap 9, then lap 10, then lap 9 again", facts) == ["lap 10", "lap 9"]
+
+
+def test_cited_corners_must_be_in_the_data() -> None:
+    facts = facts_of("T11 and turn 6")
+    assert grounding_check("At t11 and Turn 6 you lost time", facts) == []
+    assert grounding_check("At T42 and C6 you lost time", facts) == ["C6", "T42"]  # the id C6 is not T6
+    assert grounding_check("At T6, corner 6 and turn 11", facts) == []  # the words name either id
+    assert grounding_check("turn 7, corner 8", facts) == ["C8", "T7"]
+    assert grounding_check("corner 4 and turn 5", facts_of("C4 and c5")) == []
+
+
+@pytest.mark.parametrize("unit", ["s", "sec", "secs", "second", "seconds"])
+def test_a_time_in_any_unit_is_checked(unit: str) -> None:
+    facts = facts_of("98.4")
+    assert grounding_check(f"you did 98 {unit}", facts) == []
+    assert grounding_check(f"you did 99 {unit}", facts) == ["99"]
+
+
+def test_a_number_without_a_time_unit_is_not_checked() -> None:
+    assert grounding_check("you reached 240 km/h in gear 5", Facts()) == []
+
+
+def test_a_time_is_grounded_at_the_precision_it_is_cited() -> None:
+    facts = facts_of(data=[{"best_lap_s": 98.149, "t2_s": 61.0}])
+    assert grounding_check("98.1 s", facts) == []  # 98.149 rounds to 98.1
+    assert grounding_check("98.15 s", facts) == []
+    assert grounding_check("98.2 s", facts) == ["98.2"]  # 0.051 away at one decimal
+    assert grounding_check("98.14 s", facts) == ["98.14"]  # 0.009 away at two decimals
+    assert grounding_check("98 s", facts) == []
+    assert grounding_check("97 s", facts) == ["97"]
+    assert grounding_check("61 s and 61.00 s", facts) == []
+    assert grounding_check("98 s and 99 s", facts_of(data=[{"t": 98.5}])) == []  # a half rounds either way
+
+
+def test_minutes_and_seconds_are_read_as_seconds() -> None:
+    facts = facts_of(data=[{"best_lap_s": 108.24}])
+    assert grounding_check("a 1:48.2 s lap", facts) == []
+    assert grounding_check("a 1:48 s lap", facts) == []
+    assert grounding_check("a 1:48.3 s lap", facts) == ["1:48.3"]  # 0.06 away at one decimal
+    assert grounding_check("a 1:49 s lap", facts) == ["1:49"]
+    assert grounding_check("a 1:48.24 s lap", facts_of(data=[{"best_lap_s": 108.6}])) == ["1:48.24"]
+
+
+def test_nothing_to_check() -> None:
+    assert grounding_check("", facts_of("lap 1")) == []
+    assert grounding_check(None, Facts()) == []  # type: ignore[arg-type]
+
+
+def test_a_narrative_citing_everything_wrong() -> None:
+    assert grounding_check("Lap 99 at T42 in 77.777 s was your best", facts_of("lap 2 at T1 in 98.1 s")) == [
+        "77.777",
+        "T42",
+        "lap 99",
+    ]
+
+
+# ---- the template narrator ----------------------------------------------------------------------------
+
+
+def _state() -> dict[str, object]:
+    return {
+        "highlights_data": {
+            "valid_laps": 8,
+            "best_lap": 5,
+            "best_lap_s": 98.1234,
+            "theoretical_best_s": 97.5,
+            "biggest_opportunities": [
+                {"corner": "t11", "name": "Turn 11", "median_minus_best_s": 0.456},
+                {"corner": "t6", "name": "Carousel", "median_minus_best_s": 0.3},
+                {"corner": "t2", "median_minus_best_s": None},  # third, but no figure: not shown
+                {"corner": "t7", "median_minus_best_s": 0.2},  # fourth: only the first three are read
+            ],
+        },
+        "pedagogy_data": {
+            "blocks": [{"laps": 1, "focus": "brake later at T11"}, {"laps": 3, "focus": "flow"}]
+        },
+        "engine_health_data": {"oil_pressure_low_laps": [6, 4]},
+        "safety_data": {"counts": {"abs": 2, "dsc": 1}},
+        "traction_data": {"count": 3},
+    }
+
+
+FOCUS = ["T11: 0.46 s between your typical and best", "T6 Carousel: 0.30 s between your typical and best"]
+
+
+def test_the_template_debrief_says_what_the_data_says() -> None:
+    text, focus = template_narrative("debrief", _state())
+    assert focus == FOCUS
+    assert text == (
+        "8 valid laps, best 1:38.123 on lap 5 (theoretical 1:37.500). "
+        f"Focus: {FOCUS[0]}; {FOCUS[1]}. "
+        "Plan: 1 lap brake later at T11; 3 laps flow. "
+        "Oil pressure dropped under load on lap 4, lap 6: check the oil level. "
+        "3 lockup or wheelspin events. "
+        "Safety: abs x2, dsc x1."
+    )
+
+
+def test_the_template_is_grounded_in_its_own_data() -> None:
+    state = _state()
+    text, _ = template_narrative("debrief", state)
+    assert grounding_check(text, facts_of(data=list(state.values()))) == []
+
+
+def test_a_brief_has_no_session_line() -> None:
+    text, focus = template_narrative("brief", _state())
+    assert text.startswith(f"Focus: {FOCUS[0]}; ") and "valid lap" not in text
+    assert focus == FOCUS
+
+
+def test_one_valid_lap_and_no_theoretical_best() -> None:
+    state = {"highlights_data": {"valid_laps": 1, "best_lap": 2, "best_lap_s": 61.5}}
+    assert template_narrative("debrief", state) == ("1 valid lap, best 1:01.500 on lap 2.", [])
+
+
+@pytest.mark.parametrize(
+    "hl",
+    [
+        {"valid_laps": 0, "best_lap": 2, "best_lap_s": 61.5},
+        {"valid_laps": 3, "best_lap": 2, "best_lap_s": None},
+        {"valid_laps": 3, "best_lap": 2},
+    ],
+)
+def test_no_valid_lap_says_so(hl: dict[str, object]) -> None:
+    text, _ = template_narrative("debrief", {"highlights_data": hl})
+    assert text == "No valid lap in this session, so there are no lap times to compare."
+
+
+def test_nothing_usable_says_there_is_no_data() -> None:
+    assert template_narrative("debrief", {}) == ("No data for this session yet.", [])
+    broken = {k: {"error": "tool failed", "count": 3, "blocks": [1]} for k in _state()}
+    assert template_narrative("debrief", broken) == ("No data for this session yet.", [])
+    quiet = {"traction_data": {"count": 0}, "safety_data": {"counts": {}}, "engine_health_data": {"x": 1}}
+    assert template_narrative("brief", quiet) == ("No data for this session yet.", [])
