@@ -197,6 +197,7 @@ def robustness(
             "missing_emotion",
             "missing_emotion_neutral",
             "tool_calls",
+            "pitwall_calls",
             "malformed_tool_calls",
             "malformed_then_answered",
             "ungrounded_items",
@@ -222,6 +223,7 @@ def robustness(
         if done.get("narrator") == "llm" and texts and not any("[EMOTION:" in t for t in texts):
             c["missing_emotion"] += 1
             c["missing_emotion_neutral"] += done.get("emotion") == "neutral"
+        c["pitwall_calls"] += sum(1 for t in done.get("tools") or [] if t.get("by") == "pitwall")
         malformed = 0
         for req, a in zip(sent, answers, strict=False):
             offered = {(t.get("function") or {}).get("name") for t in req.get("tools") or []}
@@ -243,7 +245,8 @@ def robustness(
         f"{c['requests']} requests: {c['crashes']} crashes, {c['http_5xx']} HTTP 5xx (model server 5xx: {c['model_5xx']}); "
         f"{c['answered']} answered by the model, {c['template_or_unavailable']} template/unavailable; "
         f"missing [EMOTION] {c['missing_emotion']} → neutral {c['missing_emotion_neutral']}; "
-        f"tool calls {c['tool_calls']}, malformed {c['malformed_tool_calls']} (answered anyway {c['malformed_then_answered']}); "
+        f"tool calls by the model {c['tool_calls']}, malformed {c['malformed_tool_calls']} (answered anyway {c['malformed_then_answered']}), "
+        f"first calls made by Pitwall {c['pitwall_calls']}; "
         f"ungrounded items {c['ungrounded_items']} in {c['answers_with_ungrounded']} answers",
         "0 crashes, 0 5xx; missing emotion → neutral",
         CMD,

@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     adk_char_budget: int = Field(4_000, ge=1000)
     adk_allow_remote: bool = False
     data_agents: Literal["deterministic", "llm"] = "deterministic"
+    # a question's specialist: "evidence" = Pitwall makes its first tool call from the question and the
+    # model narrates that data without tools (small local models); "model" = the model calls its tools
+    specialist_tools: Literal["evidence", "model"] = "evidence"
     llm_warmup: bool = (
         True  # a one-token call at paddock start-up, so the first request finds the model loaded
     )

@@ -167,12 +167,26 @@ def test_no_first_token_in_time_gives_the_template(env) -> None:
 
 
 def test_a_question_with_no_first_token_in_time_is_unavailable_not_an_error(env) -> None:
+    # a voice-script request: its answer is the model's own tool call, so there is no data to fall back on
     env["llm"].script.append({"delay_s": 30, "text": "Too late. [EMOTION:neutral]"})
     with deadlines(env, first_s=1.5, idle_s=30) as svc:
-        events = _run(ask(svc, "ana", "setup advice: understeer in slow corners", session_id=env["sid"]))
+        events = _run(ask(svc, "ana", "write my voice scripts", session_id=env["sid"]))
     assert [e.type for e in events].count("error") == 0
     done = events[-1].data
     assert done["available"] is False and "no first token within 1.5 s" in done["reason"]
+
+
+def test_a_question_with_no_first_token_in_time_is_answered_from_the_data_pitwall_fetched(env) -> None:
+    env["llm"].script.append({"delay_s": 30, "text": "Too late. [EMOTION:neutral]"})
+    with deadlines(env, first_s=1.5, idle_s=30) as svc:
+        events = _run(ask(svc, "ana", "setup advice: understeer in slow corners", session_id=env["sid"]))
+    done = events[-1].data
+    assert [e.type for e in events].count("error") == 0 and done["available"] is True
+    assert done["narrator"] == "data" and "no first token within 1.5 s" in done["reason"]
+    assert done["tools"] == [
+        {"tool": "get_setup_indicators", "args": {"session_id": env["sid"]}, "by": "pitwall"}
+    ]  # fetched once, before the model was asked, and not again
+    assert done["text"].startswith("From setup indicators: ") and done["ungrounded"] == []
 
 
 def test_silence_after_tokens_keeps_them_and_ends_incomplete(env) -> None:
@@ -318,9 +332,23 @@ def test_corner_and_where_do_i_lose_time_are_answered_from_the_data(env, off) ->
     assert done["available"] is False and done["reason"]
 
 
+@contextlib.contextmanager
+def specialist_tools(env: dict[str, Any], mode: str) -> Iterator[CoachService]:
+    """The same service with PITWALL_SPECIALIST_TOOLS set to ``mode`` (restored afterwards)."""
+    svc = env["svc"]
+    before = svc.settings
+    svc.settings = before.model_copy(update={"specialist_tools": mode})
+    try:
+        yield svc
+    finally:
+        svc.settings = before
+        env["llm"].script.clear()
+
+
 def test_a_tool_call_written_as_text_is_run_and_answered_from_its_data(env) -> None:
     env["llm"].script.append({"text": 'functions.get_lap_delta: {"lap_a": 2, "lap_b": 3}'})
-    events = _run(ask(env["svc"], "ana", "compare lap 2 and 3", session_id=env["sid"]))
+    with specialist_tools(env, "model") as svc:
+        events = _run(ask(svc, "ana", "compare lap 2 and 3", session_id=env["sid"]))
     done = events[-1].data
     assert done["agent"] == "LapComparisonAgent" and done["narrator"] == "data"
     assert "as text" in done["reason"] and done["tools"][0]["tool"] == "get_lap_delta"
@@ -328,25 +356,127 @@ def test_a_tool_call_written_as_text_is_run_and_answered_from_its_data(env) -> N
     assert not any("functions." in e.data.get("text", "") for e in events if e.type == "token")
 
 
-def test_a_specialist_answer_with_invented_figures_lists_them(env) -> None:
-    env["llm"].script.extend(
-        [
-            {"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": env["sid"]}}]},
-            {"text": "Lap 99 at T42 in 77.777 s was your best"},  # no emotion tag either
-        ]
+def test_pitwall_makes_the_specialists_first_call_and_the_model_narrates_it_without_tools(env) -> None:
+    llm, sid = env["llm"], env["sid"]
+    delta = run_tool("get_lap_delta", {"session_id": sid, "lap_a": 2, "lap_b": 3})
+    cited = f"{abs(delta['total_delta_s']):.2f}"
+    llm.script.append({"text": f"Lap 3 lost {cited} s, mostly on entry. [EMOTION:neutral]"})
+    before = len(llm.requests)
+    done = _run(ask(env["svc"], "ana", "why was lap 3 slower than lap 2?", session_id=sid))[-1].data
+    assert done["agent"] == "LapComparisonAgent" and done["narrator"] == "llm"
+    assert done["tools"] == [
+        {"tool": "get_lap_delta", "args": {"session_id": sid, "lap_a": 2, "lap_b": 3}, "by": "pitwall"}
+    ]
+    assert done["ungrounded"] == [] and done["llm_calls"] == 1
+    [req] = [b for b in llm.requests[before:] if b.get("max_tokens") != 1]
+    assert "tools" not in req  # llama.cpp's chatml function calling would drop the tool result anyway
+    assert [m["role"] for m in req["messages"]] == ["system", "user"]  # no earlier turns
+    system, user = req["messages"][0]["content"], req["messages"][-1]["content"]
+    assert system.startswith("You are Pitwall LapComparisonAgent") and "from the\ndata" in system
+    assert user.startswith("Data (get_lap_delta):\nLap ") and user.endswith(
+        "Driver: why was lap 3 slower than lap 2?"
     )
-    done = _run(ask(env["svc"], "ana", "what's my race pace?", session_id=env["sid"]))[-1].data
-    assert done["narrator"] == "llm" and done["emotion"] == "neutral"
-    assert {"lap 99", "T42", "77.777"} <= set(done["ungrounded"])
+    assert f"{abs(delta['total_delta_s']):.3f}".rstrip("0") in user
+
+
+def test_evidence_for_other_tools_is_plain_text_without_quotes() -> None:
+    from services.paddock.agents.data_answer import EVIDENCE_MAX_CHARS, evidence_text
+
+    result = {
+        "session_id": "s1",
+        "race_pace_s": 101.23456,
+        "note": None,
+        "laps": [{"lap": i, "time_s": 100.0 + i / 8} for i in range(14)],
+        "trend": {"slope_s_per_lap": -0.0421, "ok": True},
+    }
+    text = evidence_text("get_race_pace_model", result)
+    assert text.startswith(
+        "race pace s: 101.235; laps: [(lap: 0; time s: 100) | (lap: 1; time s: 100.125) | "
+    )
+    assert text.endswith(" | ...]; trend: (slope s per lap: -0.042; ok: True)")
+    assert "(lap: 11; time s: 101.375)" in text and "lap: 12" not in text  # the first 12 items
+    assert not any(ch in text for ch in "\"'{}") and "s1" not in text and "note" not in text
+    big = evidence_text("get_track_variance_map", {"rows": [{"x": "y" * 50}] * 12, "more": ["z" * 99] * 12})
+    assert len(big) == EVIDENCE_MAX_CHARS and big.endswith(" ...")
+    assert evidence_text("get_lap_delta", {"error": {"message": "no lap 99"}}) == (
+        "get_lap_delta could not answer: no lap 99."
+    )
+
+
+def test_the_planned_call_takes_the_first_tool_the_question_gives_arguments_for(env) -> None:
+    from services.paddock.agents.data_answer import planned_call
+
+    sid = env["sid"]
+    hl = run_tool("get_session_highlights", {"session_id": sid})
+
+    def plan(agent: str, q: str) -> tuple[str, dict[str, Any]] | None:
+        p = planned_call(agent, q, sid)
+        return None if p is None else (p.tool, p.args)
+
+    only = {"session_id": sid}
+    assert plan("CornerCoachAgent", "how do I take the carousel?") == (
+        "get_corner_history",
+        {**only, "corner_name": "T6"},
+    )
+    assert plan("CornerCoachAgent", "how consistent am I?") == ("get_track_variance_map", only)
+    assert plan("TelemetryAgent", "what was my top speed?") == ("get_session_highlights", only)  # not SQL
+    assert plan("TelemetryAgent", "lap 2 vs lap 3") == ("get_lap_delta", {**only, "lap_a": 2, "lap_b": 3})
+    assert plan("WeatherAdaptationAgent", "is it too hot?") == ("get_tire_thermal_window", only)
+    # the general agent follows the question's topic
+    assert plan("TelemetryAgent", "how is the engine: oil pressure ok?") == (
+        "get_engine_health_timeline",
+        only,
+    )
+    assert plan("TelemetryAgent", "tyre pressures: in the window?") == ("get_tire_thermal_window", only)
+    assert plan("TelemetryAgent", "any ABS or DSC events?") == ("get_safety_events", only)
+    assert plan("TelemetryAgent", "any lockups under braking?") == ("get_traction_events", only)
+    assert plan("TelemetryAgent", "lap 2 vs lap 3: engine ok?")[0] == "get_lap_delta"  # laps named first
+    assert plan("LapComparisonAgent", "why am I inconsistent?") == (
+        "get_lap_delta",
+        {**only, "lap_a": hl["best_lap"], "lap_b": hl["slowest_lap"]},
+    )
+    assert plan("LapComparisonAgent", f"why was lap {hl['best_lap']} good?") == (
+        "get_engine_health_timeline",
+        only,
+    )  # the best lap against itself is no comparison
+    assert plan("VoiceScriptAgent", "voice scripts for T2") is None  # its answer is its own tool call
+    assert plan("DebriefPipeline", "debrief me") is None and plan("NoSuchAgent", "x") is None
+    assert planned_call("TelemetryAgent", "top speed?", "no-such-session") is None
+
+
+def test_a_single_lap_question_is_compared_with_the_best_lap(env) -> None:
+    sid = env["sid"]
+    best = run_tool("get_session_highlights", {"session_id": sid})["best_lap"]
+    other = 3 if best != 3 else 2
+    env["llm"].script.append({"text": "It was slower. [EMOTION:neutral]"})
+    done = _run(ask(env["svc"], "ana", f"why was lap {other} so slow?", session_id=sid))[-1].data
+    assert done["tools"][0]["args"] == {"session_id": sid, "lap_a": best, "lap_b": other}
+
+
+def test_a_model_that_writes_a_call_despite_the_data_is_answered_from_that_data(env) -> None:
+    env["llm"].script.append({"text": 'functions.get_lap_delta: {"lap_a": 2, "lap_b": 3}'})
+    events = _run(ask(env["svc"], "ana", "compare lap 2 and 3", session_id=env["sid"]))
+    done = events[-1].data
+    assert done["narrator"] == "data" and "as text" in done["reason"]
+    assert [t.get("by") for t in done["tools"]] == ["pitwall"]  # not run a second time
+    assert done["text"].startswith("Lap ") and done["ungrounded"] == []
+
+
+@pytest.mark.parametrize("mode", ["model", "evidence"])
+def test_a_specialist_answer_with_invented_figures_lists_them(env, mode: str) -> None:
+    call = [{"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": env["sid"]}}]}]
+    first = call if mode == "model" else []  # with evidence, Pitwall has made the call already
     pace = run_tool("get_race_pace_model", {"session_id": env["sid"]})
-    env["llm"].script.extend(
-        [
-            {"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": env["sid"]}}]},
-            {"text": f"Race pace {pace['race_pace_s']:g} s. [EMOTION:neutral]"},
-        ]
-    )
-    done = _run(ask(env["svc"], "ana", "what's my race pace?", session_id=env["sid"]))[-1].data
-    assert done["ungrounded"] == []
+    with specialist_tools(env, mode) as svc:
+        env["llm"].script.extend([*first, {"text": "Lap 99 at T42 in 77.777 s was your best"}])  # no tag
+        done = _run(ask(svc, "ana", "what's my race pace?", session_id=env["sid"]))[-1].data
+        assert done["narrator"] == "llm" and done["emotion"] == "neutral"
+        assert {"lap 99", "T42", "77.777"} <= set(done["ungrounded"])
+        env["llm"].script.extend(
+            [*first, {"text": f"Race pace {pace['race_pace_s']:g} s. [EMOTION:neutral]"}]
+        )
+        done = _run(ask(svc, "ana", "what's my race pace?", session_id=env["sid"]))[-1].data
+        assert done["ungrounded"] == [] and [t["tool"] for t in done["tools"]] == ["get_race_pace_model"]
 
 
 def test_a_question_whose_model_fails_before_a_token_is_answered_from_the_data(env) -> None:

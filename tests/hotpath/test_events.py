@@ -429,3 +429,36 @@ def test_a_one_sample_oil_drop_counts_when_the_minimum_duration_is_zero() -> Non
     assert ev.detect_events(w, []) == []
     out = ev.detect_events(w, [], {"event_min_s": 0.0})
     assert [(e["kind"], e["t_s"], e["severity"]) for e in out] == [("oil_pressure", w["t_s"][20], 0.3)]
+
+
+def test_tpms_drop_from_the_warmed_baseline_in_an_import() -> None:
+    """A tyre that warms from 2.0 to 2.5 bar and then loses exactly the threshold is one drop event on its
+    wheel, from the first sample at the threshold; a smaller loss is none."""
+    n = 10
+    w = {"t_s": np.arange(n) * 0.1, "speed_kmh": np.full(n, 100.0)}
+    w["tpms_press_fl_bar"] = np.array([2.0, 2.25, 2.5, 2.5, 2.0, 2.0, 2.5, 2.5, 2.5, 2.5])
+    w["tpms_press_fr_bar"] = np.array([2.0, 2.25, 2.5, 2.5, 2.25, 2.25, 2.5, 2.5, 2.5, 2.5])  # 0.25 bar
+    [e] = ev.detect_events(w, [], {"tpms_drop_bar": 0.5})
+    assert (e["kind"], e["wheel"], e["t_s"], e["severity"]) == ("tpms_drop", "fl", 0.4, 0.5)
+    assert json.loads(e["detail"]) == {"duration_s": 0.1, "drop_bar": 0.5}
+    frames = [{k: float(v[i]) for k, v in w.items()} | {"lap": 0, "dist_m": 0.0} for i in range(n)]
+    at_line = ev.corner_for(0.0, load_track("sonoma").corners)  # _live places events on Sonoma
+    assert _live(frames, tpms_drop_bar=0.5) == [{**e, "lap": 0, "dist_m": 0.0, "corner": at_line}]
+
+
+def test_zero_oil_pressure_is_the_worst_value_not_a_missing_one() -> None:
+    n = 4
+    ch = {"oil_press_bar": [4.0, 0.0, 0.0, 4.0], "rpm": [5000.0] * n, "throttle_pct": [50.0] * n}
+    [e] = _live(_frames(n, **ch))
+    assert e["severity"] == 0.0 and json.loads(e["detail"]) == {"duration_s": 0.1, "min_bar": 0.0}
+
+
+def test_a_tpms_alarm_bitfield_of_one_is_an_alarm() -> None:
+    [e] = _live(_frames(3, tpms_alarm_fl=[0.0, 1.0, 0.0]))
+    assert (e["kind"], e["wheel"], json.loads(e["detail"])["bitfield"]) == ("tpms_alarm", "fl", 1)
+    assert json.loads(e["detail"])["min_press_bar"] is None  # no pressure channel
+
+
+def test_one_frame_session_has_no_frame_spacing_so_any_run_counts() -> None:
+    [e] = _live(_frames(1, oil_press_bar=[0.5], rpm=[5000.0], throttle_pct=[50.0]))
+    assert e["kind"] == "oil_pressure" and json.loads(e["detail"])["duration_s"] == 0.0

@@ -83,6 +83,23 @@ ROWS: list[tuple[str, str, tuple[str, ...]]] = [
     ),
 ]
 FALLBACK = ("telemetry", "TelemetryAgent")
+
+# within an agent, the tool a question's topic points to (the first matching row that the agent has)
+TOPIC_TOOLS: list[tuple[str, str]] = [
+    (r"\b(oil|coolant|engine|water temp|fuel pressure|overheat)", "get_engine_health_timeline"),
+    (r"\b(tyres?|tires?|tpms)\b", "get_tire_thermal_window"),
+    (r"\b(abs|dsc|mil|engine light|stability control)\b", "get_safety_events"),
+    (r"\b(lock ?ups?|locking|wheel ?spin|spinning|traction)\b", "get_traction_events"),
+    (r"\b(smooth|smoothness|inputs?|jerky)\b", "get_input_smoothness"),
+]
+
+
+def topic_tools(text: str) -> list[str]:
+    """The tools a question's topic points to, most specific first (engine before tyres before ...)."""
+    t = (text or "").lower()
+    return [tool for pat, tool in TOPIC_TOOLS if re.search(pat, t)]
+
+
 INTENTS = {i: a for i, a, _ in ROWS} | {FALLBACK[0]: FALLBACK[1]}
 
 

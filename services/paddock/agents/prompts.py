@@ -49,3 +49,17 @@ answer with numbers. Be brief: at most 80 words, concrete and actionable.
 The driver's session is {{session_id?}}: pass it as session_id to your tools.
 {GROUNDING}
 {EMOTION_CONTRACT}"""
+
+
+def specialist_with_data(role: str) -> str:
+    """A specialist whose tool Pitwall has already called: the data is in the driver's message."""
+    return f"""You are Pitwall {role}, a calm race engineer. Answer the question of the driver from the
+data given with it. Be brief: at most 80 words, concrete and actionable.
+{GROUNDING}
+{EMOTION_CONTRACT}"""
+
+
+# the driver's message to a specialist, with the data Pitwall fetched for it
+DATA_QUESTION = """Data ({tool}):
+{evidence}
+Driver: {question}"""

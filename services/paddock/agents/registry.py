@@ -20,7 +20,15 @@ from services.paddock.tools.registry import TOOLS
 AGENT_REGISTRY: dict[str, dict[str, Any]] = {
     "TelemetryAgent": {
         "description": "General telemetry questions: speeds, laps, channels, anything not routed elsewhere; queries the session data directly.",
-        "tools": ["query_pitwall_db", "get_session_highlights", "get_lap_delta"],
+        "tools": [
+            "query_pitwall_db",
+            "get_session_highlights",
+            "get_lap_delta",
+            "get_engine_health_timeline",
+            "get_tire_thermal_window",
+            "get_safety_events",
+            "get_traction_events",
+        ],
     },
     "VoiceScriptAgent": {
         "description": "Writes short spoken cue scripts and pace notes for corners, sized for the driver's level, and saves them for audio.",
@@ -139,7 +147,28 @@ def build_qa_agent(name: str, model: Any) -> Any:
         description=spec["description"],
         instruction=prompts.specialist(name),
         tools=[async_tool(TOOLS[t]) for t in spec["tools"]],
+        before_model_callback=functools.partial(specialist_request, name),
     )
+
+
+def specialist_request(name: str, callback_context: Any, llm_request: Any) -> None:
+    """When Pitwall has already made the specialist's first tool call (``temp:evidence``, set by the
+    service), the model gets that data with the question, no tools and no earlier turns: llama.cpp's chatml
+    function calling drops tool results from the prompt, and a small model writes calls as text. Otherwise
+    the request is left as ADK built it."""
+    from google.genai import types
+
+    ev = callback_context.state.get("temp:evidence")
+    if not isinstance(ev, dict):
+        return
+    llm_request.config.tools = []
+    llm_request.config.system_instruction = prompts.specialist_with_data(name)
+    question = str(callback_context.state.get("user_question") or "")
+    text = prompts.DATA_QUESTION.format(tool=ev["tool"], evidence=ev["text"], question=question)
+    # one turn: the data and the question. The conversation stays in the store and the ADK session, but a
+    # small model copies what earlier turns look like in its prompt (ADK's "For context:" parts) instead
+    # of answering
+    llm_request.contents = [types.Content(role="user", parts=[types.Part(text=text)])]
 
 
 def build_data_agent(key: str, suffix: str, model: Any, mode: str) -> Any:

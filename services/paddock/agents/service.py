@@ -622,6 +622,17 @@ class CoachService:
         delta: dict[str, Any] = {"session_id": req.session_id, "driver_id": req.driver_id}
         if req.intent:
             delta["temp:intent_override"] = req.intent
+        if self.settings.specialist_tools == "evidence" and not (req.intent or "").startswith("data_only:"):
+            from services.paddock.agents.classifier import _classify_intent
+            from services.paddock.agents.data_answer import planned_call
+
+            agent = _classify_intent(req.question, req.intent)[1]
+            plan = await asyncio.to_thread(planned_call, agent, req.question, req.session_id)
+            if plan is not None:  # the specialist narrates this data; the grounding check reads all of it
+                run.state["plan"] = plan
+                run.tools.append({"tool": plan.tool, "args": plan.args, "by": "pitwall"})
+                run.tool_results.append(plan.result)
+                delta["temp:evidence"] = {"tool": plan.tool, "text": plan.text}
         last_call: tuple[str, str] | None = None
         repeats = 0
         async with self._adk_run(req, sid, delta, clock) as events:
@@ -737,6 +748,7 @@ class CoachService:
     async def _finish_ask(self, req: CoachRequest, run: _Run, model_ok: bool, reason: str) -> CoachEvent:
         """A question: the model's answer, or an answer from the data (labelled), or an error."""
         from services.paddock.agents.data_answer import (
+            DataAnswer,
             answer_from_data,
             format_result,
             run_text_call,
@@ -752,8 +764,13 @@ class CoachService:
         for res in run.tool_results:
             facts.add_data(res)
         allowed = AGENT_REGISTRY.get(run.author or "", {}).get("tools", [])
-        written = text_tool_call(text, allowed) if raw and not run.tools else None
-        if written is not None:  # a weak model wrote its tool call as text: run it, answer from its data
+        plan: DataAnswer | None = run.state.get("plan")
+        model_called = any(not t.get("by") for t in run.tools)
+        written = text_tool_call(text, allowed) if raw and not model_called else None
+        if written is not None and plan is not None:  # it had the data and still wrote a call: say the data
+            text, emotion, narrator = format_result(plan.tool, plan.result), "neutral", "data"
+            fallback = f"the model wrote a call to {written[0]} as text; answered from {plan.tool}"
+        elif written is not None:  # a weak model wrote its tool call as text: run it, answer from its data
             name, args = written
             result = await asyncio.to_thread(run_text_call, name, args, req.session_id)
             run.tools.append({"tool": name, "args": args, "from_text": True})
@@ -766,14 +783,17 @@ class CoachService:
             if isinstance(run.error, BudgetExceeded | LoopGuard):
                 return self._ask_error(req, run, run.error)
             why = reason if not model_ok else str(run.error) if run.error else "empty model reply"
-            found = await asyncio.to_thread(answer_from_data, req.question, req.session_id, req.intent)
+            found: DataAnswer | None = plan or await asyncio.to_thread(
+                answer_from_data, req.question, req.session_id, req.intent
+            )
             if found is None:
                 # no first token in time is "no answer", like no model: a done with the reason, not an error
                 if model_ok and run.error is not None and not isinstance(run.error, NoFirstToken):
                     return self._ask_error(req, run, run.error)
                 return self._unavailable(req, run, why)
-            run.tools.append({"tool": found.tool, "args": found.args})
-            text, emotion, narrator = found.text, "neutral", "data"
+            if found is not plan:
+                run.tools.append({"tool": found.tool, "args": found.args})
+            text, emotion, narrator = format_result(found.tool, found.result), "neutral", "data"
             fallback = f"{why}; answered from {found.tool} without the model"
             facts.add_data(found.result)
         elif run.error is not None:
