@@ -373,7 +373,7 @@ def test_pitwall_makes_the_specialists_first_call_and_the_model_narrates_it_with
     assert [m["role"] for m in req["messages"]] == ["system", "user"]  # no earlier turns
     system, user = req["messages"][0]["content"], req["messages"][-1]["content"]
     assert system.startswith("You are Pitwall LapComparisonAgent") and "from the\ndata" in system
-    assert user.startswith("Data (get_lap_delta):\nLap ") and user.endswith(
+    assert user.startswith("Data (lap delta):\nLap ") and user.endswith(
         "Driver: why was lap 3 slower than lap 2?"
     )
     assert f"{abs(delta['total_delta_s']):.3f}".rstrip("0") in user
@@ -399,7 +399,7 @@ def test_evidence_for_other_tools_is_plain_text_without_quotes() -> None:
     big = evidence_text("get_track_variance_map", {"rows": [{"x": "y" * 50}] * 12, "more": ["z" * 99] * 12})
     assert len(big) == EVIDENCE_MAX_CHARS and big.endswith(" ...")
     assert evidence_text("get_lap_delta", {"error": {"message": "no lap 99"}}) == (
-        "get_lap_delta could not answer: no lap 99."
+        "The lap delta could not be read: no lap 99."
     )
 
 

@@ -295,7 +295,8 @@ def run_text_call(name: str, args: dict[str, Any], session_id: str) -> dict[str,
 def format_result(name: str, result: dict[str, Any]) -> str:
     """A tool's output in plain sentences: the known formatters, else its top-level values."""
     if "error" in result:
-        return f"{name} could not answer: {result['error'].get('message')}."
+        what = name.removeprefix("get_").replace("_", " ")
+        return f"The {what} could not be read: {result['error'].get('message')}."
     try:
         if name == "get_lap_delta":
             return _delta_text(result)

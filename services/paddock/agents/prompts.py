@@ -60,6 +60,6 @@ data given with it. Be brief: at most 80 words, concrete and actionable.
 
 
 # the driver's message to a specialist, with the data Pitwall fetched for it
-DATA_QUESTION = """Data ({tool}):
+DATA_QUESTION = """Data ({what}):
 {evidence}
 Driver: {question}"""

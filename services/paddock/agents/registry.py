@@ -164,7 +164,9 @@ def specialist_request(name: str, callback_context: Any, llm_request: Any) -> No
     llm_request.config.tools = []
     llm_request.config.system_instruction = prompts.specialist_with_data(name)
     question = str(callback_context.state.get("user_question") or "")
-    text = prompts.DATA_QUESTION.format(tool=ev["tool"], evidence=ev["text"], question=question)
+    # the data's name in words: a tool's own name in the prompt makes a small model write a call to it
+    what = str(ev["tool"]).removeprefix("get_").replace("_", " ")
+    text = prompts.DATA_QUESTION.format(what=what, evidence=ev["text"], question=question)
     # one turn: the data and the question. The conversation stays in the store and the ADK session, but a
     # small model copies what earlier turns look like in its prompt (ADK's "For context:" parts) instead
     # of answering
