@@ -300,43 +300,63 @@ class LiveEvents:
         self._dts: deque[float] = deque(maxlen=101)  # recent frame spacing: the minimum run length
         self._last_t: float | None = None
         self._tpms_base: dict[str, float] = {}
+        self._tpms_last: dict[str, tuple[float, float | None]] = {}  # wheel -> (pressure, its drop)
+        # per frame: the channel names, built once (the frame path runs at up to 1 kHz)
+        self._wheels = [(w, f"wheel_speed_{w}_kmh", w in DRIVEN_WHEELS) for w in WHEELS]
+        self._tpms = [(w, f"tpms_alarm_{w}", f"tpms_press_{w}_bar") for w in WHEELS]
+        self._flags = list(FLAG_CHANNELS.items())
+        self._on_buf: dict[tuple[str, str | None], float | None] = {}
+
+    # Channel values are floats or None (missing). A NaN compares false, as the import's nan_to_num(0)
+    # does against these positive thresholds, so no NaN is cleaned here: this runs on every frame.
+    def _slips(self, get: Any, on: dict[tuple[str, str | None], float | None]) -> None:
+        th = self.th
+        spd = get("speed_kmh")
+        if spd is None or not spd > th["slip_min_speed_kmh"]:
+            return  # both predicates need the car moving: no wheel to look at
+        brake, thr = get("brake_bar") or 0.0, get("throttle_pct") or 0.0
+        if not (brake > th["slip_brake_bar"] or thr > th["slip_throttle_pct"]):
+            return  # neither braking nor driving: neither predicate can hold
+        for w, key, driven in self._wheels:
+            ws = get(key)
+            if ws is None:
+                continue
+            if is_lockup(ws, spd, brake, th):
+                on[(LOCKUP, w)] = abs(ws - spd)
+            elif driven and is_wheelspin(ws, spd, thr, th):
+                on[(WHEELSPIN, w)] = abs(ws - spd)
+
+    def _tpms_drop(self, wheel: str, press: float) -> float | None:
+        last = self._tpms_last.get(wheel)
+        if last is not None and last[0] == press:  # the same reading again: the baseline cannot move
+            return last[1]
+        drop = tpms_drop(self._tpms_base, wheel, press)
+        self._tpms_last[wheel] = (press, drop)
+        return drop
 
     def _on(self, row: Mapping[str, Any]) -> dict[tuple[str, str | None], float | None]:
         """Each condition true on this frame, with the value its severity is made of."""
-        th = self.th
-        on: dict[tuple[str, str | None], float | None] = {}
-        spd = _num(row, "speed_kmh")
-        if spd is not None:
-            brake, thr = _z(_num(row, "brake_bar")), _z(_num(row, "throttle_pct"))
-            for w in WHEELS:
-                ws = _num(row, f"wheel_speed_{w}_kmh")
-                if ws is None:
-                    continue
-                if is_lockup(ws, spd, brake, th):
-                    on[(LOCKUP, w)] = abs(ws - spd)
-                elif w in DRIVEN_WHEELS and is_wheelspin(ws, spd, thr, th):
-                    on[(WHEELSPIN, w)] = abs(ws - spd)
-        for kind, ch in FLAG_CHANNELS.items():
-            f = _num(row, ch)
-            if f is not None and is_flag_on(_z(f)):
+        th, get = self.th, row.get
+        on = self._on_buf  # reused: a dict allocated per frame costs the frame path garbage collections
+        on.clear()
+        self._slips(get, on)
+        for kind, ch in self._flags:
+            f = get(ch)
+            if f is not None and is_flag_on(f):
                 on[(kind, None)] = None
-        for w in WHEELS:
-            al, press = _num(row, f"tpms_alarm_{w}"), _num(row, f"tpms_press_{w}_bar")
-            if al is not None and _z(al) > 0:
+        for w, alarm_key, press_key in self._tpms:
+            al, press = get(alarm_key), get(press_key)
+            if al is not None and al > 0:
                 on[(TPMS_ALARM, w)] = al
-            drop = None if press is None else tpms_drop(self._tpms_base, w, press)
-            if drop is not None and drop >= th["tpms_drop_bar"]:
-                on[(TPMS_DROP, w)] = drop
-        oil, rpm, thr_ = _num(row, "oil_press_bar"), _num(row, "rpm"), _num(row, "throttle_pct")
-        if (
-            oil is not None
-            and rpm is not None
-            and thr_ is not None
-            and is_oil_pressure_low(oil, _z(rpm), _z(thr_), th)
-        ):
+            if press is not None:
+                drop = self._tpms_drop(w, press)
+                if drop is not None and drop >= th["tpms_drop_bar"]:
+                    on[(TPMS_DROP, w)] = drop
+        oil, rpm, thr = get("oil_press_bar"), get("rpm"), get("throttle_pct")
+        if oil is not None and rpm is not None and thr is not None and is_oil_pressure_low(oil, rpm, thr, th):
             on[(OIL_PRESSURE, None)] = oil
-        water = _num(row, "water_temp_c")
-        if water is not None and math.isfinite(water) and is_coolant_hot(water, th):
+        water = get("water_temp_c")
+        if water is not None and is_coolant_hot(water, th):
             on[(COOLANT, None)] = water
         return on
 
@@ -347,6 +367,8 @@ class LiveEvents:
             self._dts.append(t - self._last_t)
         self._last_t = t
         on = self._on(row)
+        if not on and not self._open:
+            return []
         done = [self._end(k) for k in [k for k in self._open if k not in on]]
         for k, v in on.items():
             r = self._open.get(k)

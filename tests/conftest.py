@@ -31,3 +31,16 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     get_settings.cache_clear()
     return d
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_lake_left_open():
+    """Close the paddock's lake connection when the test session ends: a DuckDB connection alive in a
+    process that forks afterwards (mutmut 3 forks one child per mutant after its first pytest run) makes
+    every child die on DuckDB's threads, and the mutants count as segfaults instead of killed or not."""
+    yield
+    from services.paddock import lake as lake_mod
+
+    if lake_mod._LAKE is not None:
+        lake_mod._LAKE.con.close()
+        lake_mod._LAKE = None

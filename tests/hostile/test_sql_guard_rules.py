@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from services.paddock.lake import Lake
@@ -12,8 +14,10 @@ from shared.settings import settings_for
 
 
 @pytest.fixture(scope="module")
-def lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
-    return Lake(settings_for(tmp_path_factory.mktemp("guard") / "data"))
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
+    lk = Lake(settings_for(tmp_path_factory.mktemp("guard") / "data"))
+    yield lk
+    lk.con.close()  # no DuckDB connection outlives its tests (see tests/conftest.py)
 
 
 @pytest.mark.parametrize(

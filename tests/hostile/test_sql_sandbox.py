@@ -4,6 +4,7 @@ temp directory included; the memory limit is the setting; a cut cell says ``trun
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,11 @@ from shared.settings import settings_for
 
 
 @pytest.fixture()
-def lake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Lake:
+def lake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Lake]:
     monkeypatch.chdir(tmp_path)  # DuckDB's default temp directory is .tmp/ under the working directory
-    return Lake(settings_for(tmp_path / "data", duckdb_memory_limit_mb=256))
+    lk = Lake(settings_for(tmp_path / "data", duckdb_memory_limit_mb=256))
+    yield lk
+    lk.con.close()  # no DuckDB connection outlives its test (see tests/conftest.py)
 
 
 def _refused(lake: Lake, sql: str) -> None:
