@@ -137,19 +137,23 @@ def corner_results(wide: Wide, laps: list[Lap], corners: list[Corner]) -> list[d
             prev_end = c.end_m
             if m is None:
                 continue
-            rows.append(
-                {
-                    "lap": lp.lap,
-                    "corner_id": c.id,
-                    "corner_name": c.name,
-                    "seq": c.seq,
-                    "direction": c.direction,
-                    "start_m": c.start_m,
-                    "end_m": c.end_m,
-                    **m,
-                }
-            )
+            rows.append(corner_result_row(lp.lap, c, m))
     return rows
+
+
+def corner_result_row(lap: int, c: Corner, metrics: dict[str, float | None]) -> dict[str, object]:
+    """One ``corner_results`` row (without ``session_id``): the corner's identity plus its metrics on
+    ``lap``; the importer and the hot path both store this shape."""
+    return {
+        "lap": lap,
+        "corner_id": c.id,
+        "corner_name": c.name,
+        "seq": c.seq,
+        "direction": c.direction,
+        "start_m": c.start_m,
+        "end_m": c.end_m,
+        **metrics,
+    }
 
 
 # corners of a track Pitwall has no profile for, from the driven line

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from shared.corners import corner_result_row
 from shared.signals import telemetry_schema
 
 if TYPE_CHECKING:
@@ -37,19 +38,9 @@ def lap(session_id: str, lp: Lap, is_best: bool) -> Record:
 
 
 def corner(session_id: str, obs: CornerObservation) -> Record:
-    c = obs.corner
-    row = {
-        "session_id": session_id,
-        "lap": obs.lap,
-        "corner_id": c.id,
-        "corner_name": c.name,
-        "seq": c.seq,
-        "direction": c.direction,
-        "start_m": c.start_m,
-        "end_m": c.end_m,
-        **obs.metrics,
-    }
-    return "corner_results", [row]
+    return "corner_results", [
+        {"session_id": session_id, **corner_result_row(obs.lap, obs.corner, obs.metrics)}
+    ]
 
 
 def events(session_id: str, rows: list[dict[str, Any]]) -> Record:

@@ -7,8 +7,10 @@ specialists use, in plain sentences built from the tool's output, and labelled `
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,8 +186,6 @@ def _args_for(name: str, question: str, s: dict[str, Any], laps_default: bool) -
     if name == "get_corner_history":
         corner = _find_corner(question, s["track_id"])
         return None if corner is None else {"session_id": sid, "corner_name": corner}
-    import inspect
-
     params = inspect.signature(TOOLS[name]).parameters
     required = {k for k, v in params.items() if v.default is inspect.Parameter.empty}
     if not required <= {"session_id"}:
@@ -245,7 +245,7 @@ def _plain(x: Any, depth: int = 0) -> str:
 def evidence_text(name: str, result: dict[str, Any]) -> str:
     """What the model reads of a tool result: plain sentences for the tools that have them, else the
     result as compact text, at most ``EVIDENCE_MAX_CHARS``."""
-    if name in ("get_lap_delta", "get_corner_history", "get_session_highlights") or "error" in result:
+    if name in _SENTENCES or "error" in result:
         return format_result(name, result)
     text = _plain(result)
     return text if len(text) <= EVIDENCE_MAX_CHARS else text[: EVIDENCE_MAX_CHARS - 4] + " ..."
@@ -279,8 +279,6 @@ def text_tool_call(text: str, allowed: list[str]) -> tuple[str, dict[str, Any]] 
 
 def run_text_call(name: str, args: dict[str, Any], session_id: str) -> dict[str, Any]:
     """Run a tool the model named in text, with the request's session filled in; errors as data."""
-    import inspect
-
     from services.paddock.tools.registry import validate_args
 
     if "session_id" in inspect.signature(TOOLS[name]).parameters:
@@ -292,27 +290,36 @@ def run_text_call(name: str, args: dict[str, Any], session_id: str) -> dict[str,
     return run_tool(name, args)
 
 
+def tool_words(name: str) -> str:
+    """A tool's name as words (``get_lap_delta`` -> ``lap delta``): for the driver, and for a small model,
+    which writes a call to a tool whose own name it sees."""
+    return name.removeprefix("get_").replace("_", " ")
+
+
+# the tools whose output has plain sentences of its own
+_SENTENCES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "get_lap_delta": _delta_text,
+    "get_corner_history": _corner_text,
+    "get_session_highlights": _lose_text,
+}
+
+
 def format_result(name: str, result: dict[str, Any]) -> str:
     """A tool's output in plain sentences: the known formatters, else its top-level values."""
     if "error" in result:
-        what = name.removeprefix("get_").replace("_", " ")
-        return f"The {what} could not be read: {result['error'].get('message')}."
-    try:
-        if name == "get_lap_delta":
-            return _delta_text(result)
-        if name == "get_corner_history":
-            return _corner_text(result)
-        if name == "get_session_highlights":
-            return _lose_text(result)
-    except (KeyError, TypeError, ValueError):
-        pass
+        return f"The {tool_words(name)} could not be read: {result['error'].get('message')}."
+    if name in _SENTENCES:
+        try:
+            return _SENTENCES[name](result)
+        except (KeyError, TypeError, ValueError):
+            pass
     items = [
         f"{k.replace('_', ' ')}: {v:g}" if isinstance(v, float) else f"{k.replace('_', ' ')}: {v}"
         for k, v in result.items()
         if isinstance(v, str | int | float) and not isinstance(v, bool) and k != "session_id"
     ]
     return (
-        ("From " + name.removeprefix("get_").replace("_", " ") + ": " + "; ".join(items[:8]) + ".")
+        ("From " + tool_words(name) + ": " + "; ".join(items[:8]) + ".")
         if items
         else (f"{name} returned no figures for this session.")
     )

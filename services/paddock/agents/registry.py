@@ -158,14 +158,15 @@ def specialist_request(name: str, callback_context: Any, llm_request: Any) -> No
     the request is left as ADK built it."""
     from google.genai import types
 
+    from services.paddock.agents.data_answer import tool_words
+
     ev = callback_context.state.get("temp:evidence")
     if not isinstance(ev, dict):
         return
     llm_request.config.tools = []
     llm_request.config.system_instruction = prompts.specialist_with_data(name)
     question = str(callback_context.state.get("user_question") or "")
-    # the data's name in words: a tool's own name in the prompt makes a small model write a call to it
-    what = str(ev["tool"]).removeprefix("get_").replace("_", " ")
+    what = tool_words(str(ev["tool"]))  # not the tool's own name: a small model would write a call to it
     text = prompts.DATA_QUESTION.format(what=what, evidence=ev["text"], question=question)
     # one turn: the data and the question. The conversation stays in the store and the ADK session, but a
     # small model copies what earlier turns look like in its prompt (ADK's "For context:" parts) instead
