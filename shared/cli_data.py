@@ -265,7 +265,11 @@ def gold_save(
     ] = None,
     driver: Annotated[str, typer.Option("--driver")] = "driver",
     force: Annotated[
-        bool, typer.Option("--force", help="Replace a gold lap from another car, or override the track")
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace a faster gold lap or one from another car, save an out/in/invalid lap, or override the track",
+        ),
     ] = False,
     data_dir: DataDir = None,
 ) -> None:
@@ -273,11 +277,11 @@ def gold_save(
     from shared.store.gold import save_gold_lap
 
     try:
-        p = save_gold_lap(_settings(data_dir), track, driver, session_id, lap, force=force)
+        res = save_gold_lap(_settings(data_dir), track, driver, session_id, lap, force=force)
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc
-    _emit({"path": str(p)})
+    _emit(res.summary())
 
 
 @gold_app.command("import")
@@ -288,7 +292,9 @@ def gold_import(
     ] = None,
     driver: Annotated[str, typer.Option("--driver")] = "driver",
     lap: Annotated[int | None, typer.Option("--lap")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace a gold lap from another car")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace your own gold lap, a faster one or one from another car")
+    ] = False,
     data_dir: DataDir = None,
 ) -> None:
     """Import a coach's lap from a logger file as the gold lap."""
@@ -296,11 +302,11 @@ def gold_import(
     from shared.store.gold import import_gold_lap
 
     try:
-        p = import_gold_lap(_settings(data_dir), path, track, driver, lap, force=force)
+        res = import_gold_lap(_settings(data_dir), path, track, driver, lap, force=force)
     except (ImportFormatError, ValueError, FileNotFoundError) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc
-    _emit({"path": str(p)})
+    _emit(res.summary())
 
 
 def register(app: typer.Typer) -> None:
