@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,6 +19,7 @@ from shared.profiles.car import load_car
 from shared.profiles.track import load_track
 from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
+from shared.store.deletion import apply_tombstones, delete_session
 from shared.store.gold import load_gold_lap
 from shared.store.hot import HotStore, new_session_id, rows_table
 from shared.store.publisher import LakePublisher
@@ -28,6 +30,10 @@ _CANONICAL_KEYS = frozenset(CHANNEL_BY_NAME) | {"t_s", "session_id"}
 
 
 class UnknownSession(KeyError):
+    pass
+
+
+class SessionIsLive(RuntimeError):
     pass
 
 
@@ -49,6 +55,7 @@ class HotpathState:
     def _recover(self) -> list[str]:
         """Sessions left 'live' by a crash are closed explicitly as 'aborted' and published; sessions a
         crash left half-published (an import killed mid-publish) are published again."""
+        apply_tombstones(self.store, self.settings.lake_dir)  # before repair: never republish a deleted one
         out = self.publisher.repair()
         for sid in self.store.open_live_sessions():
             self.store.close_session(sid, status="aborted")
@@ -139,6 +146,22 @@ class HotpathState:
 
         self.writer.call(finish)
         return sess.live_view()
+
+    def delete_session(self, sid: str, timeout_s: float = 30.0) -> dict[str, Any]:
+        """Delete a finished session from the hot store and the lake (on the writer thread, in order
+        with everything written before). A live session must be ended first."""
+        if sid in self.sessions:
+            raise SessionIsLive(sid)
+        done: Future[dict[str, Any]] = Future()
+
+        def job(con: Any) -> None:
+            try:
+                done.set_result(delete_session(self.store, self.settings.lake_dir, sid))
+            except BaseException as exc:
+                done.set_exception(exc)
+
+        self.writer.call(job)
+        return done.result(timeout_s)
 
     def session(self, sid: str | None) -> LiveSession:
         sid = sid or self.active

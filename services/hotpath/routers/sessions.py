@@ -7,7 +7,8 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from services.hotpath.deps import State
-from services.hotpath.state import UnknownSession
+from services.hotpath.state import SessionIsLive, UnknownSession
+from shared.store.deletion import UnknownSessionError
 
 router = APIRouter(tags=["sessions"])
 
@@ -52,3 +53,14 @@ def live(session_id: str, state: State) -> dict[str, Any]:
         return state.session(session_id).live_view()
     except UnknownSession as exc:
         raise HTTPException(404, detail=f"no live session {session_id!r}") from exc
+
+
+@router.delete("/sessions/{session_id}")
+async def delete(session_id: str, state: State) -> dict[str, Any]:
+    """Delete a finished session from the hot store and the lake (the paddock drops its own records)."""
+    try:
+        return await asyncio.to_thread(state.delete_session, session_id)
+    except SessionIsLive as exc:
+        raise HTTPException(409, detail=f"session {session_id!r} is live: end it first") from exc
+    except UnknownSessionError as exc:
+        raise HTTPException(404, detail=f"no session {session_id!r}") from exc

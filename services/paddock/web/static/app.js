@@ -98,7 +98,9 @@ async function sessionScreen(sid, seq) {
   view.innerHTML = `<h1>${esc(nm.title)} · ${esc(s.driver_id)}</h1><p class="muted small">${esc(nm.sub)} · <span class="sid">${esc(sid)}</span></p>
     <div class="row"><a class="btn" id="go-debrief" href="#/debrief/${encodeURIComponent(sid)}">Debrief</a>
       <a class="btn" href="#/ask/${encodeURIComponent(sid)}">Ask about this session</a>
-      <a class="btn" href="#/cues/${encodeURIComponent(sid)}">Cue log</a></div>
+      <a class="btn" href="#/cues/${encodeURIComponent(sid)}">Cue log</a>
+      <button class="btn" id="export">Share with a coach</button>
+      <button class="btn danger" id="delete">Delete session</button></div>
     <div class="grid">
       <div class="card"><h2>Laps</h2><div class="table-wrap"><table id="laps"><thead><tr><th>Lap</th><th>Time</th><th>Δ to best, s</th><th>Kind</th><th>Note</th></tr></thead><tbody>
         ${laps.map((l) => `<tr class="${l.is_best ? "best" : ""} ${l.kind === "full" && !l.valid ? "invalid" : ""}" data-lap="${l.lap}">
@@ -116,12 +118,35 @@ async function sessionScreen(sid, seq) {
   // bars start at zero, so each bar's height is its lap time; the value is printed on each bar
   Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
     color: l.is_best ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times, s", valueFmt: lapTime});
+  document.getElementById("export").onclick = () => exportSession(sid).catch((e) => showBanner(e.message, "error"));
+  document.getElementById("delete").onclick = () => deleteSession(sid, nm.title).catch((e) => showBanner(e.message, "error"));
   const selA = document.getElementById("lapA"), selB = document.getElementById("lapB");
   if (best) selA.value = best.lap;
   if (other) selB.value = other.lap;
   const draw = () => overlay(sid, +selA.value, +selB.value, corners, seq).catch((e) => showBanner(e.message, "error"));
   selA.onchange = draw; selB.onchange = draw;
   if (full.length) await draw();
+}
+
+// one file for a coach: the session's data and a report any browser opens (`pitwall import` takes it)
+async function exportSession(sid) {
+  showBanner("Preparing the file…");
+  const r = await fetch(`/sessions/${encodeURIComponent(sid)}/export`, {headers: authHeaders()});
+  if (!r.ok) throw new Error(`Could not export this session (HTTP ${r.status}).`);
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(await r.blob());
+  a.download = `${sid}.pitwall`;
+  document.body.appendChild(a); a.click(); a.remove();
+  showBanner(`Saved ${sid}.pitwall: send it to your coach; it holds a report they open in any browser.`);
+}
+
+async function deleteSession(sid, title) {
+  if (!confirm(`Delete ${title} and everything about it (laps, telemetry, debriefs)? This cannot be undone.`)) return;
+  const r = await fetch(`/sessions/${encodeURIComponent(sid)}`, {method: "DELETE", headers: authHeaders()});
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(`Not deleted: ${(body.error && body.error.message) || body.detail || `HTTP ${r.status}`}`);
+  showBanner(`Deleted ${title}.`);
+  location.hash = "#/";
 }
 
 async function overlay(sid, a, b, corners, seq) {
