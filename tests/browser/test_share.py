@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 
 from shared.ingest import import_sim
@@ -34,12 +35,13 @@ FLAGS = [
 def stack(tmp_path: Path) -> Any:
     data = tmp_path / "data"
     settings = settings_for(data)
-    sids = [
-        import_sim(
-            simulate(laps=2, seed=s, rate_hz=10, scenario=Scenario.clean(2)), settings, "ana"
-        ).session_id
-        for s in (3, 4)
-    ]
+    sids = []
+    for seed in (3, 4):
+        sim = simulate(laps=2, seed=seed, rate_hz=10, scenario=Scenario.clean(2))
+        if seed == 4:  # a logger without pedal sensors
+            for ch in ("throttle_pct", "brake_bar"):
+                sim.wide[ch] = np.full_like(sim.wide[ch], np.nan)
+        sids.append(import_sim(sim, settings, "ana").session_id)
     hot = start_hotpath(data, tmp_path)
     pad = start_paddock(data, tmp_path, "http://127.0.0.1:9/v1", {"PITWALL_HOTPATH_URL": hot.url})
     yield {"pad": pad, "sids": sids, "dir": tmp_path}
@@ -82,3 +84,18 @@ def test_share_with_a_coach_then_delete(stack: Any, size: tuple[int, int]) -> No
     assert httpx.get(f"{pad.url}/sessions/{gone}", timeout=10).status_code == 404
     r = httpx.get(f"{pad.url}/sessions/{keep}/report", timeout=30)
     assert r.status_code == 200 and "<svg" in r.text and "<script" not in r.text
+
+
+def test_a_channel_the_session_lacks_is_said_not_drawn_as_zero(stack: Any) -> None:
+    from playwright.sync_api import sync_playwright
+
+    pad, (_, no_pedals) = stack["pad"], stack["sids"]
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        page = b.new_page(viewport={"width": 1024, "height": 800})
+        page.goto(f"{pad.url}/#/session/{no_pedals}")
+        page.wait_for_selector("#not-recorded")
+        note = page.locator("#not-recorded").inner_text()
+        labels = page.locator("#overlay-pedals polyline").evaluate_all("ps => ps.map(p => p.dataset.label)")
+        b.close()
+    assert "throttle" in note and "brake pressure" in note and labels == []

@@ -106,7 +106,7 @@ async function sessionScreen(sid, seq) {
         ${laps.map((l) => `<tr class="${l.is_best ? "best" : ""} ${l.kind === "full" && !l.valid ? "invalid" : ""}" data-lap="${l.lap}">
           <td>${l.lap}</td><td>${lapTime(l.time_s)}</td><td>${best && l.kind === "full" ? (l.time_s - best.time_s >= 0 ? "+" : "") + num(l.time_s - best.time_s) : ""}</td>
           <td>${esc(l.kind)}</td><td>${l.is_best ? "best" : esc(l.invalid_reason || "")}</td></tr>`).join("")}</tbody></table></div></div>
-      <div class="card"><h2>Lap times (full laps, s)</h2><div id="lapchart"></div></div>
+      <div class="card"><h2>Lap times (full laps)</h2><div id="lapchart"></div></div>
     </div>
     <div class="card" id="quality" ${s.data_quality || s.quality ? "" : "hidden"}><h2>Data quality</h2>${qualityHtml(s.data_quality || s.quality)}</div>
     <div class="card"><h2>Overlay</h2>
@@ -115,9 +115,9 @@ async function sessionScreen(sid, seq) {
       <div id="overlay-speed"></div><div id="overlay-pedals"></div><div id="overlay-delta"></div></div>
     <div class="grid"><div class="card"><h2 id="map-title">Track map</h2><div id="trackmap"></div></div>
       <div class="card"><h2 id="corners-title">Corners</h2><div id="corners"></div></div></div>`;
-  // bars start at zero, so each bar's height is its lap time; the value is printed on each bar
+  // the axis spans the laps' own range (not from zero), so a second's difference shows; values on wide bars
   Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
-    color: l.is_best ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times, s", valueFmt: lapTime});
+    color: l.is_best ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, zero: false});
   document.getElementById("export").onclick = () => exportSession(sid).catch((e) => showBanner(e.message, "error"));
   document.getElementById("delete").onclick = () => deleteSession(sid, nm.title).catch((e) => showBanner(e.message, "error"));
   const selA = document.getElementById("lapA"), selB = document.getElementById("lapB");
@@ -160,11 +160,19 @@ async function overlay(sid, a, b, corners, seq) {
   Charts.line(document.getElementById("overlay-speed"), [
     {x: A.dist_m, y: A.speed_kmh, color: "#4cc2ff", label: `lap ${a} speed km/h (reference)`, width: 4},
     {x: B.dist_m, y: B.speed_kmh, color: "#f5a524", label: `lap ${b} speed km/h`, width: 1.5}], {title: "speed", xUnit: "m"});
-  Charts.line(document.getElementById("overlay-pedals"), [
-    {x: A.dist_m, y: A.throttle_pct, color: "#3ccf7a", label: `lap ${a} throttle %`, width: 1.5},
-    {x: B.dist_m, y: B.throttle_pct, color: "#9be7b8", label: `lap ${b} throttle %`, width: 1.5},
-    {x: A.dist_m, y: A.brake_bar, color: "#ff5d5d", label: `lap ${a} brake bar`, width: 1.5},
-    {x: B.dist_m, y: B.brake_bar, color: "#ffb0b0", label: `lap ${b} brake bar`, width: 1.5}], {title: "pedals", height: 170, xUnit: "m"});
+  // a channel the session did not record is said so, never drawn as a flat zero
+  const has = (tr, c) => (tr[c] || []).some((v) => typeof v === "number" && Number.isFinite(v));
+  const pedals = [
+    {x: A.dist_m, y: A.throttle_pct, color: "#3ccf7a", label: `lap ${a} throttle %`, width: 1.5, ch: "throttle_pct", tr: A},
+    {x: B.dist_m, y: B.throttle_pct, color: "#9be7b8", label: `lap ${b} throttle %`, width: 1.5, ch: "throttle_pct", tr: B},
+    {x: A.dist_m, y: A.brake_bar, color: "#ff5d5d", label: `lap ${a} brake bar`, width: 1.5, ch: "brake_bar", tr: A},
+    {x: B.dist_m, y: B.brake_bar, color: "#ffb0b0", label: `lap ${b} brake bar`, width: 1.5, ch: "brake_bar", tr: B}];
+  const drawn = pedals.filter((p) => has(p.tr, p.ch));
+  const missing = [...new Set(pedals.filter((p) => !has(p.tr, p.ch)).map((p) => ({throttle_pct: "throttle", brake_bar: "brake pressure"}[p.ch])))];
+  const pedalBox = document.getElementById("overlay-pedals");
+  if (drawn.length) Charts.line(pedalBox, drawn, {title: "pedals", height: 170, xUnit: "m"});
+  else pedalBox.replaceChildren();
+  if (missing.length) pedalBox.insertAdjacentHTML("beforeend", `<p class="muted small" id="not-recorded">Not recorded in this session: ${esc(missing.join(" and "))}.</p>`);
   Charts.line(document.getElementById("overlay-delta"), [{x, y: delta, color: "#e6edf3", label: `delta s (lap ${b} − lap ${a})`}],
     {title: "delta", height: 140, zeroLine: true, xUnit: "m"});
   // where time is lost, not the running total: the delta's change over ±50 m
@@ -190,10 +198,10 @@ async function overlay(sid, a, b, corners, seq) {
     start/finish line; Δ = lap ${b} − lap ${a} through the corner, negative is faster.</p>`;
 }
 
-// "Turn 11" -> "T11"; one corner format: the track's name in tables, this short form on the map
+// "Turn 11" -> "T11", "Corner 3a" -> "C3A"; one corner format: the track's name in tables, this short form on the map
 function shortCorner(c) {
-  const m = /^turn\s*(\w+)$/i.exec(String(c.corner_name || ""));
-  return m ? `T${m[1]}` : String(c.corner_name || c.corner_id || "");
+  const m = /^(turn|corner)\s*(\w+)$/i.exec(String(c.corner_name || ""));
+  return m ? `${m[1][0].toUpperCase()}${m[2].toUpperCase()}` : String(c.corner_name || c.corner_id || "");
 }
 
 // the data-quality report of a session, whatever its shape: a list of findings or key/value facts
@@ -382,16 +390,30 @@ async function askScreen(sid, seq) {
 }
 
 // ---------- Cue log ----------
+// why a cue was held back, in a driver's words (the arbiter's reasons)
+const HELD = {
+  superseded: "replaced by a more useful cue", late: "too late to say before its corner",
+  busy: "you were braking or cornering", gap: "too soon after the last cue", expired: "waited too long",
+  budget: "enough cues that lap already", corner_done: "that corner was coached already that lap",
+  pb_lap: "you were on a personal-best lap", no_window: "no quiet stretch before that corner",
+  session_end: "the session ended first",
+};
+const held = (r) => HELD[r] || String(r || "held back").replace(/_/g, " ");
+
 async function cuesScreen(sid, seq) {
-  const notes = await api(`/sessions/${sid}/notes`);
+  const [s, notes] = await Promise.all([api(`/sessions/${sid}`), api(`/sessions/${sid}/notes`)]);
   if (stale(seq)) return;
   const spoken = notes.filter((n) => n.status === "spoken").length;
-  view.innerHTML = `<h1>Cue log <span class="muted">${esc(sid)}</span></h1>
-    <p>${spoken} spoken, ${notes.length - spoken} dropped. A cue that would have arrived late is dropped: late is worse than silence.</p>
-    <div class="card"><div class="table-wrap"><table id="cue-table"><thead><tr><th>Lap</th><th>Dist, m</th><th>Corner</th><th>Rule</th><th>Cue</th><th>Status</th><th>Why</th><th>Latency</th></tr></thead>
-    <tbody>${notes.map((n) => `<tr><td>${n.lap ?? "–"}</td><td>${num(n.dist_m, 0)}</td><td>${esc(n.corner || "")}</td><td>${esc(n.rule)}</td>
-      <td>${esc(n.text)}</td><td><span class="tag ${esc(n.status)} ${n.priority >= 3 ? "safety" : ""}">${esc(n.status)}${n.priority >= 3 ? " · safety" : ""}</span></td>
-      <td>${esc(n.reason || "")}</td><td>${num(n.latency_ms, 2)} ms</td></tr>`).join("") || `<tr><td colspan="8" class="muted">No cues for this session.</td></tr>`}</tbody></table></div></div>`;
+  const why = {};
+  for (const n of notes) if (n.status !== "spoken") why[held(n.reason)] = (why[held(n.reason)] || 0) + 1;
+  const whyText = Object.entries(why).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${v} ${k}`).join("; ");
+  view.innerHTML = `<h1>Cue log <span class="muted">${esc(sessionName(s).title)}</span></h1>
+    <p>${spoken} cue${spoken === 1 ? "" : "s"} spoken${notes.length > spoken ? `, ${notes.length - spoken} held back (${esc(whyText)})` : ""}.
+      A cue that would come too late is never said: late is worse than silence.</p>
+    <div class="card"><div class="table-wrap"><table id="cue-table"><thead><tr><th>Lap</th><th>Where</th><th>Cue</th><th>Said?</th><th>Why not</th></tr></thead>
+    <tbody>${notes.map((n) => `<tr title="rule ${esc(n.rule)}"><td>${n.lap ?? "–"}</td><td>${esc(n.corner ? shortCorner({corner_name: n.corner}) : "")} ${n.dist_m != null ? `<span class="muted small">${num(n.dist_m, 0)} m</span>` : ""}</td>
+      <td>${esc(n.text)}</td><td><span class="tag ${esc(n.status)} ${n.priority >= 3 ? "safety" : ""}">${n.status === "spoken" ? "said" : "held back"}${n.priority >= 3 ? " · safety" : ""}</span></td>
+      <td>${n.status === "spoken" ? "" : esc(held(n.reason))}</td></tr>`).join("") || `<tr><td colspan="5" class="muted">No cues for this session.</td></tr>`}</tbody></table></div></div>`;
 }
 
 // ---------- Agent traces ----------
