@@ -248,7 +248,7 @@ def test_sessions_cards_tables_and_map_are_labelled_for_people(stack, page) -> N
     page.goto(f"{pad}/#/session/{sid}")
     page.wait_for_selector("#corner-table tbody tr")
     head = page.locator("#corner-table thead").inner_text()
-    lap_a = page.locator("#lapA").input_value()
+    lap_a = page.locator("#lapA").input_value().rsplit(":", 1)[1]  # "<session>:<lap>"
     assert "km/h" in head and f"vs lap {lap_a}" in head and "Brakes at, m" in head
     assert page.locator("#corners-title").inner_text().startswith("Corners, lap ")
     labels = page.locator("#trackmap text.corner-label").all_text_contents()

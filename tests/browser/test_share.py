@@ -99,3 +99,26 @@ def test_a_channel_the_session_lacks_is_said_not_drawn_as_zero(stack: Any) -> No
         labels = page.locator("#overlay-pedals polyline").evaluate_all("ps => ps.map(p => p.dataset.label)")
         b.close()
     assert "throttle" in note and "brake pressure" in note and labels == []
+
+
+def test_compare_with_another_sessions_lap(stack: Any) -> None:
+    """The overlay's reference can be another session's best lap (a friend's, another day's), by distance."""
+    from playwright.sync_api import sync_playwright
+
+    pad, (sid, other) = stack["pad"], stack["sids"]
+    best = httpx.get(f"{pad.url}/sessions/{other}", timeout=10).json()["best_lap"]
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        page = b.new_page(viewport={"width": 1024, "height": 800})
+        page.goto(f"{pad.url}/#/session/{sid}")
+        page.wait_for_selector("#corner-table tbody tr")
+        page.select_option("#lapA", f"{other}:{best}")
+        page.wait_for_function(
+            f"(document.querySelector('#overlay-speed .legend')?.textContent || '').includes('ana') "
+            f"&& document.querySelector('#corners-title').textContent.includes('lap {best}')"
+        )
+        head = page.locator("#corner-table thead").inner_text()
+        deltas = page.locator("#corner-table tbody tr td:last-child").all_inner_texts()
+        b.close()
+    assert f"lap {best}" in head and "ana" in head
+    assert sum(1 for d in deltas if d.strip() not in ("–", "")) >= 8  # corners matched across sessions

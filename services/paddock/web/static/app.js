@@ -110,7 +110,7 @@ async function sessionScreen(sid, seq) {
     </div>
     <div class="card" id="quality" ${s.data_quality || s.quality ? "" : "hidden"}><h2>Data quality</h2>${qualityHtml(s.data_quality || s.quality)}</div>
     <div class="card"><h2>Overlay</h2>
-      <div class="row">Reference <select id="lapA">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select>
+      <div class="row">Reference <select id="lapA"><optgroup label="This session">${full.map((l) => `<option value="${esc(sid)}:${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</optgroup></select>
         against <select id="lapB">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select></div>
       <div id="overlay-speed"></div><div id="overlay-pedals"></div><div id="overlay-delta"></div></div>
     <div class="grid"><div class="card"><h2 id="map-title">Track map</h2><div id="trackmap"></div></div>
@@ -121,9 +121,19 @@ async function sessionScreen(sid, seq) {
   document.getElementById("export").onclick = () => exportSession(sid).catch((e) => showBanner(e.message, "error"));
   document.getElementById("delete").onclick = () => deleteSession(sid, nm.title).catch((e) => showBanner(e.message, "error"));
   const selA = document.getElementById("lapA"), selB = document.getElementById("lapB");
-  if (best) selA.value = best.lap;
+  if (best) selA.value = `${sid}:${best.lap}`;
   if (other) selB.value = other.lap;
-  const draw = () => overlay(sid, +selA.value, +selB.value, corners, seq).catch((e) => showBanner(e.message, "error"));
+  // any other session at this track can be the reference too: its best lap (yours, a friend's, another logger's)
+  const others = (await api("/sessions").catch(() => [])).filter((o) => o.session_id !== sid && o.track_id && o.track_id === s.track_id && o.best_lap != null);
+  if (stale(seq)) return;
+  if (others.length) selA.insertAdjacentHTML("beforeend", `<optgroup label="Other sessions here (best lap)">${others.map((o) =>
+    `<option value="${esc(o.session_id)}:${o.best_lap}">${esc(o.driver_id)} · ${esc(when(o.started_at))} · lap ${o.best_lap} · ${lapTime(o.best_lap_s)}</option>`).join("")}</optgroup>`);
+  const draw = () => {
+    const [refSid, refLap] = selA.value.split(/:(?=[^:]*$)/);
+    const ref = refSid === sid ? null : others.find((o) => o.session_id === refSid);
+    return overlay(sid, +selB.value, {sid: refSid, lap: +refLap, name: ref ? `${ref.driver_id} ${when(ref.started_at)} lap ${refLap}` : `lap ${refLap}`}, corners, seq)
+      .catch((e) => showBanner(e.message, "error"));
+  };
   selA.onchange = draw; selB.onchange = draw;
   if (full.length) await draw();
 }
@@ -149,23 +159,27 @@ async function deleteSession(sid, title) {
   location.hash = "#/";
 }
 
-async function overlay(sid, a, b, corners, seq) {
+// lap b of this session against a reference lap (ref: {sid, lap, name}), of this or any other session
+async function overlay(sid, b, ref, corners, seq) {
   const ch = "speed_kmh,throttle_pct,brake_bar,lat,lon";
-  const [A, B] = await Promise.all([api(`/sessions/${sid}/laps/${a}/trace?channels=${ch}&step_m=10`),
-                                    api(`/sessions/${sid}/laps/${b}/trace?channels=${ch}&step_m=10`)]);
+  const enc = encodeURIComponent;
+  const [A, B, refCorners] = await Promise.all([api(`/sessions/${enc(ref.sid)}/laps/${ref.lap}/trace?channels=${ch}&step_m=10`),
+    api(`/sessions/${enc(sid)}/laps/${b}/trace?channels=${ch}&step_m=10`),
+    ref.sid === sid ? Promise.resolve(corners) : api(`/sessions/${enc(ref.sid)}/corners`)]);
   if (stale(seq)) return;
+  const a = ref.name; // "lap 2", or "bo 21 Nov 2026 10:00 lap 3" for another session's lap
   const n = Math.min(A.dist_m.length, B.dist_m.length);
   const x = A.dist_m.slice(0, n);
   const delta = x.map((_, i) => B.time_s[i] - A.time_s[i]);
   Charts.line(document.getElementById("overlay-speed"), [
-    {x: A.dist_m, y: A.speed_kmh, color: "#4cc2ff", label: `lap ${a} speed km/h (reference)`, width: 4},
+    {x: A.dist_m, y: A.speed_kmh, color: "#4cc2ff", label: `${a} speed km/h (reference)`, width: 4},
     {x: B.dist_m, y: B.speed_kmh, color: "#f5a524", label: `lap ${b} speed km/h`, width: 1.5}], {title: "speed", xUnit: "m"});
   // a channel the session did not record is said so, never drawn as a flat zero
   const has = (tr, c) => (tr[c] || []).some((v) => typeof v === "number" && Number.isFinite(v));
   const pedals = [
-    {x: A.dist_m, y: A.throttle_pct, color: "#3ccf7a", label: `lap ${a} throttle %`, width: 1.5, ch: "throttle_pct", tr: A},
+    {x: A.dist_m, y: A.throttle_pct, color: "#3ccf7a", label: `${a} throttle %`, width: 1.5, ch: "throttle_pct", tr: A},
     {x: B.dist_m, y: B.throttle_pct, color: "#9be7b8", label: `lap ${b} throttle %`, width: 1.5, ch: "throttle_pct", tr: B},
-    {x: A.dist_m, y: A.brake_bar, color: "#ff5d5d", label: `lap ${a} brake bar`, width: 1.5, ch: "brake_bar", tr: A},
+    {x: A.dist_m, y: A.brake_bar, color: "#ff5d5d", label: `${a} brake bar`, width: 1.5, ch: "brake_bar", tr: A},
     {x: B.dist_m, y: B.brake_bar, color: "#ffb0b0", label: `lap ${b} brake bar`, width: 1.5, ch: "brake_bar", tr: B}];
   const drawn = pedals.filter((p) => has(p.tr, p.ch));
   const missing = [...new Set(pedals.filter((p) => !has(p.tr, p.ch)).map((p) => ({throttle_pct: "throttle", brake_bar: "brake pressure"}[p.ch])))];
@@ -173,29 +187,29 @@ async function overlay(sid, a, b, corners, seq) {
   if (drawn.length) Charts.line(pedalBox, drawn, {title: "pedals", height: 170, xUnit: "m"});
   else pedalBox.replaceChildren();
   if (missing.length) pedalBox.insertAdjacentHTML("beforeend", `<p class="muted small" id="not-recorded">Not recorded in this session: ${esc(missing.join(" and "))}.</p>`);
-  Charts.line(document.getElementById("overlay-delta"), [{x, y: delta, color: "#e6edf3", label: `delta s (lap ${b} − lap ${a})`}],
+  Charts.line(document.getElementById("overlay-delta"), [{x, y: delta, color: "#e6edf3", label: `delta s (lap ${b} − ${a})`}],
     {title: "delta", height: 140, zeroLine: true, xUnit: "m"});
   // where time is lost, not the running total: the delta's change over ±50 m
   const slope = delta.map((_, i) => delta[Math.min(n - 1, i + 5)] - delta[Math.max(0, i - 5)]);
   const pick = (lap) => Object.fromEntries(corners.filter((c) => c.lap === lap).map((c) => [c.corner_id, c]));
-  const ca = pick(a), cb = pick(b);
+  const ca = Object.fromEntries(refCorners.filter((c) => c.lap === ref.lap).map((c) => [c.corner_id, c])), cb = pick(b);
   const ids = Object.keys(cb).sort((p, q) => cb[p].start_m - cb[q].start_m);
   // corner labels at each corner's middle on lap b's line, and the start/finish at the lap's first point
   const at = (m) => { let i = 0; while (i < n - 1 && B.dist_m[i] < m) i++; return i; };
   const marks = ids.map((id) => { const c = cb[id], i = at((c.start_m + c.end_m) / 2); return {lat: B.lat[i], lon: B.lon[i], label: shortCorner(c)}; });
   Charts.trackMap(document.getElementById("trackmap"), B.lat.slice(0, n), B.lon.slice(0, n), slope,
     {marks, start: {lat: B.lat[0], lon: B.lon[0], label: "S/F"}});
-  document.getElementById("map-title").textContent = `Track map, lap ${b} against lap ${a}: red where lap ${b} loses time, green where it gains`;
-  document.getElementById("corners-title").textContent = `Corners, lap ${b} (Δ against lap ${a})`;
+  document.getElementById("map-title").textContent = `Track map, lap ${b} against ${a}: red where lap ${b} loses time, green where it gains`;
+  document.getElementById("corners-title").textContent = `Corners, lap ${b} (Δ against ${a})`;
   document.getElementById("corners").innerHTML = `<div class="table-wrap"><table id="corner-table"><thead><tr><th>Corner</th><th>Entry km/h</th><th>Min km/h</th>
-    <th>Exit km/h</th><th>Brakes at, m</th><th>Time, s</th><th title="lap ${b} minus lap ${a}; negative is faster">Δ s vs lap ${a}</th></tr></thead><tbody>${ids.map((id) => {
+    <th>Exit km/h</th><th>Brakes at, m</th><th>Time, s</th><th title="lap ${b} minus ${a}; negative is faster">Δ s vs ${a}</th></tr></thead><tbody>${ids.map((id) => {
       const c = cb[id], r = ca[id];
       const d = r && c.time_s != null && r.time_s != null ? c.time_s - r.time_s : null;
       return `<tr><td>${esc(c.corner_name)}</td><td>${num(c.entry_kmh, 0)}</td><td>${num(c.min_kmh, 0)}</td><td>${num(c.exit_kmh, 0)}</td>
         <td>${c.brake_point_m != null ? num(c.brake_point_m, 0) : "–"}</td><td>${num(c.time_s, 2)}</td>
         <td style="color:${d > 0.02 ? "var(--bad)" : d < -0.02 ? "var(--good)" : "inherit"}">${d == null ? "–" : (d >= 0 ? "+" : "") + num(d, 2)}</td></tr>`;
     }).join("")}</tbody></table></div><p class="muted small">Entry, minimum and exit speed in km/h; brake point in metres from the
-    start/finish line; Δ = lap ${b} − lap ${a} through the corner, negative is faster.</p>`;
+    start/finish line; Δ = lap ${b} − ${a} through the corner, negative is faster.</p>`;
 }
 
 // "Turn 11" -> "T11", "Corner 3a" -> "C3A"; one corner format: the track's name in tables, this short form on the map
