@@ -153,8 +153,7 @@ def save_gold_lap(
                 f"{driver_id}'s gold lap at {track_id} is faster: {describe(replaced)}; this lap is "
                 f"{lap_time(float(row['time_s']))}. Keep it, or replace it with --force"
             )
-    wide = _lap_wide(settings, session_id, lap)
-    trace = by_distance(wide, lap, 5.0, GOLD_CHANNELS)
+    trace = by_distance(_lap_wide(settings, session_id, lap), lap, 5.0, GOLD_CHANNELS)
     meta = {
         "track_id": track_id,
         "driver_id": driver_id,
@@ -197,6 +196,26 @@ def import_gold_lap(
         force=force,
         keep_own=True,
     )
+
+
+def lap_reference(
+    settings: Settings, session_id: str, lap: int
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Any stored lap of any session (a friend's, another logger's) as a reference trace, like a gold lap
+    but saved nowhere: for the live delta and RuleCoach of one session (``reference`` at session start)."""
+    facts = session_facts(settings, session_id)
+    row = _lap_row(settings, session_id, lap)
+    trace = by_distance(_lap_wide(settings, session_id, lap), lap, 5.0, GOLD_CHANNELS)
+    meta = {
+        "track_id": facts.get("track_id"),
+        "driver_id": facts.get("driver_id"),
+        "session_id": session_id,
+        "lap": lap,
+        "time_s": float(row["time_s"]),
+        "source": "chosen lap",
+        "car_id": facts.get("car_id"),
+    }
+    return trace, meta
 
 
 def load_gold_lap(

@@ -19,6 +19,11 @@ class SessionStart(BaseModel):
     track: str | None = Field("sonoma", max_length=64)
     driver_level: Literal["novice", "intermediate", "advanced", "pro"] = "intermediate"
     note: str | None = Field(None, max_length=500)
+    reference: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}:\d{1,4}$",
+        description="SESSION:LAP, any stored lap at this track (a friend's too) as the delta's and the coach's reference",
+    )
 
 
 class SessionStarted(BaseModel):
@@ -29,7 +34,11 @@ class SessionStarted(BaseModel):
 def start(req: SessionStart, state: State) -> SessionStarted:
     """Start a live session; frames without a session id go to it."""
     try:
-        sid = state.start_session(req.driver_id, req.car, req.track, req.driver_level, req.note)
+        ref = None
+        if req.reference:
+            ref_sid, ref_lap = req.reference.rsplit(":", 1)
+            ref = (ref_sid, int(ref_lap))
+        sid = state.start_session(req.driver_id, req.car, req.track, req.driver_level, req.note, ref)
     except KeyError as exc:
         raise HTTPException(422, detail=str(exc).strip('"')) from exc
     return SessionStarted(session_id=sid)
