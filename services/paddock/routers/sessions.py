@@ -58,11 +58,14 @@ async def delete_session(session_id: str, settings: SettingsDep, store: Store) -
     try:
         code, body = await asyncio.to_thread(delete_via_hotpath, settings, session_id)
     except HotpathUnavailable as exc:
+        # 409, not 5xx: nothing is wrong with the paddock; the data's owner must be running to delete it
         raise HTTPException(
-            503, detail=f"{exc}; the hot path owns the data: start it, then delete again"
+            409, detail=f"{exc}; the hot path owns the data: start it, then delete again"
         ) from exc
     if code not in (200, 404):
-        raise HTTPException(code if 400 <= code < 500 else 502, detail=body.get("detail", body))
+        raise HTTPException(
+            code if 400 <= code < 500 else 409, detail=f"the hot path refused: {body.get('detail', body)}"
+        )
     turns = await asyncio.to_thread(store.forget_session, session_id)
     if code == 404 and not turns:
         raise HTTPException(404, detail=f"no session {session_id!r}")
