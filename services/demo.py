@@ -62,7 +62,12 @@ def demo_cmd(
     data_dir: Annotated[
         Path | None, typer.Option("--data-dir", help="Keep the data here (default: a temp dir)")
     ] = None,
-    keep: Annotated[bool, typer.Option("--keep", help="Leave the hot path running")] = False,
+    keep: Annotated[
+        bool,
+        typer.Option(
+            "--keep", help="Leave the hot path and the paddock running (the summary says how to stop them)"
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
     llm: Annotated[
         str,
@@ -168,8 +173,11 @@ def demo_cmd(
             )
             console.print(f"tablet app: [bold]{summary['app_url']}[/bold]")
             console.print(f"drive screen (the phone in the car): [bold]{summary['drive_url']}[/bold]")
-        elif not as_json:
-            console.print(f"tablet app (with --keep, the services stay up): {summary['app_url']}")
+            console.print(f"stop them with: kill {proc.pid} {pproc.pid}")
+        elif not as_json:  # the services stop with the demo: no address that would not answer
+            console.print(
+                "the services have stopped; run with --keep to open the tablet app and the drive screen"
+            )
     finally:
         if not keep:
             for p in (proc, pproc):

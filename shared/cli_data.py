@@ -25,6 +25,13 @@ def _settings(data_dir: Path | None) -> Any:
     return settings_for(data_dir)
 
 
+def _fmt_date(ts: Any, with_time: bool = True) -> str:
+    """``21 Nov 2026 10:00``: when the session was driven (``-`` when the file does not say)."""
+    if not hasattr(ts, "strftime"):
+        return "-"
+    return ts.strftime("%d %b %Y %H:%M" if with_time else "%d %b %Y").lstrip("0")
+
+
 def _fmt_time(s: float | None) -> str:
     from shared.display import lap_time
 
@@ -163,23 +170,32 @@ def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     if as_json:
         _emit(rows)
         return
-    tbl = Table()
+    console = Console()
+    wide = console.width >= 120  # driver, car and status only where they fit without wrapping
+    tbl = Table(pad_edge=False, box=None, header_style="bold", collapse_padding=True, padding=(0, 1, 0, 0))
     # the id is what every other command takes: never cut, whatever the terminal's width
     tbl.add_column("session", no_wrap=True, min_width=max((len(r["session_id"]) for r in rows), default=7))
-    for name in ("driver", "car", "track", "source", "laps", "best", "status"):
-        tbl.add_column(name, overflow="fold")
+    tbl.add_column("date", no_wrap=True)
+    tbl.add_column("track", no_wrap=True, overflow="ellipsis", max_width=18 if wide else 12)
+    tbl.add_column("file", no_wrap=True, overflow="ellipsis", max_width=40 if wide else 15)
+    tbl.add_column("laps", no_wrap=True, justify="right")
+    tbl.add_column("best", no_wrap=True, justify="right")
+    if wide:
+        for name in ("driver", "car", "status"):
+            tbl.add_column(name, no_wrap=True, overflow="ellipsis", max_width=24)
     for r in rows:
-        tbl.add_row(
+        cells = [
             r["session_id"],
-            r["driver_id"],
-            r["car_id"],
-            r["track_id"] or "-",
-            r["source_format"],
+            _fmt_date(r.get("started_at"), with_time=wide),
+            r.get("track_name") or r["track_id"] or "-",
+            Path(str(r.get("source_path") or "")).name or r["source_format"],
             str(r["n_laps"] or 0),
             _fmt_time(r["best_lap_s"]),
-            r["status"],
-        )
-    Console().print(tbl)
+        ]
+        if wide:
+            cells += [r["driver_id"], r["car_id"], r["status"]]
+        tbl.add_row(*cells)
+    console.print(tbl)
 
 
 def laps_cmd(
@@ -265,7 +281,11 @@ def gold_save(
     ] = None,
     driver: Annotated[str, typer.Option("--driver")] = "driver",
     force: Annotated[
-        bool, typer.Option("--force", help="Replace a gold lap from another car, or override the track")
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace a faster gold lap or one from another car, save an out/in/invalid lap, or override the track",
+        ),
     ] = False,
     data_dir: DataDir = None,
 ) -> None:
@@ -273,11 +293,11 @@ def gold_save(
     from shared.store.gold import save_gold_lap
 
     try:
-        p = save_gold_lap(_settings(data_dir), track, driver, session_id, lap, force=force)
+        res = save_gold_lap(_settings(data_dir), track, driver, session_id, lap, force=force)
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc
-    _emit({"path": str(p)})
+    _emit(res.summary())
 
 
 @gold_app.command("import")
@@ -288,7 +308,9 @@ def gold_import(
     ] = None,
     driver: Annotated[str, typer.Option("--driver")] = "driver",
     lap: Annotated[int | None, typer.Option("--lap")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace a gold lap from another car")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace your own gold lap, a faster one or one from another car")
+    ] = False,
     data_dir: DataDir = None,
 ) -> None:
     """Import a coach's lap from a logger file as the gold lap."""
@@ -296,11 +318,11 @@ def gold_import(
     from shared.store.gold import import_gold_lap
 
     try:
-        p = import_gold_lap(_settings(data_dir), path, track, driver, lap, force=force)
+        res = import_gold_lap(_settings(data_dir), path, track, driver, lap, force=force)
     except (ImportFormatError, ValueError, FileNotFoundError) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc
-    _emit({"path": str(p)})
+    _emit(res.summary())
 
 
 def register(app: typer.Typer) -> None:

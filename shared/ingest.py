@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from shared.bundle import import_bundle, is_bundle
 from shared.corners import auto_corners, corner_results, reference_lap
 from shared.events import detect_events
 from shared.importers import RawLog, read_log
@@ -186,6 +187,8 @@ def import_file(
     track_id: str | None = None,
     progress: Progress | None = None,
 ) -> ImportResult:
+    if is_bundle(Path(path)):  # a session exported by another Pitwall (`pitwall export`)
+        return _import_bundle(Path(path), settings)
     with limits_scope(settings) as limits:
         return _import_file(Path(path), settings, driver_id, car_id, track_id, progress, limits)
 
@@ -286,6 +289,28 @@ def _import_file(
     _store_and_publish(settings, bundle)
     log.info("imported %s as %s (%s, %d laps)", path, sid, session["track_id"], session["n_laps"])
     return _result(bundle, an.laps, str(path), quality)
+
+
+def _import_bundle(path: Path, settings: Settings) -> ImportResult:
+    got = import_bundle(path, settings)
+    store = HotStore(settings)
+    try:
+        row = store.session(got.session_id) or {}
+        laps = [{k: r[k] for k in ("lap", "time_s", "kind", "valid")} for r in store.laps(got.session_id)]
+    finally:
+        store.close()
+    return ImportResult(
+        got.session_id,
+        str(row.get("source_format", "")),
+        row.get("track_id"),
+        str(row.get("car_id", "")),
+        laps,
+        row.get("best_lap_s"),
+        int(row.get("rows") or 0),
+        int(row.get("channels") or 0),
+        got.duplicate,
+        str(path),
+    )
 
 
 def import_sim(

@@ -149,7 +149,11 @@ def replay_cmd(
 def voices_build_cmd(
     data_dir: Annotated[Path | None, typer.Option("--data-dir")] = None,
     track: Annotated[
-        list[str] | None, typer.Option("--track", help="Only these tracks (default: every bundled track)")
+        list[str] | None,
+        typer.Option(
+            "--track",
+            help="Only these tracks (default: every bundled track); voices of other tracks built earlier are kept",
+        ),
     ] = None,
     wpm: Annotated[int, typer.Option("--wpm", min=80, max=450, help="Speaking rate, words a minute")] = 300,
     voice: Annotated[str, typer.Option("--voice", help="espeak-ng voice")] = "en-us",
@@ -192,6 +196,7 @@ def voices_build_cmd(
         "longer_than_arbiter_budget": len(over),
         "max_ms_over_budget": round(max(over)) if over else 0,
         "engine": m["engine"],
+        "tracks": m["tracks"],
         "dir": str(settings.data_dir / "voices"),
     }
     sys.stdout.write(json.dumps(summary) + "\n")

@@ -315,6 +315,7 @@ class LiveSession:
     def live_view(self) -> dict[str, Any]:
         return {
             "session_id": self.session_id,
+            "track_name": getattr(self.track, "name", None),  # for the drive screen: a name, not an id
             "laps": [lp.as_dict() for lp in self.laps],
             "best_lap_s": self.best_lap_s,
             "current": self.last_state,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,7 +19,8 @@ from shared.profiles.car import load_car
 from shared.profiles.track import load_track
 from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
-from shared.store.gold import load_gold_lap
+from shared.store.deletion import apply_tombstones, delete_session
+from shared.store.gold import lap_reference, load_gold_lap
 from shared.store.hot import HotStore, new_session_id, rows_table
 from shared.store.publisher import LakePublisher
 from shared.store.writer import StoreWriter
@@ -28,6 +30,10 @@ _CANONICAL_KEYS = frozenset(CHANNEL_BY_NAME) | {"t_s", "session_id"}
 
 
 class UnknownSession(KeyError):
+    pass
+
+
+class SessionIsLive(RuntimeError):
     pass
 
 
@@ -49,6 +55,7 @@ class HotpathState:
     def _recover(self) -> list[str]:
         """Sessions left 'live' by a crash are closed explicitly as 'aborted' and published; sessions a
         crash left half-published (an import killed mid-publish) are published again."""
+        apply_tombstones(self.store, self.settings.lake_dir)  # before repair: never republish a deleted one
         out = self.publisher.repair()
         for sid in self.store.open_live_sessions():
             self.store.close_session(sid, status="aborted")
@@ -68,8 +75,16 @@ class HotpathState:
 
     # ---- sessions ------------------------------------------------------------------
     def start_session(
-        self, driver_id: str, car: str, track: str | None, driver_level: str | None, note: str | None
+        self,
+        driver_id: str,
+        car: str,
+        track: str | None,
+        driver_level: str | None,
+        note: str | None,
+        reference: tuple[str, int] | None = None,
     ) -> str:
+        """Start a live session. ``reference`` (session id, lap): any stored lap instead of the gold lap
+        (KeyError naming it when it is not in the lake, or from another track)."""
         car_p = load_car(car)
         track_p = load_track(track) if track else None
         sid = new_session_id()
@@ -98,11 +113,27 @@ class HotpathState:
         )
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
         sess.on_delta = lambda ev: self.hub.publish_state("delta", ev)
-        if track_p is not None:
+        if reference is not None:
+            self._use_reference(sess, track_p, *reference)
+        elif track_p is not None:
             self._use_gold(sess, track_p.id, driver_id, car_p.id)
         self.sessions[sid] = sess
         self.active = sid
         return sid
+
+    def _use_reference(self, sess: LiveSession, track: Any, ref_sid: str, ref_lap: int) -> None:
+        try:
+            trace, meta = lap_reference(self.settings, ref_sid, ref_lap)
+        except (FileNotFoundError, ValueError) as exc:
+            raise KeyError(f"reference {ref_sid}:{ref_lap}: {exc}") from exc
+        if track is None or meta.get("track_id") != track.id:
+            raise KeyError(
+                f"reference {ref_sid}:{ref_lap} was driven at {meta.get('track_id')!r}, not this track"
+            )
+        sess.set_gold_reference(
+            ref_lap, float(meta["time_s"]), trace["dist_m"].tolist(), trace["time_s"].tolist()
+        )
+        sess.use_gold(trace, meta)
 
     def _use_gold(self, sess: LiveSession, track_id: str, driver_id: str, car_id: str) -> None:
         """The driver's gold lap for this track and car, when one is saved, is RuleCoach's reference."""
@@ -139,6 +170,22 @@ class HotpathState:
 
         self.writer.call(finish)
         return sess.live_view()
+
+    def delete_session(self, sid: str, timeout_s: float = 30.0) -> dict[str, Any]:
+        """Delete a finished session from the hot store and the lake (on the writer thread, in order
+        with everything written before). A live session must be ended first."""
+        if sid in self.sessions:
+            raise SessionIsLive(sid)
+        done: Future[dict[str, Any]] = Future()
+
+        def job(con: Any) -> None:
+            try:
+                done.set_result(delete_session(self.store, self.settings.lake_dir, sid))
+            except BaseException as exc:
+                done.set_exception(exc)
+
+        self.writer.call(job)
+        return done.result(timeout_s)
 
     def session(self, sid: str | None) -> LiveSession:
         sid = sid or self.active

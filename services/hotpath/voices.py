@@ -129,6 +129,10 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def _tracks_of(entry: dict[str, Any]) -> set[str]:
+    return {str(pid).split(":", 1)[0] for pid in entry.get("phrase_ids", []) if ":" in str(pid)}
+
+
 def build(
     data_dir: Path,
     tracks: list[str] | None = None,
@@ -136,20 +140,36 @@ def build(
     voice: str = DEFAULT_VOICE,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Render the library into ``<data>/voices``; files already rendered with the same settings are kept."""
+    """Render the library of ``tracks`` into ``<data>/voices``, keeping every other track's voices.
+
+    Files already rendered with the same settings are kept. Tracks built earlier and not named now stay
+    in the manifest side by side; with a new rate or voice they are rendered again with it, so the
+    manifest never mixes settings and never loses a track."""
     exe = engine_path()
     out = voices_dir(data_dir)
     out.mkdir(parents=True, exist_ok=True)
     old = load_manifest(data_dir) or {}
     same = old.get("wpm") == wpm and old.get("voice") == voice
-    old_entries: dict[str, Any] = old.get("entries", {}) if same else {}
-    lines = library(tracks)
-    entries: dict[str, Any] = {}
+    old_entries: dict[str, Any] = old.get("entries", {})
+    wanted = list(dict.fromkeys(tracks or list_tracks()))
+    earlier = sorted(set().union(*(_tracks_of(e) for e in old_entries.values())) - set(wanted))
+    kept: dict[str, Any] = {}
+    if same:  # other tracks' voices stay as they are
+        for text, e in old_entries.items():
+            others = [pid for pid in e.get("phrase_ids", []) if str(pid).split(":", 1)[0] in earlier]
+            if others and (out / e["file"]).is_file():
+                kept[text] = {**e, "phrase_ids": others}
+    else:  # rendered again with the new settings, side by side with the named tracks
+        wanted += earlier
+    reusable = old_entries if same else {}
+    lines = library(wanted)
+    entries: dict[str, Any] = dict(kept)
     for i, line in enumerate(lines):
         name = file_name(line.text, wpm, voice)
-        prev = old_entries.get(line.text)
+        prev = reusable.get(line.text)
+        ids = list(dict.fromkeys([*kept.get(line.text, {}).get("phrase_ids", []), *line.phrase_ids]))
         if prev is not None and (out / name).is_file():
-            entries[line.text] = {**prev, "phrase_ids": list(line.phrase_ids)}
+            entries[line.text] = {**prev, "phrase_ids": ids}
         else:
             audio, dur = render_line(line.text, wpm, voice)
             _write_atomic(out / name, audio)
@@ -157,13 +177,14 @@ def build(
                 "file": name,
                 "ms": round(dur * 1000),
                 "bytes": len(audio),
-                "phrase_ids": list(line.phrase_ids),
+                "phrase_ids": ids,
             }
         if progress is not None:
             progress(i + 1, len(lines))
     version = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False).stdout
     version = version.split("  Data at")[0].strip()
-    manifest = {"engine": version or ENGINE, "voice": voice, "wpm": wpm, "entries": entries}
+    built = sorted(set().union(*(_tracks_of(e) for e in entries.values())))
+    manifest = {"engine": version or ENGINE, "voice": voice, "wpm": wpm, "tracks": built, "entries": entries}
     _write_atomic(out / MANIFEST, json.dumps(manifest, indent=1).encode())
     keep = {e["file"] for e in entries.values()} | {MANIFEST}
     for f in out.iterdir():  # files of phrases that no longer exist

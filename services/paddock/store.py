@@ -175,6 +175,13 @@ class PaddockStore:
             row = r.fetchone()
             return int(row[0]) if row else 0
 
+    def forget_session(self, session_id: str) -> int:
+        """Delete every conversation turn about ``session_id`` (the session itself was deleted)."""
+        self.flush()
+        with self._lock:
+            r = self.con.execute("DELETE FROM conversations WHERE session_id = ?", [session_id]).fetchone()
+            return int(r[0]) if r else 0
+
     def query(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
         self.flush()
         with self._lock:

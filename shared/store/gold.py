@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from shared.display import lap_time
 from shared.resample import DEFAULT_CHANNELS, by_distance
 from shared.settings import Settings
 from shared.store.lake_layout import lap_path, table_path, write_parquet_atomic
@@ -61,6 +62,40 @@ def session_facts(settings: Settings, session_id: str) -> dict[str, Any]:
     return dict(rows[0])
 
 
+def _lap_row(settings: Settings, session_id: str, lap: int) -> dict[str, Any]:
+    laps_file = table_path(settings.lake_dir, session_id, "laps")
+    if not laps_file.is_file():
+        raise FileNotFoundError(f"session {session_id} has no laps in the lake ({laps_file})")
+    rows = [r for r in pq.read_table(laps_file).to_pylist() if int(r["lap"]) == int(lap)]
+    if not rows:
+        raise FileNotFoundError(f"session {session_id} has no lap {lap}; see `pitwall laps {session_id}`")
+    return dict(rows[0])
+
+
+def describe(meta: dict[str, Any] | None) -> str:
+    """One line a driver reads: which lap, of which session, how fast."""
+    if not meta:
+        return "nothing"
+    t = meta.get("time_s")
+    when = f" ({lap_time(float(t))})" if isinstance(t, int | float) else ""
+    return f"lap {meta.get('lap')} of session {meta.get('session_id')}{when}, {meta.get('source', 'own lap')}"
+
+
+@dataclass(frozen=True)
+class GoldSaved:
+    """What a gold command did: the file, the lap it now holds, and the lap it replaced (if any)."""
+
+    path: Path
+    saved: dict[str, Any]
+    replaced: dict[str, Any] | None
+
+    def summary(self) -> dict[str, Any]:
+        t, d = self.saved["track_id"], self.saved["driver_id"]
+        line = f"saved {describe(self.saved)} as {d}'s gold lap at {t}"
+        line += f"; replaced {describe(self.replaced)}" if self.replaced else "; there was none before"
+        return {"message": line, "path": str(self.path), "saved": self.saved, "replaced": self.replaced}
+
+
 def save_gold_lap(
     settings: Settings,
     track_id: str | None,
@@ -69,9 +104,11 @@ def save_gold_lap(
     lap: int,
     source: str = "own lap",
     force: bool = False,
-) -> Path:
+    keep_own: bool = False,
+) -> GoldSaved:
     """Save a stored lap as ``driver_id``'s gold lap. The track is the session's own (``track_id`` may
-    only confirm it); a gold lap from a different car is replaced only with ``force``."""
+    only confirm it). Without ``force`` it refuses an out-, in- or invalid lap, a lap slower than the gold
+    lap it would replace, and a gold lap from a different car; it says what it replaced."""
     facts = session_facts(settings, session_id)
     own_track, car_id = facts.get("track_id"), facts.get("car_id")
     if track_id is None:
@@ -84,41 +121,52 @@ def save_gold_lap(
             "leave the track out to use the session's own, or force it (--force)"
         )
     path = gold_path(settings, track_id, driver_id)
-    if path.is_file() and not force:
-        old = load_gold_lap(settings, track_id, driver_id)
-        meta = old[1] if old is not None else {}
-        old_car = meta.get("car_id")
-        if not old_car and meta.get("session_id"):  # saved before gold laps recorded their car
+    row = _lap_row(settings, session_id, lap)
+    if not force and (row["kind"] != "full" or not row["valid"]):
+        why = row.get("invalid_reason") or (f"an {row['kind']} lap" if row["kind"] != "full" else "not valid")
+        raise GoldConflict(
+            f"lap {lap} of session {session_id} is not a valid full lap ({why}); "
+            "a gold lap must be one you could drive again. Use it anyway with --force"
+        )
+    old = load_gold_lap(settings, track_id, driver_id) if path.is_file() else None
+    replaced = old[1] if old is not None else None
+    if replaced is not None and not force:
+        if keep_own and replaced.get("source", "own lap") == "own lap":
+            raise GoldConflict(
+                f"{driver_id}'s own gold lap at {track_id} stays ({describe(replaced)}); the imported lap is "
+                f"stored as lap {lap} of session {session_id} to compare with. Make it the gold lap with --force"
+            )
+        old_car = replaced.get("car_id")
+        if not old_car and replaced.get("session_id"):  # saved before gold laps recorded their car
             try:
-                old_car = session_facts(settings, str(meta["session_id"])).get("car_id")
+                old_car = session_facts(settings, str(replaced["session_id"])).get("car_id")
             except FileNotFoundError:
                 old_car = None
         if old_car and car_id and old_car != car_id:
             raise GoldConflict(
-                f"{driver_id}'s gold lap at {track_id} is from car {old_car!r} (session {meta.get('session_id')}, "
-                f"lap {meta.get('lap')}); this lap is from {car_id!r}. Replace it with --force"
+                f"{driver_id}'s gold lap at {track_id} is from car {old_car!r} ({describe(replaced)}); "
+                f"this lap is from {car_id!r}. Replace it with --force"
             )
-    wide = _lap_wide(settings, session_id, lap)
-    trace = by_distance(wide, lap, 5.0, GOLD_CHANNELS)
-    con = duckdb.connect()
-    try:
-        laps_file = table_path(settings.lake_dir, session_id, "laps")
-        r = con.execute(f"SELECT time_s FROM read_parquet('{laps_file}') WHERE lap = ?", [lap]).fetchone()
-    finally:
-        con.close()
+        old_t = replaced.get("time_s")
+        if isinstance(old_t, int | float) and float(row["time_s"]) > float(old_t):
+            raise GoldConflict(
+                f"{driver_id}'s gold lap at {track_id} is faster: {describe(replaced)}; this lap is "
+                f"{lap_time(float(row['time_s']))}. Keep it, or replace it with --force"
+            )
+    trace = by_distance(_lap_wide(settings, session_id, lap), lap, 5.0, GOLD_CHANNELS)
     meta = {
         "track_id": track_id,
         "driver_id": driver_id,
         "session_id": session_id,
         "lap": lap,
-        "time_s": r[0] if r else float(trace["time_s"][-1]),
+        "time_s": float(row["time_s"]),
         "source": source,
         "car_id": car_id,  # RuleCoach uses a gold lap only in the car it was driven in
     }
     tbl = pa.table({k: pa.array(v, pa.float64()) for k, v in trace.items()})
     tbl = tbl.replace_schema_metadata({"pitwall_gold": json.dumps(meta)})
     write_parquet_atomic(tbl, path)
-    return path
+    return GoldSaved(path, meta, replaced)
 
 
 def import_gold_lap(
@@ -128,7 +176,7 @@ def import_gold_lap(
     driver_id: str,
     lap: int | None = None,
     force: bool = False,
-) -> Path:
+) -> GoldSaved:
     """A coach's lap from any importable file: its fastest valid lap unless ``lap`` is given."""
     from shared.ingest import import_file
 
@@ -146,7 +194,28 @@ def import_gold_lap(
         lap,
         source=f"imported from {Path(path).name}",
         force=force,
+        keep_own=True,
     )
+
+
+def lap_reference(
+    settings: Settings, session_id: str, lap: int
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Any stored lap of any session (a friend's, another logger's) as a reference trace, like a gold lap
+    but saved nowhere: for the live delta and RuleCoach of one session (``reference`` at session start)."""
+    facts = session_facts(settings, session_id)
+    row = _lap_row(settings, session_id, lap)
+    trace = by_distance(_lap_wide(settings, session_id, lap), lap, 5.0, GOLD_CHANNELS)
+    meta = {
+        "track_id": facts.get("track_id"),
+        "driver_id": facts.get("driver_id"),
+        "session_id": session_id,
+        "lap": lap,
+        "time_s": float(row["time_s"]),
+        "source": "chosen lap",
+        "car_id": facts.get("car_id"),
+    }
+    return trace, meta
 
 
 def load_gold_lap(

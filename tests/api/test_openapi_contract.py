@@ -26,7 +26,10 @@ def paddock_schema(tmp_path_factory: pytest.TempPathFactory) -> Any:
     data = d / "data"
     import_sim(cached_sim(laps=3, seed=5), settings_for(data), driver_id="ana")
     llm = ScriptedLLMProcess(d)
-    pad = start_paddock(data, d, llm.url, {"PITWALL_ADK_TIMEOUT_S": "10"})
+    # no hot path answers at PITWALL_HOTPATH_URL: a generated DELETE never reaches a real one
+    pad = start_paddock(
+        data, d, llm.url, {"PITWALL_ADK_TIMEOUT_S": "10", "PITWALL_HOTPATH_URL": "http://127.0.0.1:9"}
+    )
     yield schemathesis.openapi.from_url(f"{pad.url}/openapi.json")
     pad.stop()
     llm.stop()

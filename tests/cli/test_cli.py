@@ -71,6 +71,10 @@ def test_sessions_at_80_columns_keep_the_id_and_logs_are_quiet(two_cars) -> None
     assert r.returncode == 0, r.stderr
     assert two_cars["bmw"] in r.stdout and two_cars["other"] in r.stdout  # whole, on one line
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    head = r.stdout.splitlines()[0].split()
+    assert (
+        head[:4] == ["session", "date", "track", "file"] and len(r.stdout.splitlines()) == 3
+    )  # one line each
     assert " INFO " not in r.stderr
     r = pitwall("-v", "sessions", "--data-dir", two_cars["data"], columns=80)
     assert r.returncode == 0, r.stderr

@@ -7,7 +7,8 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from services.hotpath.deps import State
-from services.hotpath.state import UnknownSession
+from services.hotpath.state import SessionIsLive, UnknownSession
+from shared.store.deletion import UnknownSessionError
 
 router = APIRouter(tags=["sessions"])
 
@@ -18,6 +19,11 @@ class SessionStart(BaseModel):
     track: str | None = Field("sonoma", max_length=64)
     driver_level: Literal["novice", "intermediate", "advanced", "pro"] = "intermediate"
     note: str | None = Field(None, max_length=500)
+    reference: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}:\d{1,4}$",
+        description="SESSION:LAP, any stored lap at this track (a friend's too) as the delta's and the coach's reference",
+    )
 
 
 class SessionStarted(BaseModel):
@@ -28,7 +34,11 @@ class SessionStarted(BaseModel):
 def start(req: SessionStart, state: State) -> SessionStarted:
     """Start a live session; frames without a session id go to it."""
     try:
-        sid = state.start_session(req.driver_id, req.car, req.track, req.driver_level, req.note)
+        ref = None
+        if req.reference:
+            ref_sid, ref_lap = req.reference.rsplit(":", 1)
+            ref = (ref_sid, int(ref_lap))
+        sid = state.start_session(req.driver_id, req.car, req.track, req.driver_level, req.note, ref)
     except KeyError as exc:
         raise HTTPException(422, detail=str(exc).strip('"')) from exc
     return SessionStarted(session_id=sid)
@@ -52,3 +62,14 @@ def live(session_id: str, state: State) -> dict[str, Any]:
         return state.session(session_id).live_view()
     except UnknownSession as exc:
         raise HTTPException(404, detail=f"no live session {session_id!r}") from exc
+
+
+@router.delete("/sessions/{session_id}")
+async def delete(session_id: str, state: State) -> dict[str, Any]:
+    """Delete a finished session from the hot store and the lake (the paddock drops its own records)."""
+    try:
+        return await asyncio.to_thread(state.delete_session, session_id)
+    except SessionIsLive as exc:
+        raise HTTPException(409, detail=f"session {session_id!r} is live: end it first") from exc
+    except UnknownSessionError as exc:
+        raise HTTPException(404, detail=f"no session {session_id!r}") from exc

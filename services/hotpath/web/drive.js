@@ -35,7 +35,8 @@
   }
   function fmtDelta(d) {
     if (d == null || !isFinite(d)) return "–.––";
-    return `${d > 0 ? "+" : d < 0 ? "−" : "±"}${Math.abs(d).toFixed(2)}`;
+    const a = Math.abs(d); // at most six characters, so the number fits a phone held upright
+    return `${d > 0 ? "+" : d < 0 ? "−" : "±"}${a >= 100 ? "99.9" : a.toFixed(a >= 10 ? 1 : 2)}`;
   }
 
   // ---- audio ------------------------------------------------------------------------------
@@ -153,7 +154,7 @@
   function drop(cue, t) {
     S.late += 1;
     S.log.push({ type: "late", phrase_id: cue.phrase_id, at: t, speak_by: cue.speak_by });
-    $("late-count").textContent = `late ${S.late}`;
+    $("late-count").textContent = `late ${S.late}`; // diagnostics (?debug=1): drivers see no counters
   }
 
   function onCue(cue) {
@@ -181,15 +182,18 @@
     el.className = cue.priority >= SAFETY ? "safety" : "technique";
   }
 
-  S.handleCue = onCue; // the stream's handler, for diagnostics in the browser console
+  S.handleCue = onCue; // the stream's handlers, for diagnostics in the browser console
 
   // ---- delta ---------------------------------------------------------------------------------
   let lastLapFlashUntil = 0;
   function onDelta(d) {
     S.deltas += 1;
+    if (S.ended) return;
     const el = $("delta");
-    el.textContent = fmtDelta(d.delta_s);
-    el.className = d.delta_s == null ? "neutral" : d.delta_s <= 0 ? "ahead" : "behind";
+    // no delta on an out-lap or an in-lap: the pit lane is not a lap to compare
+    const pit = d.lap === 0 || d.lap_kind === "out" || d.lap_kind === "in";
+    el.textContent = pit ? (d.lap_kind === "in" ? "in lap" : "out lap") : fmtDelta(d.delta_s);
+    el.className = pit || d.delta_s == null ? "neutral" : d.delta_s <= 0 ? "ahead" : "behind";
     $("lap-time").textContent = fmtLap(d.lap_time_s);
     $("predicted").textContent = fmtLap(d.predicted_s);
     const ref = d.reference;
@@ -205,6 +209,8 @@
     }
   }
 
+  S.handleDelta = onDelta;
+
   // ---- stream ---------------------------------------------------------------------------------
   function connect() {
     let url = "/cues/stream?delta=true";
@@ -217,27 +223,51 @@
       const off = (h.server_ms || Date.now()) - Date.now();
       S.offsetMs = Math.abs(off) > 500 ? off : 0;
     });
-    es.addEventListener("cue", (e) => {
-      const cue = JSON.parse(e.data);
-      if (!S.sessionId || cue.session_id === S.sessionId) $("session").textContent = `session ${cue.session_id}`;
-      onCue(cue);
-    });
+    es.addEventListener("cue", (e) => onCue(JSON.parse(e.data)));
     es.addEventListener("delta", (e) => onDelta(JSON.parse(e.data)));
     S.es = es;
   }
 
-  async function pollActive() {
-    if (S.sessionId) {
-      $("session").textContent = `session ${S.sessionId}`;
-      return;
+  // the session in the car: its track by name; when it ends, the screen says so and stops showing a delta
+  function ended(view) {
+    S.ended = true;
+    const el = $("delta");
+    el.textContent = "Session over";
+    el.className = "ended";
+    const laps = ((view && view.laps) || []).filter((l) => l.kind === "full" && l.valid);
+    const best = laps.length ? Math.min(...laps.map((l) => l.time_s)) : null;
+    $("delta-label").textContent = best != null ? `best lap ${fmtLap(best)}` : "no full lap";
+    $("cue").className = "idle";
+    $("session").textContent = S.trackName ? `${S.trackName} · ended` : "session ended";
+  }
+  function began(view) {
+    S.ended = false;
+    S.trackName = view.track_name || "unknown track";
+    $("session").textContent = S.trackName;
+    if ($("delta").className === "ended") {
+      $("delta").className = "neutral";
+      $("delta").textContent = "–.––";
+      $("delta-label").innerHTML = 'Δ to <span id="ref-label">reference</span>';
     }
+  }
+  async function pollActive() {
     try {
-      const h = await (await fetch(withToken("/health"))).json();
-      $("session").textContent = h.active_session ? `session ${h.active_session}` : "waiting for a session";
+      let sid = S.sessionId;
+      if (!sid) sid = (await (await fetch(withToken("/health"))).json()).active_session || null;
+      if (sid) {
+        const r = await fetch(withToken(`/sessions/${encodeURIComponent(sid)}/live`));
+        if (r.ok) {
+          const view = await r.json();
+          if (S.watching !== sid || S.ended) began(view);
+          S.watching = sid;
+          S.lastView = view;
+        } else if (r.status === 404 && S.watching === sid && !S.ended) ended(S.lastView);
+      } else if (S.watching && !S.ended) ended(S.lastView);
+      else if (!S.watching) $("session").textContent = "waiting for a session";
     } catch (e) {
       $("session").textContent = "hot path unreachable";
     }
-    setTimeout(pollActive, 3000);
+    setTimeout(pollActive, 2000);
   }
 
   // ---- screen on, sound unlocked ---------------------------------------------------------------
@@ -269,6 +299,7 @@
   const ctx = audioCtx();
   if (ctx && ctx.state === "running") unlock(); // autoplay allowed (kiosk set-up): no tap needed
   else if (ctx) ctx.resume().then(() => { if (ctx.state === "running") unlock(); }).catch(() => {});
+  if (qs.get("debug")) $("diag").hidden = false;
   connect();
   pollActive();
   loadVoices();

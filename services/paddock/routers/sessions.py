@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query, Response
+from fastapi.responses import HTMLResponse
 
+from services.paddock.deps import SettingsDep, Store
+from services.paddock.lake import get_lake
 from services.paddock.tools.base import ToolError, lap_arrays, rows, session_row
+from shared.bundle import SUFFIX, export_bundle
+from shared.hotpath_client import HotpathUnavailable, delete_via_hotpath
+from shared.report import session_report_html
+from shared.store.deletion import SAFE_ID as _SID
+from shared.store.lake_layout import session_dir
 
 router = APIRouter(tags=["sessions"])
 TRACE_CHANNELS = (
@@ -38,6 +49,55 @@ def list_sessions(limit: int = Query(100, ge=1, le=1000)) -> list[dict[str, Any]
         "SELECT * EXCLUDE (meta_json) FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
         [limit],
     )
+
+
+@router.delete("/sessions/{session_id}")
+async def delete_session(session_id: str, settings: SettingsDep, store: Store) -> dict[str, Any]:
+    """Delete a session everywhere: the hot path removes it from its store and the lake, then the
+    paddock drops its own conversations about it. The tablet asks the driver to confirm first."""
+    try:
+        code, body = await asyncio.to_thread(delete_via_hotpath, settings, session_id)
+    except HotpathUnavailable as exc:
+        # 409, not 5xx: nothing is wrong with the paddock; the data's owner must be running to delete it
+        raise HTTPException(
+            409, detail=f"{exc}; the hot path owns the data: start it, then delete again"
+        ) from exc
+    if code not in (200, 404):
+        raise HTTPException(
+            code if 400 <= code < 500 else 409, detail=f"the hot path refused: {body.get('detail', body)}"
+        )
+    turns = await asyncio.to_thread(store.forget_session, session_id)
+    if code == 404 and not turns:
+        raise HTTPException(404, detail=f"no session {session_id!r}")
+    await asyncio.to_thread(get_lake().refresh, True)
+    return {**(body if code == 200 else {"session_id": session_id}), "conversation_turns": turns}
+
+
+@router.get("/sessions/{session_id}/export")
+async def export(session_id: str, settings: SettingsDep) -> Response:
+    """The session as one ``.pitwall`` file (its lake files and a self-contained HTML report)."""
+    if not _SID.match(session_id):
+        raise HTTPException(404, detail=f"no session {session_id!r}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / f"{session_id}{SUFFIX}"
+        try:
+            await asyncio.to_thread(export_bundle, settings, session_id, out)
+        except FileNotFoundError as exc:
+            raise HTTPException(404, detail=f"no session {session_id!r}") from exc
+        data = out.read_bytes()
+    disposition = f'attachment; filename="{session_id}{SUFFIX}"'
+    return Response(data, media_type="application/zip", headers={"Content-Disposition": disposition})
+
+
+@router.get("/sessions/{session_id}/report", response_class=HTMLResponse)
+async def report(session_id: str, settings: SettingsDep) -> HTMLResponse:
+    """The session's self-contained HTML report (the one inside its export)."""
+    if (
+        not _SID.match(session_id)
+        or not (session_dir(settings.lake_dir, session_id) / "session.parquet").is_file()
+    ):
+        raise HTTPException(404, detail=f"no session {session_id!r}")
+    return HTMLResponse(await asyncio.to_thread(session_report_html, settings.lake_dir, session_id))
 
 
 @router.get("/sessions/{session_id}")

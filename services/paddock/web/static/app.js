@@ -98,77 +98,124 @@ async function sessionScreen(sid, seq) {
   view.innerHTML = `<h1>${esc(nm.title)} · ${esc(s.driver_id)}</h1><p class="muted small">${esc(nm.sub)} · <span class="sid">${esc(sid)}</span></p>
     <div class="row"><a class="btn" id="go-debrief" href="#/debrief/${encodeURIComponent(sid)}">Debrief</a>
       <a class="btn" href="#/ask/${encodeURIComponent(sid)}">Ask about this session</a>
-      <a class="btn" href="#/cues/${encodeURIComponent(sid)}">Cue log</a></div>
+      <a class="btn" href="#/cues/${encodeURIComponent(sid)}">Cue log</a>
+      <button class="btn" id="export">Share with a coach</button>
+      <button class="btn danger" id="delete">Delete session</button></div>
     <div class="grid">
       <div class="card"><h2>Laps</h2><div class="table-wrap"><table id="laps"><thead><tr><th>Lap</th><th>Time</th><th>Δ to best, s</th><th>Kind</th><th>Note</th></tr></thead><tbody>
         ${laps.map((l) => `<tr class="${l.is_best ? "best" : ""} ${l.kind === "full" && !l.valid ? "invalid" : ""}" data-lap="${l.lap}">
           <td>${l.lap}</td><td>${lapTime(l.time_s)}</td><td>${best && l.kind === "full" ? (l.time_s - best.time_s >= 0 ? "+" : "") + num(l.time_s - best.time_s) : ""}</td>
           <td>${esc(l.kind)}</td><td>${l.is_best ? "best" : esc(l.invalid_reason || "")}</td></tr>`).join("")}</tbody></table></div></div>
-      <div class="card"><h2>Lap times (full laps, s)</h2><div id="lapchart"></div></div>
+      <div class="card"><h2>Lap times (full laps)</h2><div id="lapchart"></div></div>
     </div>
     <div class="card" id="quality" ${s.data_quality || s.quality ? "" : "hidden"}><h2>Data quality</h2>${qualityHtml(s.data_quality || s.quality)}</div>
     <div class="card"><h2>Overlay</h2>
-      <div class="row">Reference <select id="lapA">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select>
+      <div class="row">Reference <select id="lapA"><optgroup label="This session">${full.map((l) => `<option value="${esc(sid)}:${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</optgroup></select>
         against <select id="lapB">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select></div>
       <div id="overlay-speed"></div><div id="overlay-pedals"></div><div id="overlay-delta"></div></div>
     <div class="grid"><div class="card"><h2 id="map-title">Track map</h2><div id="trackmap"></div></div>
       <div class="card"><h2 id="corners-title">Corners</h2><div id="corners"></div></div></div>`;
-  // bars start at zero, so each bar's height is its lap time; the value is printed on each bar
+  // the axis spans the laps' own range (not from zero), so a second's difference shows; values on wide bars
   Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
-    color: l.is_best ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times, s", valueFmt: lapTime});
+    color: l.is_best ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, zero: false});
+  document.getElementById("export").onclick = () => exportSession(sid).catch((e) => showBanner(e.message, "error"));
+  document.getElementById("delete").onclick = () => deleteSession(sid, nm.title).catch((e) => showBanner(e.message, "error"));
   const selA = document.getElementById("lapA"), selB = document.getElementById("lapB");
-  if (best) selA.value = best.lap;
+  if (best) selA.value = `${sid}:${best.lap}`;
   if (other) selB.value = other.lap;
-  const draw = () => overlay(sid, +selA.value, +selB.value, corners, seq).catch((e) => showBanner(e.message, "error"));
+  // any other session at this track can be the reference too: its best lap (yours, a friend's, another logger's)
+  const others = (await api("/sessions").catch(() => [])).filter((o) => o.session_id !== sid && o.track_id && o.track_id === s.track_id && o.best_lap != null);
+  if (stale(seq)) return;
+  if (others.length) selA.insertAdjacentHTML("beforeend", `<optgroup label="Other sessions here (best lap)">${others.map((o) =>
+    `<option value="${esc(o.session_id)}:${o.best_lap}">${esc(o.driver_id)} · ${esc(when(o.started_at))} · lap ${o.best_lap} · ${lapTime(o.best_lap_s)}</option>`).join("")}</optgroup>`);
+  const draw = () => {
+    const [refSid, refLap] = selA.value.split(/:(?=[^:]*$)/);
+    const ref = refSid === sid ? null : others.find((o) => o.session_id === refSid);
+    return overlay(sid, +selB.value, {sid: refSid, lap: +refLap, name: ref ? `${ref.driver_id} ${when(ref.started_at)} lap ${refLap}` : `lap ${refLap}`}, corners, seq)
+      .catch((e) => showBanner(e.message, "error"));
+  };
   selA.onchange = draw; selB.onchange = draw;
   if (full.length) await draw();
 }
 
-async function overlay(sid, a, b, corners, seq) {
+// one file for a coach: the session's data and a report any browser opens (`pitwall import` takes it)
+async function exportSession(sid) {
+  showBanner("Preparing the file…");
+  const r = await fetch(`/sessions/${encodeURIComponent(sid)}/export`, {headers: authHeaders()});
+  if (!r.ok) throw new Error(`Could not export this session (HTTP ${r.status}).`);
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(await r.blob());
+  a.download = `${sid}.pitwall`;
+  document.body.appendChild(a); a.click(); a.remove();
+  showBanner(`Saved ${sid}.pitwall: send it to your coach; it holds a report they open in any browser.`);
+}
+
+async function deleteSession(sid, title) {
+  if (!confirm(`Delete ${title} and everything about it (laps, telemetry, debriefs)? This cannot be undone.`)) return;
+  const r = await fetch(`/sessions/${encodeURIComponent(sid)}`, {method: "DELETE", headers: authHeaders()});
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(`Not deleted: ${(body.error && body.error.message) || body.detail || `HTTP ${r.status}`}`);
+  showBanner(`Deleted ${title}.`);
+  location.hash = "#/";
+}
+
+// lap b of this session against a reference lap (ref: {sid, lap, name}), of this or any other session
+async function overlay(sid, b, ref, corners, seq) {
   const ch = "speed_kmh,throttle_pct,brake_bar,lat,lon";
-  const [A, B] = await Promise.all([api(`/sessions/${sid}/laps/${a}/trace?channels=${ch}&step_m=10`),
-                                    api(`/sessions/${sid}/laps/${b}/trace?channels=${ch}&step_m=10`)]);
+  const enc = encodeURIComponent;
+  const [A, B, refCorners] = await Promise.all([api(`/sessions/${enc(ref.sid)}/laps/${ref.lap}/trace?channels=${ch}&step_m=10`),
+    api(`/sessions/${enc(sid)}/laps/${b}/trace?channels=${ch}&step_m=10`),
+    ref.sid === sid ? Promise.resolve(corners) : api(`/sessions/${enc(ref.sid)}/corners`)]);
   if (stale(seq)) return;
+  const a = ref.name; // "lap 2", or "bo 21 Nov 2026 10:00 lap 3" for another session's lap
   const n = Math.min(A.dist_m.length, B.dist_m.length);
   const x = A.dist_m.slice(0, n);
   const delta = x.map((_, i) => B.time_s[i] - A.time_s[i]);
   Charts.line(document.getElementById("overlay-speed"), [
-    {x: A.dist_m, y: A.speed_kmh, color: "#4cc2ff", label: `lap ${a} speed km/h (reference)`, width: 4},
+    {x: A.dist_m, y: A.speed_kmh, color: "#4cc2ff", label: `${a} speed km/h (reference)`, width: 4},
     {x: B.dist_m, y: B.speed_kmh, color: "#f5a524", label: `lap ${b} speed km/h`, width: 1.5}], {title: "speed", xUnit: "m"});
-  Charts.line(document.getElementById("overlay-pedals"), [
-    {x: A.dist_m, y: A.throttle_pct, color: "#3ccf7a", label: `lap ${a} throttle %`, width: 1.5},
-    {x: B.dist_m, y: B.throttle_pct, color: "#9be7b8", label: `lap ${b} throttle %`, width: 1.5},
-    {x: A.dist_m, y: A.brake_bar, color: "#ff5d5d", label: `lap ${a} brake bar`, width: 1.5},
-    {x: B.dist_m, y: B.brake_bar, color: "#ffb0b0", label: `lap ${b} brake bar`, width: 1.5}], {title: "pedals", height: 170, xUnit: "m"});
-  Charts.line(document.getElementById("overlay-delta"), [{x, y: delta, color: "#e6edf3", label: `delta s (lap ${b} − lap ${a})`}],
+  // a channel the session did not record is said so, never drawn as a flat zero
+  const has = (tr, c) => (tr[c] || []).some((v) => typeof v === "number" && Number.isFinite(v));
+  const pedals = [
+    {x: A.dist_m, y: A.throttle_pct, color: "#3ccf7a", label: `${a} throttle %`, width: 1.5, ch: "throttle_pct", tr: A},
+    {x: B.dist_m, y: B.throttle_pct, color: "#9be7b8", label: `lap ${b} throttle %`, width: 1.5, ch: "throttle_pct", tr: B},
+    {x: A.dist_m, y: A.brake_bar, color: "#ff5d5d", label: `${a} brake bar`, width: 1.5, ch: "brake_bar", tr: A},
+    {x: B.dist_m, y: B.brake_bar, color: "#ffb0b0", label: `lap ${b} brake bar`, width: 1.5, ch: "brake_bar", tr: B}];
+  const drawn = pedals.filter((p) => has(p.tr, p.ch));
+  const missing = [...new Set(pedals.filter((p) => !has(p.tr, p.ch)).map((p) => ({throttle_pct: "throttle", brake_bar: "brake pressure"}[p.ch])))];
+  const pedalBox = document.getElementById("overlay-pedals");
+  if (drawn.length) Charts.line(pedalBox, drawn, {title: "pedals", height: 170, xUnit: "m"});
+  else pedalBox.replaceChildren();
+  if (missing.length) pedalBox.insertAdjacentHTML("beforeend", `<p class="muted small" id="not-recorded">Not recorded in this session: ${esc(missing.join(" and "))}.</p>`);
+  Charts.line(document.getElementById("overlay-delta"), [{x, y: delta, color: "#e6edf3", label: `delta s (lap ${b} − ${a})`}],
     {title: "delta", height: 140, zeroLine: true, xUnit: "m"});
   // where time is lost, not the running total: the delta's change over ±50 m
   const slope = delta.map((_, i) => delta[Math.min(n - 1, i + 5)] - delta[Math.max(0, i - 5)]);
   const pick = (lap) => Object.fromEntries(corners.filter((c) => c.lap === lap).map((c) => [c.corner_id, c]));
-  const ca = pick(a), cb = pick(b);
+  const ca = Object.fromEntries(refCorners.filter((c) => c.lap === ref.lap).map((c) => [c.corner_id, c])), cb = pick(b);
   const ids = Object.keys(cb).sort((p, q) => cb[p].start_m - cb[q].start_m);
   // corner labels at each corner's middle on lap b's line, and the start/finish at the lap's first point
   const at = (m) => { let i = 0; while (i < n - 1 && B.dist_m[i] < m) i++; return i; };
   const marks = ids.map((id) => { const c = cb[id], i = at((c.start_m + c.end_m) / 2); return {lat: B.lat[i], lon: B.lon[i], label: shortCorner(c)}; });
   Charts.trackMap(document.getElementById("trackmap"), B.lat.slice(0, n), B.lon.slice(0, n), slope,
     {marks, start: {lat: B.lat[0], lon: B.lon[0], label: "S/F"}});
-  document.getElementById("map-title").textContent = `Track map, lap ${b} against lap ${a}: red where lap ${b} loses time, green where it gains`;
-  document.getElementById("corners-title").textContent = `Corners, lap ${b} (Δ against lap ${a})`;
+  document.getElementById("map-title").textContent = `Track map, lap ${b} against ${a}: red where lap ${b} loses time, green where it gains`;
+  document.getElementById("corners-title").textContent = `Corners, lap ${b} (Δ against ${a})`;
   document.getElementById("corners").innerHTML = `<div class="table-wrap"><table id="corner-table"><thead><tr><th>Corner</th><th>Entry km/h</th><th>Min km/h</th>
-    <th>Exit km/h</th><th>Brakes at, m</th><th>Time, s</th><th title="lap ${b} minus lap ${a}; negative is faster">Δ s vs lap ${a}</th></tr></thead><tbody>${ids.map((id) => {
+    <th>Exit km/h</th><th>Brakes at, m</th><th>Time, s</th><th title="lap ${b} minus ${a}; negative is faster">Δ s vs ${a}</th></tr></thead><tbody>${ids.map((id) => {
       const c = cb[id], r = ca[id];
       const d = r && c.time_s != null && r.time_s != null ? c.time_s - r.time_s : null;
       return `<tr><td>${esc(c.corner_name)}</td><td>${num(c.entry_kmh, 0)}</td><td>${num(c.min_kmh, 0)}</td><td>${num(c.exit_kmh, 0)}</td>
         <td>${c.brake_point_m != null ? num(c.brake_point_m, 0) : "–"}</td><td>${num(c.time_s, 2)}</td>
         <td style="color:${d > 0.02 ? "var(--bad)" : d < -0.02 ? "var(--good)" : "inherit"}">${d == null ? "–" : (d >= 0 ? "+" : "") + num(d, 2)}</td></tr>`;
     }).join("")}</tbody></table></div><p class="muted small">Entry, minimum and exit speed in km/h; brake point in metres from the
-    start/finish line; Δ = lap ${b} − lap ${a} through the corner, negative is faster.</p>`;
+    start/finish line; Δ = lap ${b} − ${a} through the corner, negative is faster.</p>`;
 }
 
-// "Turn 11" -> "T11"; one corner format: the track's name in tables, this short form on the map
+// "Turn 11" -> "T11", "Corner 3a" -> "C3A"; one corner format: the track's name in tables, this short form on the map
 function shortCorner(c) {
-  const m = /^turn\s*(\w+)$/i.exec(String(c.corner_name || ""));
-  return m ? `T${m[1]}` : String(c.corner_name || c.corner_id || "");
+  const m = /^(turn|corner)\s*(\w+)$/i.exec(String(c.corner_name || ""));
+  return m ? `${m[1][0].toUpperCase()}${m[2].toUpperCase()}` : String(c.corner_name || c.corner_id || "");
 }
 
 // the data-quality report of a session, whatever its shape: a list of findings or key/value facts
@@ -357,16 +404,30 @@ async function askScreen(sid, seq) {
 }
 
 // ---------- Cue log ----------
+// why a cue was held back, in a driver's words (the arbiter's reasons)
+const HELD = {
+  superseded: "replaced by a more useful cue", late: "too late to say before its corner",
+  busy: "you were braking or cornering", gap: "too soon after the last cue", expired: "waited too long",
+  budget: "enough cues that lap already", corner_done: "that corner was coached already that lap",
+  pb_lap: "you were on a personal-best lap", no_window: "no quiet stretch before that corner",
+  session_end: "the session ended first",
+};
+const held = (r) => HELD[r] || String(r || "held back").replace(/_/g, " ");
+
 async function cuesScreen(sid, seq) {
-  const notes = await api(`/sessions/${sid}/notes`);
+  const [s, notes] = await Promise.all([api(`/sessions/${sid}`), api(`/sessions/${sid}/notes`)]);
   if (stale(seq)) return;
   const spoken = notes.filter((n) => n.status === "spoken").length;
-  view.innerHTML = `<h1>Cue log <span class="muted">${esc(sid)}</span></h1>
-    <p>${spoken} spoken, ${notes.length - spoken} dropped. A cue that would have arrived late is dropped: late is worse than silence.</p>
-    <div class="card"><div class="table-wrap"><table id="cue-table"><thead><tr><th>Lap</th><th>Dist, m</th><th>Corner</th><th>Rule</th><th>Cue</th><th>Status</th><th>Why</th><th>Latency</th></tr></thead>
-    <tbody>${notes.map((n) => `<tr><td>${n.lap ?? "–"}</td><td>${num(n.dist_m, 0)}</td><td>${esc(n.corner || "")}</td><td>${esc(n.rule)}</td>
-      <td>${esc(n.text)}</td><td><span class="tag ${esc(n.status)} ${n.priority >= 3 ? "safety" : ""}">${esc(n.status)}${n.priority >= 3 ? " · safety" : ""}</span></td>
-      <td>${esc(n.reason || "")}</td><td>${num(n.latency_ms, 2)} ms</td></tr>`).join("") || `<tr><td colspan="8" class="muted">No cues for this session.</td></tr>`}</tbody></table></div></div>`;
+  const why = {};
+  for (const n of notes) if (n.status !== "spoken") why[held(n.reason)] = (why[held(n.reason)] || 0) + 1;
+  const whyText = Object.entries(why).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${v} ${k}`).join("; ");
+  view.innerHTML = `<h1>Cue log <span class="muted">${esc(sessionName(s).title)}</span></h1>
+    <p>${spoken} cue${spoken === 1 ? "" : "s"} spoken${notes.length > spoken ? `, ${notes.length - spoken} held back (${esc(whyText)})` : ""}.
+      A cue that would come too late is never said: late is worse than silence.</p>
+    <div class="card"><div class="table-wrap"><table id="cue-table"><thead><tr><th>Lap</th><th>Where</th><th>Cue</th><th>Said?</th><th>Why not</th></tr></thead>
+    <tbody>${notes.map((n) => `<tr title="rule ${esc(n.rule)}"><td>${n.lap ?? "–"}</td><td>${esc(n.corner ? shortCorner({corner_name: n.corner}) : "")} ${n.dist_m != null ? `<span class="muted small">${num(n.dist_m, 0)} m</span>` : ""}</td>
+      <td>${esc(n.text)}</td><td><span class="tag ${esc(n.status)} ${n.priority >= 3 ? "safety" : ""}">${n.status === "spoken" ? "said" : "held back"}${n.priority >= 3 ? " · safety" : ""}</span></td>
+      <td>${n.status === "spoken" ? "" : esc(held(n.reason))}</td></tr>`).join("") || `<tr><td colspan="5" class="muted">No cues for this session.</td></tr>`}</tbody></table></div></div>`;
 }
 
 // ---------- Agent traces ----------

@@ -16,13 +16,16 @@ const Charts = (() => {
     if (lo === hi) return [lo - 1, hi + 1];
     return [lo, hi];
   };
+  // drawn at the container's own pixel width, so 11 px text is 11 px on a phone and on a tablet
+  const widthOf = (c, dflt) => Math.max(300, Math.round((c && c.getBoundingClientRect().width) || dflt));
   const fmt = (v) => Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
 
   // series: [{x: [...], y: [...], color, label}]; opts: {height, yLabel, zeroLine}
   function line(container, series, opts = {}) {
-    const W = 900, H = opts.height || 220, L = 48, R = 10, T = 10, B = 24;
+    const W = widthOf(container, 900), H = opts.height || 220, L = 48, R = 10, T = 10, B = 24;
     const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img",
                            "aria-label": opts.title || "chart", "data-series": series.length});
+    const xTicks = W < 500 ? 3 : 5;
     const [x0, x1] = extent(series.map((s) => s.x));
     const [y0, y1] = opts.yRange || extent(series.map((s) => s.y));
     const sx = (v) => L + (v - x0) / (x1 - x0 || 1) * (W - L - R);
@@ -33,9 +36,9 @@ const Charts = (() => {
       el("line", {x1: L, x2: W - R, y1: y, y2: y, stroke: "#1f2d3b"}, svg);
       el("text", {x: L - 6, y: y + 4, "text-anchor": "end"}, svg).textContent = fmt(v);
     }
-    for (let i = 0; i <= 5; i++) {
-      const v = x0 + (x1 - x0) * i / 5;
-      el("text", {x: sx(v), y: H - 6, "text-anchor": i === 0 ? "start" : i === 5 ? "end" : "middle"}, svg).textContent = fmt(v) + (opts.xUnit || "");
+    for (let i = 0; i <= xTicks; i++) {
+      const v = x0 + (x1 - x0) * i / xTicks;
+      el("text", {x: sx(v), y: H - 6, "text-anchor": i === 0 ? "start" : i === xTicks ? "end" : "middle"}, svg).textContent = fmt(v) + (opts.xUnit || "");
     }
     if (opts.zeroLine && y0 < 0 && y1 > 0) el("line", {x1: L, x2: W - R, y1: sy(0), y2: sy(0), stroke: "#8ba0b4", "stroke-dasharray": "4 4"}, svg);
     for (const s of series) {
@@ -54,20 +57,28 @@ const Charts = (() => {
     return svg;
   }
 
-  // bars: [{label, value, color}]; zero-based, so a bar's height is its value; opts.valueFmt prints values
+  // bars: [{label, value, color}]; zero-based unless opts.zero === false (lap times: the axis spans the
+  // laps' own range, so a second's difference is visible); opts.valueFmt prints values; opts.yFmt the axis
   function bars(container, items, opts = {}) {
-    const W = 900, H = opts.height || 200, L = 48, R = 10, T = 10, B = 28;
+    const W = widthOf(container, 900), H = opts.height || 200, L = 56, R = 10, T = 10, B = 28;
     const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": opts.title || "bars"});
     const vals = items.map((d) => d.value).filter(finite);
     let [lo, hi] = extent([vals]);
-    lo = Math.min(0, lo);
-    hi = Math.max(0, hi);
+    if (opts.zero === false) {
+      const pad = Math.max(0.5, (hi - lo) * 0.25);
+      lo = Math.max(0, Math.floor(lo - pad));
+      hi = Math.ceil(hi + pad / 4);
+    } else {
+      lo = Math.min(0, lo);
+      hi = Math.max(0, hi);
+    }
     if (lo === hi) hi = lo + 1;
+    svg.setAttribute("data-lo", lo);
     const bw = (W - L - R) / Math.max(items.length, 1);
     const sy = (v) => T + (1 - (v - lo) / (hi - lo || 1)) * (H - T - B);
     for (let i = 0; i <= 4; i++) {
       const v = lo + (hi - lo) * i / 4;
-      el("text", {x: L - 6, y: sy(v) + 4, "text-anchor": "end"}, svg).textContent = fmt(v);
+      el("text", {x: L - 6, y: sy(v) + 4, "text-anchor": "end"}, svg).textContent = (opts.yFmt || fmt)(v);
       el("line", {x1: L, x2: W - R, y1: sy(v), y2: sy(v), stroke: "#1f2d3b"}, svg);
     }
     items.forEach((d, i) => {
@@ -75,10 +86,11 @@ const Charts = (() => {
       const y = sy(Math.max(d.value, lo)), y0 = sy(Math.max(lo, Math.min(0, hi)));
       el("rect", {x: L + i * bw + bw * 0.15, y: Math.min(y, y0), width: bw * 0.7, height: Math.max(1, Math.abs(y0 - y)),
                   fill: d.color || "#4cc2ff", "data-label": d.label, "data-value": d.value}, svg);
-      if (opts.valueFmt && items.length <= 24) {
+      if (opts.valueFmt && bw >= 64) {
         el("text", {x: L + (i + 0.5) * bw, y: Math.min(y, y0) + 14, "text-anchor": "middle", class: "bar-value"}, svg).textContent = opts.valueFmt(d.value);
       }
-      if (items.length <= 40) el("text", {x: L + (i + 0.5) * bw, y: H - 10, "text-anchor": "middle"}, svg).textContent = d.label;
+      const every = Math.ceil(24 / bw); // a label every few bars when they are narrow
+      if (i % every === 0) el("text", {x: L + (i + 0.5) * bw, y: H - 10, "text-anchor": "middle"}, svg).textContent = bw >= 44 ? d.label : String(d.label).replace(/^lap /, "");
     });
     container.replaceChildren(svg);
     return svg;
@@ -87,7 +99,7 @@ const Charts = (() => {
   // a track outline from lat/lon, each segment coloured by value (delta: green gaining, red losing)
   // opts.marks: [{lat, lon, label}] (corner labels); opts.start: {lat, lon, label} (the start/finish line)
   function trackMap(container, lat, lon, value, opts = {}) {
-    const W = 600, H = opts.height || 420, P = 16;
+    const W = widthOf(container, 600), H = opts.height || Math.round(Math.min(420, W * 0.8)), P = 16;
     const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": "track map"});
     const ok = lat.map((v, i) => finite(v) && finite(lon[i]));
     const la = lat.filter((_, i) => ok[i]), lo = lon.filter((_, i) => ok[i]);
@@ -115,13 +127,17 @@ const Charts = (() => {
       if (!finite(mk.lat) || !finite(mk.lon)) continue;
       const x = X(mk.lon), y = Y(mk.lat);
       el("circle", {cx: x.toFixed(1), cy: y.toFixed(1), r: 3, fill: "#e6edf3"}, svg);
-      el("text", {x: (x + 6).toFixed(1), y: (y - 6).toFixed(1), class: "corner-label"}, svg).textContent = mk.label;
+      const right = x > W - 60; // labels stay inside the map at every edge
+      el("text", {x: (right ? x - 6 : x + 6).toFixed(1), y: Math.max(12, y - 6).toFixed(1), class: "corner-label",
+                  "text-anchor": right ? "end" : "start"}, svg).textContent = mk.label;
     }
     const sf = opts.start;
     if (sf && finite(sf.lat) && finite(sf.lon)) {
       const x = X(sf.lon), y = Y(sf.lat);
       el("rect", {x: (x - 6).toFixed(1), y: (y - 6).toFixed(1), width: 12, height: 12, fill: "#ffffff", stroke: "#000", "stroke-width": 2, class: "start-finish"}, svg);
-      el("text", {x: (x + 9).toFixed(1), y: (y + 16).toFixed(1), class: "sf-label"}, svg).textContent = sf.label || "S/F";
+      const right = x > W - 40;
+      el("text", {x: (right ? x - 9 : x + 9).toFixed(1), y: Math.min(H - 4, y + 16).toFixed(1), class: "sf-label",
+                  "text-anchor": right ? "end" : "start"}, svg).textContent = sf.label || "S/F";
     }
     container.replaceChildren(svg);
     return svg;
