@@ -20,7 +20,7 @@ from shared.profiles.track import load_track
 from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
 from shared.store.deletion import apply_tombstones, delete_session
-from shared.store.gold import lap_reference, load_gold_lap
+from shared.store.gold import all_time_best, lap_reference, load_gold_lap
 from shared.store.hot import HotStore, new_session_id, rows_table
 from shared.store.publisher import LakePublisher
 from shared.store.writer import StoreWriter
@@ -81,10 +81,12 @@ class HotpathState:
         track: str | None,
         driver_level: str | None,
         note: str | None,
-        reference: tuple[str, int] | None = None,
+        reference: tuple[str, int] | str | None = None,
     ) -> str:
-        """Start a live session. ``reference`` (session id, lap): any stored lap instead of the gold lap
-        (KeyError naming it when it is not in the lake, or from another track)."""
+        """Start a live session. ``reference``: (session id, lap), any stored lap instead of the gold lap
+        (KeyError naming it when it is not in the lake, or from another track); ``"alltime"``, the driver's
+        fastest lap here in this car over every stored session; ``"session_best"``, no gold lap, this
+        session's best; None (default): the gold lap when one is saved, else this session's best."""
         car_p = load_car(car)
         track_p = load_track(track) if track else None
         sid = new_session_id()
@@ -113,9 +115,13 @@ class HotpathState:
         )
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
         sess.on_delta = lambda ev: self.hub.publish_state("delta", ev)
-        if reference is not None:
+        if reference == "alltime" and track_p is not None:
+            found = all_time_best(self.settings, driver_id, track_p.id, car_p.id)
+            if found is not None:  # none yet: the session's own best, as without a reference
+                self._use_reference(sess, track_p, *found)
+        elif isinstance(reference, tuple):
             self._use_reference(sess, track_p, *reference)
-        elif track_p is not None:
+        elif reference is None and track_p is not None:
             self._use_gold(sess, track_p.id, driver_id, car_p.id)
         self.sessions[sid] = sess
         self.active = sid

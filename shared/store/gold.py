@@ -218,6 +218,34 @@ def lap_reference(
     return trace, meta
 
 
+def all_time_best(
+    settings: Settings, driver_id: str, track_id: str, car_id: str, exclude: str | None = None
+) -> tuple[str, int] | None:
+    """The driver's fastest valid lap at this track in this car over every session in the lake."""
+    best: tuple[float, str, int] | None = None
+    for p in sorted((settings.lake_dir / "sessions").glob("*/session.parquet")):
+        sid = p.parent.name
+        if sid == exclude:
+            continue
+        try:
+            row = pq.read_table(
+                p, columns=["driver_id", "track_id", "car_id", "best_lap", "best_lap_s"]
+            ).to_pylist()
+        except (OSError, ValueError, KeyError):  # a damaged or older file: not a candidate
+            continue
+        if not row:
+            continue
+        r = row[0]
+        if (r["driver_id"], r["track_id"], r["car_id"]) != (driver_id, track_id, car_id):
+            continue
+        if r["best_lap"] is None or r["best_lap_s"] is None:
+            continue
+        cand = (float(r["best_lap_s"]), sid, int(r["best_lap"]))
+        if best is None or cand < best:
+            best = cand
+    return (best[1], best[2]) if best else None
+
+
 def load_gold_lap(
     settings: Settings, track_id: str, driver_id: str
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:

@@ -42,3 +42,26 @@ def test_a_friends_lap_is_the_reference_for_one_session(tmp_path: Path) -> None:
     assert (
         load_gold_lap(settings, "sonoma", "ana") is None and load_gold_lap(settings, "sonoma", "bo") is None
     )
+
+
+def test_all_time_best_is_the_drivers_fastest_lap_here_in_this_car(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path / "data")
+    mine = [import_sim(simulate(laps=2, seed=s, rate_hz=10), settings, "ana").session_id for s in (21, 22)]
+    theirs = import_sim(simulate(laps=2, seed=23, rate_hz=10, scenario=Scenario.clean(2)), settings, "bo")
+
+    def best(sid: str) -> tuple[float, int]:
+        laps = pq.read_table(table_path(settings.lake_dir, sid, "laps")).to_pylist()
+        r = min((lp for lp in laps if lp["kind"] == "full" and lp["valid"]), key=lambda lp: lp["time_s"])
+        return float(r["time_s"]), int(r["lap"])
+
+    _, want_sid, want_lap = min((best(s)[0], s, best(s)[1]) for s in mine)  # from the raw lap rows
+    state = HotpathState(settings)
+    try:
+        sid = state.start_session("ana", "bmw_e46_m3_aim_mxp", "sonoma", None, None, "alltime")
+        ref = state.session(sid).live_view()["reference"]
+        assert (ref["session_id"], ref["lap"]) == (want_sid, want_lap) and ref["driver_id"] == "ana"
+        assert theirs.session_id not in (ref["session_id"],)  # another driver's laps are not "yours"
+        nobody = state.start_session("cy", "bmw_e46_m3_aim_mxp", "sonoma", None, None, "alltime")
+        assert state.session(nobody).live_view()["reference"]["source"] == "none"  # none yet: own best later
+    finally:
+        state.close()
