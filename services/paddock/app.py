@@ -13,7 +13,6 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -25,7 +24,7 @@ from services.paddock.sse import ModelBusy, ModelGate
 from services.paddock.store import PaddockStore
 from shared import __version__
 from shared.asgi_guard import LoopLag, RequestGuard, short_errors
-from shared.http_auth import auth_failure, is_trusted, redact_access_log
+from shared.http_auth import add_cors, auth_failure, is_trusted, redact_access_log
 from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -64,14 +63,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for r in (sessions.router, coach.router, conversations.router, tools.router, web.router):
         app.include_router(r)
     app.mount("/static", web.static_files(), name="static")
-    if settings.cors_origins:
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=settings.cors_origins,
-            allow_methods=["GET", "POST"],
-            allow_headers=["Authorization", "Content-Type", "Accept"],
-        )
-
     # inside the token check: the body limit, enforced while the body streams (a chunked body has no
     # Content-Length to trust), and strict JSON (NaN, Infinity and runaway nesting are a 422, not a 500)
     app.add_middleware(
@@ -88,6 +79,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             http_rejected["unauthorized"] += 1
             return denied
         return await call_next(request)
+
+    add_cors(app, settings)  # outermost: a preflight is answered before the token check
 
     @app.get("/health", tags=["health"])
     async def health(request: Request) -> dict[str, Any]:
