@@ -14,7 +14,7 @@ from services.hotpath.validation import Counters, FrameRejected, clean_batch, cl
 from services.hotpath.voices import audio_lengths
 from shared import __version__
 from shared.laps import Lap
-from shared.profiles.car import load_car
+from shared.profiles.car import CarProfileError, load_car
 from shared.profiles.track import load_track
 from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
@@ -25,6 +25,14 @@ from shared.store.writer import StoreWriter
 
 log = logging.getLogger(__name__)
 _CANONICAL_KEYS = frozenset(CHANNEL_BY_NAME) | {"t_s", "session_id"}
+
+
+class BadArgument(ValueError):
+    """A request names a car or track profile that cannot be used; ``argument`` is the field."""
+
+    def __init__(self, argument: str, message: str) -> None:
+        self.argument, self.message = argument, message
+        super().__init__(f"{argument}: {message}")
 
 
 class UnknownSession(KeyError):
@@ -70,8 +78,14 @@ class HotpathState:
     def start_session(
         self, driver_id: str, car: str, track: str | None, driver_level: str | None, note: str | None
     ) -> str:
-        car_p = load_car(car)
-        track_p = load_track(track) if track else None
+        try:
+            car_p = load_car(car, self.settings.data_dir)
+        except (KeyError, CarProfileError) as exc:
+            raise BadArgument("car", str(exc.args[0] if exc.args else exc)) from exc
+        try:
+            track_p = load_track(track) if track else None
+        except KeyError as exc:
+            raise BadArgument("track", str(exc.args[0] if exc.args else exc)) from exc
         sid = new_session_id()
         row = {
             "session_id": sid,

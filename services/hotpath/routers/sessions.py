@@ -7,14 +7,19 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from services.hotpath.deps import State
-from services.hotpath.state import UnknownSession
+from services.hotpath.state import BadArgument, UnknownSession
+from shared.profiles.car import PROFILE_NAME
 
 router = APIRouter(tags=["sessions"])
 
 
 class SessionStart(BaseModel):
     driver_id: str = Field("driver", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
-    car: str = Field("bmw_e46_m3_aim_mxp", min_length=1, max_length=64)
+    car: str = Field(
+        "bmw_e46_m3_aim_mxp",
+        pattern=PROFILE_NAME,
+        description="a car profile's name: shipped, or <data>/profiles/cars/<name>.yaml; never a path",
+    )
     track: str | None = Field("sonoma", max_length=64)
     driver_level: Literal["novice", "intermediate", "advanced", "pro"] = "intermediate"
     note: str | None = Field(None, max_length=500)
@@ -29,8 +34,10 @@ def start(req: SessionStart, state: State) -> SessionStarted:
     """Start a live session; frames without a session id go to it."""
     try:
         sid = state.start_session(req.driver_id, req.car, req.track, req.driver_level, req.note)
-    except KeyError as exc:
-        raise HTTPException(422, detail=str(exc).strip('"')) from exc
+    except BadArgument as exc:
+        raise HTTPException(
+            422, detail={"code": "bad_argument", "argument": exc.argument, "message": exc.message}
+        ) from exc
     return SessionStarted(session_id=sid)
 
 
