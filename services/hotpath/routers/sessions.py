@@ -8,13 +8,14 @@ from pydantic import BaseModel, Field
 
 from services.hotpath.deps import State
 from services.hotpath.state import BadArgument, UnknownSession
+from shared.names import DriverId
 from shared.profiles.car import PROFILE_NAME
 
 router = APIRouter(tags=["sessions"])
 
 
 class SessionStart(BaseModel):
-    driver_id: str = Field("driver", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    driver_id: DriverId = "driver"
     car: str = Field(
         "bmw_e46_m3_aim_mxp",
         pattern=PROFILE_NAME,
