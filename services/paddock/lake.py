@@ -73,6 +73,7 @@ def sandboxed_connection(lake_dir: Path, memory_limit_mb: int) -> duckdb.DuckDBP
         raise ValueError(f"the lake path {lake!r} contains a quote; choose another PITWALL_DATA_DIR")
     con.execute("SET temp_directory=''")  # no spilling, and no readable temp directory
     con.execute(f"SET memory_limit='{int(memory_limit_mb)}MB'")
+    con.execute("SET enable_progress_bar=false")  # a long query must not draw on the service's terminal
     con.execute(f"SET allowed_directories=['{lake}']")
     con.execute("SET enable_external_access=false")
     con.execute("SET lock_configuration=true")
