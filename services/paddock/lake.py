@@ -5,6 +5,11 @@ lake, no network, no temporary directory (DuckDB lets a connection read its temp
 the working directory by default, even with external access off), a memory limit
 (``PITWALL_DUCKDB_MEMORY_LIMIT_MB``), settings locked. Each tool call uses its own cursor (concurrent
 reads are safe).
+
+Damage stays local: a session with a damaged or missing file (:mod:`shared.store.lake_check`) is left out
+of the views and listed in :attr:`Lake.damaged` with the file and the reason; its own requests get a
+``damaged_session`` error, every other session and the paddock itself keep working. A republished copy
+(the hot path's repair) clears it at the next refresh.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 import duckdb
 
 from shared.settings import Settings
+from shared.store.lake_check import damaged_sessions
 from shared.store.publisher import lake_reader_views
 
 log = logging.getLogger(__name__)
@@ -31,6 +37,7 @@ class Lake:
         self._lock = threading.Lock()
         self._sig: tuple[int, float] | None = None
         self._checked = 0.0
+        self.damaged: dict[str, dict[str, str]] = {}  # session id -> {file, reason}
         self.con = sandboxed_connection(self.lake_dir, settings.duckdb_memory_limit_mb)
         self.refresh(force=True)
 
@@ -48,7 +55,12 @@ class Lake:
             self._checked = now
             sig = self._signature()
             if force or sig != self._sig:
-                lake_reader_views(self.con, self.lake_dir)
+                damaged = damaged_sessions(self.lake_dir)
+                for sid, problem in damaged.items():
+                    if self.damaged.get(sid) != problem:
+                        log.error("session %s is damaged: %s: %s", sid, problem["file"], problem["reason"])
+                lake_reader_views(self.con, self.lake_dir, frozenset(damaged))
+                self.damaged = damaged
                 self._sig = sig
 
     def cursor(self) -> duckdb.DuckDBPyConnection:

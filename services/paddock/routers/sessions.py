@@ -6,9 +6,12 @@ import json
 from typing import Any
 
 import numpy as np
+import pyarrow.parquet as pq
 from fastapi import APIRouter, HTTPException, Query
 
+from services.paddock.lake import get_lake
 from services.paddock.tools.base import ToolError, lap_arrays, rows, session_row
+from shared.store.lake_layout import table_path
 
 router = APIRouter(tags=["sessions"])
 TRACE_CHANNELS = (
@@ -33,20 +36,42 @@ def _clean(v: Any) -> Any:
 
 @router.get("/sessions")
 def list_sessions(limit: int = Query(100, ge=1, le=1000)) -> list[dict[str, Any]]:
-    """Stored sessions, newest first."""
-    return rows(
+    """Stored sessions, newest first; a damaged one has ``status: "damaged"`` and ``damage: {file, reason}``."""
+    good = rows(
         "SELECT * EXCLUDE (meta_json) FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
         [limit],
     )
+    lake = get_lake()
+    bad = [_damaged_row(lake.lake_dir, sid, problem) for sid, problem in sorted(lake.damaged.items())]
+    if not bad:
+        return good
+    newest_first = sorted(
+        good + bad,
+        key=lambda x: (x.get("started_at") is not None, str(x.get("started_at") or ""), str(x["session_id"])),
+        reverse=True,
+    )
+    return newest_first[:limit]
+
+
+def _damaged_row(lake_dir: Any, sid: str, problem: dict[str, str]) -> dict[str, Any]:
+    """What can still be read of a damaged session (its session.parquet when that is intact)."""
+    row: dict[str, Any] = {}
+    try:
+        got = pq.read_table(table_path(lake_dir, sid, "session")).to_pylist()
+        row = {k: v for k, v in (got[0] if got else {}).items() if k != "meta_json"}
+    except Exception:  # noqa: BLE001 - the damaged file may be this one
+        row = {}
+    return {**row, "session_id": sid, "status": "damaged", "damage": dict(problem)}
 
 
 @router.get("/sessions/{session_id}")
 def get_session(session_id: str) -> dict[str, Any]:
-    """One session."""
+    """One session (404 unknown, 409 damaged in the lake: the error names the file)."""
     try:
         return session_row(session_id)
     except ToolError as exc:
-        raise HTTPException(404, detail=exc.as_dict()["error"]) from exc
+        code = 409 if exc.code == "damaged_session" else 404
+        raise HTTPException(code, detail=exc.as_dict()["error"]) from exc
 
 
 @router.get("/sessions/{session_id}/quality")

@@ -32,7 +32,25 @@ def rows(sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
         cur.close()
 
 
+def damaged_error(session_id: str) -> ToolError | None:
+    """The ``damaged_session`` error for a session the lake left out because a file of it is damaged or
+    missing (None when it is not damaged)."""
+    lake = get_lake()
+    lake.refresh()
+    problem = lake.damaged.get(session_id)
+    if problem is None:
+        return None
+    return ToolError(
+        "damaged_session",
+        f"session {session_id} is damaged in the lake: {problem['file']}: {problem['reason']}",
+        "`pitwall repair` (or a hot path restart) publishes it again from the hot store; "
+        "other sessions are not affected",
+    )
+
+
 def session_row(session_id: str) -> dict[str, Any]:
+    if session_id and session_id != "latest" and (err := damaged_error(session_id)) is not None:
+        raise err
     if session_id in ("latest", "", None):
         r = rows("SELECT * FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1")
     else:
