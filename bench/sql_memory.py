@@ -62,7 +62,9 @@ def measure(sql: str, limit_mb: int, repo: Path = REPO) -> dict[str, object]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--limit-mb", type=int, default=1024, help="PITWALL_DUCKDB_MEMORY_LIMIT_MB (default 1024)")
+    ap.add_argument(
+        "--limit-mb", type=int, default=1024, help="PITWALL_DUCKDB_MEMORY_LIMIT_MB (default 1024)"
+    )
     ap.add_argument("--repo", type=Path, default=REPO, help="the checkout whose sql_guard is measured")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
@@ -71,7 +73,9 @@ def main() -> None:
         print(json.dumps(rows, indent=2))
         return
     for r in rows:
-        print(f"{r['query']:<30} peak +{r['peak_growth_mb']} MB  rows {r.get('rows')}  error {r.get('error')}")
+        print(
+            f"{r['query']:<30} peak +{r['peak_growth_mb']} MB  rows {r.get('rows')}  error {r.get('error')}"
+        )
 
 
 if __name__ == "__main__":

@@ -30,7 +30,9 @@ def check_driver_id(name: str) -> str:
 
 DriverId = Annotated[
     str,
-    Field(min_length=1, max_length=MAX_LEN, description="the driver's name; any Unicode, no control characters"),
+    Field(
+        min_length=1, max_length=MAX_LEN, description="the driver's name; any Unicode, no control characters"
+    ),
     AfterValidator(check_driver_id),
 ]
 

@@ -33,7 +33,9 @@ def _check(name: str, what: str) -> str:
 
 
 def gold_path(settings: Settings, track_id: str, driver_id: str) -> Path:
-    return settings.gold_dir / _check(track_id, "track id") / f"{file_stem(check_driver_id(driver_id))}.parquet"
+    return (
+        settings.gold_dir / _check(track_id, "track id") / f"{file_stem(check_driver_id(driver_id))}.parquet"
+    )
 
 
 def _lap_wide(settings: Settings, session_id: str, lap: int) -> dict[str, np.ndarray]:

@@ -34,7 +34,7 @@ def file_problem(path: Path) -> str | None:
     try:
         pq.read_metadata(path)
         problem = None
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises ArrowInvalid, OSError, and others
+    except Exception as exc:
         problem = f"not a readable Parquet file ({str(exc).splitlines()[0][:200] or type(exc).__name__})"
     with _lock:
         if len(_cache) > 100_000:

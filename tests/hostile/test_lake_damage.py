@@ -68,7 +68,9 @@ def _damage(settings: Settings, sid: str, case: str) -> str:
 def _good_still_works(sid: str) -> None:
     pace = run_tool("get_race_pace_model", {"session_id": sid})
     assert "error" not in pace and pace["session_id"] == sid, pace
-    q = run_tool("query_pitwall_db", {"sql": f"SELECT count(*) AS n FROM telemetry WHERE session_id = '{sid}'"})
+    q = run_tool(
+        "query_pitwall_db", {"sql": f"SELECT count(*) AS n FROM telemetry WHERE session_id = '{sid}'"}
+    )
     assert "error" not in q and q["rows"][0]["n"] > 0, q
     delta = run_tool("get_lap_delta", {"session_id": sid, "lap_a": 1, "lap_b": 2})
     assert "error" not in delta, delta
@@ -132,7 +134,9 @@ def test_hot_path_start_up_republishes_a_damaged_session(lake_env: dict[str, Any
         state.close()
     lake_mod._LAKE = lake = Lake(settings)
     assert lake.damaged == {}
-    laps = run_tool("query_pitwall_db", {"sql": f"SELECT lap, time_s FROM laps WHERE session_id = '{bad}' ORDER BY lap"})
+    laps = run_tool(
+        "query_pitwall_db", {"sql": f"SELECT lap, time_s FROM laps WHERE session_id = '{bad}' ORDER BY lap"}
+    )
     assert [(r["lap"], r["time_s"]) for r in laps["rows"]] == want
     _good_still_works(bad)
     _good_still_works(good)

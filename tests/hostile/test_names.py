@@ -25,7 +25,7 @@ NAMES = [
     "José Ñúñez-Ibáñez",
     "佐藤 健",
     "🏁 Ana 👩\u200d🚀",
-    "O'Brien \"Fast\" Jr.",
+    'O\'Brien "Fast" Jr.',
     "../../etc/passwd",
     "a/b\\c",
     ".",

@@ -71,7 +71,9 @@ def test_the_data_dirs_own_profile_is_used_by_name(client: TestClient, tmp_path:
         ("\udcff".encode("utf-8", "surrogateescape").decode("latin-1"), "bad"),
     ],
 )
-def test_an_invalid_profile_is_a_422_never_a_500(client: TestClient, tmp_path: Path, text: str, expect: str) -> None:
+def test_an_invalid_profile_is_a_422_never_a_500(
+    client: TestClient, tmp_path: Path, text: str, expect: str
+) -> None:
     d = user_cars_dir(tmp_path / "d")
     d.mkdir(parents=True)
     (d / "bad.yaml").write_text(text, encoding="latin-1" if expect == "bad" else "utf-8")

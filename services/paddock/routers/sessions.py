@@ -59,7 +59,7 @@ def _damaged_row(lake_dir: Any, sid: str, problem: dict[str, str]) -> dict[str, 
     try:
         got = pq.read_table(table_path(lake_dir, sid, "session")).to_pylist()
         row = {k: v for k, v in (got[0] if got else {}).items() if k != "meta_json"}
-    except Exception:  # noqa: BLE001 - the damaged file may be this one
+    except Exception:
         row = {}
     return {**row, "session_id": sid, "status": "damaged", "damage": dict(problem)}
 
