@@ -22,6 +22,7 @@ from services.paddock.prefetch import prefetch_loop
 from services.paddock.routers import coach, conversations, sessions, tools, web
 from services.paddock.sse import ModelBusy, ModelGate
 from services.paddock.store import PaddockStore
+from services.paddock.tools.base import ToolError
 from shared import __version__
 from shared.asgi_guard import LoopLag, RequestGuard, short_errors
 from shared.http_auth import add_cors, auth_failure, is_trusted, redact_access_log
@@ -130,6 +131,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             429,
             headers={"Retry-After": str(exc.retry_after_s)},
         )
+
+    @app.exception_handler(ToolError)
+    async def lake_data(_: Request, exc: ToolError) -> JSONResponse:
+        """A read found the session damaged in the lake (409, naming the file) or missing (404)."""
+        status = 409 if exc.code == "damaged_session" else 404 if exc.code.startswith("unknown") else 422
+        return JSONResponse({"error": exc.as_dict()["error"]}, status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -22,7 +22,7 @@ from pathlib import Path
 import duckdb
 
 from shared.settings import Settings
-from shared.store.lake_check import damaged_sessions
+from shared.store.lake_check import damaged_sessions, deep_problem, files_signature
 from shared.store.publisher import lake_reader_views
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,8 @@ class Lake:
         self._sig: tuple[int, float] | None = None
         self._checked = 0.0
         self.damaged: dict[str, dict[str, str]] = {}  # session id -> {file, reason}
+        # damage found by reading a session whole after a query on it failed, until its files change
+        self._found: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}
         self.con = sandboxed_connection(self.lake_dir, settings.duckdb_memory_limit_mb)
         self.refresh(force=True)
 
@@ -56,12 +58,28 @@ class Lake:
             sig = self._signature()
             if force or sig != self._sig:
                 damaged = damaged_sessions(self.lake_dir)
+                for sid, (problem, files) in list(self._found.items()):
+                    if files_signature(self.lake_dir, sid) == files:
+                        damaged.setdefault(sid, problem)
+                    else:
+                        del self._found[sid]  # republished (or removed): look again
                 for sid, problem in damaged.items():
                     if self.damaged.get(sid) != problem:
                         log.error("session %s is damaged: %s: %s", sid, problem["file"], problem["reason"])
                 lake_reader_views(self.con, self.lake_dir, frozenset(damaged))
                 self.damaged = damaged
                 self._sig = sig
+
+    def check_session(self, session_id: str) -> dict[str, str] | None:
+        """After a read of ``session_id`` failed: read its files whole; a damaged one marks the session
+        damaged (left out of the views from now on). Returns the problem, or None when its files read."""
+        problem = deep_problem(self.lake_dir, session_id)
+        if problem is not None:
+            log.error("session %s is damaged: %s: %s", session_id, problem["file"], problem["reason"])
+            with self._lock:
+                self._found[session_id] = (problem, files_signature(self.lake_dir, session_id))
+            self.refresh(force=True)
+        return problem
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         self.refresh()

@@ -64,6 +64,33 @@ def session_problem(lake_dir: Path, session_id: str) -> dict[str, str] | None:
     return None
 
 
+def deep_problem(lake_dir: Path, session_id: str) -> dict[str, str] | None:
+    """Like :func:`session_problem`, but every file is read whole (a damaged data page behind an intact
+    footer): for a reader whose query on this session failed, never on a healthy path."""
+    problem = session_problem(lake_dir, session_id)
+    if problem is not None:
+        return problem
+    for p in session_files(lake_dir, session_id):
+        try:
+            pq.read_table(p)
+        except Exception as exc:  # noqa: BLE001 - whatever pyarrow raises, the file does not read
+            why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            return {"file": _rel(lake_dir, p), "reason": f"data does not read ({why})"}
+    return None
+
+
+def files_signature(lake_dir: Path, session_id: str) -> tuple[tuple[str, int, int], ...]:
+    """(name, size, mtime) of the session's files: a republished copy changes it."""
+    out = []
+    for p in session_files(lake_dir, session_id):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        out.append((p.name, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
 def damaged_sessions(lake_dir: Path) -> dict[str, dict[str, str]]:
     """Every damaged session in the lake, with its first bad file."""
     out = {}

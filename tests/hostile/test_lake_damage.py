@@ -164,3 +164,42 @@ def test_pitwall_repair_republishes_and_names_what_it_cannot(lake_env: dict[str,
     lake_mod._LAKE = lake = Lake(settings)
     assert set(lake.damaged) == {orphan.name}
     _good_still_works(bad)
+
+
+def _scramble_middle(p: Path) -> None:
+    """Every data page overwritten, footer intact: only reading the data shows the damage."""
+    b = bytearray(p.read_bytes())
+    footer = int.from_bytes(b[-8:-4], "little") + 8
+    b[4 : len(b) - footer] = b"\x5a" * (len(b) - footer - 4)
+    p.write_bytes(bytes(b))
+
+
+def test_damage_behind_an_intact_footer_is_found_when_read(lake_env: dict[str, Any]) -> None:
+    from services.paddock.app import create_app
+
+    settings, bad, good = lake_env["settings"], lake_env["bad"], lake_env["good"]
+    rel = "telemetry/lap_0002.parquet"
+    _scramble_middle(settings.lake_dir / "sessions" / bad / rel)
+    app = create_app(settings.model_copy(update={"adk_openai_url": "http://127.0.0.1:9/v1"}))
+    with TestClient(app) as c:
+        assert c.get(f"/sessions/{bad}").status_code == 200  # the footer reads: not known yet
+        r = c.get(f"/sessions/{bad}/laps/2/trace")
+        assert r.status_code == 409, r.text
+        assert r.json()["error"]["code"] == "damaged_session" and rel in r.json()["error"]["message"]
+        err = c.post("/api/tools/get_race_pace_model", json={"session_id": bad}).json()["error"]
+        assert err["code"] == "damaged_session"
+        listed = {s["session_id"]: s for s in c.get("/sessions").json()}
+        assert listed[bad]["status"] == "damaged" and listed[bad]["damage"]["file"].endswith(rel)
+        assert c.get(f"/sessions/{good}/laps/2/trace").status_code == 200
+        assert "error" not in c.post("/api/tools/get_race_pace_model", json={"session_id": good}).json()
+    from services.hotpath.state import HotpathState
+
+    # the deep damage is the paddock's finding; the hot path's start-up checks footers, so repair by hand
+    state = HotpathState(settings)
+    try:
+        state.publisher.publish_session(bad)
+    finally:
+        state.close()
+    lake_mod._LAKE = lake = Lake(settings)
+    assert lake.damaged == {}
+    _good_still_works(bad)

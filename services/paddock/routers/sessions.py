@@ -70,8 +70,11 @@ def get_session(session_id: str) -> dict[str, Any]:
     try:
         return session_row(session_id)
     except ToolError as exc:
-        code = 409 if exc.code == "damaged_session" else 404
-        raise HTTPException(code, detail=exc.as_dict()["error"]) from exc
+        raise HTTPException(_status(exc), detail=exc.as_dict()["error"]) from exc
+
+
+def _status(exc: ToolError) -> int:
+    return 409 if exc.code == "damaged_session" else 404
 
 
 @router.get("/sessions/{session_id}/quality")
@@ -125,7 +128,7 @@ def get_trace(
     try:
         a = lap_arrays(session_id, lap, chans)
     except ToolError as exc:
-        raise HTTPException(404, detail=exc.as_dict()["error"]) from exc
+        raise HTTPException(_status(exc), detail=exc.as_dict()["error"]) from exc
     d = np.maximum.accumulate(a["dist_m"]) + np.arange(len(a["dist_m"])) * 1e-6
     grid = np.arange(0.0, float(d[-1]), step_m)
     out: dict[str, Any] = {
