@@ -73,7 +73,7 @@ def deep_problem(lake_dir: Path, session_id: str) -> dict[str, str] | None:
     for p in session_files(lake_dir, session_id):
         try:
             pq.read_table(p)
-        except Exception as exc:  # noqa: BLE001 - whatever pyarrow raises, the file does not read
+        except Exception as exc:  # whatever pyarrow raises, the file does not read
             why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
             return {"file": _rel(lake_dir, p), "reason": f"data does not read ({why})"}
     return None
