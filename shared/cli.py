@@ -12,6 +12,7 @@ import typer
 _COMMAND_MODULES = (
     "shared.cli_data",  # import, sessions, laps, simulate, gold
     "shared.cli_share",  # export, delete
+    "shared.cli_repair",  # repair
     "services.hotpath.cli",  # hotpath, replay
     "services.paddock.cli",  # paddock
     "services.paddock.cli_tool",  # tool

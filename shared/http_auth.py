@@ -11,8 +11,10 @@ import hmac
 import logging
 import re
 
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse
+from starlette.types import ASGIApp
 
 from shared.settings import Settings, is_loopback_host
 
@@ -82,3 +84,17 @@ def redact_access_log() -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, RedactTokens) for f in logger.filters):
             logger.addFilter(RedactTokens())
+
+
+def add_cors(app: ASGIApp, settings: Settings) -> None:
+    """CORS for ``PITWALL_CORS_ORIGINS``, installed last so it is the outermost layer: a preflight
+    (``OPTIONS`` with an allowed ``Origin``) is answered before the token check (a browser never sends the
+    token on a preflight), and a 401/403 still carries the CORS headers the page needs to read it. The
+    actual request still needs the token. Call it after every other middleware."""
+    if settings.cors_origins:
+        app.add_middleware(  # type: ignore[attr-defined]
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type", "Accept"],
+        )

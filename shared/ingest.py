@@ -233,7 +233,7 @@ def _import_file(
             )
     finally:
         store.close()
-    car = load_car(car_id or guess_car(raw))
+    car = load_car(car_id or guess_car(raw), settings.data_dir)
     wide, registry = car.to_wide(raw)
     if len(wide["t_s"]) == 0:
         from shared.importers.errors import ImportFormatError

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import require
+from tests.support.require import missing
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 REPO = Path(__file__).resolve().parents[1]
@@ -15,9 +18,10 @@ SHARED = REPO.parent / "shared"
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """``../shared``: real logger files and reference material (tests only, never the product)."""
+    """``../shared``: real logger files and reference material (tests only, never the product). Missing:
+    a skip, or a failure when ``PITWALL_REQUIRE_SHARED=1`` (``./scripts/check`` sets it)."""
     if not SHARED.is_dir():
-        pytest.skip("../shared is not present")
+        missing(require.SHARED, f"../shared is not present ({SHARED})")
     return SHARED
 
 

@@ -17,7 +17,7 @@ from services.hotpath.routers import cues, health, ingest, sessions
 from services.hotpath.state import HotpathState
 from shared import __version__
 from shared.asgi_guard import LoopLag, RequestGuard, short_errors
-from shared.http_auth import auth_failure, redact_access_log
+from shared.http_auth import add_cors, auth_failure, redact_access_log
 from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -68,6 +68,8 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
     async def _auth(request: Request, call_next):  # type: ignore[no-untyped-def]
         denied = auth_failure(request, settings)
         return denied if denied is not None else await call_next(request)
+
+    add_cors(app, settings)  # outermost: a preflight is answered before the token check
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -15,7 +15,7 @@ from services.hotpath.validation import Counters, FrameRejected, clean_batch, cl
 from services.hotpath.voices import audio_lengths
 from shared import __version__
 from shared.laps import Lap
-from shared.profiles.car import load_car
+from shared.profiles.car import CarProfileError, load_car
 from shared.profiles.track import load_track
 from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
@@ -27,6 +27,14 @@ from shared.store.writer import StoreWriter
 
 log = logging.getLogger(__name__)
 _CANONICAL_KEYS = frozenset(CHANNEL_BY_NAME) | {"t_s", "session_id"}
+
+
+class BadArgument(ValueError):
+    """A request names a car or track profile that cannot be used; ``argument`` is the field."""
+
+    def __init__(self, argument: str, message: str) -> None:
+        self.argument, self.message = argument, message
+        super().__init__(f"{argument}: {message}")
 
 
 class UnknownSession(KeyError):
@@ -87,8 +95,14 @@ class HotpathState:
         (KeyError naming it when it is not in the lake, or from another track); ``"alltime"``, the driver's
         fastest lap here in this car over every stored session; ``"session_best"``, no gold lap, this
         session's best; None (default): the gold lap when one is saved, else this session's best."""
-        car_p = load_car(car)
-        track_p = load_track(track) if track else None
+        try:
+            car_p = load_car(car, self.settings.data_dir)
+        except (KeyError, CarProfileError) as exc:
+            raise BadArgument("car", str(exc.args[0] if exc.args else exc)) from exc
+        try:
+            track_p = load_track(track) if track else None
+        except KeyError as exc:
+            raise BadArgument("track", str(exc.args[0] if exc.args else exc)) from exc
         sid = new_session_id()
         row = {
             "session_id": sid,
@@ -131,10 +145,11 @@ class HotpathState:
         try:
             trace, meta = lap_reference(self.settings, ref_sid, ref_lap)
         except (FileNotFoundError, ValueError) as exc:
-            raise KeyError(f"reference {ref_sid}:{ref_lap}: {exc}") from exc
+            raise BadArgument("reference", f"{ref_sid}:{ref_lap}: {exc}") from exc
         if track is None or meta.get("track_id") != track.id:
-            raise KeyError(
-                f"reference {ref_sid}:{ref_lap} was driven at {meta.get('track_id')!r}, not this track"
+            raise BadArgument(
+                "reference",
+                f"reference {ref_sid}:{ref_lap} was driven at {meta.get('track_id')!r}, not this track",
             )
         sess.set_gold_reference(
             ref_lap, float(meta["time_s"]), trace["dist_m"].tolist(), trace["time_s"].tolist()

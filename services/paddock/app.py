@@ -13,7 +13,6 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -23,9 +22,10 @@ from services.paddock.prefetch import prefetch_loop
 from services.paddock.routers import coach, conversations, sessions, tools, web
 from services.paddock.sse import ModelBusy, ModelGate
 from services.paddock.store import PaddockStore
+from services.paddock.tools.base import ToolError
 from shared import __version__
 from shared.asgi_guard import LoopLag, RequestGuard, short_errors
-from shared.http_auth import auth_failure, is_trusted, redact_access_log
+from shared.http_auth import add_cors, auth_failure, is_trusted, redact_access_log
 from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -64,14 +64,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for r in (sessions.router, coach.router, conversations.router, tools.router, web.router):
         app.include_router(r)
     app.mount("/static", web.static_files(), name="static")
-    if settings.cors_origins:
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=settings.cors_origins,
-            allow_methods=["GET", "POST"],
-            allow_headers=["Authorization", "Content-Type", "Accept"],
-        )
-
     # inside the token check: the body limit, enforced while the body streams (a chunked body has no
     # Content-Length to trust), and strict JSON (NaN, Infinity and runaway nesting are a 422, not a 500)
     app.add_middleware(
@@ -88,6 +80,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             http_rejected["unauthorized"] += 1
             return denied
         return await call_next(request)
+
+    add_cors(app, settings)  # outermost: a preflight is answered before the token check
 
     @app.get("/health", tags=["health"])
     async def health(request: Request) -> dict[str, Any]:
@@ -137,6 +131,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             429,
             headers={"Retry-After": str(exc.retry_after_s)},
         )
+
+    @app.exception_handler(ToolError)
+    async def lake_data(_: Request, exc: ToolError) -> JSONResponse:
+        """A read found the session damaged in the lake (409, naming the file) or missing (404)."""
+        status = 409 if exc.code == "damaged_session" else 404 if exc.code.startswith("unknown") else 422
+        return JSONResponse({"error": exc.as_dict()["error"]}, status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -5,6 +5,11 @@ lake, no network, no temporary directory (DuckDB lets a connection read its temp
 the working directory by default, even with external access off), a memory limit
 (``PITWALL_DUCKDB_MEMORY_LIMIT_MB``), settings locked. Each tool call uses its own cursor (concurrent
 reads are safe).
+
+Damage stays local: a session with a damaged or missing file (:mod:`shared.store.lake_check`) is left out
+of the views and listed in :attr:`Lake.damaged` with the file and the reason; its own requests get a
+``damaged_session`` error, every other session and the paddock itself keep working. A republished copy
+(the hot path's repair) clears it at the next refresh.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 import duckdb
 
 from shared.settings import Settings
+from shared.store.lake_check import damaged_sessions, deep_problem, files_signature
 from shared.store.publisher import lake_reader_views
 
 log = logging.getLogger(__name__)
@@ -31,6 +37,9 @@ class Lake:
         self._lock = threading.Lock()
         self._sig: tuple[int, float] | None = None
         self._checked = 0.0
+        self.damaged: dict[str, dict[str, str]] = {}  # session id -> {file, reason}
+        # damage found by reading a session whole after a query on it failed, until its files change
+        self._found: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}
         self.con = sandboxed_connection(self.lake_dir, settings.duckdb_memory_limit_mb)
         self.refresh(force=True)
 
@@ -48,8 +57,29 @@ class Lake:
             self._checked = now
             sig = self._signature()
             if force or sig != self._sig:
-                lake_reader_views(self.con, self.lake_dir)
+                damaged = damaged_sessions(self.lake_dir)
+                for sid, (problem, files) in list(self._found.items()):
+                    if files_signature(self.lake_dir, sid) == files:
+                        damaged.setdefault(sid, problem)
+                    else:
+                        del self._found[sid]  # republished (or removed): look again
+                for sid, problem in damaged.items():
+                    if self.damaged.get(sid) != problem:
+                        log.error("session %s is damaged: %s: %s", sid, problem["file"], problem["reason"])
+                lake_reader_views(self.con, self.lake_dir, frozenset(damaged))
+                self.damaged = damaged
                 self._sig = sig
+
+    def check_session(self, session_id: str) -> dict[str, str] | None:
+        """After a read of ``session_id`` failed: read its files whole; a damaged one marks the session
+        damaged (left out of the views from now on). Returns the problem, or None when its files read."""
+        problem = deep_problem(self.lake_dir, session_id)
+        if problem is not None:
+            log.error("session %s is damaged: %s: %s", session_id, problem["file"], problem["reason"])
+            with self._lock:
+                self._found[session_id] = (problem, files_signature(self.lake_dir, session_id))
+            self.refresh(force=True)
+        return problem
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         self.refresh()
@@ -73,6 +103,7 @@ def sandboxed_connection(lake_dir: Path, memory_limit_mb: int) -> duckdb.DuckDBP
         raise ValueError(f"the lake path {lake!r} contains a quote; choose another PITWALL_DATA_DIR")
     con.execute("SET temp_directory=''")  # no spilling, and no readable temp directory
     con.execute(f"SET memory_limit='{int(memory_limit_mb)}MB'")
+    con.execute("SET enable_progress_bar=false")  # a long query must not draw on the service's terminal
     con.execute(f"SET allowed_directories=['{lake}']")
     con.execute("SET enable_external_access=false")
     con.execute("SET lock_configuration=true")

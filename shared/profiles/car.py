@@ -2,12 +2,14 @@
 
 A profile gives the channel mapping, unit conversion, sign flips and calibration bias, the "no reading"
 sentinels to drop, vehicle constants (for gear derivation and the bicycle model) and RuleCoach
-threshold overrides. Profiles are YAML files in ``shared/profiles/cars/``.
+threshold overrides. Profiles are YAML files in ``shared/profiles/cars/`` or the driver's own in
+``<data>/profiles/cars/``, always named, never given as a path (a name is letters, digits, '_' and '-').
 """
 
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from functools import lru_cache
 from importlib import resources
@@ -26,6 +28,8 @@ Wide = dict[str, np.ndarray]
 RegistryRow = dict[str, Any]
 
 _CARS_DIR = "cars"
+PROFILE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"  # no separators, no dots: a name, never a path
+_PROFILE_NAME = re.compile(PROFILE_NAME)
 
 
 class CarProfileError(ValueError):
@@ -255,20 +259,52 @@ def _resample(t: np.ndarray, v: np.ndarray, grid: np.ndarray, hold: bool = False
     return out
 
 
-@lru_cache(maxsize=32)
-def load_car(car_id: str) -> CarProfile:
-    """Load a shipped car profile by id (or a path to a YAML file)."""
-    p = Path(car_id)
-    if p.suffix in (".yaml", ".yml") and p.is_file():
-        return _parse(p.read_text(), str(p))
-    ids = list_cars()
-    if car_id not in ids:
-        raise KeyError(f"unknown car profile {car_id!r}; available: {', '.join(ids)}")
+def user_cars_dir(data_dir: Path) -> Path:
+    """Where a driver's own car profiles live: ``<data>/profiles/cars/<name>.yaml``."""
+    return data_dir / "profiles" / _CARS_DIR
+
+
+def load_car(car_id: str, data_dir: Path | None = None) -> CarProfile:
+    """A car profile by name: shipped with Pitwall, else ``<data>/profiles/cars/<name>.yaml`` (``data_dir``
+    defaults to the settings'). A path, or a name with a separator, is refused (KeyError naming the
+    profiles there are); an invalid YAML file is a CarProfileError naming the file and the field."""
+    if not isinstance(car_id, str) or not _PROFILE_NAME.match(car_id):
+        raise KeyError(
+            f"car profile {car_id!r} is not a profile name (letters, digits, '_' or '-'; no path); "
+            f"available: {', '.join(list_cars())}"
+        )
+    if car_id in list_cars():
+        return _shipped(car_id)
+    if data_dir is None:
+        from shared.settings import get_settings
+
+        data_dir = get_settings().data_dir
+    p = user_cars_dir(data_dir) / f"{car_id}.yaml"
+    if not p.is_file():
+        raise KeyError(
+            f"unknown car profile {car_id!r}; available: {', '.join(list_cars())} "
+            f"(or your own in {user_cars_dir(data_dir)})"
+        )
+    st = p.stat()
+    return _user(str(p), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=8)
+def _shipped(car_id: str) -> CarProfile:
     res = resources.files("shared.profiles").joinpath(_CARS_DIR, f"{car_id}.yaml")
-    return _parse(res.read_text(encoding="utf-8"), str(res))
+    return _parse(res.read_text(encoding="utf-8"), str(res), car_id)
 
 
-def _parse(text: str, where: str) -> CarProfile:
+@lru_cache(maxsize=32)
+def _user(path: str, mtime_ns: int, size: int) -> CarProfile:  # keyed by mtime: an edit is picked up
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CarProfileError(f"{path}: cannot be read: {exc}") from exc
+    return _parse(text, path, Path(path).stem)
+
+
+def _parse(text: str, where: str, name: str) -> CarProfile:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -280,6 +316,8 @@ def _parse(text: str, where: str) -> CarProfile:
     except ValidationError as exc:
         fields = "; ".join(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors())
         raise CarProfileError(f"{where}: invalid car profile: {fields}") from exc
+    if prof.id != name:  # the id is stored with every session and looked up again by name
+        raise CarProfileError(f"{where}: id: {prof.id!r} must be the file's name, {name!r}")
     return prof
 
 
@@ -293,4 +331,13 @@ def guess_car(raw: RawLog) -> str:
     return "bmw_e46_m3_aim_mxp" if raw.source_format == "candump" else "generic"
 
 
-__all__ = ["WIDE_COLUMNS", "CarProfile", "CarProfileError", "guess_car", "list_cars", "load_car"]
+__all__ = [
+    "PROFILE_NAME",
+    "WIDE_COLUMNS",
+    "CarProfile",
+    "CarProfileError",
+    "guess_car",
+    "list_cars",
+    "load_car",
+    "user_cars_dir",
+]

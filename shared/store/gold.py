@@ -1,6 +1,7 @@
 """Gold laps: a driver's saved reference lap per track (own lap or a coach's), as a distance trace.
 
-Stored at ``<data>/gold/<track_id>/<driver_id>.parquet`` with a JSON sidecar, written atomically,
+Stored at ``<data>/gold/<track_id>/<driver>.parquet`` (the driver's name through
+:func:`shared.names.file_stem`: any Unicode name, never a path) with the metadata in the file, written atomically,
 so the hot path (RuleCoach) and the paddock (tools) can both read it without a database lock.
 """
 
@@ -17,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from shared.display import lap_time
+from shared.names import check_driver_id, file_stem
 from shared.resample import DEFAULT_CHANNELS, by_distance
 from shared.settings import Settings
 from shared.store.lake_layout import lap_path, table_path, write_parquet_atomic
@@ -32,7 +34,9 @@ def _check(name: str, what: str) -> str:
 
 
 def gold_path(settings: Settings, track_id: str, driver_id: str) -> Path:
-    return settings.gold_dir / _check(track_id, "track id") / f"{_check(driver_id, 'driver id')}.parquet"
+    return (
+        settings.gold_dir / _check(track_id, "track id") / f"{file_stem(check_driver_id(driver_id))}.parquet"
+    )
 
 
 def _lap_wide(settings: Settings, session_id: str, lap: int) -> dict[str, np.ndarray]:

@@ -14,6 +14,7 @@ import duckdb
 import pyarrow as pa
 
 from shared.signals import WIDE_COLUMNS, registry_schema, signals_schema, telemetry_schema
+from shared.store.lake_check import session_problem
 from shared.store.lake_layout import glob_for, lap_path, session_dir, table_path, write_parquet_atomic
 from shared.store.schema import ALL_DDL, LAKE_TABLES
 
@@ -92,24 +93,37 @@ class LakePublisher:
         shutil.rmtree(session_dir(self.lake_dir, session_id), ignore_errors=True)
 
     def repair(self) -> list[str]:
-        """After a crash: drop staging leftovers and republish every finished session the store has but
-        the lake lacks (or has without its ``session.parquet``). Returns the repaired session ids."""
+        """After a crash or damage: drop staging leftovers and republish every finished session the store
+        has but the lake lacks, has without its ``session.parquet``, or has with a damaged or missing file
+        (:func:`shared.store.lake_check.session_problem`). Returns the repaired session ids."""
         shutil.rmtree(self.lake_dir / STAGING, ignore_errors=True)
         repaired = []
         rows = self.con.execute("SELECT session_id FROM sessions WHERE status <> 'live'").fetchall()
         for (sid,) in rows:
             if not table_path(self.lake_dir, sid, "session").exists():
                 log.warning("session %s was stored but not (wholly) published: publishing it again", sid)
-                self.publish_session(sid)
-                repaired.append(sid)
+            elif (problem := session_problem(self.lake_dir, sid)) is not None:
+                log.warning(
+                    "session %s is damaged in the lake (%s: %s): publishing it again",
+                    sid,
+                    problem["file"],
+                    problem["reason"],
+                )
+            else:
+                continue
+            self.publish_session(sid)
+            repaired.append(sid)
         return repaired
 
 
 STAGING = ".staging"  # beside lake/sessions/, never matched by the readers' sessions/* globs
 
 
-def lake_reader_views(con: duckdb.DuckDBPyConnection, lake_dir: Path) -> dict[str, int]:
+def lake_reader_views(
+    con: duckdb.DuckDBPyConnection, lake_dir: Path, skip_sessions: frozenset[str] = frozenset()
+) -> dict[str, int]:
     """Create (or replace) views over the lake on ``con``; empty typed views where no files exist yet.
+    The files of ``skip_sessions`` (damaged ones) are left out.
 
     Returns the number of files behind each view.
     """
@@ -121,7 +135,11 @@ def lake_reader_views(con: duckdb.DuckDBPyConnection, lake_dir: Path) -> dict[st
         views = {**LAKE_TABLES, "telemetry": "telemetry"}
         for table, stem in views.items():
             pattern = glob_for(lake_dir, stem)
-            files = sorted(Path(lake_dir).glob(str(Path(pattern).relative_to(lake_dir))))
+            files = [
+                f
+                for f in sorted(Path(lake_dir).glob(str(Path(pattern).relative_to(lake_dir))))
+                if _session_of(lake_dir, f) not in skip_sessions
+            ]
             counts[table] = len(files)
             if files:
                 con.execute(
@@ -135,6 +153,10 @@ def lake_reader_views(con: duckdb.DuckDBPyConnection, lake_dir: Path) -> dict[st
     finally:
         empty.close()
     return counts
+
+
+def _session_of(lake_dir: Path, f: Path) -> str:
+    return f.relative_to(lake_dir).parts[1]  # sessions/<id>/...
 
 
 __all__ = ["WIDE_COLUMNS", "LakePublisher", "lake_reader_views"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,11 @@ CASES = {
     "agent_meta": ["which agent is slowest", "agent trace latency", "tool call latency per agent"],
     "telemetry": ["what's my top speed", "rpm at the line"],
 }
+
+
+def _unique_driver(tag: str) -> str:
+    """A driver id no other test uses: the module shares one store, so a shared id shares turns."""
+    return f"{tag}-{uuid.uuid4().hex[:8]}"
 
 
 @pytest.mark.parametrize("intent", list(CASES))
@@ -156,7 +162,10 @@ def test_ungrounded_claims_are_flagged(env) -> None:
 
 
 @pytest.mark.parametrize("step", [{"status": 500}, {"malformed": True}, {"hang": True}])
-def test_template_fallback_when_the_model_fails(env, step: dict[str, Any]) -> None:
+def test_template_fallback_when_the_model_fails(env, step: dict[str, Any], monkeypatch) -> None:
+    # a hang ends at the first-token deadline: a short one in this test, never the production 45 s
+    short = env["svc"].settings.model_copy(update={"llm_first_token_s": 2.0, "llm_idle_s": 2.0})
+    monkeypatch.setattr(env["svc"], "settings", short)
     env["llm"].script.append(step)
     events = _run(env["svc"].debrief(env["sid"], "ana"))
     done = events[-1].data
@@ -342,20 +351,20 @@ def test_voice_script_agent_persists_its_phrases(env) -> None:
 
 def test_conversation_turn_is_written_before_the_answer_exists(env) -> None:
     """Write-through: the user's turn is stored as soon as the request starts, before any model reply."""
-    svc = env["svc"]
+    svc, driver = env["svc"], _unique_driver("writethrough")
 
     async def go() -> list[dict[str, Any]]:
-        gen = svc.debrief(env["sid"], "bo")
+        gen = svc.debrief(env["sid"], driver)
         first = await anext(gen)
         assert first.type == "phase"
-        rows = svc.store.query("SELECT role, complete FROM conversations WHERE driver_id = 'bo'", [])
+        rows = svc.store.query("SELECT role, complete FROM conversations WHERE driver_id = ?", [driver])
         await gen.aclose()  # the client goes away mid-request
         return rows
 
     rows_mid = asyncio.run(go())
     assert [r["role"] for r in rows_mid] == ["user"]
     rows = svc.store.query(
-        "SELECT role, complete, meta_json FROM conversations WHERE driver_id = 'bo' ORDER BY turn", []
+        "SELECT role, complete, meta_json FROM conversations WHERE driver_id = ? ORDER BY turn", [driver]
     )
     assert [r["role"] for r in rows] == ["user", "assistant"] and rows[-1]["complete"] is False
     assert "cancelled" in rows[-1]["meta_json"]
@@ -389,8 +398,8 @@ def test_adk_model_calls_are_recorded_with_sizes_and_emotion(env) -> None:
 def test_overlapping_debriefs_of_two_drivers_never_bleed(env) -> None:
     """Two drivers' debriefs (and a question) run at once through one CoachService: each narrative cites its
     own session's best lap, and each stored turn belongs to its own driver and session."""
-    svc, settings = env["svc"], env["settings"]
-    other = import_sim(cached_sim(laps=4, seed=11), settings, driver_id="bo").session_id
+    svc, settings, bo = env["svc"], env["settings"], _unique_driver("bo")
+    other = import_sim(cached_sim(laps=4, seed=11), settings, driver_id=bo).session_id
     best = {
         sid: svc.store
         and __import__("services.paddock.tools.base", fromlist=["rows"]).rows(
@@ -406,12 +415,12 @@ def test_overlapping_debriefs_of_two_drivers_never_bleed(env) -> None:
 
         return await asyncio.gather(
             collect(svc.debrief(env["sid"], "ana")),
-            collect(svc.debrief(other, "bo")),
+            collect(svc.debrief(other, bo)),
             collect(ask(svc, "ana", "what's my race pace?", session_id=env["sid"])),
         )
 
     a, b, q = asyncio.run(go())
-    for events, sid, driver in ((a, env["sid"], "ana"), (b, other, "bo")):
+    for events, sid, driver in ((a, env["sid"], "ana"), (b, other, bo)):
         done = events[-1].data
         assert events[-1].type == "done" and done["narrator"] == "llm"
         assert f"{best[sid]['best_lap_s']:.3f}" in done["text"], (sid, done["text"])

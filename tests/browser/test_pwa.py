@@ -19,12 +19,20 @@ import pytest
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator.fixtures import cached_sim
+from tests.support import require
 from tests.support.procs import ScriptedLLMProcess, Service, start_paddock
+from tests.support.require import missing
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (scripts/check installs it as root)"
-)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_chromium() -> None:
+    """Before any other module fixture: skip, or fail when PITWALL_REQUIRE_BROWSER=1."""
+    if not Path(CHROMIUM).exists():
+        missing(require.BROWSER, "Debian chromium is not installed (scripts/check installs it as root)")
+
+
 NARRATIVE = "(document.getElementById('narrative')?.textContent || '')"  # null-safe while the screen loads
 FLAGS = [
     "--no-sandbox",

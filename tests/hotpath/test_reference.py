@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from services.hotpath.state import HotpathState
+from services.hotpath.state import BadArgument, HotpathState
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator import Scenario, simulate
@@ -33,9 +33,9 @@ def test_a_friends_lap_is_the_reference_for_one_session(tmp_path: Path) -> None:
         assert len(state.session(sid).coach.ref_obs) == 13  # RuleCoach coaches against its corners too
         plain = state.start_session("ana", "bmw_e46_m3_aim_mxp", "sonoma", None, None)
         assert state.session(plain).live_view()["reference"]["source"] == "none"  # only where asked
-        with pytest.raises(KeyError, match="no lap 99"):
+        with pytest.raises(BadArgument, match="no lap 99"):
             state.start_session("ana", "bmw_e46_m3_aim_mxp", "sonoma", None, None, (friend.session_id, 99))
-        with pytest.raises(KeyError, match="not in the lake"):
+        with pytest.raises(BadArgument, match="not in the lake"):
             state.start_session("ana", "bmw_e46_m3_aim_mxp", "sonoma", None, None, ("nope", 1))
     finally:
         state.close()

@@ -90,12 +90,12 @@ def test_capabilities_name_the_missing_channel(shared_dir: Path) -> None:
 
 
 @pytest.fixture()
-def paddock(tmp_path: Path):
+def paddock(tmp_path: Path, shared_dir: Path):
     from tests.support.procs import start_paddock
 
     data = tmp_path / "data"
     f = tmp_path / "cut.csv"
-    _cut_csv(Path(__file__).resolve().parents[3] / "shared" / KART, f, 0.3)
+    _cut_csv(shared_dir / KART, f, 0.3)
     sid = import_file(f, settings_for(data)).session_id
     pad = start_paddock(data, tmp_path, "http://127.0.0.1:9/v1")
     yield pad, sid

@@ -161,10 +161,11 @@ def test_truncated_xrk_fails_cleanly(shared_dir: Path, tmp_path: Path) -> None:
 
 
 def test_car_profile_errors_name_the_field(tmp_path: Path) -> None:
-    p = tmp_path / "bad.yaml"
-    p.write_text("id: x\nname: y\nchannels:\n  - {canonical: speed_mph, sources: [S]}\n")
+    p = tmp_path / "profiles" / "cars" / "bad.yaml"  # the data dir's own profiles, loaded by name
+    p.parent.mkdir(parents=True)
+    p.write_text("id: bad\nname: y\nchannels:\n  - {canonical: speed_mph, sources: [S]}\n")
     with pytest.raises(CarProfileError, match=r"channels\.0\.canonical"):
-        load_car(str(p))
+        load_car("bad", tmp_path)
     with pytest.raises(KeyError, match="available"):
         load_car("no_such_car")
 

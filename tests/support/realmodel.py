@@ -14,7 +14,6 @@ every chat request body, so a test can ask the model's own tokenizer how big the
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -28,8 +27,10 @@ from fastapi.responses import Response, StreamingResponse
 
 from services.paddock.llm.embedded import EmbeddedModelServer, missing_reason
 from shared.netutil import free_port
+from tests.support import require
+from tests.support.require import missing
 
-REQUIRE_ENV = "PITWALL_REQUIRE_REAL_MODEL"
+REQUIRE_ENV = require.REAL_MODEL
 
 
 def skip_without_real_model() -> None:
@@ -37,9 +38,7 @@ def skip_without_real_model() -> None:
     reason = missing_reason()
     if reason is None:
         return
-    if os.environ.get(REQUIRE_ENV) == "1":
-        pytest.fail(f"{REQUIRE_ENV}=1 but the real model server cannot run: {reason}")
-    pytest.skip(f"real model server unavailable: {reason}")
+    missing(REQUIRE_ENV, f"the real model server cannot run: {reason}")
 
 
 @pytest.fixture(scope="session")

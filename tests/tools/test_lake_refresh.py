@@ -42,9 +42,9 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     calls: list[Path] = []
     real = lake_mod.lake_reader_views
 
-    def counting(con, lake_dir):  # type: ignore[no-untyped-def]
+    def counting(con, lake_dir, *rest):  # type: ignore[no-untyped-def]
         calls.append(lake_dir)
-        return real(con, lake_dir)
+        return real(con, lake_dir, *rest)
 
     monkeypatch.setattr(lake_mod, "lake_reader_views", counting)
     return calls

@@ -15,6 +15,8 @@ from fastapi.testclient import TestClient
 
 from services.paddock.routers.tools import router
 from services.paddock.tools.registry import TOOLS, ToolArgError, run_tool, tool_schemas
+from tests.support import require
+from tests.support.require import missing
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -112,7 +114,7 @@ def test_gold_lap_comparison(lake_env) -> None:
 def test_real_vbox_session_gives_sane_results(lake_env) -> None:
     sid = lake_env["vbox_sid"]
     if sid is None:
-        pytest.skip("../shared not present")
+        missing(require.SHARED, "../shared is not present (the real VBOX session)")
     pace = run_tool("get_race_pace_model", {"session_id": sid})
     assert 106 < pace["quali_pace_s"] < 108 and pace["laps"] >= 8
     hl = run_tool("get_session_highlights", {"session_id": sid})

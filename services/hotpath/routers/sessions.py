@@ -7,15 +7,21 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from services.hotpath.deps import State
-from services.hotpath.state import SessionIsLive, UnknownSession
+from services.hotpath.state import BadArgument, SessionIsLive, UnknownSession
+from shared.names import DriverId
+from shared.profiles.car import PROFILE_NAME
 from shared.store.deletion import UnknownSessionError
 
 router = APIRouter(tags=["sessions"])
 
 
 class SessionStart(BaseModel):
-    driver_id: str = Field("driver", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
-    car: str = Field("bmw_e46_m3_aim_mxp", min_length=1, max_length=64)
+    driver_id: DriverId = "driver"
+    car: str = Field(
+        "bmw_e46_m3_aim_mxp",
+        pattern=PROFILE_NAME,
+        description="a car profile's name: shipped, or <data>/profiles/cars/<name>.yaml; never a path",
+    )
     track: str | None = Field("sonoma", max_length=64)
     driver_level: Literal["novice", "intermediate", "advanced", "pro"] = "intermediate"
     note: str | None = Field(None, max_length=500)
@@ -41,8 +47,10 @@ def start(req: SessionStart, state: State) -> SessionStarted:
             ref_sid, ref_lap = req.reference.rsplit(":", 1)
             ref = (ref_sid, int(ref_lap))
         sid = state.start_session(req.driver_id, req.car, req.track, req.driver_level, req.note, ref)
-    except KeyError as exc:
-        raise HTTPException(422, detail=str(exc).strip('"')) from exc
+    except BadArgument as exc:
+        raise HTTPException(
+            422, detail={"code": "bad_argument", "argument": exc.argument, "message": exc.message}
+        ) from exc
     return SessionStarted(session_id=sid)
 
 

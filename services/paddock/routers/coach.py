@@ -13,6 +13,7 @@ from services.paddock.agents.registry import AGENT_REGISTRY
 from services.paddock.agents.service import CoachRequest, CoachService, UnknownSession
 from services.paddock.deps import Coach, Gate, Store
 from services.paddock.sse import ModelGate, final_json, sse_response
+from shared.names import DriverId
 
 router = APIRouter(prefix="/coach", tags=["coach"])
 ID = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -20,7 +21,7 @@ MODE_DOC = "adk: the agent pipeline; quick: the warm tier, one streamed call ove
 
 
 class BriefRequest(BaseModel):
-    driver_id: str = Field(pattern=ID)
+    driver_id: DriverId
     date: str | None = Field(None, max_length=32)
     focus: str | None = Field(None, max_length=200)
     goal: str | None = Field(None, max_length=200)
@@ -31,19 +32,19 @@ class BriefRequest(BaseModel):
 
 class DebriefRequest(BaseModel):
     session_id: str = Field(pattern=ID)
-    driver_id: str = Field(pattern=ID)
+    driver_id: DriverId
     mode: Literal["adk", "quick"] = Field("adk", description=MODE_DOC)
 
 
 class AskRequest(BaseModel):
-    driver_id: str = Field(pattern=ID)
+    driver_id: DriverId
     session_id: str | None = Field(None, pattern=ID)
     question: str = Field(min_length=1, max_length=2000)
     intent: str | None = Field(None, max_length=32)
 
 
 class EndRequest(BaseModel):
-    driver_id: str = Field(pattern=ID)
+    driver_id: DriverId
 
 
 async def _respond(request: Request, coach: CoachService, gate: ModelGate, req: CoachRequest) -> Any:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow.parquet as pq
 from fastapi import APIRouter, HTTPException, Query, Response
 from fastapi.responses import HTMLResponse
 
@@ -19,7 +20,7 @@ from shared.bundle import SUFFIX, export_bundle
 from shared.hotpath_client import HotpathUnavailable, delete_via_hotpath
 from shared.report import session_report_html
 from shared.store.deletion import SAFE_ID as _SID
-from shared.store.lake_layout import session_dir
+from shared.store.lake_layout import session_dir, table_path
 
 router = APIRouter(tags=["sessions"])
 TRACE_CHANNELS = (
@@ -44,11 +45,32 @@ def _clean(v: Any) -> Any:
 
 @router.get("/sessions")
 def list_sessions(limit: int = Query(100, ge=1, le=1000)) -> list[dict[str, Any]]:
-    """Stored sessions, newest first."""
-    return rows(
+    """Stored sessions, newest first; a damaged one has ``status: "damaged"`` and ``damage: {file, reason}``."""
+    good = rows(
         "SELECT * EXCLUDE (meta_json) FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
         [limit],
     )
+    lake = get_lake()
+    bad = [_damaged_row(lake.lake_dir, sid, problem) for sid, problem in sorted(lake.damaged.items())]
+    if not bad:
+        return good
+    newest_first = sorted(
+        good + bad,
+        key=lambda x: (x.get("started_at") is not None, str(x.get("started_at") or ""), str(x["session_id"])),
+        reverse=True,
+    )
+    return newest_first[:limit]
+
+
+def _damaged_row(lake_dir: Any, sid: str, problem: dict[str, str]) -> dict[str, Any]:
+    """What can still be read of a damaged session (its session.parquet when that is intact)."""
+    row: dict[str, Any] = {}
+    try:
+        got = pq.read_table(table_path(lake_dir, sid, "session")).to_pylist()
+        row = {k: v for k, v in (got[0] if got else {}).items() if k != "meta_json"}
+    except Exception:
+        row = {}
+    return {**row, "session_id": sid, "status": "damaged", "damage": dict(problem)}
 
 
 @router.delete("/sessions/{session_id}")
@@ -102,11 +124,15 @@ async def report(session_id: str, settings: SettingsDep) -> HTMLResponse:
 
 @router.get("/sessions/{session_id}")
 def get_session(session_id: str) -> dict[str, Any]:
-    """One session."""
+    """One session (404 unknown, 409 damaged in the lake: the error names the file)."""
     try:
         return session_row(session_id)
     except ToolError as exc:
-        raise HTTPException(404, detail=exc.as_dict()["error"]) from exc
+        raise HTTPException(_status(exc), detail=exc.as_dict()["error"]) from exc
+
+
+def _status(exc: ToolError) -> int:
+    return 409 if exc.code == "damaged_session" else 404
 
 
 @router.get("/sessions/{session_id}/quality")
@@ -160,7 +186,7 @@ def get_trace(
     try:
         a = lap_arrays(session_id, lap, chans)
     except ToolError as exc:
-        raise HTTPException(404, detail=exc.as_dict()["error"]) from exc
+        raise HTTPException(_status(exc), detail=exc.as_dict()["error"]) from exc
     d = np.maximum.accumulate(a["dist_m"]) + np.arange(len(a["dist_m"])) * 1e-6
     grid = np.arange(0.0, float(d[-1]), step_m)
     out: dict[str, Any] = {

@@ -7,6 +7,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+import duckdb
 import numpy as np
 
 from services.paddock.lake import get_lake
@@ -28,11 +29,43 @@ def rows(sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
         rel = cur.execute(sql, params or [])
         cols = [d[0] for d in rel.description or []]
         return [dict(zip(cols, r, strict=True)) for r in rel.fetchall()]
+    except duckdb.Error as exc:
+        raise _read_failure(exc, params) from exc
     finally:
         cur.close()
 
 
+def _read_failure(exc: duckdb.Error, params: list[Any] | None) -> Exception:
+    """A failed read of a session's data: when a file of that session turns out damaged (read whole), the
+    session's ``damaged_session`` error; otherwise the original error."""
+    if isinstance(exc, duckdb.BinderException | duckdb.ParserException | duckdb.InterruptException):
+        return exc
+    lake = get_lake()
+    for sid in [p for p in params or [] if isinstance(p, str)][:1]:  # the session id is the first text
+        if lake.check_session(sid) is not None:
+            return damaged_error(sid) or exc
+    return exc
+
+
+def damaged_error(session_id: str) -> ToolError | None:
+    """The ``damaged_session`` error for a session the lake left out because a file of it is damaged or
+    missing (None when it is not damaged)."""
+    lake = get_lake()
+    lake.refresh()
+    problem = lake.damaged.get(session_id)
+    if problem is None:
+        return None
+    return ToolError(
+        "damaged_session",
+        f"session {session_id} is damaged in the lake: {problem['file']}: {problem['reason']}",
+        "`pitwall repair` (or a hot path restart) publishes it again from the hot store; "
+        "other sessions are not affected",
+    )
+
+
 def session_row(session_id: str) -> dict[str, Any]:
+    if session_id and session_id != "latest" and (err := damaged_error(session_id)) is not None:
+        raise err
     if session_id in ("latest", "", None):
         r = rows("SELECT * FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1")
     else:
@@ -61,6 +94,8 @@ def _telemetry(
     cur = get_lake().cursor()
     try:
         tbl = cur.sql(f"SELECT {cols} FROM telemetry WHERE {where}", params=params).to_arrow_table()
+    except duckdb.Error as exc:
+        raise _read_failure(exc, params) from exc
     finally:
         cur.close()
     assert tbl is not None

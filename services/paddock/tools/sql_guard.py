@@ -2,6 +2,9 @@
 
 * exactly one statement, and DuckDB must classify it as a SELECT (WITH ... SELECT included);
 * wrapped as ``SELECT * FROM (<stmt>) LIMIT 501`` so no comment or string can lift the 500-row cap;
+* memory is bounded inside the query, before Python sees a row: every cell that is not a fixed-size value
+  is cut in SQL (``left(CAST(c AS VARCHAR), n)``, n = CELL_CAP + 1, smaller when there are many columns so
+  501 rows stay within RESULT_BYTES), and rows are fetched in small batches until FETCH_CHARS is reached;
 * the answer is cut at a character budget, and a timer interrupts runaway queries;
 * the connection is sandboxed (file access only inside the lake, settings locked);
 * every refusal is a structured error an LLM can correct from.
@@ -19,6 +22,18 @@ ROW_CAP = 500
 CHAR_CAP = 20_000
 TIMEOUT_S = 5.0
 MAX_SQL_CHARS = 10_000
+CELL_CAP = 2000
+RESULT_BYTES = 32 * 2**20  # what 501 rows of cut cells may take inside DuckDB
+FETCH_CHARS = 1_000_000  # rows are fetched until their cells hold this much text (the answer is 20,000)
+_BATCH = 50
+# fixed-size values, passed through as they are; anything else (text, blobs, lists, structs, maps, JSON,
+# enums, bit strings, unions) is cut as text inside the query
+_FIXED = {
+    "boolean", "tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint", "uinteger",
+    "ubigint", "uhugeint", "float", "double", "decimal", "date", "time", "timestamp", "timestamp_s",
+    "timestamp_ms", "timestamp_ns", "timestamp with time zone", "time with time zone", "interval", "uuid",
+    "null",
+}  # fmt: skip
 
 
 def _err(code: str, message: str, hint: str = "") -> dict[str, Any]:
@@ -56,13 +71,11 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, timeout_s: float = TIMEO
     if isinstance(checked, dict):
         return checked
     body = checked.strip().rstrip(";")
-    wrapped = f"SELECT * FROM (\n{body}\n) AS pitwall_q LIMIT {ROW_CAP + 1}"
     timer = threading.Timer(timeout_s, con.interrupt)
     timer.start()
     try:
-        rel = con.execute(wrapped)
-        cols = [d[0] for d in rel.description or []]
-        rows = rel.fetchall()
+        cols, types = _shape(con, body)
+        rows, fetch_cut = _fetch(con, _bounded(body, types), cols)
     except duckdb.InterruptException:
         return _err(
             "timeout",
@@ -88,7 +101,7 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, timeout_s: float = TIMEO
     cut_cells = [0]
     data = [dict(zip(cols, [_plain(v, cut_cells) for v in r], strict=True)) for r in rows]
     text = json.dumps(data, default=str)
-    char_cut = cut_cells[0] > 0
+    char_cut = cut_cells[0] > 0 or fetch_cut
     while len(text) > CHAR_CAP and data:
         data = data[: max(1, len(data) // 2)] if len(data) > 1 else []
         text = json.dumps(data, default=str)
@@ -103,7 +116,39 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, timeout_s: float = TIMEO
     }
 
 
-CELL_CAP = 2000
+def _shape(con: duckdb.DuckDBPyConnection, body: str) -> tuple[list[str], list[str]]:
+    """The statement's column names and type ids, from binding it (nothing is read)."""
+    rel = con.sql(f"SELECT * FROM (\n{body}\n) AS pitwall_q LIMIT 0")
+    return list(rel.columns), [str(t.id).lower() for t in rel.types]
+
+
+def _bounded(body: str, types: list[str]) -> str:
+    """The statement wrapped so that at most ROW_CAP + 1 rows leave DuckDB and every cell that can grow
+    is cut (to CELL_CAP + 1 characters, or fewer when many columns share RESULT_BYTES)."""
+    n = len(types)
+    cut = max(64, min(CELL_CAP, RESULT_BYTES // max(1, n * (ROW_CAP + 1)))) + 1
+    names = [f"c{i}" for i in range(n)]
+    sel = ", ".join(
+        c if t in _FIXED else f"left(CAST({c} AS VARCHAR), {cut})" for c, t in zip(names, types, strict=True)
+    )
+    return f"SELECT {sel} FROM (\n{body}\n) AS pitwall_q({', '.join(names)}) LIMIT {ROW_CAP + 1}"
+
+
+def _fetch(con: duckdb.DuckDBPyConnection, sql: str, cols: list[str]) -> tuple[list[tuple[Any, ...]], bool]:
+    """Rows in small batches until ROW_CAP + 1 rows or FETCH_CHARS of text; True when text stopped it."""
+    rel = con.execute(sql)
+    rows: list[tuple[Any, ...]] = []
+    chars = 0
+    while len(rows) <= ROW_CAP:
+        got = rel.fetchmany(_BATCH)
+        if not got:
+            return rows, False
+        for r in got:
+            rows.append(r)
+            chars += sum(len(v) for v in r if isinstance(v, str))
+            if chars > FETCH_CHARS:
+                return rows, True
+    return rows, False
 
 
 def _plain(v: Any, cut: list[int]) -> Any:
