@@ -11,11 +11,12 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support import require
 from tests.support.procs import start_hotpath
+from tests.support.require import missing
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = [
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed"),
     pytest.mark.browser,
 ]
 FLAGS = [
@@ -28,6 +29,13 @@ FLAGS = [
 SIZES = [(360, 780), (390, 844), (844, 390)]
 FITS = """(id) => { const e = document.getElementById(id); const r = e.getBoundingClientRect();
   return r.left >= 0 && r.right <= innerWidth + 0.5 && e.scrollWidth <= e.clientWidth + 1; }"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_chromium() -> None:
+    """Before any other module fixture: skip, or fail when PITWALL_REQUIRE_BROWSER=1."""
+    if not Path(CHROMIUM).exists():
+        missing(require.BROWSER, "Debian chromium is not installed (scripts/check installs it as root)")
 
 
 @pytest.fixture(scope="module")

@@ -15,11 +15,12 @@ import pytest
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator import Scenario, simulate
+from tests.support import require
 from tests.support.procs import start_hotpath, start_paddock
+from tests.support.require import missing
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = [
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed"),
     pytest.mark.browser,
 ]
 FLAGS = [
@@ -29,6 +30,13 @@ FLAGS = [
     "--disable-background-networking",
     "--disable-sync",
 ]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_chromium() -> None:
+    """Before any other module fixture: skip, or fail when PITWALL_REQUIRE_BROWSER=1."""
+    if not Path(CHROMIUM).exists():
+        missing(require.BROWSER, "Debian chromium is not installed (scripts/check installs it as root)")
 
 
 @pytest.fixture()

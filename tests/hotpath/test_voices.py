@@ -9,8 +9,15 @@ import pytest
 
 from services.hotpath.voices import build, load_manifest, phrases_for, voices_dir
 from shared.profiles.track import load_track, save_track
+from tests.support import require
+from tests.support.require import missing
 
-pytestmark = pytest.mark.skipif(not shutil.which("espeak-ng"), reason="espeak-ng is not installed")
+
+@pytest.fixture(autouse=True)
+def _needs_espeak() -> None:
+    """Skip, or fail when PITWALL_REQUIRE_VOICE=1 (scripts/check installs espeak-ng as root)."""
+    if not shutil.which("espeak-ng"):
+        missing(require.VOICE, "espeak-ng is not installed")
 
 
 def _second_track(data_dir: Path) -> str:

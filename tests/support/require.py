@@ -1,7 +1,7 @@
 """Loud tests: a test that needs ``../shared``, Chromium or the real model skips (the reason printed by
 ``-rs``) only when that thing is not required. ``./scripts/check`` requires each one under CI (``CI=true``)
 and whenever it is installed (``PITWALL_REQUIRE_SHARED``, ``PITWALL_REQUIRE_BROWSER``,
-``PITWALL_REQUIRE_REAL_MODEL`` = 1); then its absence is a failure, never a silent green."""
+``PITWALL_REQUIRE_REAL_MODEL``, ``PITWALL_REQUIRE_VOICE`` = 1); then its absence is a failure, never a silent green."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 SHARED = "PITWALL_REQUIRE_SHARED"
 BROWSER = "PITWALL_REQUIRE_BROWSER"
 REAL_MODEL = "PITWALL_REQUIRE_REAL_MODEL"
+VOICE = "PITWALL_REQUIRE_VOICE"  # espeak-ng, for the pre-rendered cue audio
 
 
 def required(env: str) -> bool:
