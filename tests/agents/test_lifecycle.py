@@ -488,5 +488,5 @@ def test_a_question_whose_model_fails_before_a_token_is_answered_from_the_data(e
 def test_the_digest_reads_an_llm_data_agents_fenced_json() -> None:
     hl = {"track": "sonoma", "valid_laps": 3, "best_lap": 2, "best_lap_s": 101.25}
     fenced = "```json\n" + json.dumps(hl) + "\n```"
-    assert "Best: lap 2, 101.25 s." in build_digest("debrief", {"highlights_data": fenced})
+    assert "Best: lap 2, 1:41.250." in build_digest("debrief", {"highlights_data": fenced})
     assert "Best:" not in build_digest("debrief", {"highlights_data": "I could not call the tool"})

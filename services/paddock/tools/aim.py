@@ -51,6 +51,7 @@ def get_tire_thermal_window(session_id: str) -> dict[str, Any]:
     if not out or not rec.has("tpms"):
         return {
             "available": False,
+            "session_id": s["session_id"],
             **rec.fields("tpms"),
             "reason": "no TPMS channels in this session",
         }

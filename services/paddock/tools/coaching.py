@@ -35,7 +35,11 @@ def get_weather_adaptation_context(hour_local: int) -> dict[str, Any]:
             [last[0]["session_id"]],
         )[0]
         temps = {k: r(v, 1) for k, v in x.items()}
-        words = {"water_c": "coolant temperature", "tyre_fl_c": "tyre temperature", "press_fl_bar": "tyre pressure"}
+        words = {
+            "water_c": "coolant temperature",
+            "tyre_fl_c": "tyre temperature",
+            "press_fl_bar": "tyre pressure",
+        }
         lacking = [words[k] for k, v in temps.items() if v is None]
     period = (
         "morning"
@@ -64,7 +68,9 @@ def get_weather_adaptation_context(hour_local: int) -> dict[str, Any]:
         "period": period,
         "latest_session_temps": temps,
         # a temperature the latest session did not record is null here, and named
-        "not_recorded": ("Not recorded in the latest session: " + ", ".join(lacking) + ".") if lacking else None,
+        "not_recorded": ("Not recorded in the latest session: " + ", ".join(lacking) + ".")
+        if lacking
+        else None,
         "adaptations": advice,
         "note": "no network: this is context from the hour and your own telemetry, not a forecast",
     }

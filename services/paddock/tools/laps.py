@@ -48,7 +48,9 @@ def get_lap_delta(session_id: str, lap_a: int, lap_b: int) -> dict[str, Any]:
     sid = s["session_id"]
     ch = ("speed_kmh", "throttle_pct", "brake_bar")
     a, b = lap_arrays(sid, lap_a, ch), lap_arrays(sid, lap_b, ch)
-    rec = recorded(sid, {c: np.concatenate([a[c], b[c]]) for c in ch}, ("speed", "throttle", "brake_pressure"))
+    rec = recorded(
+        sid, {c: np.concatenate([a[c], b[c]]) for c in ch}, ("speed", "throttle", "brake_pressure")
+    )
     top = min(float(np.nanmax(a["dist_m"])), float(np.nanmax(b["dist_m"])))
     ga, gb = _grid(a, top), _grid(b, top)
     delta = gb["time_s"] - ga["time_s"]  # + = lap_b behind lap_a

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from services.paddock.tools.base import rows
+from services.paddock.tools.base import rows, session_arrays
 from shared.quality import unavailable
 
 _WHEELS = ("fl", "fr", "rl", "rr")
@@ -50,7 +50,9 @@ MEASURES: dict[str, Measure] = {
     "coolant": Measure("coolant temperature", ("water_temp_c",)),
     "fuel_pressure": Measure("fuel pressure", ("fuel_press_bar",)),
     "tpms": Measure(
-        "tyre pressures (TPMS)", tuple(f"tpms_press_{w}_bar" for w in _WHEELS), "tyre pressures and temperatures"
+        "tyre pressures (TPMS)",
+        tuple(f"tpms_press_{w}_bar" for w in _WHEELS),
+        "tyre pressures and temperatures",
     ),
     "tpms_temp": Measure("tyre temperatures (TPMS)", tuple(f"tpms_temp_{w}_c" for w in _WHEELS)),
     "tpms_alarm": Measure("TPMS alarms", tuple(f"tpms_alarm_{w}" for w in _WHEELS)),
@@ -98,6 +100,8 @@ class Recorded:
 
 def not_recorded_sentence(measures: list[str]) -> str | None:
     """``"Not recorded in this session: wheel speeds, ABS activity."`` (None for an empty list)."""
+    if "wheel_speeds" in measures:  # "wheel speeds" already says the rear ones
+        measures = [m for m in measures if m != "rear_wheel_speeds"]
     if not measures:
         return None
     return "Not recorded in this session: " + ", ".join(MEASURES[m].words for m in measures) + "."
@@ -121,6 +125,12 @@ def recorded(session_id: str, arrays: dict[str, np.ndarray], measures: tuple[str
             empty = empty or list(spec.channels)
         missing += [c for c in empty if c not in missing]
     return Recorded(lacking, missing)
+
+
+def session_recorded(session_id: str, measures: tuple[str, ...]) -> Recorded:
+    """``recorded`` over the session's whole stored telemetry (read once per session and shared)."""
+    chans = tuple(dict.fromkeys(c for m in measures for c in MEASURES[m].channels))
+    return recorded(session_id, session_arrays(session_id, chans), measures)
 
 
 #: driver-event kind (shared.events) -> the measures its detection needs, all of them

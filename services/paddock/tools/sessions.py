@@ -14,6 +14,7 @@ from services.paddock.tools.recorded import (
     event_measures,
     not_recorded_sentence,
     recorded,
+    session_recorded,
 )
 from services.paddock.tools.sql_guard import run_query
 from shared.events import INCIDENT_KINDS
@@ -71,7 +72,7 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
     events = rows(
         "SELECT kind, count(*) AS n FROM driver_events WHERE session_id = ? GROUP BY 1 ORDER BY 2 DESC", [sid]
     )
-    rec = recorded(sid, session_arrays(sid, ()), event_measures())
+    rec = session_recorded(sid, event_measures())
     can, cannot = event_kinds(rec)
     lacking = [m for m in event_measures() if not rec.has(m)]
     notes = rows("SELECT status, count(*) AS n FROM coaching_notes WHERE session_id = ? GROUP BY 1", [sid])
@@ -149,9 +150,11 @@ def get_incident_moments(
             combo_g_threshold = 1.6
     a = session_arrays(sid, ("g_lat", "g_long", "steer_deg"))
     measures = tuple(
-        dict.fromkeys(("g_lat", "g_long", "steering", *(m for k in INCIDENT_KINDS for m in EVENT_MEASURES[k])))
+        dict.fromkeys(
+            ("g_lat", "g_long", "steering", *(m for k in INCIDENT_KINDS for m in EVENT_MEASURES[k]))
+        )
     )
-    rec = recorded(sid, a, measures)
+    rec = session_recorded(sid, measures)
     cannot = event_kinds(rec)[1]
     t = a["t_s"]
     out: list[dict[str, Any]] = []
