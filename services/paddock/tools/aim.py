@@ -21,6 +21,7 @@ from shared import events as ev
 from shared.profiles.car import load_car
 
 WHEELS = ev.WHEELS
+BRAKE_SWITCH_CHECK_BAR = 20.0  # brake pressure that must have lit the brake-light switch
 
 
 def get_tire_thermal_window(session_id: str) -> dict[str, Any]:
@@ -281,7 +282,14 @@ def get_safety_events(session_id: str) -> dict[str, Any]:
     s = session_row(session_id)
     a = session_arrays(
         s["session_id"],
-        ("abs_active", "dsc_active", "mil", "brake_switch", *(f"tpms_alarm_{w}" for w in WHEELS)),
+        (
+            "abs_active",
+            "dsc_active",
+            "mil",
+            "brake_switch",
+            "brake_bar",
+            *(f"tpms_alarm_{w}" for w in WHEELS),
+        ),
     )
     t = a["t_s"]
     measures = {ev.ABS: "abs", ev.DSC: "dsc", ev.MIL: "mil", ev.TPMS_ALARM: "tpms_alarm"}
@@ -308,6 +316,9 @@ def get_safety_events(session_id: str) -> dict[str, Any]:
             )
     bs = a["brake_switch"]
     presses = len(runs(np.nan_to_num(bs) > 0.5)) if np.isfinite(bs).any() else None
+    # a switch that never comes on while the pressure shows hard braking is not wired: unknown, not 0
+    if presses == 0 and bool((np.nan_to_num(a["brake_bar"]) > BRAKE_SWITCH_CHECK_BAR).any()):
+        presses = None
     cues = rows(
         "SELECT t_s, lap, rule, text, status FROM coaching_notes WHERE session_id = ? AND priority = 3 ORDER BY t_s",
         [s["session_id"]],
