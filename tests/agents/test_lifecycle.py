@@ -23,6 +23,7 @@ from services.paddock.agents.service import CoachEvent, CoachRequest, CoachServi
 from services.paddock.lake import configure_lake
 from services.paddock.sse import ModelBusy, ModelGate
 from services.paddock.tools.registry import run_tool
+from shared.display import lap_time
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator.fixtures import cached_sim
@@ -118,8 +119,9 @@ def test_digest_of_an_hour_fits_the_token_budget_and_keeps_the_citable_numbers(t
     assert len(text(debrief)) * 4 < raw  # far smaller than the data agents' JSON
     hl = json.loads(state["highlights_data"])
     digest = build_digest("debrief", state)
-    assert f"lap {hl['best_lap']}, {hl['best_lap_s']:g} s" in digest
-    assert f"{hl['theoretical_best_s']:g} s" in digest and f"{hl['slowest_lap_s']:g} s" in digest
+    # lap times as the driver reads them everywhere (shared.display): 1:48.178
+    assert f"lap {hl['best_lap']}, {lap_time(hl['best_lap_s'])}" in digest
+    assert lap_time(hl["theoretical_best_s"]) in digest and lap_time(hl["slowest_lap_s"]) in digest
     for o in hl["biggest_opportunities"]:
         assert o["corner"].upper() in digest
     # the system prompt is the same bytes for every session (the server's prompt cache keeps it)
@@ -147,7 +149,7 @@ def test_the_narrative_call_carries_the_digest_not_the_json(env) -> None:
     before = len(llm.requests)
     events = _run(svc.debrief(env["sid"], "ana"))
     done = events[-1].data
-    assert done["narrator"] == "llm" and done["complete"] is True and len(llm.requests) - before == 1
+    assert done["narrator"] == "llm" and done["complete"] is True and len(llm.requests) - before == 1, done
     system, user = (m["content"] for m in llm.requests[-1]["messages"])
     assert system == DEBRIEF_RULES and "Best: lap" in user and '"biggest_opportunities"' not in user
     assert done["evidence_chars"] < 1500
