@@ -149,7 +149,7 @@ def test_the_narrative_call_carries_the_digest_not_the_json(env) -> None:
     before = len(llm.requests)
     events = _run(svc.debrief(env["sid"], "ana"))
     done = events[-1].data
-    assert done["narrator"] == "llm" and done["complete"] is True and len(llm.requests) - before == 1, done
+    assert done["narrator"] == "llm" and done["complete"] is True and len(llm.requests) - before == 1
     system, user = (m["content"] for m in llm.requests[-1]["messages"])
     assert system == DEBRIEF_RULES and "Best: lap" in user and '"biggest_opportunities"' not in user
     assert done["evidence_chars"] < 1500
