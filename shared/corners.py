@@ -109,10 +109,14 @@ def corner_metrics(
     t = a["t_s"]
     t_in, t_out = _interp(d, t, c.start_m), _interp(d, t, c.end_m)
     glat = a.get("g_lat")
+    entry, exit_ = _interp(d, spd, c.start_m), _interp(d, spd, c.end_m)
+    # the minimum of the speed trace over [start, end], its ends included: entry and exit are read
+    # between samples, so the slowest sample inside alone can be faster than the car at the entry line
+    low = min(v for v in (float(spd[k_min]), entry, exit_) if v is not None)
     return {
-        "entry_kmh": _interp(d, spd, c.start_m),
-        "min_kmh": float(spd[k_min]),
-        "exit_kmh": _interp(d, spd, c.end_m),
+        "entry_kmh": entry,
+        "min_kmh": low,
+        "exit_kmh": exit_,
         "apex_m": apex,
         "brake_point_m": brake_point,
         "brake_peak_bar": brake_peak,

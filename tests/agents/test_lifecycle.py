@@ -23,6 +23,7 @@ from services.paddock.agents.service import CoachEvent, CoachRequest, CoachServi
 from services.paddock.lake import configure_lake
 from services.paddock.sse import ModelBusy, ModelGate
 from services.paddock.tools.registry import run_tool
+from shared.display import lap_time
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator.fixtures import cached_sim
@@ -118,8 +119,9 @@ def test_digest_of_an_hour_fits_the_token_budget_and_keeps_the_citable_numbers(t
     assert len(text(debrief)) * 4 < raw  # far smaller than the data agents' JSON
     hl = json.loads(state["highlights_data"])
     digest = build_digest("debrief", state)
-    assert f"lap {hl['best_lap']}, {hl['best_lap_s']:g} s" in digest
-    assert f"{hl['theoretical_best_s']:g} s" in digest and f"{hl['slowest_lap_s']:g} s" in digest
+    # lap times as the driver reads them everywhere (shared.display): 1:48.178
+    assert f"lap {hl['best_lap']}, {lap_time(hl['best_lap_s'])}" in digest
+    assert lap_time(hl["theoretical_best_s"]) in digest and lap_time(hl["slowest_lap_s"]) in digest
     for o in hl["biggest_opportunities"]:
         assert o["corner"].upper() in digest
     # the system prompt is the same bytes for every session (the server's prompt cache keeps it)
@@ -488,5 +490,5 @@ def test_a_question_whose_model_fails_before_a_token_is_answered_from_the_data(e
 def test_the_digest_reads_an_llm_data_agents_fenced_json() -> None:
     hl = {"track": "sonoma", "valid_laps": 3, "best_lap": 2, "best_lap_s": 101.25}
     fenced = "```json\n" + json.dumps(hl) + "\n```"
-    assert "Best: lap 2, 101.25 s." in build_digest("debrief", {"highlights_data": fenced})
+    assert "Best: lap 2, 1:41.250." in build_digest("debrief", {"highlights_data": fenced})
     assert "Best:" not in build_digest("debrief", {"highlights_data": "I could not call the tool"})

@@ -34,14 +34,15 @@ def default_reply(messages: list[dict[str, Any]]) -> str:
     lap = re.search(r'"best_lap"\s*:\s*(\d+)', text)
     t = re.search(r'"best_lap_s"\s*:\s*([\d.]+)', text)
     corner = re.search(r'"corner"\s*:\s*"([A-Za-z0-9]+)"', text)
-    digest = re.search(r"Best: lap (\d+), ([\d.]+) s", text)  # the paddock's evidence digest
+    best = (lap.group(1), float(t.group(1))) if lap and t else None
+    digest = re.search(r"Best: lap (\d+), (\d+):(\d{2}\.\d+)", text)  # the paddock's evidence digest
     if digest and not lap:
-        lap, t = digest, re.search(r"Best: lap \d+, ([\d.]+) s", text)
+        best = (digest.group(1), int(digest.group(2)) * 60 + float(digest.group(3)))
     if not corner:
         corner = re.search(r"Time to find[^:]*: ([TC]\d+[a-z]?)\b", text)
     parts = ["Solid session."]
-    if lap and t:
-        parts.append(f"Your best was lap {lap.group(1)} in {float(t.group(1)):.3f} s.")
+    if best:
+        parts.append(f"Your best was lap {best[0]} in {best[1]:.3f} s.")
     if corner:
         parts.append(f"Work on {corner.group(1).upper()} next: that is where the time is.")
     return " ".join(parts) + " [EMOTION:encouraging]"

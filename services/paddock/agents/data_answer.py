@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.paddock.agents.digest import corner_label, secs
+from services.paddock.agents.digest import corner_label, laptime, secs
 from services.paddock.tools.base import ToolError, session_row, track_corners
 from services.paddock.tools.registry import TOOLS, ToolArgError, run_tool
 
@@ -39,7 +39,7 @@ def _delta_text(d: dict[str, Any]) -> str:
         return f"Lap {b} and lap {a} could not be compared."
     slower, faster = (b, a) if total > 0 else (a, b)
     parts = [f"Lap {slower} was {secs(abs(total), 3)} slower than lap {faster} over the distance they share."]
-    ta, tb = secs(d.get("lap_a_time_s")), secs(d.get("lap_b_time_s"))
+    ta, tb = laptime(d.get("lap_a_time_s")), laptime(d.get("lap_b_time_s"))
     if ta and tb:
         parts.append(f"Lap times: lap {a} {ta}, lap {b} {tb}.")
     sign = 1 if total > 0 else -1
@@ -116,13 +116,13 @@ def _lose_text(hl: dict[str, Any]) -> str:
         return "No valid lap in this session, so there is no lap time to compare yet."
     opp = [o for o in hl.get("biggest_opportunities") or [] if o.get("median_minus_best_s")]
     if not opp:
-        return f"Best lap {hl['best_lap']} in {secs(hl['best_lap_s'])}; no corner stands out."
+        return f"Best lap {hl['best_lap']} in {laptime(hl['best_lap_s'])}; no corner stands out."
     return (
         "The most time to find, typical minus best corner time per lap: "
         + "; ".join(
             f"{corner_label(o['corner'], o.get('name'))} {secs(o['median_minus_best_s'], 3)}" for o in opp
         )
-        + f". Best lap {hl['best_lap']} in {secs(hl['best_lap_s'])}."
+        + f". Best lap {hl['best_lap']} in {laptime(hl['best_lap_s'])}."
     )
 
 

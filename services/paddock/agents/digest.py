@@ -14,6 +14,8 @@ import math
 import re
 from typing import Any
 
+from shared.display import lap_time
+
 # the digest of a one-hour session stays under this many characters (about 500 SmolLM2 tokens)
 MAX_DIGEST_CHARS = 1500
 _CORNER_ID = re.compile(r"^[tc]\d+[a-z]?$", re.IGNORECASE)
@@ -56,6 +58,11 @@ def secs(x: Any, nd: int = 3) -> str | None:
     return f"{round(f, nd):g} s"
 
 
+def laptime(x: Any) -> str | None:
+    """A lap time as everywhere else (``1:38.123``, shared.display); None for a missing value."""
+    return None if secs(x) is None else lap_time(float(x))
+
+
 def _session_lines(hl: dict[str, Any]) -> list[str]:
     if not hl:
         return ["Session summary: not available."]
@@ -67,15 +74,15 @@ def _session_lines(hl: dict[str, Any]) -> list[str]:
     if n == 0:
         return [f"{head}: no valid lap in this session, so there are no lap times to compare."]
     out = [f"{head}: {n} valid lap{'' if n == 1 else 's'}."]
-    best = secs(hl.get("best_lap_s"))
+    best = laptime(hl.get("best_lap_s"))
     if best and hl.get("best_lap") is not None:
         line = f"Best: lap {hl['best_lap']}, {best}."
-        theo = secs(hl.get("theoretical_best_s"))
+        theo = laptime(hl.get("theoretical_best_s"))
         if theo:
             line += f" Theoretical best (best corners joined): {theo}."
         out.append(line)
     spread = secs(hl.get("consistency_std_s"), 2)
-    slow = secs(hl.get("slowest_lap_s"))
+    slow = laptime(hl.get("slowest_lap_s"))
     if spread or slow:
         parts = []
         if spread:
@@ -123,17 +130,26 @@ def _plan_lines(ped: dict[str, Any], brief: bool) -> list[str]:
     elif brief:
         out.append("Plan: no lap data to plan from yet; build up to pace and set a first reference lap.")
     pb = ped.get("personal_best")
-    if isinstance(pb, dict) and secs(pb.get("time_s")):
+    if isinstance(pb, dict) and laptime(pb.get("time_s")):
         out.append(
-            f"Personal best at {pb.get('track')} (all sessions at this track): {secs(pb['time_s'])}"
+            f"Personal best at {pb.get('track')} (all sessions at this track): {laptime(pb['time_s'])}"
             f" ({pb.get('sessions', 1)} session{'' if pb.get('sessions', 1) == 1 else 's'} there)."
         )
     return out
 
 
-def _car_lines(state: dict[str, Any]) -> list[str]:
-    out = []
-    tyre = load(state, "tire_data")
+_PREFIX = "Not recorded in this session: "
+
+
+def not_recorded(d: dict[str, Any]) -> str | None:
+    """What a tool said its session did not record, as a list of words (``wheel speeds, ABS activity``)."""
+    text = d.get("not_recorded")
+    if not isinstance(text, str) or not text:
+        return None
+    return text.removeprefix(_PREFIX).removeprefix("Not recorded in the latest session: ").rstrip(".")
+
+
+def _tyre_line(tyre: dict[str, Any]) -> list[str]:
     if tyre.get("available") and tyre.get("wheels"):
         hot = " ".join(
             f"{w.upper()} {v['hot_bar']:g}" for w, v in tyre["wheels"].items() if v.get("hot_bar") is not None
@@ -144,49 +160,104 @@ def _car_lines(state: dict[str, Any]) -> list[str]:
             line += f", window {win[0]:g}-{win[1]:g}"
         if tyre.get("alarms"):
             line += "; TPMS alarm on " + ", ".join(str(a).upper() for a in tyre["alarms"])
-        out.append(line + ".")
+        return [line + "."]
+    if tyre.get("recorded") is False:
+        return ["Tyres: pressures not recorded (no TPMS)."]
+    return []
+
+
+def _engine_line(eng: dict[str, Any]) -> list[str]:
+    if not eng:
+        return []
+    bits, unknown = [], []
+    low, hot = eng.get("oil_pressure_low_laps"), eng.get("coolant_hot_laps")
+    if low:
+        bits.append("oil pressure low under load on " + lap_list(low))
+    if hot:
+        bits.append("coolant over 105 C on " + lap_list(hot))
+    water = [x.get("water_max_c") for x in eng.get("laps") or [] if x.get("water_max_c") is not None]
+    if water:
+        bits.append(f"coolant max {max(water):g} C")
+    # a check whose channels the session lacks is "not recorded", never "no warnings"
+    if ("oil_pressure_low_laps" in eng and low is None) or eng.get(
+        "oil_pressure_under_load_recorded"
+    ) is False:
+        unknown.append("oil pressure under load")
+    if ("coolant_hot_laps" in eng and hot is None) or eng.get("coolant_recorded") is False:
+        unknown.append("coolant temperature")
+    if len(unknown) == 2 and not bits:
+        return ["Engine: oil pressure and coolant temperature not recorded."]
+    line = "; ".join(bits) if bits else "no warnings"
+    if unknown:
+        line += "; not recorded: " + ", ".join(unknown)
+    return [f"Engine: {line}."]
+
+
+def _traction_line(trac: dict[str, Any]) -> list[str]:
+    if not trac:
+        return []
+    counts = trac.get("counts") or {}
+    blind = [k for k, v in counts.items() if v is None]
+    if "count" in trac and trac.get("count") is None:
+        return ["Traction: lockups and wheelspin not recorded (no wheel speeds)."]
+    n = int(trac.get("count") or 0)
+    if n:
+        kinds: dict[str, int] = {}
+        where: dict[str, int] = {}
+        for e in trac.get("events") or []:
+            kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+            if e.get("corner"):
+                where[e["corner"]] = where.get(e["corner"], 0) + 1
+        top = sorted(where.items(), key=lambda kv: -kv[1])[:2]
+        line = "Traction: " + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
+        if top:
+            line += " (mostly " + ", ".join(f"{corner_label(c)} x{v}" for c, v in top) + ")"
+    else:
+        seen = [k for k in ("lockup", "wheelspin") if k not in blind]
+        line = "Traction: no " + " or ".join(f"{k}s" if k == "lockup" else k for k in seen)
+    if blind:
+        line += "; not recorded: " + ", ".join(f"{k}s" if k == "lockup" else k for k in blind)
+    return [line + "."]
+
+
+_FLAG_WORDS = {"abs": "ABS", "dsc": "DSC", "mil": "engine light", "tpms_alarm": "TPMS alarm"}
+
+
+def _safety_line(saf: dict[str, Any]) -> list[str]:
+    if not saf:
+        return []
+    counts = saf.get("counts") or {}
+    gone = not_recorded(saf)
+    if not counts and gone is None and "recorded" not in saf:  # an older output: counts of what happened
+        return ["Safety: no ABS, DSC or warnings."]
+    parts = []
+    hits = [f"{k} x{v}" for k, v in counts.items() if v]
+    if hits:
+        parts.append(", ".join(hits))
+    zero = [_FLAG_WORDS.get(k, k) for k, v in counts.items() if not v]
+    if zero:
+        parts.append("no " + " or ".join(zero))
+    if gone:
+        parts.append("not recorded: " + gone)
+    return ["Safety: " + "; ".join(parts) + "."] if parts else []
+
+
+def _car_lines(state: dict[str, Any]) -> list[str]:
+    out = _tyre_line(load(state, "tire_data"))
     hb = load(state, "handling_data")
     if hb.get("verdict"):
         out.append(f"Handling: {hb['verdict']} (yaw gain {hb.get('yaw_gain')}).")
-    eng = load(state, "engine_health_data")
-    if eng:
-        bits = []
-        if eng.get("oil_pressure_low_laps"):
-            bits.append("oil pressure low under load on " + lap_list(eng["oil_pressure_low_laps"]))
-        if eng.get("coolant_hot_laps"):
-            bits.append("coolant over 105 C on " + lap_list(eng["coolant_hot_laps"]))
-        water = [x.get("water_max_c") for x in eng.get("laps") or [] if x.get("water_max_c") is not None]
-        if water:
-            bits.append(f"coolant max {max(water):g} C")
-        out.append("Engine: " + ("; ".join(bits) if bits else "no warnings") + ".")
-    trac = load(state, "traction_data")
-    if trac:
-        n = int(trac.get("count") or 0)
-        if n:
-            kinds: dict[str, int] = {}
-            where: dict[str, int] = {}
-            for e in trac.get("events") or []:
-                kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
-                if e.get("corner"):
-                    where[e["corner"]] = where.get(e["corner"], 0) + 1
-            top = sorted(where.items(), key=lambda kv: -kv[1])[:2]
-            line = "Traction: " + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
-            if top:
-                line += " (mostly " + ", ".join(f"{corner_label(c)} x{v}" for c, v in top) + ")"
-            out.append(line + ".")
-        else:
-            out.append("Traction: no lockups or wheelspin.")
+    elif hb.get("recorded") is False:
+        out.append(f"Handling: not recorded ({not_recorded(hb) or 'no steering angle or yaw rate'}).")
+    out += _engine_line(load(state, "engine_health_data"))
+    out += _traction_line(load(state, "traction_data"))
     inp = load(state, "input_quality_data")
     if inp.get("score") is not None:
-        out.append(f"Inputs: smoothness {inp['score']:g}/100, {inp.get('verdict')}.")
-    saf = load(state, "safety_data")
-    if saf:
-        counts = saf.get("counts") or {}
-        out.append(
-            "Safety: "
-            + (", ".join(f"{k} x{v}" for k, v in counts.items()) if counts else "no ABS, DSC or warnings")
-            + "."
-        )
+        line = f"Inputs: smoothness {inp['score']:g}/100, {inp.get('verdict')}"
+        out.append(line + (f"; not recorded: {not_recorded(inp)}." if not_recorded(inp) else "."))
+    elif inp.get("recorded") is False:
+        out.append("Inputs: steering, throttle and brake not recorded.")
+    out += _safety_line(load(state, "safety_data"))
     return out
 
 

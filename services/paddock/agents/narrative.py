@@ -103,7 +103,7 @@ def grounding_check(text: str, facts: Facts) -> list[str]:
 def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]]:
     """A deterministic narrative from the same structured data, for when no model answers."""
 
-    from services.paddock.agents.digest import corner_label, lap_list, load
+    from services.paddock.agents.digest import corner_label, lap_list, load, not_recorded
     from shared.display import lap_time
 
     hl, ped, eng, saf, trac = (
@@ -140,6 +140,12 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
         )
     if trac.get("count"):
         parts.append(f"{trac['count']} lockup or wheelspin events.")
-    if saf.get("counts"):
-        parts.append("Safety: " + ", ".join(f"{k} x{v}" for k, v in saf["counts"].items()) + ".")
+    elif "count" in trac and trac["count"] is None:  # no wheel speeds: unknown, not "none"
+        parts.append("Lockups and wheelspin were not recorded in this session.")
+    hits = {k: v for k, v in (saf.get("counts") or {}).items() if v}
+    if hits:
+        parts.append("Safety: " + ", ".join(f"{k} x{v}" for k, v in hits.items()) + ".")
+    gone = sorted({x for d in (saf, eng) for x in [not_recorded(d)] if x})
+    if gone:
+        parts.append("Not recorded: " + "; ".join(gone) + ".")
     return " ".join(parts) or "No data for this session yet.", focus

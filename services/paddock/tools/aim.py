@@ -16,10 +16,12 @@ from services.paddock.tools.base import (
     session_arrays,
     session_row,
 )
+from services.paddock.tools.recorded import recorded
 from shared import events as ev
 from shared.profiles.car import load_car
 
 WHEELS = ev.WHEELS
+BRAKE_SWITCH_CHECK_BAR = 20.0  # brake pressure that must have lit the brake-light switch
 
 
 def get_tire_thermal_window(session_id: str) -> dict[str, Any]:
@@ -29,6 +31,7 @@ def get_tire_thermal_window(session_id: str) -> dict[str, Any]:
         f"tpms_{k}_{w}{u}" for w in WHEELS for k, u in (("press", "_bar"), ("temp", "_c"), ("alarm", ""))
     )
     a = session_arrays(s["session_id"], cols)
+    rec = recorded(s["session_id"], a, ("tpms", "tpms_temp", "tpms_alarm"))
     out = {}
     for w in WHEELS:
         p, t, al = a[f"tpms_press_{w}_bar"], a[f"tpms_temp_{w}_c"], a[f"tpms_alarm_{w}"]
@@ -41,15 +44,23 @@ def get_tire_thermal_window(session_id: str) -> dict[str, Any]:
             "hot_bar": r(hot, 2),
             "cold_to_hot_bar": r(hot - np.mean(cold), 2),
             "max_temp_c": r(np.nanmax(t), 1) if np.isfinite(t).any() else None,
-            "alarm_s": r(float(np.sum(np.nan_to_num(al) > 0)) * float(np.median(np.diff(a["t_s"]))), 1),
+            "alarm_s": r(float(np.sum(np.nan_to_num(al) > 0)) * float(np.median(np.diff(a["t_s"]))), 1)
+            if np.isfinite(al).any()
+            else None,  # no alarm channel: not "0 s of alarm"
             "in_window": bool(1.9 <= hot <= 2.6),
         }
-    if not out:
-        return {"available": False, "reason": "no TPMS channels in this session"}
-    alarms = [w for w, v in out.items() if v["alarm_s"]]
+    if not out or not rec.has("tpms"):
+        return {
+            "available": False,
+            "session_id": s["session_id"],
+            **rec.fields("tpms"),
+            "reason": "no TPMS channels in this session",
+        }
+    alarms = [w for w, v in out.items() if v["alarm_s"]] if rec.has("tpms_alarm") else None
     return {
         "available": True,
         "session_id": s["session_id"],
+        **rec.fields("tpms", "tpms_temp", "tpms_alarm"),
         "wheels": out,
         "alarms": alarms,
         "window_bar": [1.9, 2.6],
@@ -62,13 +73,26 @@ def get_handling_balance(session_id: str, corner_name: str | None = None) -> dic
     car = load_car(s["car_id"])
     wb, ratio = car.vehicle.wheelbase_m, car.vehicle.steering_ratio
     a = session_arrays(s["session_id"], ("speed_kmh", "steer_deg", "yaw_rate_dps"))
+    rec = recorded(s["session_id"], a, ("speed", "steering", "yaw_rate"))
+    if not rec.fields("speed", "steering", "yaw_rate")["recorded"]:
+        return {
+            "available": False,
+            "session_id": s["session_id"],
+            **rec.fields("speed", "steering", "yaw_rate"),
+            "reason": "the balance needs speed, steering angle and yaw rate",
+        }
     v, st, yaw = a["speed_kmh"] / 3.6, a["steer_deg"], a["yaw_rate_dps"]
     m = np.isfinite(st) & np.isfinite(yaw) & (v > 10) & (np.abs(st) > 5)
     if corner_name:
         c = find_corner(s["track_id"], corner_name)
         m &= (a["dist_m"] >= c.start_m) & (a["dist_m"] <= c.end_m)
     if m.sum() < 20:
-        return {"available": False, "reason": "not enough cornering samples with steering and yaw rate"}
+        return {
+            "available": False,
+            "session_id": s["session_id"],
+            **rec.fields("speed", "steering", "yaw_rate"),
+            "reason": "not enough cornering samples with steering and yaw rate",
+        }
     expected = np.degrees(v[m] * np.tan(np.radians(st[m] / ratio)) / wb)
     meas = yaw[m]
     counter = float(np.mean(np.sign(meas) != np.sign(expected)))
@@ -79,6 +103,7 @@ def get_handling_balance(session_id: str, corner_name: str | None = None) -> dic
         warn = "steering and yaw rate disagree in sign on over 50 % of samples: check the sign convention"
     return {
         "session_id": s["session_id"],
+        **rec.fields("speed", "steering", "yaw_rate"),
         "corner": corner_name,
         "wheelbase_m": wb,
         "steering_ratio": ratio,
@@ -98,6 +123,11 @@ def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
         ("oil_press_bar", "rpm", "throttle_pct", "water_temp_c", "oil_temp_c", "fuel_press_bar", "brake_bar"),
     )
     th = _car_thresholds(s.get("car_id"))
+    measures = ("oil_pressure", "rpm", "throttle", "coolant", "oil_temp", "fuel_pressure", "brake_pressure")
+    rec = recorded(s["session_id"], a, measures)
+    # "under load" needs rpm and throttle; "under braking" needs brake pressure
+    oil_ok = rec.has("oil_pressure") and rec.has("rpm") and rec.has("throttle")
+    fuel_ok = rec.has("fuel_pressure") and rec.has("brake_pressure")
     load_all = (
         (np.nan_to_num(a["rpm"]) > th["oil_rpm_min"])
         & (np.nan_to_num(a["throttle_pct"]) > th["oil_throttle_min_pct"])
@@ -120,16 +150,28 @@ def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
                 "fuel_press_min_braking_bar": r(np.min(fuel[sl][braking]), 2) if braking.any() else None,
             }
         )
-    low = [
-        x["lap"]
-        for x in out
-        if x["oil_floor_under_load_bar"] is not None
-        and x["oil_floor_under_load_bar"] < th["oil_press_min_bar"]
-    ]
-    hot = [x["lap"] for x in out if ev.is_coolant_hot(x["water_max_c"] or 0, th)]
+    low = (
+        [
+            x["lap"]
+            for x in out
+            if x["oil_floor_under_load_bar"] is not None
+            and x["oil_floor_under_load_bar"] < th["oil_press_min_bar"]
+        ]
+        if oil_ok
+        else None  # not measured: not "no lap with low oil pressure"
+    )
+    hot = (
+        [x["lap"] for x in out if x["water_max_c"] is not None and ev.is_coolant_hot(x["water_max_c"], th)]
+        if rec.has("coolant")
+        else None
+    )
     water = [x["water_max_c"] for x in out if x["water_max_c"] is not None]
     return {
         "session_id": s["session_id"],
+        **rec.fields(*measures),
+        "oil_pressure_under_load_recorded": oil_ok,
+        "fuel_pressure_under_braking_recorded": fuel_ok,
+        "coolant_recorded": rec.has("coolant"),
         "laps": out,
         "oil_pressure_low_laps": low,
         "coolant_hot_laps": hot,
@@ -156,6 +198,14 @@ def get_traction_events(session_id: str, slip_threshold_kmh: float | None = None
         th["slip_lockup_kmh"] = th["slip_spin_kmh"] = float(slip_threshold_kmh)
     cols = ("speed_kmh", "brake_bar", "throttle_pct", *(f"wheel_speed_{w}_kmh" for w in WHEELS))
     a = session_arrays(s["session_id"], cols)
+    measures = ("wheel_speeds", "speed", "brake_pressure", "throttle")
+    rec = recorded(s["session_id"], a, (*measures, "rear_wheel_speeds"))
+    # a lockup is a wheel slower than the car under braking (brake pressure), wheelspin a driven wheel
+    # faster than the car on throttle: without those channels the count is unknown, not 0
+    can = {
+        ev.LOCKUP: rec.has("wheel_speeds") and rec.has("speed") and rec.has("brake_pressure"),
+        ev.WHEELSPIN: rec.has("rear_wheel_speeds") and rec.has("speed") and rec.has("throttle"),
+    }
     t = a["t_s"]
     out = [
         {
@@ -169,13 +219,18 @@ def get_traction_events(session_id: str, slip_threshold_kmh: float | None = None
             "max_slip_kmh": sr.max_slip_kmh,
         }
         for sr in ev.slip_runs(a, th)
+        if can[sr.kind]
     ]
     out.sort(key=lambda x: x["t_s"])
+    known = any(can.values())
     return {
         "session_id": s["session_id"],
+        **rec.fields(*measures),
         "slip_threshold_kmh": {"lockup": th["slip_lockup_kmh"], "wheelspin": th["slip_spin_kmh"]},
-        "count": len(out),
-        "events": out,
+        # None, not 0, for what the session cannot show
+        "counts": {k: sum(1 for e in out if e["kind"] == k) if ok else None for k, ok in can.items()},
+        "count": len(out) if known else None,
+        "events": out if known else None,
     }
 
 
@@ -188,7 +243,11 @@ def get_input_smoothness(session_id: str) -> dict[str, Any]:
         raise ToolError("too_few_samples", "not enough telemetry", "")
     dt = float(np.median(np.diff(t)))
     k = max(1, int(0.25 / dt))
-    out: dict[str, Any] = {"session_id": s["session_id"]}
+    measures = ("steering", "throttle", "brake_pressure")
+    rec = recorded(s["session_id"], a, measures)
+    out: dict[str, Any] = {"session_id": s["session_id"], **rec.fields(*measures)}
+    if not any(rec.has(m) for m in measures):  # no input recorded: no score, not a perfect 100
+        return {**out, "score": None, "verdict": "not recorded"}
     score = 100.0
     st = a["steer_deg"]
     if np.isfinite(st).sum() > 50:
@@ -213,6 +272,7 @@ def get_input_smoothness(session_id: str) -> dict[str, Any]:
             score -= min(20.0, max(0.0, (-np.median(rel) - 300) / 30))
     score = max(0.0, min(100.0, score))
     out["score"] = r(score, 0)
+    out["score_from"] = [m for m in measures if rec.has(m)]  # the inputs the score judges
     out["verdict"] = "smooth" if score >= 80 else "mostly smooth" if score >= 60 else "busy hands and feet"
     return out
 
@@ -222,15 +282,26 @@ def get_safety_events(session_id: str) -> dict[str, Any]:
     s = session_row(session_id)
     a = session_arrays(
         s["session_id"],
-        ("abs_active", "dsc_active", "mil", "brake_switch", *(f"tpms_alarm_{w}" for w in WHEELS)),
+        (
+            "abs_active",
+            "dsc_active",
+            "mil",
+            "brake_switch",
+            "brake_bar",
+            *(f"tpms_alarm_{w}" for w in WHEELS),
+        ),
     )
     t = a["t_s"]
+    measures = {ev.ABS: "abs", ev.DSC: "dsc", ev.MIL: "mil", ev.TPMS_ALARM: "tpms_alarm"}
+    rec = recorded(s["session_id"], a, (*measures.values(), "brake_switch"))
     out = []
     for col, kind, wheel in (
         *((ch, kind, None) for kind, ch in ev.FLAG_CHANNELS.items()),
         *((f"tpms_alarm_{w}", ev.TPMS_ALARM, w) for w in WHEELS),
     ):
         v = a[col]
+        if not np.isfinite(v).any():
+            continue
         for i0, i1 in runs(ev.is_flag_on(np.nan_to_num(v))):
             out.append(
                 {
@@ -245,6 +316,9 @@ def get_safety_events(session_id: str) -> dict[str, Any]:
             )
     bs = a["brake_switch"]
     presses = len(runs(np.nan_to_num(bs) > 0.5)) if np.isfinite(bs).any() else None
+    # a switch that never comes on while the pressure shows hard braking is not wired: unknown, not 0
+    if presses == 0 and bool((np.nan_to_num(a["brake_bar"]) > BRAKE_SWITCH_CHECK_BAR).any()):
+        presses = None
     cues = rows(
         "SELECT t_s, lap, rule, text, status FROM coaching_notes WHERE session_id = ? AND priority = 3 ORDER BY t_s",
         [s["session_id"]],
@@ -252,8 +326,10 @@ def get_safety_events(session_id: str) -> dict[str, Any]:
     out.sort(key=lambda x: x["t_s"])
     return {
         "session_id": s["session_id"],
+        **rec.fields(*measures.values()),
         "events": out,
-        "counts": {k: sum(1 for e in out if e["kind"] == k) for k in sorted({e["kind"] for e in out})},
+        # a kind's count (0 included) only when its channel was recorded; the others are in not_recorded
+        "counts": {k: sum(1 for e in out if e["kind"] == k) for k, m in measures.items() if rec.has(m)},
         "brake_presses": presses,
         "safety_cues": cues,
     }

@@ -195,6 +195,7 @@ def corner_of(track_id: str | None, dist_m: float) -> str | None:
 
 
 def find_corner(track_id: str | None, name: str) -> Corner:
+    """The corner ``name`` names, in any case (``T3a``, ``t3A``, ``turn 3a``, ``Carousel``)."""
     if track_id:
         try:
             c = load_track(track_id).find_corner(name)
@@ -202,6 +203,10 @@ def find_corner(track_id: str | None, name: str) -> Corner:
             c = None
         if c is not None:
             return c
+        key = " ".join(str(name).split()).lower()
+        for c in track_corners(track_id):
+            if key in (c.id.lower(), c.short.lower(), c.name.lower(), f"turn {c.id[1:].lower()}"):
+                return c
     names = [c.short for c in track_corners(track_id)]
     raise ToolError(
         "unknown_corner", f"no corner {name!r} on {track_id or 'this track'}", f"corners: {names}"

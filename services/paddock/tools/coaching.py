@@ -27,6 +27,7 @@ def get_weather_adaptation_context(hour_local: int) -> dict[str, Any]:
         "SELECT session_id FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1"
     )
     temps: dict[str, Any] = {}
+    lacking: list[str] = []
     if last:
         x = rows(
             """SELECT max(water_temp_c) AS water_c, avg(tpms_temp_fl_c) AS tyre_fl_c, max(tpms_press_fl_bar) AS press_fl_bar
@@ -34,6 +35,12 @@ def get_weather_adaptation_context(hour_local: int) -> dict[str, Any]:
             [last[0]["session_id"]],
         )[0]
         temps = {k: r(v, 1) for k, v in x.items()}
+        words = {
+            "water_c": "coolant temperature",
+            "tyre_fl_c": "tyre temperature",
+            "press_fl_bar": "tyre pressure",
+        }
+        lacking = [words[k] for k, v in temps.items() if v is None]
     period = (
         "morning"
         if hour_local < 11
@@ -60,6 +67,10 @@ def get_weather_adaptation_context(hour_local: int) -> dict[str, Any]:
         "hour_local": hour_local,
         "period": period,
         "latest_session_temps": temps,
+        # a temperature the latest session did not record is null here, and named
+        "not_recorded": ("Not recorded in the latest session: " + ", ".join(lacking) + ".")
+        if lacking
+        else None,
         "adaptations": advice,
         "note": "no network: this is context from the hour and your own telemetry, not a forecast",
     }

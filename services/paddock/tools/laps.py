@@ -15,6 +15,7 @@ from services.paddock.tools.base import (
     track_corners,
     valid_laps,
 )
+from services.paddock.tools.recorded import recorded
 
 STEP_M = 10.0
 
@@ -35,6 +36,8 @@ def _coast_pct(a: dict[str, np.ndarray]) -> float | None:
     thr, brk, spd = a.get("throttle_pct"), a.get("brake_bar"), a.get("speed_kmh")
     if thr is None or brk is None or spd is None:
         return None
+    if not (np.isfinite(thr).any() and np.isfinite(brk).any()):  # no pedal recorded: unknown, not coasting
+        return None
     m = (np.nan_to_num(thr) < 5) & (np.nan_to_num(brk) < 2) & (np.nan_to_num(spd) > 50)
     return float(m.mean() * 100)
 
@@ -45,6 +48,9 @@ def get_lap_delta(session_id: str, lap_a: int, lap_b: int) -> dict[str, Any]:
     sid = s["session_id"]
     ch = ("speed_kmh", "throttle_pct", "brake_bar")
     a, b = lap_arrays(sid, lap_a, ch), lap_arrays(sid, lap_b, ch)
+    rec = recorded(
+        sid, {c: np.concatenate([a[c], b[c]]) for c in ch}, ("speed", "throttle", "brake_pressure")
+    )
     top = min(float(np.nanmax(a["dist_m"])), float(np.nanmax(b["dist_m"])))
     ga, gb = _grid(a, top), _grid(b, top)
     delta = gb["time_s"] - ga["time_s"]  # + = lap_b behind lap_a
@@ -74,6 +80,7 @@ def get_lap_delta(session_id: str, lap_a: int, lap_b: int) -> dict[str, Any]:
         "lap_a_time_s": r(times.get(lap_a)),
         "lap_b_time_s": r(times.get(lap_b)),
         "total_delta_s": r(delta[-1]),
+        **rec.fields("speed", "throttle", "brake_pressure"),
         "corners": corners,
         "biggest_loss": corners[0] if corners else None,
         "coast_pct_a": r(_coast_pct(a), 1),
@@ -127,8 +134,9 @@ def get_track_variance_map(session_id: str) -> dict[str, Any]:
             "corner": x["corner_id"],
             "name": x["name"],
             "laps": x["laps"],
-            "cv_time_pct": r((x["cv_time"] or 0) * 100, 2),
-            "cv_min_speed_pct": r((x["cv_min_speed"] or 0) * 100, 2),
+            # one lap has no spread: None, not 0 %
+            "cv_time_pct": r(x["cv_time"] * 100, 2) if x["cv_time"] is not None else None,
+            "cv_min_speed_pct": r(x["cv_min_speed"] * 100, 2) if x["cv_min_speed"] is not None else None,
             "brake_point_std_m": r(x["brake_point_std_m"], 1),
             "mean_time_s": r(x["mean_time_s"]),
         }

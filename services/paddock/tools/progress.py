@@ -55,17 +55,28 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
     c = find_corner(s["track_id"], corner_name)
     out = []
     for x0 in sess:
+        # corner ids compare in any case: a lake written before ids were canonical may hold "T3A"
         x = rows(
             """SELECT min(c.time_s) AS best_s, median(c.time_s) AS median_s, median(c.min_kmh) AS min_kmh,
                       median(c.brake_point_m) AS brake_point_m, count(*) AS laps
                FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
-               WHERE c.session_id = ? AND c.corner_id = ? AND l.kind = 'full' AND l.valid""",
+               WHERE c.session_id = ? AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid""",
             [x0["session_id"], c.id],
         )[0]
         if not x["laps"]:
             continue
+        # the session's best lap (fastest valid full lap) through this corner: its own minimum speed,
+        # not the session's median
+        bl = rows(
+            """SELECT l.lap, c.time_s, c.min_kmh, c.brake_point_m
+               FROM laps l JOIN corner_results c ON c.session_id = l.session_id AND c.lap = l.lap
+               WHERE l.session_id = ? AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid
+               ORDER BY l.time_s, l.lap LIMIT 1""",
+            [x0["session_id"], c.id],
+        )
+        best = bl[0] if bl else {}
         notes = rows(
-            "SELECT text, status, reason FROM coaching_notes WHERE session_id = ? AND corner = ? LIMIT 5",
+            "SELECT text, status, reason FROM coaching_notes WHERE session_id = ? AND lower(corner) = lower(?) LIMIT 5",
             [x0["session_id"], c.id],
         )
         out.append(
@@ -73,7 +84,12 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
                 "session_id": x0["session_id"],
                 "best_s": r(x["best_s"]),
                 "median_s": r(x["median_s"]),
-                "min_speed_kmh": r(x["min_kmh"], 1),
+                "best_lap": best.get("lap"),
+                "best_lap_corner_s": r(best.get("time_s")),
+                "best_lap_min_speed_kmh": r(best.get("min_kmh"), 1),
+                "best_lap_brake_point_m": r(best.get("brake_point_m"), 1),
+                "min_speed_kmh": r(best.get("min_kmh"), 1),  # the best lap's (as the sentences say)
+                "min_speed_median_kmh": r(x["min_kmh"], 1),
                 "brake_point_m": r(x["brake_point_m"], 1),
                 "grade": _grade((x["median_s"] or 0) - (x["best_s"] or 0)),
                 "notes": notes,

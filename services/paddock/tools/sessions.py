@@ -8,6 +8,14 @@ import numpy as np
 
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import corner_of, r, rows, runs, session_arrays, session_row, valid_laps
+from services.paddock.tools.recorded import (
+    EVENT_MEASURES,
+    event_kinds,
+    event_measures,
+    not_recorded_sentence,
+    recorded,
+    session_recorded,
+)
 from services.paddock.tools.sql_guard import run_query
 from shared.events import INCIDENT_KINDS
 from shared.profiles.car import load_car
@@ -64,6 +72,9 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
     events = rows(
         "SELECT kind, count(*) AS n FROM driver_events WHERE session_id = ? GROUP BY 1 ORDER BY 2 DESC", [sid]
     )
+    rec = session_recorded(sid, event_measures())
+    can, cannot = event_kinds(rec)
+    lacking = [m for m in event_measures() if not rec.has(m)]
     notes = rows("SELECT status, count(*) AS n FROM coaching_notes WHERE session_id = ? GROUP BY 1", [sid])
     return {
         "session_id": sid,
@@ -77,7 +88,11 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
         "theoretical_best_s": r(theo),
         "consistency_std_s": r(np.std(times)) if len(times) > 1 else None,
         "biggest_opportunities": gain[:3],
-        "events": {e["kind"]: e["n"] for e in events},
+        # an event kind's count, 0 included, only when the session recorded what detects it
+        "events": {**{k: 0 for k in can}, **{e["kind"]: e["n"] for e in events if e["kind"] not in cannot}},
+        "events_not_recorded": cannot,
+        "missing": rec.missing,
+        "not_recorded": not_recorded_sentence(lacking),
         "cues": {n["status"]: n["n"] for n in notes},
     }
 
@@ -86,6 +101,8 @@ def get_setup_indicators(session_id: str) -> dict[str, Any]:
     """Car setup indicators from telemetry: understeer gradient proxy, entry versus exit balance, top speed, braking stability, rev use."""
     s = session_row(session_id)
     a = session_arrays(s["session_id"], ("speed_kmh", "steer_deg", "g_lat", "brake_bar", "rpm", "g_long"))
+    measures = ("speed", "steering", "g_lat", "g_long", "rpm")
+    rec = recorded(s["session_id"], a, measures)
     spd, st, gl = a["speed_kmh"], a["steer_deg"], a["g_lat"]
     m = np.isfinite(st) & np.isfinite(gl) & (np.abs(gl) > 0.5) & (spd > 40)
     grad = float(np.median(np.abs(st[m]) / np.abs(gl[m]))) if m.sum() > 20 else None
@@ -94,6 +111,8 @@ def get_setup_indicators(session_id: str) -> dict[str, Any]:
     g_lo = float(np.median(np.abs(st[lo]) / np.abs(gl[lo]))) if lo.sum() > 20 else None
     g_hi = float(np.median(np.abs(st[hi]) / np.abs(gl[hi]))) if hi.sum() > 20 else None
     verdict = "not enough cornering data"
+    if not (rec.has("steering") and rec.has("g_lat") and rec.has("speed")):
+        verdict = "not recorded: the balance needs steering angle, lateral g and speed"
     if g_lo and g_hi:
         ratio = g_hi / g_lo
         verdict = (
@@ -102,14 +121,16 @@ def get_setup_indicators(session_id: str) -> dict[str, Any]:
             else ("more oversteer at high speed" if ratio < 0.85 else "balanced across speeds")
         )
     rpm = a.get("rpm")
+    glong = a["g_long"]
     return {
         "session_id": s["session_id"],
+        **rec.fields(*measures),
         "steer_per_g_deg": r(grad, 1),
         "steer_per_g_low_speed_deg": r(g_lo, 1),
         "steer_per_g_high_speed_deg": r(g_hi, 1),
         "balance_verdict": verdict,
-        "top_speed_kmh": r(np.nanmax(spd), 1),
-        "max_brake_decel_g": r(-np.nanmin(a["g_long"]), 2),
+        "top_speed_kmh": r(np.nanmax(spd), 1) if rec.has("speed") else None,
+        "max_brake_decel_g": r(-np.nanmin(glong), 2) if np.isfinite(glong).any() else None,
         "max_rpm": r(np.nanmax(rpm), 0) if rpm is not None and np.isfinite(rpm).any() else None,
     }
 
@@ -128,10 +149,19 @@ def get_incident_moments(
         except KeyError:
             combo_g_threshold = 1.6
     a = session_arrays(sid, ("g_lat", "g_long", "steer_deg"))
+    measures = tuple(
+        dict.fromkeys(
+            ("g_lat", "g_long", "steering", *(m for k in INCIDENT_KINDS for m in EVENT_MEASURES[k]))
+        )
+    )
+    rec = session_recorded(sid, measures)
+    cannot = event_kinds(rec)[1]
     t = a["t_s"]
     out: list[dict[str, Any]] = []
+    # combined g needs both axes: one axis alone is not the combined load
+    g_ok = rec.has("g_lat") and rec.has("g_long")
     combo = np.hypot(np.nan_to_num(a["g_lat"]), np.nan_to_num(a["g_long"]))
-    for i0, i1 in runs(combo > combo_g_threshold):
+    for i0, i1 in runs(combo > combo_g_threshold) if g_ok else []:
         k = i0 + int(np.argmax(combo[i0:i1]))
         out.append(
             {
@@ -166,9 +196,14 @@ def get_incident_moments(
         out.append({**e, "t_s": r(e["t_s"], 2), "dist_m": r(e["dist_m"], 0), "value": None})
     # incidents (the driver's and the car's interventions) before g and steering spikes, each in time order
     out.sort(key=lambda x: (x["kind"] not in INCIDENT_KINDS, x["t_s"] or 0))
+    # what this session cannot show: not "no lockups" but "lockups not recorded"
+    blind = [k for k in INCIDENT_KINDS if k in cannot]
+    blind += ([] if g_ok else ["combo_g"]) + ([] if rec.has("steering") else ["steer_spike"])
     return {
         "session_id": sid,
+        **rec.fields(*measures),
+        "kinds_not_recorded": blind,
         "thresholds": {"combo_g": combo_g_threshold, "steer_rate_dps": steer_spike_threshold},
-        "count": len(out),
+        "count": None if len(blind) == len(INCIDENT_KINDS) + 2 else len(out),
         "moments": out[:100],
     }
