@@ -99,13 +99,16 @@ def save_gold_lap(
                 f"lap {meta.get('lap')}); this lap is from {car_id!r}. Replace it with --force"
             )
     wide = _lap_wide(settings, session_id, lap)
-    trace = by_distance(wide, lap, 5.0, GOLD_CHANNELS)
     con = duckdb.connect()
     try:
         laps_file = table_path(settings.lake_dir, session_id, "laps")
-        r = con.execute(f"SELECT time_s FROM read_parquet('{laps_file}') WHERE lap = ?", [lap]).fetchone()
+        r = con.execute(
+            f"SELECT time_s, t_start_s FROM read_parquet('{laps_file}') WHERE lap = ?", [lap]
+        ).fetchone()
     finally:
         con.close()
+    # timed from the lap's line crossing, so the gold lap against itself reads 0.000 all the way
+    trace = by_distance(wide, lap, 5.0, GOLD_CHANNELS, t_start_s=float(r[1]) if r else None)
     meta = {
         "track_id": track_id,
         "driver_id": driver_id,
