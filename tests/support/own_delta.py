@@ -96,7 +96,9 @@ def own_delta(laps: OwnLaps, cur: int, ref: OwnLaps, ref_lap: int, times: np.nda
     return out
 
 
-def errors(events: list[tuple[float, dict[str, Any]]], laps: OwnLaps, ref_for: Any) -> tuple[list[float], list[float]]:
+def errors(
+    events: list[tuple[float, dict[str, Any]]], laps: OwnLaps, ref_for: Any
+) -> tuple[list[float], list[float]]:
     """(along-the-lap errors, at-the-line errors) of delta events ``(t, event)`` against the own delta.
 
     ``ref_for(k)`` gives (OwnLaps, lap index) of the reference of own lap ``k`` (None: no reference)."""

@@ -22,6 +22,8 @@ def test_lap_delta_is_the_lap_time_difference_and_its_segments_sum_to_it(
     diff = out["lap_b_time_s"] - out["lap_a_time_s"]
     assert out["total_delta_s"] == pytest.approx(diff, abs=0.0015)
     segs = out["segments"]
-    assert segs[0]["from_m"] == 0 and all(a["to_m"] == b["from_m"] for a, b in zip(segs, segs[1:], strict=False))
+    assert segs[0]["from_m"] == 0 and all(
+        a["to_m"] == b["from_m"] for a, b in zip(segs, segs[1:], strict=False)
+    )
     assert sum(s["delta_s"] for s in segs) == pytest.approx(out["total_delta_s"], abs=0.0015)
     assert out["delta_trace"]["delta_s"][0] == pytest.approx(0.0, abs=0.005)  # both laps timed from the line
