@@ -4,6 +4,8 @@ lap distance, and a streaming lap tracker for the hot path."""
 from __future__ import annotations
 
 import math
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -20,6 +22,7 @@ PIT_SPEED_RATIO = 0.6  # a crossing below this share of the typical crossing spe
 OFF_LINE_M = 12.0  # a crossing further than this from the racing line's crossing point is beside it
 AWAY_M = 50.0  # a boundary further than this along the track from the line is no crossing of it
 END_TOL_S = 0.25  # a boundary this close to the last sample is the end of the recording
+FIT_S = 0.3  # a line crossing is fitted to the GPS fixes this long either side of it (noise averages out)
 
 
 @dataclass
@@ -89,6 +92,8 @@ def gps_crossings(wide: Wide, gate: Gate, min_lap_s: float = MIN_LAP_S) -> list[
     spd = wide.get("speed_kmh")
     a0, a1 = along[:-1], along[1:]
     cand = np.where((a0 < 0) & (a1 >= 0) & np.isfinite(a0) & np.isfinite(a1))[0]
+    # a fix repeated on later rows (a slower GPS held between faster channels) is no new position
+    fresh = np.isfinite(along) & np.concatenate([[True], np.diff(along) != 0])
     out: list[float] = []
     for i in cand:
         frac = -a0[i] / (a1[i] - a0[i])
@@ -100,10 +105,40 @@ def gps_crossings(wide: Wide, gate: Gate, min_lap_s: float = MIN_LAP_S) -> list[
         if t[i + 1] - t[i] > 2.0:  # a GPS gap: no honest interpolation
             continue
         tc = float(t[i] + frac * (t[i + 1] - t[i]))
+        near = np.where((np.abs(t - tc) <= FIT_S) & fresh)[0]
+        got = fit_crossing(t[near].tolist(), along[near].tolist(), t[i] - FIT_S / 3, t[i + 1] + FIT_S / 3)
+        tc = tc if got is None else float(got)
         if out and tc - out[-1] < min_lap_s:
             continue
         out.append(tc)
     return out
+
+
+def fit_crossing(ts: Sequence[float], along: Sequence[float], lo: float, hi: float) -> float | None:
+    """When ``along`` (metres past the line) reaches 0: a straight line fitted to the fixes (least
+    squares, so GPS noise averages out over several fixes instead of deciding the crossing from two),
+    kept within ``lo``..``hi``; None with under three fixes or no forward motion."""
+    n = len(ts)
+    if n >= 3:
+        mt = sum(ts) / n
+        ma = sum(along) / n
+        sxx = sum((t - mt) ** 2 for t in ts)
+        sxy = sum((t - mt) * (a - ma) for t, a in zip(ts, along, strict=True))
+        if sxx > 0 and sxy > 0:
+            return min(hi, max(lo, mt - ma * sxx / sxy))
+    return None
+
+
+def fitted_crossing(fixes: Sequence[tuple[float, float, float]], t_near: float) -> float:
+    """A crossing near ``t_near`` fitted to the fixes ``(t, along, across)`` within ``FIT_S`` of it."""
+    near = [f for f in fixes if abs(f[0] - t_near) <= FIT_S]
+    before = [f for f in near if f[0] <= t_near]
+    after = [f for f in near if f[0] > t_near]
+    if not before or not after:
+        return t_near
+    lo, hi = before[-1][0] - FIT_S / 3, after[0][0] + FIT_S / 3
+    got = fit_crossing([f[0] for f in near], [f[1] for f in near], lo, hi)
+    return t_near if got is None else got
 
 
 @dataclass
@@ -381,8 +416,11 @@ class LiveLapTracker:
         self.lap = 0
         self.lap_start_t: float | None = None
         self.last_t: float | None = None
-        self.last_along: float | None = None
-        self.last_across = 0.0
+        self._fixes: deque[tuple[float, float, float]] = deque()  # (t, along, across) of recent GPS fixes
+        self._fix_ll: tuple[float | None, float | None] = (None, None)
+        self._fix_t = 0.0  # time and lap distance of the last GPS fix
+        self._fix_d = 0.0
+        self._pending: tuple[float, float, float] | None = None  # a crossing seen: (time, speed, lateral)
         self.odo = 0.0
         self.lap_odo0 = 0.0
         self.s_hint: float | None = None
@@ -402,26 +440,40 @@ class LiveLapTracker:
         v = (speed_kmh or 0.0) / 3.6
         self.odo += v * dt
         have_gps = lat is not None and lon is not None and math.isfinite(lat) and math.isfinite(lon)
-        if have_gps and self.gate is not None:
+        # a fix repeated on later frames (a slower GPS held between frames) is no new position
+        new_fix = have_gps and (lat, lon) != self._fix_ll
+        if new_fix and self.gate is not None:
             g = self.gate
             x, y = g.proj.xy1(lat, lon)  # type: ignore[arg-type]
             along = x * g.hx + y * g.hy
             across = -x * g.hy + y * g.hx
-            if self.last_along is not None and self.last_along < 0 <= along and self.last_t is not None:
-                frac = -self.last_along / (along - self.last_along) if along != self.last_along else 0.0
-                lateral = self.last_across + frac * (across - self.last_across)
-                tc = self.last_t + frac * (t_s - self.last_t)
+            fixes = self._fixes
+            if self._pending is None and fixes and fixes[-1][1] < 0 <= along:
+                t0, a0, c0 = fixes[-1]
+                frac = -a0 / (along - a0) if along != a0 else 0.0
+                lateral = c0 + frac * (across - c0)
+                tc = t0 + frac * (t_s - t0)
                 moving = (speed_kmh or 0.0) >= MIN_MOVING_KMH
                 if (
                     abs(lateral) <= g.half_width_m
                     and moving
                     and tc - self.last_cross_t >= self.min_lap_s
-                    and dt <= 2.0
+                    and t_s - t0 <= 2.0
                 ):
-                    crossed = self._close(tc, t_s, v, self._judge(tc, speed_kmh or 0.0, lateral))
-            self.last_along, self.last_across = along, across
+                    self._pending = (tc, speed_kmh or 0.0, lateral)
+            fixes.append((t_s, along, across))
+            while fixes[0][0] < t_s - 2 * FIT_S:
+                fixes.popleft()
+        pend = self._pending
+        if pend is not None and (t_s >= pend[0] + FIT_S or not have_gps):
+            # the crossing is fitted to the fixes either side of it, so the lap closes FIT_S after the line
+            self._pending = None
+            tc = fitted_crossing(self._fixes, pend[0])
+            crossed = self._close(tc, t_s, v, self._judge(tc, pend[1], pend[2]))
         self.last_t = t_s
-        self.dist = self._distance(lat, lon, have_gps)
+        self.dist = self._distance(t_s, lat, lon, have_gps, new_fix, v)
+        if new_fix:
+            self._fix_ll = (lat, lon)
         corner = nxt = None
         to_next = math.inf
         if self.track is not None:
@@ -452,12 +504,13 @@ class LiveLapTracker:
     def _close(self, tc: float, t_now: float, v: float, edge: Boundary) -> Lap:
         start = self.lap_start_t if self.lap_start_t is not None else tc
         kind = lap_kind(self.start_edge, edge)
+        odo_tc = self.odo - v * (t_now - tc)  # the lap closes FIT_S after the line: back to it
         lap = Lap(
             self.lap,
             start,
             tc,
             round(tc - start, 3),
-            round(self.odo - self.lap_odo0, 1),
+            round(odo_tc - self.lap_odo0, 1),
             kind,
             kind == "full",
             not_full_reason(kind, self.start_edge, edge),
@@ -468,15 +521,20 @@ class LiveLapTracker:
         self.lap += 1
         self.lap_start_t = tc
         self.last_cross_t = tc
-        self.lap_odo0 = self.odo - v * (t_now - tc)
+        self.lap_odo0 = odo_tc
         self.s_hint = 0.0
         self.dist = 0.0
+        self._fix_d = max(0.0, v * (self._fix_t - tc))  # the last fix, measured from the line
         return lap
 
-    def _distance(self, lat: float | None, lon: float | None, have_gps: bool) -> float:
+    def _distance(
+        self, t_s: float, lat: float | None, lon: float | None, have_gps: bool, new_fix: bool, v: float
+    ) -> float:
         d_int = max(0.0, self.odo - self.lap_odo0)
         if self.track is None or not have_gps:
             return d_int
+        if not new_fix:  # the last fix held: the car has moved on from it at its speed
+            return max(self.dist, self._fix_d + v * (t_s - self._fix_t))
         tr = self.track
         x, y = tr.proj.xy1(lat, lon)  # type: ignore[arg-type]
         hint = self.s_hint if self.s_hint is not None else d_int * tr.line.length / tr.length_m
@@ -491,4 +549,8 @@ class LiveLapTracker:
         d = s * tr.length_m / tr.line.length
         if d > tr.length_m / 2 and d_int < tr.length_m / 4:
             d -= tr.length_m  # just after the line
-        return max(0.0, d)
+        elif d < tr.length_m / 4 and d_int > 3 * tr.length_m / 4:
+            d += tr.length_m  # past the line, before the lap closes
+        d = max(0.0, d)
+        self._fix_t, self._fix_d = t_s, d
+        return d

@@ -105,6 +105,7 @@ class LiveSession:
         self.last_t: float | None = None
         self.laps: list[Lap] = []
         self.best_lap_s: float | None = None
+        self.best_lap: int | None = None  # the fastest valid full lap so far: the one best lap
         self.lap_trace: tuple[np.ndarray, np.ndarray] | None = None  # best lap (dist, elapsed) for PB pace
         self._pb_lists: tuple[list[float], list[float]] = ([0.0], [0.0])
         self._cur_d: list[float] = []
@@ -146,7 +147,7 @@ class LiveSession:
             self._close_lap(st.crossed)
         if self.lap_start_t is None or st.crossed is not None:
             self.lap_start_t = st.crossed.t_end_s if st.crossed is not None else t
-            self._cur_d, self._cur_t = [], []
+            self._cur_d, self._cur_t = ([0.0], [0.0]) if st.crossed is not None else ([], [])
             self._timed = self._timed or st.crossed is not None
         vals["lap"] = st.lap
         vals["dist_m"] = st.dist_m
@@ -242,16 +243,20 @@ class LiveSession:
         self.flush_rows()
         self.laps.append(lap)
         prev_best = self.best_lap_s
-        if lap.kind == "full" and lap.valid and (self.best_lap_s is None or lap.time_s < self.best_lap_s):
-            self.best_lap_s = lap.time_s
+        # the line delta is against the reference this lap was driven against, before it may replace it
+        self.delta.lap_closed(lap.lap, lap.time_s, lap.kind, lap.valid)
+        new_best = lap.kind == "full" and lap.valid and (prev_best is None or lap.time_s < prev_best)
+        if new_best:
+            self.best_lap_s, self.best_lap = lap.time_s, lap.lap
             if self._cur_d:
+                # the trace runs from the line (0 m, 0 s): frames are stamped after it, the lap from it
                 self.lap_trace = (np.maximum.accumulate(np.asarray(self._cur_d)), np.asarray(self._cur_t))
                 self._pb_lists = (self.lap_trace[0].tolist(), self.lap_trace[1].tolist())
                 if self.delta.reference is None or self.delta.reference.source != "gold":
                     self.delta.set_reference("session_best", lap.lap, lap.time_s, *self._pb_lists)
-        self.delta.lap_closed(lap.lap, lap.time_s, lap.kind, lap.valid)
         self.coach.on_lap(lap, prev_best if prev_best is not None else lap.time_s)
-        self.sink(*records.lap(self.session_id, lap, self.best_lap_s == lap.time_s and lap.kind == "full"))
+        # best so far; the store keeps exactly one best lap a session (mark_best_lap, when published)
+        self.sink(*records.lap(self.session_id, lap, new_best))
         if self.on_lap_closed is not None:
             self.on_lap_closed(lap)
 
@@ -316,8 +321,9 @@ class LiveSession:
         return {
             "session_id": self.session_id,
             "track_name": getattr(self.track, "name", None),  # for the drive screen: a name, not an id
-            "laps": [lp.as_dict() for lp in self.laps],
+            "laps": [{**lp.as_dict(), "is_best": lp.lap == self.best_lap} for lp in self.laps],
             "best_lap_s": self.best_lap_s,
+            "best_lap": self.best_lap,
             "current": self.last_state,
             "reference": {
                 "source": self.coach.ref_source,

@@ -157,7 +157,10 @@ def save_gold_lap(
                 f"{driver_id}'s gold lap at {track_id} is faster: {describe(replaced)}; this lap is "
                 f"{lap_time(float(row['time_s']))}. Keep it, or replace it with --force"
             )
-    trace = by_distance(_lap_wide(settings, session_id, lap), lap, 5.0, GOLD_CHANNELS)
+    # timed from the lap's line crossing, so the gold lap against itself reads 0.000 all the way
+    trace = by_distance(
+        _lap_wide(settings, session_id, lap), lap, 5.0, GOLD_CHANNELS, t_start_s=float(row["t_start_s"])
+    )
     meta = {
         "track_id": track_id,
         "driver_id": driver_id,
@@ -209,7 +212,9 @@ def lap_reference(
     but saved nowhere: for the live delta and RuleCoach of one session (``reference`` at session start)."""
     facts = session_facts(settings, session_id)
     row = _lap_row(settings, session_id, lap)
-    trace = by_distance(_lap_wide(settings, session_id, lap), lap, 5.0, GOLD_CHANNELS)
+    trace = by_distance(
+        _lap_wide(settings, session_id, lap), lap, 5.0, GOLD_CHANNELS, t_start_s=float(row["t_start_s"])
+    )
     meta = {
         "track_id": facts.get("track_id"),
         "driver_id": facts.get("driver_id"),

@@ -89,6 +89,18 @@ def insert_arrow(con: duckdb.DuckDBPyConnection, table: str, tbl: pa.Table) -> N
         con.unregister("_pw_batch")
 
 
+def mark_best_lap(con: duckdb.DuckDBPyConnection, session_id: str) -> None:
+    """Exactly one best lap a session: the fastest valid full lap (the earlier of a tie); none without one.
+    A live session marks each new best as it closes; this clears the laps it beat."""
+    con.execute(
+        """UPDATE laps SET is_best = coalesce(lap = (
+               SELECT lap FROM laps WHERE session_id = $sid AND kind = 'full' AND valid
+               ORDER BY time_s, lap LIMIT 1), false)
+           WHERE session_id = $sid""",
+        {"sid": session_id},
+    )
+
+
 class HotStore:
     def __init__(self, settings: Settings, con: duckdb.DuckDBPyConnection | None = None) -> None:
         self.settings = settings
@@ -149,6 +161,7 @@ class HotStore:
         return sid
 
     def close_session(self, session_id: str, status: str = "closed") -> None:
+        mark_best_lap(self.con, session_id)
         self.con.execute(
             """UPDATE sessions SET status = ?, ended_at = current_timestamp,
                  n_laps = (SELECT count(*) FROM laps WHERE session_id = ? AND kind = 'full'),

@@ -14,6 +14,7 @@ import duckdb
 import pyarrow as pa
 
 from shared.signals import WIDE_COLUMNS, registry_schema, signals_schema, telemetry_schema
+from shared.store.hot import mark_best_lap
 from shared.store.lake_check import session_problem
 from shared.store.lake_layout import glob_for, lap_path, session_dir, table_path, write_parquet_atomic
 from shared.store.schema import ALL_DDL, LAKE_TABLES
@@ -41,6 +42,7 @@ class LakePublisher:
 
     def publish_small(self, session_id: str, lake_dir: Path | None = None) -> None:
         """The per-session tables that change as laps close (everything but telemetry and signals)."""
+        mark_best_lap(self.con, session_id)
         for table, stem in LAKE_TABLES.items():
             if table in ("telemetry_signals", "signal_registry"):
                 continue

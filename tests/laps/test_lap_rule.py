@@ -349,7 +349,7 @@ def test_a_recording_that_stops_on_the_line_ends_with_a_full_lap() -> None:
     short = {k: v[w["t_s"] <= cut] for k, v in w.items()}
     got = detect_laps(short, _track())
     assert [lp.kind for lp in got] == ["out", "full", "full", "full"]
-    assert got[-1].t_end_s == laps[-2].t_end_s
+    assert got[-1].t_end_s == pytest.approx(laps[-2].t_end_s, abs=0.005)  # fewer fixes after the line
 
 
 def test_gps_is_required_for_gate_crossings_even_with_a_track() -> None:

@@ -16,19 +16,63 @@ from services.paddock.tools.base import (
     valid_laps,
 )
 from services.paddock.tools.recorded import recorded
+from shared.resample import line_to_line
 
 STEP_M = 10.0
 
 
-def _grid(a: dict[str, np.ndarray], top: float) -> dict[str, np.ndarray]:
+def _grid(
+    a: dict[str, np.ndarray],
+    top: float,
+    trace: tuple[np.ndarray, np.ndarray] | None = None,
+    scale: float = 1.0,
+) -> dict[str, np.ndarray]:
+    """A lap on a distance grid to ``top`` (inclusive). With ``trace`` (its line-to-line (distance,
+    elapsed)) time runs from the line; ``scale`` maps the grid onto this lap's own distance."""
     d = np.maximum.accumulate(a["dist_m"]) + np.arange(len(a["dist_m"])) * 1e-6
-    g = np.arange(0.0, top, STEP_M)
-    out = {"dist_m": g, "time_s": np.interp(g, d, a["t_s"] - a["t_s"][0])}
+    g = np.append(np.arange(0.0, top, STEP_M), top) if top > 0 else np.zeros(1)
+    at = g * scale
+    if trace is not None:
+        td = trace[0] + np.arange(len(trace[0])) * 1e-6
+        t = np.interp(at, td, trace[1])
+    else:
+        t = np.interp(at, d, a["t_s"] - a["t_s"][0])
+    out = {"dist_m": g, "time_s": t}
     for c in ("speed_kmh", "throttle_pct", "brake_bar"):
         v = a.get(c)
         if v is not None and np.isfinite(v).sum() > 1:
             ok = np.isfinite(v)
-            out[c] = np.interp(g, d[ok], v[ok])
+            out[c] = np.interp(at, d[ok], v[ok])
+    return out
+
+
+def _trace(a: dict[str, np.ndarray], lap: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    return line_to_line(a["t_s"], a["dist_m"], a.get("speed_kmh"), lap["t_start_s"], lap["t_end_s"])
+
+
+def _segments(delta: np.ndarray, g: np.ndarray, corners: list[Any]) -> list[dict[str, Any]]:
+    """The lap cut into corners and the stretches between them: their deltas add up to the total
+    (each is the difference of the rounded running delta at its ends)."""
+    marks = {0.0, float(g[-1])}
+    named: dict[float, str] = {}
+    for c in corners:
+        if 0 < c.start_m < g[-1]:
+            marks.add(float(c.start_m))
+            named[float(c.start_m)] = c.short
+        if 0 < c.end_m < g[-1]:
+            marks.add(float(c.end_m))
+    cuts = sorted(marks)
+    cum = [round(float(np.interp(x, g, delta)), 3) for x in cuts]
+    out = []
+    for k in range(len(cuts) - 1):
+        out.append(
+            {
+                "from_m": round(cuts[k]),
+                "to_m": round(cuts[k + 1]),
+                "corner": named.get(cuts[k]),
+                "delta_s": round(cum[k + 1] - cum[k], 3),
+            }
+        )
     return out
 
 
@@ -51,11 +95,25 @@ def get_lap_delta(session_id: str, lap_a: int, lap_b: int) -> dict[str, Any]:
     rec = recorded(
         sid, {c: np.concatenate([a[c], b[c]]) for c in ch}, ("speed", "throttle", "brake_pressure")
     )
-    top = min(float(np.nanmax(a["dist_m"])), float(np.nanmax(b["dist_m"])))
-    ga, gb = _grid(a, top), _grid(b, top)
+    la = rows(
+        "SELECT lap, time_s, t_start_s, t_end_s FROM laps WHERE session_id = ? AND lap IN (?, ?)",
+        [sid, lap_a, lap_b],
+    )
+    info = {x["lap"]: x for x in la}
+    times = {k: x["time_s"] for k, x in info.items()}
+    if (
+        lap_a in info and lap_b in info
+    ):  # line to line, each lap on its own distance: ends at the lap-time gap
+        tra, trb = _trace(a, info[lap_a]), _trace(b, info[lap_b])
+        top = float(tra[0][-1])
+        ga, gb = _grid(a, top, tra), _grid(b, top, trb, float(trb[0][-1]) / top if top > 0 else 1.0)
+    else:
+        top = min(float(np.nanmax(a["dist_m"])), float(np.nanmax(b["dist_m"])))
+        ga, gb = _grid(a, top), _grid(b, top)
     delta = gb["time_s"] - ga["time_s"]  # + = lap_b behind lap_a
+    track_c = track_corners(s["track_id"])
     corners = []
-    for c in track_corners(s["track_id"]):
+    for c in track_c:
         if c.end_m > top:
             continue
         i0, i1 = int(c.start_m // STEP_M), min(int(c.end_m // STEP_M), len(delta) - 1)
@@ -70,8 +128,6 @@ def get_lap_delta(session_id: str, lap_a: int, lap_b: int) -> dict[str, Any]:
             }
         )
     corners.sort(key=lambda x: -(x["delta_s"] or 0))
-    la = rows("SELECT lap, time_s FROM laps WHERE session_id = ? AND lap IN (?, ?)", [sid, lap_a, lap_b])
-    times = {x["lap"]: x["time_s"] for x in la}
     step = max(1, len(delta) // 100)
     return {
         "session_id": sid,
@@ -82,6 +138,7 @@ def get_lap_delta(session_id: str, lap_a: int, lap_b: int) -> dict[str, Any]:
         "total_delta_s": r(delta[-1]),
         **rec.fields("speed", "throttle", "brake_pressure"),
         "corners": corners,
+        "segments": _segments(delta, ga["dist_m"], track_c),
         "biggest_loss": corners[0] if corners else None,
         "coast_pct_a": r(_coast_pct(a), 1),
         "coast_pct_b": r(_coast_pct(b), 1),
@@ -169,7 +226,9 @@ def get_gold_lap_comparison(session_id: str) -> dict[str, Any]:
         raise ToolError("too_few_laps", "no valid lap in this session", "")
     best = min(laps, key=lambda x: x["time_s"])
     a = lap_arrays(s["session_id"], best["lap"], ("speed_kmh",))
-    g = _grid(a, float(min(np.nanmax(a["dist_m"]), trace["dist_m"][-1])))
+    g = _grid(
+        a, float(min(np.nanmax(a["dist_m"]), trace["dist_m"][-1])), _trace(a, best)
+    )  # both from the line
     gt = np.interp(g["dist_m"], trace["dist_m"], trace["time_s"])
     gs = np.interp(g["dist_m"], trace["dist_m"], trace["speed_kmh"])
     delta = g["time_s"] - gt

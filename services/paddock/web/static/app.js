@@ -92,7 +92,8 @@ async function sessionScreen(sid, seq) {
   if (stale(seq)) return;
   const full = laps.filter((l) => l.kind === "full");
   const valid = full.filter((l) => l.valid);
-  const best = laps.find((l) => l.is_best) || valid.slice().sort((a, b) => a.time_s - b.time_s)[0];
+  // the one best lap: the fastest valid full lap (the earlier of a tie), whatever flags a row carries
+  const best = valid.slice().sort((a, b) => a.time_s - b.time_s || a.lap - b.lap)[0];
   const other = valid.filter((l) => !best || l.lap !== best.lap).slice(-1)[0] || best;
   const nm = sessionName(s);
   view.innerHTML = `<h1>${esc(nm.title)} · ${esc(s.driver_id)}</h1><p class="muted small">${esc(nm.sub)} · <span class="sid">${esc(sid)}</span></p>
@@ -103,9 +104,9 @@ async function sessionScreen(sid, seq) {
       <button class="btn danger" id="delete">Delete session</button></div>
     <div class="grid">
       <div class="card"><h2>Laps</h2><div class="table-wrap"><table id="laps"><thead><tr><th>Lap</th><th>Time</th><th>Δ to best, s</th><th>Kind</th><th>Note</th></tr></thead><tbody>
-        ${laps.map((l) => `<tr class="${l.is_best ? "best" : ""} ${l.kind === "full" && !l.valid ? "invalid" : ""}" data-lap="${l.lap}">
+        ${laps.map((l) => `<tr class="${(best && l.lap === best.lap) ? "best" : ""} ${l.kind === "full" && !l.valid ? "invalid" : ""}" data-lap="${l.lap}">
           <td>${l.lap}</td><td>${lapTime(l.time_s)}</td><td>${best && l.kind === "full" ? (l.time_s - best.time_s >= 0 ? "+" : "") + num(l.time_s - best.time_s) : ""}</td>
-          <td>${esc(l.kind)}</td><td>${l.is_best ? "best" : esc(l.invalid_reason || "")}</td></tr>`).join("")}</tbody></table></div></div>
+          <td>${esc(l.kind)}</td><td>${(best && l.lap === best.lap) ? "best" : esc(l.invalid_reason || "")}</td></tr>`).join("")}</tbody></table></div></div>
       <div class="card"><h2>Lap times (full laps)</h2><div id="lapchart"></div></div>
     </div>
     <div class="card" id="quality" ${s.data_quality || s.quality ? "" : "hidden"}><h2>Data quality</h2>${qualityHtml(s.data_quality || s.quality)}</div>
@@ -117,7 +118,7 @@ async function sessionScreen(sid, seq) {
       <div class="card"><h2 id="corners-title">Corners</h2><div id="corners"></div></div></div>`;
   // the axis spans the laps' own range (not from zero), so a second's difference shows; values on wide bars
   Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
-    color: l.is_best ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, zero: false});
+    color: (best && l.lap === best.lap) ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, zero: false});
   document.getElementById("export").onclick = () => exportSession(sid).catch((e) => showBanner(e.message, "error"));
   document.getElementById("delete").onclick = () => deleteSession(sid, nm.title).catch((e) => showBanner(e.message, "error"));
   const selA = document.getElementById("lapA"), selB = document.getElementById("lapB");
