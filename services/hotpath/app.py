@@ -23,6 +23,19 @@ from shared.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 
+FLUSH_TICK_S = 0.05
+
+
+async def _flush_idle(state: HotpathState) -> None:
+    """Frames never wait in a session buffer for a later frame: a stream that stops is still stored."""
+    while True:
+        await asyncio.sleep(FLUSH_TICK_S)
+        try:
+            state.flush_idle()
+        except Exception:  # never let the timer die: the next tick tries again
+            log.exception("flushing idle session buffers failed")
+
+
 def create_app(settings: Settings | None = None, can: str | None = None) -> FastAPI:
     settings = settings or get_settings()
     redact_access_log()
@@ -36,6 +49,7 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
         app.state.http_rejected = http_rejected
         app.state.loop_lag = lag = LoopLag()
         lag.start()
+        flusher = asyncio.create_task(_flush_idle(state))
         reader = None
         if can:
             from services.hotpath.can_reader import CanReader
@@ -47,6 +61,7 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
         try:
             yield
         finally:
+            flusher.cancel()
             lag.stop()
             if reader is not None:
                 reader.stop()

@@ -23,6 +23,7 @@ from services.hotpath.delta import PredictiveDelta, elapsed_at
 from services.hotpath.phrases import render
 from services.hotpath.rules.coach import RuleCoach, reference_from_trace
 from services.hotpath.rules.thresholds import thresholds_for
+from services.hotpath.validation import JumpGuard
 from shared.events import LiveEvents
 from shared.laps import Lap, LiveLapTracker
 from shared.profiles.car import CarProfile
@@ -103,6 +104,7 @@ class LiveSession:
         self.on_delta: Callable[[dict[str, Any]], None] | None = None
         self._timed = False  # a lap line has been crossed: the lap in progress is timed
         self.last_t: float | None = None
+        self.jump = JumpGuard()  # a suspected clock jump, until its time line holds
         self.laps: list[Lap] = []
         self.best_lap_s: float | None = None
         self.lap_trace: tuple[np.ndarray, np.ndarray] | None = None  # best lap (dist, elapsed) for PB pace
@@ -117,6 +119,10 @@ class LiveSession:
         self.cues_dropped = 0
         self._buf: list[dict[str, Any]] = []
         self._buf_since = 0.0
+        # the writer's ``mark``: a callback once what was submitted before it is committed
+        self.mark: Callable[[Callable[[], None]], None] | None = None
+        self.durable_t: float | None = None  # t_s of the last frame committed to the store
+        self.stored_frames = 0
         self.on_lap_closed: Callable[[Lap], None] | None = None
         self._last_vals: dict[str, float] = {}
 
@@ -195,6 +201,10 @@ class LiveSession:
         self._last_fs = fs
         return [c for c in cues if c.status == "spoken"] if cues else cues
 
+    def time_break(self) -> None:
+        """The logger's clock jumped and the new time line held: no distance is integrated over the gap."""
+        self.tracker.last_t = None
+
     def _store_corner(self, obs: CornerObservation) -> None:
         self.sink(*records.corner(self.session_id, obs))
 
@@ -227,6 +237,20 @@ class LiveSession:
             return
         rows, self._buf = self._buf, []
         self.sink(*records.telemetry(self.session_id, rows, _ROW_SCHEMA))
+        if self.mark is not None:
+            self.mark(lambda t=rows[-1]["t_s"], n=len(rows): self._stored(t, n))
+
+    def _stored(self, t: float, n: int) -> None:  # on the writer thread
+        self.durable_t = t
+        self.stored_frames += n
+
+    @property
+    def pending_frames(self) -> int:
+        return len(self._buf)
+
+    @property
+    def buffered_since(self) -> float:
+        return self._buf_since
 
     def _on_pb_pace(self, dist: float, t: float) -> bool:
         """Is the current lap ahead of the best lap at this distance? (bisect on lists: no numpy per frame)"""
