@@ -238,7 +238,8 @@ class LiveSession:
         rows, self._buf = self._buf, []
         self.sink(*records.telemetry(self.session_id, rows, _ROW_SCHEMA))
         if self.mark is not None:
-            self.mark(lambda t=rows[-1]["t_s"], n=len(rows): self._stored(t, n))
+            t_last, n = float(rows[-1]["t_s"]), len(rows)
+            self.mark(lambda: self._stored(t_last, n))
 
     def _stored(self, t: float, n: int) -> None:  # on the writer thread
         self.durable_t = t

@@ -90,7 +90,10 @@ def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
     if not data.startswith(XRK_MAGIC):  # checked before parsing: libxrk takes minutes over junk
         what = "the XRZ's inflated content" if xrz else "the file"
         raise ImportFormatError(
-            path, "byte 0", f"an AiM XRK header ({XRK_MAGIC!r})", f"{what} starts {printable(repr(data[:12]))}"
+            path,
+            "byte 0",
+            f"an AiM XRK header ({XRK_MAGIC!r})",
+            f"{what} starts {printable(repr(data[:12]))}",
         )
     try:
         channels, empty, (beacons, logger_laps), lmd = run_bounded(

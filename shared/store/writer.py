@@ -84,6 +84,27 @@ class StoreWriter:
         self._q.append((_JOB, job))
         self._wake.set()
 
+    def run(self, job: Job, timeout: float = 600.0) -> Any:
+        """Run ``job(con)`` on the writer thread and wait for its result (or its exception); for worker
+        threads (an import handed to the hot path), never the event loop."""
+        done = threading.Event()
+        out: list[Any] = []
+
+        def wrapped(con: duckdb.DuckDBPyConnection) -> None:
+            try:
+                out.append((True, job(con)))
+            except Exception as exc:  # the caller's error, not the writer's
+                out.append((False, exc))
+            done.set()
+
+        self.call(wrapped)
+        if not done.wait(timeout):
+            raise TimeoutError(f"the store writer did not run the job within {timeout:g} s")
+        ok, value = out[0]
+        if not ok:
+            raise value
+        return value
+
     def mark(self, fn: Callable[[], None]) -> None:
         """Call ``fn()`` on the writer thread once everything submitted before it is committed."""
         self._idle.clear()

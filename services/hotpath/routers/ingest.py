@@ -121,8 +121,12 @@ async def _stored(state: HotpathState, sess: Any, timeout: float = DURABLE_WAIT_
     loop = asyncio.get_running_loop()
     done = loop.create_future()
 
+    def settle() -> None:
+        if not done.done():
+            done.set_result(True)
+
     def mark() -> None:  # on the writer thread
-        loop.call_soon_threadsafe(lambda: done.done() or done.set_result(True))
+        loop.call_soon_threadsafe(settle)
 
     sess.flush_rows()
     state.writer.mark(mark)
