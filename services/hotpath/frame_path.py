@@ -97,6 +97,7 @@ class LiveSession:
         self.watcher = CornerWatcher(track, th) if track is not None else None
         self.coach = RuleCoach(track, th)
         self.events = LiveEvents(track.corners if track is not None else [], car.thresholds)
+        self.coach.share_events(self.events)  # one evaluation of the per-frame conditions for both
         self.arbiter = CoachArbiter(track, ArbiterConfig(headset_latency_s=headset_latency_s))
         self.clock = SessionClock()
         self.audio_s = audio_s or {}  # cue text -> length of its pre-rendered audio (pitwall voices build)
@@ -170,10 +171,10 @@ class LiveSession:
             st.dist_to_next_corner_m,
             bool(self.arbiter.pending) and self._on_pb_pace(st.dist_m, t),
         )
-        # safety first: same frame as the trigger condition
-        for h in self.coach.on_frame(vals, t):
-            cues.append(self._emit(self.arbiter.safety(h, render(h.template, None, h.wheel), fs), arrived))
         ended = self.events.feed(row)  # stored whether or not a cue was spoken about them
+        # safety first among the cues: same frame as the trigger condition, from the same verdicts
+        for h in self.coach.on_frame(vals, t, self.events.conditions):
+            cues.append(self._emit(self.arbiter.safety(h, render(h.template, None, h.wheel), fs), arrived))
         if ended:
             self.sink(*records.events(self.session_id, ended))
         if self.watcher is not None:

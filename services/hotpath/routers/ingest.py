@@ -147,13 +147,15 @@ async def _feed(
         i = 0
         while True:
             t0 = time.perf_counter()
+            published = state.hub.published
             while True:
                 res = state.ingest(sid, frames[i : i + CHUNK_FRAMES], arrived)
                 i += CHUNK_FRAMES
                 accepted += res["accepted"]
                 for k, v in res["rejected"].items():
                     rejected[k] = rejected.get(k, 0) + v
-                if i >= n or time.perf_counter() - t0 >= SLICE_S:
+                # a cue goes out at once: the loop is handed back to the cue stream before more frames
+                if i >= n or time.perf_counter() - t0 >= SLICE_S or state.hub.published != published:
                     break
             if i >= n:
                 break
