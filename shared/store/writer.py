@@ -197,10 +197,15 @@ class StoreWriter:
         the front of the queue (in order) and False is returned; other errors are counted and dropped."""
         done: set[int] = set()
         for table, parts in batch.items():
-            for p in parts:
+            dicts = [p for p in parts if not isinstance(p, pa.Table)]
+            units: list[tuple[Any, list[Any]]] = [(p, [p]) for p in parts if isinstance(p, pa.Table)]
+            if dicts:  # row dicts of one table become one Arrow batch
+                units.append((None, dicts))
+            for tbl, members in units:
                 try:
-                    t = p if isinstance(p, pa.Table) else rows_table(self.con, table, p, "")
-                    insert_arrow(self.con, table, t)
+                    if tbl is None:
+                        tbl = rows_table(self.con, table, [r for m in members for r in m], "")
+                    insert_arrow(self.con, table, tbl)
                 except Exception as exc:
                     if self._storage_failed(exc):
                         self._q.extendleft(reversed([it for it in taken if id(it[1]) not in done]))
@@ -210,8 +215,8 @@ class StoreWriter:
                     self.last_error = f"{table}: {type(exc).__name__}: {exc}"
                     log.exception("store write to %s failed", table)
                 else:
-                    self.rows_written += t.num_rows
-                done.add(id(p))
+                    self.rows_written += tbl.num_rows
+                done.update(id(m) for m in members)
         return True
 
     def _storage_failed(self, exc: BaseException) -> bool:
