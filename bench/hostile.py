@@ -1,7 +1,9 @@
 """Hostile input, measured in one run: the file corpus through ``pitwall import`` (outcome, time, peak RSS
-per case) and ``/health`` latency on a real hot path while maximal WebSocket batches are processed.
+per case), ``/health`` latency on a real hot path while maximal WebSocket batches are processed and while
+200,000-frame batches are refused, and frames acknowledged vs stored after kill -9 three seconds after the
+last ack and on a filesystem that fills up (a real 24 MiB tmpfs; root only).
 
-    python bench/hostile.py [--batches 5] [--json]
+    python bench/hostile.py [--batches 5] [--json] [--skip-corpus]
 """
 
 from __future__ import annotations
@@ -104,16 +106,173 @@ async def health_during_batches(tmp: Path, batches: int) -> dict[str, object]:
         hot.stop()
 
 
+async def health_during_refusals(tmp: Path, n: int = 200_000) -> dict[str, object]:
+    """/health latency while over-cap batches (JSON text, msgpack, NDJSON) arrive and are refused."""
+    import httpx
+    import msgpack
+    import websockets
+
+    from tests.support.procs import start_hotpath
+
+    hot = start_hotpath(tmp / "refuse-data", tmp, env={"PITWALL_INGEST_MAX_BODY_BYTES": str(64 * 2**20)})
+    lat: list[float] = []
+    try:
+        async with httpx.AsyncClient(base_url=hot.url, timeout=120) as c:
+            sid = (await c.post("/session/start", json={"driver_id": "bench"})).json()["session_id"]
+            frames = [{"t_s": i * 0.001, "speed_kmh": 120.0} for i in range(n)]
+            bodies: list[tuple[str, object]] = [
+                ("ws-json", json.dumps({"frames": frames})),
+                ("ws-msgpack", msgpack.packb({"frames": frames})),
+                ("ndjson", "\n".join(json.dumps(f) for f in frames)),
+            ]
+            refused: dict[str, str] = {}
+            for kind, body in bodies:
+                if kind == "ndjson":
+                    task = asyncio.create_task(c.post(f"/ingest/frames?session_id={sid}", content=body))  # type: ignore[arg-type]
+                else:
+                    ws = await websockets.connect(
+                        f"ws://127.0.0.1:{hot.port}/ingest/ws?session_id={sid}", max_size=None
+                    )
+                    await ws.send(body)  # type: ignore[arg-type]
+                    task = asyncio.create_task(ws.wait_closed())
+                while not task.done():
+                    t0 = time.perf_counter()
+                    await c.get("/health")
+                    lat.append((time.perf_counter() - t0) * 1000)
+                r = await task
+                refused[kind] = (
+                    str(r.status_code) if kind == "ndjson" else f"close {ws.close_code}"  # type: ignore[union-attr]
+                )
+    finally:
+        hot.stop()
+    lat.sort()
+    return {
+        "batch_frames": n,
+        "refused": refused,
+        "health_n": len(lat),
+        "health_p50_ms": round(lat[len(lat) // 2], 1) if lat else None,
+        "health_p99_ms": round(lat[min(len(lat) - 1, int(0.99 * len(lat)))], 1) if lat else None,
+        "health_max_ms": round(lat[-1], 1) if lat else None,
+    }
+
+
+def _stored(data: Path, sid: str) -> int:
+    import duckdb
+
+    from shared.settings import settings_for
+
+    con = duckdb.connect(str(settings_for(data).hot_db_path))
+    try:
+        row = con.execute("SELECT count(*) FROM telemetry WHERE session_id = ?", [sid]).fetchone()
+    finally:
+        con.close()
+    return int(row[0]) if row else 0
+
+
+async def acked_vs_stored_kill9(tmp: Path) -> dict[str, object]:
+    """500 frames/s for 4 s, silence, SIGKILL 3 s after the last ack; stored rows counted after."""
+    import httpx
+    import websockets
+
+    from services.hotpath.replay import frames_of
+    from shared.simulator import simulate
+    from tests.support.procs import start_hotpath
+
+    data = tmp / "kill-data"
+    hot = start_hotpath(data, tmp)
+    frames = list(frames_of(simulate(laps=1, seed=9, rate_hz=50.0).wide))[:2000]
+    car = {"car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}
+    sid = httpx.post(f"{hot.url}/session/start", json=car).json()["session_id"]
+    acked = 0
+    try:
+        async with websockets.connect(f"ws://127.0.0.1:{hot.port}/ingest/ws?session_id={sid}") as ws:
+            for i in range(0, len(frames), 50):
+                await ws.send(json.dumps({"frames": frames[i : i + 50]}))
+                acked += json.loads(await ws.recv())["accepted"]
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(3.0)
+            hot.proc.kill()
+        hot.proc.wait(timeout=10)
+    finally:
+        hot.stop()
+    return {"acked": acked, "stored": _stored(data, sid)}
+
+
+async def acked_vs_stored_full_disk(tmp: Path) -> dict[str, object]:
+    """Stream until a 24 MiB tmpfs fills (a filler file takes the rest), free it, stream on, end: frames
+    acknowledged vs stored, and what the acks and /health said meanwhile."""
+    import os
+    import subprocess
+
+    import httpx
+    import msgpack
+    import websockets
+
+    from services.hotpath.replay import frames_of
+    from shared.simulator import simulate
+    from tests.hostile.test_store_faults import _fill
+    from tests.support.procs import start_hotpath
+
+    if os.geteuid() != 0:
+        return {"skipped": "mounting a tmpfs needs root"}
+    fs = tmp / "fs"
+    fs.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(fs)]).returncode:
+        return {"skipped": "mount failed"}
+    try:
+        data = fs / "data"
+        hot = start_hotpath(data, tmp)
+        frames = list(frames_of(simulate(laps=3, seed=2, rate_hz=50.0).wide))
+        batches = [msgpack.packb({"frames": frames[i : i + 250]}) for i in range(0, len(frames), 250)]
+        car = {"car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}
+        sid = httpx.post(f"{hot.url}/session/start", json=car).json()["session_id"]
+        acked = refused = 0
+        reason = health = None
+        try:
+            async with websockets.connect(f"ws://127.0.0.1:{hot.port}/ingest/ws?session_id={sid}") as ws:
+                for k, b in enumerate(batches):
+                    if k == 4:
+                        _fill(fs / "filler")
+                    if k == len(batches) // 2 and (fs / "filler").exists():
+                        health = httpx.get(f"{hot.url}/health").json()
+                        (fs / "filler").unlink()
+                        await asyncio.sleep(1.5)  # the writer retries every 0.5 s
+                    await ws.send(b)
+                    ack = json.loads(await ws.recv())
+                    acked += ack["accepted"]
+                    refused += ack["rejected"].get("disk_full", 0)
+                    reason = reason or ack.get("refused")
+                    await asyncio.sleep(0.05)
+            httpx.post(f"{hot.url}/session/{sid}/end", timeout=60)
+        finally:
+            hot.stop()
+        stored = _stored(data, sid)
+    finally:
+        subprocess.run(["umount", "-l", str(fs)])
+    return {
+        "sent": len(frames),
+        "acked": acked,
+        "refused_disk_full": refused,
+        "stored": stored,
+        "ack_said": reason,
+        "health_status": health and health.get("status"),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--batches", type=int, default=5)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--skip-corpus", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        rows = corpus(tmp)
+        rows = [] if args.skip_corpus else corpus(tmp)
         health = asyncio.run(health_during_batches(tmp, args.batches))
-    if args.json:
+        health["during_refusals"] = asyncio.run(health_during_refusals(tmp))
+        health["kill_9_3s_after_last_ack"] = asyncio.run(acked_vs_stored_kill9(tmp))
+        health["full_disk"] = asyncio.run(acked_vs_stored_full_disk(tmp))
+    if args.json or not rows:
         sys.stdout.write(json.dumps({"corpus": rows, "health": health}, indent=1) + "\n")
         return
     worst_t = max(rows, key=lambda r: r["s"])  # type: ignore[arg-type, return-value]

@@ -95,11 +95,17 @@ class RequestGuard:
     """
 
     def __init__(
-        self, app: ASGIApp, max_body: int, setting: str, rejected: Counter[str] | None = None
+        self,
+        app: ASGIApp,
+        max_body: int,
+        setting: str,
+        rejected: Counter[str] | None = None,
+        per_path: dict[str, tuple[int, str]] | None = None,
     ) -> None:
         self.app = app
         self.max_body = max_body
         self.setting = setting
+        self.per_path = per_path or {}  # path -> (its own body limit, the setting that sets it)
         self.rejected: Counter[str] = rejected if rejected is not None else Counter()
 
     async def _refuse(self, send: Send, status: int, code: str, message: str) -> None:
@@ -119,9 +125,10 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         headers = {k.lower(): v for k, v in scope.get("headers") or []}
-        too_big = f"the request body is over {self.max_body} bytes ({self.setting}); send less, or in smaller batches"
+        max_body, setting = self.per_path.get(scope.get("path", ""), (self.max_body, self.setting))
+        too_big = f"the request body is over {max_body} bytes ({setting}); send less, or in smaller batches"
         declared = headers.get(b"content-length", b"")
-        if declared.isdigit() and int(declared) > self.max_body:
+        if declared.isdigit() and int(declared) > max_body:
             await self._refuse(send, 413, "too_large", too_big)
             return
         chunks: list[bytes] = []
@@ -133,7 +140,7 @@ class RequestGuard:
                 return
             chunk = msg.get("body", b"")
             size += len(chunk)
-            if size > self.max_body:
+            if size > max_body:
                 await self._refuse(send, 413, "too_large", too_big)
                 return
             chunks.append(chunk)

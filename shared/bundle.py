@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -134,7 +135,9 @@ def _read_checked(path: Path, max_bytes: int) -> tuple[dict[str, Any], dict[str,
     return manifest, data
 
 
-def import_bundle(path: Path, settings: Settings) -> BundleImported:
+def import_bundle(
+    path: Path, settings: Settings, run: Callable[[Callable[[HotStore], Any]], Any] | None = None
+) -> BundleImported:
     """Store a bundle's session (its own id; a second import of it is a duplicate, nothing stored)."""
     manifest, data = _read_checked(Path(path), settings.import_max_decompressed_bytes)
     tables: dict[str, list[pa.Table]] = {}
@@ -162,10 +165,11 @@ def import_bundle(path: Path, settings: Settings) -> BundleImported:
         tr = TrackProfile.model_validate_json(data["track.json"])
         if tr.id not in list_tracks() and all(t.id != tr.id for t in saved_tracks(settings.data_dir)):
             save_track(settings.data_dir, tr)
-    store = HotStore(settings)
-    try:
+
+    def write(store: HotStore) -> bool:
+        """Store the session in one transaction and publish it; False when it is already stored."""
         if store.session(sid) is not None:
-            return BundleImported(sid, True, provenance)
+            return False
         meta = json.loads(session.get("meta_json") or "{}")
         meta["imported_bundle"] = provenance
         row = pa.Table.from_pylist([{**session, "meta_json": json.dumps(meta, default=str)}])
@@ -192,8 +196,18 @@ def import_bundle(path: Path, settings: Settings) -> BundleImported:
             pub.remove_session(sid)
             store.delete_session(sid)
             raise
-    finally:
-        store.close()
+        return True
+
+    if run is not None:  # the running hot path's store, on its writer thread
+        stored = run(write)
+    else:
+        store = HotStore(settings)
+        try:
+            stored = write(store)
+        finally:
+            store.close()
+    if not stored:
+        return BundleImported(sid, True, provenance)
     return BundleImported(sid, False, provenance)
 
 

@@ -57,8 +57,9 @@ def import_cmd(
     """Import logger files into the store and the lake."""
     from rich.progress import Progress
 
+    from shared.hotpath_link import HotpathUnavailable
+    from shared.hotpath_link import import_anywhere as import_file
     from shared.importers import ImportFormatError
-    from shared.ingest import import_file
     from shared.store.hot import StoreLockedError
 
     settings = _settings(data_dir)
@@ -77,14 +78,23 @@ def import_cmd(
                     res = import_file(p, settings, driver, car, track, progress=advance)
             else:
                 res = import_file(p, settings, driver, car, track)
-        except (ImportFormatError, StoreLockedError, KeyError, ValueError, OSError, MemoryError) as exc:
+        except (
+            ImportFormatError,
+            StoreLockedError,
+            HotpathUnavailable,
+            KeyError,
+            ValueError,
+            OSError,
+            MemoryError,
+        ) as exc:
             from rich.markup import escape
 
             from shared.importers.limits import printable
 
             failed += 1
             msg = printable(str(exc).strip('"'), 600)  # file content never reaches the terminal raw
-            where = "" if isinstance(exc, ImportFormatError | StoreLockedError) else f"{printable(str(p))}: "
+            named = isinstance(exc, ImportFormatError | StoreLockedError | HotpathUnavailable)
+            where = "" if named else f"{printable(str(p))}: "
             err.print(f"[red]error[/red]: {escape(where + msg)}", soft_wrap=True)
             continue
         d = res.as_json()
@@ -313,13 +323,22 @@ def gold_import(
     ] = False,
     data_dir: DataDir = None,
 ) -> None:
-    """Import a coach's lap from a logger file as the gold lap."""
+    """Import a coach's lap from a logger file as the gold lap (through the running hot path, when one
+    holds the store)."""
+    from shared.hotpath_link import HotpathUnavailable
     from shared.importers import ImportFormatError
     from shared.store.gold import import_gold_lap
+    from shared.store.hot import StoreLockedError
 
     try:
         res = import_gold_lap(_settings(data_dir), path, track, driver, lap, force=force)
-    except (ImportFormatError, ValueError, FileNotFoundError) as exc:
+    except (
+        ImportFormatError,
+        ValueError,
+        FileNotFoundError,
+        StoreLockedError,
+        HotpathUnavailable,
+    ) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc
     _emit(res.summary())

@@ -360,6 +360,17 @@ class LiveEvents:
             on[(COOLANT, None)] = water
         return on
 
+    @property
+    def conditions(self) -> Mapping[tuple[str, str | None], float | None]:
+        """The conditions true on the last frame fed, by (kind, wheel): shared with the hot path's safety
+        rules, which then need not evaluate the same predicates again (valid until the next ``feed``)."""
+        return self._on_buf
+
+    @property
+    def tpms_baseline(self) -> dict[str, float]:
+        """Each wheel's TPMS baseline (updated on every frame); the safety rules read the same one."""
+        return self._tpms_base
+
     def feed(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
         """One frame (``t_s``, ``lap``, ``dist_m`` and channels): the events that ended on it."""
         t = float(row["t_s"])

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -39,6 +40,21 @@ from shared.store.publisher import LakePublisher
 
 log = logging.getLogger(__name__)
 Wide = dict[str, np.ndarray]
+T = TypeVar("T")
+# runs a function with the hot store: by default it opens the DuckDB file itself; a running hot path
+# (which holds the file) passes one that runs it on its store writer's thread (POST /imports)
+StoreRun = Callable[[Callable[[HotStore], T]], T]
+
+
+def own_store(settings: Settings) -> StoreRun[Any]:
+    def run(fn: Callable[[HotStore], T]) -> T:
+        store = HotStore(settings)
+        try:
+            return fn(store)
+        finally:
+            store.close()
+
+    return run
 
 
 @dataclass
@@ -125,10 +141,12 @@ def _lap_rows(laps: list[Lap]) -> list[dict[str, Any]]:
     return [{**lp.as_dict(), "is_best": lp.lap == best} for lp in laps]
 
 
-def _store_and_publish(settings: Settings, bundle: SessionBundle, truth_json: str | None = None) -> None:
-    store = HotStore(settings)
+def _store_and_publish(
+    settings: Settings, bundle: SessionBundle, truth_json: str | None = None, run: StoreRun[Any] | None = None
+) -> None:
     sid = bundle.session["session_id"]
-    try:
+
+    def write(store: HotStore) -> None:
         store.write_bundle(bundle)
         pub = LakePublisher(store.con, settings.lake_dir)
         try:
@@ -137,8 +155,8 @@ def _store_and_publish(settings: Settings, bundle: SessionBundle, truth_json: st
             pub.remove_session(sid)
             store.delete_session(sid)
             raise
-    finally:
-        store.close()
+
+    (run or own_store(settings))(write)
 
 
 def _result(
@@ -186,11 +204,17 @@ def import_file(
     car_id: str | None = None,
     track_id: str | None = None,
     progress: Progress | None = None,
+    run: StoreRun[Any] | None = None,
+    source_path: str | None = None,
 ) -> ImportResult:
+    """``run``: how to reach the hot store (default: open it); ``source_path``: the file's own path when
+    ``path`` is a copy (a file handed to a running hot path)."""
     if is_bundle(Path(path)):  # a session exported by another Pitwall (`pitwall export`)
-        return _import_bundle(Path(path), settings)
+        return _import_bundle(Path(path), settings, run)
     with limits_scope(settings) as limits:
-        return _import_file(Path(path), settings, driver_id, car_id, track_id, progress, limits)
+        return _import_file(
+            Path(path), settings, driver_id, car_id, track_id, progress, limits, run, source_path
+        )
 
 
 def _import_file(
@@ -201,38 +225,40 @@ def _import_file(
     track_id: str | None,
     progress: Progress | None,
     limits: ImportLimits,
+    run: StoreRun[Any] | None = None,
+    source_path: str | None = None,
 ) -> ImportResult:
     raw: RawLog = read_log(path, progress, car_id=car_id)
-    store = HotStore(settings)
-    try:
-        LakePublisher(
-            store.con, settings.lake_dir
-        ).repair()  # a crash mid-publish left a session half-published
+    run = run or own_store(settings)
+    shown = source_path or str(path)
+
+    def already(store: HotStore) -> ImportResult | None:
+        LakePublisher(store.con, settings.lake_dir).repair()  # a crash mid-publish left one half-published
         existing = store.session_by_sha(raw.sha256)
-        if existing:
-            row = store.session(existing) or {}
-            laps = store.laps(existing)
-            q = store.con.execute(
-                "SELECT report_json FROM session_quality WHERE session_id = ?", [existing]
-            ).fetchone()
-            return ImportResult(
-                existing,
-                row.get("source_format", raw.source_format),
-                row.get("track_id"),
-                row.get("car_id", ""),
-                [
-                    {"lap": r["lap"], "time_s": r["time_s"], "kind": r["kind"], "valid": r["valid"]}
-                    for r in laps
-                ],
-                row.get("best_lap_s"),
-                int(row.get("rows") or 0),
-                int(row.get("channels") or 0),
-                True,
-                str(path),
-                json.loads(q[0]) if q else None,
-            )
-    finally:
-        store.close()
+        if not existing:
+            return None
+        row = store.session(existing) or {}
+        laps = store.laps(existing)
+        q = store.con.execute(
+            "SELECT report_json FROM session_quality WHERE session_id = ?", [existing]
+        ).fetchone()
+        return ImportResult(
+            existing,
+            row.get("source_format", raw.source_format),
+            row.get("track_id"),
+            row.get("car_id", ""),
+            [{"lap": r["lap"], "time_s": r["time_s"], "kind": r["kind"], "valid": r["valid"]} for r in laps],
+            row.get("best_lap_s"),
+            int(row.get("rows") or 0),
+            int(row.get("channels") or 0),
+            True,
+            shown,
+            json.loads(q[0]) if q else None,
+        )
+
+    dup = run(already)
+    if dup is not None:
+        return dup
     car = load_car(car_id or guess_car(raw), settings.data_dir)
     wide, registry = car.to_wide(raw)
     if len(wide["t_s"]) == 0:
@@ -271,7 +297,7 @@ def _import_file(
         an.laps,
         wide,
         len(raw.channels),
-        source_path=str(path.resolve()),
+        source_path=source_path or str(path.resolve()),
         source_sha256=raw.sha256,
         meta_json=json.dumps(meta, default=str),
         started_at=raw.started_at,
@@ -286,19 +312,19 @@ def _import_file(
         events=an.events,
         quality=[{"session_id": sid, "report_json": json.dumps(quality, default=str)}],
     )
-    _store_and_publish(settings, bundle)
-    log.info("imported %s as %s (%s, %d laps)", path, sid, session["track_id"], session["n_laps"])
-    return _result(bundle, an.laps, str(path), quality)
+    _store_and_publish(settings, bundle, run=run)
+    log.info("imported %s as %s (%s, %d laps)", shown, sid, session["track_id"], session["n_laps"])
+    return _result(bundle, an.laps, shown, quality)
 
 
-def _import_bundle(path: Path, settings: Settings) -> ImportResult:
-    got = import_bundle(path, settings)
-    store = HotStore(settings)
-    try:
-        row = store.session(got.session_id) or {}
+def _import_bundle(path: Path, settings: Settings, run: StoreRun[Any] | None) -> ImportResult:
+    got = import_bundle(path, settings, run)
+
+    def read(store: HotStore) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         laps = [{k: r[k] for k in ("lap", "time_s", "kind", "valid")} for r in store.laps(got.session_id)]
-    finally:
-        store.close()
+        return store.session(got.session_id) or {}, laps
+
+    row, laps = (run or own_store(settings))(read)
     return ImportResult(
         got.session_id,
         str(row.get("source_format", "")),

@@ -13,14 +13,28 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from services.hotpath import drive
-from services.hotpath.routers import cues, health, ingest, sessions
+from services.hotpath.routers import cues, health, imports, ingest, sessions
 from services.hotpath.state import HotpathState
 from shared import __version__
 from shared.asgi_guard import LoopLag, RequestGuard, short_errors
+from shared.hotpath_link import announce, withdraw
 from shared.http_auth import add_cors, auth_failure, redact_access_log
 from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
+
+
+FLUSH_TICK_S = 0.05
+
+
+async def _flush_idle(state: HotpathState) -> None:
+    """Frames never wait in a session buffer for a later frame: a stream that stops is still stored."""
+    while True:
+        await asyncio.sleep(FLUSH_TICK_S)
+        try:
+            state.flush_idle()
+        except Exception:  # never let the timer die: the next tick tries again
+            log.exception("flushing idle session buffers failed")
 
 
 def create_app(settings: Settings | None = None, can: str | None = None) -> FastAPI:
@@ -33,9 +47,11 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
         state = HotpathState(settings)
         app.state.hot = state
         app.state.ingest_lock = asyncio.Lock()
+        app.state.import_lock = asyncio.Lock()
         app.state.http_rejected = http_rejected
         app.state.loop_lag = lag = LoopLag()
         lag.start()
+        flusher = asyncio.create_task(_flush_idle(state))
         reader = None
         if can:
             from services.hotpath.can_reader import CanReader
@@ -43,17 +59,20 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
             reader = CanReader(state, can, asyncio.get_running_loop())
             reader.start()
             app.state.can = reader
+        announce(settings)  # `pitwall import` on this data dir imports through this process
         log.info("hot path ready: data in %s", settings.data_dir)
         try:
             yield
         finally:
+            withdraw(settings)
+            flusher.cancel()
             lag.stop()
             if reader is not None:
                 reader.stop()
             state.close()
 
     app = FastAPI(title="Pitwall hot path", version=__version__, lifespan=lifespan)
-    for r in (health.router, sessions.router, ingest.router, cues.router, drive.router):
+    for r in (health.router, sessions.router, ingest.router, cues.router, drive.router, imports.router):
         app.include_router(r)
 
     # inside the token check: the body limit (enforced while the body streams) and strict JSON
@@ -62,6 +81,9 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
         max_body=settings.ingest_max_body_bytes,
         setting="PITWALL_INGEST_MAX_BODY_BYTES",
         rejected=http_rejected,
+        per_path={
+            "/imports": (settings.import_max_decompressed_bytes, "PITWALL_IMPORT_MAX_DECOMPRESSED_BYTES")
+        },
     )
 
     @app.middleware("http")

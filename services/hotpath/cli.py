@@ -50,6 +50,19 @@ def hotpath_cmd(
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(2) from exc
     settings.ensure_dirs()
+    from shared.store.hot import store_locked
+
+    if store_locked(settings):
+        from shared.hotpath_link import hotpath_url
+
+        url = hotpath_url(settings)
+        where = f" (a hot path at {url})" if url else ""
+        err.print(
+            f"[red]error[/red]: {settings.hot_db_path} is already in use by another process{where}: "
+            "one hot path per data directory; stop it or give another --data-dir",
+            soft_wrap=True,
+        )
+        raise typer.Exit(1) from None
     uvicorn.run(
         create_app(settings, can=can),
         host=settings.hotpath_host,

@@ -64,8 +64,9 @@ class CueHub:
             hello = {"session_id": session_id, "queue": self.maxlen, "server_ms": int(time.time() * 1000)}
             yield f"id: {seq}\nevent: hello\ndata: {json.dumps(hello)}\n\n"
             while True:
-                try:
-                    await asyncio.wait_for(client.event.wait(), timeout=keepalive_s)
+                try:  # asyncio.timeout, not wait_for: no extra task between a publish and the send
+                    async with asyncio.timeout(keepalive_s):
+                        await client.event.wait()
                 except TimeoutError:
                     yield ": keepalive\n\n"
                     continue

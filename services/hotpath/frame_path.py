@@ -23,6 +23,7 @@ from services.hotpath.delta import PredictiveDelta, elapsed_at
 from services.hotpath.phrases import render
 from services.hotpath.rules.coach import RuleCoach, reference_from_trace
 from services.hotpath.rules.thresholds import thresholds_for
+from services.hotpath.validation import JumpGuard
 from shared.events import LiveEvents
 from shared.laps import Lap, LiveLapTracker
 from shared.profiles.car import CarProfile
@@ -96,6 +97,7 @@ class LiveSession:
         self.watcher = CornerWatcher(track, th) if track is not None else None
         self.coach = RuleCoach(track, th)
         self.events = LiveEvents(track.corners if track is not None else [], car.thresholds)
+        self.coach.share_events(self.events)  # one evaluation of the per-frame conditions for both
         self.arbiter = CoachArbiter(track, ArbiterConfig(headset_latency_s=headset_latency_s))
         self.clock = SessionClock()
         self.audio_s = audio_s or {}  # cue text -> length of its pre-rendered audio (pitwall voices build)
@@ -103,6 +105,7 @@ class LiveSession:
         self.on_delta: Callable[[dict[str, Any]], None] | None = None
         self._timed = False  # a lap line has been crossed: the lap in progress is timed
         self.last_t: float | None = None
+        self.jump = JumpGuard()  # a suspected clock jump, until its time line holds
         self.laps: list[Lap] = []
         self.best_lap_s: float | None = None
         self.best_lap: int | None = None  # the fastest valid full lap so far: the one best lap
@@ -118,6 +121,10 @@ class LiveSession:
         self.cues_dropped = 0
         self._buf: list[dict[str, Any]] = []
         self._buf_since = 0.0
+        # the writer's ``mark``: a callback once what was submitted before it is committed
+        self.mark: Callable[[Callable[[], None]], None] | None = None
+        self.durable_t: float | None = None  # t_s of the last frame committed to the store
+        self.stored_frames = 0
         self.on_lap_closed: Callable[[Lap], None] | None = None
         self._last_vals: dict[str, float] = {}
 
@@ -165,10 +172,10 @@ class LiveSession:
             st.dist_to_next_corner_m,
             bool(self.arbiter.pending) and self._on_pb_pace(st.dist_m, t),
         )
-        # safety first: same frame as the trigger condition
-        for h in self.coach.on_frame(vals, t):
-            cues.append(self._emit(self.arbiter.safety(h, render(h.template, None, h.wheel), fs), arrived))
         ended = self.events.feed(row)  # stored whether or not a cue was spoken about them
+        # safety first among the cues: same frame as the trigger condition, from the same verdicts
+        for h in self.coach.on_frame(vals, t, self.events.conditions):
+            cues.append(self._emit(self.arbiter.safety(h, render(h.template, None, h.wheel), fs), arrived))
         if ended:
             self.sink(*records.events(self.session_id, ended))
         if self.watcher is not None:
@@ -195,6 +202,10 @@ class LiveSession:
         self._last_st = st
         self._last_fs = fs
         return [c for c in cues if c.status == "spoken"] if cues else cues
+
+    def time_break(self) -> None:
+        """The logger's clock jumped and the new time line held: no distance is integrated over the gap."""
+        self.tracker.last_t = None
 
     def _store_corner(self, obs: CornerObservation) -> None:
         self.sink(*records.corner(self.session_id, obs))
@@ -228,6 +239,21 @@ class LiveSession:
             return
         rows, self._buf = self._buf, []
         self.sink(*records.telemetry(self.session_id, rows, _ROW_SCHEMA))
+        if self.mark is not None:
+            t_last, n = float(rows[-1]["t_s"]), len(rows)
+            self.mark(lambda: self._stored(t_last, n))
+
+    def _stored(self, t: float, n: int) -> None:  # on the writer thread
+        self.durable_t = t
+        self.stored_frames += n
+
+    @property
+    def pending_frames(self) -> int:
+        return len(self._buf)
+
+    @property
+    def buffered_since(self) -> float:
+        return self._buf_since
 
     def _on_pb_pace(self, dist: float, t: float) -> bool:
         """Is the current lap ahead of the best lap at this distance? (bisect on lists: no numpy per frame)"""

@@ -21,7 +21,7 @@ from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
 from shared.store.deletion import apply_tombstones, delete_session
 from shared.store.gold import all_time_best, lap_reference, load_gold_lap
-from shared.store.hot import HotStore, new_session_id, rows_table
+from shared.store.hot import HotStore, new_session_id, open_hot_db, rows_table
 from shared.store.publisher import LakePublisher
 from shared.store.writer import StoreWriter
 
@@ -51,7 +51,7 @@ class HotpathState:
         self.store = HotStore(settings)  # the only read-write opener of the hot DuckDB file
         self.publisher = LakePublisher(self.store.con, settings.lake_dir)
         self.recovered = self._recover()
-        self.writer = StoreWriter(self.store.con, settings.flush_interval_s)
+        self.writer = StoreWriter(self.store.con, settings.flush_interval_s, reopen=self._reopen_store)
         self.sessions: dict[str, LiveSession] = {}
         self.active: str | None = None
         self.counters = Counters()
@@ -74,6 +74,16 @@ class HotpathState:
             log.warning("session %s was left live by an earlier crash: closed as aborted", sid)
             out.append(sid)
         return out
+
+    def _reopen_store(self) -> Any:
+        """On the writer thread, after a fatal DuckDB error (a full disk): a fresh connection to the file."""
+        try:
+            self.store.con.close()
+        except Exception:  # an invalidated connection may refuse even to close
+            log.debug("closing the invalidated store connection failed", exc_info=True)
+        self.store.con = open_hot_db(self.settings)
+        self.publisher.con = self.store.con
+        return self.store.con
 
     def close(self) -> None:
         for sid in list(self.sessions):
@@ -127,6 +137,7 @@ class HotpathState:
             headset_latency_s=self.settings.headset_latency_s,
             audio_s=audio_lengths(self.settings.data_dir),
         )
+        sess.mark = self.writer.mark
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
         sess.on_delta = lambda ev: self.hub.publish_state("delta", ev)
         if reference == "alltime" and track_p is not None:
@@ -227,9 +238,13 @@ class HotpathState:
         arrived = arrived if arrived is not None else time.perf_counter()
         accepted = 0
         rejected: dict[str, int] = {}
+        if self.writer.blocked:  # nothing is acknowledged that cannot be stored
+            self.reject("disk_full", len(frames))
+            return {"accepted": 0, "rejected": {"disk_full": len(frames)} if frames else {}}
         fast = clean_batch(frames, sess.last_t) if len(frames) >= 8 else None
         if fast is not None:  # a clean batch of canonical channels: validated column-wise in one go
             self.counters.frames_total += len(fast)
+            sess.jump.reset()
             process = sess.process
             for frame in fast:
                 process(frame, arrived)
@@ -243,9 +258,15 @@ class HotpathState:
                         raw = self._map_source_names(car, raw)
                     frame = clean_frame(raw, sess.last_t, self.counters)
                 except FrameRejected as exc:
-                    self.counters.rejected[exc.reason] += 1
-                    rejected[exc.reason] = rejected.get(exc.reason, 0) + 1
-                    continue
+                    if exc.reason == "time_jump" and sess.jump.confirms(float(raw["t_s"])):
+                        frame = clean_frame(raw, None, self.counters)  # the new time line holds
+                        sess.time_break()
+                    else:
+                        self.counters.rejected[exc.reason] += 1
+                        rejected[exc.reason] = rejected.get(exc.reason, 0) + 1
+                        continue
+                else:
+                    sess.jump.reset()
                 sess.process(frame, arrived)
                 accepted += 1
         self.rate.add(accepted)
@@ -271,22 +292,44 @@ class HotpathState:
         out.update(mapped)
         return out
 
+    def flush_idle(self) -> None:
+        """On a timer: frames that waited in a session buffer for ``buffer_s`` go to the writer, which
+        writes them at once, even when no later frame arrives (a stream that stopped)."""
+        now = time.perf_counter()
+        flushed = False
+        for sess in self.sessions.values():
+            if sess.pending_frames and now - sess.buffered_since >= sess.buffer_s:
+                sess.flush_rows()
+                flushed = True
+        if flushed:
+            self.writer.wake()
+
+    def buffered_s(self) -> float:
+        """Age of the oldest frame not yet handed to the writer."""
+        now = time.perf_counter()
+        return max((now - s.buffered_since for s in self.sessions.values() if s.pending_frames), default=0.0)
+
     def reject(self, reason: str, n: int = 1) -> None:
         self.counters.frames_total += n
         self.counters.rejected[reason] += n
 
     # ---- views -------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
+        w = self.writer
         return {
-            "status": "ok" if self.writer.errors == 0 else "degraded",
+            "status": "ok" if w.errors == 0 and not w.blocked else "degraded",
+            "refusing_frames": w.blocked,
             "version": __version__,
             "active_session": self.active,
             "sessions": list(self.sessions),
             "ingest_fps": round(self.rate.rate, 1),
             **self.counters.as_dict(),
             "writer": {
-                "lag_s": round(self.writer.lag_s, 3),
-                "queue_depth": self.writer.queue_depth,
+                "lag_s": round(max(w.lag_s, self.buffered_s()), 3),
+                "queue_depth": w.queue_depth,
+                "buffered_frames": sum(s.pending_frames for s in self.sessions.values()),
+                "blocked": w.blocked,
+                "retries": w.retries,
                 "rows_written": self.writer.rows_written,
                 "errors": self.writer.errors,
                 "last_error": self.writer.last_error,

@@ -14,6 +14,7 @@ from shared.signals import CHANNEL_BY_NAME
 REASONS = (
     "malformed",
     "out_of_order",
+    "time_jump",
     "duplicate_ts",
     "non_finite",
     "unknown_channel",
@@ -23,8 +24,15 @@ REASONS = (
     "can_unknown_id",
     "no_session",
     "too_large",
+    "disk_full",
     "internal",
 )
+# a frame more than this many seconds after the previous one is a clock fault (a logger glitch sent
+# t_s = 1e9), refused alone: accepting it would put every later frame "out of order" and integrate a
+# lap of 1e10 m. A real break (the logger kept its clock through a long stop) is accepted once
+# REANCHOR_S of frames continue the new time line together.
+MAX_GAP_S = 600.0
+REANCHOR_S = 2.0
 # physically absurd limits for a car on a track, tighter than the storage ranges
 ABSURD = {
     "speed_kmh": (0.0, 450.0),
@@ -42,6 +50,28 @@ class FrameRejected(ValueError):
     def __init__(self, reason: str, message: str) -> None:
         self.reason = reason
         super().__init__(message)
+
+
+class JumpGuard:
+    """A session's suspected time line after a ``time_jump``: accepted once it holds for REANCHOR_S."""
+
+    def __init__(self) -> None:
+        self.first: float | None = None
+        self.last: float | None = None
+
+    def confirms(self, t: float) -> bool:
+        """Another refused jump frame at ``t``: True when it continues the run far enough to re-anchor."""
+        if self.last is not None and self.last < t <= self.last + 1.0:
+            self.last = t
+        else:  # a new suspected time line starts here
+            self.first = self.last = t
+        if self.first is not None and t - self.first >= REANCHOR_S:
+            self.first = self.last = None
+            return True
+        return False
+
+    def reset(self) -> None:
+        self.first = self.last = None
 
 
 class Counters:
@@ -65,7 +95,9 @@ _SPEC: dict[str, tuple[float | None, float | None, tuple[float, ...]]] = {
 _NUM = (int, float)
 
 
-def clean_frame(raw: Any, last_t: float | None, counters: Counters) -> dict[str, float]:
+def clean_frame(
+    raw: Any, last_t: float | None, counters: Counters, max_gap_s: float = MAX_GAP_S
+) -> dict[str, float]:
     """Validate one frame; drop bad values (counted) or reject the frame (raises FrameRejected)."""
     if type(raw) is not dict:
         raise FrameRejected(
@@ -85,6 +117,10 @@ def clean_frame(raw: Any, last_t: float | None, counters: Counters) -> dict[str,
             raise FrameRejected("duplicate_ts", f"t_s {t} repeats the previous frame")
         if t < last_t:
             raise FrameRejected("out_of_order", f"t_s {t} is before the previous frame's {last_t}")
+        if t - last_t > max_gap_s:
+            raise FrameRejected(
+                "time_jump", f"t_s {t} is {t - last_t:.3g} s after the previous frame's {last_t}"
+            )
     out: dict[str, float] = {}
     spec = _SPEC
     rejected = counters.rejected
@@ -123,7 +159,9 @@ def clean_frame(raw: Any, last_t: float | None, counters: Counters) -> dict[str,
     return out
 
 
-def clean_batch(frames: list[Any], last_t: float | None) -> list[dict[str, float]] | None:
+def clean_batch(
+    frames: list[Any], last_t: float | None, max_gap_s: float = MAX_GAP_S
+) -> list[dict[str, float]] | None:
     """Validate a whole batch at once when it is clean: every frame an object with the same known channels,
     plain numbers only, all finite, in range, no sentinels, and time strictly increasing. Returns the frames
     unchanged, or None when anything is off; the caller then runs ``clean_frame`` on each frame, which
@@ -151,8 +189,12 @@ def clean_batch(frames: list[Any], last_t: float | None) -> list[dict[str, float
     if not np.isfinite(arr).all():
         return None
     t = arr[:, keys.index("t_s")]
-    if (last_t is not None and t[0] <= last_t) or (len(t) > 1 and not (np.diff(t) > 0).all()):
+    if last_t is not None and not (last_t < t[0] <= last_t + max_gap_s):
         return None
+    if len(t) > 1:
+        dt = np.diff(t)
+        if not ((dt > 0).all() and (dt <= max_gap_s).all()):
+            return None
     for j, k in enumerate(keys):
         if k == "t_s":
             continue

@@ -84,8 +84,17 @@ def read_xrk(path: Path, progress: Progress | None = None) -> RawLog:
     from shared.importers.limits import checked_path, inflate, printable, run_bounded
 
     data = checked_path(path).read_bytes()
-    if data[:2] in XRZ_MAGICS:
+    xrz = data[:2] in XRZ_MAGICS
+    if xrz:
         data = inflate(path, data)
+    if not data.startswith(XRK_MAGIC):  # checked before parsing: libxrk takes minutes over junk
+        what = "the XRZ's inflated content" if xrz else "the file"
+        raise ImportFormatError(
+            path,
+            "byte 0",
+            f"an AiM XRK header ({XRK_MAGIC!r})",
+            f"{what} starts {printable(repr(data[:12]))}",
+        )
     try:
         channels, empty, (beacons, logger_laps), lmd = run_bounded(
             path, functools.partial(_parse, name=path.name), data

@@ -185,9 +185,9 @@ def import_gold_lap(
     force: bool = False,
 ) -> GoldSaved:
     """A coach's lap from any importable file: its fastest valid lap unless ``lap`` is given."""
-    from shared.ingest import import_file
+    from shared.hotpath_link import import_anywhere
 
-    res = import_file(path, settings, driver_id=f"coach-{driver_id}", track_id=track_id)
+    res = import_anywhere(Path(path), settings, driver=f"coach-{driver_id}", track=track_id)
     full = [lp for lp in res.laps if lp["kind"] == "full" and lp["valid"]]
     if lap is None:
         if not full:

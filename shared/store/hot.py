@@ -53,6 +53,15 @@ def open_hot_db(settings: Settings) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def store_locked(settings: Settings) -> bool:
+    """Is the hot DuckDB file held by another process (a running hot path)?"""
+    try:
+        open_hot_db(settings).close()
+    except StoreLockedError:
+        return True
+    return False
+
+
 @dataclass
 class SessionBundle:
     """A whole session ready to store: one row per table plus Arrow tables for the big ones."""

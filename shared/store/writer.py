@@ -1,11 +1,17 @@
 """The hot path's store writer: a background thread owns the DuckDB connection; callers only enqueue.
 
 ``submit`` never blocks and never drops: rows wait in an unbounded deque (its depth is exposed) and are
-flushed in Arrow batches at least every ``flush_interval_s``. A crash loses at most one interval.
+flushed in Arrow batches at least every ``flush_interval_s``. ``mark(fn)`` runs ``fn`` once everything
+submitted before it is committed: that is how an acknowledgement learns how far durability reaches.
+
+A full disk (or a DuckDB file invalidated by one) never drops a batch: the unwritten parts go back to the
+front of the queue, ``blocked`` says why (the hot path then refuses new frames with that reason), and the
+writer retries every ``RETRY_S``, reopening DuckDB through ``reopen`` when the failure invalidated it.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 import time
@@ -21,12 +27,33 @@ from shared.store.hot import insert_arrow, rows_table
 log = logging.getLogger(__name__)
 
 Job = Callable[[duckdb.DuckDBPyConnection], Any]
+RETRY_S = 0.5
+_JOB, _MARK = "__job__", "__mark__"
+_FULL_WORDS = ("no space left", "disk quota", "disk full", "not enough space")
+
+
+def storage_failure(exc: BaseException) -> str | None:
+    """'disk_full' or 'invalidated' when ``exc`` is the storage failing (keep the data, retry), else None."""
+    text = str(exc).lower()
+    if "invalidated" in text or isinstance(exc, duckdb.FatalException):
+        return "invalidated"
+    if (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)) or any(
+        w in text for w in _FULL_WORDS
+    ):
+        return "disk_full"
+    return None
 
 
 class StoreWriter:
-    def __init__(self, con: duckdb.DuckDBPyConnection, flush_interval_s: float = 0.5) -> None:
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        flush_interval_s: float = 0.5,
+        reopen: Callable[[], duckdb.DuckDBPyConnection] | None = None,
+    ) -> None:
         self.con = con
         self.flush_interval_s = flush_interval_s
+        self.reopen = reopen
         self._q: deque[tuple[str, Any]] = deque()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -36,6 +63,9 @@ class StoreWriter:
         self.flushes = 0
         self.errors = 0
         self.last_error: str | None = None
+        self.blocked: str | None = None  # why writes cannot land now (a full disk); None when they can
+        self.retries = 0
+        self._invalid = False
         self._oldest_pending: float | None = None
         self._last_flush = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="pitwall-store-writer", daemon=True)
@@ -51,7 +81,36 @@ class StoreWriter:
     def call(self, job: Job) -> None:
         """Run ``job(con)`` on the writer thread, in order with the rows submitted before it."""
         self._idle.clear()
-        self._q.append(("__job__", job))
+        self._q.append((_JOB, job))
+        self._wake.set()
+
+    def run(self, job: Job, timeout: float = 600.0) -> Any:
+        """Run ``job(con)`` on the writer thread and wait for its result (or its exception); for worker
+        threads (an import handed to the hot path), never the event loop."""
+        done = threading.Event()
+        out: list[Any] = []
+
+        def wrapped(con: duckdb.DuckDBPyConnection) -> None:
+            try:
+                out.append((True, job(con)))
+            except Exception as exc:  # the caller's error, not the writer's
+                out.append((False, exc))
+            done.set()
+
+        self.call(wrapped)
+        if not done.wait(timeout):
+            raise TimeoutError(f"the store writer did not run the job within {timeout:g} s")
+        ok, value = out[0]
+        if not ok:
+            raise value
+        return value
+
+    def mark(self, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` on the writer thread once everything submitted before it is committed."""
+        self._idle.clear()
+        self._q.append((_MARK, fn))
+
+    def wake(self) -> None:
         self._wake.set()
 
     @property
@@ -74,7 +133,7 @@ class StoreWriter:
         return True
 
     def close(self) -> None:
-        self.flush()
+        self.flush(timeout=2.0 if self.blocked else 10.0)
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout=10)
@@ -82,53 +141,108 @@ class StoreWriter:
     # ---- writer thread ----------------------------------------------------------
     def _run(self) -> None:
         while not self._stop.is_set():
-            self._wake.wait(self.flush_interval_s)
+            self._wake.wait(RETRY_S if self.blocked else self.flush_interval_s)
             self._wake.clear()
             self._drain()
         self._drain()
 
     def _drain(self) -> None:
+        if self._invalid and not self._reopen():
+            return
         if not self._q:
             self._idle.set()
             return
         self._oldest_pending = None
         batch: dict[str, list[Any]] = defaultdict(list)
+        taken: list[tuple[str, Any]] = []  # everything popped since the last successful write
         while self._q:
-            table, rows = self._q.popleft()
-            if table == "__job__":
-                self._write(batch)
-                batch = defaultdict(list)
-                try:
-                    rows(self.con)
-                except Exception as exc:  # a failing job must not kill the writer
-                    self.errors += 1
-                    self.last_error = f"{type(exc).__name__}: {exc}"
-                    log.exception("store job failed")
+            item = self._q.popleft()
+            table, rows = item
+            if table in (_JOB, _MARK):
+                if not self._write(batch, taken):
+                    self._q.appendleft(item)
+                    return
+                batch, taken = defaultdict(list), []
+                if table == _MARK:
+                    rows()
+                elif not self._job(rows):
+                    self._q.appendleft(item)
+                    return
                 continue
             batch[table].append(rows)
-        self._write(batch)
+            taken.append(item)
+        if not self._write(batch, taken):
+            return
         self.flushes += 1
         self._last_flush = time.monotonic()
+        if self.blocked:
+            log.warning("store writes succeed again (%s)", self.blocked)
+            self.blocked = None
         if not self._q:
             self._idle.set()
 
-    def _write(self, batch: dict[str, list[Any]]) -> None:
+    def _job(self, job: Job) -> bool:
+        try:
+            job(self.con)
+        except Exception as exc:  # a failing job must not kill the writer
+            if self._storage_failed(exc):
+                return False  # kept: run again when space returns
+            self.errors += 1
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            log.exception("store job failed")
+        return True
+
+    def _write(self, batch: dict[str, list[Any]], taken: list[tuple[str, Any]]) -> bool:
+        """Insert the batch table by table. On a storage failure, what is not committed goes back to
+        the front of the queue (in order) and False is returned; other errors are counted and dropped."""
+        done: set[int] = set()
         for table, parts in batch.items():
-            try:
-                tables: list[pa.Table] = []
-                dict_rows: list[dict[str, Any]] = []
-                for p in parts:
-                    if isinstance(p, pa.Table):
-                        tables.append(p)
-                    else:
-                        dict_rows.extend(p)
-                if dict_rows:
-                    sid = dict_rows[0].get("session_id", "")
-                    tables.append(rows_table(self.con, table, dict_rows, sid))
-                for t in tables:
-                    insert_arrow(self.con, table, t)
-                    self.rows_written += t.num_rows
-            except Exception as exc:
-                self.errors += 1
-                self.last_error = f"{table}: {type(exc).__name__}: {exc}"
-                log.exception("store write to %s failed", table)
+            dicts = [p for p in parts if not isinstance(p, pa.Table)]
+            units: list[tuple[Any, list[Any]]] = [(p, [p]) for p in parts if isinstance(p, pa.Table)]
+            if dicts:  # row dicts of one table become one Arrow batch
+                units.append((None, dicts))
+            for tbl, members in units:
+                try:
+                    if tbl is None:
+                        tbl = rows_table(self.con, table, [r for m in members for r in m], "")
+                    insert_arrow(self.con, table, tbl)
+                except Exception as exc:
+                    if self._storage_failed(exc):
+                        self._q.extendleft(reversed([it for it in taken if id(it[1]) not in done]))
+                        self._oldest_pending = self._oldest_pending or time.monotonic()
+                        return False
+                    self.errors += 1
+                    self.last_error = f"{table}: {type(exc).__name__}: {exc}"
+                    log.exception("store write to %s failed", table)
+                else:
+                    self.rows_written += tbl.num_rows
+                done.update(id(m) for m in members)
+        return True
+
+    def _storage_failed(self, exc: BaseException) -> bool:
+        kind = storage_failure(exc)
+        if kind is None:
+            return False
+        self.retries += 1
+        first = self.blocked is None
+        self.blocked = f"disk full: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+        self.last_error = self.blocked
+        if kind == "invalidated":
+            self._invalid = True
+        if first:
+            log.error("store writes fail (%s); keeping the data and retrying every %.1f s", exc, RETRY_S)
+        return True
+
+    def _reopen(self) -> bool:
+        """A fatal DuckDB error invalidated the connection: open the file again (replaying its WAL)."""
+        if self.reopen is None:
+            return False
+        try:
+            self.con = self.reopen()
+        except Exception as exc:  # still no space to replay the WAL: try again later
+            self.retries += 1
+            self.last_error = f"reopening the store: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+            return False
+        self._invalid = False
+        log.warning("store reopened after a fatal error")
+        return True

@@ -135,6 +135,12 @@ def xrz_slow_junk(_: dict[str, Path], out: Path) -> Path:
     return out
 
 
+def xrz_of_zeros(_: dict[str, Path], out: Path) -> Path:
+    """A valid zlib stream whose content is no XRK: refused at its header, not after minutes of libxrk."""
+    out.write_bytes(zlib.compress(b"\0" * (8 * 2**20 - 64), 9))
+    return out
+
+
 def xrz_truncated(_: dict[str, Path], out: Path) -> Path:
     out.write_bytes(zlib.compress(b"<hCNF" + os.urandom(4096))[:1500])
     return out
@@ -181,6 +187,7 @@ CASES: dict[str, tuple[Callable[[dict[str, Path], Path], Path], tuple[str, ...]]
     "xrz_bomb": (xrz_bomb, ("PITWALL_IMPORT_MAX_DECOMPRESSED_BYTES",)),
     "xrz_slow_junk": (xrz_slow_junk, ("PITWALL_IMPORT_TIME_BUDGET_S",)),
     "xrz_truncated": (xrz_truncated, ("truncated",)),
+    "xrz_of_zeros": (xrz_of_zeros, ("XRK header", "inflated")),
     "binary_junk": (binary_junk, ("unrecognised",)),
     "empty": (empty, ("empty",)),
     "directory": (directory, ("a directory",)),

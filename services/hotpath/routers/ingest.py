@@ -28,6 +28,7 @@ CHUNK_FRAMES = 100  # frames validated together (the column-wise fast path needs
 SLICE_S = 0.005  # at most about this much frame work between two hand-backs to the event loop
 YIELD_S = 0.001
 OFF_LOOP_BYTES = 64 * 1024  # messages bigger than this are decoded in a worker thread
+DURABLE_WAIT_S = 5.0  # longest an ack with ?durable=true waits for the store
 
 
 class BadBatch(ValueError):
@@ -93,10 +94,52 @@ def _check_size(state: HotpathState, n_frames: int) -> None:
 
 
 async def ingest_sliced(
-    app_state: Any, state: HotpathState, sid: str | None, frames: list[Any], arrived: float
+    app_state: Any,
+    state: HotpathState,
+    sid: str | None,
+    frames: list[Any],
+    arrived: float,
+    durable: bool = False,
 ) -> dict[str, Any]:
     """Feed ``frames`` to the session in chunks, handing the loop back every SLICE_S of work for
-    YIELD_S (a real sleep, so the several loop turns a /health reply or a cue needs all fit in it)."""
+    YIELD_S (a real sleep, so the several loop turns a /health reply or a cue needs all fit in it).
+    The ack says how far the store's durability reaches (``durable_through_t_s``); with ``durable`` it
+    is sent only once this batch is committed (or says ``durable: false`` when the store cannot write)."""
+    sess = state.session(sid)
+    res = await _feed(app_state, state, sid, frames, arrived)
+    if durable and res["accepted"]:
+        res["durable"] = await _stored(state, sess)
+    res["durable_through_t_s"] = sess.durable_t
+    res["stored_frames"] = sess.stored_frames
+    if state.writer.blocked:
+        res["refused"] = f"{state.writer.blocked}; frames are refused until the store can write again"
+    return res
+
+
+async def _stored(state: HotpathState, sess: Any, timeout: float = DURABLE_WAIT_S) -> bool:
+    """Hand the session's buffer to the writer now and wait until it is committed."""
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+
+    def settle() -> None:
+        if not done.done():
+            done.set_result(True)
+
+    def mark() -> None:  # on the writer thread
+        loop.call_soon_threadsafe(settle)
+
+    sess.flush_rows()
+    state.writer.mark(mark)
+    state.writer.wake()
+    try:
+        return bool(await asyncio.wait_for(done, timeout))
+    except TimeoutError:
+        return False
+
+
+async def _feed(
+    app_state: Any, state: HotpathState, sid: str | None, frames: list[Any], arrived: float
+) -> dict[str, Any]:
     accepted = 0
     rejected: dict[str, int] = {}
     n = len(frames)
@@ -104,13 +147,15 @@ async def ingest_sliced(
         i = 0
         while True:
             t0 = time.perf_counter()
+            published = state.hub.published
             while True:
                 res = state.ingest(sid, frames[i : i + CHUNK_FRAMES], arrived)
                 i += CHUNK_FRAMES
                 accepted += res["accepted"]
                 for k, v in res["rejected"].items():
                     rejected[k] = rejected.get(k, 0) + v
-                if i >= n or time.perf_counter() - t0 >= SLICE_S:
+                # a cue goes out at once: the loop is handed back to the cue stream before more frames
+                if i >= n or time.perf_counter() - t0 >= SLICE_S or state.hub.published != published:
                     break
             if i >= n:
                 break
@@ -118,40 +163,54 @@ async def ingest_sliced(
     return {"accepted": accepted, "rejected": rejected}
 
 
-@router.post("/ingest/frames")
-async def ingest_ndjson(
-    request: Request, state: State, session_id: str | None = Query(None, max_length=64)
-) -> dict[str, Any]:
-    """NDJSON body: one frame object per line (the body limit is enforced while it streams)."""
-    arrived = time.perf_counter()
-    body = await request.body()
+def _ndjson(body: bytes, cap: int) -> tuple[int, list[Any], list[str]]:
+    """(frame lines, frames, errors) of an NDJSON body; over ``cap`` lines nothing is decoded."""
+    lines = [(i, line) for i, line in enumerate(body.splitlines(), start=1) if line.strip()]
+    if len(lines) > cap:
+        return len(lines), [], []
     frames: list[Any] = []
     bad: list[str] = []
-    lines = body.splitlines()
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for lineno, line in lines:
         try:
             frames.append(strict_json_loads(line, allow_nan=True))
         except BadJSON as exc:
             bad.append(f"line {lineno}: {exc}")
-        if lineno % 2000 == 0:
-            await asyncio.sleep(0)
+    return len(lines), frames, bad
+
+
+@router.post("/ingest/frames")
+async def ingest_ndjson(
+    request: Request,
+    state: State,
+    session_id: str | None = Query(None, max_length=64),
+    durable: bool = Query(False, description="Acknowledge only once the frames are in the store"),
+) -> dict[str, Any]:
+    """NDJSON body: one frame object per line (the body limit is enforced while it streams). Counted
+    and decoded in a worker thread, so a maximal body never holds up /health or the cue stream."""
+    arrived = time.perf_counter()
+    body = await request.body()
+    cap = state.settings.ingest_max_batch_frames
+    if len(body) > OFF_LOOP_BYTES:
+        n, frames, bad = await asyncio.to_thread(_ndjson, body, cap)
+    else:
+        n, frames, bad = _ndjson(body, cap)
+    try:
+        _check_size(state, n)
+    except BadBatch as exc:
+        state.reject(exc.reason, n)
+        raise HTTPException(413, detail={"code": exc.reason, "message": str(exc)}) from None
     if bad:
         state.reject("malformed", len(bad))
     try:
-        _check_size(state, len(frames))
-    except BadBatch as exc:
-        state.reject(exc.reason, len(frames))
-        raise HTTPException(413, detail={"code": exc.reason, "message": str(exc)}) from None
-    try:
-        res = await ingest_sliced(request.app.state, state, session_id, frames, arrived)
+        res = await ingest_sliced(request.app.state, state, session_id, frames, arrived, durable)
     except UnknownSession as exc:
         state.reject("no_session", len(frames))
         raise HTTPException(404, detail="no live session: POST /session/start first") from exc
     if bad:
         res["rejected"]["malformed"] = res["rejected"].get("malformed", 0) + len(bad)
         res["errors"] = bad[:5]
+    if res.get("refused"):
+        raise HTTPException(507, detail={"code": "disk_full", "message": res["refused"], **res})
     if res["accepted"] == 0 and (frames or bad):
         raise HTTPException(422, detail={"message": "no frame accepted", **res})
     return res
@@ -161,7 +220,7 @@ async def _close(ws: WebSocket, code: int, reason: str) -> None:
     await ws.close(code=code, reason=reason.encode()[:120].decode(errors="ignore"))
 
 
-async def _handle(ws: WebSocket, state: HotpathState, default_sid: str | None) -> None:
+async def _handle(ws: WebSocket, state: HotpathState, default_sid: str | None, durable: bool) -> None:
     limit = state.settings.ingest_max_body_bytes
     while True:
         msg = await ws.receive()
@@ -178,6 +237,8 @@ async def _handle(ws: WebSocket, state: HotpathState, default_sid: str | None) -
                 )
             if isinstance(data, bytes):
                 _check_size(state, msgpack_frame_count(data) or 0)
+            else:  # every frame is an object: more braces than the cap allows is over it, before decoding
+                _check_size(state, max(0, data.count("{") - 1))
             payload = await asyncio.to_thread(_decode, data) if len(data) > OFF_LOOP_BYTES else _decode(data)
             sid, frames = _frames(payload)
             _check_size(state, len(frames))
@@ -186,7 +247,7 @@ async def _handle(ws: WebSocket, state: HotpathState, default_sid: str | None) -
             await _close(ws, 1009 if exc.reason == "too_large" else 1007, f"{exc.reason}: {exc}")
             return
         try:
-            res = await ingest_sliced(ws.app.state, state, sid or default_sid, frames, arrived)
+            res = await ingest_sliced(ws.app.state, state, sid or default_sid, frames, arrived, durable)
         except UnknownSession:
             state.reject("no_session", len(frames))
             await _close(ws, 1008, "no live session: POST /session/start first")
@@ -195,7 +256,11 @@ async def _handle(ws: WebSocket, state: HotpathState, default_sid: str | None) -
 
 
 @router.websocket("/ingest/ws")
-async def ingest_ws(ws: WebSocket, session_id: str | None = None) -> None:
+async def ingest_ws(ws: WebSocket, session_id: str | None = None, durable: bool = False) -> None:
+    """Batches in, one JSON ack per batch: accepted, rejected by reason, ``durable_through_t_s`` (the
+    last frame committed to the store) and ``stored_frames``; with ``?durable=true`` each ack waits until
+    its batch is committed. While the store cannot write (a full disk) frames are refused: the ack says
+    why in ``refused`` and ``rejected.disk_full``; the connection stays open."""
     state: HotpathState = ws.app.state.hot
     if auth_failure(ws, state.settings) is not None:
         await ws.close(code=1008, reason="bearer token required")
@@ -206,7 +271,7 @@ async def ingest_ws(ws: WebSocket, session_id: str | None = None) -> None:
         await _close(ws, 1008, "session_id must be at most 64 characters")
         return
     try:
-        await _handle(ws, state, session_id)
+        await _handle(ws, state, session_id, durable)
     except WebSocketDisconnect:
         return
     except Exception:  # a bug, not the client's input: still a close frame with a reason, never a drop

@@ -15,9 +15,12 @@ from services.hotpath.corner_live import CornerObservation, CornerWatcher, SlipE
 from services.hotpath.rules.registry import RuleHit, RuleSpec, load_rules
 from services.hotpath.rules.safety import SafetyContext
 from services.hotpath.rules.technique import CornerContext
+from shared import events as ev
 from shared.laps import Lap
 from shared.profiles.track import TrackProfile
 
+# the event kinds a safety rule can fire on (lockups and wheelspin are technique, per corner)
+SAFETY_KINDS = frozenset((ev.OIL_PRESSURE, ev.COOLANT, ev.TPMS_ALARM, ev.TPMS_DROP, ev.ABS, ev.DSC, ev.MIL))
 AT_PACE = 0.93  # approach speed below this share of the reference's: cool-down, traffic, no technique cues
 
 
@@ -81,8 +84,26 @@ class RuleCoach:
             self.ref_source = "session_best"
             self.ref_detail = {"time_s": lap.time_s}
 
-    def on_frame(self, row: dict[str, float], now: float) -> list[RuleHit]:
+    def share_events(self, events: ev.LiveEvents) -> None:
+        """The live event detector runs first on every frame: the safety rules use its TPMS baseline and
+        are skipped on frames where none of their conditions holds (``on_frame(..., conditions)``)."""
         assert self.safety_ctx is not None
+        self.safety_ctx.tpms_baseline = events.tpms_baseline
+
+    def on_frame(
+        self,
+        row: dict[str, float],
+        now: float,
+        conditions: Mapping[tuple[str, str | None], object] | None = None,
+    ) -> list[RuleHit]:
+        """The safety rules on one frame. ``conditions``: the event detector's verdicts on this frame
+        (``LiveEvents.conditions``, after ``share_events``); with none of the safety kinds among them and
+        no flag left on, no rule can fire and none is run."""
+        assert self.safety_ctx is not None
+        if conditions is not None and not any(k[0] in SAFETY_KINDS for k in conditions):
+            flags = self.safety_ctx.last_flags
+            if not any(ev.is_flag_on(v) for v in flags.values()):
+                return []
         out = []
         for spec in self.safety_rules.values():
             h = spec.fn(row, self.safety_ctx)

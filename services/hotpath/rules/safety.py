@@ -49,7 +49,7 @@ def tyre_warning(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
         alarm = row.get(alarm_key)
         p = row.get(press_key)
         drop = None if p is None else ev.tpms_drop(ctx.tpms_baseline, w, p)
-        if alarm:
+        if alarm is not None and alarm > 0:  # the event detector's predicate (a bitfield above 0)
             return RuleHit(
                 "tyre_warning", 3, "tyre_alarm", wheel=w, detail={"alarm": alarm}, event=ev.TPMS_ALARM
             )
