@@ -11,6 +11,7 @@ import typer
 # module path -> it exposes ``register(app: typer.Typer) -> None``
 _COMMAND_MODULES = (
     "shared.cli_data",  # import, sessions, laps, simulate, gold
+    "shared.cli_channels",  # channels
     "services.hotpath.cli",  # hotpath, replay
     "services.paddock.cli",  # paddock
     "services.paddock.cli_tool",  # tool
