@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 DataDir = Annotated[
@@ -40,16 +41,25 @@ def import_cmd(
         list[Path], typer.Argument(help="Logger files: AiM XRK/XRZ/CSV, VBOX CSV/.vbo, candump")
     ],
     data_dir: DataDir = None,
-    driver: Annotated[str, typer.Option("--driver", help="Driver id")] = "driver",
+    driver: Annotated[
+        str | None, typer.Option("--driver", help="Driver id (default: driver; the file names the driver)")
+    ] = None,
     car: Annotated[str | None, typer.Option("--car", help="Car profile id (default: guessed)")] = None,
     track: Annotated[
         str | None, typer.Option("--track", help="Track id (default: detected from GPS)")
+    ] = None,
+    map_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--map", help="Channel mapping YAML; overrides <data>/channels.yaml (see `pitwall channels`)"
+        ),
     ] = None,
     as_json: AsJson = False,
 ) -> None:
     """Import logger files into the store and the lake."""
     from rich.progress import Progress
 
+    from shared.channel_user import ChannelMapError
     from shared.importers import ImportFormatError
     from shared.ingest import import_file
     from shared.store.hot import StoreLockedError
@@ -67,17 +77,16 @@ def import_cmd(
                     def advance(f: float, prog: Progress = prog, task: Any = task) -> None:
                         prog.update(task, completed=f)
 
-                    res = import_file(p, settings, driver, car, track, progress=advance)
+                    res = import_file(p, settings, driver, car, track, progress=advance, channel_map=map_file)
             else:
-                res = import_file(p, settings, driver, car, track)
+                res = import_file(p, settings, driver, car, track, channel_map=map_file)
         except (ImportFormatError, StoreLockedError, KeyError, ValueError, OSError, MemoryError) as exc:
-            from rich.markup import escape
-
             from shared.importers.limits import printable
 
             failed += 1
             msg = printable(str(exc).strip('"'), 600)  # file content never reaches the terminal raw
-            where = "" if isinstance(exc, ImportFormatError | StoreLockedError) else f"{printable(str(p))}: "
+            named = ImportFormatError | StoreLockedError | ChannelMapError  # they name the file themselves
+            where = "" if isinstance(exc, named) else f"{printable(str(p))}: "
             err.print(f"[red]error[/red]: {escape(where + msg)}", soft_wrap=True)
             continue
         d = res.as_json()
@@ -90,7 +99,8 @@ def import_cmd(
         if not as_json:
             dup = " (already imported)" if res.duplicate else ""
             err.print(
-                f"[green]{p.name}[/green] -> {res.session_id}{dup}: {res.source_format}, track {res.track or 'unknown'}, "
+                f"[green]{p.name}[/green] -> {res.session_id}{dup}: {res.source_format}, "
+                f"track {escape(res.track_name or res.track or 'unknown')}, "
                 f"{sum(1 for lp in res.laps if lp['kind'] == 'full')} full laps, best {_fmt_time(res.best_lap_s)}"
             )
             _print_quality(res.quality)
@@ -171,9 +181,9 @@ def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     for r in rows:
         tbl.add_row(
             r["session_id"],
-            r["driver_id"],
-            r["car_id"],
-            r["track_id"] or "-",
+            escape(r.get("driver_name") or r["driver_id"]),
+            escape(r.get("car_name") or r["car_id"]),
+            escape(r.get("track_name") or r["track_id"] or "-"),
             r["source_format"],
             str(r["n_laps"] or 0),
             _fmt_time(r["best_lap_s"]),
