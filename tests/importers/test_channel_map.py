@@ -355,3 +355,20 @@ def test_channels_command_shows_mapping_and_reasons(tmp_path: Path) -> None:
     assert not (tmp_path / "d" / "lake" / "sessions").exists() or not any(
         (tmp_path / "d" / "lake" / "sessions").iterdir()
     )
+
+
+def test_sensor_beats_a_calculated_channel_listed_before_it(tmp_path: Path) -> None:
+    f = tmp_path / "calc.csv"
+    f.write_text(
+        "Format,AiM CSV File\nSample Rate,10\n\nTime,Water Temp (Calc),Water Temp\ns,°F,°C\n\n"
+        + "\n".join(f"{i / 10:.3f},200.0,85.0" for i in range(50))
+        + "\n",
+        encoding="utf-8",
+    )
+    wide, reg = _wide(f)
+    by = {r["name"]: r for r in reg}
+    assert by["Water Temp"]["canonical"] == "water_temp_c"
+    assert "a direct channel before a calculated or duplicate one" in str(
+        by["Water Temp (Calc)"]["mapped_by"]
+    )
+    assert np.nanmax(wide["water_temp_c"]) == pytest.approx(85.0)
