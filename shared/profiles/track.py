@@ -18,8 +18,9 @@ from typing import Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from shared.display import corner_id
 from shared.geo import LocalProjection, Polyline
 
 _TRACKS_DIR = "tracks"
@@ -45,6 +46,12 @@ class Corner(BaseModel):
     landmark: str | None = None  # spoken nickname: "the Carousel"
     aliases: list[str] = Field(default_factory=list)
     tip: str | None = None
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_form(cls, v: object) -> object:
+        """``T3A`` / ``t3A`` in a profile file are the corner ``t3a`` (see ``shared.display``)."""
+        return corner_id(v) if isinstance(v, str) else v
 
     @property
     def spoken(self) -> str:
