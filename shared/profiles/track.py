@@ -142,7 +142,10 @@ class TrackProfile(BaseModel):
     def find_corner(self, text: str) -> Corner | None:
         """Corner by id, short name, name, landmark or alias (case-insensitive)."""
         t = text.strip().lower()
+        cid = corner_id(text)  # "T3A", "t 3a" -> "t3a"
         for c in self.corners:
+            if c.id == cid:
+                return c
             names = {c.id, c.short.lower(), c.name.lower(), *(a.lower() for a in c.aliases)}
             if c.landmark:
                 names.add(c.landmark.lower())
