@@ -372,3 +372,27 @@ def test_sensor_beats_a_calculated_channel_listed_before_it(tmp_path: Path) -> N
         by["Water Temp (Calc)"]["mapped_by"]
     )
     assert np.nanmax(wide["water_temp_c"]) == pytest.approx(85.0)
+
+
+def test_sql_sandbox_reads_unmapped_channels_by_name(tmp_path: Path) -> None:
+    """The paddock's sandboxed lake connection (what query_pitwall_db runs on) sees every channel."""
+    from services.paddock.lake import Lake
+    from services.paddock.tools.sql_guard import run_query
+
+    f = tmp_path / "touring.csv"
+    _touring_car_csv(f)
+    settings = settings_for(tmp_path / "data")
+    import_file(f, settings)
+    lake = Lake(settings)
+    cur = lake.cursor()
+    try:
+        out = run_query(
+            cur,
+            "SELECT r.canonical, max(s.value) AS hi FROM telemetry_signals s JOIN signal_registry r "
+            "ON r.session_id = s.session_id AND r.name = s.name WHERE s.name = 'DIFF TEMP' GROUP BY 1",
+        )
+    finally:
+        cur.close()
+        lake.con.close()
+    assert "error" not in out, out
+    assert out["rows"] == [{"canonical": None, "hi": 70.0}]
