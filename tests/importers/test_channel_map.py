@@ -396,3 +396,61 @@ def test_sql_sandbox_reads_unmapped_channels_by_name(tmp_path: Path) -> None:
         lake.con.close()
     assert "error" not in out, out
     assert out["rows"] == [{"canonical": None, "hi": 70.0}]
+
+
+def _as_touring_car_csv(raw_path: Path, out: Path) -> None:
+    """The real Sonoma VBOX session rewritten as an AiM CSV with a touring car's channel names and
+    AiM's units (acceleration in m/s², oil temperature in °F)."""
+    raw = read_log(raw_path)
+    c = raw.channels
+    t = c["Speed"].t_s
+    cols = [
+        ("GPS Speed", "km/h", c["Speed"].values),
+        ("GPS Latitude", "deg", c["Latitude"].values),
+        ("GPS Longitude", "deg", c["Longitude"].values),
+        ("P BRK FRONT", "bar", c["Brake Pressure"].values),
+        ("POS THROTTLE", "%", c["Throttle Position"].values),
+        ("G CH X", "m/s2", c["Longitudinal acceleration"].values * 9.80665),
+        ("G CH Y", "m/s2", -c["Lateral acceleration"].values * 9.80665),
+        ("T ENG OIL", "°F", c["Oil Temperature"].values * 9 / 5 + 32),
+        ("RPM", "rpm", c["Engine Speed"].values),
+    ]
+    head = [
+        "Format,AiM CSV File",
+        "Session,Sonoma",
+        "Sample Rate,10",
+        "",
+        "Time," + ",".join(n for n, _, _ in cols),
+    ]
+    head += ["s," + ",".join(u for _, u, _ in cols), ""]
+    body = np.column_stack([t] + [v for _, _, v in cols])
+    out.write_text("\n".join(head + [",".join(f"{x:.9g}" for x in r) for r in body]) + "\n", encoding="utf-8")
+
+
+def test_touring_car_names_give_the_same_brake_points_as_the_vbox_names(
+    shared_dir: Path, tmp_path: Path
+) -> None:
+    """Brake points and peak pressure per corner from a file named the touring-car way equal those from
+    the same data under VBOX names (the reference the truth is taken from)."""
+    touring = tmp_path / "touring_sonoma.csv"
+    _as_touring_car_csv(shared_dir / VBOX, touring)
+    settings = settings_for(tmp_path / "data")
+    ref = import_file(shared_dir / VBOX, settings)
+    got = import_file(touring, settings)
+    assert got.track == ref.track == "sonoma"
+    caps = (got.quality or {})["capabilities"]
+    assert caps["brake pressure (peak, trail braking)"]["available"] and caps["grip use (g-g)"]["available"]
+    con = duckdb.connect()
+    try:
+        lake_reader_views(con, settings.lake_dir)
+        q = (
+            "SELECT lap, corner_id, brake_point_m, brake_peak_bar FROM corner_results WHERE session_id = ? "
+            "AND brake_peak_bar IS NOT NULL ORDER BY lap, corner_id"
+        )
+        a = con.execute(q, [ref.session_id]).fetchall()
+        b = con.execute(q, [got.session_id]).fetchall()
+    finally:
+        con.close()
+    assert len(a) > 50
+    assert [(x[0], x[1]) for x in a] == [(x[0], x[1]) for x in b]
+    assert all(abs(x[2] - y[2]) < 0.5 and abs(x[3] - y[3]) < 0.01 for x, y in zip(a, b, strict=True))
