@@ -140,7 +140,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "steering",
         "steer_deg",
-        r"(steer|steering|str)( (angle|ang|pos|position|wheel|wheel angle))?|a (ste|steer|str)|steering wheel angle",
+        r"((ave|avg|average) )?(steer|steering|str)( (angle|ang|pos|position|wheel|wheel angle))?"
+        r"|a (ste|steer|str)|steering wheel angle",
         sentinels=(-1024.0,),
     ),
     # accelerations: a named axis first, then GPS-derived, then a raw sensor axis (its mounting unknown)

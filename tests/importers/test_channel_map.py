@@ -454,3 +454,58 @@ def test_touring_car_names_give_the_same_brake_points_as_the_vbox_names(
     assert len(a) > 50
     assert [(x[0], x[1]) for x in a] == [(x[0], x[1]) for x in b]
     assert all(abs(x[2] - y[2]) < 0.5 and abs(x[3] - y[3]) < 0.01 for x, y in zip(a, b, strict=True))
+
+
+NAMES = [  # (name, unit, source format, canonical) as AiM Race Studio, ECUs and VBOX write them
+    ("Brake Press", "bar", "aim_csv", "brake_bar"),
+    ("BrakePress", "psi", "aim_xrk", "brake_bar"),
+    ("P BRK F", "bar", "aim_xrk", "brake_bar"),
+    ("P BRK REAR", "bar", "aim_xrk", "brake_rear_bar"),
+    ("Throttle", "%", "aim_csv", "throttle_pct"),
+    ("TPS", "%", "aim_csv", "throttle_pct"),
+    ("PPS", "", "aim_csv", "throttle_pct"),
+    ("Steer Angle", "deg", "aim_csv", "steer_deg"),
+    ("SteeringAngle", "deg", "aim_xrk", "steer_deg"),
+    ("LatAcc", "g", "aim_csv", "g_lat"),
+    ("GPS LatAcc", "g", "aim_csv", "g_lat"),
+    ("GPS LateralAcc", "g", "aim_xrk", "g_lat"),
+    ("InlineAcc", "m/s²", "aim_xrk", "g_long"),
+    ("AccelerometerX", "g", "aim_xrk", "g_long"),
+    ("AccelerometerY", "g", "aim_xrk", "g_lat"),
+    ("Wheel Speed FL", "km/h", "aim_csv", "wheel_speed_fl_kmh"),
+    ("WheelSpdFL", "mph", "aim_csv", "wheel_speed_fl_kmh"),
+    ("V WHL RL", "km/h", "aim_xrk", "wheel_speed_rl_kmh"),
+    ("Water Temp", "°C", "aim_csv", "water_temp_c"),
+    ("ECT", "°F", "aim_csv", "water_temp_c"),
+    ("Oil Temp", "C", "aim_csv", "oil_temp_c"),
+    ("T ENG OIL", "°C", "aim_xrk", "oil_temp_c"),
+    ("Oil Press", "psi", "aim_csv", "oil_press_bar"),
+    ("Fuel Press", "kPa", "aim_csv", "fuel_press_bar"),
+    ("RPM", "rpm", "aim_csv", "rpm"),
+    ("Engine RPM", "", "aim_csv", "rpm"),
+    ("Gear", "#", "aim_csv", "gear"),
+    ("Lat_Acc", "g", "vbox_csv", "g_lat"),
+    ("Long_Acc", "g", "vbox_csv", "g_long"),
+    ("Brake_Pressure", "bar", "vbox_csv", "brake_bar"),
+    ("Steering_Angle", "deg", "vbox_csv", "steer_deg"),
+    ("Engine_Speed", "rpm", "vbox_csv", "rpm"),
+    ("L MOTOR SPEED", "rpm", "aim_xrk", None),  # an electric motor is no engine
+    ("Exhaust Temp", "°C", "aim_csv", None),
+    ("LoggerTemp", "°C", "aim_xrk", None),
+    ("Vertical velocity", "km/h", "vbox_csv", None),
+    ("Fuel Level", "%", "vbox_csv", None),  # % is no litre
+    ("Brake Press", "", "aim_csv", None),  # bar or psi? the file does not say
+    ("Oil Temp", "bar", "aim_csv", None),
+]
+
+
+@pytest.mark.parametrize(("name", "unit", "fmt", "canonical"), NAMES)
+def test_channel_names_and_units(name: str, unit: str, fmt: str, canonical: str | None) -> None:
+    from shared.channel_map import resolve
+    from shared.importers.base import RawChannel
+
+    t = np.arange(10.0)
+    vals = np.full(10, 1.0)
+    ch = RawChannel(name, unit, t, vals, 1.0, fmt)
+    (d,) = resolve({name: ch}, fmt)
+    assert d.canonical == canonical, d.why
