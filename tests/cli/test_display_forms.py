@@ -33,3 +33,21 @@ def test_lap_time_rounds_once() -> None:
     assert lap_time(108.2224) == "1:48.222"
     assert lap_time(59.9996) == "1:00.000"  # never 0:60.000
     assert lap_time(float("nan")) == "-"
+
+
+def test_tool_sentences_give_lap_times_as_m_ss_sss() -> None:
+    from services.paddock.agents.data_answer import _delta_text, _lose_text
+
+    lose = _lose_text({"valid_laps": 3, "best_lap": 5, "best_lap_s": 108.2224, "biggest_opportunities": []})
+    assert lose == "Best lap 5 in 1:48.222; no corner stands out."
+    delta = _delta_text(
+        {
+            "lap_a": 2,
+            "lap_b": 3,
+            "total_delta_s": 0.5,
+            "lap_a_time_s": 99.0,
+            "lap_b_time_s": 99.5,
+            "corners": [],
+        }
+    )
+    assert "Lap times: lap 2 1:39.000, lap 3 1:39.500." in delta

@@ -17,6 +17,7 @@ from typing import Any
 from services.paddock.agents.digest import corner_label, secs
 from services.paddock.tools.base import ToolError, session_row, track_corners
 from services.paddock.tools.registry import TOOLS, ToolArgError, run_tool
+from shared.display import lap_time
 
 _LAPS = re.compile(r"\blaps?\s+(\d{1,4})\b(?:\D{1,20}?\b(?:lap\s+)?(\d{1,4})\b)?")
 _LOSE = re.compile(
@@ -33,13 +34,19 @@ class DataAnswer:
     result: dict[str, Any] = field(default_factory=dict)
 
 
+def _lap(x: Any) -> str | None:
+    """A whole lap's time as every screen shows it (``1:48.222``, shared.display); None when missing."""
+    t = secs(x)
+    return lap_time(float(x)) if t else None
+
+
 def _delta_text(d: dict[str, Any]) -> str:
     a, b, total = d["lap_a"], d["lap_b"], d.get("total_delta_s")
     if total is None:
         return f"Lap {b} and lap {a} could not be compared."
     slower, faster = (b, a) if total > 0 else (a, b)
     parts = [f"Lap {slower} was {secs(abs(total), 3)} slower than lap {faster} over the distance they share."]
-    ta, tb = secs(d.get("lap_a_time_s")), secs(d.get("lap_b_time_s"))
+    ta, tb = _lap(d.get("lap_a_time_s")), _lap(d.get("lap_b_time_s"))
     if ta and tb:
         parts.append(f"Lap times: lap {a} {ta}, lap {b} {tb}.")
     sign = 1 if total > 0 else -1
@@ -116,13 +123,13 @@ def _lose_text(hl: dict[str, Any]) -> str:
         return "No valid lap in this session, so there is no lap time to compare yet."
     opp = [o for o in hl.get("biggest_opportunities") or [] if o.get("median_minus_best_s")]
     if not opp:
-        return f"Best lap {hl['best_lap']} in {secs(hl['best_lap_s'])}; no corner stands out."
+        return f"Best lap {hl['best_lap']} in {_lap(hl['best_lap_s'])}; no corner stands out."
     return (
         "The most time to find, typical minus best corner time per lap: "
         + "; ".join(
             f"{corner_label(o['corner'], o.get('name'))} {secs(o['median_minus_best_s'], 3)}" for o in opp
         )
-        + f". Best lap {hl['best_lap']} in {secs(hl['best_lap_s'])}."
+        + f". Best lap {hl['best_lap']} in {_lap(hl['best_lap_s'])}."
     )
 
 
