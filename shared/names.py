@@ -11,19 +11,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_COORDS = re.compile(r"[\d\s.,°'\"NSEWnsew+-]*")
+# "23.077°N, 113.530°E", "-33.8, 151.2": a position, not a place name
+_COORDS = re.compile(r"[+-]?\d+(\.\d+)?\s*°?\s*[NSns]?\s*[,;]\s*[+-]?\d+(\.\d+)?\s*°?\s*[EWew]?")
 _MAX = 80
 
 
 def clean_name(value: Any) -> str | None:
-    """A printable, trimmed name, or None when there is none (blank, or only coordinates)."""
-    if not isinstance(value, str):
+    """A printable, trimmed name (a kart's ``143`` included), or None when there is none."""
+    if not isinstance(value, str | int) or isinstance(value, bool):
         return None
-    s = "".join(ch if ch.isprintable() else " " for ch in value)
+    s = "".join(ch if ch.isprintable() else " " for ch in str(value))
     s = " ".join(s.split())[:_MAX].strip()
-    if not s or _COORDS.fullmatch(s):
-        return None
-    return s
+    return s or None
+
+
+def track_name(value: Any) -> str | None:
+    """A venue's name; GPS coordinates (what Race Studio writes when it knows no track) are none."""
+    s = clean_name(value)
+    return None if s is None or _COORDS.fullmatch(s) else s
 
 
 def file_names(meta: dict[str, Any]) -> dict[str, str | None]:
@@ -31,6 +36,6 @@ def file_names(meta: dict[str, Any]) -> dict[str, str | None]:
     return {
         "driver": clean_name(meta.get("racer") or meta.get("driver")),
         "car": clean_name(meta.get("vehicle")),
-        "track": clean_name(meta.get("venue") or meta.get("track")),
+        "track": track_name(meta.get("venue") or meta.get("track")),
         "championship": clean_name(meta.get("championship")),
     }

@@ -509,3 +509,22 @@ def test_channel_names_and_units(name: str, unit: str, fmt: str, canonical: str 
     ch = RawChannel(name, unit, t, vals, 1.0, fmt)
     (d,) = resolve({name: ch}, fmt)
     assert d.canonical == canonical, d.why
+
+
+@pytest.mark.parametrize(
+    ("path", "expect"),
+    [
+        (KART, {"driver": "Nicholas Thorne", "car": "143", "track": "SSKC"}),  # a kart's number is its name
+        (
+            "data/aim/scut_fsev_du.csv",
+            {"driver": "Yihan Du", "car": "A03_AF25", "track": None},
+        ),  # coordinates
+        ("data/aim/scut_fsev_agx.xrk", {"driver": "AGX_26", "car": "A03_AF25", "track": None}),
+        (VBOX, {"driver": None, "car": None, "track": None}),
+    ],
+)
+def test_names_from_real_files(shared_dir: Path, path: str, expect: dict[str, str | None]) -> None:
+    from shared.names import file_names
+
+    got = file_names(read_log(shared_dir / path).meta)
+    assert {k: got[k] for k in expect} == expect
