@@ -12,7 +12,10 @@ import re
 from typing import Any
 
 # "23.077°N, 113.530°E", "-33.8, 151.2": a position, not a place name
-_COORDS = re.compile(r"[+-]?\d+(\.\d+)?\s*°?\s*[NSns]?\s*[,;]\s*[+-]?\d+(\.\d+)?\s*°?\s*[EWew]?")
+_COORDS = re.compile(
+    r"[+-]?\d+(\.\d+)?\s*°?\s*[NSns]?\s*[,;]\s*[+-]?\d+(\.\d+)?\s*°?\s*[EWew]?"
+    r"|[+-]?\d+(\.\d+)?\s*°\s*[NSEWnsew]?"
+)
 _MAX = 80
 
 
