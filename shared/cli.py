@@ -13,6 +13,7 @@ _COMMAND_MODULES = (
     "shared.cli_data",  # import, sessions, laps, simulate, gold
     "shared.cli_share",  # export, delete
     "shared.cli_repair",  # repair
+    "shared.cli_channels",  # channels
     "services.hotpath.cli",  # hotpath, replay
     "services.paddock.cli",  # paddock
     "services.paddock.cli_tool",  # tool

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 DataDir = Annotated[
@@ -47,16 +48,25 @@ def import_cmd(
         list[Path], typer.Argument(help="Logger files: AiM XRK/XRZ/CSV, VBOX CSV/.vbo, candump")
     ],
     data_dir: DataDir = None,
-    driver: Annotated[str, typer.Option("--driver", help="Driver id")] = "driver",
+    driver: Annotated[
+        str | None, typer.Option("--driver", help="Driver id (default: driver; the file names the driver)")
+    ] = None,
     car: Annotated[str | None, typer.Option("--car", help="Car profile id (default: guessed)")] = None,
     track: Annotated[
         str | None, typer.Option("--track", help="Track id (default: detected from GPS)")
+    ] = None,
+    map_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--map", help="Channel mapping YAML; overrides <data>/channels.yaml (see `pitwall channels`)"
+        ),
     ] = None,
     as_json: AsJson = False,
 ) -> None:
     """Import logger files into the store and the lake."""
     from rich.progress import Progress
 
+    from shared.channel_user import ChannelMapError
     from shared.hotpath_link import HotpathUnavailable
     from shared.hotpath_link import import_anywhere as import_file
     from shared.importers import ImportFormatError
@@ -75,13 +85,14 @@ def import_cmd(
                     def advance(f: float, prog: Progress = prog, task: Any = task) -> None:
                         prog.update(task, completed=f)
 
-                    res = import_file(p, settings, driver, car, track, progress=advance)
+                    res = import_file(p, settings, driver, car, track, progress=advance, channel_map=map_file)
             else:
-                res = import_file(p, settings, driver, car, track)
+                res = import_file(p, settings, driver, car, track, channel_map=map_file)
         except (
             ImportFormatError,
             StoreLockedError,
             HotpathUnavailable,
+            ChannelMapError,
             KeyError,
             ValueError,
             OSError,
@@ -93,8 +104,10 @@ def import_cmd(
 
             failed += 1
             msg = printable(str(exc).strip('"'), 600)  # file content never reaches the terminal raw
-            named = isinstance(exc, ImportFormatError | StoreLockedError | HotpathUnavailable)
-            where = "" if named else f"{printable(str(p))}: "
+            named = (
+                ImportFormatError | StoreLockedError | HotpathUnavailable | ChannelMapError
+            )  # they name the file
+            where = "" if isinstance(exc, named) else f"{printable(str(p))}: "
             err.print(f"[red]error[/red]: {escape(where + msg)}", soft_wrap=True)
             continue
         d = res.as_json()
@@ -107,7 +120,8 @@ def import_cmd(
         if not as_json:
             dup = " (already imported)" if res.duplicate else ""
             err.print(
-                f"[green]{p.name}[/green] -> {res.session_id}{dup}: {res.source_format}, track {res.track or 'unknown'}, "
+                f"[green]{p.name}[/green] -> {res.session_id}{dup}: {res.source_format}, "
+                f"track {escape(res.track_name or res.track or 'unknown')}, "
                 f"{sum(1 for lp in res.laps if lp['kind'] == 'full')} full laps, best {_fmt_time(res.best_lap_s)}"
             )
             _print_quality(res.quality)
@@ -197,13 +211,17 @@ def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
         cells = [
             r["session_id"],
             _fmt_date(r.get("started_at"), with_time=wide),
-            r.get("track_name") or r["track_id"] or "-",
-            Path(str(r.get("source_path") or "")).name or r["source_format"],
+            escape(r.get("track_name") or r["track_id"] or "-"),
+            escape(Path(str(r.get("source_path") or "")).name or r["source_format"]),
             str(r["n_laps"] or 0),
             _fmt_time(r["best_lap_s"]),
         ]
-        if wide:
-            cells += [r["driver_id"], r["car_id"], r["status"]]
+        if wide:  # the names the file gave, else the ids
+            cells += [
+                escape(r.get("driver_name") or r["driver_id"]),
+                escape(r.get("car_name") or r["car_id"]),
+                r["status"],
+            ]
         tbl.add_row(*cells)
     console.print(tbl)
 

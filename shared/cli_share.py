@@ -71,7 +71,7 @@ def delete_cmd(
     Through the running hot path and paddock when they hold their stores."""
     import duckdb
 
-    from shared.hotpath_client import HotpathUnavailable, delete_via_hotpath
+    from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
     from shared.store.deletion import UnknownSessionError, delete_session
     from shared.store.hot import HotStore, StoreLockedError
 

@@ -1,10 +1,33 @@
-"""How the command line names things for people: one lap-time format and one corner name everywhere
-(``1:48.222``, ``Turn 11``), so the demo, ``pitwall sessions``, ``laps`` and the tablet agree."""
+"""How Pitwall names things for people: one lap-time format and one corner form everywhere
+(``1:48.222``; ids ``t3a`` stored, ``T3A`` / ``Turn 3A`` shown), so the demo, ``pitwall sessions``,
+``laps``, the tools' sentences and the tablet agree. Corner ids are accepted in any case."""
 
 from __future__ import annotations
 
 import math
+import re
 from functools import cache
+
+_CORNER_ID = re.compile(r"^\s*([tc])\s*(\d+)\s*([a-z]?)\s*$", re.IGNORECASE)
+
+
+def corner_id(text: str) -> str:
+    """Any spelling of a corner id -> its stored form: ``"T3A"``, ``"t3a"``, ``"T 3a"`` -> ``"t3a"``;
+    anything else is returned stripped (landmarks and names are matched elsewhere)."""
+    m = _CORNER_ID.match(text or "")
+    if not m:
+        return (text or "").strip()
+    return f"{m.group(1).lower()}{int(m.group(2))}{m.group(3).lower()}"
+
+
+def corner_short(cid: str | None) -> str:
+    """The shown short form: ``"t3a"`` / ``"T3a"`` -> ``"T3A"``, ``"c5"`` -> ``"C5"``; missing -> ``"-"``."""
+    if not cid:
+        return "-"
+    m = _CORNER_ID.match(cid)
+    if not m:
+        return cid
+    return f"{m.group(1).upper()}{int(m.group(2))}{m.group(3).upper()}"
 
 
 def lap_time(s: float | None) -> str:
@@ -26,14 +49,15 @@ def _names(track_id: str) -> dict[str, str]:
         return {}
 
 
-def corner_name(corner_id: str | None, track_id: str | None = None) -> str:
-    """``"t11"`` -> ``"Turn 11"`` (the track profile's name when the track is known)."""
-    if not corner_id:
+def corner_name(cid: str | None, track_id: str | None = None) -> str:
+    """``"t11"`` -> ``"Turn 11"``, ``"t3a"`` -> ``"Turn 3A"`` (the track profile's name when it is known)."""
+    if not cid:
         return "-"
     if track_id:
-        name = _names(track_id).get(corner_id)
+        name = _names(track_id).get(corner_id(cid))
         if name:
             return name
-    if corner_id[:1].lower() == "t" and corner_id[1:2].isdigit():
-        return f"Turn {corner_id[1:].upper()}"
-    return corner_id
+    m = _CORNER_ID.match(cid)
+    if m:
+        return f"{'Turn' if m.group(1).lower() == 't' else 'Corner'} {int(m.group(2))}{m.group(3).upper()}"
+    return cid

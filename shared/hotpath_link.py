@@ -57,7 +57,7 @@ def hotpath_url(settings: Settings) -> str | None:
 
 
 def import_through_hotpath(
-    settings: Settings, path: Path, driver: str, car: str | None, track: str | None
+    settings: Settings, path: Path, driver: str | None, car: str | None, track: str | None
 ) -> dict[str, Any]:
     """``pitwall import`` of one file by the running hot path; its JSON answer (as ``--json``)."""
     import httpx
@@ -66,8 +66,8 @@ def import_through_hotpath(
     held = f"{settings.hot_db_path} is held by another process"
     if not url:
         raise HotpathUnavailable(f"{held}, and no running hot path announced itself in {settings.data_dir}")
-    params = {"name": path.name, "driver": driver, "source": str(path.resolve())}
-    params |= {k: v for k, v in (("car", car), ("track", track)) if v}
+    params = {"name": path.name, "source": str(path.resolve())}
+    params |= {k: v for k, v in (("driver", driver), ("car", car), ("track", track)) if v}
     token = settings.api_token.get_secret_value() if settings.api_token else None
     headers = {"Content-Type": "application/octet-stream"}
     if token:
@@ -99,23 +99,49 @@ def import_through_hotpath(
 def import_anywhere(
     path: Path,
     settings: Settings,
-    driver: str = "driver",
+    driver: str | None = None,
     car: str | None = None,
     track: str | None = None,
     progress: Any = None,
+    channel_map: Path | None = None,
 ) -> Any:
     """``shared.ingest.import_file``, or, while a running hot path holds the store, the same import
-    through it (``POST /imports``). Returns an ImportResult either way."""
+    through it (``POST /imports``, with the hot path's own ``<data>/channels.yaml``). Returns an
+    ImportResult either way."""
     from shared.ingest import ImportResult, import_file
     from shared.store.hot import StoreLockedError, store_locked
 
     if not store_locked(settings):
         try:
-            return import_file(path, settings, driver, car, track, progress=progress)
+            return import_file(path, settings, driver, car, track, progress=progress, channel_map=channel_map)
         except StoreLockedError:  # a hot path started meanwhile
             pass
     from shared.importers.limits import checked_path
 
+    if channel_map is not None:
+        raise HotpathUnavailable(
+            f"{settings.hot_db_path} is held by the running hot path, which maps channels with "
+            f"{settings.data_dir / 'channels.yaml'}: put --map's entries there, or stop the hot path"
+        )
     d = import_through_hotpath(settings, checked_path(path), driver, car, track)
     fields: dict[str, Any] = {k: d[k] for k in ImportResult.__dataclass_fields__ if k in d}
     return ImportResult(**fields)
+
+
+def delete_via_hotpath(settings: Settings, session_id: str, timeout_s: float = 60.0) -> tuple[int, Any]:
+    """``DELETE /sessions/{id}`` on the running hot path (the one that announced itself, else
+    ``PITWALL_HOTPATH_URL``, else this machine's hot path port): (status code, JSON body)."""
+    import httpx
+
+    url = (hotpath_url(settings) or f"http://127.0.0.1:{settings.hotpath_port}").rstrip("/")
+    token = settings.api_token.get_secret_value() if settings.api_token else None
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        r = httpx.delete(f"{url}/sessions/{session_id}", headers=headers, timeout=timeout_s)
+    except httpx.HTTPError as exc:
+        raise HotpathUnavailable(f"the hot path does not answer at {url}: {exc}") from None
+    try:
+        body = r.json()
+    except ValueError:
+        body = {"detail": r.text[:200]}
+    return r.status_code, body

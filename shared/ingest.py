@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -18,12 +17,15 @@ from typing import Any, TypeVar
 import numpy as np
 
 from shared.bundle import import_bundle, is_bundle
+from shared.channel_map import UserMap
+from shared.channel_user import load_user_map
 from shared.corners import auto_corners, corner_results, reference_lap
 from shared.events import detect_events
 from shared.importers import RawLog, read_log
 from shared.importers.base import Progress
 from shared.importers.limits import ImportLimits, limits_scope
 from shared.laps import Lap, assign_laps, detect_laps
+from shared.names import file_names
 from shared.profiles.car import CarProfile, guess_car, load_car
 from shared.profiles.track import TrackProfile, detect_track, load_track, make_track, save_track, saved_tracks
 from shared.quality import quality_report
@@ -70,6 +72,9 @@ class ImportResult:
     duplicate: bool = False
     path: str | None = None
     quality: dict[str, Any] | None = None  # shared.quality.quality_report (file imports)
+    track_name: str | None = None  # as people read it: the file's venue or the track profile's name
+    driver_name: str | None = None
+    car_name: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -123,6 +128,7 @@ def _session_row(
         "car_id": car.id,
         "track_id": track.id if track else None,
         "track_name": track.name if track else None,
+        "car_name": car.name,
         "source_format": source_format,
         "status": "imported",
         "n_laps": len([lp for lp in laps if lp.kind == "full"]),
@@ -174,10 +180,13 @@ def _result(
         channels=int(s.get("channels") or 0),
         path=path,
         quality=quality,
+        track_name=s.get("track_name"),
+        driver_name=s.get("driver_name"),
+        car_name=s.get("car_name"),
     )
 
 
-def _detected_track(wide: Wide, an: Analysed, venue: str) -> TrackProfile | None:
+def _detected_track(wide: Wide, an: Analysed, venue: str | None) -> TrackProfile | None:
     """A track profile from the session's own driven line, when it has a full lap with GPS."""
     ref = reference_lap(an.laps)
     if ref is None or ref.kind != "full" or "lat" not in wide or not an.corners:
@@ -186,9 +195,8 @@ def _detected_track(wide: Wide, an: Analysed, venue: str) -> TrackProfile | None
     lat, lon = wide["lat"][m], wide["lon"][m]
     if not np.isfinite(lat).any():
         return None
-    named = venue.strip() and not re.fullmatch(r"[\d\s.,°NSEWnsew+-]*", venue.strip())
     first = np.where(np.isfinite(lat))[0][0]
-    name = venue.strip() if named else f"Track at {lat[first]:.4f}, {lon[first]:.4f}"
+    name = venue or f"Track at {lat[first]:.4f}, {lon[first]:.4f}"
     return make_track(name, lat, lon, float(ref.dist_m or 0.0), auto_corners(wide, an.laps))
 
 
@@ -200,35 +208,41 @@ def logger_in_lap_ends(raw: RawLog) -> list[float]:
 def import_file(
     path: Path | str,
     settings: Settings,
-    driver_id: str = "driver",
+    driver_id: str | None = None,
     car_id: str | None = None,
     track_id: str | None = None,
     progress: Progress | None = None,
     run: StoreRun[Any] | None = None,
     source_path: str | None = None,
+    channel_map: Path | None = None,
 ) -> ImportResult:
-    """``run``: how to reach the hot store (default: open it); ``source_path``: the file's own path when
+    """Import one logger file. ``driver_id`` (default ``driver``) also names the driver when given;
+    otherwise the file's own driver name is shown. ``channel_map`` overrides ``<data>/channels.yaml``.
+    ``run``: how to reach the hot store (default: open it); ``source_path``: the file's own path when
     ``path`` is a copy (a file handed to a running hot path)."""
     if is_bundle(Path(path)):  # a session exported by another Pitwall (`pitwall export`)
         return _import_bundle(Path(path), settings, run)
+    user = load_user_map(settings.data_dir, channel_map)  # a bad mapping file fails before any work
     with limits_scope(settings) as limits:
         return _import_file(
-            Path(path), settings, driver_id, car_id, track_id, progress, limits, run, source_path
+            Path(path), settings, driver_id, car_id, track_id, progress, limits, user, run, source_path
         )
 
 
 def _import_file(
     path: Path,
     settings: Settings,
-    driver_id: str,
+    driver_id: str | None,
     car_id: str | None,
     track_id: str | None,
     progress: Progress | None,
     limits: ImportLimits,
+    user: UserMap,
     run: StoreRun[Any] | None = None,
     source_path: str | None = None,
 ) -> ImportResult:
     raw: RawLog = read_log(path, progress, car_id=car_id)
+    names = file_names(raw.meta)
     run = run or own_store(settings)
     shown = source_path or str(path)
 
@@ -254,13 +268,16 @@ def _import_file(
             True,
             shown,
             json.loads(q[0]) if q else None,
+            row.get("track_name"),
+            row.get("driver_name"),
+            row.get("car_name"),
         )
 
     dup = run(already)
     if dup is not None:
         return dup
     car = load_car(car_id or guess_car(raw), settings.data_dir)
-    wide, registry = car.to_wide(raw)
+    wide, registry = car.to_wide(raw, user=user)
     if len(wide["t_s"]) == 0:
         from shared.importers.errors import ImportFormatError
 
@@ -274,7 +291,7 @@ def _import_file(
         track = detect_track(wide["lat"], wide["lon"], candidates=saved_tracks(settings.data_dir))
     an = analyse(wide, car, track, raw.beacons_s, logger_in_lap_ends(raw))
     if track is None:
-        found = _detected_track(wide, an, str(raw.meta.get("venue") or ""))
+        found = _detected_track(wide, an, names["track"])
         if found is not None:  # store it, so this and every later session there share C1..Cn
             save_track(settings.data_dir, found)
             track = found
@@ -288,15 +305,19 @@ def _import_file(
         k: (v if isinstance(v, str | int | float | list | type(None)) else str(v))
         for k, v in raw.meta.items()
     }
+    auto = track is None or track.id.startswith("auto-")  # Pitwall's own name for a detected place
     session = _session_row(
         sid,
-        driver_id,
+        driver_id or "driver",
         car,
         track,
         raw.source_format,
         an.laps,
         wide,
         len(raw.channels),
+        driver_name=driver_id or names["driver"],
+        car_name=car.name if car_id else (names["car"] or car.name),
+        track_name=(names["track"] if auto and names["track"] else (track.name if track else None)),
         source_path=source_path or str(path.resolve()),
         source_sha256=raw.sha256,
         meta_json=json.dumps(meta, default=str),
@@ -336,6 +357,9 @@ def _import_bundle(path: Path, settings: Settings, run: StoreRun[Any] | None) ->
         int(row.get("channels") or 0),
         got.duplicate,
         str(path),
+        track_name=row.get("track_name"),
+        driver_name=row.get("driver_name"),
+        car_name=row.get("car_name"),
     )
 
 

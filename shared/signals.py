@@ -69,8 +69,11 @@ _VITALS: tuple[Channel, ...] = (
     Channel("brake_switch", "", "brake light switch (0/1)", 0, 1),
 )
 
+# added after the first release: last, so a store file that gains them by ALTER TABLE keeps this order
+_ADDED: tuple[Channel, ...] = (Channel("brake_rear_bar", "bar", "rear brake line pressure", -5, 250),)
+
 #: Every wide numeric channel, in storage order (after ``session_id`` and ``lap``).
-CHANNELS: tuple[Channel, ...] = _CORE + _WHEEL + _VITALS
+CHANNELS: tuple[Channel, ...] = _CORE + _WHEEL + _VITALS + _ADDED
 CHANNEL_BY_NAME: dict[str, Channel] = {c.name: c for c in CHANNELS}
 WIDE_COLUMNS: tuple[str, ...] = tuple(c.name for c in CHANNELS)
 
@@ -105,5 +108,6 @@ def registry_schema() -> pa.Schema:
             pa.field("source", pa.string()),
             pa.field("rate_hz", pa.float64()),
             pa.field("canonical", pa.string()),  # wide column it maps to, or NULL
+            pa.field("mapped_by", pa.string()),  # why: user entry, profile, rule and conversion; or why not
         ]
     )

@@ -90,7 +90,8 @@ def read_aim_csv(path: Path, progress: Progress | None = None) -> RawLog:
                 continue
             key = cells[0]
             vals = cells[1:]
-            header[key] = vals if key in _LIST_KEYS else (vals[0] if vals else "")
+            # an unquoted value with commas ("23.077°N, 113.530°E") spans cells: join them back
+            header[key] = vals if key in _LIST_KEYS else ", ".join(v for v in vals if v)
             continue
         if units is None:
             if not cells:

@@ -20,9 +20,11 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from shared.channel_map import Decision, UserMap, live_rule_spec, profile_spec, resolve
+from shared.channel_orient import orient
 from shared.importers.base import RawChannel, RawLog
 from shared.signals import CHANNEL_BY_NAME, WIDE_COLUMNS
-from shared.units import conversion, source_unit
+from shared.units import source_unit
 
 Wide = dict[str, np.ndarray]
 RegistryRow = dict[str, Any]
@@ -84,7 +86,7 @@ class CarProfile(BaseModel):
     id: str
     name: str
     vehicle: VehicleConstants = Field(default_factory=VehicleConstants)
-    channels: list[ChannelMap]
+    channels: list[ChannelMap] = Field(default_factory=list)  # exact names; the rule table does the rest
     thresholds: dict[str, float] = Field(default_factory=dict)
     dbc: str | None = None
     source_path: str | None = None
@@ -102,66 +104,41 @@ class CarProfile(BaseModel):
             return None
         return Path(str(resources.files("shared.profiles").joinpath(_CARS_DIR, self.dbc)))
 
-    def pick_sources(self, available: dict[str, Any]) -> dict[str, tuple[ChannelMap, str]]:
-        """canonical name -> (mapping, chosen source name) for the channels present in ``available``."""
-        lower = {k.lower(): k for k in available}
-        out: dict[str, tuple[ChannelMap, str]] = {}
-        for cm in self.channels:
-            if cm.canonical in out:
-                continue
-            for s in cm.sources:
-                if s.lower() in lower:
-                    out[cm.canonical] = (cm, lower[s.lower()])
-                    break
-        for name in WIDE_COLUMNS:  # files that already use canonical names map as they are
-            if name not in out and name in available and name not in ("t_s", "lap", "dist_m", "odo_m"):
-                unit = CHANNEL_BY_NAME[name].unit
-                out[name] = (ChannelMap(canonical=name, sources=[name], unit=unit), name)
-        return out
+    def plan(self, raw: RawLog, user: UserMap | None = None) -> list[Decision]:
+        """What each channel of ``raw`` feeds and why: user mapping, then this profile, then the rules."""
+        return resolve(raw.channels, raw.source_format, self.channels, user)
 
     # ---- transforms ----------------------------------------------------------
     def _apply(self, cm: ChannelMap, values: np.ndarray, unit: str) -> np.ndarray:
-        v = np.asarray(values, dtype=np.float64).copy()
-        if cm.sentinels:
-            v[np.isin(v, cm.sentinels)] = np.nan
         target = CHANNEL_BY_NAME[cm.canonical].unit
-        s, o = conversion(source_unit(unit, cm.unit, target), target)
-        v = v * (s * cm.scale) + o * cm.scale
-        if cm.sign_flip:
-            v = -v
-        v = v + cm.bias
-        lo_hi = cm.valid_range
-        ch = CHANNEL_BY_NAME[cm.canonical]
-        lo = lo_hi[0] if lo_hi else ch.lo
-        hi = lo_hi[1] if lo_hi else ch.hi
-        with np.errstate(invalid="ignore"):
-            if lo is not None:
-                v[v < lo] = np.nan
-            if hi is not None:
-                v[v > hi] = np.nan
-        return v
+        return profile_spec(cm, source_unit(unit, cm.unit, target)).apply(values)
 
-    def to_wide(self, raw: RawLog, rate_hz: float | None = None) -> tuple[Wide, list[RegistryRow]]:
+    def to_wide(
+        self, raw: RawLog, rate_hz: float | None = None, user: UserMap | None = None
+    ) -> tuple[Wide, list[RegistryRow]]:
         """Resample every mapped channel onto one time grid in canonical units; sentinels become NaN."""
-        picked = self.pick_sources(raw.channels)
+        decisions = self.plan(raw, user)
+        picked = [(d, raw.channels[d.name]) for d in decisions if d.spec is not None]
+        grid = _time_grid(raw, [ch for _, ch in picked], rate_hz)
+        wide: Wide = {"t_s": grid}
+        for d, ch in picked:
+            assert d.spec is not None and d.canonical is not None
+            wide[d.canonical] = _resample(ch.t_s, d.spec.apply(ch.values), grid, hold=d.spec.hold)
+        notes = orient(wide)
         registry: list[RegistryRow] = []
-        mapped_src = {src: canon for canon, (_, src) in picked.items()}
-        for name, ch in raw.channels.items():
+        for d in decisions:
+            ch = raw.channels[d.name]
+            why = d.why + (f"; {notes[d.canonical]}" if d.canonical in notes else "")
             registry.append(
                 {
-                    "name": name,
+                    "name": d.name,
                     "unit": ch.unit,
                     "source": ch.source,
                     "rate_hz": ch.rate_hz,
-                    "canonical": mapped_src.get(name),
+                    "canonical": d.canonical,
+                    "mapped_by": why,
                 }
             )
-        grid = _time_grid(raw, [raw.channels[src] for _, src in picked.values()], rate_hz)
-        wide: Wide = {"t_s": grid}
-        for canon, (cm, src) in picked.items():
-            ch = raw.channels[src]
-            vals = self._apply(cm, ch.values, ch.unit)
-            wide[canon] = _resample(ch.t_s, vals, grid, hold=cm.hold)
         self.derive(wide)
         return wide, registry
 
@@ -184,7 +161,8 @@ class CarProfile(BaseModel):
             wide["brake_pct"] = np.clip(b / peak * 100.0, 0, 100) if peak and peak > 0 else np.full(n, np.nan)
 
     def map_sample(self, values: dict[str, float]) -> tuple[dict[str, float], list[str]]:
-        """Live: source-name values -> canonical values, and the names dropped (sentinel or unknown)."""
+        """Live: source-name values -> canonical values, and the names dropped (sentinel or unknown).
+        Names the profile does not list go through the rule table, their values taken in canonical units."""
         idx = self._source_index()
         out: dict[str, float] = {}
         dropped: list[str] = []
@@ -193,15 +171,20 @@ class CarProfile(BaseModel):
             if cm is None:
                 if name in CHANNEL_BY_NAME:
                     out[name] = float(val)
-                else:
+                    continue
+                spec = live_rule_spec(name)
+                if spec is None:
                     dropped.append(name)
-                continue
-            unit = cm.unit or ""
-            v = float(self._apply(cm, np.array([val], dtype=np.float64), unit)[0])
+                    continue
+                v = float(spec.apply(np.array([val], dtype=np.float64))[0])
+                canonical = spec.canonical
+            else:
+                v = float(self._apply(cm, np.array([val], dtype=np.float64), cm.unit or "")[0])
+                canonical = cm.canonical
             if math.isnan(v):
                 dropped.append(name)
             else:
-                out[cm.canonical] = v
+                out[canonical] = v
         return out, dropped
 
     def threshold(self, name: str, default: float) -> float:

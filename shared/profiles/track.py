@@ -18,8 +18,9 @@ from typing import Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from shared.display import corner_id
 from shared.geo import LocalProjection, Polyline
 
 _TRACKS_DIR = "tracks"
@@ -45,6 +46,12 @@ class Corner(BaseModel):
     landmark: str | None = None  # spoken nickname: "the Carousel"
     aliases: list[str] = Field(default_factory=list)
     tip: str | None = None
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_form(cls, v: object) -> object:
+        """``T3A`` / ``t3A`` in a profile file are the corner ``t3a`` (see ``shared.display``)."""
+        return corner_id(v) if isinstance(v, str) else v
 
     @property
     def spoken(self) -> str:
@@ -135,7 +142,10 @@ class TrackProfile(BaseModel):
     def find_corner(self, text: str) -> Corner | None:
         """Corner by id, short name, name, landmark or alias (case-insensitive)."""
         t = text.strip().lower()
+        cid = corner_id(text)  # "T3A", "t 3a" -> "t3a"
         for c in self.corners:
+            if c.id == cid:
+                return c
             names = {c.id, c.short.lower(), c.name.lower(), *(a.lower() for a in c.aliases)}
             if c.landmark:
                 names.add(c.landmark.lower())

@@ -30,6 +30,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     channels       INTEGER,
     sample_rate_hz DOUBLE,
     meta_json      VARCHAR,            -- raw header values from the source file
+    driver_name    VARCHAR,            -- as the file names the driver (Racer / Driver), or --driver
+    car_name       VARCHAR,            -- as the file names the vehicle, or the car profile's name
     created_at     TIMESTAMP DEFAULT current_timestamp
 )"""
 
@@ -69,7 +71,8 @@ CREATE TABLE IF NOT EXISTS signal_registry (
     unit       VARCHAR,
     source     VARCHAR,
     rate_hz    DOUBLE,
-    canonical  VARCHAR
+    canonical  VARCHAR,           -- the canonical signal it feeds, or NULL (still in telemetry_signals)
+    mapped_by  VARCHAR            -- why: user mapping, car profile or rule, unit conversion; or why not
 )"""
 
 CORNERS_DDL = """
@@ -145,7 +148,13 @@ ALL_DDL: tuple[str, ...] = (
 
 #: columns added to a table after it was first released: (table, column, type). A hot file written by an
 #: older version gains them when it is opened; the lake reads old and new Parquet by column name.
-ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (("coaching_notes", "superseded_by", "VARCHAR"),)
+ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("coaching_notes", "superseded_by", "VARCHAR"),
+    ("telemetry", "brake_rear_bar", "DOUBLE"),
+    ("signal_registry", "mapped_by", "VARCHAR"),
+    ("sessions", "driver_name", "VARCHAR"),
+    ("sessions", "car_name", "VARCHAR"),
+)
 
 #: table name -> file stem in the lake (one file per session, except telemetry: one per lap)
 LAKE_TABLES: dict[str, str] = {

@@ -204,9 +204,13 @@ def test_cli_import_json_in_a_real_process(shared_dir: Path, tmp_path: Path) -> 
         "best_lap_s",
         "rows",
         "channels",
-        "quality",  # the data-quality report: the one key added to the contract
+        "quality",  # the data-quality report
+        "track_name",  # names as people read them (the file's, or the profile's)
+        "driver_name",
+        "car_name",
     }
     assert got["track"] == "sonoma" and got["rows"] == 11_539
+    assert got["track_name"] == "Sonoma Raceway" and got["car_name"] == "Generic car (AiM or VBOX logger)"
     assert [lp["kind"] for lp in got["laps"]].count("full") == 8  # the out lap is not a flying lap
     bad = tmp_path / "bad.bin"
     bad.write_bytes(b"\x00\x01garbage")

@@ -57,7 +57,7 @@ async def import_upload(
     request: Request,
     state: State,
     name: str = Query(..., min_length=1, max_length=255, description="The file's name (format hint)"),
-    driver: str = Query("driver", max_length=64),
+    driver: str | None = Query(None, max_length=64, description="Default: the name the file gives"),
     car: str | None = Query(None, max_length=64),
     track: str | None = Query(None, max_length=64),
     source: str | None = Query(None, max_length=4096, description="The file's path where it came from"),

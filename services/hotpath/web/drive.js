@@ -29,9 +29,9 @@
 
   function fmtLap(s) {
     if (s == null || !isFinite(s)) return "–:––.–";
-    const m = Math.floor(s / 60);
-    const r = s - m * 60;
-    return `${m}:${r.toFixed(3).padStart(6, "0")}`;
+    const ms = Math.round(s * 1000); // rounded once, as shared/display.py does: never "0:60.000"
+    const m = Math.floor(ms / 60000);
+    return `${m}:${((ms - m * 60000) / 1000).toFixed(3).padStart(6, "0")}`;
   }
   function fmtDelta(d) {
     if (d == null || !isFinite(d)) return "–.––";

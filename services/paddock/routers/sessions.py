@@ -17,7 +17,7 @@ from services.paddock.deps import SettingsDep, Store
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import ToolError, lap_arrays, rows, session_row
 from shared.bundle import SUFFIX, export_bundle
-from shared.hotpath_client import HotpathUnavailable, delete_via_hotpath
+from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
 from shared.report import session_report_html
 from shared.store.deletion import SAFE_ID as _SID
 from shared.store.lake_layout import session_dir, table_path

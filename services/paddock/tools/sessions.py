@@ -24,7 +24,7 @@ INCIDENT_G_OVER_GRIP = 1.4  # combined g this far beyond the car's lateral grip 
 
 
 def query_pitwall_db(sql: str) -> dict[str, Any]:
-    """Run one read-only SELECT over the lake tables sessions, laps, telemetry, corner_results, coaching_notes, driver_events; at most 500 rows."""
+    """Run one read-only SELECT over the lake tables sessions, laps, telemetry, corner_results, coaching_notes, driver_events, telemetry_signals (every logger channel by name), signal_registry; at most 500 rows."""
     cur = get_lake().cursor()
     try:
         return run_query(cur, sql)

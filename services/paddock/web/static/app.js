@@ -10,8 +10,9 @@ const num = (v, d = 3) => (typeof v === "number" && Number.isFinite(v) ? v.toFix
 // one lap-time format everywhere: m:ss.sss (the CLI and the demo use the same)
 const lapTime = (s) => {
   if (typeof s !== "number" || !Number.isFinite(s)) return "–";
-  const m = Math.floor(s / 60);
-  return `${m}:${(s - 60 * m).toFixed(3).padStart(6, "0")}`;
+  const ms = Math.round(s * 1000); // rounded once, as shared/display.py does: never "0:60.000"
+  const m = Math.floor(ms / 60000);
+  return `${m}:${((ms - 60000 * m) / 1000).toFixed(3).padStart(6, "0")}`;
 };
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const when = (ts) => {
@@ -27,7 +28,7 @@ function sessionName(s) {
   const src = SOURCES[s.source_format] || s.source_format || "";
   return {
     title: `${s.track_name || s.track_id || "Unknown track"} · ${when(s.started_at)}`,
-    sub: [carName(s.car_id), file || src, file && src ? src : ""].filter(Boolean).join(" · "),
+    sub: [s.car_name || carName(s.car_id), file || src, file && src ? src : ""].filter(Boolean).join(" · "),
   };
 }
 
@@ -79,7 +80,7 @@ async function sessionsScreen(seq) {
     ${rows.map((s) => { const n = sessionName(s); return `<tr class="clickable" data-sid="${esc(s.session_id)}">
       <td class="name"><a href="#/session/${encodeURIComponent(s.session_id)}">${esc(n.title)}</a>
         <div class="muted small">${esc(n.sub)}</div><div class="muted small sid">${esc(s.session_id)}</div></td>
-      <td>${esc(s.driver_id)}</td><td>${s.n_laps ?? "–"}</td>
+      <td>${esc(s.driver_name || s.driver_id)}</td><td>${s.n_laps ?? "–"}</td>
       <td>${lapTime(s.best_lap_s)}${s.best_lap != null ? ` <span class="muted">(lap ${s.best_lap})</span>` : ""}</td>
       <td>${esc(s.status)}</td></tr>`; }).join("")}</tbody></table></div></div>`;
   view.querySelectorAll("tr[data-sid]").forEach((tr) =>
@@ -96,7 +97,7 @@ async function sessionScreen(sid, seq) {
   const best = valid.slice().sort((a, b) => a.time_s - b.time_s || a.lap - b.lap)[0];
   const other = valid.filter((l) => !best || l.lap !== best.lap).slice(-1)[0] || best;
   const nm = sessionName(s);
-  view.innerHTML = `<h1>${esc(nm.title)} · ${esc(s.driver_id)}</h1><p class="muted small">${esc(nm.sub)} · <span class="sid">${esc(sid)}</span></p>
+  view.innerHTML = `<h1>${esc(nm.title)} · ${esc(s.driver_name || s.driver_id)}</h1><p class="muted small">${esc(nm.sub)} · <span class="sid">${esc(sid)}</span></p>
     <div class="row"><a class="btn" id="go-debrief" href="#/debrief/${encodeURIComponent(sid)}">Debrief</a>
       <a class="btn" href="#/ask/${encodeURIComponent(sid)}">Ask about this session</a>
       <a class="btn" href="#/cues/${encodeURIComponent(sid)}">Cue log</a>
@@ -274,7 +275,7 @@ function dataCard(ev) {
 async function debriefScreen(sid, seq) {
   const s = await api(`/sessions/${sid}`);
   if (stale(seq)) return;
-  view.innerHTML = `<h1>Debrief · ${esc(sessionName(s).title)} · ${esc(s.driver_id)}</h1>
+  view.innerHTML = `<h1>Debrief · ${esc(sessionName(s).title)} · ${esc(s.driver_name || s.driver_id)}</h1>
     <div class="grid"><div class="card"><h2>Progress</h2><ul class="phases" id="phases"></ul></div>
     <div class="card"><h2>Your engineer</h2><div id="state" class="muted">Starting…</div><div class="narrative" id="narrative"></div>
       <div id="verdict"></div><ul id="focus"></ul></div></div>
@@ -363,7 +364,7 @@ async function askScreen(sid, seq) {
   const current = sid || (sessions[0] && sessions[0].session_id) || "";
   const driver = (sessions.find((x) => x.session_id === current) || {}).driver_id || "driver";
   view.innerHTML = `<h1>Ask your engineer</h1><div class="card"><div class="row">
-      Session <select id="ask-session">${sessions.map((x) => `<option value="${esc(x.session_id)}">${esc(sessionName(x).title)} · ${esc(x.driver_id)}</option>`).join("")}</select>
+      Session <select id="ask-session">${sessions.map((x) => `<option value="${esc(x.session_id)}">${esc(sessionName(x).title)} · ${esc(x.driver_name || x.driver_id)}</option>`).join("")}</select>
       Topic <select id="intent"><option value="">let Pitwall decide</option>${intents.map((i) => `<option value="${i}">${i.replace("_", " ")} → ${esc(agents.intents[i])}</option>`).join("")}</select></div>
     <div class="chat" id="chat"></div>
     <form id="ask-form" class="row" style="margin-top:.8rem"><input id="question" style="flex:1" maxlength="2000"
