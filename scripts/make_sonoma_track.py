@@ -296,9 +296,11 @@ def main() -> None:
     (OUT / "sonoma.yaml").write_text(header + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
     pct = [50, 95, 100]
     print(f"length {length} m, {len(corners)} corners, {len(laps)} driven laps")
+    b50, b95, bmax = np.percentile(before, pct)
+    a50, a95, amax = np.percentile(after, pct)
     print(
-        "centreline off the driven line, p50/p95/max m: OSM %.1f/%.1f/%.1f, now %.1f/%.1f/%.1f"
-        % (*np.percentile(before, pct), *np.percentile(after, pct))
+        f"centreline off the driven line, p50/p95/max m: OSM {b50:.1f}/{b95:.1f}/{bmax:.1f}, "
+        f"now {a50:.1f}/{a95:.1f}/{amax:.1f}"
     )
 
 
