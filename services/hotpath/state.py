@@ -15,7 +15,7 @@ from services.hotpath.voices import audio_lengths
 from shared import __version__
 from shared.laps import Lap
 from shared.profiles.car import load_car
-from shared.profiles.track import load_track
+from shared.profiles.track import TrackProfile, list_tracks, load_track, save_track
 from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
 from shared.store.gold import load_gold_lap
@@ -68,10 +68,23 @@ class HotpathState:
 
     # ---- sessions ------------------------------------------------------------------
     def start_session(
-        self, driver_id: str, car: str, track: str | None, driver_level: str | None, note: str | None
+        self,
+        driver_id: str,
+        car: str,
+        track: str | None,
+        driver_level: str | None,
+        note: str | None,
+        track_profile: TrackProfile | None = None,
     ) -> str:
+        """``track``: a shipped track or one stored under this service's data directory; a
+        ``track_profile`` it does not have yet (same id) is stored there first."""
         car_p = load_car(car)
-        track_p = load_track(track) if track else None
+        if track_profile is not None:
+            if track_profile.id != track:
+                raise ValueError(f"track_profile is {track_profile.id!r} but track is {track!r}")
+            if track_profile.id not in list_tracks():
+                save_track(self.settings.data_dir, track_profile)
+        track_p = load_track(track, self.settings.data_dir) if track else None
         sid = new_session_id()
         row = {
             "session_id": sid,

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from services.hotpath.deps import State
 from services.hotpath.state import UnknownSession
+from shared.profiles.track import TrackProfile
 
 router = APIRouter(tags=["sessions"])
 
@@ -18,6 +19,9 @@ class SessionStart(BaseModel):
     track: str | None = Field("sonoma", max_length=64)
     driver_level: Literal["novice", "intermediate", "advanced", "pro"] = "intermediate"
     note: str | None = Field(None, max_length=500)
+    # a track this hot path has not stored yet (one ``pitwall replay`` detected from a file): stored
+    # under its data directory's ``tracks/`` and used; ``track`` must be its id
+    track_profile: TrackProfile | None = None
 
 
 class SessionStarted(BaseModel):
@@ -28,8 +32,10 @@ class SessionStarted(BaseModel):
 def start(req: SessionStart, state: State) -> SessionStarted:
     """Start a live session; frames without a session id go to it."""
     try:
-        sid = state.start_session(req.driver_id, req.car, req.track, req.driver_level, req.note)
-    except KeyError as exc:
+        sid = state.start_session(
+            req.driver_id, req.car, req.track, req.driver_level, req.note, req.track_profile
+        )
+    except (KeyError, ValueError) as exc:
         raise HTTPException(422, detail=str(exc).strip('"')) from exc
     return SessionStarted(session_id=sid)
 
