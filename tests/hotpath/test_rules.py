@@ -347,7 +347,7 @@ def test_gold_lap_is_the_reference_and_session_laps_do_not_replace_it(track: Tra
     rc = RuleCoach(track, dict(TH))
     rc.set_gold(ref, {"session_id": "g", "lap": 9})
     assert rc.ref_source == "gold" and rc.ref_detail["lap"] == 9
-    first = obs(track.find_corner("t11"), 1, coast_s=2.0)
+    first = obs(track.find_corner("t11"), 1, coast_s=2.0, approach_kmh=ref["t11"].approach_kmh)  # at pace
     assert [h.rule for h in rc.on_corner(first) if h.rule == "coasting"] == ["coasting"]  # lap 1: coached
     for o in _lap_obs(track, 1):
         rc.on_corner(o)
