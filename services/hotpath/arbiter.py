@@ -20,7 +20,6 @@ waiting when the session ends.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from services.hotpath.phrases import Phrase
