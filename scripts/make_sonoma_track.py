@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Developer script: build shared/profiles/tracks/sonoma.yaml and its centreline from ../shared/reference.
+"""Developer script: build shared/profiles/tracks/sonoma.yaml and its centreline from ../shared (the
+real VBOX session's driven line; the OSM reference only for the corner table's distances).
 
 The product never reads ../shared; it ships what this script writes. Re-run it only to rebuild them.
 """
@@ -129,7 +130,9 @@ def brake_onsets(line: Polyline, proj: LocalProjection, length: float, table: li
     return out
 
 
-def main() -> None:
+def osm_line() -> tuple[LocalProjection, np.ndarray, np.ndarray, np.ndarray]:
+    """The OSM centreline every 5 m from the start/finish line, spur removed: (proj, x, y, old_s) where
+    ``old_s`` is each point's distance before the spur was cut (the ``CORNERS`` table's distances)."""
     src = json.loads(SRC.read_text())
     pts = src["real_centerline"]
     lat = np.array([p["lat"] for p in pts])
@@ -138,39 +141,111 @@ def main() -> None:
     x, y = proj.xy(lat, lon)
     line = Polyline(x, y, closed=True)
     sx, sy = proj.xy1(*SF)
-    s0, _ = line.project(np.array([sx]), np.array([sy]))
-    s0 = float(s0[0])
-    # resample every 5 m starting at the start/finish line
+    s0 = float(line.project(np.array([sx]), np.array([sy]))[0][0])
     grid = (s0 + np.arange(0, line.length, 5.0)) % line.length
     gx, gy = line.point_at(grid)
     # the map's line has an out-and-back spur (a link road) that no car drives: cut it out
     gx, gy, old_s = remove_spurs(gx, gy, np.arange(len(gx)) * 5.0)
+    return proj, gx, gy, old_s
+
+
+def driven_laps(proj: LocalProjection, heading_deg: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(x, y) of each full lap of the VBOX session, from crossing to crossing (interpolated ends)."""
+    from shared.importers import read_log
+    from shared.laps import detect_laps
+    from shared.profiles.car import load_car
+    from shared.profiles.track import StartFinish, TrackProfile
+
+    wide, _ = load_car("generic").to_wide(read_log(VBOX))
+    gate_only = TrackProfile(
+        id="gate",
+        name="gate",
+        length_m=4000.0,
+        start_finish=StartFinish(lat=SF[0], lon=SF[1], heading_deg=heading_deg),
+    )
+    t = wide["t_s"]
+    x, y = proj.xy(wide["lat"], wide["lon"])
+    out = []
+    for lp in detect_laps(wide, gate_only):
+        if lp.kind != "full":
+            continue
+        m = (t > lp.t_start_s) & (t < lp.t_end_s) & np.isfinite(x) & np.isfinite(y)
+        tt = np.concatenate([[lp.t_start_s], t[m], [lp.t_end_s]])
+        out.append((np.interp(tt, t[m], x[m]), np.interp(tt, t[m], y[m])))
+    return out
+
+
+def mean_driven_line(
+    laps: list[tuple[np.ndarray, np.ndarray]], step_m: float = 2.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """The median of the driven laps, aligned by distance: first by each lap's share of its own length,
+    then (three times) by projecting every lap onto the previous estimate, so a lap driven wider or
+    tighter in one place does not shift the rest of its points along the track."""
+
+    def arc(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(x), np.diff(y)))])
+
+    u = np.linspace(0.0, 1.0, 2000, endpoint=False)
+    xs = [np.interp(u * arc(x, y)[-1], arc(x, y), x) for x, y in laps]
+    ys = [np.interp(u * arc(x, y)[-1], arc(x, y), y) for x, y in laps]
+    mx, my = np.median(xs, axis=0), np.median(ys, axis=0)
+    for _ in range(3):
+        ref = Polyline(mx, my, closed=True)
+        grid = np.arange(0.0, ref.length, step_m)
+        xs, ys = [], []
+        for x, y in laps:
+            s, _ = ref.project(x, y)
+            half = ref.length / 2
+            s[: len(s) // 4][s[: len(s) // 4] > half] -= ref.length  # just after the line
+            s[-len(s) // 4 :][s[-len(s) // 4 :] < half] += ref.length  # just before the next crossing
+            s = np.maximum.accumulate(s)
+            k = np.concatenate([[True], np.diff(s) > 1e-6])
+            xs.append(np.interp(grid, s[k], x[k]))
+            ys.append(np.interp(grid, s[k], y[k]))
+        mx, my = np.median(xs, axis=0), np.median(ys, axis=0)
+    return mx, my
+
+
+def off_line_m(line: Polyline, laps: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    return np.concatenate([line.project(x, y)[1] for x, y in laps])
+
+
+def main() -> None:
+    proj, ox, oy, old_s = osm_line()
+    osm = Polyline(ox, oy, closed=True)
+    laps = driven_laps(proj, osm.heading_at(0.0))
+    before = off_line_m(osm, laps)
+    mx, my = mean_driven_line(laps)
+    # start the line exactly at the start/finish point's place on it, every 5 m
+    mean = Polyline(mx, my, closed=True)
+    sx, sy = proj.xy1(*SF)
+    s0 = float(mean.project(np.array([sx]), np.array([sy]))[0][0])
+    gx, gy = mean.point_at((s0 + np.arange(0.0, mean.length, 5.0)) % mean.length)
     glat, glon = proj.latlon(gx, gy)
     points = [[round(float(a), 7), round(float(b), 7)] for a, b in zip(glat, glon, strict=True)]
     (OUT / "sonoma_centreline.json").write_text(
         json.dumps(
             {
-                "source": "OpenStreetMap contributors (ODbL 1.0), resampled every 5 m from the start/finish line",
+                "source": (
+                    "median driven line of the full laps of a real 10 Hz VBOX session, aligned by distance, "
+                    "resampled every 5 m from the start/finish line"
+                ),
                 "points": points,
             }
         )
     )
     rebased = Polyline(*proj.xy(glat, glon), closed=True)
+    after = off_line_m(rebased, laps)
     length = round(rebased.length, 1)
 
-    def dist_of(lat_: float, lon_: float) -> float:
-        px, py = proj.xy1(lat_, lon_)
-        s, _ = rebased.project(np.array([px]), np.array([py]))
-        return round(float(s[0]), 1)
-
-    corners = []
-    new_s = np.arange(len(old_s)) * 0.0
-    new_s[1:] = np.cumsum(np.hypot(np.diff(gx), np.diff(gy)))
-
     def remap(d_old: float) -> float:
-        return round(float(np.interp(d_old, old_s, new_s)), 1)
+        """A distance of the ``CORNERS`` table (the OSM line's) as a distance along the driven line:
+        the OSM point there, projected onto the driven line."""
+        px, py = np.interp(d_old, old_s, ox), np.interp(d_old, old_s, oy)
+        return round(float(rebased.project(np.array([px]), np.array([py]))[0][0]), 1)
 
     table = [(c[0], c[1], c[2], remap(c[3]), remap(c[4]), remap(c[5]), c[6], c[7]) for c in CORNERS]
+    corners = []
     onsets = brake_onsets(rebased, proj, length, table)
     for cid, name, short, start, apex, end, direction, marker in table:
         bm = None
@@ -203,21 +278,30 @@ def main() -> None:
         "length_m": length,
         "centreline_file": "sonoma_centreline.json",
         "start_finish": {
-            "lat": SF[0],
-            "lon": SF[1],
+            "lat": round(float(glat[0]), 7),
+            "lon": round(float(glon[0]), 7),
             "heading_deg": round(rebased.heading_at(0.0), 1),
             "half_width_m": 25.0,
         },
         "source": (
-            "Centreline: OpenStreetMap (ODbL). Corner extents: centreline curvature checked against braking "
-            "zones and speed minima of a real VBOX session; brake markers at that session's median brake "
-            "onset. Leverage weights: the original Pitwall documentation."
+            "Centreline: the median driven line of a real 10 Hz VBOX session's full laps, aligned by distance "
+            "(the OpenStreetMap line was up to 52 m off around Turn 9). Corner extents: the OpenStreetMap "
+            "line's curvature checked against braking zones and speed minima of the same session, carried "
+            "onto the driven line; brake markers at that session's median brake onset. Leverage weights: "
+            "the original Pitwall documentation."
         ),
         "corners": corners,
     }
     header = "# Generated by scripts/make_sonoma_track.py; edit that script, not this file.\n"
     (OUT / "sonoma.yaml").write_text(header + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
-    print(f"length {length} m, {len(corners)} corners, start/finish at s0={s0:.1f} m of the OSM line")
+    pct = [50, 95, 100]
+    print(f"length {length} m, {len(corners)} corners, {len(laps)} driven laps")
+    b50, b95, bmax = np.percentile(before, pct)
+    a50, a95, amax = np.percentile(after, pct)
+    print(
+        f"centreline off the driven line, p50/p95/max m: OSM {b50:.1f}/{b95:.1f}/{bmax:.1f}, "
+        f"now {a50:.1f}/{a95:.1f}/{amax:.1f}"
+    )
 
 
 if __name__ == "__main__":

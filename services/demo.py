@@ -25,19 +25,17 @@ def _fmt(s: float | None) -> str:
     return lap_time(s)
 
 
-def _corner(cid: str | None) -> str:
+def _corner(cid: str | None, names: dict[str, str]) -> str:
     from shared.display import corner_name
 
-    return corner_name(cid, TRACK)
-
-
-TRACK = "sonoma"
+    return names.get(cid or "") or corner_name(cid)
 
 
 def _view(state: dict[str, Any]) -> Panel:
     cur = state.get("current", {})
+    names = state.get("names", {})
     head = (
-        f"lap [bold]{cur.get('lap', 0)}[/bold]  corner [bold]{_corner(cur.get('corner'))}[/bold]  "
+        f"lap [bold]{cur.get('lap', 0)}[/bold]  corner [bold]{_corner(cur.get('corner'), names)}[/bold]  "
         f"speed [bold]{(cur.get('speed_kmh') or 0):.0f}[/bold] km/h  best {_fmt(state.get('best'))}"
     )
     tbl = Table("lap", "corner", "status", "cue / reason", expand=True)
@@ -45,7 +43,7 @@ def _view(state: dict[str, Any]) -> Panel:
         style = "green" if c["status"] == "spoken" else "yellow"
         tbl.add_row(
             str(c["lap"]),
-            _corner(c.get("corner")),
+            _corner(c.get("corner"), names),
             f"[{style}]{c['status']}[/{style}]",
             c["text"] if c["status"] == "spoken" else f"{c['text']}  ({c.get('reason')})",
         )
@@ -79,8 +77,10 @@ def demo_cmd(
     ] = "url",
 ) -> None:
     """See Pitwall work: hot path process, live replay with cues, debrief and summary."""
-    from services.hotpath.replay import replay_ws, wide_from_file
+    from services.hotpath.replay import load_for_replay, replay_ws, session_start
+    from shared.importers import ImportFormatError
     from shared.netutil import free_port
+    from shared.profiles.track import load_track
     from shared.simulator import simulate
 
     console = Console(stderr=as_json)
@@ -102,10 +102,20 @@ def demo_cmd(
         data_dir = Path(tmp)
     t_start = time.monotonic()
     if file is not None:
-        wide, car, title = wide_from_file(file), "generic", file.name
+        try:  # the track as pitwall import finds it (stored in the demo's data dir), never a default
+            wide, car, track = load_for_replay(file, None, data_dir)
+        except ImportFormatError as exc:
+            console.print(f"[red]error[/red]: {exc}")
+            if tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
+            raise typer.Exit(1) from exc
+        where = f"{track.name} ({track.id})" if track else "no track found (no GPS lap)"
+        title = f"{file.name} at {where}"
     else:
         sim = simulate(laps=laps, seed=seed, rate_hz=20.0)
-        wide, car, title = sim.wide, sim.meta["car_id"], f"simulated Sonoma, {laps} laps, injected mistakes"
+        wide, car, track = sim.wide, sim.meta["car_id"], sim.track or load_track(sim.meta["track_id"])
+        title = f"simulated {track.name}, {laps} laps, injected mistakes"
+    start = session_start("demo", car, track)
     port, pport = free_port(), free_port()
     import subprocess
 
@@ -147,11 +157,13 @@ def demo_cmd(
             f"[bold]Pitwall demo[/bold]: {title}; hot path at {url} (pid {proc.pid}); replay at {speed:g}x"
         )
         state: dict[str, Any] = {"cues": [], "spoken": 0, "dropped": 0, "current": {}, "best": None}
-        res = asyncio.run(_run(url, port, wide, car, speed, state, console, as_json, replay_ws))
+        state["names"] = {c.id: c.name for c in track.corners} if track else {}
+        res = asyncio.run(_run(url, port, wide, start, speed, state, console, as_json, replay_ws))
         debrief = _stream_debrief(purl, res["session_id"], console, as_json)
         live = res["live"]
         summary = {
             "session_id": res["session_id"],
+            "track": {"id": track.id, "name": track.name, "corners": len(track.corners)} if track else None,
             "laps": sum(1 for lp in live["laps"] if lp["kind"] == "full"),
             "best_lap_s": live["best_lap_s"],
             "cues_spoken": state["spoken"],
@@ -257,7 +269,7 @@ async def _run(
     url: str,
     port: int,
     wide: Any,
-    car: str,
+    start: dict[str, Any],
     speed: float,
     state: dict[str, Any],
     console: Console,
@@ -312,7 +324,7 @@ async def _run(
             wide,
             f"ws://127.0.0.1:{port}/ingest/ws",
             speed,
-            start={"driver_id": "demo", "car": car, "track": TRACK},
+            start=start,
         )
         await asyncio.sleep(0.5)
     finally:
@@ -327,6 +339,8 @@ async def _run(
 def _print_summary(console: Console, s: dict[str, Any]) -> None:
     d = s["debrief"]
     tbl = Table.grid(padding=(0, 2))
+    tr = s.get("track")
+    tbl.add_row("track", f"{tr['name']} ({tr['id']}, {tr['corners']} corners)" if tr else "none found")
     tbl.add_row("laps", str(s["laps"]))
     tbl.add_row("best lap", _fmt(s["best_lap_s"]))
     tbl.add_row("cues", f"{s['cues_spoken']} spoken, {s['cues_dropped']} dropped")

@@ -75,11 +75,13 @@ class Polyline:
         return s_out, d_out
 
     def project_near(
-        self, px: float, py: float, s_hint: float, window_m: float = 12.0
+        self, px: float, py: float, s_hint: float, window_m: float = 12.0, widen: bool = True
     ) -> tuple[float, float]:
-        """Scalar projection searching only segments near ``s_hint`` (live feeds: O(1) per frame).
+        """Scalar projection searching only segments within ``window_m`` of ``s_hint`` (live feeds:
+        O(1) per frame).
 
-        Widens the search when the nearest segment in the window is far (lost track of the car).
+        With ``widen``, searches 400 m when the nearest segment in the window is far (lost track of
+        the car).
         """
         if not hasattr(self, "_lx"):
             self._lx, self._ly = self.x.tolist(), self.y.tolist()
@@ -100,7 +102,7 @@ class Polyline:
             d2 = ex * ex + ey * ey
             if d2 < best_d2:
                 best_d2, best_s = d2, ls[k] + t * math.sqrt(l2)
-        if best_d2 > 15.0**2 and window_m < 200:
+        if widen and best_d2 > 15.0**2 and window_m < 200:
             return self.project_near(px, py, s_hint, window_m=400.0)
         return best_s, math.sqrt(best_d2)
 

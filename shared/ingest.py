@@ -19,7 +19,7 @@ import numpy as np
 from shared.bundle import import_bundle, is_bundle
 from shared.channel_map import UserMap
 from shared.channel_user import load_user_map
-from shared.corners import auto_corners, corner_results, reference_lap
+from shared.corners import auto_corners, corner_results
 from shared.events import detect_events
 from shared.importers import RawLog, read_log
 from shared.importers.base import Progress
@@ -27,7 +27,7 @@ from shared.importers.limits import ImportLimits, limits_scope
 from shared.laps import Lap, assign_laps, detect_laps
 from shared.names import file_names
 from shared.profiles.car import CarProfile, guess_car, load_car
-from shared.profiles.track import TrackProfile, detect_track, load_track, make_track, save_track, saved_tracks
+from shared.profiles.track import TrackProfile, load_track
 from shared.quality import quality_report
 from shared.settings import Settings
 from shared.store.hot import (
@@ -39,6 +39,7 @@ from shared.store.hot import (
     wide_to_arrow,
 )
 from shared.store.publisher import LakePublisher
+from shared.track_find import find_track, logger_in_lap_ends
 
 log = logging.getLogger(__name__)
 Wide = dict[str, np.ndarray]
@@ -186,25 +187,6 @@ def _result(
     )
 
 
-def _detected_track(wide: Wide, an: Analysed, venue: str | None) -> TrackProfile | None:
-    """A track profile from the session's own driven line, when it has a full lap with GPS."""
-    ref = reference_lap(an.laps)
-    if ref is None or ref.kind != "full" or "lat" not in wide or not an.corners:
-        return None
-    m = wide["lap"] == ref.lap
-    lat, lon = wide["lat"][m], wide["lon"][m]
-    if not np.isfinite(lat).any():
-        return None
-    first = np.where(np.isfinite(lat))[0][0]
-    name = venue or f"Track at {lat[first]:.4f}, {lon[first]:.4f}"
-    return make_track(name, lat, lon, float(ref.dist_m or 0.0), auto_corners(wide, an.laps))
-
-
-def logger_in_lap_ends(raw: RawLog) -> list[float]:
-    """End times of the laps the logger's own table calls ``in`` (it found the car away from the line)."""
-    return [float(r["end_s"]) for r in raw.meta.get("logger_laps") or () if r.get("kind") == "in"]
-
-
 def import_file(
     path: Path | str,
     settings: Settings,
@@ -282,20 +264,8 @@ def _import_file(
         from shared.importers.errors import ImportFormatError
 
         raise ImportFormatError(path, "", "at least one sample of a channel the car profile maps", "none")
-    track = (
-        load_track(track_id)
-        if track_id
-        else (detect_track(wide["lat"], wide["lon"]) if "lat" in wide else None)
-    )
-    if track is None and "lat" in wide:  # a place Pitwall found in an earlier session
-        track = detect_track(wide["lat"], wide["lon"], candidates=saved_tracks(settings.data_dir))
+    track = find_track(raw, wide, settings.data_dir, track_id)
     an = analyse(wide, car, track, raw.beacons_s, logger_in_lap_ends(raw))
-    if track is None:
-        found = _detected_track(wide, an, names["track"])
-        if found is not None:  # store it, so this and every later session there share C1..Cn
-            save_track(settings.data_dir, found)
-            track = found
-            an = analyse(wide, car, track, raw.beacons_s, logger_in_lap_ends(raw))
     quality = quality_report(raw, wide, registry, an.laps)
     for w in quality["warnings"]:
         log.warning("%s: %s", path.name, w)

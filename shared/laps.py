@@ -23,6 +23,13 @@ OFF_LINE_M = 12.0  # a crossing further than this from the racing line's crossin
 AWAY_M = 50.0  # a boundary further than this along the track from the line is no crossing of it
 END_TOL_S = 0.25  # a boundary this close to the last sample is the end of the recording
 FIT_S = 0.3  # a line crossing is fitted to the GPS fixes this long either side of it (noise averages out)
+ON_LINE_M = 20.0  # GPS further than this from the track's line is not projected onto it: distance
+# is carried on from the last point on the line by the speed (a GPS glitch, a wrong line, a run-off)
+NEAR_M = 30.0  # live: the line is searched this far either side of the last distance, plus a fifth of
+# the distance carried on by speed since the last point on the line (everywhere after LOST_M of it)
+LOST_M = 400.0
+CATCH_UP_MPS = 8.0  # live distance moves at most this much faster or slower than the speed says, so
+# a projection that disagrees with the speed (back on the line after an excursion) is caught up smoothly
 
 
 @dataclass
@@ -366,7 +373,7 @@ def assign_laps(wide: Wide, laps: list[Lap], track: TrackProfile | None = None) 
     proj_s = None
     if track is not None and "lat" in wide and np.isfinite(wide["lat"]).mean() > 0.8:
         proj_s, off = track.project(wide["lat"], wide["lon"])
-        proj_s[off > 60] = np.nan
+        proj_s[~(off <= ON_LINE_M)] = np.nan
     for lp in laps:
         m = np.where(lap == lp.lap)[0]
         if not len(m):
@@ -375,7 +382,7 @@ def assign_laps(wide: Wide, laps: list[Lap], track: TrackProfile | None = None) 
         start_odo = float(np.interp(lp.t_start_s, t, odo))
         d_int = odo[m] - start_odo
         if proj_s is not None and lp.kind == "full":
-            d = _unwrap_projection(proj_s[m], d_int, track.length_m if track else 0.0)
+            d = _unwrap_projection(proj_s[m], d_int, odo[m], t[m], track.length_m if track else 0.0)
         else:
             d = d_int
             if lp.kind == "full" and lp.dist_m and track is not None:
@@ -384,16 +391,33 @@ def assign_laps(wide: Wide, laps: list[Lap], track: TrackProfile | None = None) 
     wide["dist_m"] = dist
 
 
-def _unwrap_projection(s: np.ndarray, d_int: np.ndarray, length: float) -> np.ndarray:
-    """Track projection made continuous within one lap; gaps filled from the odometer."""
+def _unwrap_projection(
+    s: np.ndarray, d_int: np.ndarray, odo: np.ndarray, t: np.ndarray, length: float
+) -> np.ndarray:
+    """Track projection made continuous within one lap, under the live tracker's rule: samples off
+    the line (NaN) follow the odometer between the samples on it either side (carried on from the
+    one on it before or after at the ends; the odometer when none is), and distance moves at most
+    ``CATCH_UP_MPS`` faster or slower than the odometer."""
     s = s.copy()
     q1, q3 = length / 4, 3 * length / 4
     s[(s > q3) & (d_int < q1)] -= length  # just after the line, projection says ~length
     s[(s < q1) & (d_int > q3)] += length  # just before the next crossing
-    bad = ~np.isfinite(s)
-    if bad.any():
-        s[bad] = d_int[bad]
-    return s
+    good = np.isfinite(s)
+    if not good.any():
+        return d_int.copy()
+    if not good.all():
+        gi = np.where(good)[0]
+        inside = np.interp(odo, odo[gi], s[gi])
+        before = s[gi[0]] + (odo - odo[gi[0]])
+        after = s[gi[-1]] + (odo - odo[gi[-1]])
+        idx = np.arange(len(s))
+        s = np.where(good, s, np.where(idx < gi[0], before, np.where(idx > gi[-1], after, inside)))
+    out = s.tolist()
+    do, dt = np.diff(odo).tolist(), np.diff(t).tolist()
+    for i in range(1, len(out)):
+        slack = CATCH_UP_MPS * dt[i - 1]
+        out[i] = min(max(out[i], out[i - 1] + do[i - 1] - slack), out[i - 1] + do[i - 1] + slack)
+    return np.asarray(out)
 
 
 @dataclass
@@ -404,6 +428,9 @@ class LiveLapState:
     corner: Corner | None
     next_corner: Corner | None
     dist_to_next_corner_m: float
+    # "track": GPS projected onto the track's line; "speed": carried on by the speed from the last
+    # point on the line (GPS missing or over ON_LINE_M off it); "odometer": no track profile
+    dist_source: str = "track"
 
 
 class LiveLapTracker:
@@ -418,13 +445,13 @@ class LiveLapTracker:
         self.last_t: float | None = None
         self._fixes: deque[tuple[float, float, float]] = deque()  # (t, along, across) of recent GPS fixes
         self._fix_ll: tuple[float | None, float | None] = (None, None)
-        self._fix_t = 0.0  # time and lap distance of the last GPS fix
-        self._fix_d = 0.0
         self._pending: tuple[float, float, float] | None = None  # a crossing seen: (time, speed, lateral)
         self.odo = 0.0
         self.lap_odo0 = 0.0
         self.s_hint: float | None = None
         self.dist = 0.0
+        self._since_fix = 0.0  # metres carried on by speed since the last GPS point on the line
+        self._odo_at_dist: float | None = None  # odometer when self.dist was last set
         self.last_cross_t = -math.inf
         self.best_lap_s: float | None = None
         self.start_edge: Boundary | None = None  # the crossing that started the current lap
@@ -471,7 +498,10 @@ class LiveLapTracker:
             tc = fitted_crossing(self._fixes, pend[0])
             crossed = self._close(tc, t_s, v, self._judge(tc, pend[1], pend[2]))
         self.last_t = t_s
-        self.dist = self._distance(t_s, lat, lon, have_gps, new_fix, v)
+        # a fix held on later frames (a slower GPS) is no new position: distance moves on by the speed
+        self.dist, source = self._distance(
+            lat, lon, new_fix, v * dt if speed_kmh is not None else None, dt, self.odo - self.lap_odo0
+        )
         if new_fix:
             self._fix_ll = (lat, lon)
         corner = nxt = None
@@ -479,7 +509,7 @@ class LiveLapTracker:
         if self.track is not None:
             corner = self.track.corner_at(self.dist)
             nxt, to_next = self.track.next_corner(self.dist)
-        return LiveLapState(self.lap, self.dist, crossed, corner, nxt, to_next)
+        return LiveLapState(self.lap, self.dist, crossed, corner, nxt, to_next, source)
 
     def _judge(self, tc: float, speed_kmh: float, lateral: float) -> Boundary:
         """The batch rule on what is known so far: slow against the on-track crossings seen (or under
@@ -522,35 +552,55 @@ class LiveLapTracker:
         self.lap_start_t = tc
         self.last_cross_t = tc
         self.lap_odo0 = odo_tc
-        self.s_hint = 0.0
-        self.dist = 0.0
-        self._fix_d = max(0.0, v * (self._fix_t - tc))  # the last fix, measured from the line
+        # the lap closes FIT_S after the line: the car is already this far into the next one
+        self.dist = max(0.0, self.odo - odo_tc)
+        self._odo_at_dist = self.odo
+        self.s_hint = (
+            self.dist * self.track.line.length / self.track.length_m if self.track is not None else 0.0
+        )
         return lap
 
     def _distance(
-        self, t_s: float, lat: float | None, lon: float | None, have_gps: bool, new_fix: bool, v: float
-    ) -> float:
-        d_int = max(0.0, self.odo - self.lap_odo0)
-        if self.track is None or not have_gps:
-            return d_int
-        if not new_fix:  # the last fix held: the car has moved on from it at its speed
-            return max(self.dist, self._fix_d + v * (t_s - self._fix_t))
+        self, lat: float | None, lon: float | None, on_fix: bool, moved: float | None, dt: float, d_int: float
+    ) -> tuple[float, str]:
+        """Lap distance now: a new GPS fix projected onto the track's line when it lies within
+        ``ON_LINE_M`` of it, moving at most ``CATCH_UP_MPS`` faster or slower than the speed says
+        (``moved``: metres the speed covered since the last frame, None without a speed); otherwise
+        (no fix, a held fix, a fix off the line) the last distance carried on by the speed. Never a jump
+        to some other part of the line, never a stall while the car moves."""
+        d_int = max(0.0, d_int)
+        if self.track is None:
+            return d_int, "odometer"
         tr = self.track
-        x, y = tr.proj.xy1(lat, lon)  # type: ignore[arg-type]
-        hint = self.s_hint if self.s_hint is not None else d_int * tr.line.length / tr.length_m
-        if self.s_hint is None:
-            s_arr, off_arr = tr.line.project(np.array([x]), np.array([y]))
-            s, off = float(s_arr[0]), float(off_arr[0])
-        else:
-            s, off = tr.line.project_near(x, y, hint)
-        if off > 60:
-            return max(self.dist, d_int)
-        self.s_hint = s
-        d = s * tr.length_m / tr.line.length
-        if d > tr.length_m / 2 and d_int < tr.length_m / 4:
-            d -= tr.length_m  # just after the line
-        elif d < tr.length_m / 4 and d_int > 3 * tr.length_m / 4:
-            d += tr.length_m  # past the line, before the lap closes
-        d = max(0.0, d)
-        self._fix_t, self._fix_d = t_s, d
-        return d
+        if on_fix:
+            x, y = tr.proj.xy1(lat, lon)  # type: ignore[arg-type]
+            hint_known = self.s_hint is not None and self._since_fix < LOST_M
+            if self.s_hint is None or not hint_known:
+                s_arr, off_arr = tr.line.project(np.array([x]), np.array([y]))
+                s, off = float(s_arr[0]), float(off_arr[0])
+            else:
+                window = NEAR_M + 0.2 * self._since_fix
+                s, off = tr.line.project_near(x, y, self.s_hint, window_m=window, widen=False)
+            if off <= ON_LINE_M:
+                self._since_fix = 0.0
+                self._odo_at_dist = self.odo
+                d = s * tr.length_m / tr.line.length
+                if d > tr.length_m / 2 and d_int < tr.length_m / 4:
+                    d -= tr.length_m  # just after the line
+                elif d < tr.length_m / 4 and d_int > 3 * tr.length_m / 4:
+                    d += tr.length_m  # past the line, before the lap closes (FIT_S after it)
+                if moved is not None and dt > 0 and hint_known:
+                    slack = CATCH_UP_MPS * dt
+                    d = min(max(d, self.dist + moved - slack), self.dist + moved + slack)
+                d = max(0.0, d)
+                self.s_hint = (d * tr.line.length / tr.length_m) % tr.line.length
+                return d, "track"
+        if self._odo_at_dist is None:  # nothing on the line yet this session
+            return d_int, "speed"
+        step = max(0.0, self.odo - self._odo_at_dist)
+        d = self.dist + step * tr.length_m / tr.line.length
+        self._odo_at_dist = self.odo
+        self._since_fix += step
+        if self.s_hint is not None:
+            self.s_hint = (d * tr.line.length / tr.length_m) % tr.line.length
+        return d, "speed"

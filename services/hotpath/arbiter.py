@@ -2,7 +2,7 @@
 
 * Safety (priority 3) is spoken at once.
 * A technique cue is about a corner and waits for that corner's next pass. It is spoken in the corner's
-  *cue window*: the last quiet stretch (not braking, |g_lat| < 0.3, as driven on the last lap) before the
+  *cue window*: the last quiet stretch (not braking, |g_lat| < 0.6, as driven on the last lap) before the
   corner's entry that is long enough to say the phrase (150 ms a word, plus a margin). For a corner that
   follows another one closely the window lies before the first of them. Without a full lap of
   observations the window is the fixed lead (150 m, more at speed) before the entry.
@@ -20,7 +20,6 @@ waiting when the session ends.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from services.hotpath.phrases import Phrase
@@ -28,7 +27,8 @@ from services.hotpath.rules.registry import RuleHit
 from shared.profiles.track import Corner, TrackProfile
 
 BUSY_BRAKE_BAR = 5.0
-BUSY_G_LAT = 0.3
+BUSY_G_LAT = 0.6  # cornering at more than this is busy; measured on the driven Sonoma line, 0.3 g left
+# 1-9 of 13 corners per real VBOX lap with no quiet stretch before them (straights there curve), 0.6 g 0-2
 SAFETY_MARGIN_S = 0.3  # speech must end this long before the window closes
 BIN_M = 5.0  # resolution of the quiet-stretch profile
 MAX_SEARCH_M = 1000.0  # how far before a corner its cue may be spoken
@@ -88,7 +88,9 @@ class QuietProfile:
 
     def __init__(self, length_m: float) -> None:
         self.length_m = length_m
-        self.n = max(1, int(math.ceil(length_m / BIN_M)))
+        # whole bins only: a sliver of a bin past the last whole one (a 0.3 m bin at 3,975.3 m) is
+        # never driven through, and the search for a window across the line would stop at it
+        self.n = max(1, int(round(length_m / BIN_M)))
         self.busy = [True] * self.n
         self.speed = [0.0] * self.n  # m/s
         self.seen = [False] * self.n

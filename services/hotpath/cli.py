@@ -33,6 +33,7 @@ def hotpath_cmd(
     import uvicorn
 
     from services.hotpath.app import create_app
+    from shared.profiles.track import use_data_dir
     from shared.settings import settings_for
 
     overrides: dict[str, object] = {}
@@ -63,6 +64,7 @@ def hotpath_cmd(
             soft_wrap=True,
         )
         raise typer.Exit(1) from None
+    use_data_dir(settings.data_dir)  # stored tracks: this service's, whatever code asks for one
     uvicorn.run(
         create_app(settings, can=can),
         host=settings.hotpath_host,
@@ -85,7 +87,16 @@ def replay_cmd(
     seed: Annotated[int, typer.Option("--seed")] = 0,
     car: Annotated[str | None, typer.Option("--car")] = None,
     driver: Annotated[str, typer.Option("--driver")] = "driver",
-    track: Annotated[str | None, typer.Option("--track")] = "sonoma",
+    track: Annotated[
+        str | None,
+        typer.Option(
+            "--track",
+            help="Track id (default: detected from the file's GPS, as pitwall import does; --sim: sonoma)",
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="Where detected tracks are stored (default: data dir)")
+    ] = None,
     token: Annotated[
         str | None,
         typer.Option(
@@ -94,30 +105,41 @@ def replay_cmd(
     ] = None,
 ) -> None:
     """Play a logger file or a simulated session as live frames at N x real time."""
-    from services.hotpath.replay import replay_can, replay_ws, wide_from_file
+    from services.hotpath.replay import load_for_replay, replay_can, replay_ws, session_start
+    from shared.profiles.track import TrackProfile, load_track
+    from shared.settings import settings_for
 
-    if sim:
-        from shared.simulator import simulate
+    track_p: TrackProfile | None
+    try:
+        settings = settings_for(data_dir)
+        if sim:
+            from shared.simulator import simulate
 
-        s = simulate(laps=laps, seed=seed, rate_hz=50.0)
-        wide, car_id = s.wide, s.meta["car_id"]
-    elif file is not None:
-        from shared.importers import ImportFormatError
+            s = simulate(track_id=track or "sonoma", laps=laps, seed=seed, rate_hz=50.0)
+            wide, car_id = s.wide, s.meta["car_id"]
+            track_p = s.track or load_track(s.meta["track_id"], settings.data_dir)
+        elif file is not None:
+            from shared.importers import ImportFormatError
 
-        try:
-            wide = wide_from_file(file, car)
-        except ImportFormatError as exc:
-            err.print(f"[red]error[/red]: {exc}")
-            raise typer.Exit(1) from exc
-        car_id = car or "generic"
-    else:
-        err.print("[red]error[/red]: give a FILE or --sim")
-        raise typer.Exit(2)
+            try:
+                wide, car_id, track_p = load_for_replay(file, car, settings.data_dir, track)
+            except ImportFormatError as exc:
+                err.print(f"[red]error[/red]: {exc}")
+                raise typer.Exit(1) from exc
+        else:
+            err.print("[red]error[/red]: give a FILE or --sim")
+            raise typer.Exit(2)
+    except (KeyError, ValueError) as exc:
+        err.print(f"[red]error[/red]: {str(exc).strip(chr(34))}")
+        raise typer.Exit(2) from exc
     if to.startswith("can:"):
         n = replay_can(wide, to[4:], speed)
         sys.stdout.write(json.dumps({"can_frames_sent": n}) + "\n")
         return
-    start = {"driver_id": driver, "car": car_id, "track": track}
+    err.print(
+        f"track: {track_p.name} ({track_p.id})" if track_p else "track: none (no GPS lap to find it from)"
+    )
+    start = session_start(driver, car_id, track_p)
     import httpx
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
     from websockets.exceptions import WebSocketException

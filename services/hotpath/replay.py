@@ -13,18 +13,47 @@ from typing import Any
 
 import numpy as np
 
+from shared.profiles.track import TrackProfile
 from shared.signals import WIDE_COLUMNS
 
 Frame = dict[str, float]
 
 
 def wide_from_file(path: Path, car_id: str | None = None) -> dict[str, np.ndarray]:
+    return load_for_replay(path, car_id)[0]
+
+
+def load_for_replay(
+    path: Path, car_id: str | None = None, data_dir: Path | None = None, track_id: str | None = None
+) -> tuple[dict[str, np.ndarray], str, TrackProfile | None]:
+    """(wide frames, car id, track) of a logger file. With ``data_dir`` the track is found the way
+    ``pitwall import`` finds it (``track_id`` if given, else a shipped or stored track the GPS trace
+    follows, else one built from the driven line and stored under ``<data_dir>/tracks/``); without,
+    no track. Raises ``KeyError`` for an unknown ``track_id``."""
     from shared.importers import read_log
     from shared.profiles.car import guess_car, load_car
+    from shared.track_find import find_track
 
     raw = read_log(path, car_id=car_id)
-    wide, _ = load_car(car_id or guess_car(raw)).to_wide(raw)
-    return wide
+    car = load_car(car_id or guess_car(raw))
+    wide, _ = car.to_wide(raw)
+    track = find_track(raw, wide, data_dir, track_id) if data_dir is not None else None
+    return wide, car.id, track
+
+
+def session_start(
+    driver_id: str, car_id: str, track: TrackProfile | None, note: str | None = None
+) -> dict[str, Any]:
+    """``POST /session/start`` for a replay: the track by id, with its profile when it is not a shipped
+    one (the hot path stores it, so a hot path with any data directory knows the track)."""
+    from shared.profiles.track import list_tracks
+
+    body: dict[str, Any] = {"driver_id": driver_id, "car": car_id, "track": track.id if track else None}
+    if note:
+        body["note"] = note
+    if track is not None and track.id not in list_tracks():
+        body["track_profile"] = track.model_dump(mode="json")
+    return body
 
 
 def frames_of(wide: dict[str, np.ndarray]) -> Iterator[Frame]:

@@ -16,7 +16,7 @@ from services.hotpath.voices import audio_lengths
 from shared import __version__
 from shared.laps import Lap
 from shared.profiles.car import CarProfileError, load_car
-from shared.profiles.track import load_track
+from shared.profiles.track import TrackProfile, list_tracks, load_track, save_track
 from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
 from shared.store.deletion import apply_tombstones, delete_session
@@ -100,17 +100,28 @@ class HotpathState:
         driver_level: str | None,
         note: str | None,
         reference: tuple[str, int] | str | None = None,
+        track_profile: TrackProfile | None = None,
     ) -> str:
-        """Start a live session. ``reference``: (session id, lap), any stored lap instead of the gold lap
-        (KeyError naming it when it is not in the lake, or from another track); ``"alltime"``, the driver's
-        fastest lap here in this car over every stored session; ``"session_best"``, no gold lap, this
-        session's best; None (default): the gold lap when one is saved, else this session's best."""
+        """Start a live session. ``track``: a shipped track or one stored under this service's data
+        directory; a ``track_profile`` it does not have yet (same id) is stored there first.
+        ``reference``: (session id, lap), any stored lap instead of the gold lap; ``"alltime"``, the
+        driver's fastest lap here in this car over every stored session; ``"session_best"``, no gold lap,
+        this session's best; None (default): the gold lap when one is saved, else this session's best.
+        A bad car, track or reference is a BadArgument naming it."""
         try:
             car_p = load_car(car, self.settings.data_dir)
         except (KeyError, CarProfileError) as exc:
             raise BadArgument("car", str(exc.args[0] if exc.args else exc)) from exc
+        if track_profile is not None:
+            if track_profile.id != track:
+                raise BadArgument("track_profile", f"is {track_profile.id!r} but track is {track!r}")
+            if track_profile.id not in list_tracks():
+                try:
+                    save_track(self.settings.data_dir, track_profile)
+                except ValueError as exc:
+                    raise BadArgument("track_profile", str(exc)) from exc
         try:
-            track_p = load_track(track) if track else None
+            track_p = load_track(track, self.settings.data_dir) if track else None
         except KeyError as exc:
             raise BadArgument("track", str(exc.args[0] if exc.args else exc)) from exc
         sid = new_session_id()

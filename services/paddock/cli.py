@@ -34,6 +34,7 @@ def paddock_cmd(
 
     from services.paddock.app import create_app
     from services.paddock.llm.embedded import EmbeddedModelError, EmbeddedModelServer
+    from shared.profiles.track import use_data_dir
     from shared.settings import settings_for
 
     if llm not in ("url", "embedded"):
@@ -49,6 +50,7 @@ def paddock_cmd(
     except ValueError as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(2) from exc
+    use_data_dir(settings.data_dir)  # tracks Pitwall stored there (a corner's name on a detected track)
     server: EmbeddedModelServer | None = None
     if llm == "embedded":
         server = EmbeddedModelServer(log_path=settings.paddock_dir / "llm-server.log")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from functools import cached_property, lru_cache
@@ -155,17 +156,38 @@ class TrackProfile(BaseModel):
         return None
 
 
-@lru_cache(maxsize=16)
-def load_track(track_id: str) -> TrackProfile:
-    ids = list_tracks()
-    if track_id not in ids:
-        if track_id.startswith("auto-"):  # a track detected from an earlier session
-            from shared.settings import get_settings
+_PROCESS_DATA_DIR: list[Path] = []  # set by a service started with --data-dir (use_data_dir)
 
-            for tr in saved_tracks(get_settings().data_dir):
-                if tr.id == track_id:
-                    return tr
-        raise KeyError(f"unknown track {track_id!r}; available: {', '.join(ids)}")
+
+def use_data_dir(data_dir: Path) -> None:
+    """Where ``load_track`` looks for stored tracks in this process when not told (a service started
+    with ``--data-dir``), instead of the settings' default data directory."""
+    _PROCESS_DATA_DIR[:] = [Path(data_dir)]
+
+
+def load_track(track_id: str, data_dir: Path | None = None) -> TrackProfile:
+    """A shipped track profile, or one Pitwall detected and stored under ``<data_dir>/tracks/`` (this
+    process's data directory when not given). An unknown id is a ``KeyError`` naming what exists."""
+    if track_id in list_tracks():
+        return _shipped(track_id)
+    if data_dir is None:
+        from shared.settings import get_settings
+
+        data_dir = _PROCESS_DATA_DIR[0] if _PROCESS_DATA_DIR else get_settings().data_dir
+    for tr in saved_tracks(data_dir):
+        if tr.id == track_id:
+            return tr
+    raise KeyError(f"unknown track {track_id!r}; available: {', '.join(describe_tracks(data_dir))}")
+
+
+def describe_tracks(data_dir: Path | None) -> list[str]:
+    """Every track id known here, the stored ones with their names: ``auto-1a2b3c4d (SSKC)``."""
+    saved = [f"{t.id} ({t.name})" for t in saved_tracks(data_dir)] if data_dir is not None else []
+    return [*list_tracks(), *saved]
+
+
+@lru_cache(maxsize=16)
+def _shipped(track_id: str) -> TrackProfile:
     base = resources.files("shared.profiles").joinpath(_TRACKS_DIR)
     data = yaml.safe_load(base.joinpath(f"{track_id}.yaml").read_text(encoding="utf-8"))
     if data.get("centreline_file"):
@@ -183,10 +205,14 @@ def list_tracks() -> list[str]:
 def detect_track(
     lat: np.ndarray,
     lon: np.ndarray,
-    max_median_m: float = 50.0,
+    max_median_m: float = 25.0,
     candidates: Iterable[TrackProfile] | None = None,
+    near_m: float = 30.0,
+    near_share: float = 0.6,
 ) -> TrackProfile | None:
-    """The track (shipped, or one of ``candidates``) whose centreline most of this GPS trace lies on."""
+    """The track (shipped, or one of ``candidates``) whose centreline this GPS trace follows: median
+    offset within ``max_median_m`` and ``near_share`` of the points within ``near_m`` (a kart track
+    beside a circuit, or a pit lane and paddock, does not match the circuit)."""
     lat = np.asarray(lat, dtype=np.float64)
     lon = np.asarray(lon, dtype=np.float64)
     ok = np.isfinite(lat) & np.isfinite(lon)
@@ -204,7 +230,7 @@ def detect_track(
             continue
         _, off = tr.project(la, lo)
         med = float(np.median(off))
-        if med < best[0]:
+        if med < best[0] and float(np.mean(off <= near_m)) >= near_share:
             best = (med, tr)
     return best[1]
 
@@ -213,20 +239,29 @@ def detect_track(
 SAVED_TRACKS_DIR = "tracks"  # under the data directory
 
 
+SAVED_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # a stored track's id is its file name
+
+
 def saved_tracks(data_dir: Path) -> list[TrackProfile]:
     """Tracks detected from earlier sessions (``<data>/tracks/*.json``); unreadable files are skipped."""
     d = Path(data_dir) / SAVED_TRACKS_DIR
     out: list[TrackProfile] = []
     for p in sorted(d.glob("*.json")) if d.is_dir() else []:
         try:
-            out.append(TrackProfile.model_validate_json(p.read_text(encoding="utf-8")))
+            tr = TrackProfile.model_validate_json(p.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
+        if tr.id == p.stem:
+            out.append(tr)
     return out
 
 
 def save_track(data_dir: Path, track: TrackProfile) -> Path:
     """Store a detected track (temp name, then ``os.replace``) so later sessions there reuse it."""
+    if not SAVED_ID.match(track.id) or track.id in list_tracks():
+        raise ValueError(f"cannot store a track as {track.id!r}: not a stored track's id")
+    if len(track.centreline) < 20:
+        raise ValueError(f"cannot store track {track.id!r}: no centreline")
     d = Path(data_dir) / SAVED_TRACKS_DIR
     d.mkdir(parents=True, exist_ok=True)
     path = d / f"{track.id}.json"

@@ -243,11 +243,21 @@ def _apply_event(
         rng_m = (float(grid[k0 % n]), float(grid[(i - 1) % n]))
         rec["brake_point_m"] = round(float(grid[(i - 1) % n]), 1)
     elif ev.kind == "wheelspin":
-        # power on too early: wheelspin halves the drive out of the corner for duration_s
-        cur = v_apex
+        # power on too early: wheelspin halves the drive out of the corner for duration_s, from where
+        # the clean lap is back on full power (its gain reaches the car's traction/power limit; a
+        # corner whose grip still limits the exit is driven at part throttle until then)
         i = apex_i
+        while i < apex_i + n // 8:
+            gain = (float(clean[(i + 1) % n]) ** 2 - float(clean[i % n]) ** 2) / (2 * DS)
+            if gain >= 0.8 * _accel(float(clean[i % n]), car, grip):
+                break
+            i += 1
+        else:
+            i = apex_i
+        spin_i = i
+        cur = float(clean[i % n])
         t_spin = 0.0
-        while t_spin < ev.duration_s and i < apex_i + n // 4:
+        while t_spin < ev.duration_s and i < spin_i + n // 4:
             a = 0.5 * max(_accel(cur, car, grip), 0.0)
             nxt = math.sqrt(cur * cur + 2 * a * DS)
             t_spin += 2 * DS / (cur + nxt)
@@ -255,7 +265,7 @@ def _apply_event(
             cur = min(nxt, float(clean[i % n]))
             v[i % n] = cur
         _rejoin(v, i, car, grip, clean)
-        rng_m = (float(grid[apex_i % n]), float(grid[i % n]))
+        rng_m = (float(grid[spin_i % n]), float(grid[i % n]))
     else:
         return None
     lo_m, hi_m = c.start_m, c.end_m

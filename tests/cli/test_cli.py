@@ -120,3 +120,33 @@ def test_voices_build_without_espeak_says_so_and_what_happens_instead(tmp_path: 
     )
     assert r.returncode == 1 and "espeak-ng is not installed" in r.stderr and "speechSynthesis" in r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "d" / "voices" / "manifest.json").exists()
+
+
+def test_replay_of_a_kart_file_finds_the_kart_track_not_sonoma(shared_dir: Path, tmp_path: Path) -> None:
+    """``pitwall replay`` finds the track as import does (here: built from the kart's driven line and
+    named from the file), sends it to a hot path that has never seen it (another data directory), and
+    the hot path's live laps are the logger's: 11 full laps, the fastest 58.51 s in the file's header."""
+    import pyarrow.parquet as pq
+
+    from tests.support.procs import start_hotpath
+
+    kart = shared_dir / "data/aim/mychron_kart_sskc_2022-06-19.csv"
+    hot = start_hotpath(tmp_path / "hot", tmp_path)
+    try:
+        url = f"ws://127.0.0.1:{hot.port}/ingest/ws"
+        bad = pitwall("replay", str(kart), "--speed", "0", "--to", url, "--track", "laguna")
+        assert bad.returncode == 2 and "unknown track 'laguna'" in bad.stderr and "sonoma" in bad.stderr
+        assert "Traceback" not in bad.stderr
+        r = pitwall("replay", str(kart), "--speed", "0", "--to", url, "--data-dir", str(tmp_path / "mine"))
+        assert r.returncode == 0, r.stderr[-2000:]
+    finally:
+        hot.stop()
+    out = json.loads(r.stdout)
+    full = [lp["time_s"] for lp in out["laps"] if lp["kind"] == "full"]
+    assert len(full) == 11 and abs(min(full) - 58.51) < 0.05
+    stored = sorted((tmp_path / "hot" / "tracks").glob("auto-*.json"))
+    assert len(stored) == 1 and stored[0].stem in r.stderr and "SSKC" in r.stderr
+    row = pq.read_table(
+        tmp_path / "hot" / "lake" / "sessions" / out["session_id"] / "session.parquet"
+    ).to_pylist()[0]
+    assert row["track_id"] == stored[0].stem and row["track_name"] == "SSKC"

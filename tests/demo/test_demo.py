@@ -40,3 +40,25 @@ def test_demo_runs_to_its_summary(tmp_path: Path) -> None:
     assert s["app_url"].startswith("http://127.0.0.1:") and s["app_url"].endswith(
         f"/#/session/{s['session_id']}"
     )
+
+
+def test_demo_with_a_kart_file_drives_the_kart_track(shared_dir: Path, tmp_path: Path) -> None:
+    """``demo --file`` with the MyChron kart file: its own track (built from the driven line, named from
+    the file's Venue row), never Sonoma, and the logger's laps live (11 full, fastest 0:58.510 in the
+    file's own Segment Times row)."""
+    kart = shared_dir / "data" / "aim" / "mychron_kart_sskc_2022-06-19.csv"
+    out = subprocess.run(
+        [sys.executable, "-m", "shared.cli", "demo", "--file", str(kart), "--speed", "0", "--json"]
+        + ["--data-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=400,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    s = json.loads(out.stdout)
+    assert (
+        s["track"]["name"] == "SSKC" and s["track"]["id"].startswith("auto-") and s["track"]["corners"] >= 8
+    )
+    assert s["laps"] == 11 and abs(s["best_lap_s"] - 58.51) < 0.05
+    assert (tmp_path / "tracks" / f"{s['track']['id']}.json").is_file()

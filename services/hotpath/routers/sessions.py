@@ -10,6 +10,7 @@ from services.hotpath.deps import State
 from services.hotpath.state import BadArgument, SessionIsLive, UnknownSession
 from shared.names import DriverId
 from shared.profiles.car import PROFILE_NAME
+from shared.profiles.track import TrackProfile
 from shared.store.deletion import UnknownSessionError
 
 router = APIRouter(tags=["sessions"])
@@ -32,6 +33,9 @@ class SessionStart(BaseModel):
         "session best), session_best, alltime (your fastest lap here in this car), or SESSION:LAP (any stored "
         "lap at this track, a friend's too)",
     )
+    # a track this hot path has not stored yet (one ``pitwall replay`` detected from a file): stored
+    # under its data directory's ``tracks/`` and used; ``track`` must be its id
+    track_profile: TrackProfile | None = None
 
 
 class SessionStarted(BaseModel):
@@ -46,7 +50,9 @@ def start(req: SessionStart, state: State) -> SessionStarted:
         if req.reference and ":" in req.reference:
             ref_sid, ref_lap = req.reference.rsplit(":", 1)
             ref = (ref_sid, int(ref_lap))
-        sid = state.start_session(req.driver_id, req.car, req.track, req.driver_level, req.note, ref)
+        sid = state.start_session(
+            req.driver_id, req.car, req.track, req.driver_level, req.note, ref, req.track_profile
+        )
     except BadArgument as exc:
         raise HTTPException(
             422, detail={"code": "bad_argument", "argument": exc.argument, "message": exc.message}
