@@ -13,7 +13,6 @@ import pytest
 from services.paddock.agents.classifier import ROWS, _classify_intent
 from services.paddock.agents.digest import build_digest
 from services.paddock.agents.narrative import facts_of, grounding_check, parse_emotion
-from services.paddock.agents.prompts import DEBRIEF_RULES
 from services.paddock.agents.registry import AGENT_REGISTRY, QA_AGENTS
 from services.paddock.agents.service import CoachEvent, CoachService, ask
 from services.paddock.lake import configure_lake

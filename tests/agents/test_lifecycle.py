@@ -17,7 +17,7 @@ import pytest
 from services.paddock.agents.data_agents import DATA_SPECS, run_data_spec
 from services.paddock.agents.digest import build_digest, estimate_tokens
 from services.paddock.agents.narrative import facts_of, grounding_check
-from services.paddock.agents.prompts import BRIEF_RULES, DEBRIEF_RULES, narrative_messages
+from services.paddock.agents.compose import SYSTEM, FactSheet, messages
 from services.paddock.agents.registry import BRIEF_KEYS
 from services.paddock.agents.service import CoachEvent, CoachRequest, CoachService, UnknownSession, ask
 from services.paddock.lake import configure_lake
@@ -105,9 +105,9 @@ def test_digest_of_an_hour_fits_the_token_budget_and_keeps_the_citable_numbers(t
     sid = import_sim(cached_sim(laps=34, seed=7), settings, driver_id="ana").session_id
     configure_lake(settings)
     state = _state(sid, list(DATA_SPECS))
-    debrief = narrative_messages("debrief", "debrief my session", build_digest("debrief", state))
+    debrief = messages("debrief my session", FactSheet.from_text(build_digest("debrief", state)))
     brief_state = {k: state[k] for k in BRIEF_KEYS}
-    brief = narrative_messages("brief", "brief me", build_digest("brief", brief_state))
+    brief = messages("brief me", FactSheet.from_text(build_digest("brief", brief_state)))
 
     def text(messages: list[dict[str, str]]) -> str:
         return "\n".join(m["content"] for m in messages)
@@ -123,8 +123,8 @@ def test_digest_of_an_hour_fits_the_token_budget_and_keeps_the_citable_numbers(t
     for o in hl["biggest_opportunities"]:
         assert o["corner"].upper() in digest
     # the system prompt is the same bytes for every session (the server's prompt cache keeps it)
-    assert debrief[0]["content"] == DEBRIEF_RULES and brief[0]["content"] == BRIEF_RULES
-    assert digest in debrief[1]["content"]
+    assert debrief[0]["content"] == SYSTEM and brief[0]["content"] == SYSTEM
+    assert all(t in debrief[1]["content"] for _, t in FactSheet.from_text(digest).facts)
 
 
 def test_grounding_accepts_exactly_the_numbers_in_the_digest(env) -> None:
@@ -149,7 +149,10 @@ def test_the_narrative_call_carries_the_digest_not_the_json(env) -> None:
     done = events[-1].data
     assert done["narrator"] == "llm" and done["complete"] is True and len(llm.requests) - before == 1
     system, user = (m["content"] for m in llm.requests[-1]["messages"])
-    assert system == DEBRIEF_RULES and "Best: lap" in user and '"biggest_opportunities"' not in user
+    assert system == SYSTEM and "Best: lap" in user and '"biggest_opportunities"' not in user
+    assert "Driver:" not in user and "Data (" not in user  # no transcript for the model to continue
+    schema = llm.requests[-1]["response_format"]["schema"]  # the reply is constrained to fact picks
+    assert schema["properties"]["answer"]["items"]["properties"]["fact"]["enum"][0] == "f1"
     assert done["evidence_chars"] < 1500
     # the screen still gets the full data
     hl = next(e.data["data"] for e in events if e.type == "data" and e.data["key"] == "highlights_data")
@@ -189,15 +192,23 @@ def test_a_question_with_no_first_token_in_time_is_answered_from_the_data_pitwal
     assert done["text"].startswith("From setup indicators: ") and done["ungrounded"] == []
 
 
+def _picks(*picks: tuple[str, str], emotion: str = "neutral") -> str:
+    """A constrained reply as the model writes it: fact ids and notes in words."""
+    items = ", ".join(json.dumps({"fact": f, "note": n}) for f, n in picks)
+    return f'{{"emotion": "{emotion}", "answer": [{items}]}}'
+
+
 def test_silence_after_tokens_keeps_them_and_ends_incomplete(env) -> None:
-    env["llm"].script.append({"text": "Good start on lap 2, then it all went quiet", "stall_after": 4})
+    reply = _picks(("f1", "Good start."), ("f2", "then it all went quiet"))
+    n_words = len(_picks(("f1", "Good start.")).split()) - 1  # the first pick closes, the second stalls
+    env["llm"].script.append({"text": reply, "stall_after": n_words + 2})
     with deadlines(env, first_s=60, idle_s=1.5) as svc:
         events = _run(svc.debrief(env["sid"], "ana"))
     streamed = "".join(e.data["text"] for e in events if e.type == "token")
     done = events[-1].data
-    assert streamed == "Good start on lap "
+    assert streamed.endswith("Good start.") and "quiet" not in streamed
     assert done["narrator"] == "llm" and done["complete"] is False and "silent" in done["reason"]
-    assert done["text"] == streamed.strip()  # the template never replaces tokens the driver saw
+    assert done["text"] == streamed  # the template never replaces sentences the driver saw
     row = svc.store.query(
         "SELECT text, complete FROM conversations WHERE conversation_id = ? AND role = 'assistant'",
         [done["conversation_id"]],
@@ -206,18 +217,20 @@ def test_silence_after_tokens_keeps_them_and_ends_incomplete(env) -> None:
 
 
 def test_a_long_steady_stream_is_not_cut_by_a_total_limit(env) -> None:
-    words = " ".join(f"w{i}" for i in range(100))
-    env["llm"].script.append({"text": words + " [EMOTION:neutral]", "word_delay_s": 0.08})
+    note = "keep working on the same thing and stay smooth through the middle of the corner"
+    reply = _picks(*[(f"f{i}", note) for i in range(1, 5)])
+    env["llm"].script.append({"text": reply, "word_delay_s": 0.08})
     with deadlines(env, first_s=5, idle_s=2) as svc:
         done = _run(svc.debrief(env["sid"], "ana"))[-1].data
-    # 100 words at 0.08 s: longer than both deadlines together, never silent for long
-    assert done["narrator"] == "llm" and done["complete"] is True and done["text"] == words
+    # about 80 words at 0.08 s: longer than both deadlines together, never silent for long
+    assert done["narrator"] == "llm" and done["complete"] is True and done["text"].count("Keep working") == 4
 
 
 def test_an_answer_cut_at_the_token_limit_is_kept_and_marked_incomplete(env) -> None:
-    env["llm"].script.append({"text": "Lap 2 was your best, and at T11 you", "finish": "length"})
+    first = _picks(("f1", "Nice."))[:-2]  # the first pick complete, the reply cut after it
+    env["llm"].script.append({"text": first + ', {"fact": "f2", "note": "and at', "finish": "length"})
     done = _run(env["svc"].debrief(env["sid"], "ana"))[-1].data
-    assert done["narrator"] == "llm" and done["text"] == "Lap 2 was your best, and at T11 you"
+    assert done["narrator"] == "llm" and done["text"].endswith("Nice.")
     assert done["complete"] is False and "token limit" in done["reason"]
 
 
