@@ -85,7 +85,7 @@ def ending(
             out.reason = f"{problem or err}; the model's reply was not shown"
     elif n.get("narrator"):
         out = Outcome(str(n.get("text") or ""), str(n["narrator"]), n.get("emotion") or "neutral")
-        out.reason = n.get("reason") or why
+        out.reason = (reason if not model_ok else None) or n.get("reason") or why
     else:  # cut before the narration: the fallback from the data fetched so far
         fb = fallback(req.kind, run.state)
         out = Outcome(fb["text"], fb["narrator"]) if fb else Outcome("", "none")
@@ -110,7 +110,7 @@ def _shape(svc: CoachService, req: CoachRequest, run: Run, out: Outcome) -> None
     """The record and the client's event for an outcome."""
     tier = "warm" if req.tier == "warm" else "adk"
     plugin_calls = int(svc.plugin.llm_calls.get(run.inv, 0)) if svc.plugin and run.inv else 0
-    agent = run.author or (run.state.get("route") or {}).get("agent")
+    agent = (run.state.get("route") or {}).get("agent") or run.author
     out.record = {
         "reason": out.reason,
         "ungrounded": out.ungrounded,

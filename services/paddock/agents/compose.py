@@ -56,7 +56,7 @@ class FactSheet:
     def from_text(cls, text: str) -> FactSheet:
         out: list[tuple[str, str]] = []
         for line in (text or "").splitlines():
-            for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", line.strip()):
+            for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])|;\s+", line.strip()):
                 s = s.strip()
                 if s and len(out) < MAX_FACTS:
                     out.append((f"f{len(out) + 1}", s if s[-1] in ".!?" else s + "."))

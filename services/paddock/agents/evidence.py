@@ -24,7 +24,11 @@ def plan_for(agent: str, question: str, session_id: str, intent: str | None) -> 
         found = answer_from_data(question, session_id, intent)
     if found is None:
         return None
-    return {"tool": found.tool, "args": found.args, "result": found.result, "text": found.text}
+    from services.paddock.agents.data_answer import format_result
+    from services.paddock.tools.registry import TOOLS
+
+    text = format_result(found.tool, found.result) if found.tool in TOOLS else found.text
+    return {"tool": found.tool, "args": found.args, "result": found.result, "text": text}
 
 
 def fallback(kind: str, state: dict[str, Any]) -> dict[str, Any] | None:

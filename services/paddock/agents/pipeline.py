@@ -56,7 +56,8 @@ class EvidenceRouter(BaseAgent):
                 plan_for, agent, q, str(state.get("session_id")), req.get("intent")
             )
         nxt = "AskNarrator"
-        if req.get("model_ok") and (plan is None or self.specialist_tools == "model"):
+        tools_by = req.get("specialist_tools") or self.specialist_tools
+        if req.get("model_ok") and (plan is None or tools_by == "model"):
             nxt = agent
         route = {"intent": intent, "agent": agent, "next": nxt}
         yield _event(
@@ -112,7 +113,11 @@ class NarratorAgent(BaseAgent):
             yield _event(self, ctx, partial=True, content=types.Content(parts=[types.Part(text=r.parts[0])]))
         text = " ".join(r.parts)
         if text and not grounding_check(text, facts):
-            out |= {"text": text, "narrator": "llm", "reason": out.get("cut") or out.get("error") or r.problem}
+            out |= {
+                "text": text,
+                "narrator": "llm",
+                "reason": out.get("cut") or out.get("error") or r.problem,
+            }
             out["complete"] = not (out.get("cut") or out.get("error"))
             yield self._end(ctx, out, state, shown=True)
             return

@@ -34,8 +34,8 @@ from services.paddock.agents.stream import (
     Truncated,
     UnknownSession,
     _Clock,
-    _deadlined,
 )
+from services.paddock.agents.tree_run import tree_events
 from services.paddock.llm import describe, make_model, prepare_litellm
 from services.paddock.llm.health import ModelServerMixin
 from services.paddock.llm.warm import WarmClient
@@ -254,106 +254,10 @@ class CoachService(ModelServerMixin, AdkSessionsMixin):
         await self.wait_warmup()
         clock.model_call()
 
-    async def _events(
+    def _events(
         self, req: CoachRequest, run: Run, ticket: Any, model_ok: bool
     ) -> AsyncGenerator[CoachEvent, None]:
-        """The tree's run, as client events: data cards, checked sentences, the queue."""
-        from google.adk.agents.run_config import RunConfig, StreamingMode
-        from google.genai import types
-
-        clock = _Clock(self.settings)
-        if model_ok and self.settings.data_agents == "llm" and req.kind != "ask":
-            async for qev in self._take_model(ticket, run, clock):  # the data agents call the model
-                yield qev
-        sid = await self._session(req.driver_id, {})
-        request = {"kind": req.kind, "intent": req.intent, "model_ok": model_ok}
-        delta: dict[str, Any] = {"session_id": req.session_id, "driver_id": req.driver_id, "request": request}
-        delta |= {"plan": None, "route": None, "narration": None, "model_call": None}
-        agen = self.runner.run_async(
-            user_id=req.driver_id,
-            session_id=sid,
-            new_message=types.Content(role="user", parts=[types.Part(text=req.question)]),
-            state_delta=delta,
-            run_config=RunConfig(streaming_mode=StreamingMode.SSE),
-        )
-        async with contextlib.aclosing(_deadlined(agen, clock)) as events:
-            async for ev in events:
-                run.inv = ev.invocation_id
-                sd = (ev.actions.state_delta if ev.actions else None) or {}
-                for k, v in sd.items():
-                    if k in DATA_KEYS:
-                        run.state[k] = v
-                        yield CoachEvent(
-                            "data", {"agent": ev.author, "key": k, "data": _as_json(v), "ms": run.ms()}
-                        )
-                    elif k in ("evidence", "plan", "route") and v is not None:
-                        run.state[k] = v
-                    elif k == "narration" and v is not None:
-                        run.narration = v
-                if sd.get("plan"):
-                    run.tools.append(
-                        {"tool": sd["plan"]["tool"], "args": sd["plan"]["args"], "by": "pitwall"}
-                    )
-                    run.tool_results.append(sd["plan"]["result"])
-                route = sd.get("route") or {}
-                if sd.get("model_call") or (model_ok and route.get("next") not in (None, "AskNarrator")):
-                    run.model_calls += 1
-                    async for qev in self._take_model(ticket, run, clock):
-                        yield qev
-                if (ev.custom_metadata or {}).get("heartbeat"):
-                    clock.output()
-                    continue
-                async for out in self._content(ev, run, clock):
-                    yield out
-
-    async def _content(self, ev: Any, run: Run, clock: _Clock) -> AsyncGenerator[CoachEvent, None]:
-        """A narrator's checked sentence goes out; a specialist's calls are counted, its prose held."""
-        if "MAX_TOKENS" in str(ev.error_code or ""):
-            raise Truncated(f"cut at the {self.settings.llm_max_tokens}-token limit")
-        if ev.error_code or ev.error_message:
-            raise ModelFailed(f"{ev.error_code}: {ev.error_message}")
-        if not (ev.content and ev.content.parts) or ev.author == "PitwallOrchestrator":
-            return
-        text = "".join(p.text or "" for p in ev.content.parts)
-        if ev.author.startswith(("NarrativeAgent", "AskNarrator")):
-            if text and ev.partial:
-                run.author = ev.author
-                run.parts.append(text)
-                clock.output()
-                self._reachable_at = time.monotonic()
-                yield CoachEvent("token", {"text": text, "agent": ev.author})
-            return
-        if self.plugin is not None and self.plugin.llm_calls.get(run.inv, 0) > MAX_LLM_CALLS:
-            raise BudgetExceeded(f"budget: more than {MAX_LLM_CALLS} LLM calls for one question")
-        calls = ev.get_function_calls() if not ev.partial else []
-        mine = [t for t in run.tools if not t.get("by")]
-        if len(mine) + len(calls) > MAX_TOOL_CALLS:
-            raise BudgetExceeded(f"budget: more than {MAX_TOOL_CALLS} tool calls for one question")
-        for fc in calls:
-            clock.output()
-            run.tools.append({"tool": fc.name, "args": fc.args})
-            same = [t for t in run.tools[-3:] if t.get("tool") == fc.name and t.get("args") == fc.args]
-            if len(same) >= 3:
-                raise LoopGuard(f"loop guard: {fc.name} called 3 times in a row with the same arguments")
-        for fr in ev.get_function_responses():
-            run.tool_results.append(fr.response)
-            clock.model_call()  # the model reads the result next: a new prefill
-        if text and (ev.partial or (ev.is_final_response() and not run.held)):
-            run.author = ev.author
-            run.held.append(text)
-            clock.output()
-
-
-def _as_json(v: Any) -> Any:
-    """A data agent's output: JSON when it is JSON (deterministic agents), else the raw text."""
-    import json
-
-    if not isinstance(v, str):
-        return v
-    try:
-        return json.loads(v)
-    except ValueError:
-        return {"text": v}
+        return tree_events(self, req, run, ticket, model_ok)
 
 
 def ask(
