@@ -423,3 +423,64 @@ def test_overlapping_debriefs_of_two_drivers_never_bleed(env) -> None:
         )
         assert {(t["driver_id"], t["session_id"]) for t in turns} == {(driver, sid)}
     assert q[-1].type in ("done", "error")
+
+
+def _picks_reply(*facts: str) -> str:
+    return json.dumps({"emotion": "neutral", "answer": [{"fact": f, "note": "keep it up"} for f in facts]})
+
+
+def test_a_drivers_model_call_waits_for_a_warm_up_call_in_progress(env) -> None:
+    """A stock llama.cpp server ends the stream in progress when another request arrives: the driver's
+    call starts only after the warm-up call, and a warm-up never starts while a driver holds the model."""
+    llm, svc = env["llm"], env["svc"]
+
+    async def go() -> tuple[int, list[CoachEvent]]:
+        async with svc.model_lock:  # a warm-up call in progress
+            before = len(llm.requests)
+            task = asyncio.create_task(_collect(svc.debrief(env["sid"], "ana")))
+            while not svc._in_model:  # the debrief has its data and wants the model
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)
+            sent_during = len(llm.requests) - before
+        return sent_during, await task
+
+    sent_during, events = asyncio.run(go())
+    assert sent_during == 0 and events[-1].data["narrator"] == "llm"
+    stats = env["llm"].url.replace("/v1", "/_scripted/stats")
+    warmups = httpx.get(stats).json()["warmups"]
+    svc._in_model = 1  # a driver's request holds the model
+    try:
+        asyncio.run(svc.warm_up())
+    finally:
+        svc._in_model = 0
+    assert httpx.get(stats).json()["warmups"] == warmups
+
+
+async def _collect(agen: Any) -> list[CoachEvent]:
+    return [e async for e in agen]
+
+
+def test_shutdown_mid_debrief_keeps_the_sentences_the_driver_saw(env) -> None:
+    """SIGTERM: the service writes the answer in progress, marked incomplete, before the store closes."""
+    svc = CoachService(env["settings"], env["svc"].store)
+    words = len(_picks_reply("f1").split()) - 1
+    env["llm"].script.append({"text": _picks_reply("f1", "f2"), "stall_after": words + 2})
+
+    async def go() -> str:
+        agen = svc.debrief(env["sid"], "ana")
+        async for ev in agen:
+            if ev.type == "token":
+                await svc.aclose()  # what the lifespan runs on SIGTERM, before the store closes
+                await agen.aclose()  # then the server cancels the stream
+                return str(ev.data["text"])
+        raise AssertionError("no token")
+
+    seen = asyncio.run(go())
+    row = svc.store.query(
+        "SELECT text, complete, meta_json FROM conversations WHERE role = 'assistant' ORDER BY ts DESC LIMIT 1",
+        [],
+    )[0]
+    assert row["text"] == seen and row["complete"] is False
+    assert "shutting down" in json.loads(row["meta_json"])["reason"]
+    n = svc.store.query("SELECT count(*) AS n FROM conversations WHERE text = ?", [seen])[0]["n"]
+    assert n == 1  # written once, not again when the stream is cancelled

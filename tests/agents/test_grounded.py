@@ -4,6 +4,7 @@ facts, Pitwall writes the figures) and the checks on a plain-text reply. Pure fu
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -83,10 +84,10 @@ def _reply(*picks: tuple[str, str]) -> str:
 
 
 def test_picked_facts_are_rendered_by_pitwall_with_the_models_words() -> None:
-    shown, problem = _read(_reply(("f1", "a strong lap to build on"), ("f2", "")))
+    shown, problem = _read(_reply(("f1", "a strong base to build on"), ("f2", "")))
     assert problem is None
     assert shown == [
-        "Your best lap was lap 7 in 1:46.984, of 12 valid laps. A strong lap to build on.",
+        "Your best lap was lap 7 in 1:46.984, of 12 valid laps. A strong base to build on.",
         "Top speed 178.4 km/h.",
     ]
 
@@ -122,7 +123,7 @@ def test_the_schema_forbids_digits_in_notes_and_unknown_ids() -> None:
     schema = reply_schema(SHEET)
     item = schema["properties"]["answer"]["items"]["properties"]
     assert item["fact"]["enum"] == ["f1", "f2"]
-    assert "0-9" in item["note"]["pattern"]
+    assert not re.fullmatch(item["note"]["pattern"], "about 2 tenths")
 
 
 def test_a_plain_text_reply_is_shown_only_when_every_figure_is_supported() -> None:
@@ -150,3 +151,19 @@ def test_facts_from_tool_output_keep_their_units() -> None:
     f.add_data({"top_speed_kmh": 180.0, "max_rpm": 7000, "best_lap": 3, "best_lap_s": 101.2})
     assert grounding_check("180 km/h, 7000 rpm, lap 3 in 1:41.2", f) == []
     assert grounding_check("180 rpm", f) == ["180 rpm"]  # a speed cited as rpm
+
+
+@pytest.mark.parametrize(
+    "note",
+    ["Lap is faster here", "Nuestra cosa que le da", "Fabuliososmoso", "ok"],
+)
+def test_a_note_outside_plain_coaching_words_is_never_shown(note: str) -> None:
+    shown, problem = _read(_reply(("f1", note)))
+    assert all(note.lower() not in x.lower() for x in shown)
+    assert problem is not None or shown == ["Your best lap was lap 7 in 1:46.984, of 12 valid laps."]
+
+
+def test_the_schema_allows_only_plain_ascii_words_in_notes() -> None:
+    pattern = reply_schema(SHEET)["properties"]["answer"]["items"]["properties"]["note"]["pattern"]
+    assert re.fullmatch(pattern, "Keep it smooth, brake later!")
+    assert not any(re.fullmatch(pattern, x) for x in ("Lap \u215b", "lap 7", "caf\u00e9", "{x}"))

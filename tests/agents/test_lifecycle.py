@@ -217,7 +217,7 @@ def test_silence_after_tokens_keeps_them_and_ends_incomplete(env) -> None:
 
 
 def test_a_long_steady_stream_is_not_cut_by_a_total_limit(env) -> None:
-    note = "keep working on the same thing and stay smooth through the middle of the corner"
+    note = "keep working on the same thing and stay smooth through the middle of it"
     reply = _picks(*[(f"f{i}", note) for i in range(1, 5)])
     env["llm"].script.append({"text": reply, "word_delay_s": 0.08})
     with deadlines(env, first_s=5, idle_s=2) as svc:
@@ -227,10 +227,10 @@ def test_a_long_steady_stream_is_not_cut_by_a_total_limit(env) -> None:
 
 
 def test_an_answer_cut_at_the_token_limit_is_kept_and_marked_incomplete(env) -> None:
-    first = _picks(("f1", "Nice."))[:-2]  # the first pick complete, the reply cut after it
+    first = _picks(("f1", "Nice and smooth."))[:-2]  # the first pick complete, the reply cut after it
     env["llm"].script.append({"text": first + ', {"fact": "f2", "note": "and at', "finish": "length"})
     done = _run(env["svc"].debrief(env["sid"], "ana"))[-1].data
-    assert done["narrator"] == "llm" and done["text"].endswith("Nice.")
+    assert done["narrator"] == "llm" and done["text"].endswith("Nice and smooth.")
     assert done["complete"] is False and "token limit" in done["reason"]
 
 

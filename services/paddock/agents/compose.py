@@ -20,6 +20,7 @@ from typing import Any
 
 from services.paddock.agents.grounding import Facts, grounding_check
 from services.paddock.agents.narrative import EMOTIONS, parse_emotion
+from services.paddock.agents.vocab import unknown_words
 
 MAX_FACTS = 12
 MAX_PICKS = 4
@@ -41,7 +42,8 @@ _UNIT_WORDS = (
 _BAD_NOTE = re.compile(
     rf"\d|\b(?:{_NUMBER_WORDS}|{_UNIT_WORDS})\b|[%°{{}}\[\]<>|=_\\]|\bf\d|\bemotion\b|\bfacts?\b\s*:|"
     r"\bquestion\s*:|\bdriver\s*:|\bdata\s*\(|\bsystem\b|\bassistant\b|\byou help\b|\bnever write\b|"
-    r"\brace engineer\b|\bpitwall\b|\bspecter\b|\bjson\b|\bnotes?\b\s*:",
+    r"\brace engineer\b|\bpitwall\b|\bspecter\b|\bjson\b|\bnotes?\b\s*:|\blaps?\b|\bcorners?\b|"
+    r"[^\x00-\x7f]",
     re.IGNORECASE,
 )
 
@@ -75,7 +77,7 @@ class FactSheet:
 
 def reply_schema(sheet: FactSheet) -> dict[str, Any]:
     """The JSON schema of a reply: the emotion, then 1-4 picks of a fact id and a note without digits."""
-    note = {"type": "string", "pattern": r'^[^0-9{}\[\]"\\<>%_|=\n]*$', "maxLength": MAX_NOTE_CHARS}
+    note = {"type": "string", "pattern": r"^[a-zA-Z ,.'!?-]*$", "maxLength": MAX_NOTE_CHARS}
     return {
         "type": "object",
         "properties": {
@@ -140,6 +142,7 @@ class Reading:
     emotion: str = "neutral"
     problem: str | None = None
     mode: str = "json"  # json (constrained picks) | prose (a server that ignored the schema)
+    dropped: list[str] = field(default_factory=list)  # notes not shown: words outside the vocabulary
 
 
 class ReplyReader:
@@ -203,6 +206,9 @@ class ReplyReader:
         why = note_problem(note, self.sheet, self.question)
         if why:
             return self._stop(why)
+        if unknown_words(note) or len(note.split()) < 2:  # not plain coaching words: the fact alone
+            self.r.dropped.append(note)
+            note = ""
         self.r.picks.append(fid)
         text = " ".join(x for x in (fact, _sentence(note)) if x)
         self.r.parts.append(text)

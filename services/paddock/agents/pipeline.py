@@ -109,6 +109,7 @@ class NarratorAgent(BaseAgent):
             out["error"] = str(exc)
         r = reader.finish(facts)
         out |= {"raw": reader.raw, "emotion": r.emotion, "picks": r.picks, "mode": r.mode}
+        out["dropped_notes"] = r.dropped
         if r.parts and r.mode == "prose":  # checked whole: shown now
             yield _event(self, ctx, partial=True, content=types.Content(parts=[types.Part(text=r.parts[0])]))
         text = " ".join(r.parts)
