@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-WORDS = frozenset(
-    """
+_TEXT = """
 a about above after again ahead all almost also always am an and any are around as at away back be
 because been before behind being best better between big bit both brake brakes braked braking bravo but
 by calm came can car careful carry carrying catch change check clean clear close come commit committed
@@ -24,8 +23,8 @@ straight strong such sure take takes taking than that the their them then there 
 things think this those through throttle tidy time times tire tires to too track trail try trying turn
 tyre tyres under up us use used very wait want was watch way we well went were what when where which
 while who why will wide with work worked works worth would yes yet you your mostly build building base
-""".split()
-)
+"""
+WORDS = frozenset(_TEXT.split())
 
 
 def unknown_words(text: str) -> list[str]:
