@@ -67,7 +67,7 @@ def _no_lake_left_open() -> Iterator[None]:
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     llm = start_scripted_llm()
     d = tmp_path_factory.mktemp("lifecycle") / "data"
-    settings = settings_for(d, adk_openai_url=llm.url, llm_first_token_s=8, llm_idle_s=8)
+    settings = settings_for(d, adk_openai_url=llm.url, llm_first_token_s=20, llm_idle_s=20)
     old = import_sim(cached_sim(laps=5, seed=7), settings, driver_id="ana").session_id
     # the driver's later sessions: one at a kart track (faster "best"), one with no valid lap
     kart = import_sim(_other_track_sim(), settings, driver_id="ana").session_id
@@ -217,13 +217,15 @@ def test_silence_after_tokens_keeps_them_and_ends_incomplete(env) -> None:
 
 
 def test_a_long_steady_stream_is_not_cut_by_a_total_limit(env) -> None:
-    note = "keep working on the same thing and stay smooth through the middle of it"
+    note = "keep it smooth through the middle and stay patient on the throttle"
     reply = _picks(*[(f"f{i}", note) for i in range(1, 5)])
     env["llm"].script.append({"text": reply, "word_delay_s": 0.08})
     with deadlines(env, first_s=5, idle_s=2) as svc:
         done = _run(svc.debrief(env["sid"], "ana"))[-1].data
     # about 80 words at 0.08 s: longer than both deadlines together, never silent for long
-    assert done["narrator"] == "llm" and done["complete"] is True and done["text"].count("Keep working") == 4
+    assert (
+        done["narrator"] == "llm" and done["complete"] is True and done["text"].count("Keep it smooth") == 4
+    )
 
 
 def test_an_answer_cut_at_the_token_limit_is_kept_and_marked_incomplete(env) -> None:
@@ -485,14 +487,14 @@ def test_a_specialist_answer_with_invented_figures_is_never_shown(env, mode: str
         events = _run(ask(svc, "ana", "what's my race pace?", session_id=env["sid"]))
         done = events[-1].data
         assert done["narrator"] == "data" and "77.777" not in done["text"]
-        assert all(x in done["reason"] for x in ("lap 99", "T42", "77.777 s"))
+        assert all(x in done["reason"] for x in ("lap 99", "T42", "77.777 s")), done["reason"]
         assert "token" not in [e.type for e in events]
         env["llm"].script.extend(
             [*first, {"text": f"Your race pace is {pace['race_pace_s']:g} s. [EMOTION:neutral]"}]
         )
         done = _run(ask(svc, "ana", "what's my race pace?", session_id=env["sid"]))[-1].data
         assert done["narrator"] == "llm" and done["ungrounded"] == []
-        assert [t["tool"] for t in done["tools"]] == ["get_race_pace_model"]
+        assert {t["tool"] for t in done["tools"]} == {"get_race_pace_model"}
 
 
 def test_a_question_whose_model_fails_before_a_token_is_answered_from_the_data(env) -> None:
