@@ -57,7 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             lag.stop()
             warm.cancel()
             prefetch.cancel()
-            await app.state.coach.warm.aclose()
+            await app.state.coach.aclose()  # incomplete answers are written before the store closes
             app.state.store.close()
 
     app = FastAPI(title="Pitwall paddock", version=__version__, lifespan=lifespan)

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from services.paddock.agents.compose import SYSTEM, FactSheet, messages
 from services.paddock.agents.data_agents import DATA_SPECS, run_data_spec
 from services.paddock.agents.digest import build_digest, estimate_tokens
 from services.paddock.agents.narrative import facts_of, grounding_check
-from services.paddock.agents.prompts import BRIEF_RULES, DEBRIEF_RULES, narrative_messages
 from services.paddock.agents.registry import BRIEF_KEYS
 from services.paddock.agents.service import CoachEvent, CoachRequest, CoachService, UnknownSession, ask
 from services.paddock.lake import configure_lake
@@ -68,7 +68,7 @@ def _no_lake_left_open() -> Iterator[None]:
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     llm = start_scripted_llm()
     d = tmp_path_factory.mktemp("lifecycle") / "data"
-    settings = settings_for(d, adk_openai_url=llm.url, llm_first_token_s=8, llm_idle_s=8)
+    settings = settings_for(d, adk_openai_url=llm.url, llm_first_token_s=20, llm_idle_s=20)
     old = import_sim(cached_sim(laps=5, seed=7), settings, driver_id="ana").session_id
     # the driver's later sessions: one at a kart track (faster "best"), one with no valid lap
     kart = import_sim(_other_track_sim(), settings, driver_id="ana").session_id
@@ -106,9 +106,9 @@ def test_digest_of_an_hour_fits_the_token_budget_and_keeps_the_citable_numbers(t
     sid = import_sim(cached_sim(laps=34, seed=7), settings, driver_id="ana").session_id
     configure_lake(settings)
     state = _state(sid, list(DATA_SPECS))
-    debrief = narrative_messages("debrief", "debrief my session", build_digest("debrief", state))
+    debrief = messages("debrief my session", FactSheet.from_text(build_digest("debrief", state)))
     brief_state = {k: state[k] for k in BRIEF_KEYS}
-    brief = narrative_messages("brief", "brief me", build_digest("brief", brief_state))
+    brief = messages("brief me", FactSheet.from_text(build_digest("brief", brief_state)))
 
     def text(messages: list[dict[str, str]]) -> str:
         return "\n".join(m["content"] for m in messages)
@@ -125,8 +125,8 @@ def test_digest_of_an_hour_fits_the_token_budget_and_keeps_the_citable_numbers(t
     for o in hl["biggest_opportunities"]:
         assert o["corner"].upper() in digest
     # the system prompt is the same bytes for every session (the server's prompt cache keeps it)
-    assert debrief[0]["content"] == DEBRIEF_RULES and brief[0]["content"] == BRIEF_RULES
-    assert digest in debrief[1]["content"]
+    assert debrief[0]["content"] == SYSTEM and brief[0]["content"] == SYSTEM
+    assert all(t in debrief[1]["content"] for _, t in FactSheet.from_text(digest).facts)
 
 
 def test_grounding_accepts_exactly_the_numbers_in_the_digest(env) -> None:
@@ -140,7 +140,7 @@ def test_grounding_accepts_exactly_the_numbers_in_the_digest(env) -> None:
     hidden = max(c["mean_time_s"] for c in json.loads(state["telemetry_data"])["corners"] if c["mean_time_s"])
     assert not re.search(rf"(?<![\d.]){re.escape(f'{hidden:g}')}(?!\d)", digest)  # not as a number of its own
     cited = sorted(facts.corners)[0].upper()  # a corner the digest names, so only the time is wrong
-    assert grounding_check(f"{cited} takes {hidden:g} s", facts) == [f"{hidden:g}"]
+    assert grounding_check(f"{cited} takes {hidden:g} s", facts) == [f"{hidden:g} s"]
     assert grounding_check(f"lap {hl['best_lap'] + 40} was quick", facts) == [f"lap {hl['best_lap'] + 40}"]
 
 
@@ -151,7 +151,10 @@ def test_the_narrative_call_carries_the_digest_not_the_json(env) -> None:
     done = events[-1].data
     assert done["narrator"] == "llm" and done["complete"] is True and len(llm.requests) - before == 1
     system, user = (m["content"] for m in llm.requests[-1]["messages"])
-    assert system == DEBRIEF_RULES and "Best: lap" in user and '"biggest_opportunities"' not in user
+    assert system == SYSTEM and "Best: lap" in user and '"biggest_opportunities"' not in user
+    assert "Driver:" not in user and "Data (" not in user  # no transcript for the model to continue
+    schema = llm.requests[-1]["response_format"]["schema"]  # the reply is constrained to fact picks
+    assert schema["properties"]["answer"]["items"]["properties"]["fact"]["enum"][0] == "f1"
     assert done["evidence_chars"] < 1500
     # the screen still gets the full data
     hl = next(e.data["data"] for e in events if e.type == "data" and e.data["key"] == "highlights_data")
@@ -191,15 +194,23 @@ def test_a_question_with_no_first_token_in_time_is_answered_from_the_data_pitwal
     assert done["text"].startswith("From setup indicators: ") and done["ungrounded"] == []
 
 
+def _picks(*picks: tuple[str, str], emotion: str = "neutral") -> str:
+    """A constrained reply as the model writes it: fact ids and notes in words."""
+    items = ", ".join(json.dumps({"fact": f, "note": n}) for f, n in picks)
+    return f'{{"emotion": "{emotion}", "answer": [{items}]}}'
+
+
 def test_silence_after_tokens_keeps_them_and_ends_incomplete(env) -> None:
-    env["llm"].script.append({"text": "Good start on lap 2, then it all went quiet", "stall_after": 4})
+    reply = _picks(("f1", "Good start."), ("f2", "then it all went quiet"))
+    n_words = len(_picks(("f1", "Good start.")).split()) - 1  # the first pick closes, the second stalls
+    env["llm"].script.append({"text": reply, "stall_after": n_words + 2})
     with deadlines(env, first_s=60, idle_s=1.5) as svc:
         events = _run(svc.debrief(env["sid"], "ana"))
     streamed = "".join(e.data["text"] for e in events if e.type == "token")
     done = events[-1].data
-    assert streamed == "Good start on lap "
+    assert streamed.endswith("Good start.") and "quiet" not in streamed
     assert done["narrator"] == "llm" and done["complete"] is False and "silent" in done["reason"]
-    assert done["text"] == streamed.strip()  # the template never replaces tokens the driver saw
+    assert done["text"] == streamed  # the template never replaces sentences the driver saw
     row = svc.store.query(
         "SELECT text, complete FROM conversations WHERE conversation_id = ? AND role = 'assistant'",
         [done["conversation_id"]],
@@ -208,18 +219,22 @@ def test_silence_after_tokens_keeps_them_and_ends_incomplete(env) -> None:
 
 
 def test_a_long_steady_stream_is_not_cut_by_a_total_limit(env) -> None:
-    words = " ".join(f"w{i}" for i in range(100))
-    env["llm"].script.append({"text": words + " [EMOTION:neutral]", "word_delay_s": 0.08})
+    note = "keep it smooth through the middle and stay patient on the throttle"
+    reply = _picks(*[(f"f{i}", note) for i in range(1, 5)])
+    env["llm"].script.append({"text": reply, "word_delay_s": 0.08})
     with deadlines(env, first_s=5, idle_s=2) as svc:
         done = _run(svc.debrief(env["sid"], "ana"))[-1].data
-    # 100 words at 0.08 s: longer than both deadlines together, never silent for long
-    assert done["narrator"] == "llm" and done["complete"] is True and done["text"] == words
+    # about 80 words at 0.08 s: longer than both deadlines together, never silent for long
+    assert (
+        done["narrator"] == "llm" and done["complete"] is True and done["text"].count("Keep it smooth") == 4
+    )
 
 
 def test_an_answer_cut_at_the_token_limit_is_kept_and_marked_incomplete(env) -> None:
-    env["llm"].script.append({"text": "Lap 2 was your best, and at T11 you", "finish": "length"})
+    first = _picks(("f1", "Nice and smooth."))[:-2]  # the first pick complete, the reply cut after it
+    env["llm"].script.append({"text": first + ', {"fact": "f2", "note": "and at', "finish": "length"})
     done = _run(env["svc"].debrief(env["sid"], "ana"))[-1].data
-    assert done["narrator"] == "llm" and done["text"] == "Lap 2 was your best, and at T11 you"
+    assert done["narrator"] == "llm" and done["text"].endswith("Nice and smooth.")
     assert done["complete"] is False and "token limit" in done["reason"]
 
 
@@ -317,6 +332,7 @@ def test_lap_comparison_is_answered_from_the_data_without_a_model(env, off) -> N
     assert done["tools"][0] == {
         "tool": "get_lap_delta",
         "args": {"session_id": env["sid"], "lap_a": 2, "lap_b": 4},
+        "by": "pitwall",
     }
     assert f"{abs(delta['total_delta_s']):g} s" in done["text"] and done["ungrounded"] == []
     slower = 4 if delta["total_delta_s"] > 0 else 2
@@ -330,8 +346,8 @@ def test_corner_and_where_do_i_lose_time_are_answered_from_the_data(env, off) ->
     done = _run(ask(off, "ana", "where do I lose time?", session_id=env["sid"]))[-1].data
     hl = run_tool("get_session_highlights", {"session_id": env["sid"]})
     assert done["narrator"] == "data" and hl["biggest_opportunities"][0]["corner"].upper() in done["text"]
-    done = _run(ask(off, "ana", "how is my mindset?", session_id=env["sid"]))[-1].data
-    assert done["available"] is False and done["reason"]
+    done = _run(ask(off, "ana", "write my voice scripts", session_id=env["sid"]))[-1].data
+    assert done["available"] is False and done["reason"]  # its answer is the model's own tool call
 
 
 @contextlib.contextmanager
@@ -347,38 +363,37 @@ def specialist_tools(env: dict[str, Any], mode: str) -> Iterator[CoachService]:
         env["llm"].script.clear()
 
 
-def test_a_tool_call_written_as_text_is_run_and_answered_from_its_data(env) -> None:
+def test_a_tool_call_written_as_text_is_never_shown_and_the_data_answers(env) -> None:
     env["llm"].script.append({"text": 'functions.get_lap_delta: {"lap_a": 2, "lap_b": 3}'})
     with specialist_tools(env, "model") as svc:
         events = _run(ask(svc, "ana", "compare lap 2 and 3", session_id=env["sid"]))
     done = events[-1].data
     assert done["agent"] == "LapComparisonAgent" and done["narrator"] == "data"
-    assert "as text" in done["reason"] and done["tools"][0]["tool"] == "get_lap_delta"
-    assert done["tools"][0]["args"] == {"lap_a": 2, "lap_b": 3} and "Lap " in done["text"]
+    assert "not shown" in done["reason"] and done["tools"][0]["tool"] == "get_lap_delta"
+    assert done["text"].startswith("Lap ") and done["ungrounded"] == []
     assert not any("functions." in e.data.get("text", "") for e in events if e.type == "token")
 
 
-def test_pitwall_makes_the_specialists_first_call_and_the_model_narrates_it_without_tools(env) -> None:
+def test_pitwall_makes_the_specialists_first_call_and_the_model_picks_facts(env) -> None:
     llm, sid = env["llm"], env["sid"]
-    delta = run_tool("get_lap_delta", {"session_id": sid, "lap_a": 2, "lap_b": 3})
-    cited = f"{abs(delta['total_delta_s']):.2f}"
-    llm.script.append({"text": f"Lap 3 lost {cited} s, mostly on entry. [EMOTION:neutral]"})
+    llm.script.append({"text": _picks(("f1", "mostly on entry"), emotion="neutral")})
     before = len(llm.requests)
-    done = _run(ask(env["svc"], "ana", "why was lap 3 slower than lap 2?", session_id=sid))[-1].data
+    events = _run(ask(env["svc"], "ana", "why was lap 3 slower than lap 2?", session_id=sid))
+    done = events[-1].data
     assert done["agent"] == "LapComparisonAgent" and done["narrator"] == "llm"
     assert done["tools"] == [
         {"tool": "get_lap_delta", "args": {"session_id": sid, "lap_a": 2, "lap_b": 3}, "by": "pitwall"}
     ]
     assert done["ungrounded"] == [] and done["llm_calls"] == 1
     [req] = [b for b in llm.requests[before:] if b.get("max_tokens") != 1]
-    assert "tools" not in req  # llama.cpp's chatml function calling would drop the tool result anyway
+    assert "tools" not in req and req["response_format"]["type"] == "json_object"
     assert [m["role"] for m in req["messages"]] == ["system", "user"]  # no earlier turns
     system, user = req["messages"][0]["content"], req["messages"][-1]["content"]
-    assert system.startswith("You are Pitwall LapComparisonAgent") and "from the\ndata" in system
-    assert user.startswith("Data (lap delta):\nLap ") and user.endswith(
-        "Driver: why was lap 3 slower than lap 2?"
-    )
-    assert f"{abs(delta['total_delta_s']):.3f}".rstrip("0") in user
+    assert system == SYSTEM and user.startswith("Facts:\nf1: Lap ")
+    assert user.endswith("The driver asks: why was lap 3 slower than lap 2?")
+    first = user.split("\n")[1].removeprefix("f1: ")
+    assert done["text"] == f"{first} Mostly on entry."  # Pitwall's sentence, the model's words
+    assert "".join(e.data["text"] for e in events if e.type == "token") == done["text"]
 
 
 def test_evidence_for_other_tools_is_plain_text_without_quotes() -> None:
@@ -459,26 +474,29 @@ def test_a_model_that_writes_a_call_despite_the_data_is_answered_from_that_data(
     env["llm"].script.append({"text": 'functions.get_lap_delta: {"lap_a": 2, "lap_b": 3}'})
     events = _run(ask(env["svc"], "ana", "compare lap 2 and 3", session_id=env["sid"]))
     done = events[-1].data
-    assert done["narrator"] == "data" and "as text" in done["reason"]
+    assert done["narrator"] == "data" and "token" not in [e.type for e in events]
     assert [t.get("by") for t in done["tools"]] == ["pitwall"]  # not run a second time
     assert done["text"].startswith("Lap ") and done["ungrounded"] == []
 
 
 @pytest.mark.parametrize("mode", ["model", "evidence"])
-def test_a_specialist_answer_with_invented_figures_lists_them(env, mode: str) -> None:
+def test_a_specialist_answer_with_invented_figures_is_never_shown(env, mode: str) -> None:
     call = [{"tool_calls": [{"name": "get_race_pace_model", "arguments": {"session_id": env["sid"]}}]}]
     first = call if mode == "model" else []  # with evidence, Pitwall has made the call already
     pace = run_tool("get_race_pace_model", {"session_id": env["sid"]})
     with specialist_tools(env, mode) as svc:
-        env["llm"].script.extend([*first, {"text": "Lap 99 at T42 in 77.777 s was your best"}])  # no tag
-        done = _run(ask(svc, "ana", "what's my race pace?", session_id=env["sid"]))[-1].data
-        assert done["narrator"] == "llm" and done["emotion"] == "neutral"
-        assert {"lap 99", "T42", "77.777"} <= set(done["ungrounded"])
+        env["llm"].script.extend([*first, {"text": "Lap 99 at T42 in 77.777 s was your best."}])
+        events = _run(ask(svc, "ana", "what's my race pace?", session_id=env["sid"]))
+        done = events[-1].data
+        assert done["narrator"] == "data" and "77.777" not in done["text"]
+        assert all(x in done["reason"] for x in ("lap 99", "T42", "77.777 s")), done["reason"]
+        assert "token" not in [e.type for e in events]
         env["llm"].script.extend(
-            [*first, {"text": f"Race pace {pace['race_pace_s']:g} s. [EMOTION:neutral]"}]
+            [*first, {"text": f"Your race pace is {pace['race_pace_s']:g} s. [EMOTION:neutral]"}]
         )
         done = _run(ask(svc, "ana", "what's my race pace?", session_id=env["sid"]))[-1].data
-        assert done["ungrounded"] == [] and [t["tool"] for t in done["tools"]] == ["get_race_pace_model"]
+        assert done["narrator"] == "llm" and done["ungrounded"] == []
+        assert {t["tool"] for t in done["tools"]} == {"get_race_pace_model"}
 
 
 def test_a_question_whose_model_fails_before_a_token_is_answered_from_the_data(env) -> None:

@@ -85,18 +85,19 @@ def test_debrief_is_narrated_by_the_real_model_over_sse(paddock: Any) -> None:
     assert types[0] == "phase" and types[-1] == "done", events[-1]
     assert "error" not in types, events[-1]
     done = events[-1][1]
-    assert done["narrator"] == "llm", done  # written by the model, not the template
+    # the model picked facts (llm), or its reply was refused and the template, labelled, says the data
+    assert done["narrator"] in ("llm", "template"), done
     ids = [int(i) for _, _, i in events]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)  # resumable ids, in order
     data = [i for i, t in enumerate(types) if t == "data"]
     tokens = [i for i, t in enumerate(types) if t == "token"]
-    assert len(data) == 9 and tokens, types
-    assert max(data) < min(tokens)  # the data phase ends before the model speaks
+    assert len(data) == 9, types
+    assert not tokens or max(data) < min(tokens)  # the data phase ends before the model speaks
     assert done["llm_calls"] == 1
     assert done["emotion"] in EMOTIONS and "[EMOTION" not in done["text"]
-    streamed = "".join(d["text"] for t, d, _ in events if t == "token")
-    assert done["text"].strip() and done["text"].strip()[:20] in streamed  # the streamed text, kept
-    assert isinstance(done["ungrounded"], list)
+    streamed = " ".join(d["text"] for t, d, _ in events if t == "token")
+    assert done["text"].strip() and (done["narrator"] != "llm" or streamed == done["text"])
+    assert done["ungrounded"] == []  # never a figure the data does not hold
     # the one narrative call carries the compact digest: within the debrief budget (own tokenizer)
     sizes = _narrative_prompt_tokens(proxy, since)
     assert len(sizes) == 1 and 0 < sizes[0] <= DEBRIEF_TOKENS, sizes
@@ -113,8 +114,8 @@ def test_brief_is_narrated_by_the_real_model(paddock: Any) -> None:
     )
     assert r.status_code == 200, r.text
     done = r.json()
-    assert done["type"] == "done" and done["narrator"] == "llm", done
-    assert done["events"]["data"] == 4 and done["events"]["token"] >= 1
+    assert done["type"] == "done" and done["narrator"] in ("llm", "template"), done
+    assert done["events"]["data"] == 4 and done["ungrounded"] == []
     assert done["emotion"] in EMOTIONS and done["text"].strip()
     sizes = _narrative_prompt_tokens(proxy, since)
     assert len(sizes) == 1 and 0 < sizes[0] <= BRIEF_TOKENS, sizes
@@ -132,6 +133,7 @@ def test_question_is_answered_by_the_real_model(paddock: Any) -> None:
     assert types[-1] == "done" and "error" not in types, events[-1]
     done = events[-1][1]
     assert done.get("available", True) is True, done
+    assert done["narrator"] in ("llm", "data") and done["ungrounded"] == [], done
     assert done["text"].strip() and "[EMOTION" not in done["text"]
     assert done["emotion"] in EMOTIONS
     asked = [b for b in proxy.requests[since:] if b.get("max_tokens") != 1]

@@ -138,6 +138,8 @@ def async_tool(fn: Callable[..., dict[str, Any]]) -> Callable[..., Any]:
 
 
 def build_qa_agent(name: str, model: Any) -> Any:
+    """A specialist that chooses and calls its own tools (``PITWALL_SPECIALIST_TOOLS=model``, or a question
+    no route answers). Its reply is held back and shown only when every figure in it passes the check."""
     from google.adk.agents import LlmAgent
 
     spec = AGENT_REGISTRY[name]
@@ -147,31 +149,7 @@ def build_qa_agent(name: str, model: Any) -> Any:
         description=spec["description"],
         instruction=prompts.specialist(name),
         tools=[async_tool(TOOLS[t]) for t in spec["tools"]],
-        before_model_callback=functools.partial(specialist_request, name),
     )
-
-
-def specialist_request(name: str, callback_context: Any, llm_request: Any) -> None:
-    """When Pitwall has already made the specialist's first tool call (``temp:evidence``, set by the
-    service), the model gets that data with the question, no tools and no earlier turns: llama.cpp's chatml
-    function calling drops tool results from the prompt, and a small model writes calls as text. Otherwise
-    the request is left as ADK built it."""
-    from google.genai import types
-
-    from services.paddock.agents.data_answer import tool_words
-
-    ev = callback_context.state.get("temp:evidence")
-    if not isinstance(ev, dict):
-        return
-    llm_request.config.tools = []
-    llm_request.config.system_instruction = prompts.specialist_with_data(name)
-    question = str(callback_context.state.get("user_question") or "")
-    what = tool_words(str(ev["tool"]))  # not the tool's own name: a small model would write a call to it
-    text = prompts.DATA_QUESTION.format(what=what, evidence=ev["text"], question=question)
-    # one turn: the data and the question. The conversation stays in the store and the ADK session, but a
-    # small model copies what earlier turns look like in its prompt (ADK's "For context:" parts) instead
-    # of answering
-    llm_request.contents = [types.Content(role="user", parts=[types.Part(text=text)])]
 
 
 def build_data_agent(key: str, suffix: str, model: Any, mode: str) -> Any:
@@ -189,22 +167,10 @@ def build_data_agent(key: str, suffix: str, model: Any, mode: str) -> Any:
     )
 
 
-def narrative_request(kind: str, callback_context: Any, llm_request: Any) -> None:
-    """The narrative call is exactly ``prompts.narrative_messages``: the stable rules as the system prompt
-    (ADK's "You are an agent..." line would only distract a small model and change the cached prefix) and
-    the evidence digest with the driver's words as the one user message."""
-    from google.genai import types
+def build_pipeline(kind: str, model: Any, mode: str, client: Any = None, max_tokens: int = 160) -> Any:
+    from google.adk.agents import ParallelAgent, SequentialAgent
 
-    state = callback_context.state
-    system, user = prompts.narrative_messages(
-        kind, str(state.get("user_question") or ""), str(state.get("evidence") or "")
-    )
-    llm_request.config.system_instruction = system["content"]
-    llm_request.contents = [types.Content(role="user", parts=[types.Part(text=user["content"])])]
-
-
-def build_pipeline(kind: str, model: Any, mode: str) -> Any:
-    from google.adk.agents import LlmAgent, ParallelAgent, SequentialAgent
+    from services.paddock.agents.pipeline import NarratorAgent
 
     keys = DEBRIEF_KEYS if kind == "debrief" else BRIEF_KEYS
     suffix = "D" if kind == "debrief" else "B"
@@ -216,12 +182,8 @@ def build_pipeline(kind: str, model: Any, mode: str) -> Any:
             name=f"{kind.capitalize()}DataPhase",
             sub_agents=[build_data_agent(k, suffix, model, mode) for k in keys],
         )
-        narrative = LlmAgent(
-            name=f"NarrativeAgent{kind.capitalize()}",
-            model=model,
-            include_contents="none",
-            instruction=prompts.DEBRIEF_RULES if kind == "debrief" else prompts.BRIEF_RULES,
-            before_model_callback=functools.partial(narrative_request, kind),
+        narrative = NarratorAgent(
+            name=f"NarrativeAgent{kind.capitalize()}", kind=kind, client=client, max_tokens=max_tokens
         )
         digest = DigestAgent(
             name=f"{kind.capitalize()}Digest", kind=kind, description="Compact evidence for the narrative"

@@ -122,16 +122,25 @@ class WarmClient:
             return False
 
     async def stream(
-        self, messages: list[dict[str, str]], *, role: str, mode: str, max_tokens: int = 400
+        self,
+        messages: list[dict[str, str]],
+        *,
+        role: str,
+        mode: str,
+        max_tokens: int = 400,
+        response_format: dict[str, Any] | None = None,
     ) -> AsyncIterator[str]:
-        """Stream a chat completion's text deltas. Raises ``WarmError`` on HTTP errors or a broken stream."""
-        body = {
+        """Stream a chat completion's text deltas (``response_format``: a JSON schema the server turns into
+        a grammar). Raises ``WarmError`` on HTTP errors or a broken stream."""
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "stream": True,
             "max_tokens": max_tokens,
             "temperature": litellm_args(self.settings)["temperature"],
         }
+        if response_format is not None:
+            body["response_format"] = response_format
         t0 = time.perf_counter()
         parts: list[str] = []
         finish: str | None = None

@@ -1,0 +1,208 @@
+"""Driver-question routes answered straight from the lake, before any specialist: best, slowest and
+average lap, top speed, rpm, consistency, the driver's other sessions, a lap the session does not have,
+and a channel the file does not record ("not recorded", said plainly). Each answer is Pitwall's own
+sentences (times as m:ss.sss) with the figures it used kept as its result, for the narrator's fact sheet
+and the grounding check. Runs SQL (call it in a worker thread).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from services.paddock.agents.data_answer import DataAnswer
+from shared.display import lap_time
+
+Route = Callable[[str, dict[str, Any]], DataAnswer | None]
+
+# words a driver uses for a channel -> (telemetry columns, what to call it)
+CHANNEL_WORDS: list[tuple[str, tuple[str, ...], str]] = [
+    (r"oil press", ("oil_press_bar",), "oil pressure"),
+    (r"oil temp", ("oil_temp_c",), "oil temperature"),
+    (r"coolant|water temp", ("water_temp_c",), "coolant temperature"),
+    (r"fuel press", ("fuel_press_bar",), "fuel pressure"),
+    (r"fuel level|how much fuel", ("fuel_level_l",), "fuel level"),
+    (
+        r"tyre press|tire press|tpms",
+        tuple(f"tpms_press_{w}_bar" for w in ("fl", "fr", "rl", "rr")),
+        "tyre pressure",
+    ),
+    (r"tyre temp|tire temp", tuple(f"tpms_temp_{w}_c" for w in ("fl", "fr", "rl", "rr")), "tyre temperature"),
+    (r"throttle", ("throttle_pct",), "throttle position"),
+    (r"brake press", ("brake_bar",), "brake pressure"),
+    (r"\bgears?\b", ("gear",), "gear"),
+    (r"steering", ("steer_deg",), "steering angle"),
+    (r"battery|voltage", ("battery_v",), "battery voltage"),
+    (r"\brpm\b|\brevs?\b|engine speed", ("rpm",), "engine speed (rpm)"),
+    (r"top speed|max(?:imum)? speed|highest speed|v ?max|how fast", ("speed_kmh",), "speed"),
+]
+
+
+def _rows(sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    from services.paddock.tools.base import rows
+
+    return rows(sql, params)
+
+
+def _laps(sid: str) -> list[dict[str, Any]]:
+    return _rows("SELECT lap, kind, valid, time_s FROM laps WHERE session_id = ? ORDER BY lap", [sid])
+
+
+def _valid(laps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [x for x in laps if x["kind"] == "full" and x["valid"] and x["time_s"] is not None]
+
+
+def _no_valid(s: dict[str, Any]) -> DataAnswer:
+    return DataAnswer(
+        "No valid lap in this session, so there is no lap time to give.",
+        "laps",
+        {"session_id": s["session_id"]},
+    )
+
+
+def _channel_max(sid: str, cols: tuple[str, ...]) -> dict[str, float | None]:
+    sel = ", ".join(f"max({c}) AS {c}" for c in cols)
+    r = _rows(f"SELECT {sel} FROM telemetry WHERE session_id = ?", [sid])
+    return r[0] if r else {c: None for c in cols}
+
+
+def missing_lap(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    """A question about a lap the session does not have, or one that is not a timed lap."""
+    asked = [int(x) for x in re.findall(r"\blaps?\s+(\d{1,4})\b", q)]
+    asked += [int(x) for x in re.findall(r"\b(?:and|vs\.?|with|to)\s+(\d{1,4})\b", q) if "lap" in q]
+    if not asked:
+        return None
+    laps = _laps(s["session_id"])
+    by = {x["lap"]: x for x in laps}
+    for n in asked:
+        if n not in by:
+            have = f"laps {min(by)} to {max(by)}" if by else "no laps"
+            text = f"There is no lap {n} in this session: it has {have}."
+            return DataAnswer(text, "laps", {"session_id": s["session_id"], "lap": n}, {"laps": sorted(by)})
+        x = by[n]
+        if x["kind"] != "full" or not x["valid"]:
+            what = {"out": "an out lap", "in": "an in lap"}.get(str(x["kind"]), "not a valid timed lap")
+            text = f"Lap {n} was {what}, so it has no lap time to compare."
+            return DataAnswer(text, "laps", {"session_id": s["session_id"], "lap": n}, {"lap": n})
+    return None
+
+
+def lap_times(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    """Best, slowest or average lap."""
+    best = re.search(r"\b(best|fastest|quickest|pb)\b|personal best", q)
+    slow = re.search(r"\b(slowest|worst)\b", q)
+    avg = re.search(r"\b(average|mean|typical)\b", q)
+    if not (best or slow or avg) or (best and slow) or re.search(r"\bvs\b|compare|than", q):
+        return None
+    if not re.search(r"\blap|time|pace|pb\b|personal best", q):
+        return None
+    laps = _valid(_laps(s["session_id"]))
+    if not laps:
+        return _no_valid(s)
+    sid = s["session_id"]
+    if avg:
+        mean = sum(x["time_s"] for x in laps) / len(laps)
+        text = f"Your average lap was {lap_time(mean)} over {len(laps)} valid laps."
+        return DataAnswer(text, "laps", {"session_id": sid}, {"average_lap_s": mean, "valid_laps": len(laps)})
+    x = (min if best else max)(laps, key=lambda y: y["time_s"])
+    word = "best" if best else "slowest"
+    text = f"Your {word} lap was lap {x['lap']} in {lap_time(x['time_s'])}, of {len(laps)} valid laps."
+    return DataAnswer(
+        text,
+        "laps",
+        {"session_id": sid},
+        {f"{word}_lap": x["lap"], f"{word}_lap_s": x["time_s"], "valid_laps": len(laps)},
+    )
+
+
+def channel(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    """Top speed and rpm from the telemetry; any channel the file lacks is "not recorded"."""
+    for pat, cols, what in CHANNEL_WORDS:
+        if not re.search(pat, q):
+            continue
+        try:
+            got = _channel_max(s["session_id"], cols)
+        except Exception:  # a lake without the column at all
+            got = {c: None for c in cols}
+        if all(got.get(c) is None for c in cols):
+            text = f"{what[0].upper()}{what[1:]} is not recorded in this session's file."
+            return DataAnswer(text, "telemetry", {"session_id": s["session_id"]}, {"recorded": False})
+        if cols == ("speed_kmh",):
+            v = float(got["speed_kmh"] or 0)
+            text = f"Your top speed was {v:.1f} km/h ({v / 1.609344:.1f} mph)."
+            return DataAnswer(text, "telemetry", {"session_id": s["session_id"]}, {"top_speed_kmh": v})
+        if cols == ("rpm",):
+            v = float(got["rpm"] or 0)
+            text = f"Your highest engine speed was {v:.0f} rpm."
+            return DataAnswer(text, "telemetry", {"session_id": s["session_id"]}, {"max_rpm": v})
+        return None  # recorded: the specialist's tools answer it
+    return None
+
+
+def consistency(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    if not re.search(r"\bconsisten|\bspread\b|\bvariance\b|\brepeatab", q):
+        return None
+    laps = _valid(_laps(s["session_id"]))
+    if len(laps) < 2:
+        return DataAnswer(
+            "Consistency needs at least two valid laps; this session has " + ("one." if laps else "none."),
+            "laps",
+            {"session_id": s["session_id"]},
+            {"valid_laps": len(laps)},
+        )
+    t = [x["time_s"] for x in laps]
+    mean = sum(t) / len(t)
+    std = (sum((x - mean) ** 2 for x in t) / len(t)) ** 0.5
+    best, slow = min(laps, key=lambda y: y["time_s"]), max(laps, key=lambda y: y["time_s"])
+    text = (
+        f"Your lap times spread by {std:.2f} s (standard deviation) over {len(laps)} valid laps. "
+        f"Fastest lap {best['lap']} in {lap_time(best['time_s'])}, slowest lap {slow['lap']} in "
+        f"{lap_time(slow['time_s'])}."
+    )
+    res = {"consistency_std_s": std, "best_lap": best["lap"], "best_lap_s": best["time_s"]}
+    res |= {"slowest_lap": slow["lap"], "slowest_lap_s": slow["time_s"], "valid_laps": len(laps)}
+    return DataAnswer(text, "laps", {"session_id": s["session_id"]}, res)
+
+
+def other_sessions(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    if not re.search(r"\b(other|previous|last|earlier|all|my) sessions?\b|sessions? (at|with|in)\b", q):
+        return None
+    got = _rows(
+        """SELECT s.session_id, s.track_id, s.car_id, CAST(s.started_at AS VARCHAR) AS started,
+                  min(l.time_s) FILTER (WHERE l.kind = 'full' AND l.valid) AS best_s
+           FROM sessions s LEFT JOIN laps l USING (session_id)
+           WHERE s.driver_id IS NOT DISTINCT FROM ? AND s.track_id IS NOT DISTINCT FROM ?
+             AND s.car_id IS NOT DISTINCT FROM ? AND s.session_id <> ?
+           GROUP BY ALL ORDER BY started DESC NULLS LAST LIMIT 5""",
+        [s.get("driver_id"), s.get("track_id"), s.get("car_id"), s["session_id"]],
+    )
+    if not got:
+        text = f"No other session of yours at {s.get('track_id')} in this car is in the lake."
+        return DataAnswer(text, "sessions", {"session_id": s["session_id"]}, {"other_sessions": 0})
+    parts = [
+        f"{g['session_id']} ({str(g['started'] or '')[:10] or 'date unknown'}): "
+        + (f"best {lap_time(g['best_s'])}" if g["best_s"] is not None else "no valid lap")
+        for g in got
+    ]
+    text = f"Your other sessions at {s.get('track_id')} in this car: " + "; ".join(parts) + "."
+    return DataAnswer(text, "sessions", {"session_id": s["session_id"]}, {"sessions": [dict(g) for g in got]})
+
+
+ROUTES: list[Route] = [missing_lap, other_sessions, consistency, lap_times, channel]
+
+
+def route_answer(question: str, session_id: str) -> DataAnswer | None:
+    """The first route that answers the question, or None (a specialist's tools then answer it)."""
+    from services.paddock.tools.base import ToolError, session_row
+
+    try:
+        s = session_row(session_id)
+    except ToolError:
+        return None
+    q = " " + (question or "").lower() + " "
+    for route in ROUTES:
+        found = route(q, s)
+        if found is not None:
+            return found
+    return None

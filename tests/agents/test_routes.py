@@ -1,0 +1,123 @@
+"""Driver-question routes, checked against the simulator's own truth (its lap times and its channels), not
+against the tools: best, slowest and average lap, top speed, rpm, consistency, other sessions, a lap the
+session does not have, and a channel the file does not record."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from services.paddock.agents.evidence import plan_for
+from services.paddock.agents.grounding import facts_of, grounding_check
+from services.paddock.agents.routes import route_answer
+from services.paddock.lake import configure_lake
+from shared.ingest import import_sim
+from shared.settings import settings_for
+from shared.simulator.fixtures import cached_sim
+
+
+def _no_oil_sim() -> Any:
+    sim = copy.copy(cached_sim(laps=5, seed=7))
+    sim.wide = dict(sim.wide)
+    sim.wide["oil_press_bar"] = np.full_like(sim.wide["t_s"], np.nan)
+    return sim
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    from services.paddock import lake as lake_mod
+
+    settings = settings_for(tmp_path_factory.mktemp("routes") / "data")
+    sim = cached_sim(laps=5, seed=7)
+    sid = import_sim(sim, settings, driver_id="ana").session_id
+    other = import_sim(cached_sim(laps=3, seed=9), settings, driver_id="ana").session_id
+    no_oil = import_sim(_no_oil_sim(), settings, driver_id="cy").session_id
+    configure_lake(settings)
+    yield {"sid": sid, "other": other, "no_oil": no_oil, "sim": sim}
+    if lake_mod._LAKE is not None:
+        lake_mod._LAKE.con.close()
+        lake_mod._LAKE = None
+
+
+def _times(text: str) -> list[float]:
+    return [int(m) * 60 + float(s) for m, s in re.findall(r"\b(\d+):(\d{2}\.\d{3})\b", text)]
+
+
+def _full(sim: Any) -> list[dict[str, Any]]:
+    return [x for x in sim.truth.laps if x["kind"] == "full"]
+
+
+def _answer(q: str, sid: str) -> Any:
+    got = route_answer(q, sid)
+    assert got is not None, q
+    # every figure the answer states is in its own result: the narrator's facts and the check agree
+    assert grounding_check(got.text, facts_of(got.text, [got.result])) == []
+    return got
+
+
+@pytest.mark.parametrize("q", ["what was my best lap?", "fastest lap time?", "my PB today"])
+def test_best_lap(lake, q: str) -> None:
+    best = min(_full(lake["sim"]), key=lambda x: x["time_s"])
+    got = _answer(q, lake["sid"])
+    assert f"lap {best['lap']}" in got.text and _times(got.text)[0] == pytest.approx(best["time_s"], abs=0.05)
+
+
+def test_slowest_and_average_lap(lake) -> None:
+    full = _full(lake["sim"])
+    slow = max(full, key=lambda x: x["time_s"])
+    got = _answer("which was my slowest lap?", lake["sid"])
+    assert f"lap {slow['lap']}" in got.text and _times(got.text)[0] == pytest.approx(slow["time_s"], abs=0.05)
+    mean = sum(x["time_s"] for x in full) / len(full)
+    got = _answer("what was my average lap time?", lake["sid"])
+    assert _times(got.text)[0] == pytest.approx(mean, abs=0.05) and f"{len(full)} valid laps" in got.text
+
+
+def test_top_speed_and_rpm(lake) -> None:
+    wide = lake["sim"].wide
+    got = _answer("what was my top speed?", lake["sid"])
+    kmh = float(re.search(r"([\d.]+) km/h", got.text).group(1))  # type: ignore[union-attr]
+    assert kmh == pytest.approx(float(np.nanmax(wide["speed_kmh"])), abs=0.1)
+    mph = float(re.search(r"([\d.]+) mph", got.text).group(1))  # type: ignore[union-attr]
+    assert mph == pytest.approx(kmh / 1.609344, abs=0.1)
+    got = _answer("how high did I rev, max rpm?", lake["sid"])
+    rpm = float(re.search(r"(\d+) rpm", got.text).group(1))  # type: ignore[union-attr]
+    assert rpm == pytest.approx(float(np.nanmax(wide["rpm"])), abs=1)
+
+
+def test_consistency(lake) -> None:
+    t = np.array([x["time_s"] for x in _full(lake["sim"])])
+    got = _answer("how consistent was I?", lake["sid"])
+    spread = float(re.search(r"spread by ([\d.]+) s", got.text).group(1))  # type: ignore[union-attr]
+    assert spread == pytest.approx(float(np.std(t)), abs=0.02)
+
+
+def test_a_lap_that_does_not_exist_and_an_out_lap(lake) -> None:
+    n = max(x["lap"] for x in lake["sim"].truth.laps) + 5
+    got = _answer(f"why was lap {n} slow?", lake["sid"])
+    assert got.text.startswith(f"There is no lap {n} in this session")
+    got = _answer("how was lap 0?", lake["sid"])
+    assert "out lap" in got.text and "no lap time" in got.text
+
+
+def test_a_channel_the_file_lacks_is_not_recorded(lake) -> None:
+    got = _answer("what was my oil pressure?", lake["no_oil"])
+    assert got.text == "Oil pressure is not recorded in this session's file."
+    assert route_answer("what was my oil pressure?", lake["sid"]) is None  # recorded: the tools answer
+
+
+def test_other_sessions_of_the_same_driver_track_and_car(lake) -> None:
+    got = _answer("how did my other sessions go?", lake["sid"])
+    assert lake["other"] in got.text and lake["no_oil"] not in got.text  # another driver's session
+    best = min(x["time_s"] for x in _full(cached_sim(laps=3, seed=9)))
+    assert _times(got.text)[0] == pytest.approx(best, abs=0.05)
+
+
+def test_a_lap_comparison_is_not_taken_by_the_best_lap_route(lake) -> None:
+    assert route_answer("why was lap 3 slower than lap 2?", lake["sid"]) is None
+    plan = plan_for("LapComparisonAgent", "why was lap 3 slower than lap 2?", lake["sid"], None)
+    assert plan is not None and plan["tool"] == "get_lap_delta"
