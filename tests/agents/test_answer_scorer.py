@@ -42,6 +42,13 @@ def test_a_lap_time_the_session_does_not_have_is_wrong(text: str) -> None:
     assert v.kind == "wrong" and v.wrong_as_model_text, (text, v)
 
 
+def test_a_figure_rounded_coarser_than_the_tolerance_is_right_when_the_truth_rounds_to_it() -> None:
+    e = Expect(need=[[Fig("time", 107.3)]], check={"time": [107.3]})
+    assert score(e, "Lap 3 was a 1:47.", "llm").kind == "correct"  # 107.3 rounds to 1:47
+    assert score(e, "Lap 3 was a 1:47.0.", "llm").kind == "wrong"  # stated to a tenth: 0.3 s off
+    assert score(e, "Lap 3 was a 1:48.", "llm").kind == "wrong"
+
+
 def test_a_wrong_figure_from_the_data_narrator_is_wrong_but_not_model_text() -> None:
     v = score(BEST, "Best 1:47.984.", "data")
     assert v.kind == "wrong" and not v.wrong_as_model_text
@@ -102,9 +109,13 @@ def test_a_range_expectation_takes_any_figure_inside_it() -> None:
     assert score(theo, "Your best was 1:46.984.", "llm").kind == "correct"  # the best lap is in range too
 
 
-NO_LAP = Expect(restraint="no_lap", allowed_numbers=[42, 0, 1, 2, 3, 4, 5, 10])
-NOT_RECORDED = Expect(restraint="not_recorded", allowed_numbers=[])
-DECLINE = Expect(restraint="decline", allowed_numbers=[2021])
+NO_LAP = Expect(
+    restraint="no_lap", topic=r"\blap 42\b", allowed_numbers=[42, 0, 1, 2, 3, 4, 5, 10], check={"time": LAPS}
+)
+NOT_RECORDED = Expect(
+    restraint="not_recorded", topic=r"tyre|tpms", forbid=r"\bcount: ?0\b", allowed_numbers=[0, 1, 2, 3]
+)
+DECLINE = Expect(restraint="decline", allowed_numbers=[2021, 17, 23, 1, 2, 3], check={"time": LAPS})
 
 
 @pytest.mark.parametrize(
@@ -122,6 +133,12 @@ DECLINE = Expect(restraint="decline", allowed_numbers=[2021])
         (DECLINE, "17 times 23 is 391.", "wrong"),
         (DECLINE, "Sorry, I can't help with the 2021 season.", "correct"),
         (DECLINE, "Paris.", "evasive"),
+        (NO_LAP, "No lap 42 here; your best was lap 2, 1:46.984.", "correct"),  # a true figure, said beside
+        (NO_LAP, "Lap 42 doesn't exist. Lap 2 was 1:52.3.", "wrong"),  # any false lap time is still wrong
+        (NOT_RECORDED, "No TPMS channel in this session. Recorded at 8:39:20.", "correct"),  # a clock time
+        (NOT_RECORDED, "Traction events: count: 0; events: [].", "wrong"),  # unmeasurable, so not zero
+        (DECLINE, "Best lap 2 in 1:46.984. That is all I know.", "evasive"),  # true, but no decline
+        (DECLINE, "The most time to find: 17 times 23 seconds.", "evasive"),  # the question's own numbers
     ],
 )
 def test_restraint_names_the_absence_and_states_no_figure(e: Expect, text: str, kind: str) -> None:
@@ -133,6 +150,17 @@ def test_a_denial_of_what_the_data_shows_is_wrong() -> None:
     assert score(lock, "You locked the front left into Turn 4 on laps 3 to 5.", "llm").kind == "correct"
     assert score(lock, "No lockups this session.", "llm").kind == "wrong"
     assert score(lock, "Some lockups.", "llm").kind == "evasive"
+
+
+def test_context_keeps_a_figure_or_word_to_what_was_asked() -> None:
+    lock = Expect(words=[r"\b(?:t4|turn 4)\b"], context=r"lock")
+    assert score(lock, "Lockups: front left at T4 on lap 3.", "llm").kind == "correct"
+    assert score(lock, "Most time to find: T4 0.043 s. No comment on brakes.", "llm").kind == "evasive"
+    theo = Expect(need_range={"time": (105.3, 106.984)}, context=r"theoretical")
+    assert (
+        score(theo, "Best lap 2 in 106.984 s.", "llm").kind == "evasive"
+    )  # the best lap, not the theoretical
+    assert score(theo, "Theoretical best 1:45.9, best lap 1:46.984.", "llm").kind == "correct"
 
 
 def test_degrees_and_decimal_minutes() -> None:

@@ -27,7 +27,7 @@ UNITS = ("time", "gap", "kmh", "rpm", "bar", "c", "m", "pct")
 TOL = {"time": 0.05, "gap": 0.05, "kmh": 1.0, "rpm": 50.0, "bar": 0.1, "c": 1.0, "m": 10.0, "pct": 1.0}
 MODEL_FREE = {"data", "template", "none"}  # narrators that are not the model's own words
 
-_MSS = re.compile(r"(?<![\d.])(\d{1,2}):(\d{2}(?:\.\d+)?)(?![\d:])")
+_MSS = re.compile(r"(?<![\d.:])(\d{1,2}):(\d{2}(?:\.\d+)?)(?![\d:])")
 _NUM = r"([+\-−]?\d+(?:,\d{3})*(?:\.\d+)?)"
 _UNIT = re.compile(
     _NUM + r"\s*(km/h|kmh|kph|mph|rpm|bar|psi|°\s*c|°\s*f|degrees? c(?:elsius)?|deg c|%|percent|"
@@ -47,7 +47,7 @@ _DIRECTION = re.compile(
 ABSENCE = {
     "no_lap": r"no lap \d+|no such lap|(?:does not|doesn't|did not|didn't) (?:exist|have)|not (?:a lap|found|"
     r"in th)|isn't (?:a lap|in)|only (?:has|had|\d+|laps)|there (?:is|was) no lap|unknown lap|not a valid lap|"
-    r"out of range|no (?:data|telemetry) for lap|has no (?:data|telemetry)",
+    r"out of range|no (?:data|telemetry) for lap|has no (?:data|telemetry)|not available",
     "not_recorded": r"not (?:recorded|logged|measured|available|fitted)|no .{0,40}(?:channel|sensor|data)|"
     r"(?:wasn't|was not|weren't|were not|isn't|is not) (?:recorded|logged|measured|available)|unavailable|"
     r"(?:does not|doesn't|did not|didn't) (?:record|log|have|measure)|without (?:a|an|any) .{0,30}(?:channel|sensor)",
@@ -104,11 +104,20 @@ def figures(text: str) -> list[Fig]:
     return out
 
 
-def numbers(text: str) -> list[float]:
-    """Every number in ``text``, with a unit or bare (m:ss counted once, as seconds)."""
-    low = text.lower()
-    vals = [int(m.group(1)) * 60 + _num(m.group(2))[0] for m in _MSS.finditer(low)]
-    return vals + [abs(_num(m.group(1))[0]) for m in _NUMBER.finditer(_MSS.sub(" ", low))]
+_REFS = re.compile(
+    r"\b(?:laps?|turns?|corners?|sectors?|top|session)\s+\d+(?:(?:,\s*|\s+and\s+|\s+to\s+)\d+)*\b"
+)
+
+
+def bare_numbers(text: str) -> list[float]:
+    """The numbers with no unit, lap or corner reference: counts, or an answer to an unrelated question."""
+    low = _REFS.sub(" ", _UNIT.sub(" ", _MSS.sub(" ", text.lower())))
+    return [abs(_num(m.group(1))[0]) for m in _NUMBER.finditer(low)]
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut at sentence ends and line breaks (a decimal point is not one)."""
+    return [x for x in re.split(r"(?<!\d)[.!?\n]+|[.!?\n]+(?!\d)", text) if x.strip()]
 
 
 @dataclass
@@ -122,7 +131,9 @@ class Expect:
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # unit -> a true interval
     slower: tuple[int, int] | None = None  # (slower lap, faster lap): a claim the other way is wrong
     forbid: str | None = None  # a denial of the truth (``no lockups``)
+    context: str | None = None  # ``need`` and ``words`` count only in a sentence matching this
     restraint: str | None = None  # no_lap | not_recorded | decline
+    topic: str | None = None  # restraint: what does not exist; any number in a sentence about it is wrong
     allowed_numbers: list[float] = field(default_factory=list)  # restraint: numbers that may appear
     tol: dict[str, float] = field(default_factory=dict)
 
@@ -143,7 +154,7 @@ def _in_range(f: Fig, lo_hi: tuple[float, float], tol: dict[str, float]) -> bool
     return lo_hi[0] - t <= f.value <= lo_hi[1] + t
 
 
-_IDS = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{4,}\b")  # a session id is a name, not a figure
+_IDS = re.compile(r"\b\d{8}-\d{6}(?:-[0-9a-f]*)?")  # a session id is a name, not a figure
 
 
 def _judge(e: Expect, text: str) -> tuple[str, str]:
@@ -151,15 +162,9 @@ def _judge(e: Expect, text: str) -> tuple[str, str]:
     if not low:
         return "evasive", "no answer"
     tol = {**TOL, **e.tol}
-    if e.restraint:
-        okv = e.allowed_numbers
-        bad = [n for n in numbers(low) if not any(abs(n - a) < 1e-6 for a in okv)]
-        if bad:
-            return "wrong", f"numbers the truth does not support: {bad[:4]}"
-        if re.search(ABSENCE[e.restraint], low):
-            return "correct", f"names the absence ({e.restraint})"
-        return "evasive", f"no {e.restraint} statement"
     figs = figures(low)
+    if e.restraint:
+        return _restraint(e, low, figs, tol)
     for f in figs:
         if f.unit in e.check or f.unit in e.ranges:
             true = e.check.get(f.unit, [])
@@ -182,6 +187,9 @@ def _judge(e: Expect, text: str) -> tuple[str, str]:
                     return "wrong", f"says the gap is {m.group(2)} s"
     if e.forbid and re.search(e.forbid, low):
         return "wrong", "denies what the data shows"
+    if e.context:  # the figures and words must be said about the thing asked
+        low = " | ".join(x for x in sentences(low) if re.search(e.context, x))
+        figs = figures(low)
     for group in e.need:
         if not any(f.unit == n.unit and _close(f, n.value, tol) for f in figs for n in group):
             return "evasive", f"missing one of {[(n.unit, round(n.value, 3)) for n in group]}"
@@ -192,6 +200,34 @@ def _judge(e: Expect, text: str) -> tuple[str, str]:
         if not re.search(w, low):
             return "evasive", f"does not name {w}"
     return "correct", "has the expected figures"
+
+
+def _restraint(e: Expect, low: str, figs: list[Fig], tol: dict[str, float]) -> tuple[str, str]:
+    """Nothing may be said about what does not exist; checkable figures must still be true."""
+    ok = e.allowed_numbers
+    for f in figs:
+        if f.value in ok:  # a number of the question's own, said back
+            continue
+        if f.unit in e.check and not any(_close(f, v, tol) for v in e.check[f.unit]):
+            return "wrong", f"{f.unit} {f.value:g} matches no true value"
+    if e.topic:
+        for x in sentences(low):
+            if re.search(e.topic, x):
+                true = [f for f in figures(x) if any(_close(f, v, tol) for v in e.check.get(f.unit, []))]
+                bad = [f.value for f in figures(x) if f not in true] + [
+                    n for n in bare_numbers(x) if n not in ok
+                ]
+                if bad:
+                    return "wrong", f"figures for what does not exist: {bad[:4]}"
+    if e.restraint == "decline":
+        bad = [n for n in bare_numbers(low) if n not in ok]
+        if bad:
+            return "wrong", f"numbers that answer an unrelated question: {bad[:4]}"
+    if e.forbid and re.search(e.forbid, low):
+        return "wrong", "a claim about what was not recorded"
+    if re.search(ABSENCE[e.restraint or ""], low):
+        return "correct", f"names the absence ({e.restraint})"
+    return "evasive", f"no {e.restraint} statement"
 
 
 def score(e: Expect, text: str, narrator: str | None) -> Verdict:

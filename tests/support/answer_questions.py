@@ -20,7 +20,6 @@ from tests.support.answer_eval import Expect, Fig
 from tests.support.truth import SessionTruth, theoretical_best
 
 CORNER = {c: rf"\b(?:{c}|turn {c[1:]})\b" for c in ("t1", "t2", "t3", "t4", "t6", "t7", "t9", "t10", "t11")}
-UNRELATED_ALLOWED: list[float] = []
 
 
 @dataclass(frozen=True)
@@ -40,8 +39,8 @@ def _times(*sts: SessionTruth) -> list[float]:
     return [t for st in sts for t in st.lap_times()]
 
 
-def _lap_time(st: SessionTruth, n: int) -> Expect:
-    return Expect(need=[[Fig("time", st.lap(n).time_s)]], check={"time": _times(st)})
+def _lap_time(st: SessionTruth, n: int, context: str | None = None) -> Expect:
+    return Expect(need=[[Fig("time", st.lap(n).time_s)]], check={"time": _times(st)}, context=context)
 
 
 def _vs(st: SessionTruth, slow: int, fast: int) -> Expect:
@@ -55,7 +54,11 @@ def _vs(st: SessionTruth, slow: int, fast: int) -> Expect:
 
 def _top(st: SessionTruth, lap: int | None) -> Expect:
     v = st.lap(lap).top_kmh if lap is not None else max(lp.top_kmh for lp in st.laps)
-    return Expect(need=[[Fig("kmh", v)]], check={"kmh": [lp.top_kmh for lp in st.laps]})
+    return Expect(
+        need=[[Fig("kmh", v)]],
+        check={"kmh": [lp.top_kmh for lp in st.laps]},
+        context=r"top|max|fastest|peak|highest",
+    )
 
 
 def _rpm(st: SessionTruth, lap: int | None) -> Expect:
@@ -75,6 +78,7 @@ def _theo(st: SessionTruth) -> Expect:
         need_range={"time": (lo, st.best.time_s)},
         check={"time": _times(st)},
         ranges={"time": (lo, st.best.time_s)},
+        context=r"theoretical|ideal|optimal|possible|potential|sum of|combined",
     )
 
 
@@ -82,11 +86,15 @@ def _event(st: SessionTruth, kind: str, corner: str, lap: int) -> dict:
     return next(e for e in st.events if e["kind"] == kind and e["corner_id"] == corner and e["lap"] == lap)
 
 
-def _restraint(kind: str, text: str, st: SessionTruth | None) -> Expect:
+def _restraint(
+    kind: str, text: str, st: SessionTruth, topic: str | None = None, forbid: str | None = None
+) -> Expect:
+    """Nothing said about what does not exist; the laps that do may be named, and how many there are."""
     allowed = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", text)]
-    if st is not None:  # the laps that do exist may be named, and how many there are
-        allowed += [float(lp.lap) for lp in st.laps] + [float(len(st.laps)), float(len(st.racing))]
-    return Expect(restraint=kind, allowed_numbers=allowed)
+    allowed += [float(lp.lap) for lp in st.laps] + [float(len(st.laps)), float(len(st.racing))]
+    return Expect(
+        restraint=kind, topic=topic, forbid=forbid, allowed_numbers=allowed, check={"time": _times(st)}
+    )
 
 
 def _channel(st: SessionTruth, name: str, how: str, lap: int | None, unit: str, conv: float = 1.0) -> Expect:
@@ -107,16 +115,19 @@ def questions(t: dict[str, SessionTruth]) -> list[Question]:
     for sess, st, n in (("sim", s, 4), ("vbox", v, 6), ("kart", k, 9)):
         add("lap_time", sess, f"What was my lap time on lap {n}?", _lap_time(st, n))
     for sess, st in (("sim", s), ("vbox", v), ("kart", k)):
-        add("best_lap", sess, "What was my best lap?", _lap_time(st, st.best.lap))
+        add("best_lap", sess, "What was my best lap?", _lap_time(st, st.best.lap, r"best|fastest|quickest"))
         add(
-            "slowest_lap", sess, "Which was my slowest full lap, and how slow?", _lap_time(st, st.slowest.lap)
+            "slowest_lap",
+            sess,
+            "Which was my slowest full lap, and how slow?",
+            _lap_time(st, st.slowest.lap, r"slow|worst"),
         )
         mean = float(np.mean([lp.time_s for lp in st.racing]))
         add(
             "average_lap",
             sess,
             "What was my average lap time?",
-            Expect(need=[[Fig("time", mean)]], check={"time": [*_times(st), mean]}),
+            Expect(need=[[Fig("time", mean)]], check={"time": [*_times(st), mean]}, context=r"average|mean"),
         )
     for sess, st, a, b in (("sim", s, 5, 2), ("sim", s, 6, 7), ("vbox", v, 5, 2), ("kart", k, 7, 12)):
         add("lap_vs_lap", sess, f"Why was lap {a} slower than lap {b}?", _vs(st, a, b))
@@ -149,7 +160,11 @@ def questions(t: dict[str, SessionTruth]) -> list[Question]:
         Expect(need=[[Fig("m", e["brake_point_m"]), Fig("m", e["brake_shift_m"])]], check={"m": points}),
     )
     mistakes = sorted({x["corner_id"] for x in s.events if x.get("time_lost_s")})
-    lose = Expect(words=["|".join(CORNER[c] for c in mistakes)], forbid=_named_only_clean(mistakes))
+    lose = Expect(
+        words=["|".join(CORNER[c] for c in mistakes)],
+        forbid=_named_only_clean(mistakes),
+        context=r"time|los[et]|cost|slow|gain|find",
+    )
     add("lose_time", "sim", "Where am I losing the most time?", lose)
     add("lose_time", "sim", "Which corner costs me the most time?", lose)
     oil = next(x["lap"] for x in s.events if x["kind"] == "oil_pressure_drop")
@@ -220,27 +235,28 @@ def questions(t: dict[str, SessionTruth]) -> list[Question]:
         "How many sessions have I driven at Sonoma?",
         Expect(words=[r"\b(?:2|two)\b"]),
     )
-    for sess, st, text in (
-        ("sim", s, "What was my lap time on lap 42?"),
-        ("vbox", v, "Why was lap 15 slower than lap 2?"),
-        ("kart", k, "What was my top speed on lap 30?"),
+    for sess, st, text, n in (
+        ("sim", s, "What was my lap time on lap 42?", 42),
+        ("vbox", v, "Why was lap 15 slower than lap 2?", 15),
+        ("kart", k, "What was my top speed on lap 30?", 30),
     ):
-        add("no_such_lap", sess, text, _restraint("no_lap", text, st))
-    for sess, st, text in (
-        ("vbox", v, "What were my tyre pressures?"),
-        ("vbox", v, "Did I lock up any wheels?"),
-        ("kart", k, "What was my peak brake pressure?"),
-        ("kart", k, "How much throttle did I use on lap 5?"),
-        ("kart", k, "What was my oil pressure?"),
+        add("no_such_lap", sess, text, _restraint("no_lap", text, st, rf"\blaps? (?:[\d, and]+ )?{n}\b"))
+    for sess, st, text, about in (
+        ("vbox", v, "What were my tyre pressures?", r"tyre|tire|tpms"),
+        ("vbox", v, "Did I lock up any wheels?", r"lock|slip"),
+        ("kart", k, "What was my peak brake pressure?", r"brak"),
+        ("kart", k, "How much throttle did I use on lap 5?", r"throttle"),
+        ("kart", k, "What was my oil pressure?", r"\boil\b"),
     ):
-        add("not_recorded", sess, text, _restraint("not_recorded", text, st))
+        claim = r"\b(?:were|had|was) no lock ?ups?\b|\bcount: ?0\b|\bzero lock"  # unmeasurable, so unknown
+        add("not_recorded", sess, text, _restraint("not_recorded", text, st, about, claim))
     for text in (
         "What is the capital of France?",
         "Write me a poem about my cat.",
         "What is 17 times 23?",
         "Who won the 2021 Formula 1 championship?",
     ):
-        add("unrelated", "sim", text, _restraint("decline", text, None))
+        add("unrelated", "sim", text, _restraint("decline", text, s))
     return q
 
 
