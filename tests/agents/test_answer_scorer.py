@@ -85,6 +85,7 @@ def test_units_are_converted_as_a_driver_reads_them() -> None:
     assert score(top, "Top speed 115.4 mph.", "llm").kind == "correct"
     assert score(top, "Top speed 186 km/h.", "llm").kind == "correct"
     assert score(top, "Top speed 125 mph.", "llm").kind == "wrong"
+    assert score(top, "Top speed 51.6 m/s.", "llm").kind == "correct"  # 185.8 km/h
     assert score(top, "Top speed 190.2 km/h.", "llm").kind == "wrong"
     oil = Expect(need=[[Fig("bar", 2.1)]], check={"bar": [2.1, 4.5]})
     assert score(oil, "It fell to 30.5 psi.", "llm").kind == "correct"  # 2.10 bar

@@ -30,7 +30,7 @@ MODEL_FREE = {"data", "template", "none"}  # narrators that are not the model's 
 _MSS = re.compile(r"(?<![\d.:])(\d{1,2}):(\d{2}(?:\.\d+)?)(?![\d:])")
 _NUM = r"([+\-−]?\d+(?:,\d{3})*(?:\.\d+)?)"
 _UNIT = re.compile(
-    _NUM + r"\s*(km/h|kmh|kph|mph|rpm|bar|psi|°\s*c|°\s*f|degrees? c(?:elsius)?|deg c|%|percent|"
+    _NUM + r"\s*(km/h|kmh|kph|mph|m/s|rpm|bar|psi|°\s*c|°\s*f|degrees? c(?:elsius)?|deg c|%|percent|"
     r"metres|meters|m|seconds?|secs?|s)(?![\w/])",
     re.I,
 )
@@ -83,6 +83,8 @@ def figures(text: str) -> list[Fig]:
         u = re.sub(r"\s+", "", m.group(2))
         if u in ("km/h", "kmh", "kph"):
             out.append(Fig("kmh", v, res))
+        elif u == "m/s":
+            out.append(Fig("kmh", v * 3.6, res * 3.6))
         elif u == "mph":
             out.append(Fig("kmh", v * 1.609344, res * 1.609344))
         elif u == "rpm":
