@@ -23,7 +23,13 @@ def test_every_planted_invention_is_caught() -> None:
     assert r["caught"] == r["planted"], f"missed {len(r['missed'])}: {r['missed']}; by unit {r['by_unit']}"
 
 
-def test_no_true_text_is_flagged() -> None:
+MIRRORED = "Lap 5: +1.141 s against lap 2; lap 2: -1.141 s against lap 5."
+
+
+def test_no_true_text_is_flagged_but_a_mirrored_signed_gap() -> None:
+    """One known false flag, on purpose: an explicitly signed figure must carry the fact's sign, so the
+    mirrored "lap 2: -1.141 s against lap 5" is flagged (the answer falls back to the labelled data,
+    never shows a wrong sign). Anything else flagged, or this one passing, fails here."""
     r = probe()
-    assert r["false_flags"] == 0, r["false_flagged"]
-    assert ground(" ".join(TRUE_TEXTS)) == []
+    assert r["false_flagged"] == {MIRRORED: ["-1.141 s"]}, r["false_flagged"]
+    assert ground(" ".join(t for t in TRUE_TEXTS if t != MIRRORED)) == []

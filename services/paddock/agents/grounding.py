@@ -30,6 +30,7 @@ _UNITS: list[tuple[str, str]] = [
     (r"s|secs?|seconds?", "s"),
     (r"m|metres?|meters?", "m"),
     (r"g\b", "g"),
+    (r"times?", "count"),
 ]
 _UNIT_RE = "|".join(f"(?:{p})" for p, _ in _UNITS)
 _LAP_REF = re.compile(
@@ -41,18 +42,19 @@ _FIGURE = re.compile(
     rf"(?:\s*(?P<unit>{_UNIT_RE})(?![a-z]))?"
 )
 # a JSON key's unit class, from its suffix
-_KEY_UNITS = [
-    (r"_kmh$|_kph$|speed", "kmh"),
-    (r"_mph$", "mph"),
+_KEY_UNITS = [  # searched in "_<key>_", so a unit part anywhere counts ("coast_pct_b")
+    (r"_kmh_|_kph_|speed", "kmh"),
+    (r"_mph_", "mph"),
     (r"rpm", "rpm"),
-    (r"_pct$|percent|_ratio_pct", "pct"),
-    (r"_bar$|bar$", "bar"),
-    (r"_psi$", "psi"),
-    (r"_c$|temp", "degc"),
-    (r"_ms$", "ms"),
-    (r"_s$|time|delta|gap|std", "s"),
-    (r"_m$|distance|point", "m"),
-    (r"_g$", "g"),
+    (r"_pct_|percent", "pct"),
+    (r"_bar_|bar_$", "bar"),
+    (r"_psi_", "psi"),
+    (r"_c_|temp", "degc"),
+    (r"_ms_", "ms"),
+    (r"_s_|time|delta|gap|std", "s"),
+    (r"_m_|distance|point", "m"),
+    (r"_g_", "g"),
+    (r"count|_n_|events|times|lockups|wheelspins|presses", "count"),
 ]
 
 
@@ -67,7 +69,7 @@ def _unit_class(word: str | None) -> str:
 
 
 def _key_class(key: str) -> str:
-    k = key.lower()
+    k = f"_{key.lower()}_"
     for pat, cls in _KEY_UNITS:
         if re.search(pat, k):
             return cls
@@ -142,7 +144,9 @@ def _supported(value: float, nd: int, signed: bool, unit: str, facts: Facts) -> 
     tol = 0.5 * 10**-nd + 1e-9
     cands: list[float] = []
     for x, cls in facts.numbers:
-        if unit and cls and cls != unit:
+        if unit and not cls:  # "7 %" is not supported by a lap number 7: a cited unit needs a fact in it
+            continue
+        if unit and cls != unit:
             if unit == "mph" and cls == "kmh":
                 x = x / MPH_KMH
             elif unit == "kmh" and cls == "mph":
