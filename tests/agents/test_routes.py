@@ -107,7 +107,8 @@ def test_a_lap_that_does_not_exist_and_an_out_lap(lake) -> None:
 def test_a_channel_the_file_lacks_is_not_recorded(lake) -> None:
     got = _answer("what was my oil pressure?", lake["no_oil"])
     assert got.text == "Oil pressure is not recorded in this session's file."
-    assert route_answer("what was my oil pressure?", lake["sid"]) is None  # recorded: the tools answer
+    got = route_answer("what was my oil pressure?", lake["sid"])  # recorded: its range, from the samples
+    assert got is not None and "highest" in got.text and "not recorded" not in got.text
 
 
 def test_other_sessions_of_the_same_driver_track_and_car(lake) -> None:
@@ -121,3 +122,34 @@ def test_a_lap_comparison_is_not_taken_by_the_best_lap_route(lake) -> None:
     assert route_answer("why was lap 3 slower than lap 2?", lake["sid"]) is None
     plan = plan_for("LapComparisonAgent", "why was lap 3 slower than lap 2?", lake["sid"], None)
     assert plan is not None and plan["tool"] == "get_lap_delta"
+
+
+def test_a_question_about_something_else_is_declined_without_a_figure(lake: dict[str, Any]) -> None:
+    for q in ("What is the capital of France?", "Write me a poem about my cat.", "What is 17 times 23?"):
+        got = _answer(q, lake["sid"])
+        assert "only answer questions about your driving" in got.text and not re.search(r"\d", got.text)
+    assert route_answer("Why was lap 4 slower than lap 2?", lake["sid"]) is None or "only answer" not in (
+        route_answer("Why was lap 4 slower than lap 2?", lake["sid"]).text  # type: ignore[union-attr]
+    )
+
+
+def test_highest_and_lowest_of_a_recorded_channel_match_the_raw_samples(lake: dict[str, Any]) -> None:
+    sim = lake["sim"]
+    got = _answer("What was the highest oil temperature?", lake["sid"])
+    hi, lo = float(np.nanmax(sim.wide["oil_temp_c"])), float(np.nanmin(sim.wide["oil_temp_c"]))
+    assert f"highest {hi:.1f} °C" in got.text and f"lowest {lo:.1f} °C" in got.text
+    lap = _full(sim)[1]
+    m = (sim.wide["t_s"] >= lap["t_start_s"]) & (sim.wide["t_s"] <= lap["t_end_s"])
+    got = _answer(f"What was my lowest oil pressure on lap {lap['lap']}?", lake["sid"])
+    want = float(np.nanmin(sim.wide["oil_press_bar"][m]))
+    assert (
+        re.search(rf"lowest {want:.1f} bar", got.text)
+        or abs(float(re.findall(r"lowest ([\d.]+)", got.text)[0]) - want) <= 0.15
+    )
+
+
+def test_theoretical_best_is_between_the_sum_of_best_corners_and_the_best_lap(lake: dict[str, Any]) -> None:
+    got = _answer("What is my theoretical best lap?", lake["sid"])
+    theo, best = _times(got.text)
+    truth_best = min(x["time_s"] for x in _full(lake["sim"]))
+    assert abs(best - truth_best) < 0.05 and theo <= best

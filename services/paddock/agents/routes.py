@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from services.paddock.agents.classifier import FALLBACK, _classify_intent
 from services.paddock.agents.data_answer import DataAnswer
 from shared.display import lap_time
 
@@ -136,8 +137,78 @@ def channel(q: str, s: dict[str, Any]) -> DataAnswer | None:
             v = float(got["rpm"] or 0)
             text = f"Your highest engine speed was {v:.0f} rpm."
             return DataAnswer(text, "telemetry", {"session_id": s["session_id"]}, {"max_rpm": v})
-        return None  # recorded: the specialist's tools answer it
+        return _range(q, s, cols, what)
     return None
+
+
+# a recorded channel's unit as a driver reads it, from its column name
+_UNIT_OF = {"_bar": "bar", "_c": "°C", "_l": "l", "_pct": "%", "_deg": "°", "_v": "V"}
+
+
+def _range(q: str, s: dict[str, Any], cols: tuple[str, ...], what: str) -> DataAnswer | None:
+    """Highest and lowest of a recorded channel, over the session or the lap the question names."""
+    unit = next((u for suf, u in _UNIT_OF.items() if cols[0].endswith(suf)), "")
+    if not unit:
+        return None
+    lap = re.search(r"\blap (\d+)\b", q)
+    where, params = (
+        ("", [s["session_id"]]) if lap is None else (" AND lap = ?", [s["session_id"], int(lap.group(1))])
+    )
+    sel = ", ".join(f"min({c}) AS lo_{i}, max({c}) AS hi_{i}" for i, c in enumerate(cols))
+    r = _rows(f"SELECT {sel} FROM telemetry WHERE session_id = ?{where}", params)
+    los = [r[0][f"lo_{i}"] for i in range(len(cols)) if r and r[0][f"lo_{i}"] is not None]
+    his = [r[0][f"hi_{i}"] for i in range(len(cols)) if r and r[0][f"hi_{i}"] is not None]
+    if not los:
+        return None
+    lo, hi = float(min(los)), float(max(his))
+    scope = f"on lap {lap.group(1)}" if lap else "this session"
+    text = f"{what[0].upper()}{what[1:]} {scope}: highest {hi:.1f} {unit}, lowest {lo:.1f} {unit}."
+    res = {f"{cols[0]}_max": round(hi, 1), f"{cols[0]}_min": round(lo, 1)}
+    return DataAnswer(text, "telemetry", {"session_id": s["session_id"]}, res)
+
+
+def theoretical_best(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    if not re.search(r"theoretical|ideal lap|optimal lap|best possible|perfect lap", q):
+        return None
+    from services.paddock.tools.sessions import get_session_highlights
+
+    hl = get_session_highlights(s["session_id"])
+    theo, best = hl.get("theoretical_best_s"), hl.get("best_lap_s")
+    if theo is None or best is None:
+        return DataAnswer(
+            "There is no theoretical best: it needs valid laps with corner times.",
+            "get_session_highlights",
+            {"session_id": s["session_id"]},
+        )
+    text = (
+        f"Your theoretical best, your best time through every corner added up, is {lap_time(theo)}; "
+        f"your best lap was {lap_time(best)}, {best - theo:.2f} s slower."
+    )
+    res = {"theoretical_best_s": theo, "best_lap_s": best, "theoretical_gain_s": round(best - theo, 2)}
+    return DataAnswer(text, "get_session_highlights", {"session_id": s["session_id"]}, res)
+
+
+# a question with none of these words is not about driving data: Pitwall says so instead of guessing
+_DRIVING = re.compile(
+    r"\b(lap|laps|corner|turn|t\d|brak|throttle|speed|fast|slow|time\b|session|tyre|tire|oil|coolant|water|"
+    r"engine|rpm|rev|gear|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
+    r"consisten|sector|pressure|temp|fuel|delta|debrief|brief|coach|better|improve|where|why|how did|"
+    r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over)"
+)
+
+
+def unrelated(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    """Declined only when neither the routing table (one place: the classifier) nor a driving word
+    recognises the question."""
+    if _DRIVING.search(q) or _classify_intent(q) != FALLBACK:
+        return None
+    return DataAnswer(
+        "I can only answer questions about your driving data: laps, corners, braking, speed and the car's "
+        "channels in this session.",
+        "none",
+        {"session_id": s["session_id"]},
+        {"declined": True},
+    )
 
 
 def consistency(q: str, s: dict[str, Any]) -> DataAnswer | None:
@@ -189,7 +260,15 @@ def other_sessions(q: str, s: dict[str, Any]) -> DataAnswer | None:
     return DataAnswer(text, "sessions", {"session_id": s["session_id"]}, {"sessions": [dict(g) for g in got]})
 
 
-ROUTES: list[Route] = [missing_lap, other_sessions, consistency, lap_times, channel]
+ROUTES: list[Route] = [
+    unrelated,
+    missing_lap,
+    other_sessions,
+    consistency,
+    theoretical_best,
+    lap_times,
+    channel,
+]
 
 
 def route_answer(question: str, session_id: str) -> DataAnswer | None:
