@@ -120,7 +120,9 @@ def test_xrk_with_gps_and_g_only(lake_env) -> None:
     setup = run_tool("get_setup_indicators", {"session_id": sid})
     assert not setup["balance_verdict"].startswith("not recorded") and setup["max_rpm"] is None
     inc = run_tool("get_incident_moments", {"session_id": sid})
-    assert {"lockup", "abs"} <= set(inc["kinds_not_recorded"]) and "steer_spike" not in inc["kinds_not_recorded"]
+    assert {"lockup", "abs"} <= set(inc["kinds_not_recorded"]) and "steer_spike" not in inc[
+        "kinds_not_recorded"
+    ]
     assert "combo_g" not in inc["kinds_not_recorded"]  # both g axes recorded: a combined-g count stands
     tyres = run_tool("get_tire_thermal_window", {"session_id": sid})
     assert tyres["available"] is False and tyres["recorded"] is False
