@@ -77,6 +77,8 @@ def _damaged_row(lake_dir: Any, sid: str, problem: dict[str, str]) -> dict[str, 
 async def delete_session(session_id: str, settings: SettingsDep, store: Store) -> dict[str, Any]:
     """Delete a session everywhere: the hot path removes it from its store and the lake, then the
     paddock drops its own conversations about it. The tablet asks the driver to confirm first."""
+    if not _SID.match(session_id):  # never sent on: an id is a plain name, never a path or control bytes
+        raise HTTPException(404, detail=f"no session {session_id!r}")
     try:
         code, body = await asyncio.to_thread(delete_via_hotpath, settings, session_id)
     except HotpathUnavailable as exc:
