@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import stat
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,10 +49,17 @@ class BundleImported:
 
 
 def is_bundle(path: Path) -> bool:
+    """A regular file that starts as a zip and lists a manifest; anything else (a device, a FIFO, a
+    directory) is left to the importers' own checks, without reading it here."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as fh:
+            if fh.read(4) != b"PK\x03\x04":
+                return False
         with zipfile.ZipFile(path) as zf:
             return "manifest.json" in zf.namelist()
-    except (zipfile.BadZipFile, OSError):
+    except (zipfile.BadZipFile, OSError, ValueError):
         return False
 
 
