@@ -23,7 +23,9 @@ from services.hotpath.replay import frames_of
 from shared.settings import settings_for
 from shared.simulator import simulate
 from shared.store.writer import StoreWriter
+from tests.support import require
 from tests.support.procs import start_hotpath
+from tests.support.require import missing
 
 CAR = {"car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}
 
@@ -96,10 +98,10 @@ def small_fs(tmp_path: Path) -> Iterator[Path]:
     d = tmp_path / "fs"
     d.mkdir()
     if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root; run this test as root")
+        missing(require.ROOT, "mounting a small tmpfs needs root; run this test as root")
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(d)], capture_output=True)
     if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode().strip()}")
+        missing(require.ROOT, f"cannot mount a tmpfs here: {r.stderr.decode().strip()}")
     try:
         yield d
     finally:
