@@ -29,7 +29,6 @@ def _second_track(data_dir: Path) -> str:
     ]
     tr = son.model_copy(update={"id": "auto-0badf00d", "name": "Test Kart", "corners": corners})
     save_track(data_dir, tr)
-    load_track.cache_clear()
     return tr.id
 
 
