@@ -4,27 +4,17 @@ end-of-session state (headless Debian Chromium, a real hot path)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.support import require
+from tests.support.browser import CHROMIUM, FLAGS, needs_chromium
 from tests.support.procs import start_hotpath
-from tests.support.require import missing
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = [
     pytest.mark.browser,
-]
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-sync",
 ]
 SIZES = [(360, 780), (390, 844), (844, 390)]
 FITS = """(id) => { const e = document.getElementById(id); const r = e.getBoundingClientRect();
@@ -34,8 +24,7 @@ FITS = """(id) => { const e = document.getElementById(id); const r = e.getBoundi
 @pytest.fixture(scope="module", autouse=True)
 def _needs_chromium() -> None:
     """Before any other module fixture: skip, or fail when PITWALL_REQUIRE_BROWSER=1."""
-    if not Path(CHROMIUM).exists():
-        missing(require.BROWSER, "Debian chromium is not installed (scripts/check installs it as root)")
+    needs_chromium()
 
 
 @pytest.fixture(scope="module")

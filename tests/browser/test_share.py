@@ -3,7 +3,6 @@ real paddock and hot path processes), at a phone's and a tablet's size."""
 
 from __future__ import annotations
 
-import shutil
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -15,28 +14,18 @@ import pytest
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator import Scenario, simulate
-from tests.support import require
+from tests.support.browser import CHROMIUM, FLAGS, needs_chromium
 from tests.support.procs import start_hotpath, start_paddock
-from tests.support.require import missing
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = [
     pytest.mark.browser,
-]
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-sync",
 ]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _needs_chromium() -> None:
     """Before any other module fixture: skip, or fail when PITWALL_REQUIRE_BROWSER=1."""
-    if not Path(CHROMIUM).exists():
-        missing(require.BROWSER, "Debian chromium is not installed (scripts/check installs it as root)")
+    needs_chromium()
 
 
 @pytest.fixture()
