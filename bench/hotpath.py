@@ -137,14 +137,15 @@ def bench_e2e(rows: list[tuple[str, str, str, str]], url: str, port: int) -> Non
                     "abs_active": 0.0,
                     "dsc_active": 0.0,
                 }
-                if i % 200 == 100:  # a rising edge: ABS and DSC alternate, each with a 20 s cooldown
-                    flag = flags[(i // 200) % 2]
-                    f[flag] = 1.0
-                    sent_at.append(time.perf_counter())
+                edge = i % 200 == 100  # a rising edge: ABS and DSC alternate, each with a 20 s cooldown
+                if edge:
+                    f[flags[(i // 200) % 2]] = 1.0
                 due = t0 + t
                 delay = due - time.perf_counter()
                 if delay > 0:
                     await asyncio.sleep(delay)
+                if edge:  # the clock starts when the frame leaves, not before the pacing sleep
+                    sent_at.append(time.perf_counter())
                 await ws.send(json.dumps({"frames": [f]}))
                 await ws.recv()
 
