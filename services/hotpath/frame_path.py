@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,10 +18,12 @@ from services.hotpath import records
 from services.hotpath.arbiter import ArbiterConfig, CoachArbiter, Decision, FrameState
 from services.hotpath.clock import SessionClock
 from services.hotpath.corner_live import CornerObservation, CornerWatcher
+from services.hotpath.cue import Cue
 from services.hotpath.delta import PredictiveDelta, elapsed_at
 from services.hotpath.phrases import render
 from services.hotpath.rules.coach import RuleCoach, reference_from_trace
 from services.hotpath.rules.thresholds import thresholds_for
+from services.hotpath.track_live import LiveTrackFinder
 from services.hotpath.validation import JumpGuard
 from shared.events import LiveEvents
 from shared.laps import Lap, LiveLapTracker
@@ -35,41 +36,6 @@ _ROW_SCHEMA = telemetry_schema().remove(0)  # without session_id
 
 Sink = Callable[[str, Any], None]  # (table, rows or an Arrow table) -> enqueue for the store
 SAFETY_SPEAK_WITHIN_S = 2.0  # session seconds: a safety cue not started by then is stale
-
-
-@dataclass
-class Cue:
-    ts: str
-    session_id: str
-    lap: int
-    corner: str | None
-    phrase_id: str
-    text: str
-    priority: int
-    rule: str
-    latency_ms: float
-    status: str
-    reason: str | None
-    source_lap: int | None
-    speak_by: int | None = None  # epoch ms by which speech must start (spoken cues only)
-    speak_s: float = 0.0  # the arbiter's speaking-time budget for the phrase; speak_by assumes it
-
-    def event(self) -> dict[str, Any]:
-        return {
-            "ts": self.ts,
-            "session_id": self.session_id,
-            "lap": self.lap,
-            "corner": self.corner,
-            "phrase_id": self.phrase_id,
-            "text": self.text,
-            "priority": self.priority,
-            "rule": self.rule,
-            "latency_ms": round(self.latency_ms, 3),
-            "status": self.status,
-            "reason": self.reason,
-            "speak_by": self.speak_by,
-            "speak_s": round(self.speak_s, 2),
-        }
 
 
 class LiveSession:
@@ -92,13 +58,11 @@ class LiveSession:
         self.track = track
         self.sink = sink
         self.on_cue = on_cue
-        th = thresholds_for(car.thresholds)
-        self.tracker = LiveLapTracker(track)
-        self.watcher = CornerWatcher(track, th) if track is not None else None
-        self.coach = RuleCoach(track, th)
-        self.events = LiveEvents(track.corners if track is not None else [], car.thresholds)
-        self.coach.share_events(self.events)  # one evaluation of the per-frame conditions for both
-        self.arbiter = CoachArbiter(track, ArbiterConfig(headset_latency_s=headset_latency_s))
+        self.headset_latency_s = headset_latency_s
+        self._use_track(track)
+        # a session started without a track finds it from its GPS fixes (set by the caller)
+        self.finder: LiveTrackFinder | None = None
+        self.on_track_found: Callable[[TrackProfile], None] | None = None
         self.clock = SessionClock()
         self.audio_s = audio_s or {}  # cue text -> length of its pre-rendered audio (pitwall voices build)
         self.delta = PredictiveDelta(session_id)
@@ -127,6 +91,37 @@ class LiveSession:
         self.stored_frames = 0
         self.on_lap_closed: Callable[[Lap], None] | None = None
         self._last_vals: dict[str, float] = {}
+        self._finder_fix: tuple[float, float] | None = None
+
+    def _use_track(self, track: TrackProfile | None) -> None:
+        """Everything on the frame path that depends on the track."""
+        self.track = track
+        th = thresholds_for(self.car.thresholds)
+        self.tracker = LiveLapTracker(track)
+        self.watcher = CornerWatcher(track, th) if track is not None else None
+        self.coach = RuleCoach(track, th)
+        self.events = LiveEvents(track.corners if track is not None else [], self.car.thresholds)
+        self.coach.share_events(self.events)  # one evaluation of the per-frame conditions for both
+        self.arbiter = CoachArbiter(track, ArbiterConfig(headset_latency_s=self.headset_latency_s))
+
+    def _look_for_track(self, vals: Mapping[str, float]) -> None:
+        """A session without a track: this frame's GPS fix may settle which known track it is."""
+        lat, lon = vals.get("lat"), vals.get("lon")
+        if self.finder is None or self.finder.done or lat is None or lon is None:
+            return
+        if (lat, lon) == self._finder_fix:  # a fix held between frames is no new position
+            return
+        self._finder_fix = (lat, lon)
+        track = self.finder.feed(lat, lon)
+        if track is None:
+            return
+        ended = self.events.close()  # events open so far are stored, not lost with the old detector
+        if ended:
+            self.sink(*records.events(self.session_id, ended))
+        self._use_track(track)
+        log.info("session %s: track found from GPS: %s", self.session_id, track.id)
+        if self.on_track_found is not None:
+            self.on_track_found(track)
 
     def use_gold(self, trace: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> bool:
         """A saved gold lap (distance trace) becomes RuleCoach's reference; False if it has no corners."""
@@ -148,6 +143,8 @@ class LiveSession:
         self.clock.observe(t, wall)
         vals = self._last_vals
         vals.update(frame)  # slow channels hold their last value between their frames
+        if self.track is None:
+            self._look_for_track(vals)
         st = self.tracker.feed(t, vals.get("lat"), vals.get("lon"), vals.get("speed_kmh"))
         cues: list[Cue] = []
         if st.crossed is not None:

@@ -8,15 +8,17 @@ from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any
 
+from services.hotpath.cue import Cue
 from services.hotpath.cue_stream import CueHub
-from services.hotpath.frame_path import Cue, LiveSession
+from services.hotpath.frame_path import LiveSession
 from services.hotpath.metrics import Histogram, RateMeter
+from services.hotpath.track_live import LiveTrackFinder
 from services.hotpath.validation import Counters, FrameRejected, clean_batch, clean_frame
 from services.hotpath.voices import audio_lengths
 from shared import __version__
 from shared.laps import Lap
 from shared.profiles.car import CarProfileError, load_car
-from shared.profiles.track import TrackProfile, list_tracks, load_track, save_track
+from shared.profiles.track import TrackProfile, known_tracks, list_tracks, load_track, save_track
 from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
 from shared.store.deletion import apply_tombstones, delete_session
@@ -149,6 +151,11 @@ class HotpathState:
             audio_s=audio_lengths(self.settings.data_dir),
         )
         sess.mark = self.writer.mark
+        if track_p is None:  # no silent default track: found from the session's own GPS fixes
+            sess.finder = LiveTrackFinder(known_tracks(self.settings.data_dir))
+            sess.on_track_found = lambda tr, sid=sid, d=driver_id, c=car_p.id: self._track_found(
+                sid, tr, d, c
+            )
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
         sess.on_delta = lambda ev: self.hub.publish_state("delta", ev)
         if reference == "alltime" and track_p is not None:
@@ -162,6 +169,13 @@ class HotpathState:
         self.sessions[sid] = sess
         self.active = sid
         return sid
+
+    def _track_found(self, sid: str, track: TrackProfile, driver_id: str, car_id: str) -> None:
+        """A live session's track, found from its GPS: stored with the session, and its gold lap used."""
+        self.writer.call(lambda con: self.store.set_session_track(sid, track.id, track.name))
+        sess = self.sessions.get(sid)
+        if sess is not None:
+            self._use_gold(sess, track.id, driver_id, car_id)
 
     def _use_reference(self, sess: LiveSession, track: Any, ref_sid: str, ref_lap: int) -> None:
         try:

@@ -235,6 +235,15 @@ def detect_track(
     return best[1]
 
 
+def known_tracks(data_dir: Path | None) -> list[TrackProfile]:
+    """Every track this installation knows: the shipped profiles, then those stored under ``data_dir``."""
+    out = [load_track(tid) for tid in list_tracks()]
+    shipped = {t.id for t in out}
+    if data_dir is not None:
+        out += [t for t in saved_tracks(data_dir) if t.id not in shipped]
+    return out
+
+
 # ---- tracks Pitwall found itself (no profile shipped) ------------------------------------------
 SAVED_TRACKS_DIR = "tracks"  # under the data directory
 

@@ -169,6 +169,13 @@ class HotStore:
         insert_arrow(self.con, "sessions", rows_table(self.con, "sessions", [row], sid))
         return sid
 
+    def set_session_track(self, session_id: str, track_id: str, track_name: str) -> None:
+        """A live session's track, found after it started (from its GPS fixes)."""
+        self.con.execute(
+            "UPDATE sessions SET track_id = ?, track_name = ? WHERE session_id = ?",
+            [track_id, track_name, session_id],
+        )
+
     def close_session(self, session_id: str, status: str = "closed") -> None:
         mark_best_lap(self.con, session_id)
         self.con.execute(

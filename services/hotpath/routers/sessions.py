@@ -23,7 +23,12 @@ class SessionStart(BaseModel):
         pattern=PROFILE_NAME,
         description="a car profile's name: shipped, or <data>/profiles/cars/<name>.yaml; never a path",
     )
-    track: str | None = Field("sonoma", max_length=64)
+    track: str | None = Field(
+        None,
+        max_length=64,
+        description="a track's id; omitted: found from the session's GPS fixes among the known tracks "
+        "(no lap timing or corner cues until it is found; an unknown track stays unknown)",
+    )
     driver_level: Literal["novice", "intermediate", "advanced", "pro"] = "intermediate"
     note: str | None = Field(None, max_length=500)
     reference: str | None = Field(
