@@ -1,9 +1,9 @@
-"""The achievable optimal lap: segments of laps actually driven, joined only where two laps agree.
+"""The achievable optimal lap: pieces of laps actually driven, joined only where two laps agree.
 
-The lap is cut at the boundaries of the corner segmentation (every corner's start and end, the same
-corner zones the ``corner_results`` are measured on), so its pieces are the corners and the stretches
-between them. Each boundary is a gate across the fastest valid lap's own path (GPS); every valid lap's
-crossing of it gives its time from the line, speed, heading and lateral offset along the gate.
+The lap is cut at every corner's entry (the start of the corner zones ``corner_results`` are measured
+on), so each piece is one corner and the run out of it to the next corner: a good exit is paid for on the
+straight after it, so the two stay together. Each cut is a gate across the fastest valid lap's own path
+(GPS); every valid lap's crossing of it gives its time from the line, speed, heading and lateral offset.
 
 * **Theoretical best:** each piece's best time over the valid laps, added up (any lap may follow any).
 * **Achievable lap:** the fastest chain of pieces in which a change of lap happens only at a gate where
@@ -22,26 +22,26 @@ from typing import Any
 
 import numpy as np
 
-from shared.geo import LocalProjection
-from shared.resample import line_to_line
+from shared.lap_gates import Crossings, crossings, lap_rows
 
 Wide = Mapping[str, np.ndarray]
 
 # ---- when two laps "agree" at a gate: the only place these tolerances live --------------------------
-# Speed: GPS Doppler speed is good to ~0.2 km/h, so 2 km/h is a real but small difference; a speed gap
-# the join hides is worth at most ~0.05 s over the next 100 m at 90 km/h (L * dv / v^2).
+# (Lap-to-lap medians at corner entries measured on the shared real sessions: speed 3.3 km/h at Sonoma
+# in a car, 0.75 km/h in a kart; heading 1.0 and 0.75 deg; offset 1.5 and 0.4 m: about half the pairs
+# of laps are in the same state somewhere, a quarter at a given gate.)
+# Speed: GPS Doppler speed is good to ~0.2 km/h, so 2 km/h is a real but small difference; the speed
+# gap a join hides would be worth 0.09 s if it lasted the next 100 m at 90 km/h (L * dv / v^2), and it
+# closes sooner as both laps meet the same grip and power limits.
 SPEED_TOL_KMH = 2.0
-# Heading: lap-to-lap heading on one line agrees within ~1 deg (chord over +-5 m of travel); 3 deg
-# is a different line: over the next 20 m it moves the car ~1 m sideways.
+# Heading (chord of the path over +-5 m): 3 deg apart is a different line: over the next 20 m it
+# moves the car ~1 m sideways, the offset tolerance.
 HEADING_TOL_DEG = 3.0
-# Lateral offset along the gate: a car width is ~1.8 m and lap-to-lap GPS drift ~0.3-0.5 m; 1 m apart
-# is the same line, more is a different one.
+# Lateral offset along the gate: the car is ~1.8 m wide and the GPS drifts 0.3-0.5 m from lap to lap;
+# 1 m apart is the same line, more is a different one.
 OFFSET_TOL_M = 1.0
 
 JOIN_PENALTY_S = 1e-3  # a join must gain over a millisecond (ties and noise: stay on the lap)
-GATE_HALF_M = 20.0  # a crossing further than this from the reference path is beside the gate
-GATE_WINDOW_M = 150.0  # and it must be this close to where the lap's own distance puts the gate
-CHORD_M = 5.0  # heading from the path this far either side of the crossing
 MIN_PIECE_M = 5.0  # boundaries closer than this are one
 
 
@@ -78,167 +78,23 @@ class Achievable:
     crossings: Crossings | None = None  # the measurements behind it (the stitched trace reads them)
 
 
-@dataclass
-class Crossings:
-    """Per lap (rows) and station (columns): time from the line; per lap and gate: the state there."""
-
-    laps: list[int]
-    time_s: np.ndarray  # (n, G + 2): 0 at the line, each gate, the lap time at the end
-    speed_kmh: np.ndarray  # (n, G)
-    heading_deg: np.ndarray  # (n, G)
-    offset_m: np.ndarray  # (n, G), right of the reference path positive
-    stations_m: np.ndarray  # (G + 2,)
-    gate_latlon: np.ndarray  # (G, 2): where each gate crosses the reference path
-    gate_heading_deg: np.ndarray  # (G,): the reference path's direction of travel there
-
-    def comparable(self) -> np.ndarray:
-        """(n, G): the lap's state at the gate was measured (GPS crossing and speed)."""
-        return np.isfinite(self.speed_kmh) & np.isfinite(self.heading_deg) & np.isfinite(self.offset_m)
-
-
 def valid_full(laps: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The laps that may contribute: full laps judged valid (never out, in or pit laps)."""
     return [lp for lp in laps if lp.get("kind") == "full" and bool(lp.get("valid"))]
 
 
 def boundaries(corners: Iterable[Mapping[str, Any]], length_m: float) -> list[float]:
-    """Gate distances from corner zones (``start_m``/``end_m``): sorted, inside the lap, near ones merged."""
+    """Gate distances: the corners' entries (``start_m``), sorted, inside the lap, near ones merged."""
     marks = sorted(
-        float(c[k])
+        float(c["start_m"])
         for c in corners
-        for k in ("start_m", "end_m")
-        if c.get(k) is not None and np.isfinite(float(c[k]))
+        if c.get("start_m") is not None and np.isfinite(float(c["start_m"]))
     )
     out: list[float] = []
     for m in marks:
         if MIN_PIECE_M <= m <= length_m - MIN_PIECE_M and (not out or m - out[-1] >= MIN_PIECE_M):
             out.append(m)
     return out
-
-
-def _lap_rows(wide: Wide, lap: Mapping[str, Any]) -> np.ndarray:
-    t = wide["t_s"]
-    return np.flatnonzero((wide["lap"] == lap["lap"]) & (t >= lap["t_start_s"]) & (t <= lap["t_end_s"]))
-
-
-def _xy(wide: Wide, proj: LocalProjection | None, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    if proj is None:
-        return np.full(len(idx), np.nan), np.full(len(idx), np.nan)
-    x, y = proj.xy(wide["lat"][idx], wide["lon"][idx])
-    return np.asarray(x, float), np.asarray(y, float)
-
-
-def _fresh(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Rows with a new GPS fix (a fix held on later rows by a slower GPS is no new position)."""
-    ok = np.isfinite(x) & np.isfinite(y)
-    new = np.concatenate([[True], (np.diff(x) != 0) | (np.diff(y) != 0)])
-    return ok & new
-
-
-def _gates(
-    d: np.ndarray, x: np.ndarray, y: np.ndarray, at: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(point (G, 2), unit direction of travel (G, 2), usable (G,)) of gates at ``at`` on a path."""
-    if len(d) < 2:
-        g = len(at)
-        return np.full((g, 2), np.nan), np.full((g, 2), np.nan), np.zeros(g, bool)
-    px, py = np.interp(at, d, x), np.interp(at, d, y)
-    hx = np.interp(at + CHORD_M, d, x) - np.interp(at - CHORD_M, d, x)
-    hy = np.interp(at + CHORD_M, d, y) - np.interp(at - CHORD_M, d, y)
-    n = np.hypot(hx, hy)
-    ok = n > 1.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        h = np.stack([hx / n, hy / n], axis=1)
-    return np.stack([px, py], axis=1), h, ok
-
-
-def crossings(wide: Wide, laps: Sequence[Mapping[str, Any]], gates_m: Sequence[float]) -> Crossings:
-    """Every lap's time, speed, heading and lateral offset at each gate. The reference path is the
-    fastest lap's; where a lap's crossing is not found (no GPS there) its time comes from its lap
-    distance and the gate cannot join (its state there is NaN)."""
-    ref = min(laps, key=lambda lp: float(lp["time_s"]))
-    lat, lon = wide.get("lat"), wide.get("lon")
-    proj = None
-    if lat is not None and lon is not None and (np.isfinite(lat) & np.isfinite(lon)).any():
-        proj = LocalProjection(float(np.nanmedian(lat)), float(np.nanmedian(lon)))
-    at = np.asarray(gates_m, float)
-    n_g = len(at)
-    ri = _lap_rows(wide, ref)
-    rx, ry = _xy(wide, proj, ri)
-    f = _fresh(rx, ry)
-    rd = wide["dist_m"][ri][f] + np.arange(int(f.sum())) * 1e-6
-    gp, gh, g_ok = _gates(rd, rx[f], ry[f], at)
-    ref_len = float(np.nanmax(wide["dist_m"][ri])) if len(ri) else float(at[-1] if n_g else 1.0)
-    n = len(laps)
-    tm = np.zeros((n, n_g + 2))
-    spd, hdg, off = (np.full((n, n_g), np.nan) for _ in range(3))
-    for i, lp in enumerate(laps):
-        idx = _lap_rows(wide, lp)
-        lap_t = float(lp["time_s"])
-        tm[i, -1] = lap_t
-        d_all = wide["dist_m"][idx]
-        lap_len = float(np.nanmax(d_all)) if len(idx) else ref_len
-        # fallback time at each gate: from the lap's own distance (scaled to the reference lap's)
-        td, tt = line_to_line(
-            wide["t_s"][idx], d_all, wide.get("speed_kmh", np.full(len(wide["t_s"]), np.nan))[idx],
-            float(lp["t_start_s"]), float(lp["t_end_s"]),
-        )  # fmt: skip
-        expect = at * (lap_len / ref_len if ref_len > 0 else 1.0)
-        fallback = np.interp(expect, td + np.arange(len(td)) * 1e-6, tt)
-        tm[i, 1:-1] = fallback
-        if proj is None or n_g == 0 or len(idx) < 3:
-            continue
-        x, y = _xy(wide, proj, idx)
-        fr = _fresh(x, y)
-        if fr.sum() < 3:
-            continue
-        x, y, t, d = x[fr], y[fr], wide["t_s"][idx][fr], d_all[fr]
-        rel_x, rel_y = x[:, None] - gp[:, 0], y[:, None] - gp[:, 1]
-        along = rel_x * gh[:, 0] + rel_y * gh[:, 1]  # (samples, G)
-        across = rel_x * gh[:, 1] - rel_y * gh[:, 0]  # right of travel positive
-        a0, a1 = along[:-1], along[1:]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            frac = np.where(a1 != a0, -a0 / (a1 - a0), 0.0)
-        lateral = across[:-1] + frac * (across[1:] - across[:-1])
-        near = np.abs(d[:-1, None] - expect[None, :])
-        cand = (a0 < 0) & (a1 >= 0) & (np.abs(lateral) <= GATE_HALF_M) & (near <= GATE_WINDOW_M) & g_ok
-        cand &= (np.diff(t) <= 2.0)[:, None]  # a GPS gap: no honest interpolation
-        j = np.argmin(np.where(cand, near, np.inf), axis=0)
-        found = cand[j, np.arange(n_g)]
-        k = np.arange(n_g)
-        fj = frac[j, k]
-        tc = t[j] + fj * (t[j + 1] - t[j]) - float(lp["t_start_s"])
-        vc = np.full(n_g, np.nan)
-        v = wide.get("speed_kmh")
-        okv = np.isfinite(v[idx]) if v is not None else np.zeros(len(idx), bool)
-        if v is not None and okv.sum() > 1:
-            vc = np.interp(tc + float(lp["t_start_s"]), wide["t_s"][idx][okv], v[idx][okv])
-        # heading: the chord of the lap's own path CHORD_M either side of the crossing
-        s = np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(x), np.diff(y)))]) + np.arange(len(x)) * 1e-9
-        sc = s[j] + fj * (s[j + 1] - s[j])
-        dx = np.interp(sc + CHORD_M, s, x) - np.interp(sc - CHORD_M, s, x)
-        dy = np.interp(sc + CHORD_M, s, y) - np.interp(sc - CHORD_M, s, y)
-        times = np.where(found, tc, fallback)
-        # times along the lap must increase from 0 to the lap time: a crossing that breaks the order is
-        # not trusted (its fallback time, and no join there)
-        chain = np.concatenate([[0.0], times, [lap_t]])
-        bad = (np.diff(chain)[:-1] <= 0) | (np.diff(chain)[1:] <= 0)
-        found &= ~bad
-        tm[i, 1:-1] = np.where(found, tc, fallback)
-        spd[i] = np.where(found, vc, np.nan)
-        hdg[i] = np.where(found, np.degrees(np.arctan2(dx, dy)), np.nan)
-        off[i] = np.where(found, lateral[j, k], np.nan)
-    glat, glon = proj.latlon(gp[:, 0], gp[:, 1]) if proj is not None else (at * np.nan, at * np.nan)
-    return Crossings(
-        [int(lp["lap"]) for lp in laps],
-        tm,
-        spd,
-        hdg,
-        off,
-        np.concatenate([[0.0], at, [ref_len]]),
-        np.stack([np.asarray(glat, float), np.asarray(glon, float)], axis=1).reshape(n_g, 2),
-        np.degrees(np.arctan2(gh[:, 0], gh[:, 1])) % 360.0,
-    )
 
 
 def mismatch(c: Crossings, gate: int, a: int, b: int) -> tuple[float, float, float]:
@@ -289,12 +145,12 @@ def achievable_lap(
     wide: Wide, laps: Sequence[Mapping[str, Any]], corners: Iterable[Mapping[str, Any]]
 ) -> Achievable | None:
     """The achievable lap of a session's valid full laps (None without one). ``corners``: the corner
-    zones (``start_m``, ``end_m``) whose boundaries cut the lap."""
+    zones (``start_m``) whose entries cut the lap."""
     good = valid_full(laps)
     if not good:
         return None
     ref = min(good, key=lambda lp: float(lp["time_s"]))
-    ri = _lap_rows(wide, ref)
+    ri = lap_rows(wide, ref)
     length = float(np.nanmax(wide["dist_m"][ri])) if len(ri) else 0.0
     c = crossings(wide, good, boundaries(list(corners), length))
     chain, time_s = solve(c)
@@ -309,7 +165,8 @@ def achievable_lap(
             continue
         if pieces:
             dv, dh, do = mismatch(c, k - 1, chain[k - 1], row)
-            g = (*(float(v) for v in c.gate_latlon[k - 1]), float(c.gate_heading_deg[k - 1]))
+            lat, lon = (float(v) for v in c.gate_latlon[k - 1])
+            g = (lat, lon, float(c.gate_heading_deg[k - 1]))
             joins.append(Join(float(st[k]), pieces[-1].lap, c.laps[row], dv, dh, do, g))
         pieces.append(Piece(c.laps[row], float(st[k]), float(st[k + 1]), float(seg[row, k])))
     ok = c.comparable()
