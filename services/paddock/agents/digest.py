@@ -79,10 +79,7 @@ def _session_lines(hl: dict[str, Any]) -> list[str]:
         line = f"Best: lap {hl['best_lap']}, {best}."
         theo = laptime(hl.get("theoretical_best_s"))
         if theo:
-            line += f" Theoretical best (each corner and its run out at its best, added up): {theo}."
-        ach = laptime(hl.get("achievable_lap_s"))
-        if theo and ach:
-            line += f" Achievable (laps joined only where they matched): {ach}."
+            line += f" Theoretical best (best corners joined): {theo}."
         out.append(line)
     spread = secs(hl.get("consistency_std_s"), 2)
     slow = laptime(hl.get("slowest_lap_s"))

@@ -46,9 +46,7 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
             n = int(hl["valid_laps"])
             line = f"{n} valid lap{'' if n == 1 else 's'}, best {lap_time(hl['best_lap_s'])} on lap {hl.get('best_lap')}"
             if hl.get("theoretical_best_s") is not None:
-                ach = hl.get("achievable_lap_s")
-                line += f" (achievable {lap_time(ach)}, " if ach is not None else " ("
-                line += f"theoretical {lap_time(hl['theoretical_best_s'])})"
+                line += f" (theoretical {lap_time(hl['theoretical_best_s'])})"
             parts.append(line + ".")
     if focus:
         parts.append("Focus: " + "; ".join(focus) + ".")

@@ -181,14 +181,10 @@ def theoretical_best(q: str, s: dict[str, Any]) -> DataAnswer | None:
             {"session_id": s["session_id"]},
         )
     text = (
-        f"Your theoretical best, your best time through each corner and the run out of it added up, is "
-        f"{lap_time(theo)}; your best lap was {lap_time(best)}, {best - theo:.2f} s slower."
+        f"Your theoretical best, your best time through every corner added up, is {lap_time(theo)}; "
+        f"your best lap was {lap_time(best)}, {best - theo:.2f} s slower."
     )
     res = {"theoretical_best_s": theo, "best_lap_s": best, "theoretical_gain_s": round(best - theo, 2)}
-    ach = hl.get("achievable_lap_s")
-    if ach is not None:  # the lap that could really be driven: the laps joined only where they matched
-        text += f" Joining your laps only where they matched gives an achievable lap of {lap_time(ach)}."
-        res["achievable_lap_s"] = ach
     return DataAnswer(text, "get_session_highlights", {"session_id": s["session_id"]}, res)
 
 

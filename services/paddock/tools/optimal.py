@@ -42,7 +42,7 @@ def _gate_name(corners: list[dict[str, Any]], at_m: float) -> str | None:
 
 
 def get_achievable_lap(session_id: str) -> dict[str, Any]:
-    """The achievable optimal lap: pieces of this session's valid laps joined only where speed, heading and line agree, with each join's mismatch, beside the best lap and the theoretical best."""
+    """Achievable optimal lap: this session's valid laps joined only where speed, heading and line agree; each join's mismatch; beside the best lap and theoretical best."""
     s, corners, a = session_achievable(session_id)
     base = {"session_id": s["session_id"], "track": s["track_id"], "car": s["car_id"]}
     if a is None:
@@ -130,7 +130,7 @@ def _figs(sp: dict[str, Any], unit: str, nd: int) -> dict[str, Any]:
 
 
 def get_corner_consistency(session_id: str, corner: str | None = None) -> dict[str, Any]:
-    """Consistency per corner over the valid laps: spread (IQR and SD) of the brake point in metres and the minimum speed in km/h, and whether each spread tightened against the driver's earlier sessions at this track in this car."""
+    """Consistency per corner over valid laps: spread (IQR, SD) of brake point in metres and minimum speed in km/h, and its trend against the driver's earlier sessions here."""
     s, sess = _same_track(session_id, 10)
     sid = s["session_id"]
     want = find_corner(s["track_id"], corner).id if corner else None
