@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 from shared.achievable import Achievable, achievable_lap
 from shared.resample import line_to_line
 from shared.settings import Settings
+from shared.store.gold import session_facts
 from shared.store.lake_layout import lap_path, table_path
 
 Wide = Mapping[str, np.ndarray]
@@ -54,6 +55,8 @@ def stitched_trace(
         td = td + np.arange(len(td)) * 1e-6
         # the lap's own distance at its crossings of the piece's first and last gate
         d0, d1 = np.interp([c.time_s[row, k], c.time_s[row, k1]], tt, td)
+        if k1 == len(st) - 1:  # the lap's end: its last sample's distance, as the reference lap's length is
+            d1 = float(np.max(wide["dist_m"][m]))
         sel = (grid >= st[k]) & ((grid < st[k1]) | (k1 == len(st) - 1))
         frac = (grid[sel] - st[k]) / max(st[k1] - st[k], 1e-9)
         own = d0 + frac * (d1 - d0)  # the grid point on this lap's own distance
@@ -106,12 +109,12 @@ def achievable_reference(
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """A session's achievable lap as a reference trace with its metadata (like a gold lap's)."""
     chans = tuple(channels)
+    facts = session_facts(settings, session_id)  # a session not in the lake says so first
     wide, laps, corners = lake_session(settings, session_id, ("speed_kmh", "lat", "lon", *chans))
     ach = achievable_lap(wide, laps, corners)
     if ach is None:
         raise ValueError(f"session {session_id} has no valid full lap for an achievable lap")
     trace = stitched_trace(wide, laps, ach, chans)
-    facts = _read(settings, session_id, "session")[0]
     meta = {
         "track_id": facts.get("track_id"),
         "driver_id": facts.get("driver_id"),

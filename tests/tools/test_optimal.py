@@ -162,3 +162,36 @@ def test_one_corner_by_any_name_and_an_unknown_corner(lake_env) -> None:
         == "unknown_corner"
     )
     assert math.isfinite(got["corners"][0]["min_speed"]["median_kmh"])
+
+
+def test_the_tablet_overlay_draws_the_achievable_lap(lake_env) -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from services.paddock.routers.sessions import router
+
+    app = FastAPI()
+    app.include_router(router)
+    c = TestClient(app)
+    sid = _sid(lake_env, "vbox_sid")
+    ach = run_tool("get_achievable_lap", {"session_id": sid})
+    r = c.get(f"/sessions/{sid}/achievable/trace", params={"channels": "speed_kmh,lat,lon", "step_m": 10})
+    assert r.status_code == 200, r.text
+    tr = r.json()
+    assert tr["time_s"][0] == 0.0 and abs(tr["time_s"][-1] - ach["achievable_s"]) < 0.002
+    assert len(tr["dist_m"]) == len(tr["speed_kmh"]) == len(tr["lat"]) == len(tr["from_lap"])
+    assert set(tr["from_lap"]) == {s["lap"] for s in ach["segments"]}
+    assert all(a < b for a, b in zip(tr["time_s"], tr["time_s"][1:], strict=False))
+    # each piece's speeds are its own lap's: the trace at a piece's middle against that lap's own trace
+    for s in ach["segments"]:
+        mid = (s["from_m"] + s["to_m"]) / 2
+        i = min(range(len(tr["dist_m"])), key=lambda k: abs(tr["dist_m"][k] - mid))
+        own = c.get(
+            f"/sessions/{sid}/laps/{s['lap']}/trace", params={"channels": "speed_kmh", "step_m": 1}
+        ).json()
+        j = min(range(len(own["dist_m"])), key=lambda k: abs(own["dist_m"][k] - tr["dist_m"][i]))
+        assert abs(tr["speed_kmh"][i] - own["speed_kmh"][j]) < 1.5, s
+    assert c.get(f"/sessions/{sid}/achievable/trace", params={"channels": "nope"}).status_code == 422
+    assert c.get("/sessions/nope/achievable/trace").status_code == 404
+    xrk = c.get(f"/sessions/{_sid(lake_env, 'xrk_sid')}/achievable/trace")
+    assert xrk.status_code == 404 and xrk.json()["detail"]["code"] == "no_valid_lap"
