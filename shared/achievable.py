@@ -144,15 +144,25 @@ def solve(c: Crossings) -> tuple[list[int], float]:
 def achievable_lap(
     wide: Wide, laps: Sequence[Mapping[str, Any]], corners: Iterable[Mapping[str, Any]]
 ) -> Achievable | None:
-    """The achievable lap of a session's valid full laps (None without one). ``corners``: the corner
-    zones (``start_m``) whose entries cut the lap."""
+    """The achievable lap of a session's valid full laps (None without one, or when the best lap has no
+    telemetry to cut). ``corners``: the corner zones (``start_m``) whose entries cut the lap. A valid lap
+    without telemetry is left out of both figures."""
     good = valid_full(laps)
     if not good:
         return None
     ref = min(good, key=lambda lp: float(lp["time_s"]))
     ri = lap_rows(wide, ref)
-    length = float(np.nanmax(wide["dist_m"][ri])) if len(ri) else 0.0
-    c = crossings(wide, good, boundaries(list(corners), length))
+    if len(ri) < 2:
+        return None  # the best lap itself cannot be timed piece by piece: no honest figure
+    length = float(np.nanmax(wide["dist_m"][ri]))
+    gates = boundaries(list(corners), length)
+    c = crossings(wide, good, gates)
+    usable = (np.diff(c.time_s, axis=1) > 0).all(axis=1)  # a lap without telemetry cannot be cut
+    if not usable.all():
+        if not usable[good.index(ref)]:
+            return None  # the best lap itself cannot be timed piece by piece: no honest figure
+        good = [lp for lp, ok in zip(good, usable, strict=True) if ok]
+        c = crossings(wide, good, gates)
     chain, time_s = solve(c)
     seg = np.diff(c.time_s, axis=1)
     st = c.stations_m

@@ -215,3 +215,13 @@ def test_the_search_finds_the_fastest_allowed_chain(seed: int) -> None:
     assert t == pytest.approx(_brute(c), abs=ac.JOIN_PENALTY_S * g)
     lap_times = c.time_s[:, -1]
     assert seg.min(axis=0).sum() <= t + 1e-9 and t <= lap_times.min() + 1e-9
+
+
+def test_a_valid_lap_without_telemetry_is_left_out_and_a_best_lap_without_it_gives_no_figure() -> None:
+    wide, laps = _session([(A_FAST_FIRST, _zero), (B_FAST_MIDDLE, _zero), (_bump(0, L, -1.0), _zero)])
+    gone = wide["lap"] == 3  # lap 3's rows lost (the lake holds its lap row, not its telemetry)
+    a = achievable_lap({k: v[~gone] for k, v in wide.items()}, laps, CORNERS)
+    assert a is not None and a.laps == [1, 2]
+    full = achievable_lap(wide, laps[:2], CORNERS)
+    assert full is not None and a.theoretical_s == pytest.approx(full.theoretical_s)
+    assert achievable_lap({k: v[wide["lap"] != 1] for k, v in wide.items()}, laps, CORNERS) is None

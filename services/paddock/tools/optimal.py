@@ -46,11 +46,10 @@ def get_achievable_lap(session_id: str) -> dict[str, Any]:
     s, corners, a = session_achievable(session_id)
     base = {"session_id": s["session_id"], "track": s["track_id"], "car": s["car_id"]}
     if a is None:
-        return {
-            **base,
-            "available": False,
-            "reason": "no valid full lap: out, in and invalid laps never contribute",
-        }
+        why = "no valid full lap: out, in and invalid laps never contribute"
+        if valid_laps(s["session_id"]):
+            why = "the best lap has no telemetry in the lake to cut into pieces"
+        return {**base, "available": False, "reason": why}
     gates = len(a.stations_m) - 2
     note = None
     if gates and not a.gates_checked:
