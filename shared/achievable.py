@@ -157,7 +157,7 @@ def achievable_lap(
     length = float(np.nanmax(wide["dist_m"][ri]))
     gates = boundaries(list(corners), length)
     c = crossings(wide, good, gates)
-    usable = (np.diff(c.time_s, axis=1) > 0).all(axis=1)  # a lap without telemetry cannot be cut
+    usable: np.ndarray = np.all(np.diff(c.time_s, axis=1) > 0, axis=1)  # no telemetry: cannot be cut
     if not usable.all():
         if not usable[good.index(ref)]:
             return None  # the best lap itself cannot be timed piece by piece: no honest figure
