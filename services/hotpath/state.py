@@ -182,7 +182,11 @@ class HotpathState:
                 f"reference {ref_sid}:{ref_lap} was driven at {meta.get('track_id')!r}, not this track",
             )
         sess.set_gold_reference(
-            meta["lap"], float(meta["time_s"]), trace["dist_m"].tolist(), trace["time_s"].tolist()
+            meta["lap"],
+            float(meta["time_s"]),
+            trace["dist_m"].tolist(),
+            trace["time_s"].tolist(),
+            "achievable" if ref_lap == "achievable" else "gold",
         )
         sess.use_gold(trace, meta)
 

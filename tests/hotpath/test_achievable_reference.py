@@ -32,7 +32,7 @@ def test_the_achievable_lap_is_the_reference_for_one_session(tmp_path: Path) -> 
         assert ref["time_s"] < best  # six laps of noise: some pieces of other laps are faster and join
         assert len(sess.coach.ref_obs) == 13  # RuleCoach coaches against its corners too
         d = sess.delta.reference
-        assert d is not None and d.time_s == ref["time_s"]
+        assert d is not None and d.time_s == ref["time_s"] and d.source == "achievable"
         assert d.elapsed[0] == 0.0 and d.elapsed[-1] == pytest.approx(ref["time_s"])
         assert (np.diff(d.elapsed) > 0).all() and d.dist[-1] > 3900  # the whole lap, from the line
         # "achievable": the achievable lap of the session with the driver's fastest lap here in this car
