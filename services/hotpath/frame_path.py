@@ -275,7 +275,7 @@ class LiveSession:
                 # the trace runs from the line (0 m, 0 s): frames are stamped after it, the lap from it
                 self.lap_trace = (np.maximum.accumulate(np.asarray(self._cur_d)), np.asarray(self._cur_t))
                 self._pb_lists = (self.lap_trace[0].tolist(), self.lap_trace[1].tolist())
-                if self.delta.reference is None or self.delta.reference.source != "gold":
+                if self.delta.reference is None or self.delta.reference.source == "session_best":
                     self.delta.set_reference("session_best", lap.lap, lap.time_s, *self._pb_lists)
         self.coach.on_lap(lap, prev_best if prev_best is not None else lap.time_s)
         # best so far; the store keeps exactly one best lap a session (mark_best_lap, when published)
@@ -283,9 +283,12 @@ class LiveSession:
         if self.on_lap_closed is not None:
             self.on_lap_closed(lap)
 
-    def set_gold_reference(self, lap: int | None, time_s: float, dist: Any, elapsed: Any) -> None:
-        """The driver's saved gold lap for this track: the delta's reference for the whole session."""
-        self.delta.set_reference("gold", lap, time_s, list(dist), list(elapsed))
+    def set_gold_reference(
+        self, lap: int | None, time_s: float, dist: Any, elapsed: Any, source: str = "gold"
+    ) -> None:
+        """The driver's saved gold lap for this track (or a chosen lap, ``source`` "gold", or an achievable
+        lap, "achievable"): the delta's reference for the whole session."""
+        self.delta.set_reference(source, lap, time_s, list(dist), list(elapsed))
 
     def speak_by(self, d: Decision) -> int | None:
         """Epoch ms by which a spoken decision must start; None for a dropped one."""

@@ -16,13 +16,14 @@ from services.hotpath.track_live import LiveTrackFinder
 from services.hotpath.validation import Counters, FrameRejected, clean_batch, clean_frame
 from services.hotpath.voices import audio_lengths
 from shared import __version__
+from shared.achievable_trace import achievable_reference
 from shared.laps import Lap
 from shared.profiles.car import CarProfileError, load_car
 from shared.profiles.track import TrackProfile, known_tracks, list_tracks, load_track, save_track
 from shared.settings import Settings
 from shared.signals import CHANNEL_BY_NAME
 from shared.store.deletion import apply_tombstones, delete_session
-from shared.store.gold import all_time_best, lap_reference, load_gold_lap
+from shared.store.gold import GOLD_CHANNELS, all_time_best, lap_reference, load_gold_lap
 from shared.store.hot import HotStore, new_session_id, open_hot_db, rows_table
 from shared.store.publisher import LakePublisher
 from shared.store.writer import StoreWriter
@@ -101,14 +102,16 @@ class HotpathState:
         track: str | None,
         driver_level: str | None,
         note: str | None,
-        reference: tuple[str, int] | str | None = None,
+        reference: tuple[str, int | str] | str | None = None,
         track_profile: TrackProfile | None = None,
     ) -> str:
         """Start a live session. ``track``: a shipped track or one stored under this service's data
         directory; a ``track_profile`` it does not have yet (same id) is stored there first.
         ``reference``: (session id, lap), any stored lap instead of the gold lap; ``"alltime"``, the
-        driver's fastest lap here in this car over every stored session; ``"session_best"``, no gold lap,
-        this session's best; None (default): the gold lap when one is saved, else this session's best.
+        driver's fastest lap here in this car over every stored session; ``"achievable"``, the achievable
+        lap (laps joined where they matched) of the session holding that fastest lap, and (session id,
+        ``"achievable"``) any session's; ``"session_best"``, no gold lap, this session's best; None
+        (default): the gold lap when one is saved, else this session's best.
         A bad car, track or reference is a BadArgument naming it."""
         try:
             car_p = load_car(car, self.settings.data_dir)
@@ -158,10 +161,12 @@ class HotpathState:
             )
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
         sess.on_delta = lambda ev: self.hub.publish_state("delta", ev)
-        if reference == "alltime" and track_p is not None:
+        if reference in ("alltime", "achievable") and track_p is not None:
             found = all_time_best(self.settings, driver_id, track_p.id, car_p.id)
             if found is not None:  # none yet: the session's own best, as without a reference
-                self._use_reference(sess, track_p, *found)
+                self._use_reference(
+                    sess, track_p, found[0], found[1] if reference == "alltime" else reference
+                )
         elif isinstance(reference, tuple):
             self._use_reference(sess, track_p, *reference)
         elif reference is None and track_p is not None:
@@ -177,9 +182,12 @@ class HotpathState:
         if sess is not None:
             self._use_gold(sess, track.id, driver_id, car_id)
 
-    def _use_reference(self, sess: LiveSession, track: Any, ref_sid: str, ref_lap: int) -> None:
+    def _use_reference(self, sess: LiveSession, track: Any, ref_sid: str, ref_lap: int | str) -> None:
         try:
-            trace, meta = lap_reference(self.settings, ref_sid, ref_lap)
+            if ref_lap == "achievable":  # the session's laps joined where they matched, timed from the line
+                trace, meta = achievable_reference(self.settings, ref_sid, GOLD_CHANNELS)
+            else:
+                trace, meta = lap_reference(self.settings, ref_sid, int(ref_lap))
         except (FileNotFoundError, ValueError) as exc:
             raise BadArgument("reference", f"{ref_sid}:{ref_lap}: {exc}") from exc
         if track is None or meta.get("track_id") != track.id:
@@ -188,7 +196,11 @@ class HotpathState:
                 f"reference {ref_sid}:{ref_lap} was driven at {meta.get('track_id')!r}, not this track",
             )
         sess.set_gold_reference(
-            ref_lap, float(meta["time_s"]), trace["dist_m"].tolist(), trace["time_s"].tolist()
+            meta["lap"],
+            float(meta["time_s"]),
+            trace["dist_m"].tolist(),
+            trace["time_s"].tolist(),
+            "achievable" if ref_lap == "achievable" else "gold",
         )
         sess.use_gold(trace, meta)
 

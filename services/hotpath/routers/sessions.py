@@ -33,10 +33,11 @@ class SessionStart(BaseModel):
     note: str | None = Field(None, max_length=500)
     reference: str | None = Field(
         None,
-        pattern=r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}:\d{1,4}|gold|session_best|alltime)$",
+        pattern=r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}:(\d{1,4}|achievable)|gold|session_best|alltime|achievable)$",
         description="the delta's and the coach's reference: gold (default: the gold lap when saved, else the "
-        "session best), session_best, alltime (your fastest lap here in this car), or SESSION:LAP (any stored "
-        "lap at this track, a friend's too)",
+        "session best), session_best, alltime (your fastest lap here in this car), achievable (the achievable lap "
+        "of that session: its laps joined where they matched), SESSION:LAP (any stored lap at this track, a "
+        "friend's too) or SESSION:achievable",
     )
     # a track this hot path has not stored yet (one ``pitwall replay`` detected from a file): stored
     # under its data directory's ``tracks/`` and used; ``track`` must be its id
@@ -51,10 +52,10 @@ class SessionStarted(BaseModel):
 def start(req: SessionStart, state: State) -> SessionStarted:
     """Start a live session; frames without a session id go to it."""
     try:
-        ref: tuple[str, int] | str | None = None if req.reference in (None, "gold") else req.reference
+        ref: tuple[str, int | str] | str | None = None if req.reference in (None, "gold") else req.reference
         if req.reference and ":" in req.reference:
             ref_sid, ref_lap = req.reference.rsplit(":", 1)
-            ref = (ref_sid, int(ref_lap))
+            ref = (ref_sid, ref_lap if ref_lap == "achievable" else int(ref_lap))
         sid = state.start_session(
             req.driver_id, req.car, req.track, req.driver_level, req.note, ref, req.track_profile
         )

@@ -15,7 +15,9 @@ from fastapi.responses import HTMLResponse
 
 from services.paddock.deps import SettingsDep, Store
 from services.paddock.lake import get_lake
-from services.paddock.tools.base import ToolError, lap_arrays, rows, session_row
+from services.paddock.tools.base import ToolError, lap_arrays, rows, session_arrays, session_row, valid_laps
+from services.paddock.tools.optimal import session_achievable
+from shared.achievable_trace import stitched_trace
 from shared.bundle import SUFFIX, export_bundle
 from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
 from shared.report import session_report_html
@@ -165,14 +167,7 @@ def get_corners(session_id: str) -> list[dict[str, Any]]:
     return rows("SELECT * FROM corner_results WHERE session_id = ? ORDER BY lap, start_m", [session_id])
 
 
-@router.get("/sessions/{session_id}/laps/{lap}/trace")
-def get_trace(
-    session_id: str,
-    lap: int,
-    channels: str = Query(",".join(TRACE_CHANNELS[:3])),
-    step_m: float = Query(10.0, gt=0.5, le=200.0),
-) -> dict[str, Any]:
-    """A lap resampled by distance for charts: dist_m, time_s and the requested channels."""
+def _trace_channels(channels: str) -> tuple[str, ...]:
     chans = tuple(c.strip() for c in channels.split(",") if c.strip())
     bad = [c for c in chans if c not in TRACE_CHANNELS]
     if bad:
@@ -184,6 +179,22 @@ def get_trace(
                 "message": f"unknown {bad}; one of {TRACE_CHANNELS}",
             },
         )
+    return chans
+
+
+def _values(v: np.ndarray) -> list[Any]:
+    return [_clean(x) for x in v.round(6).tolist()]
+
+
+@router.get("/sessions/{session_id}/laps/{lap}/trace")
+def get_trace(
+    session_id: str,
+    lap: int,
+    channels: str = Query(",".join(TRACE_CHANNELS[:3])),
+    step_m: float = Query(10.0, gt=0.5, le=200.0),
+) -> dict[str, Any]:
+    """A lap resampled by distance for charts: dist_m, time_s and the requested channels."""
+    chans = _trace_channels(channels)
     get_session(session_id)
     try:
         a = lap_arrays(session_id, lap, chans)
@@ -201,11 +212,43 @@ def get_trace(
     for c in chans:
         v = a[c]
         ok = np.isfinite(v)
-        out[c] = [
-            _clean(x)
-            for x in (np.interp(grid, d[ok], v[ok]).round(6).tolist() if ok.sum() > 1 else [None] * len(grid))
-        ]
+        out[c] = _values(np.interp(grid, d[ok], v[ok])) if ok.sum() > 1 else [None] * len(grid)
     return out
+
+
+@router.get("/sessions/{session_id}/achievable/trace")
+def get_achievable_trace(
+    session_id: str,
+    channels: str = Query(",".join(TRACE_CHANNELS[:3])),
+    step_m: float = Query(10.0, gt=0.5, le=200.0),
+) -> dict[str, Any]:
+    """The session's achievable lap (its valid laps joined where they matched) as a trace like a lap's,
+    timed from the line, with ``from_lap`` (the lap each point is from) and its pieces; 404 without a
+    valid full lap."""
+    chans = _trace_channels(channels)
+    sid = get_session(session_id)["session_id"]
+    try:
+        _, _, ach = session_achievable(sid)
+        if ach is None:
+            raise ToolError(
+                "no_valid_lap", f"session {sid} has no valid full lap", "out and in laps never count"
+            )
+        tr = stitched_trace(session_arrays(sid, chans), valid_laps(sid), ach, chans, step_m)
+    except ToolError as exc:
+        raise HTTPException(_status(exc), detail=exc.as_dict()["error"]) from exc
+    return {
+        "session_id": sid,
+        "lap": "achievable",
+        "step_m": step_m,
+        "time_s_total": round(ach.time_s, 3),
+        "pieces": [
+            {"lap": p.lap, "from_m": round(p.from_m, 1), "to_m": round(p.to_m, 1)} for p in ach.pieces
+        ],
+        "dist_m": tr["dist_m"].round(1).tolist(),
+        "time_s": tr["time_s"].round(3).tolist(),
+        "from_lap": tr["lap"].astype(int).tolist(),
+        **{c: _values(tr[c]) if c in tr else [None] * len(tr["dist_m"]) for c in chans},
+    }
 
 
 @router.get("/sessions/{session_id}/notes")

@@ -8,6 +8,7 @@ import numpy as np
 
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import corner_of, r, rows, runs, session_arrays, session_row, valid_laps
+from services.paddock.tools.optimal import session_achievable
 from services.paddock.tools.recorded import (
     EVENT_MEASURES,
     event_kinds,
@@ -33,7 +34,7 @@ def query_pitwall_db(sql: str) -> dict[str, Any]:
 
 
 def get_session_highlights(session_id: str) -> dict[str, Any]:
-    """Session highlights: best lap, theoretical best from best corners, consistency, biggest gains and problems, event counts."""
+    """Session highlights: best lap, theoretical best (best pieces added up), achievable lap (pieces joined where laps agree), consistency, biggest gains and problems, event counts."""
     s = session_row(session_id)
     sid = s["session_id"]
     laps = valid_laps(sid)
@@ -57,18 +58,8 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
         ),
         key=lambda x: -(x["median_minus_best_s"] or 0),
     )
-    theo = None
-    if best is not None and corner:
-        best_lap_corners = {
-            x["corner_id"]: x["time_s"]
-            for x in rows(
-                "SELECT corner_id, time_s FROM corner_results WHERE session_id = ? AND lap = ?",
-                [sid, best["lap"]],
-            )
-        }
-        theo = best["time_s"] - sum(
-            max(0.0, (best_lap_corners.get(c["corner_id"]) or c["best_s"]) - c["best_s"]) for c in corner
-        )
+    # one theoretical best everywhere: the achievable lap's pieces, each one's best time added up
+    ach = session_achievable(sid)[2] if laps else None
     events = rows(
         "SELECT kind, count(*) AS n FROM driver_events WHERE session_id = ? GROUP BY 1 ORDER BY 2 DESC", [sid]
     )
@@ -85,7 +76,8 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
         "best_lap_s": r(best["time_s"]) if best else None,
         "slowest_lap": slowest["lap"] if slowest else None,
         "slowest_lap_s": r(slowest["time_s"]) if slowest else None,
-        "theoretical_best_s": r(theo),
+        "theoretical_best_s": r(ach.theoretical_s) if ach else None,
+        "achievable_lap_s": r(ach.time_s) if ach else None,
         "consistency_std_s": r(np.std(times)) if len(times) > 1 else None,
         "biggest_opportunities": gain[:3],
         # an event kind's count, 0 included, only when the session recorded what detects it

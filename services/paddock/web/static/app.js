@@ -112,7 +112,7 @@ async function sessionScreen(sid, seq) {
     </div>
     <div class="card" id="quality" ${s.data_quality || s.quality ? "" : "hidden"}><h2>Data quality</h2>${qualityHtml(s.data_quality || s.quality)}</div>
     <div class="card"><h2>Overlay</h2>
-      <div class="row">Reference <select id="lapA"><optgroup label="This session">${full.map((l) => `<option value="${esc(sid)}:${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</optgroup></select>
+      <div class="row">Reference <select id="lapA"><optgroup label="This session">${full.map((l) => `<option value="${esc(sid)}:${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}${best ? `<option value="${esc(sid)}:achievable">achievable lap (your laps joined where they matched)</option>` : ""}</optgroup></select>
         against <select id="lapB">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select></div>
       <div id="overlay-speed"></div><div id="overlay-pedals"></div><div id="overlay-delta"></div></div>
     <div class="grid"><div class="card"><h2 id="map-title">Track map</h2><div id="trackmap"></div></div>
@@ -133,7 +133,9 @@ async function sessionScreen(sid, seq) {
   const draw = () => {
     const [refSid, refLap] = selA.value.split(/:(?=[^:]*$)/);
     const ref = refSid === sid ? null : others.find((o) => o.session_id === refSid);
-    return overlay(sid, +selB.value, {sid: refSid, lap: +refLap, name: ref ? `${ref.driver_id} ${when(ref.started_at)} lap ${refLap}` : `lap ${refLap}`}, corners, seq)
+    const achievable = refLap === "achievable";
+    return overlay(sid, +selB.value, {sid: refSid, lap: achievable ? refLap : +refLap,
+      name: achievable ? "achievable lap" : ref ? `${ref.driver_id} ${when(ref.started_at)} lap ${refLap}` : `lap ${refLap}`}, corners, seq)
       .catch((e) => showBanner(e.message, "error"));
   };
   selA.onchange = draw; selB.onchange = draw;
@@ -165,9 +167,11 @@ async function deleteSession(sid, title) {
 async function overlay(sid, b, ref, corners, seq) {
   const ch = "speed_kmh,throttle_pct,brake_bar,lat,lon";
   const enc = encodeURIComponent;
-  const [A, B, refCorners] = await Promise.all([api(`/sessions/${enc(ref.sid)}/laps/${ref.lap}/trace?channels=${ch}&step_m=10`),
+  // the achievable lap is stitched from several laps: its trace has its own endpoint and no per-lap corner rows
+  const refPath = ref.lap === "achievable" ? `/sessions/${enc(ref.sid)}/achievable/trace` : `/sessions/${enc(ref.sid)}/laps/${ref.lap}/trace`;
+  const [A, B, refCorners] = await Promise.all([api(`${refPath}?channels=${ch}&step_m=10`),
     api(`/sessions/${enc(sid)}/laps/${b}/trace?channels=${ch}&step_m=10`),
-    ref.sid === sid ? Promise.resolve(corners) : api(`/sessions/${enc(ref.sid)}/corners`)]);
+    ref.lap === "achievable" ? Promise.resolve([]) : ref.sid === sid ? Promise.resolve(corners) : api(`/sessions/${enc(ref.sid)}/corners`)]);
   if (stale(seq)) return;
   const a = ref.name; // "lap 2", or "bo 21 Nov 2026 10:00 lap 3" for another session's lap
   const n = Math.min(A.dist_m.length, B.dist_m.length);
