@@ -46,7 +46,7 @@ def monotone(dist: Sequence[float], elapsed: Sequence[float]) -> tuple[list[floa
 
 @dataclass
 class Reference:
-    source: str  # "gold" | "session_best"
+    source: str  # "gold" | "session_best" | "last_lap" | "chosen" (any stored lap, chosen at start)
     lap: int | None
     time_s: float
     dist: list[float]

@@ -102,6 +102,7 @@ class LiveSession:
         self.clock = SessionClock()
         self.audio_s = audio_s or {}  # cue text -> length of its pre-rendered audio (pitwall voices build)
         self.delta = PredictiveDelta(session_id)
+        self.last_lap_reference = False  # the delta runs against the previous valid lap (reference=last_lap)
         self.on_delta: Callable[[dict[str, Any]], None] | None = None
         self._timed = False  # a lap line has been crossed: the lap in progress is timed
         self.last_t: float | None = None
@@ -278,17 +279,24 @@ class LiveSession:
                 # the trace runs from the line (0 m, 0 s): frames are stamped after it, the lap from it
                 self.lap_trace = (np.maximum.accumulate(np.asarray(self._cur_d)), np.asarray(self._cur_t))
                 self._pb_lists = (self.lap_trace[0].tolist(), self.lap_trace[1].tolist())
-                if self.delta.reference is None or self.delta.reference.source != "gold":
+                if self.delta.reference is None or self.delta.reference.source == "session_best":
                     self.delta.set_reference("session_best", lap.lap, lap.time_s, *self._pb_lists)
+        if self.last_lap_reference and lap.kind == "full" and lap.valid and len(self._cur_d) >= 2:
+            # the previous completed valid lap: replaced at every valid line crossing, after its delta
+            d = np.maximum.accumulate(np.asarray(self._cur_d)).tolist()
+            self.delta.set_reference("last_lap", lap.lap, lap.time_s, d, list(self._cur_t))
         self.coach.on_lap(lap, prev_best if prev_best is not None else lap.time_s)
         # best so far; the store keeps exactly one best lap a session (mark_best_lap, when published)
         self.sink(*records.lap(self.session_id, lap, new_best))
         if self.on_lap_closed is not None:
             self.on_lap_closed(lap)
 
-    def set_gold_reference(self, lap: int | None, time_s: float, dist: Any, elapsed: Any) -> None:
-        """The driver's saved gold lap for this track: the delta's reference for the whole session."""
-        self.delta.set_reference("gold", lap, time_s, list(dist), list(elapsed))
+    def set_gold_reference(
+        self, lap: int | None, time_s: float, dist: Any, elapsed: Any, source: str = "gold"
+    ) -> None:
+        """The driver's saved gold lap for this track (or a ``chosen`` stored lap): the delta's reference
+        for the whole session."""
+        self.delta.set_reference(source, lap, time_s, list(dist), list(elapsed))
 
     def speak_by(self, d: Decision) -> int | None:
         """Epoch ms by which a spoken decision must start; None for a dropped one."""

@@ -106,7 +106,7 @@ class HotpathState:
         directory; a ``track_profile`` it does not have yet (same id) is stored there first.
         ``reference``: (session id, lap), any stored lap instead of the gold lap; ``"alltime"``, the
         driver's fastest lap here in this car over every stored session; ``"session_best"``, no gold lap,
-        this session's best; None (default): the gold lap when one is saved, else this session's best.
+        this session's best; ``"last_lap"``, the previous completed valid lap of this session; None (default): the gold lap when one is saved, else this session's best.
         A bad car, track or reference is a BadArgument naming it."""
         try:
             car_p = load_car(car, self.settings.data_dir)
@@ -155,6 +155,8 @@ class HotpathState:
             found = all_time_best(self.settings, driver_id, track_p.id, car_p.id)
             if found is not None:  # none yet: the session's own best, as without a reference
                 self._use_reference(sess, track_p, *found)
+        elif reference == "last_lap":
+            sess.last_lap_reference = True
         elif isinstance(reference, tuple):
             self._use_reference(sess, track_p, *reference)
         elif reference is None and track_p is not None:
@@ -174,7 +176,7 @@ class HotpathState:
                 f"reference {ref_sid}:{ref_lap} was driven at {meta.get('track_id')!r}, not this track",
             )
         sess.set_gold_reference(
-            ref_lap, float(meta["time_s"]), trace["dist_m"].tolist(), trace["time_s"].tolist()
+            ref_lap, float(meta["time_s"]), trace["dist_m"].tolist(), trace["time_s"].tolist(), "chosen"
         )
         sess.use_gold(trace, meta)
 

@@ -28,10 +28,10 @@ class SessionStart(BaseModel):
     note: str | None = Field(None, max_length=500)
     reference: str | None = Field(
         None,
-        pattern=r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}:\d{1,4}|gold|session_best|alltime)$",
+        pattern=r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}:\d{1,4}|gold|session_best|last_lap|alltime)$",
         description="the delta's and the coach's reference: gold (default: the gold lap when saved, else the "
-        "session best), session_best, alltime (your fastest lap here in this car), or SESSION:LAP (any stored "
-        "lap at this track, a friend's too)",
+        "session best), session_best, last_lap (the previous valid lap), alltime (your fastest lap here in this "
+        "car), or SESSION:LAP (any stored lap at this track, a friend's too)",
     )
     # a track this hot path has not stored yet (one ``pitwall replay`` detected from a file): stored
     # under its data directory's ``tracks/`` and used; ``track`` must be its id
