@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import CHROMIUM, FLAGS, needs_chromium
+from tests.support.browser import chromium, needs_chromium
 from tests.support.procs import start_hotpath
 
 pytestmark = [
@@ -37,12 +37,8 @@ def hot(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 @pytest.fixture(scope="module")
 def browser() -> Any:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
