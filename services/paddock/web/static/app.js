@@ -228,50 +228,7 @@ function qualityHtml(q) {
   return `<dl class="kv">${Object.entries(q).map(([k, v]) => `<dt>${esc(human(k).name)}</dt><dd>${esc(typeof v === "object" ? JSON.stringify(v) : v)}</dd>`).join("")}</dl>`;
 }
 
-// ---------- Debrief ----------
-// what each debrief data step is, for people (the agent's class name stays in the tooltip)
-const CARD_TITLES = {
-  highlights_data: "Session highlights", telemetry_data: "Where lap times vary", pedagogy_data: "Your practice plan",
-  tire_data: "Tyre temperatures", handling_data: "Handling balance (understeer / oversteer)", engine_health_data: "Engine health",
-  traction_data: "Lockups and wheelspin", input_quality_data: "Smoothness of your inputs", safety_data: "Safety events",
-};
-// units from the canonical name suffixes (shared/signals.py): speed_kmh -> "speed", "km/h"
-const UNITS = [["_kmh", "km/h"], ["_ms", "ms"], ["_s", "s"], ["_pct", "%"], ["_bar", "bar"], ["_kpa", "kPa"], ["_c", "°C"],
-  ["_m", "m"], ["_g", "g"], ["_deg", "°"], ["_dps", "°/s"], ["_rpm", "rpm"], ["_hz", "Hz"], ["_v", "V"]];
-function human(key) {
-  let k = String(key), unit = "";
-  for (const [suf, u] of UNITS) if (k.toLowerCase().endsWith(suf)) { k = k.slice(0, -suf.length); unit = u; break; }
-  const name = k.replace(/_/g, " ").replace(/\bn\b/, "number of").replace(/^./, (c) => c.toUpperCase());
-  return {name, unit};
-}
-const withUnit = (v, unit) => (typeof v === "number" ? `${Number.isInteger(v) ? v : num(v, 2)}${unit ? " " + unit : ""}` : String(v));
-
-function dataCard(ev) {
-  const card = document.createElement("div");
-  card.className = "card data-card";
-  card.dataset.key = ev.key;
-  const d = ev.data || {};
-  const title = CARD_TITLES[ev.key] || human(String(ev.key || ev.agent).replace(/_data$/, "")).name;
-  card.innerHTML = `<h2 title="${esc(ev.agent)} · ${num(ev.ms, 0)} ms">${esc(title)}</h2>`;
-  // a chart from the first list of records with a numeric field, else the scalar facts
-  const list = Object.values(d).find((v) => Array.isArray(v) && v.length >= 2 && typeof v[0] === "object" && v[0]);
-  const field = list && Object.keys(list[0]).find((k) => typeof list[0][k] === "number" && !["lap", "seq"].includes(k));
-  if (list && field) {
-    const box = document.createElement("div");
-    card.appendChild(box);
-    const byLap = list[0].lap != null;
-    const label = (r, i) => (r.lap != null ? `lap ${r.lap}` : String(r.corner ?? r.corner_id ?? i + 1));
-    const h = human(field);
-    Charts.bars(box, list.slice(0, 40).map((r, i) => ({label: label(r, i), value: r[field]})),
-      {height: 150, title: `${h.name}${h.unit ? ", " + h.unit : ""}`, valueFmt: (v) => num(v, Math.abs(v) >= 100 ? 0 : 2)});
-    card.insertAdjacentHTML("beforeend", `<p class="muted small">${esc(h.name)}${h.unit ? ` (${esc(h.unit)})` : ""} per ${byLap ? "lap" : "corner"}</p>`);
-  }
-  const facts = Object.entries(d).filter(([, v]) => v !== null && typeof v !== "object").slice(0, 8);
-  if (facts.length) card.insertAdjacentHTML("beforeend", `<dl class="kv">${facts.map(([k, v]) => { const h = human(k); return `<dt>${esc(h.name)}</dt><dd>${esc(withUnit(v, h.unit))}</dd>`; }).join("")}</dl>`);
-  if (d.error) card.insertAdjacentHTML("beforeend", `<p class="warn">${esc(d.error.message || d.error)}</p>`);
-  return card;
-}
-
+// ---------- Debrief ---------- (the data cards and step names: cards.js)
 async function debriefScreen(sid, seq) {
   const s = await api(`/sessions/${sid}`);
   if (stale(seq)) return;
@@ -293,7 +250,8 @@ function debriefHandlers() {
       let li = document.getElementById(id);
       if (!li) { li = document.createElement("li"); li.id = id; $("phases").appendChild(li); }
       li.className = d.status;
-      li.textContent = `${d.agent}: ${d.status}${d.status === "queued" ? ` (${d.ahead} ahead)` : ""}${d.ms ? ` · ${num(d.ms, 0)} ms` : ""}`;
+      const status = {started: "started", finished: "done", queued: `waiting (${d.ahead} ahead)`}[d.status] || d.status;
+      li.textContent = `${stepWords(d.agent)}: ${status}${d.ms ? ` · ${num(d.ms / 1000, 1)} s` : ""}`;
       $("state").textContent = d.status === "queued" ? "Waiting for the model…" : "Working…";
     },
     data(d) { $("data").appendChild(dataCard(d)); },
