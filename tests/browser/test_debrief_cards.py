@@ -7,7 +7,6 @@ sizes (360×780, 390×844) and a tablet's (1024×768)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -86,7 +85,10 @@ def test_debrief_cards_read_as_a_drivers_summary(stack: Any, browser: Any, size:
     assert len(best_rows) == 1, rows
     m = re.fullmatch(r"lap (\d+) · (\d+):(\d{2}\.\d{3})", best_rows[0])
     assert m is not None and int(m.group(1)) == best["lap"], best_rows
-    assert abs(int(m.group(2)) * 60 + float(m.group(3)) - best["time_s"]) < 0.05, (best_rows, _lap(best["time_s"]))
+    assert abs(int(m.group(2)) * 60 + float(m.group(3)) - best["time_s"]) < 0.05, (
+        best_rows,
+        _lap(best["time_s"]),
+    )
     # every figure says what it is in: a unit, a lap time, a lap, or it is a count
     for k, v in rows:
         if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", v.strip()):
