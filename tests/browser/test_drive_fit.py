@@ -68,6 +68,10 @@ def test_the_drive_screen_fits_and_ends_clearly(hot: Any, browser: Any, size: tu
             )
             assert page.evaluate(FITS, "delta"), (size, delta, page.locator("#delta").inner_text())
         assert page.locator("#delta").inner_text() == "+1.23"
+        for source, words in (("last_lap", "last lap"), ("chosen", "chosen lap"), ("gold", "gold lap")):
+            d = {"lap": 3, "delta_s": 0.5, "reference": {**ref, "source": source}}
+            page.evaluate("(d) => window.pitwallDrive.handleDelta(d)", d)
+            assert page.locator("#ref-label").inner_text() == f"{words} 1:48.200", source
         long_cue = {"session_id": sid, "phrase_id": "x", "priority": 2, "speak_by": None, "speak_s": 2.0}
         text = "Off the throttle too early out of Turn 11, hold it to the line"
         page.evaluate("(c) => window.pitwallDrive.handleCue(c)", {**long_cue, "text": text})
