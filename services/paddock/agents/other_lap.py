@@ -47,7 +47,7 @@ def _others(s: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _near_lap(q: str, a: int, b: int) -> tuple[int | None, tuple[int, int]]:
     """A lap number or "best lap" said right before or after a name at q[a:b]: (lap or None, span)."""
-    after = re.match(rf"(?:'s|s'|’s)?\s+(?:(?:{_BEST}\s+lap)|lap\s+(\d{{1,4}})\b)", q[b:])
+    after = re.match(rf"(?:'s|’s|'|’)?\s+(?:(?:{_BEST}\s+lap)|lap\s+(\d{{1,4}})\b)", q[b:])
     if after:
         return (int(after.group(1)) if after.group(1) else None), (a, b + after.end())
     before = re.search(
@@ -68,7 +68,7 @@ def _find(q: str, s: dict[str, Any]) -> _Ref | None:
             return _Ref(o["session_id"], o["driver_id"], lap, span, False)
     names = {str(o["driver_id"]) for o in others if o["driver_id"] and o["driver_id"] != s.get("driver_id")}
     for name in sorted(names, key=len, reverse=True):  # "bo smith" before "bo"
-        m = re.search(rf"(?<!\w){re.escape(name.lower())}(?='s|s'|’s)", q)
+        m = re.search(rf"(?<!\w){re.escape(name.lower())}(?='s\b|’s\b|['’](?=\s))", q)  # bo's, chris
         if m is None:
             continue
         lap, span = _near_lap(q, m.start(), m.end())
