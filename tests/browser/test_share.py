@@ -105,5 +105,18 @@ def test_compare_with_another_sessions_lap(stack: Any) -> None:
         )
         head = page.locator("#corner-table thead").inner_text()
         deltas = page.locator("#corner-table tbody tr td:last-child").all_inner_texts()
+        # any valid lap of that session, not only its best
+        theirs = httpx.get(f"{pad.url}/sessions/{other}/laps", timeout=10).json()
+        laps = [x["lap"] for x in theirs if x["kind"] == "full" and x["valid"]]
+        assert page.locator("#refLap").is_visible()
+        assert page.locator("#refLap option").evaluate_all("os => os.map(o => +o.value)") == laps
+        pick = next(x for x in laps if x != best)
+        page.select_option("#refLap", str(pick))
+        page.wait_for_function(
+            f"document.querySelector('#corners-title').textContent.includes('lap {pick})') "
+            f"&& (document.querySelector('#overlay-speed .legend')?.textContent || '').includes('lap {pick}')"
+        )
+        page.select_option("#lapA", index=0)  # back to this session's own laps: no other session's lap list
+        page.wait_for_function("document.getElementById('refLap').hidden")
     assert f"lap {best}" in head and "ana" in head
     assert sum(1 for d in deltas if d.strip() not in ("–", "")) >= 8  # corners matched across sessions

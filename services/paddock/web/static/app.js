@@ -113,6 +113,7 @@ async function sessionScreen(sid, seq) {
     <div class="card" id="quality" ${s.data_quality || s.quality ? "" : "hidden"}><h2>Data quality</h2>${qualityHtml(s.data_quality || s.quality)}</div>
     <div class="card"><h2>Overlay</h2>
       <div class="row">Reference <select id="lapA"><optgroup label="This session">${full.map((l) => `<option value="${esc(sid)}:${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</optgroup></select>
+        <select id="refLap" hidden aria-label="lap of that session"></select>
         against <select id="lapB">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select></div>
       <div id="overlay-speed"></div><div id="overlay-pedals"></div><div id="overlay-delta"></div></div>
     <div class="grid"><div class="card"><h2 id="map-title">Track map</h2><div id="trackmap"></div></div>
@@ -130,13 +131,25 @@ async function sessionScreen(sid, seq) {
   if (stale(seq)) return;
   if (others.length) selA.insertAdjacentHTML("beforeend", `<optgroup label="Other sessions here (best lap)">${others.map((o) =>
     `<option value="${esc(o.session_id)}:${o.best_lap}">${esc(o.driver_id)} · ${esc(when(o.started_at))} · lap ${o.best_lap} · ${lapTime(o.best_lap_s)}</option>`).join("")}</optgroup>`);
-  const draw = () => {
-    const [refSid, refLap] = selA.value.split(/:(?=[^:]*$)/);
+  // another session's reference: its best lap first, then any of its valid laps (#refLap)
+  const selRef = document.getElementById("refLap");
+  const draw = async () => {
+    const [refSid, best] = selA.value.split(/:(?=[^:]*$)/);
     const ref = refSid === sid ? null : others.find((o) => o.session_id === refSid);
-    return overlay(sid, +selB.value, {sid: refSid, lap: +refLap, name: ref ? `${ref.driver_id} ${when(ref.started_at)} lap ${refLap}` : `lap ${refLap}`}, corners, seq)
-      .catch((e) => showBanner(e.message, "error"));
+    try {
+      if (ref && selRef.dataset.sid !== refSid) {
+        const theirs = (await api(`/sessions/${encodeURIComponent(refSid)}/laps`)).filter((l) => l.kind === "full" && l.valid);
+        if (stale(seq)) return;
+        selRef.innerHTML = theirs.map((l) => `<option value="${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("");
+        selRef.dataset.sid = refSid;
+        selRef.value = best;
+      }
+      selRef.hidden = !ref;
+      const refLap = ref ? selRef.value || best : best;
+      await overlay(sid, +selB.value, {sid: refSid, lap: +refLap, name: ref ? `${ref.driver_id} ${when(ref.started_at)} lap ${refLap}` : `lap ${refLap}`}, corners, seq);
+    } catch (e) { showBanner(e.message, "error"); }
   };
-  selA.onchange = draw; selB.onchange = draw;
+  selA.onchange = draw; selB.onchange = draw; selRef.onchange = draw;
   if (full.length) await draw();
 }
 
