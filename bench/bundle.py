@@ -1,11 +1,12 @@
 """A session bundle for a coach: size, export and import time for a simulated hour at 50 Hz.
 
-python bench/bundle.py [--laps 34] [--rate 50]
+python bench/bundle.py [--laps 38] [--rate 50]   (38 simulated Sonoma laps: about an hour)
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -23,7 +24,7 @@ from shared.store.lake_layout import session_dir  # noqa: E402
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--laps", type=int, default=34)
+    ap.add_argument("--laps", type=int, default=38)
     ap.add_argument("--rate", type=float, default=50.0)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -45,8 +46,10 @@ def main() -> None:
         t_csv = time.perf_counter() - t
         csv_bytes = sum(f.stat().st_size for f in files)
     rows = len(sim.wide["t_s"])
+    minutes = (float(sim.wide["t_s"][-1]) - float(sim.wide["t_s"][0])) / 60
     print(
-        f"session: {args.laps} laps, {rows:,} rows at {args.rate:g} Hz; lake copy {lake_bytes / 1e6:.1f} MB"
+        f"session: {args.laps} laps, {minutes:.0f} min, {rows:,} rows at {args.rate:g} Hz; "
+        f"lake copy {lake_bytes / 1e6:.1f} MB; load average {os.getloadavg()[0]:.1f}"
     )
     print(
         f"bundle: {size / 1e6:.1f} MB (report.html {report / 1e3:.0f} kB); export {t_export:.2f} s, import {t_import:.2f} s"

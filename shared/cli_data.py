@@ -98,8 +98,6 @@ def import_cmd(
             OSError,
             MemoryError,
         ) as exc:
-            from rich.markup import escape
-
             from shared.importers.limits import printable
 
             failed += 1

@@ -46,7 +46,8 @@ def monotone(dist: Sequence[float], elapsed: Sequence[float]) -> tuple[list[floa
 
 @dataclass
 class Reference:
-    source: str  # "gold" | "achievable" | "session_best" (only this one is replaced by a faster lap)
+    source: str  # "gold" | "achievable" | "chosen" (any stored lap, chosen at start) | "last_lap" | "session_best"
+    # (a session best is replaced by a faster lap, a last lap by the next valid one; the rest hold)
     lap: int | None
     time_s: float
     dist: list[float]

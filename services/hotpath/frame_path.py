@@ -66,6 +66,7 @@ class LiveSession:
         self.clock = SessionClock()
         self.audio_s = audio_s or {}  # cue text -> length of its pre-rendered audio (pitwall voices build)
         self.delta = PredictiveDelta(session_id)
+        self.last_lap_reference = False  # the delta runs against the previous valid lap (reference=last_lap)
         self.on_delta: Callable[[dict[str, Any]], None] | None = None
         self._timed = False  # a lap line has been crossed: the lap in progress is timed
         self.last_t: float | None = None
@@ -277,6 +278,10 @@ class LiveSession:
                 self._pb_lists = (self.lap_trace[0].tolist(), self.lap_trace[1].tolist())
                 if self.delta.reference is None or self.delta.reference.source == "session_best":
                     self.delta.set_reference("session_best", lap.lap, lap.time_s, *self._pb_lists)
+        if self.last_lap_reference and lap.kind == "full" and lap.valid and len(self._cur_d) >= 2:
+            # the previous completed valid lap: replaced at every valid line crossing, after its delta
+            d = np.maximum.accumulate(np.asarray(self._cur_d)).tolist()
+            self.delta.set_reference("last_lap", lap.lap, lap.time_s, d, list(self._cur_t))
         self.coach.on_lap(lap, prev_best if prev_best is not None else lap.time_s)
         # best so far; the store keeps exactly one best lap a session (mark_best_lap, when published)
         self.sink(*records.lap(self.session_id, lap, new_best))
@@ -286,8 +291,8 @@ class LiveSession:
     def set_gold_reference(
         self, lap: int | None, time_s: float, dist: Any, elapsed: Any, source: str = "gold"
     ) -> None:
-        """The driver's saved gold lap for this track (or a chosen lap, ``source`` "gold", or an achievable
-        lap, "achievable"): the delta's reference for the whole session."""
+        """The driver's saved gold lap for this track (or a ``chosen`` stored lap, or an ``achievable`` lap):
+        the delta's reference for the whole session."""
         self.delta.set_reference(source, lap, time_s, list(dist), list(elapsed))
 
     def speak_by(self, d: Decision) -> int | None:

@@ -110,8 +110,9 @@ class HotpathState:
         ``reference``: (session id, lap), any stored lap instead of the gold lap; ``"alltime"``, the
         driver's fastest lap here in this car over every stored session; ``"achievable"``, the achievable
         lap (laps joined where they matched) of the session holding that fastest lap, and (session id,
-        ``"achievable"``) any session's; ``"session_best"``, no gold lap, this session's best; None
-        (default): the gold lap when one is saved, else this session's best.
+        ``"achievable"``) any session's; ``"session_best"``, no gold lap, this session's best;
+        ``"last_lap"``, the previous completed valid lap of this session; None (default): the gold lap when
+        one is saved, else this session's best.
         A bad car, track or reference is a BadArgument naming it."""
         try:
             car_p = load_car(car, self.settings.data_dir)
@@ -167,6 +168,8 @@ class HotpathState:
                 self._use_reference(
                     sess, track_p, found[0], found[1] if reference == "alltime" else reference
                 )
+        elif reference == "last_lap":
+            sess.last_lap_reference = True
         elif isinstance(reference, tuple):
             self._use_reference(sess, track_p, *reference)
         elif reference is None and track_p is not None:
@@ -200,7 +203,7 @@ class HotpathState:
             float(meta["time_s"]),
             trace["dist_m"].tolist(),
             trace["time_s"].tolist(),
-            "achievable" if ref_lap == "achievable" else "gold",
+            "achievable" if ref_lap == "achievable" else "chosen",
         )
         sess.use_gold(trace, meta)
 

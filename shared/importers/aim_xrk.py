@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import io
 import logging
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -19,6 +21,7 @@ import numpy as np
 
 from shared.importers.base import Progress, RawChannel, RawLog, estimate_rate, file_sha256
 from shared.importers.errors import ImportFormatError
+from shared.importers.limits import printable
 
 XRK_MAGIC = b"<hCNF"
 XRZ_MAGICS = (b"\x78\x9c", b"\x78\x01", b"\x78\xda", b"\x78\x5e")  # zlib headers
@@ -27,10 +30,29 @@ log = logging.getLogger(__name__)
 _FD_LOCK = threading.Lock()
 
 
+# a Python bytes literal a library prints (libxrk: "Unknown units[100] for b'Master Clk\x00\x00...'")
+_BYTES_REPR = re.compile(r"""\bb(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
+
+
+def decoded(line: str) -> str:
+    """A library's line as a driver reads it: each bytes literal as its text (NUL padding dropped,
+    quoted), any other control character shown as ``\\xNN``."""
+
+    def text(m: re.Match[str]) -> str:
+        try:
+            raw = ast.literal_eval(m.group(0))
+        except (ValueError, SyntaxError):
+            return m.group(0)
+        return "'" + raw.split(b"\x00", 1)[0].decode("utf-8", errors="replace").strip() + "'"
+
+    return printable(_BYTES_REPR.sub(text, line), 300)
+
+
 @contextlib.contextmanager
 def parser_output_to_log(what: str) -> Iterator[None]:
     """Whatever a parsing library prints, from Python or from native code straight to file
-    descriptor 1, goes to the log as warnings, so stdout stays one clean JSON document."""
+    descriptor 1, goes to the log (INFO: heard with ``pitwall -v``), decoded, so stdout stays one clean
+    JSON document and a default import prints only Pitwall's own words."""
     py_out = io.StringIO()
     with _FD_LOCK, tempfile.TemporaryFile() as tmp:
         sys.stdout.flush()
@@ -48,7 +70,7 @@ def parser_output_to_log(what: str) -> Iterator[None]:
             native = tmp.read().decode("utf-8", errors="replace")
             for line in (py_out.getvalue() + native).splitlines():
                 if line.strip():
-                    log.warning("%s: %s", what, line.strip())
+                    log.info("%s: %s", what, decoded(line.strip()))
 
 
 def display_name(xrk_name: str) -> str:

@@ -12,7 +12,6 @@ import asyncio
 import json
 import shutil
 import threading
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,31 +19,16 @@ import pytest
 
 from services.hotpath.replay import replay_ws
 from shared.simulator.fixtures import cached_sim
-from tests.support import require
+from tests.support.browser import AUTOPLAY, chromium, needs_chromium
 from tests.support.procs import start_hotpath
-from tests.support.require import missing
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _needs_chromium() -> None:
     """Before any other module fixture: skip, or fail when PITWALL_REQUIRE_BROWSER=1."""
-    if not Path(CHROMIUM).exists():
-        missing(require.BROWSER, "Debian chromium is not installed (scripts/check installs it as root)")
+    needs_chromium()
 
 
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--autoplay-policy=no-user-gesture-required",  # a kiosk set-up; a driver taps once instead
-]
 # records every way the page could start sound, with the wall-clock time of the call
 RECORDER = """
 window.__sound = [];
@@ -97,12 +81,8 @@ def hotpath(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 @pytest.fixture(scope="module")
 def browser() -> Any:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    with chromium(AUTOPLAY) as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import CHROMIUM, FLAGS, needs_chromium
+from tests.support.browser import chromium, needs_chromium
 from tests.support.procs import start_hotpath
 
 pytestmark = [
@@ -37,12 +37,8 @@ def hot(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 @pytest.fixture(scope="module")
 def browser() -> Any:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -72,6 +68,10 @@ def test_the_drive_screen_fits_and_ends_clearly(hot: Any, browser: Any, size: tu
             )
             assert page.evaluate(FITS, "delta"), (size, delta, page.locator("#delta").inner_text())
         assert page.locator("#delta").inner_text() == "+1.23"
+        for source, words in (("last_lap", "last lap"), ("chosen", "chosen lap"), ("gold", "gold lap")):
+            d = {"lap": 3, "delta_s": 0.5, "reference": {**ref, "source": source}}
+            page.evaluate("(d) => window.pitwallDrive.handleDelta(d)", d)
+            assert page.locator("#ref-label").inner_text() == f"{words} 1:48.200", source
         long_cue = {"session_id": sid, "phrase_id": "x", "priority": 2, "speak_by": None, "speak_s": 2.0}
         text = "Off the throttle too early out of Turn 11, hold it to the line"
         page.evaluate("(c) => window.pitwallDrive.handleCue(c)", {**long_cue, "text": text})

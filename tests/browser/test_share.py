@@ -14,7 +14,7 @@ import pytest
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator import Scenario, simulate
-from tests.support.browser import CHROMIUM, FLAGS, needs_chromium
+from tests.support.browser import chromium, needs_chromium
 from tests.support.procs import start_hotpath, start_paddock
 
 pytestmark = [
@@ -48,11 +48,8 @@ def stack(tmp_path: Path) -> Any:
 
 @pytest.mark.parametrize("size", [(390, 844), (1280, 900)])
 def test_share_with_a_coach_then_delete(stack: Any, size: tuple[int, int]) -> None:
-    from playwright.sync_api import sync_playwright
-
     pad, (keep, gone) = stack["pad"], stack["sids"]
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    with chromium() as b:
         ctx = b.new_context(
             viewport={"width": size[0], "height": size[1]}, service_workers="block", accept_downloads=True
         )
@@ -77,35 +74,27 @@ def test_share_with_a_coach_then_delete(stack: Any, size: tuple[int, int]) -> No
         listed = page.locator("#sessions tr[data-sid]").evaluate_all("rs => rs.map(r => r.dataset.sid)")
         assert listed == [keep]
         assert not errors, errors
-        b.close()
     assert httpx.get(f"{pad.url}/sessions/{gone}", timeout=10).status_code == 404
     r = httpx.get(f"{pad.url}/sessions/{keep}/report", timeout=30)
     assert r.status_code == 200 and "<svg" in r.text and "<script" not in r.text
 
 
 def test_a_channel_the_session_lacks_is_said_not_drawn_as_zero(stack: Any) -> None:
-    from playwright.sync_api import sync_playwright
-
     pad, (_, no_pedals) = stack["pad"], stack["sids"]
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    with chromium() as b:
         page = b.new_page(viewport={"width": 1024, "height": 800})
         page.goto(f"{pad.url}/#/session/{no_pedals}")
         page.wait_for_selector("#not-recorded")
         note = page.locator("#not-recorded").inner_text()
         labels = page.locator("#overlay-pedals polyline").evaluate_all("ps => ps.map(p => p.dataset.label)")
-        b.close()
     assert "throttle" in note and "brake pressure" in note and labels == []
 
 
 def test_compare_with_another_sessions_lap(stack: Any) -> None:
     """The overlay's reference can be another session's best lap (a friend's, another day's), by distance."""
-    from playwright.sync_api import sync_playwright
-
     pad, (sid, other) = stack["pad"], stack["sids"]
     best = httpx.get(f"{pad.url}/sessions/{other}", timeout=10).json()["best_lap"]
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    with chromium() as b:
         page = b.new_page(viewport={"width": 1024, "height": 800})
         page.goto(f"{pad.url}/#/session/{sid}")
         page.wait_for_selector("#corner-table tbody tr")
@@ -116,6 +105,18 @@ def test_compare_with_another_sessions_lap(stack: Any) -> None:
         )
         head = page.locator("#corner-table thead").inner_text()
         deltas = page.locator("#corner-table tbody tr td:last-child").all_inner_texts()
-        b.close()
+        # any valid lap of that session, not only its best
+        theirs = httpx.get(f"{pad.url}/sessions/{other}/laps", timeout=10).json()
+        laps = [x["lap"] for x in theirs if x["kind"] == "full" and x["valid"]]
+        assert page.locator("#refLap").is_visible()
+        assert page.locator("#refLap option").evaluate_all("os => os.map(o => +o.value)") == laps
+        pick = next(x for x in laps if x != best)
+        page.select_option("#refLap", str(pick))
+        page.wait_for_function(
+            f"document.querySelector('#corners-title').textContent.includes('lap {pick})') "
+            f"&& (document.querySelector('#overlay-speed .legend')?.textContent || '').includes('lap {pick}')"
+        )
+        page.select_option("#lapA", index=0)  # back to this session's own laps: no other session's lap list
+        page.wait_for_function("document.getElementById('refLap').hidden")
     assert f"lap {best}" in head and "ana" in head
     assert sum(1 for d in deltas if d.strip() not in ("–", "")) >= 8  # corners matched across sessions

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -64,10 +65,13 @@ def test_declared_unit_wins_and_profile_unit_is_only_a_fallback() -> None:
     assert source_unit("Nm", "m/s", "km/h") == "m/s"  # a unit that cannot be speed: the fallback
 
 
-def _cli_import(path: Path, data_dir: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+def _cli_import(
+    path: Path, data_dir: Path, *flags: str, as_json: bool = True
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COLUMNS": "200"}
+    cmd = [sys.executable, "-m", "shared.cli", *flags, "import", str(path), "--data-dir", str(data_dir)]
     return subprocess.run(
-        [sys.executable, "-m", "shared.cli", "import", str(path), "--data-dir", str(data_dir), "--json"],
+        cmd + (["--json"] if as_json else []),
         capture_output=True,
         text=True,
         timeout=300,
@@ -77,8 +81,9 @@ def _cli_import(path: Path, data_dir: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_json_stdout_is_one_document_even_when_libxrk_prints(shared_dir: Path, tmp_path: Path) -> None:
-    """A channel whose unit code libxrk does not know makes it print 'Unknown units[..]' to stdout."""
+def _odd_unit_xrk(shared_dir: Path, tmp_path: Path) -> Path:
+    """The real XRK with one channel's unit code unknown to libxrk: it prints 'Unknown units[..]' and the
+    channel's raw name bytes (``b'Master Clk\\x00\\x00...'``) to stdout."""
     data = bytearray((shared_dir / "data/aim/scut_fsev_agx.xrk").read_bytes())
     i = data.find(b"<hCHS")
     hlen = struct.unpack_from("<i", data, i + 6)[0]
@@ -87,7 +92,11 @@ def test_json_stdout_is_one_document_even_when_libxrk_prints(shared_dir: Path, t
     struct.pack_into("<H", data, p + hlen + 5, sum(data[p : p + hlen]) & 0xFFFF)  # keep the checksum
     f = tmp_path / "odd_unit.xrk"
     f.write_bytes(bytes(data))
-    res = _cli_import(f, tmp_path / "d")
+    return f
+
+
+def test_json_stdout_is_one_document_even_when_libxrk_prints(shared_dir: Path, tmp_path: Path) -> None:
+    res = _cli_import(_odd_unit_xrk(shared_dir, tmp_path), tmp_path / "d")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)  # exactly one JSON document, nothing before it
     assert list(doc)[:9] == [
@@ -101,7 +110,24 @@ def test_json_stdout_is_one_document_even_when_libxrk_prints(shared_dir: Path, t
         "channels",
         "quality",
     ]
-    assert "Unknown units[100]" in res.stderr and "WARNING" in res.stderr
+    assert "Unknown units" not in res.stderr and "WARNING" not in res.stderr  # quiet by default
+
+
+@pytest.mark.parametrize("name", ["scut_fsev_agx.xrk", "scut_fsev_du.xrk", "odd_unit.xrk"])
+def test_a_default_import_prints_only_pitwalls_words(shared_dir: Path, tmp_path: Path, name: str) -> None:
+    """The real XRK files (and one with a unit libxrk does not know) through ``pitwall import`` as a driver
+    runs it: Pitwall's summary, no library line, no bytes literal, no control byte; with ``-v`` the
+    library's line is there, decoded."""
+    f = _odd_unit_xrk(shared_dir, tmp_path) if name == "odd_unit.xrk" else shared_dir / "data/aim" / name
+    res = _cli_import(f, tmp_path / "d", as_json=False)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out
+    assert f"{name} -> " in out and "aim_xrk" in out
+    assert not re.search(r"WARNING|Traceback|libxrk|\bb'|\\x00|[\x00-\x08\x0e-\x1a]", out), out
+    if name == "odd_unit.xrk":
+        loud = _cli_import(f, tmp_path / "d2", "-v", as_json=False)
+        assert "Unknown units[100] for 'Master Clk'" in loud.stderr, loud.stderr
+        assert "\\x00" not in loud.stderr and "b'" not in loud.stderr
 
 
 def test_aim_csv_and_candump_of_the_same_run_agree_channel_by_channel(tmp_path: Path) -> None:
@@ -143,10 +169,10 @@ def test_native_writes_to_fd1_go_to_the_log(
     """Native code writes straight to file descriptor 1, past ``sys.stdout``: it must still be caught."""
     from shared.importers.aim_xrk import parser_output_to_log
 
-    with caplog.at_level("WARNING"), parser_output_to_log("reader"):
-        os.write(1, b"Unknown units[99] for b'Native'\n")
+    with caplog.at_level("INFO"), parser_output_to_log("reader"):
+        os.write(1, b"Unknown units[99] for b'Native\\x00\\x00'\n")
         print("from python")
     out = capfd.readouterr().out
     assert out == ""
-    msgs = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert "reader: Unknown units[99] for b'Native'" in msgs and "reader: from python" in msgs
+    msgs = [r.getMessage() for r in caplog.records if r.levelname == "INFO"]
+    assert "reader: Unknown units[99] for 'Native'" in msgs and "reader: from python" in msgs

@@ -40,7 +40,9 @@ class _Clock:
         return self.time()
 
 
-def replay(wide: dict[str, np.ndarray], gold: tuple[Any, ...] | None = None) -> tuple[Any, list[Any]]:
+def replay(
+    wide: dict[str, np.ndarray], gold: tuple[Any, ...] | None = None, last_lap: bool = False
+) -> tuple[Any, list[Any]]:
     clock = _Clock()
     saved = frame_path.time
     frame_path.time = clock  # type: ignore[assignment]
@@ -50,6 +52,7 @@ def replay(wide: dict[str, np.ndarray], gold: tuple[Any, ...] | None = None) -> 
         sess.on_delta = lambda ev: events.append((float(sess.last_t or 0.0), ev))
         if gold is not None:
             sess.set_gold_reference(*gold)
+        sess.last_lap_reference = last_lap
         for f in frames_of(wide):
             clock.t_s = f["t_s"]
             sess.process(f)
@@ -121,7 +124,7 @@ def measure(name: str, ref: str, tmp: str) -> tuple[list[float], list[float], An
     wide, raw, _ = source(name, tmp)
     mine = own_laps(raw["t_s"], raw["lat"], raw["lon"], _line())
     gold = gold_for(name, tmp) if ref == "gold" else None
-    sess, events = replay(wide, gold[0] if gold else None)
+    sess, events = replay(wide, gold[0] if gold else None, ref == "last_lap")
     full = {
         k: lp
         for lp in sess.laps
@@ -135,6 +138,8 @@ def measure(name: str, ref: str, tmp: str) -> tuple[list[float], list[float], An
         if gold_k is not None:
             return mine, gold_k
         before = [j for j in full if j < k]
+        if ref == "last_lap":  # the previous completed valid lap
+            return (mine, max(before)) if before else None
         return (mine, min(before, key=mine.time)) if before else None  # own best so far
 
     along, line = errors(events, mine, ref_for)

@@ -33,11 +33,11 @@ class SessionStart(BaseModel):
     note: str | None = Field(None, max_length=500)
     reference: str | None = Field(
         None,
-        pattern=r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}:(\d{1,4}|achievable)|gold|session_best|alltime|achievable)$",
+        pattern=r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}:(\d{1,4}|achievable)|gold|session_best|last_lap|alltime|achievable)$",
         description="the delta's and the coach's reference: gold (default: the gold lap when saved, else the "
-        "session best), session_best, alltime (your fastest lap here in this car), achievable (the achievable lap "
-        "of that session: its laps joined where they matched), SESSION:LAP (any stored lap at this track, a "
-        "friend's too) or SESSION:achievable",
+        "session best), session_best, last_lap (the previous valid lap), alltime (your fastest lap here in this "
+        "car), achievable (the achievable lap of the session holding your fastest lap here: its laps joined where "
+        "they matched), SESSION:LAP (any stored lap at this track, a friend's too) or SESSION:achievable",
     )
     # a track this hot path has not stored yet (one ``pitwall replay`` detected from a file): stored
     # under its data directory's ``tracks/`` and used; ``track`` must be its id

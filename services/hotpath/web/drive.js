@@ -197,7 +197,8 @@
     $("lap-time").textContent = fmtLap(d.lap_time_s);
     $("predicted").textContent = fmtLap(d.predicted_s);
     const ref = d.reference;
-    $("ref-label").textContent = ref ? `${ref.source === "gold" ? "gold lap" : ref.source === "achievable" ? "achievable lap" : "best lap"} ${fmtLap(ref.time_s)}` : "reference (none yet)";
+    const refWords = { gold: "gold lap", last_lap: "last lap", chosen: "chosen lap", achievable: "achievable lap" };
+    $("ref-label").textContent = ref ? `${refWords[ref.source] || "best lap"} ${fmtLap(ref.time_s)}` : "reference (none yet)";
     if (d.last_lap) {
       const ll = $("last-lap");
       ll.textContent = fmtLap(d.last_lap.time_s);

@@ -33,15 +33,30 @@ class DataAnswer:
     result: dict[str, Any] = field(default_factory=dict)
 
 
+def _labels(d: dict[str, Any]) -> tuple[str, str, str]:
+    """How the answer names lap_a (the reference), lap_b and, once, the reference in full: plain lap
+    numbers within one session; the other driver's name and the session when lap_a is another session's."""
+    a, b = d["lap_a"], d["lap_b"]
+    other = d.get("ref_session_id")
+    if not other:
+        return f"lap {a}", f"lap {b}", f"lap {a}"
+    who = d.get("ref_driver_id")
+    short = f"{who}'s lap {a}" if who else f"lap {a} of session {other}"
+    return short, f"your lap {b}", f"{short} (session {other})" if who else short
+
+
 def _delta_text(d: dict[str, Any]) -> str:
-    a, b, total = d["lap_a"], d["lap_b"], d.get("total_delta_s")
+    total = d.get("total_delta_s")
+    la, lb, full_a = _labels(d)
     if total is None:
-        return f"Lap {b} and lap {a} could not be compared."
-    slower, faster = (b, a) if total > 0 else (a, b)
-    parts = [f"Lap {slower} was {secs(abs(total), 3)} slower than lap {faster} over the distance they share."]
+        return f"{lb[0].upper()}{lb[1:]} and {full_a} could not be compared."
+    slower, faster = (lb, full_a) if total > 0 else (full_a, lb)
+    parts = [
+        f"{slower[0].upper()}{slower[1:]} was {secs(abs(total), 3)} slower than {faster} over the distance they share."
+    ]
     ta, tb = laptime(d.get("lap_a_time_s")), laptime(d.get("lap_b_time_s"))
     if ta and tb:
-        parts.append(f"Lap times: lap {a} {ta}, lap {b} {tb}.")
+        parts.append(f"Lap times: {la} {ta}, {lb} {tb}.")
     sign = 1 if total > 0 else -1
     losses = [c for c in d.get("corners") or [] if (c.get("delta_s") or 0) * sign > 0.005]
     losses.sort(key=lambda c: -abs(c["delta_s"]))
@@ -56,12 +71,10 @@ def _delta_text(d: dict[str, Any]) -> str:
         c = losses[0]
         sa, sb = c.get("min_speed_a_kmh"), c.get("min_speed_b_kmh")
         if sa is not None and sb is not None:
-            parts.append(
-                f"Minimum speed at {corner_label(c['corner'])}: lap {a} {sa:g} km/h, lap {b} {sb:g} km/h."
-            )
+            parts.append(f"Minimum speed at {corner_label(c['corner'])}: {la} {sa:g} km/h, {lb} {sb:g} km/h.")
     ca, cb = d.get("coast_pct_a"), d.get("coast_pct_b")
     if ca is not None and cb is not None and abs(ca - cb) >= 1:
-        parts.append(f"Coasting: lap {a} {ca:g} %, lap {b} {cb:g} % of the lap.")
+        parts.append(f"Coasting: {la} {ca:g} %, {lb} {cb:g} % of the lap.")
     return " ".join(parts)
 
 

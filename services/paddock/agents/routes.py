@@ -1,8 +1,8 @@
-"""Driver-question routes answered straight from the lake, before any specialist: best, slowest and
-average lap, top speed, rpm, consistency, the driver's other sessions, a lap the session does not have,
-and a channel the file does not record ("not recorded", said plainly). Each answer is Pitwall's own
-sentences (times as m:ss.sss) with the figures it used kept as its result, for the narrator's fact sheet
-and the grounding check. Runs SQL (call it in a worker thread).
+"""Driver-question routes answered straight from the lake, before any specialist: a lap of another
+session (``other_lap``), best, slowest and average lap, top speed, rpm, consistency, the driver's other
+sessions, a lap the session does not have, and a channel the file does not record ("not recorded",
+said plainly). Each answer is Pitwall's own sentences (times as m:ss.sss) with the figures it used kept
+as its result, for the narrator's fact sheet and the grounding check. Runs SQL (call it in a worker thread).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 from services.paddock.agents.classifier import FALLBACK, _classify_intent
 from services.paddock.agents.data_answer import DataAnswer
+from services.paddock.agents.other_lap import other_lap
 from shared.display import lap_time
 
 Route = Callable[[str, dict[str, Any]], DataAnswer | None]
@@ -262,6 +263,7 @@ def other_sessions(q: str, s: dict[str, Any]) -> DataAnswer | None:
 
 ROUTES: list[Route] = [
     unrelated,
+    other_lap,  # before missing_lap: "lap 3 of session X" is not this session's lap 3
     missing_lap,
     other_sessions,
     consistency,

@@ -86,25 +86,30 @@ def _coast_pct(a: dict[str, np.ndarray]) -> float | None:
     return float(m.mean() * 100)
 
 
-def get_lap_delta(session_id: str, lap_a: int, lap_b: int) -> dict[str, Any]:
-    """Compare two laps by distance: time delta trace, where time is gained or lost per corner, speed and coasting differences."""
+def get_lap_delta(
+    session_id: str, lap_a: int, lap_b: int, ref_session_id: str | None = None
+) -> dict[str, Any]:
+    """Compare two laps by distance: time delta trace, where time is gained or lost per corner, speed and coasting differences. lap_a is the reference: a lap of this session, or of ref_session_id (any stored session at the same track: a friend's imported session, another logger's)."""
     s = session_row(session_id)
     sid = s["session_id"]
+    ref = s if ref_session_id in (None, "", sid) else session_row(str(ref_session_id))
+    rsid = ref["session_id"]
+    if ref["track_id"] != s["track_id"]:
+        raise ToolError(
+            "other_track",
+            f"session {rsid} was driven at {ref['track_id']}, not at {s['track_id']}",
+            "choose a reference lap from a session at the same track",
+        )
     ch = ("speed_kmh", "throttle_pct", "brake_bar")
-    a, b = lap_arrays(sid, lap_a, ch), lap_arrays(sid, lap_b, ch)
+    a, b = lap_arrays(rsid, lap_a, ch), lap_arrays(sid, lap_b, ch)
     rec = recorded(
         sid, {c: np.concatenate([a[c], b[c]]) for c in ch}, ("speed", "throttle", "brake_pressure")
     )
-    la = rows(
-        "SELECT lap, time_s, t_start_s, t_end_s FROM laps WHERE session_id = ? AND lap IN (?, ?)",
-        [sid, lap_a, lap_b],
-    )
-    info = {x["lap"]: x for x in la}
-    times = {k: x["time_s"] for k, x in info.items()}
-    if (
-        lap_a in info and lap_b in info
-    ):  # line to line, each lap on its own distance: ends at the lap-time gap
-        tra, trb = _trace(a, info[lap_a]), _trace(b, info[lap_b])
+    lap_sql = "SELECT lap, time_s, t_start_s, t_end_s FROM laps WHERE session_id = ? AND lap = ?"
+    ia, ib = rows(lap_sql, [rsid, lap_a]), rows(lap_sql, [sid, lap_b])
+    times = {"a": ia[0]["time_s"] if ia else None, "b": ib[0]["time_s"] if ib else None}
+    if ia and ib:  # line to line, each lap on its own distance: ends at the lap-time gap
+        tra, trb = _trace(a, ia[0]), _trace(b, ib[0])
         top = float(tra[0][-1])
         ga, gb = _grid(a, top, tra), _grid(b, top, trb, float(trb[0][-1]) / top if top > 0 else 1.0)
     else:
@@ -133,8 +138,9 @@ def get_lap_delta(session_id: str, lap_a: int, lap_b: int) -> dict[str, Any]:
         "session_id": sid,
         "lap_a": lap_a,
         "lap_b": lap_b,
-        "lap_a_time_s": r(times.get(lap_a)),
-        "lap_b_time_s": r(times.get(lap_b)),
+        **({} if rsid == sid else {"ref_session_id": rsid, "ref_driver_id": ref["driver_id"]}),
+        "lap_a_time_s": r(times["a"]),
+        "lap_b_time_s": r(times["b"]),
         "total_delta_s": r(delta[-1]),
         **rec.fields("speed", "throttle", "brake_pressure"),
         "corners": corners,

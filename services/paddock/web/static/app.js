@@ -113,6 +113,7 @@ async function sessionScreen(sid, seq) {
     <div class="card" id="quality" ${s.data_quality || s.quality ? "" : "hidden"}><h2>Data quality</h2>${qualityHtml(s.data_quality || s.quality)}</div>
     <div class="card"><h2>Overlay</h2>
       <div class="row">Reference <select id="lapA"><optgroup label="This session">${full.map((l) => `<option value="${esc(sid)}:${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}${best ? `<option value="${esc(sid)}:achievable">achievable lap (your laps joined where they matched)</option>` : ""}</optgroup></select>
+        <select id="refLap" hidden aria-label="lap of that session"></select>
         against <select id="lapB">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select></div>
       <div id="overlay-speed"></div><div id="overlay-pedals"></div><div id="overlay-delta"></div></div>
     <div class="grid"><div class="card"><h2 id="map-title">Track map</h2><div id="trackmap"></div></div>
@@ -130,15 +131,27 @@ async function sessionScreen(sid, seq) {
   if (stale(seq)) return;
   if (others.length) selA.insertAdjacentHTML("beforeend", `<optgroup label="Other sessions here (best lap)">${others.map((o) =>
     `<option value="${esc(o.session_id)}:${o.best_lap}">${esc(o.driver_id)} · ${esc(when(o.started_at))} · lap ${o.best_lap} · ${lapTime(o.best_lap_s)}</option>`).join("")}</optgroup>`);
-  const draw = () => {
-    const [refSid, refLap] = selA.value.split(/:(?=[^:]*$)/);
+  // another session's reference: its best lap first, then any of its valid laps (#refLap)
+  const selRef = document.getElementById("refLap");
+  const draw = async () => {
+    const [refSid, best] = selA.value.split(/:(?=[^:]*$)/);
     const ref = refSid === sid ? null : others.find((o) => o.session_id === refSid);
-    const achievable = refLap === "achievable";
-    return overlay(sid, +selB.value, {sid: refSid, lap: achievable ? refLap : +refLap,
-      name: achievable ? "achievable lap" : ref ? `${ref.driver_id} ${when(ref.started_at)} lap ${refLap}` : `lap ${refLap}`}, corners, seq)
-      .catch((e) => showBanner(e.message, "error"));
+    try {
+      if (ref && selRef.dataset.sid !== refSid) {
+        const theirs = (await api(`/sessions/${encodeURIComponent(refSid)}/laps`)).filter((l) => l.kind === "full" && l.valid);
+        if (stale(seq)) return;
+        selRef.innerHTML = theirs.map((l) => `<option value="${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("");
+        selRef.dataset.sid = refSid;
+        selRef.value = best;
+      }
+      selRef.hidden = !ref;
+      const refLap = ref ? selRef.value || best : best;
+      const achievable = refLap === "achievable";  // this session's laps joined where they matched
+      await overlay(sid, +selB.value, {sid: refSid, lap: achievable ? refLap : +refLap,
+        name: achievable ? "achievable lap" : ref ? `${ref.driver_id} ${when(ref.started_at)} lap ${refLap}` : `lap ${refLap}`}, corners, seq);
+    } catch (e) { showBanner(e.message, "error"); }
   };
-  selA.onchange = draw; selB.onchange = draw;
+  selA.onchange = draw; selB.onchange = draw; selRef.onchange = draw;
   if (full.length) await draw();
 }
 
@@ -232,50 +245,7 @@ function qualityHtml(q) {
   return `<dl class="kv">${Object.entries(q).map(([k, v]) => `<dt>${esc(human(k).name)}</dt><dd>${esc(typeof v === "object" ? JSON.stringify(v) : v)}</dd>`).join("")}</dl>`;
 }
 
-// ---------- Debrief ----------
-// what each debrief data step is, for people (the agent's class name stays in the tooltip)
-const CARD_TITLES = {
-  highlights_data: "Session highlights", telemetry_data: "Where lap times vary", pedagogy_data: "Your practice plan",
-  tire_data: "Tyre temperatures", handling_data: "Handling balance (understeer / oversteer)", engine_health_data: "Engine health",
-  traction_data: "Lockups and wheelspin", input_quality_data: "Smoothness of your inputs", safety_data: "Safety events",
-};
-// units from the canonical name suffixes (shared/signals.py): speed_kmh -> "speed", "km/h"
-const UNITS = [["_kmh", "km/h"], ["_ms", "ms"], ["_s", "s"], ["_pct", "%"], ["_bar", "bar"], ["_kpa", "kPa"], ["_c", "°C"],
-  ["_m", "m"], ["_g", "g"], ["_deg", "°"], ["_dps", "°/s"], ["_rpm", "rpm"], ["_hz", "Hz"], ["_v", "V"]];
-function human(key) {
-  let k = String(key), unit = "";
-  for (const [suf, u] of UNITS) if (k.toLowerCase().endsWith(suf)) { k = k.slice(0, -suf.length); unit = u; break; }
-  const name = k.replace(/_/g, " ").replace(/\bn\b/, "number of").replace(/^./, (c) => c.toUpperCase());
-  return {name, unit};
-}
-const withUnit = (v, unit) => (typeof v === "number" ? `${Number.isInteger(v) ? v : num(v, 2)}${unit ? " " + unit : ""}` : String(v));
-
-function dataCard(ev) {
-  const card = document.createElement("div");
-  card.className = "card data-card";
-  card.dataset.key = ev.key;
-  const d = ev.data || {};
-  const title = CARD_TITLES[ev.key] || human(String(ev.key || ev.agent).replace(/_data$/, "")).name;
-  card.innerHTML = `<h2 title="${esc(ev.agent)} · ${num(ev.ms, 0)} ms">${esc(title)}</h2>`;
-  // a chart from the first list of records with a numeric field, else the scalar facts
-  const list = Object.values(d).find((v) => Array.isArray(v) && v.length >= 2 && typeof v[0] === "object" && v[0]);
-  const field = list && Object.keys(list[0]).find((k) => typeof list[0][k] === "number" && !["lap", "seq"].includes(k));
-  if (list && field) {
-    const box = document.createElement("div");
-    card.appendChild(box);
-    const byLap = list[0].lap != null;
-    const label = (r, i) => (r.lap != null ? `lap ${r.lap}` : String(r.corner ?? r.corner_id ?? i + 1));
-    const h = human(field);
-    Charts.bars(box, list.slice(0, 40).map((r, i) => ({label: label(r, i), value: r[field]})),
-      {height: 150, title: `${h.name}${h.unit ? ", " + h.unit : ""}`, valueFmt: (v) => num(v, Math.abs(v) >= 100 ? 0 : 2)});
-    card.insertAdjacentHTML("beforeend", `<p class="muted small">${esc(h.name)}${h.unit ? ` (${esc(h.unit)})` : ""} per ${byLap ? "lap" : "corner"}</p>`);
-  }
-  const facts = Object.entries(d).filter(([, v]) => v !== null && typeof v !== "object").slice(0, 8);
-  if (facts.length) card.insertAdjacentHTML("beforeend", `<dl class="kv">${facts.map(([k, v]) => { const h = human(k); return `<dt>${esc(h.name)}</dt><dd>${esc(withUnit(v, h.unit))}</dd>`; }).join("")}</dl>`);
-  if (d.error) card.insertAdjacentHTML("beforeend", `<p class="warn">${esc(d.error.message || d.error)}</p>`);
-  return card;
-}
-
+// ---------- Debrief ---------- (the data cards and step names: cards.js)
 async function debriefScreen(sid, seq) {
   const s = await api(`/sessions/${sid}`);
   if (stale(seq)) return;
@@ -297,7 +267,8 @@ function debriefHandlers() {
       let li = document.getElementById(id);
       if (!li) { li = document.createElement("li"); li.id = id; $("phases").appendChild(li); }
       li.className = d.status;
-      li.textContent = `${d.agent}: ${d.status}${d.status === "queued" ? ` (${d.ahead} ahead)` : ""}${d.ms ? ` · ${num(d.ms, 0)} ms` : ""}`;
+      const status = {started: "started", finished: "done", queued: `waiting (${d.ahead} ahead)`}[d.status] || d.status;
+      li.textContent = `${stepWords(d.agent)}: ${status}${d.ms ? ` · ${num(d.ms / 1000, 1)} s` : ""}`;
       $("state").textContent = d.status === "queued" ? "Waiting for the model…" : "Working…";
     },
     data(d) { $("data").appendChild(dataCard(d)); },
