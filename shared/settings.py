@@ -104,6 +104,8 @@ class Settings(BaseSettings):
     s3_secret_key: SecretStr | None = None
     s3_region: str = "us-east-1"
     s3_timeout_s: float = Field(10.0, gt=0, le=300)  # connect and request timeout of one S3 call
+    # superseded objects (lap files compacted at session end) outlive every reader's older catalog this long
+    s3_delete_grace_s: float = Field(60.0, ge=0, le=86_400)
 
     @model_validator(mode="before")
     @classmethod

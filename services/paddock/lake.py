@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import duckdb
+from pyarrow.fs import FileSystem
 
 from shared.settings import Settings
 from shared.store.lake_check import damaged_sessions, deep_problem, files_signature
@@ -30,11 +31,11 @@ log = logging.getLogger(__name__)
 
 
 class Lake:
-    def __init__(self, settings: Settings, refresh_ttl_s: float = 1.0) -> None:
+    def __init__(self, settings: Settings, refresh_ttl_s: float = 1.0, fs: FileSystem | None = None) -> None:
         self.settings = settings
         self.lake_dir = settings.lake_dir
         # PITWALL_LAKE_URL=s3://...: the bucket by its session catalog, never the local lake
-        self.s3 = S3Lake(settings) if settings.lake_is_s3 else None
+        self.s3 = S3Lake(settings, fs) if settings.lake_is_s3 else None
         if self.s3 is None:
             self.lake_dir.mkdir(parents=True, exist_ok=True)
         self.refresh_ttl_s = refresh_ttl_s

@@ -35,7 +35,7 @@ def _table_schemas() -> dict[str, pa.Schema]:
     try:
         for ddl in ALL_DDL:
             con.execute(ddl)
-        out = {t: con.execute(f"SELECT * FROM {t} LIMIT 0").to_arrow_table().schema for t in LAKE_TABLES}
+        out = {t: con.sql(f"SELECT * FROM {t} LIMIT 0").to_arrow_table().schema for t in LAKE_TABLES}
     finally:
         con.close()
     for t, fn in _FIXED_SCHEMAS.items():

@@ -65,9 +65,12 @@ def _keys_of(table: pa.Table | None, session_ids: set[str]) -> set[str]:
     return {k for keys in table.filter(mask).column(KEYS_COLUMN).to_pylist() for k in keys or []}
 
 
-def merge_into_catalog(fs: pafs.FileSystem, target: LakeTarget, row_files: list[Path]) -> list[str]:
+def merge_into_catalog(
+    fs: pafs.FileSystem, target: LakeTarget, row_files: list[Path]
+) -> tuple[list[str], set[str]]:
     """Replace the catalog rows of the sessions in ``row_files`` (one-row Parquet files). Returns the
-    keys the old rows named and the new ones do not (superseded: compacted lap files, a moved session)."""
+    keys the old rows named and the new ones do not (superseded: compacted lap files, a moved session),
+    and the keys the new rows name."""
     new = pa.concat_tables([pq.read_table(f) for f in row_files], promote_options="permissive")
     sids = set(new.column("session_id").to_pylist())
     old = read_catalog(fs, target)
@@ -77,7 +80,7 @@ def merge_into_catalog(fs: pafs.FileSystem, target: LakeTarget, row_files: list[
         new = pa.concat_tables([keep, new], promote_options="permissive")
     _write(fs, target, new.sort_by([("session_id", "ascending")]))
     after = _keys_of(new, sids)
-    return sorted(before - after)
+    return sorted(before - after), after
 
 
 def forget_in_catalog(fs: pafs.FileSystem, target: LakeTarget, session_id: str) -> list[str]:

@@ -39,7 +39,7 @@ class LakeMirror:
         self._bases: dict[str, str] = {}  # session -> key base its files went to (a moved one respools)
 
     def _base(self, con: duckdb.DuckDBPyConnection, sid: str) -> tuple[str, pa.Table]:
-        row = con.execute("SELECT * FROM sessions WHERE session_id = ?", [sid]).to_arrow_table()
+        row = con.sql("SELECT * FROM sessions WHERE session_id = ?", params=[sid]).to_arrow_table()
         if row.num_rows == 0:
             raise KeyError(sid)
         r = row.slice(0, 1).to_pylist()[0]
@@ -85,6 +85,7 @@ class LakeMirror:
             self.spool.add_file(tmp, f"{base}/telemetry.parquet", link=False)
             keys.append(f"{base}/telemetry.parquet")
         self._bases[sid] = base
+        self.spool.drop_session_files(sid, keep=set(keys))  # waiting lap files: superseded before upload
         self._catalog_row(sid, row, keys)
 
     def forget(self, sid: str) -> None:
@@ -111,7 +112,7 @@ def mirror_for(settings: Any, on_added: Callable[[], None] | None = None) -> Lak
 
 
 def uploader_for(settings: Any, mirror: LakeMirror) -> Uploader:
-    return Uploader(mirror.spool, s3_filesystem(settings), s3_target(settings))
+    return Uploader(mirror.spool, s3_filesystem(settings), s3_target(settings), settings.s3_delete_grace_s)
 
 
 __all__ = ["LakeMirror", "check_s3_lake", "compact_laps", "mirror_for", "uploader_for"]

@@ -22,6 +22,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,6 @@ from shared.lake_url import LakeTarget
 from shared.store.lake_catalog import forget_in_catalog, merge_into_catalog
 
 log = logging.getLogger(__name__)
-
-GRACE_S = 60.0  # superseded objects (compaction, a moved session) outlive every reader's old catalog
 
 
 def _atomic_place(src: Path, dst: Path, link: bool) -> None:
@@ -62,11 +61,16 @@ class Spool:
     def add_catalog_row(self, session_id: str, src: Path) -> None:
         _atomic_place(src, self.root / "catalog" / f"{session_id}.parquet", link=False)
 
+    def drop_session_files(self, session_id: str, keep: Collection[str] = ()) -> None:
+        """Forget waiting uploads of a session, but for the keys in ``keep``."""
+        put = self.root / "put"
+        for f in self.files("put"):
+            if f"session={session_id}" in f.parts and f.relative_to(put).as_posix() not in keep:
+                f.unlink(missing_ok=True)
+
     def add_forget(self, session_id: str) -> None:
         (self.root / "catalog" / f"{session_id}.parquet").unlink(missing_ok=True)
-        for f in self.files("put"):
-            if f"session={session_id}" in f.parts:
-                f.unlink(missing_ok=True)
+        self.drop_session_files(session_id)
         (self.root / "forget" / session_id).write_text(str(time.time()))
 
     def add_delete(self, keys: list[str], not_before: float) -> None:
@@ -96,13 +100,22 @@ class Spool:
 class Uploader:
     """One thread that empties the spool into the S3 lake; retries with exponential backoff."""
 
-    def __init__(self, spool: Spool, fs: pafs.FileSystem, target: LakeTarget, poll_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        spool: Spool,
+        fs: pafs.FileSystem,
+        target: LakeTarget,
+        grace_s: float = 60.0,
+        poll_s: float = 2.0,
+    ) -> None:
         self.spool, self.fs, self.target, self.poll_s = spool, fs, target, poll_s
+        self.grace_s = grace_s  # superseded objects outlive every reader's older catalog this long
         self.uploaded = 0
         self.failures = 0
         self.last_error: str | None = None
         self.last_ok: float | None = None
         self.backoff_s = 0.0
+        self._sent: dict[str, set[str]] = {}  # session -> keys uploaded since its catalog row was merged
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -158,8 +171,10 @@ class Uploader:
             done += self._put(f)
         rows = self.spool.files("catalog")
         if rows:
-            superseded = merge_into_catalog(self.fs, self.target, rows)
-            self.spool.add_delete(superseded, time.time() + GRACE_S)
+            superseded, named = merge_into_catalog(self.fs, self.target, rows)
+            for r in rows:  # uploaded in this run of the process but named by no row: superseded too
+                superseded += sorted(self._sent.pop(r.stem, set()) - named)
+            self.spool.add_delete(superseded, time.time() + self.grace_s)
             for r in rows:
                 r.unlink(missing_ok=True)
             done += len(rows)
@@ -198,6 +213,9 @@ class Uploader:
             raise
         flight.unlink(missing_ok=True)
         self.uploaded += 1
+        sid = next((p.removeprefix("session=") for p in key.split("/") if p.startswith("session=")), None)
+        if sid is not None:
+            self._sent.setdefault(sid, set()).add(key)
         return 1
 
     def _delete(self, key: str) -> None:
