@@ -68,7 +68,7 @@ def _s3_settings(data: Path, w: SeaweedS3) -> Settings:
 def publish_per_lap(local: Settings, s3: Settings) -> dict[str, list[float]]:
     sim = simulate(laps=5, seed=11, rate_hz=50)
     out: dict[str, list[float]] = {"local": [], "s3_spool": [], "s3_acknowledged": []}
-    for name, st in (("local", local), ("s3", s3)):
+    for st in (local, s3):
         st.ensure_dirs()
         sid = import_sim(sim, st, driver_id="pub").session_id
         store = HotStore(st)
@@ -121,7 +121,9 @@ def paddock_queries(local: Settings, s3: Settings, runs: int = 7) -> dict[str, d
     return out
 
 
-def build_big_lake(s3: Settings, w: SeaweedS3, n: int, drivers: int = 40) -> tuple[float, dict[str, list[str]]]:
+def build_big_lake(
+    s3: Settings, w: SeaweedS3, n: int, drivers: int = 40
+) -> tuple[float, dict[str, list[str]]]:
     """N sessions in the bucket, copied from one real simulated session, and their catalog."""
     st = s3
     sim = simulate(laps=2, seed=5, rate_hz=10)
@@ -133,7 +135,10 @@ def build_big_lake(s3: Settings, w: SeaweedS3, n: int, drivers: int = 40) -> tup
     cat = read_catalog(fs, t)
     assert cat is not None
     row = cat.filter(pc.equal(cat.column("session_id"), sid0))
-    tables = {k.rsplit("/", 1)[1]: pq.read_table(t.path(k), filesystem=fs) for k in row.column(KEYS_COLUMN)[0].as_py()}
+    tables = {
+        k.rsplit("/", 1)[1]: pq.read_table(t.path(k), filesystem=fs)
+        for k in row.column(KEYS_COLUMN)[0].as_py()
+    }
     started = row.column("started_at")[0].as_py()
     by_driver: dict[str, Any] = {}
 
@@ -153,7 +158,12 @@ def build_big_lake(s3: Settings, w: SeaweedS3, n: int, drivers: int = 40) -> tup
             with fs.open_output_stream(t.path(f"{base}/{name}")) as f:
                 pq.write_table(tbl2, f, compression="zstd")
             keys.append(f"{base}/{name}")
-        r = row.to_pylist()[0] | {"session_id": sid, "driver_id": driver, "started_at": when, KEYS_COLUMN: keys}
+        r = row.to_pylist()[0] | {
+            "session_id": sid,
+            "driver_id": driver,
+            "started_at": when,
+            KEYS_COLUMN: keys,
+        }
         return r
 
     t0 = time.perf_counter()
@@ -168,13 +178,18 @@ def build_big_lake(s3: Settings, w: SeaweedS3, n: int, drivers: int = 40) -> tup
     return time.perf_counter() - t0, by_driver
 
 
-def big_lake_reads(s3: Settings, w: SeaweedS3, by_driver: dict[str, list[str]], runs: int = 5) -> dict[str, Any]:
+def big_lake_reads(
+    s3: Settings, w: SeaweedS3, by_driver: dict[str, list[str]], runs: int = 5
+) -> dict[str, Any]:
     cfs, calls = counting(w.filesystem())
     t0 = time.perf_counter()
     lake = Lake(s3, fs=cfs, refresh_ttl_s=3600)
     cold = time.perf_counter() - t0
     lake_mod._LAKE = lake
-    cat_keys = {r["session_id"]: r[KEYS_COLUMN] for r in lake.s3.catalog.select(["session_id", KEYS_COLUMN]).to_pylist()}
+    cat_keys = {
+        r["session_id"]: r[KEYS_COLUMN]
+        for r in lake.s3.catalog.select(["session_id", KEYS_COLUMN]).to_pylist()
+    }
     out: dict[str, Any] = {"refresh (catalog GET + datasets)": ([cold], dict(calls.calls))}
     calls.reset()
     ts = []
@@ -196,7 +211,9 @@ def big_lake_reads(s3: Settings, w: SeaweedS3, by_driver: dict[str, list[str]], 
     assert len(hist["sessions"]) == min(25, len(mine)), hist.get("sessions_compared")
     beyond = [p for p in calls.opened if p not in own]
     out[f"one driver's corner history ({len(hist['sessions'])} sessions)"] = (
-        ts, {k: v // runs for k, v in calls.calls.items()} | {"opened beyond the driver's own": len(beyond)})
+        ts,
+        {k: v // runs for k, v in calls.calls.items()} | {"opened beyond the driver's own": len(beyond)},
+    )
     return out
 
 
@@ -211,7 +228,11 @@ def main() -> None:
             local, s3 = settings_for(d / "local"), _s3_settings(d / "s3car", w)
             pub = publish_per_lap(local, s3)
             t = Table(title=f"Publish one lap (5-lap session at 50 Hz), ms median (max); {CMD}")
-            t.add_column("lake"), t.add_column("publish_lap (writer thread)"), t.add_column("until acknowledged")
+            (
+                t.add_column("lake"),
+                t.add_column("publish_lap (writer thread)"),
+                t.add_column("until acknowledged"),
+            )
             t.add_row("local disk", _ms(pub["local"]), "same")
             t.add_row("SeaweedFS (spool + uploader)", _ms(pub["s3_spool"]), _ms(pub["s3_acknowledged"]))
             console.print(t)
@@ -225,7 +246,9 @@ def main() -> None:
             big = big.model_copy(update={"lake_url": big.lake_url + "-big"})
             gen_s, by_driver = build_big_lake(big, w, args.sessions)
             console.print(f"simulated S3 lake: {args.sessions} sessions written in {gen_s:.0f} s")
-            res = big_lake_reads(_s3_settings(d / "bigpad", w).model_copy(update={"lake_url": big.lake_url}), w, by_driver)
+            res = big_lake_reads(
+                _s3_settings(d / "bigpad", w).model_copy(update={"lake_url": big.lake_url}), w, by_driver
+            )
             t = Table(title=f"{args.sessions}-session S3 lake, ms median (max); S3 requests per call; {CMD}")
             t.add_column("request"), t.add_column("latency"), t.add_column("S3 requests")
             for name, (ts, c) in res.items():

@@ -230,7 +230,9 @@ def _import_file(
     shown = source_path or str(path)
 
     def already(store: HotStore) -> ImportResult | None:
-        LakePublisher(store.con, settings.lake_dir, mirror_for(settings)).repair()  # a crash mid-publish left one half-published
+        LakePublisher(
+            store.con, settings.lake_dir, mirror_for(settings)
+        ).repair()  # a crash mid-publish left one half-published
         existing = store.session_by_sha(raw.sha256)
         if not existing:
             return None

@@ -69,9 +69,7 @@ def lake_url_problem(settings: Any) -> None:
     if ep is not None:
         e = urlparse(ep)
         if e.scheme not in ("http", "https") or not e.hostname:
-            raise ValueError(
-                f"PITWALL_S3_ENDPOINT={ep!r} is not an http(s) URL; e.g. http://127.0.0.1:8333"
-            )
+            raise ValueError(f"PITWALL_S3_ENDPOINT={ep!r} is not an http(s) URL; e.g. http://127.0.0.1:8333")
     if (settings.s3_access_key is None) != (settings.s3_secret_key is None):
         raise ValueError("set both PITWALL_S3_ACCESS_KEY and PITWALL_S3_SECRET_KEY, or neither")
 
@@ -105,7 +103,10 @@ def explain(exc: BaseException, settings: Any) -> LakeUnavailable:
     where = settings.s3_endpoint or "AWS S3"
     target = s3_target(settings)
     low = msg.lower()
-    if any(k in low for k in ("access_denied", "accessdenied", "invalidaccesskeyid", "signaturedoesnotmatch", "forbidden")):
+    if any(
+        k in low
+        for k in ("access_denied", "accessdenied", "invalidaccesskeyid", "signaturedoesnotmatch", "forbidden")
+    ):
         return LakeUnavailable(
             f"the S3 server at {where} refused the credentials for bucket {target.bucket!r} "
             "(check PITWALL_S3_ACCESS_KEY and PITWALL_S3_SECRET_KEY)"

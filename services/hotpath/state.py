@@ -70,7 +70,9 @@ class HotpathState:
     def _recover(self) -> list[str]:
         """Sessions left 'live' by a crash are closed explicitly as 'aborted' and published; sessions a
         crash left half-published (an import killed mid-publish) are published again."""
-        apply_tombstones(self.store, self.settings.lake_dir, self.mirror)  # before repair: never republish a deleted one
+        apply_tombstones(
+            self.store, self.settings.lake_dir, self.mirror
+        )  # before repair: never republish a deleted one
         out = self.publisher.repair()
         for sid in self.store.open_live_sessions():
             self.store.close_session(sid, status="aborted")

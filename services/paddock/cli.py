@@ -34,8 +34,8 @@ def paddock_cmd(
 
     from services.paddock.app import create_app
     from services.paddock.llm.embedded import EmbeddedModelError, EmbeddedModelServer
-    from shared.profiles.track import use_data_dir
     from shared.lake_url import check_s3_lake
+    from shared.profiles.track import use_data_dir
     from shared.settings import settings_for
 
     if llm not in ("url", "embedded"):

@@ -22,10 +22,10 @@ from pathlib import Path
 import duckdb
 from pyarrow.fs import FileSystem
 
+from services.paddock.lake_s3 import S3Lake
 from shared.settings import Settings
 from shared.store.lake_check import damaged_sessions, deep_problem, files_signature
 from shared.store.publisher import lake_reader_views
-from services.paddock.lake_s3 import S3Lake
 
 log = logging.getLogger(__name__)
 

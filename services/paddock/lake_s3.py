@@ -27,7 +27,11 @@ from shared.store.lake_catalog import KEYS_COLUMN, catalog_info, read_catalog
 from shared.store.schema import ALL_DDL, LAKE_TABLES
 
 _LAP = re.compile(r"/telemetry/lap_(\d+)\.parquet$")
-_FIXED_SCHEMAS = {"telemetry": telemetry_schema, "telemetry_signals": signals_schema, "signal_registry": registry_schema}
+_FIXED_SCHEMAS = {
+    "telemetry": telemetry_schema,
+    "telemetry_signals": signals_schema,
+    "signal_registry": registry_schema,
+}
 
 
 def _table_schemas() -> dict[str, pa.Schema]:
@@ -82,9 +86,13 @@ class S3Lake:
         cat = self.catalog
         sessions = self.schemas["sessions"]
         if cat is not None and cat.num_rows:
-            keep = cat.filter(pc.invert(pc.is_in(cat.column("session_id"), pa.array(sorted(skip), pa.string()))))
+            keep = cat.filter(
+                pc.invert(pc.is_in(cat.column("session_id"), pa.array(sorted(skip), pa.string())))
+            )
             cols = [
-                keep.column(f.name).cast(f.type) if f.name in keep.column_names else pa.nulls(keep.num_rows, f.type)
+                keep.column(f.name).cast(f.type)
+                if f.name in keep.column_names
+                else pa.nulls(keep.num_rows, f.type)
                 for f in sessions
             ]
             tables: dict[str, Any] = {"sessions": pa.Table.from_arrays(cols, schema=sessions)}

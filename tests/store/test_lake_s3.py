@@ -23,10 +23,10 @@ import pytest
 from services.hotpath.replay import replay_ws
 from services.paddock.lake import Lake
 from services.paddock.tools.sql_guard import run_query
+from shared.lake_url import s3_target
 from shared.settings import Settings, settings_for
 from shared.simulator import simulate
 from shared.store.lake_catalog import CATALOG_KEY, read_catalog
-from shared.lake_url import s3_target
 from tests.support.counting_fs import counting
 from tests.support.procs import REPO, free_port, start_hotpath
 from tests.support.seaweed import SECRET_KEY, seaweed_or_skip
@@ -38,7 +38,9 @@ START = {"car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}
 def _replay(hot: Any, laps: int, seed: int, driver: str) -> tuple[str, dict[str, Any], int]:
     sim = simulate(laps=laps, seed=seed, rate_hz=20)
     res = asyncio.run(
-        replay_ws(sim.wide, f"ws://127.0.0.1:{hot.port}/ingest/ws", speed=0, start={"driver_id": driver, **START})
+        replay_ws(
+            sim.wide, f"ws://127.0.0.1:{hot.port}/ingest/ws", speed=0, start={"driver_id": driver, **START}
+        )
     )
     return str(res["session_id"]), sim.wide, int(res["accepted"])
 
@@ -66,7 +68,9 @@ def car(tmp_path_factory: pytest.TempPathFactory):
     try:
         w.stop()  # no signal: the whole first session is driven with the server down
         sid_a, wide_a, acc_a = _replay(hot, 3, 3, "ana")
-        down = _wait(lambda: (u := _upload(hot))["failures"] and u["waiting_files"] and u, 60, "a failed upload")
+        down = _wait(
+            lambda: (u := _upload(hot))["failures"] and u["waiting_files"] and u, 60, "a failed upload"
+        )
         w.start()
         _wait(lambda: _upload(hot)["waiting_files"] == 0, 120, "the spool to empty after the outage")
         sid_b, wide_b, acc_b = _replay(hot, 2, 5, "ben")
@@ -150,8 +154,12 @@ def test_the_paddock_reads_one_session_by_its_own_keys(car: dict[str, Any]) -> N
     keys_b = {s3_target(_settings(car)).path(k) for k in _catalog(car)[sid_b]["object_keys"]}
     cur = lake.cursor()
     calls.reset()
-    listed = cur.execute("SELECT session_id, driver_id, best_lap_s FROM sessions ORDER BY session_id").fetchall()
-    assert {r[0] for r in listed} == {sid_a, sid_b} and sum(calls.calls.values()) == 0  # the catalog, in memory
+    listed = cur.execute(
+        "SELECT session_id, driver_id, best_lap_s FROM sessions ORDER BY session_id"
+    ).fetchall()
+    assert {r[0] for r in listed} == {sid_a, sid_b} and sum(
+        calls.calls.values()
+    ) == 0  # the catalog, in memory
     laps = cur.execute("SELECT lap, time_s FROM laps WHERE session_id = ? ORDER BY lap", [sid_b]).fetchall()
     n = cur.execute("SELECT count(*) FROM telemetry WHERE session_id = ? AND lap = 1", [sid_b]).fetchone()
     assert laps and n is not None and n[0] > 0
@@ -191,10 +199,14 @@ def test_polars_reads_the_lake_unchanged(car: dict[str, Any]) -> None:
     cat = pl.read_parquet(f"{root}/{CATALOG_KEY}", storage_options=opts)
     for sid, wide, _ in (car["a"], car["b"]):
         keys = cat.filter(pl.col("session_id") == sid)["object_keys"][0].to_list()
-        laps = pl.read_parquet(f"{root}/{next(k for k in keys if k.endswith('/laps.parquet'))}", storage_options=opts)
+        laps = pl.read_parquet(
+            f"{root}/{next(k for k in keys if k.endswith('/laps.parquet'))}", storage_options=opts
+        )
         got = laps.filter(pl.col("kind") == "full").sort("lap")["time_s"].to_list()
         t = np.asarray(wide["t_s"], float)
-        cross = [c for c, _ in gate_crossings(t, np.asarray(wide["lat"], float), np.asarray(wide["lon"], float))]
+        cross = [
+            c for c, _ in gate_crossings(t, np.asarray(wide["lat"], float), np.asarray(wide["lon"], float))
+        ]
         ours = list(np.diff(cross))
         assert len(got) == len(ours) and len(got) >= 2
         assert max(abs(a - b) for a, b in zip(got, ours, strict=True)) < 0.05, (got, ours)

