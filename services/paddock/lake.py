@@ -18,6 +18,7 @@ import logging
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import duckdb
 from pyarrow.fs import FileSystem
@@ -107,12 +108,16 @@ class Lake:
             return self.s3.files_signature(session_id)
         return files_signature(self.lake_dir, session_id)
 
-    def cursor(self) -> duckdb.DuckDBPyConnection:
+    def cursor(self, params: list[Any] | None = None) -> duckdb.DuckDBPyConnection:
+        """A cursor for one query. On an S3 lake, a query whose ``params`` name sessions sees the
+        per-session views of those sessions only (every tool names the sessions it reads by parameter);
+        one without (the SQL tool, ``/sessions``) sees every session."""
         self.refresh()
         cur = self.con.cursor()
         if self.s3 is not None:
             with self._lock:
-                self.s3.register(cur)
+                scope = [p for p in params or [] if isinstance(p, str) and self.s3.known(p)]
+                self.s3.register(cur, scope or None)
         return cur
 
     @property

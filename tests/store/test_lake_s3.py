@@ -165,6 +165,15 @@ def test_the_paddock_reads_one_session_by_its_own_keys(car: dict[str, Any]) -> N
     assert laps and n is not None and n[0] > 0
     assert calls.calls["list"] == 0 and set(calls.opened) <= keys_b and calls.opened
     cur.close()
+    # a tool's cursor sees only the sessions its parameters name (per-session views), with the same rows
+    scoped = lake.cursor([sid_b])
+    assert scoped.execute("SELECT count(DISTINCT session_id) FROM laps").fetchall() == [(1,)]
+    assert scoped.execute("SELECT count(*) FROM sessions").fetchall() == [(2,)]
+    assert (
+        scoped.execute("SELECT lap, time_s FROM laps WHERE session_id = ? ORDER BY lap", [sid_b]).fetchall()
+        == laps
+    )
+    scoped.close()
 
 
 def test_the_sql_sandbox_reads_only_the_lake(car: dict[str, Any]) -> None:
