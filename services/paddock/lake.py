@@ -115,9 +115,8 @@ class Lake:
         self.refresh()
         cur = self.con.cursor()
         if self.s3 is not None:
-            with self._lock:
-                scope = [p for p in params or [] if isinstance(p, str) and self.s3.known(p)]
-                self.s3.register(cur, scope or None)
+            scope = [p for p in params or [] if isinstance(p, str) and self.s3.known(p)]
+            self.s3.register(cur, scope or None)
         return cur
 
     @property

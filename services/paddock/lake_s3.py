@@ -12,6 +12,8 @@ the lake prefix's keys.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import duckdb
@@ -29,6 +31,23 @@ from shared.store.schema import ALL_DDL, LAKE_TABLES
 _LAP = re.compile(r"/telemetry/lap_(\d+)\.parquet$")
 _FMT = ds.ParquetFileFormat()
 _DATA_TABLES = [*(t for t in LAKE_TABLES if t != "sessions"), "telemetry"]
+_BY_STEM = {stem: t for t, stem in LAKE_TABLES.items()} | {"telemetry": "telemetry"}
+# read whole and kept in memory per session (tens of kB); telemetry and the long signals table are not
+_SMALL_TABLES = frozenset(
+    {"laps", "corner_results", "coaching_notes", "driver_events", "signal_registry", "session_quality"}
+)
+_SMALL_CACHE_SESSIONS = 256
+
+
+def _conform(tbl: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``tbl`` with exactly ``schema``'s columns (a file written before a column was added: nulls)."""
+    cols = [
+        tbl.column(f.name).cast(f.type) if f.name in tbl.column_names else pa.nulls(tbl.num_rows, f.type)
+        for f in schema
+    ]
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
 _FIXED_SCHEMAS = {
     "telemetry": telemetry_schema,
     "telemetry_signals": signals_schema,
@@ -62,10 +81,14 @@ class S3Lake:
         self.fs = fs if fs is not None else s3_filesystem(settings)
         self.target: LakeTarget = s3_target(settings)
         self.schemas = _table_schemas()
-        self.tables: dict[str, Any] = {}  # view name -> Arrow table or dataset, registered per cursor
         self.keys: dict[str, list[str]] = {}  # session id -> its object keys (from the catalog)
+        self.versions: dict[str, str] = {}  # session id -> when its catalog row was published
         self.catalog: pa.Table | None = None
-        self._by_session: dict[str, dict[str, list[ds.Fragment]]] = {}
+        self._sessions: pa.Table = self.schemas["sessions"].empty_table()
+        self._live: frozenset[str] = frozenset()  # sessions in the views (not skipped as damaged)
+        self._all: dict[str, ds.Dataset] | None = None  # every session's datasets, built on first need
+        self._small: OrderedDict[tuple[str, str], dict[str, pa.Table]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def signature(self) -> tuple[int, float]:
         try:
@@ -83,9 +106,16 @@ class S3Lake:
         sids = cat.column("session_id").to_pylist() if cat is not None else []
         keys = cat.column(KEYS_COLUMN).to_pylist() if cat is not None else []
         self.keys = {s: list(k or []) for s, k in zip(sids, keys, strict=True)}
+        pub = (
+            cat.column("published_at").to_pylist()
+            if cat is not None and "published_at" in cat.column_names
+            else []
+        )
+        self.versions = {s: str(v) for s, v in zip(sids, pub, strict=True)}
 
     def build(self, skip: frozenset[str]) -> dict[str, int]:
-        """Build the datasets from the catalog (no object is opened). Returns fragments per view."""
+        """The ``sessions`` table from the catalog; the other views are built when a query needs them
+        (no object is opened here). Returns the sessions and objects behind the views."""
         cat = self.catalog
         sessions = self.schemas["sessions"]
         if cat is not None and cat.num_rows:
@@ -98,47 +128,89 @@ class S3Lake:
                 else pa.nulls(keep.num_rows, f.type)
                 for f in sessions
             ]
-            tables: dict[str, Any] = {"sessions": pa.Table.from_arrays(cols, schema=sessions)}
+            table = pa.Table.from_arrays(cols, schema=sessions)
         else:
-            tables = {"sessions": sessions.empty_table()}
-        frags: dict[str, list[ds.Fragment]] = {t: [] for t in _DATA_TABLES}
-        by_session: dict[str, dict[str, list[ds.Fragment]]] = {}
-        by_stem = {stem: t for t, stem in LAKE_TABLES.items()} | {"telemetry": "telemetry"}
-        for sid, keys in sorted(self.keys.items()):
-            if sid in skip:
+            table = sessions.empty_table()
+        with self._lock:
+            self._sessions, self._all = table, None
+            self._live = frozenset(self.keys) - skip
+        return {"sessions": table.num_rows, "objects": sum(len(self.keys[s]) for s in self._live)}
+
+    def _fragments(self, sid: str) -> dict[str, list[ds.Fragment]]:
+        """One session's objects as dataset fragments, tagged with the session (and a lap file's lap)."""
+        out: dict[str, list[ds.Fragment]] = {t: [] for t in _DATA_TABLES}
+        for key in self.keys.get(sid, []):
+            table = _BY_STEM.get(_stem_of(key))
+            if table is None or table == "sessions":
                 continue
-            mine: dict[str, list[ds.Fragment]] = {t: [] for t in _DATA_TABLES}
-            for key in keys:
-                table = by_stem.get(_stem_of(key))
-                if table is None or table == "sessions":
-                    continue
-                expr = pc.field("session_id") == sid
-                if m := _LAP.search(key):
-                    expr = expr & (pc.field("lap") == int(m.group(1)))
-                frag = _FMT.make_fragment(self.target.path(key), self.fs, partition_expression=expr)
-                frags[table].append(frag)
-                mine[table].append(frag)
-            by_session[sid] = mine
-        for table, fr in frags.items():
-            tables[table] = ds.FileSystemDataset(fr, self.schemas[table], _FMT, self.fs)
-        self.tables, self._by_session = tables, by_session
-        return {"sessions": tables["sessions"].num_rows} | {t: len(f) for t, f in frags.items()}
+            expr = pc.field("session_id") == sid
+            if m := _LAP.search(key):
+                expr = expr & (pc.field("lap") == int(m.group(1)))
+            out[table].append(_FMT.make_fragment(self.target.path(key), self.fs, partition_expression=expr))
+        return out
+
+    def _dataset(self, table: str, frags: list[ds.Fragment]) -> ds.Dataset:
+        return ds.FileSystemDataset(frags, self.schemas[table], _FMT, self.fs)
+
+    def _small_tables(self, sid: str) -> dict[str, pa.Table] | None:
+        """A session's small tables (laps, corners, notes, ...) read whole once per catalog version of
+        the session and kept in memory (LRU); None when one does not read (the query then reads the
+        objects itself, and a damaged one is reported the usual way)."""
+        version = self.versions.get(sid) or repr(self.keys.get(sid))
+        with self._lock:
+            got = self._small.get((sid, version))
+            if got is not None:
+                self._small.move_to_end((sid, version))
+                return got
+        out: dict[str, pa.Table] = {}
+        try:
+            for table, frags in self._fragments(sid).items():
+                if table in _SMALL_TABLES:
+                    parts = [
+                        _conform(pq.read_table(f.path, filesystem=self.fs), self.schemas[table])
+                        for f in frags
+                    ]
+                    out[table] = pa.concat_tables(parts) if parts else self.schemas[table].empty_table()
+        except Exception:  # damaged or unreachable: left to the query and the damage check
+            return None
+        with self._lock:
+            self._small[(sid, version)] = out
+            while len(self._small) > _SMALL_CACHE_SESSIONS:
+                self._small.popitem(last=False)
+        return out
 
     def register(self, cur: duckdb.DuckDBPyConnection, scope: list[str] | None = None) -> None:
         """Make the lake's tables visible on a cursor (registrations are per connection). ``scope``: the
-        per-session views of these sessions only (the catalog's ``sessions`` stays whole), so pyarrow
-        never weighs the other sessions' objects (about 25 us each per query: 25 ms at 1,000 sessions)."""
+        per-session views of these sessions only (the catalog's ``sessions`` stays whole): their small
+        tables from memory, their telemetry from their own objects. Without a scope, every session's
+        objects (pyarrow then weighs each object per query: about 25 us each, 25 ms at 1,000 sessions)."""
+        with self._lock:
+            sessions, live, everything = self._sessions, self._live, self._all
+        cur.register("sessions", sessions)
         if scope is None:
-            for name, obj in self.tables.items():
+            if everything is None:
+                frags: dict[str, list[ds.Fragment]] = {t: [] for t in _DATA_TABLES}
+                for sid in sorted(live):
+                    for t, fr in self._fragments(sid).items():
+                        frags[t] += fr
+                everything = {t: self._dataset(t, fr) for t, fr in frags.items()}
+                with self._lock:
+                    self._all = everything
+            for name, obj in everything.items():
                 cur.register(name, obj)
             return
-        cur.register("sessions", self.tables["sessions"])
+        scope = [sid for sid in dict.fromkeys(scope) if sid in live]
+        per = {sid: self._fragments(sid) for sid in scope}
+        small = {sid: self._small_tables(sid) for sid in scope}
         for table in _DATA_TABLES:
-            fr = [f for sid in scope for f in self._by_session.get(sid, {}).get(table, [])]
-            cur.register(table, ds.FileSystemDataset(fr, self.schemas[table], _FMT, self.fs))
+            if table in _SMALL_TABLES and all(small[sid] is not None for sid in scope):
+                parts = [small[sid][table] for sid in scope]  # type: ignore[index]
+                cur.register(table, pa.concat_tables(parts) if parts else self.schemas[table].empty_table())
+            else:
+                cur.register(table, self._dataset(table, [f for sid in scope for f in per[sid][table]]))
 
     def known(self, session_id: str) -> bool:
-        return session_id in self._by_session
+        return session_id in self.keys
 
     def files_signature(self, session_id: str) -> tuple[tuple[str, int, int], ...]:
         return tuple((k, 0, 0) for k in self.keys.get(session_id, []))

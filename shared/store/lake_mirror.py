@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,8 @@ class LakeMirror:
 
     def _catalog_row(self, sid: str, row: pa.Table, keys: list[str]) -> None:
         tbl = row.append_column(KEYS_COLUMN, pa.array([sorted(keys)], pa.list_(pa.string())))
+        # a new version of the row at every publish: readers cache a session's small tables per version
+        tbl = tbl.append_column("published_at", pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")))
         tmp = self.spool.root / f".row-{sid}-{secrets.token_hex(4)}.parquet"
         pq.write_table(tbl, tmp)
         self.spool.add_catalog_row(sid, tmp)
