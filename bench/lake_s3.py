@@ -114,7 +114,9 @@ def paddock_queries(local: Settings, s3: Settings, runs: int = 7) -> dict[str, d
             ts = []
             for _ in range(runs):
                 t0 = time.perf_counter()
-                cur.sql(sql, params=[sid]).to_arrow_table()
+                c = lake.cursor([sid])  # as a tool does: a cursor per query, scoped to its session
+                c.sql(sql, params=[sid]).to_arrow_table()
+                c.close()
                 ts.append(time.perf_counter() - t0)
             out.setdefault(q, {})[name] = ts
         cur.close()
@@ -237,7 +239,7 @@ def main() -> None:
             t.add_row("SeaweedFS (spool + uploader)", _ms(pub["s3_spool"]), _ms(pub["s3_acknowledged"]))
             console.print(t)
             q = paddock_queries(local, _s3_settings(d / "s3pad", w))
-            t = Table(title=f"Paddock query, ms median (max) of 7; {CMD}")
+            t = Table(title=f"Paddock query (a tool's cursor), ms median (max) of 7; {CMD}")
             t.add_column("query"), t.add_column("local Parquet"), t.add_column("S3 via catalog")
             for name, v in q.items():
                 t.add_row(name, _ms(v["local"]), _ms(v["s3"]))

@@ -179,14 +179,24 @@ class S3Lake:
                 self._small.popitem(last=False)
         return out
 
-    def register(self, cur: duckdb.DuckDBPyConnection, scope: list[str] | None = None) -> None:
+    @property
+    def table_names(self) -> list[str]:
+        return ["sessions", *_DATA_TABLES]
+
+    def register(
+        self, cur: duckdb.DuckDBPyConnection, scope: list[str] | None = None, names: set[str] | None = None
+    ) -> None:
         """Make the lake's tables visible on a cursor (registrations are per connection). ``scope``: the
         per-session views of these sessions only (the catalog's ``sessions`` stays whole): their small
         tables from memory, their telemetry from their own objects. Without a scope, every session's
         objects (pyarrow then weighs each object per query: about 25 us each, 25 ms at 1,000 sessions)."""
         with self._lock:
             sessions, live, everything = self._sessions, self._live, self._all
-        cur.register("sessions", sessions)
+        if names is None or "sessions" in names:
+            cur.register("sessions", sessions)
+        wanted = [t for t in _DATA_TABLES if names is None or t in names]
+        if not wanted:
+            return
         if scope is None:
             if everything is None:
                 frags: dict[str, list[ds.Fragment]] = {t: [] for t in _DATA_TABLES}
@@ -196,13 +206,14 @@ class S3Lake:
                 everything = {t: self._dataset(t, fr) for t, fr in frags.items()}
                 with self._lock:
                     self._all = everything
-            for name, obj in everything.items():
-                cur.register(name, obj)
+            for name in wanted:
+                cur.register(name, everything[name])
             return
         scope = [sid for sid in dict.fromkeys(scope) if sid in live]
         per = {sid: self._fragments(sid) for sid in scope}
-        small = {sid: self._small_tables(sid) for sid in scope}
-        for table in _DATA_TABLES:
+        need_small = any(t in _SMALL_TABLES for t in wanted)
+        small = {sid: self._small_tables(sid) if need_small else None for sid in scope}
+        for table in wanted:
             if table in _SMALL_TABLES and all(small[sid] is not None for sid in scope):
                 parts = [small[sid][table] for sid in scope]  # type: ignore[index]
                 cur.register(table, pa.concat_tables(parts) if parts else self.schemas[table].empty_table())
