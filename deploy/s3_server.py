@@ -1,7 +1,7 @@
 """Entry point of the `lake-s3` compose service: SeaweedFS's S3 API on port 8333 with one identity.
 
-    s3_server.py            write the S3 identity (from the environment) and exec `weed mini`
-    s3_server.py --health   exit 0 when the S3 port answers HTTP (any status)
+s3_server.py            write the S3 identity (from the environment) and exec `weed mini`
+s3_server.py --health   exit 0 when the S3 port answers HTTP (any status)
 """
 
 from __future__ import annotations
