@@ -33,6 +33,7 @@ from shared.report import session_report_html
 from shared.settings import Settings
 from shared.store.hot import HotStore, insert_arrow
 from shared.store.lake_layout import session_dir, write_parquet_atomic
+from shared.store.lake_mirror import mirror_for
 from shared.store.publisher import LakePublisher
 from shared.store.schema import LAKE_TABLES
 
@@ -195,7 +196,7 @@ def import_bundle(
         except BaseException:
             con.execute("ROLLBACK")
             raise
-        pub = LakePublisher(con, settings.lake_dir)
+        pub = LakePublisher(con, settings.lake_dir, mirror_for(settings))
         try:
             pub.publish_session(sid)
             truth = data.get("lake/truth.json")

@@ -74,6 +74,7 @@ def delete_cmd(
     from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
     from shared.store.deletion import UnknownSessionError, delete_session
     from shared.store.hot import HotStore, StoreLockedError
+    from shared.store.lake_mirror import mirror_for
 
     settings = _settings(data_dir)
     if not yes:
@@ -96,7 +97,7 @@ def delete_cmd(
         done = body
     else:
         try:
-            done = delete_session(store, settings.lake_dir, session_id)
+            done = delete_session(store, settings.lake_dir, session_id, mirror_for(settings))
         except UnknownSessionError as exc:
             raise _fail(f"no session {session_id!r}; see `pitwall sessions`") from exc
         finally:

@@ -38,6 +38,7 @@ from shared.store.hot import (
     signals_to_arrow,
     wide_to_arrow,
 )
+from shared.store.lake_mirror import mirror_for
 from shared.store.publisher import LakePublisher
 from shared.track_find import find_track, logger_in_lap_ends
 
@@ -155,7 +156,7 @@ def _store_and_publish(
 
     def write(store: HotStore) -> None:
         store.write_bundle(bundle)
-        pub = LakePublisher(store.con, settings.lake_dir)
+        pub = LakePublisher(store.con, settings.lake_dir, mirror_for(settings))
         try:
             pub.publish_session(sid, truth_json)
         except BaseException:
@@ -229,7 +230,9 @@ def _import_file(
     shown = source_path or str(path)
 
     def already(store: HotStore) -> ImportResult | None:
-        LakePublisher(store.con, settings.lake_dir).repair()  # a crash mid-publish left one half-published
+        LakePublisher(
+            store.con, settings.lake_dir, mirror_for(settings)
+        ).repair()  # a crash mid-publish left one half-published
         existing = store.session_by_sha(raw.sha256)
         if not existing:
             return None

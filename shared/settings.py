@@ -17,6 +17,8 @@ import platformdirs
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from shared.lake_url import lake_url_problem
+
 _LEGACY_ALIASES = {
     "PITWALL_LITERT_URL": "adk_openai_url",
     "PITWALL_LITERT_MODEL": "adk_openai_model",
@@ -93,6 +95,18 @@ class Settings(BaseSettings):
     ingest_max_batch_frames: int = Field(20_000, ge=1, le=1_000_000)
     ingest_max_body_bytes: int = Field(8_000_000, ge=1024, le=256 * 2**20)
 
+    # where the lake lives (shared/store/lake_url.py): unset = <data_dir>/lake; a local path; or
+    # s3://bucket/prefix on S3-compatible storage (the hot path keeps its local lake and uploads a copy
+    # through a local spool; the paddock reads the bucket by the session catalog)
+    lake_url: str | None = None
+    s3_endpoint: str | None = None  # e.g. http://127.0.0.1:8333; unset = AWS
+    s3_access_key: SecretStr | None = None
+    s3_secret_key: SecretStr | None = None
+    s3_region: str = "us-east-1"
+    s3_timeout_s: float = Field(10.0, gt=0, le=300)  # connect and request timeout of one S3 call
+    # superseded objects (lap files compacted at session end) outlive every reader's older catalog this long
+    s3_delete_grace_s: float = Field(60.0, ge=0, le=86_400)
+
     @model_validator(mode="before")
     @classmethod
     def _legacy_aliases(cls, data: object) -> object:
@@ -128,6 +142,7 @@ class Settings(BaseSettings):
                     f"PITWALL_{name.upper()}={bind} exposes the service beyond loopback; "
                     "set PITWALL_API_TOKEN first."
                 )
+        lake_url_problem(self)
         if "*" in self.cors_origins:
             raise ValueError("PITWALL_CORS_ORIGINS must list origins explicitly; '*' is refused.")
         return self
@@ -139,7 +154,19 @@ class Settings(BaseSettings):
 
     @property
     def lake_dir(self) -> Path:
+        """The local lake: the hot path's own copy (and the only one unless PITWALL_LAKE_URL is s3://)."""
+        if self.lake_url and not self.lake_is_s3:
+            return Path(self.lake_url.removeprefix("file://")).expanduser()
         return self.data_dir / "lake"
+
+    @property
+    def lake_is_s3(self) -> bool:
+        return bool(self.lake_url) and str(self.lake_url).startswith("s3://")
+
+    @property
+    def spool_dir(self) -> Path:
+        """Files published locally and waiting to be uploaded to the S3 lake."""
+        return self.data_dir / "spool"
 
     @property
     def paddock_dir(self) -> Path:

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 err = Console(stderr=True)
 
@@ -50,6 +51,17 @@ def hotpath_cmd(
     except ValueError as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(2) from exc
+    if settings.lake_is_s3:
+        from shared.lake_url import LakeUnavailable, check_s3_lake
+
+        try:
+            check_s3_lake(settings)
+        except LakeUnavailable as exc:
+            if exc.reachable:  # the server answered and refused: nothing could ever be uploaded
+                err.print(f"[red]error[/red]: {escape(str(exc))}", soft_wrap=True)
+                raise typer.Exit(2) from exc
+            # no signal (a car in the paddock): the spool keeps every file until the server answers
+            err.print(f"[yellow]warning[/yellow]: {escape(str(exc))}; files wait in {settings.spool_dir}")
     settings.ensure_dirs()
     from shared.store.hot import store_locked
 

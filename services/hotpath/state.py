@@ -25,7 +25,9 @@ from shared.signals import CHANNEL_BY_NAME
 from shared.store.deletion import apply_tombstones, delete_session
 from shared.store.gold import GOLD_CHANNELS, all_time_best, lap_reference, load_gold_lap
 from shared.store.hot import HotStore, new_session_id, open_hot_db, rows_table
+from shared.store.lake_mirror import mirror_for, uploader_for
 from shared.store.publisher import LakePublisher
+from shared.store.spool import Uploader
 from shared.store.writer import StoreWriter
 
 log = logging.getLogger(__name__)
@@ -52,8 +54,13 @@ class HotpathState:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.store = HotStore(settings)  # the only read-write opener of the hot DuckDB file
-        self.publisher = LakePublisher(self.store.con, settings.lake_dir)
+        self.uploader: Uploader | None = None
+        self.mirror = mirror_for(settings, on_added=self._kick_uploader)  # the S3 lake's spool, or None
+        self.publisher = LakePublisher(self.store.con, settings.lake_dir, self.mirror)
         self.recovered = self._recover()
+        if self.mirror is not None:  # never on the frame path: its own thread, retries with backoff
+            self.uploader = uploader_for(settings, self.mirror)
+            self.uploader.start()
         self.writer = StoreWriter(self.store.con, settings.flush_interval_s, reopen=self._reopen_store)
         self.sessions: dict[str, LiveSession] = {}
         self.active: str | None = None
@@ -66,7 +73,9 @@ class HotpathState:
     def _recover(self) -> list[str]:
         """Sessions left 'live' by a crash are closed explicitly as 'aborted' and published; sessions a
         crash left half-published (an import killed mid-publish) are published again."""
-        apply_tombstones(self.store, self.settings.lake_dir)  # before repair: never republish a deleted one
+        apply_tombstones(
+            self.store, self.settings.lake_dir, self.mirror
+        )  # before repair: never republish a deleted one
         out = self.publisher.repair()
         for sid in self.store.open_live_sessions():
             self.store.close_session(sid, status="aborted")
@@ -77,6 +86,10 @@ class HotpathState:
             log.warning("session %s was left live by an earlier crash: closed as aborted", sid)
             out.append(sid)
         return out
+
+    def _kick_uploader(self) -> None:
+        if self.uploader is not None:
+            self.uploader.kick()
 
     def _reopen_store(self) -> Any:
         """On the writer thread, after a fatal DuckDB error (a full disk): a fresh connection to the file."""
@@ -93,6 +106,8 @@ class HotpathState:
             self.end_session(sid)
         self.writer.close()
         self.store.close()
+        if self.uploader is not None:
+            self.uploader.stop()
 
     # ---- sessions ------------------------------------------------------------------
     def start_session(
@@ -252,7 +267,7 @@ class HotpathState:
 
         def job(con: Any) -> None:
             try:
-                done.set_result(delete_session(self.store, self.settings.lake_dir, sid))
+                done.set_result(delete_session(self.store, self.settings.lake_dir, sid, self.mirror))
             except BaseException as exc:
                 done.set_exception(exc)
 
@@ -376,6 +391,7 @@ class HotpathState:
             },
             "recovered_sessions": self.recovered,
             "cue_clients": len(self.hub.clients),
+            **({"lake_upload": self.uploader.status()} if self.uploader is not None else {}),
         }
 
     def metrics_text(self) -> str:

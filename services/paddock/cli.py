@@ -34,6 +34,7 @@ def paddock_cmd(
 
     from services.paddock.app import create_app
     from services.paddock.llm.embedded import EmbeddedModelError, EmbeddedModelServer
+    from shared.lake_url import check_s3_lake
     from shared.profiles.track import use_data_dir
     from shared.settings import settings_for
 
@@ -47,8 +48,10 @@ def paddock_cmd(
         overrides["paddock_port"] = port
     try:
         settings = settings_for(data_dir, **overrides)
+        if settings.lake_is_s3:  # the bucket answers with these credentials, or a sentence saying why not
+            check_s3_lake(settings)
     except ValueError as exc:
-        err.print(f"[red]error[/red]: {exc}")
+        err.print(f"[red]error[/red]: {escape(str(exc))}")
         raise typer.Exit(2) from exc
     use_data_dir(settings.data_dir)  # tracks Pitwall stored there (a corner's name on a detected track)
     server: EmbeddedModelServer | None = None

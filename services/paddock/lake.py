@@ -15,12 +15,16 @@ of the views and listed in :attr:`Lake.damaged` with the file and the reason; it
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import duckdb
+from pyarrow.fs import FileSystem
 
+from services.paddock.lake_s3 import S3Lake
 from shared.settings import Settings
 from shared.store.lake_check import damaged_sessions, deep_problem, files_signature
 from shared.store.publisher import lake_reader_views
@@ -29,10 +33,13 @@ log = logging.getLogger(__name__)
 
 
 class Lake:
-    def __init__(self, settings: Settings, refresh_ttl_s: float = 1.0) -> None:
+    def __init__(self, settings: Settings, refresh_ttl_s: float = 1.0, fs: FileSystem | None = None) -> None:
         self.settings = settings
         self.lake_dir = settings.lake_dir
-        self.lake_dir.mkdir(parents=True, exist_ok=True)
+        # PITWALL_LAKE_URL=s3://...: the bucket by its session catalog, never the local lake
+        self.s3 = S3Lake(settings, fs) if settings.lake_is_s3 else None
+        if self.s3 is None:
+            self.lake_dir.mkdir(parents=True, exist_ok=True)
         self.refresh_ttl_s = refresh_ttl_s
         self._lock = threading.Lock()
         self._sig: tuple[int, float] | None = None
@@ -40,10 +47,18 @@ class Lake:
         self.damaged: dict[str, dict[str, str]] = {}  # session id -> {file, reason}
         # damage found by reading a session whole after a query on it failed, until its files change
         self._found: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}
-        self.con = sandboxed_connection(self.lake_dir, settings.duckdb_memory_limit_mb)
+        self.con = sandboxed_connection(
+            None if self.s3 is not None else self.lake_dir, settings.duckdb_memory_limit_mb
+        )
         self.refresh(force=True)
 
+    @property
+    def url(self) -> str:
+        return self.s3.target.url if self.s3 is not None else str(self.lake_dir)
+
     def _signature(self) -> tuple[int, float]:
+        if self.s3 is not None:
+            return self.s3.signature()  # one HEAD of the catalog object
         files = list(self.lake_dir.glob("sessions/*/*.parquet")) + list(
             self.lake_dir.glob("sessions/*/telemetry/*.parquet")
         )
@@ -57,33 +72,55 @@ class Lake:
             self._checked = now
             sig = self._signature()
             if force or sig != self._sig:
-                damaged = damaged_sessions(self.lake_dir)
+                damaged = damaged_sessions(self.lake_dir) if self.s3 is None else {}
+                if self.s3 is not None:
+                    self.s3.fetch()  # the catalog (one GET): its keys, to compare with the damage found
                 for sid, (problem, files) in list(self._found.items()):
-                    if files_signature(self.lake_dir, sid) == files:
+                    if self._files_signature(sid) == files:
                         damaged.setdefault(sid, problem)
                     else:
                         del self._found[sid]  # republished (or removed): look again
                 for sid, problem in damaged.items():
                     if self.damaged.get(sid) != problem:
                         log.error("session %s is damaged: %s: %s", sid, problem["file"], problem["reason"])
-                lake_reader_views(self.con, self.lake_dir, frozenset(damaged))
+                if self.s3 is not None:
+                    self.s3.build(frozenset(damaged))
+                else:
+                    lake_reader_views(self.con, self.lake_dir, frozenset(damaged))
                 self.damaged = damaged
                 self._sig = sig
 
     def check_session(self, session_id: str) -> dict[str, str] | None:
         """After a read of ``session_id`` failed: read its files whole; a damaged one marks the session
         damaged (left out of the views from now on). Returns the problem, or None when its files read."""
-        problem = deep_problem(self.lake_dir, session_id)
+        if self.s3 is not None:
+            problem = self.s3.deep_problem(session_id)
+        else:
+            problem = deep_problem(self.lake_dir, session_id)
         if problem is not None:
             log.error("session %s is damaged: %s: %s", session_id, problem["file"], problem["reason"])
             with self._lock:
-                self._found[session_id] = (problem, files_signature(self.lake_dir, session_id))
+                self._found[session_id] = (problem, self._files_signature(session_id))
             self.refresh(force=True)
         return problem
 
-    def cursor(self) -> duckdb.DuckDBPyConnection:
+    def _files_signature(self, session_id: str) -> tuple[tuple[str, int, int], ...]:
+        if self.s3 is not None:
+            return self.s3.files_signature(session_id)
+        return files_signature(self.lake_dir, session_id)
+
+    def cursor(self, params: list[Any] | None = None, sql: str | None = None) -> duckdb.DuckDBPyConnection:
+        """A cursor for one query. On an S3 lake, a query whose ``params`` name sessions sees the
+        per-session views of those sessions only (every tool names the sessions it reads by parameter);
+        one without (the SQL tool, ``/sessions``) sees every session. ``sql``: only the tables it names
+        are registered (a registration costs about a millisecond; a tool makes dozens of queries)."""
         self.refresh()
-        return self.con.cursor()
+        cur = self.con.cursor()
+        if self.s3 is not None:
+            scope = [p for p in params or [] if isinstance(p, str) and self.s3.known(p)]
+            names = None if sql is None else {t for t in self.s3.table_names if re.search(rf"\b{t}\b", sql)}
+            self.s3.register(cur, scope or None, names)
+        return cur
 
     @property
     def signature(self) -> tuple[int, float]:
@@ -95,16 +132,17 @@ class Lake:
         return self._sig[1] if self._sig else 0.0
 
 
-def sandboxed_connection(lake_dir: Path, memory_limit_mb: int) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB that may read files under ``lake_dir`` and nothing else, within a memory limit."""
+def sandboxed_connection(lake_dir: Path | None, memory_limit_mb: int) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB that may read files under ``lake_dir`` and nothing else, within a memory limit
+    (``None``: no file at all; an S3 lake is read through the Arrow datasets registered on each cursor)."""
     con = duckdb.connect(config={"threads": "2"})
-    lake = str(lake_dir.resolve()).rstrip("/") + "/"
+    lake = str(lake_dir.resolve()).rstrip("/") + "/" if lake_dir is not None else ""
     if "'" in lake:
         raise ValueError(f"the lake path {lake!r} contains a quote; choose another PITWALL_DATA_DIR")
     con.execute("SET temp_directory=''")  # no spilling, and no readable temp directory
     con.execute(f"SET memory_limit='{int(memory_limit_mb)}MB'")
     con.execute("SET enable_progress_bar=false")  # a long query must not draw on the service's terminal
-    con.execute(f"SET allowed_directories=['{lake}']")
+    con.execute(f"SET allowed_directories=['{lake}']" if lake else "SET allowed_directories=[]")
     con.execute("SET enable_external_access=false")
     con.execute("SET lock_configuration=true")
     return con

