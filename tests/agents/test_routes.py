@@ -133,6 +133,18 @@ def test_a_question_about_something_else_is_declined_without_a_figure(lake: dict
     )
 
 
+def test_a_question_with_a_picked_intent_or_a_pace_word_is_never_declined(lake: dict[str, Any]) -> None:
+    """The tablet's topic picker says what a question is about; "pace" is a driving word."""
+    vague = "how is it holding up?"
+    declined = route_answer(vague, lake["sid"])
+    assert declined is not None and "only answer" in declined.text
+    for q, intent in ((vague, "race_pace"), ("how is my pace holding up?", None)):
+        got = route_answer(q, lake["sid"], intent)
+        assert got is None or "only answer" not in got.text, (q, intent)
+    plan = plan_for("RacePaceAgent", vague, lake["sid"], "race_pace")
+    assert plan is not None and plan["tool"] == "get_race_pace_model"
+
+
 def test_highest_and_lowest_of_a_recorded_channel_match_the_raw_samples(lake: dict[str, Any]) -> None:
     sim = lake["sim"]
     got = _answer("What was the highest oil temperature?", lake["sid"])

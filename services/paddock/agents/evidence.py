@@ -17,7 +17,7 @@ def plan_for(agent: str, question: str, session_id: str, intent: str | None) -> 
     from services.paddock.agents.data_answer import answer_from_data, planned_call
     from services.paddock.agents.routes import route_answer
 
-    found = route_answer(question, session_id)
+    found = route_answer(question, session_id, intent)
     if found is None:
         found = planned_call(agent, question, session_id)
     if found is None:

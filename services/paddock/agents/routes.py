@@ -193,7 +193,8 @@ _DRIVING = re.compile(
     r"\b(lap|laps|corner|turn|t\d|brak|throttle|speed|fast|slow|time\b|session|tyre|tire|oil|coolant|water|"
     r"engine|rpm|rev|gear|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
     r"consisten|sector|pressure|temp|fuel|delta|debrief|brief|coach|better|improve|where|why|how did|"
-    r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over)"
+    r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over|pace|"
+    r"stint|race|racing|qualif|tenths)"
 )
 
 
@@ -271,8 +272,9 @@ ROUTES: list[Route] = [
 ]
 
 
-def route_answer(question: str, session_id: str) -> DataAnswer | None:
-    """The first route that answers the question, or None (a specialist's tools then answer it)."""
+def route_answer(question: str, session_id: str, intent: str | None = None) -> DataAnswer | None:
+    """The first route that answers the question, or None (a specialist's tools then answer it). A question
+    the driver gave an intent (the tablet's topic picker) is about driving: it is never declined."""
     from services.paddock.tools.base import ToolError, session_row
 
     try:
@@ -281,6 +283,8 @@ def route_answer(question: str, session_id: str) -> DataAnswer | None:
         return None
     q = " " + (question or "").lower() + " "
     for route in ROUTES:
+        if route is unrelated and intent:
+            continue
         found = route(q, s)
         if found is not None:
             return found
