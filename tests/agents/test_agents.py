@@ -430,7 +430,8 @@ def test_overlapping_debriefs_of_two_drivers_never_bleed(env) -> None:
     for events, sid, driver in ((a, env["sid"], "ana"), (b, other, bo)):
         done = events[-1].data
         assert events[-1].type == "done" and done["narrator"] == "llm"
-        assert f"{best[sid]['best_lap_s']:.3f}" in done["text"], (sid, done["text"])
+        t = best[sid]["best_lap_s"]
+        assert f"{int(t // 60)}:{t % 60:06.3f}" in done["text"], (sid, done["text"])  # its own best, m:ss.sss
         assert done["ungrounded"] == []
         turns = svc.store.query(
             "SELECT driver_id, session_id FROM conversations WHERE conversation_id = ?",

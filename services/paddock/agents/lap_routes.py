@@ -86,10 +86,10 @@ def corner_on_lap(q: str, s: dict[str, Any]) -> DataAnswer | None:
     if this is None:
         return None
     name = str(this["corner_id"]).upper()
-    want_min = re.search(r"min(?:imum)?|slowest|apex|speed", q)
-    want_brake = re.search(r"\bbrak", q)
-    want_io = re.search(r"\bentry|\bexit|\bcarr(?:y|ied)", q)
-    want_time = re.search(r"\btime|how long|\blos[et]|\bgain|quick", q)
+    want_min = bool(re.search(r"min(?:imum)?|slowest|apex|speed", q))
+    want_brake = bool(re.search(r"\bbrak", q))
+    want_io = bool(re.search(r"\bentry|\bexit|\bcarr(?:y|ied)", q))
+    want_time = bool(re.search(r"\btime|how long|\blos[et]|\bgain|quick", q))
     if not (want_min or want_brake or want_io or want_time):
         want_min = want_brake = want_time = True  # "how was turn 11 on lap 3?"
     bits = []
@@ -241,7 +241,7 @@ def events_where(q: str, s: dict[str, Any]) -> DataAnswer | None:
 def sessions_here(q: str, s: dict[str, Any]) -> DataAnswer | None:
     """The driver's sessions at this track: how many, the best lap across them, the other ones."""
     if not re.search(
-        r"\b(other|previous|last|earlier|all|my|both) sessions?\b|sessions? (at|with|in|here)\b|"
+        r"\b(other|previous|last|earlier|all|both) sessions?\b|\bmy sessions\b|sessions? (at|with|in|here)\b|"
         r"how many (?:sessions|times)|\bever\b.*\bbest\b|\bbest\b.*\bever\b|all.?time",
         q,
     ):
