@@ -105,4 +105,7 @@ def test_model_chosen_tools_on_llama_cpp_give_a_grounded_or_a_labelled_data_answ
             assert done["reason"], done  # labelled, with the reason the model's text was not used
         assert all(r["status"] == 200 for r in replies), replies
     # what the small model did, for the report (model-chosen calls, and who answered)
-    print(json.dumps([{k: (v if k != "done" else v.get("narrator")) for k, v in s.items()} for s in seen]))
+    for x in seen:
+        print(
+            f"{x['q']!r}: {x['done']['narrator']}, calls {x['calls']}, reason {str(x['done']['reason'])[:120]!r}"
+        )
