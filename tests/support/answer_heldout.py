@@ -13,6 +13,7 @@ from tests.support.answer_questions import (
     _channel,
     _consistency,
     _lap_time,
+    _named_only_clean,
     _restraint,
     _rpm,
     _theo,
@@ -67,6 +68,14 @@ def held_out(t: dict[str, SessionTruth]) -> list[Question]:
             f"How slow was I at the apex of turn {e['corner_id'][1:]} on lap {e['lap']}?",
             Expect(need=[[Fig("kmh", e["min_kmh"])]], check={"kmh": mins}),
         )
+    mistakes = sorted({x["corner_id"] for x in s.events if x.get("time_lost_s")})
+    lose = Expect(
+        words=["|".join(CORNER[c] for c in mistakes)],
+        forbid=_named_only_clean(mistakes),
+        context=r"time|los[et]|cost|slow|gain|find|opportunit",
+    )
+    add("lose_time", "sim", "Where is my biggest opportunity on this track?", lose)
+    add("lose_time", "sim", "Which turn should I work on to go faster?", lose)
     oil = next(x["lap"] for x in s.events if x["kind"] == "oil_pressure_drop")
     add(
         "car_health",
