@@ -63,6 +63,7 @@ def main() -> None:
         pad = start_paddock(prep.data_dir, root, url, env)
         try:
             results = run(pad.url, prep, a.kinds)
+            held = run(pad.url, prep, a.kinds, prep.held_out)
         finally:
             pad.stop()
             if server is not None:
@@ -71,11 +72,13 @@ def main() -> None:
         print(f"model: {'none' if a.no_model else model} at {url}")
         print(table(rep))
         print("by narrator:", json.dumps(rep["by_narrator"]))
-        for r in results:
+        print(f"held-out set ({len(held)} other phrasings):")
+        print(table(report(held)))
+        for r in results + held:
             if r.verdict != "correct":
                 print(f"  {r.qid} {r.verdict} [{r.narrator}] {r.question!r}: {r.why} | {r.text[:160]!r}")
         if a.json:
-            write(results, rep, a.json)
+            write(results + held, rep | {"held_out": report(held)}, a.json)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from fastapi.responses import StreamingResponse
 from services.paddock.agents.service import CoachEvent
 
 KEEPALIVE_S = 15.0
+_CLOSING: set[asyncio.Task[None]] = set()  # runs finishing their clean-up after their client went away
 HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 
 
@@ -103,9 +104,15 @@ def sse_response(request: Request, events: AsyncIterator[CoachEvent]) -> Streami
                 n += 1
                 yield f"id: {n}\nevent: {ev.type}\ndata: {json.dumps(ev.data, default=str)}\n\n"
         finally:
-            task.cancel()  # client gone: cancel the ADK run and its upstream request
+            # client gone: cancel the ADK run and its upstream request, once. Starlette keeps cancelling
+            # this generator while it waits here; the wait is shielded, so those cancellations never
+            # reach the run a second time (a second one would cut the upstream connection's own close
+            # short, and the model server would go on writing into an open socket).
+            task.cancel()
+            _CLOSING.add(task)
+            task.add_done_callback(_CLOSING.discard)
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+                await asyncio.shield(task)
 
     return StreamingResponse(gen(), media_type="text/event-stream", headers=HEADERS)
 

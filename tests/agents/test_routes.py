@@ -133,6 +133,18 @@ def test_a_question_about_something_else_is_declined_without_a_figure(lake: dict
     )
 
 
+def test_a_question_with_a_picked_intent_or_a_pace_word_is_never_declined(lake: dict[str, Any]) -> None:
+    """The tablet's topic picker says what a question is about; "pace" is a driving word."""
+    vague = "how is it holding up?"
+    declined = route_answer(vague, lake["sid"])
+    assert declined is not None and "only answer" in declined.text
+    for q, intent in ((vague, "race_pace"), ("how is my pace holding up?", None)):
+        got = route_answer(q, lake["sid"], intent)
+        assert got is None or "only answer" not in got.text, (q, intent)
+    plan = plan_for("RacePaceAgent", vague, lake["sid"], "race_pace")
+    assert plan is not None and plan["tool"] == "get_race_pace_model"
+
+
 def test_highest_and_lowest_of_a_recorded_channel_match_the_raw_samples(lake: dict[str, Any]) -> None:
     sim = lake["sim"]
     got = _answer("What was the highest oil temperature?", lake["sid"])
@@ -153,3 +165,34 @@ def test_theoretical_best_is_between_the_sum_of_best_corners_and_the_best_lap(la
     theo, best = _times(got.text)
     truth_best = min(x["time_s"] for x in _full(lake["sim"]))
     assert abs(best - truth_best) < 0.05 and theo <= best
+
+
+def test_a_named_lap_and_a_corner_on_it_match_the_simulators_truth(lake: dict[str, Any]) -> None:
+    """The time of a named lap, a corner's minimum speed and brake point on a named lap: the simulator's
+    own figures, with the answer first (the sentence the narrator must lead with)."""
+    sim = lake["sim"]
+    lap = _full(sim)[2]
+    got = _answer(f"How long did lap {lap['lap']} take?", lake["sid"])
+    first = got.text.split(". ")[0]
+    assert _times(first) and abs(_times(first)[0] - lap["time_s"]) < 0.05, got.text
+    e = next(x for x in sim.truth.events if x["kind"] == "late_brake")
+    got = _answer(f"What was my minimum speed in turn {e['corner_id'][1:]} on lap {e['lap']}?", lake["sid"])
+    speeds = [float(x) for x in re.findall(r"([\d.]+) km/h", got.text.split(". ")[0])]
+    assert speeds and abs(speeds[0] - e["min_kmh"]) <= 1.0 and "braking" not in got.text, got.text
+    got = _answer(f"Where did I brake for turn {e['corner_id'][1:]} on lap {e['lap']}?", lake["sid"])
+    m = re.search(r"braking at ([\d.]+) m", got.text)
+    assert m and abs(float(m.group(1)) - e["brake_point_m"]) <= 10 and "km/h" not in got.text, got.text
+
+
+def test_car_events_are_named_by_corner_and_lap(lake: dict[str, Any]) -> None:
+    """Lockups at the corners and on the laps the simulator planted them; a drop names its lap."""
+    sim = lake["sim"]
+    locks = [x for x in sim.truth.events if x["kind"] == "lockup"]
+    got = _answer("Did I lock any wheels?", lake["sid"])
+    assert got.text.startswith(f"Yes, {len(locks)} lockups"), got.text
+    for x in locks:
+        assert x["corner_id"].upper() in got.text and str(x["lap"]) in got.text
+    got = _answer("Did my oil pressure drop at any point?", lake["no_oil"])
+    assert "not recorded" in got.text  # a channel the file lacks is never "held"
+    got = _answer("How many sessions have I driven here?", lake["sid"])
+    assert got.text.startswith("You have 2 sessions at sonoma"), got.text  # this one and the other; not cy's

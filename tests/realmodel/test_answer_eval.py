@@ -4,7 +4,8 @@ real paddock (uvicorn, ADK, LiteLLM over HTTP) and scored against truth computed
 (``tests/support/truth.py``), never by Pitwall's tools.
 
 - on the real model (SmolLM2-135M): no wrong figure shown as model text; at least 80 % correct (by the
-  model, or labelled, from the data);
+  model, or labelled, from the data), on the main set and on a held-out set of other phrasings
+  (``tests/support/answer_heldout.py``);
 - with no model server at all (the data path): no wrong figure in any labelled data answer.
 The per-kind table is printed and written as JSON under the test's tmp dir.
 """
@@ -26,7 +27,7 @@ from tests.support.procs import start_paddock
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(2400)]
 
-CORRECT_SHARE = 0.70  # the issue's goal is 0.80; 0.73 measured on SmolLM2-135M: this guards what holds
+CORRECT_SHARE = 0.80  # the issue's goal, on the main set and on the held-out phrasings alike
 
 
 @pytest.fixture(scope="module")
@@ -47,16 +48,19 @@ def _eval(prep: Prepared, llm_url: str, root: Path, name: str) -> tuple[list[Res
                 break
             time.sleep(0.5)
         results = run(pad.url, prep)
+        held = run(pad.url, prep, qs=prep.held_out)
     finally:
         pad.stop()
     rep = report(results)
+    rep["held_out"] = report(held)
     out = root / f"answer-eval-{name}.json"
-    write(results, rep, out)
+    write(results + held, rep, out)
     print(f"\nanswer eval ({name}), every answer in {out}\n{table(rep)}")
-    for r in results:
+    print(f"held-out set ({len(held)} other phrasings)\n{table(rep['held_out'])}")
+    for r in results + held:
         if r.verdict != "correct":
             print(f"  {r.qid} {r.verdict} [{r.narrator}] {r.question!r}: {r.why} | {r.text[:200]!r}")
-    return results, rep
+    return results + held, rep
 
 
 @pytest.fixture(scope="module")
@@ -71,19 +75,23 @@ def test_the_set_covers_every_kind_a_driver_asks(prepared: Prepared) -> None:
     assert len(prepared.questions) >= 50
     assert {"no_such_lap", "not_recorded", "unrelated", "lap_vs_lap", "corner", "car_health"} <= kinds
     assert {q.session for q in prepared.questions} == {"sim", "vbox", "kart"}
+    assert {q.kind for q in prepared.held_out} == kinds  # every kind, in other words
+    assert not {q.text for q in prepared.held_out} & {q.text for q in prepared.questions}
 
 
 def test_no_wrong_fact_is_shown_as_model_text(smollm2_eval: tuple[list[Result], dict]) -> None:
     results, rep = smollm2_eval
     wrong = [(r.qid, r.question, r.text, r.why) for r in results if r.wrong_as_model_text]
-    assert rep["wrong_as_model_text"] == 0, json.dumps(wrong, indent=1)
+    assert not wrong, json.dumps(wrong, indent=1)
 
 
-def test_at_least_70_percent_of_questions_are_answered_correctly(
+def test_at_least_80_percent_of_questions_are_answered_correctly(
     smollm2_eval: tuple[list[Result], dict],
 ) -> None:
+    """On the main set and on the held-out phrasings (routes that only knew the main set's words fail)."""
     results, rep = smollm2_eval
     assert rep["correct_share"] >= CORRECT_SHARE, table(rep)
+    assert rep["held_out"]["correct_share"] >= CORRECT_SHARE, table(rep["held_out"])
 
 
 def test_the_data_path_shows_no_wrong_figure(prepared: Prepared, tmp_path: Path) -> None:

@@ -153,6 +153,9 @@ def questions(t: dict[str, SessionTruth]) -> list[Question]:
         )
     e = _event(s, "late_brake", "t11", 4)
     points = [x["brake_point_m"] for x in s.events if x["corner_id"] == "t11"] + [e["clean_brake_point_m"]]
+    points += [
+        x["brake_shift_m"] for x in s.events if x["corner_id"] == "t11"
+    ]  # the shift is a true figure too
     add(
         "corner",
         "sim",

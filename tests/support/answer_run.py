@@ -18,6 +18,7 @@ import httpx
 from httpx_sse import connect_sse
 
 from tests.support.answer_eval import Verdict, score
+from tests.support.answer_heldout import held_out
 from tests.support.answer_questions import Question, questions
 from tests.support.procs import REPO
 from tests.support.truth import SessionTruth, aim_truth, sim_truth, vbox_truth
@@ -35,6 +36,7 @@ class Prepared:
     sids: dict[str, str]  # sim | vbox | kart -> session id
     truths: dict[str, SessionTruth]
     questions: list[Question]
+    held_out: list[Question] = field(default_factory=list)  # other words for every kind (answer_heldout)
 
 
 def missing_inputs() -> str | None:
@@ -67,7 +69,7 @@ def prepare(root: Path, seed: int = SIM_SEED, laps: int = SIM_LAPS) -> Prepared:
         "vbox": vbox_truth(VBOX),
         "kart": aim_truth(KART, "kart"),
     }
-    return Prepared(data, sids, truths, questions(truths))
+    return Prepared(data, sids, truths, questions(truths), held_out(truths))
 
 
 @dataclass
@@ -120,9 +122,12 @@ def ask(
     return last, first, time.perf_counter() - t0
 
 
-def run(url: str, prep: Prepared, only: list[str] | None = None) -> list[Result]:
+def run(
+    url: str, prep: Prepared, only: list[str] | None = None, qs: list[Question] | None = None
+) -> list[Result]:
+    """Ask ``qs`` (the main set by default) one at a time, each in a fresh conversation."""
     out: list[Result] = []
-    for q in prep.questions:
+    for q in prep.questions if qs is None else qs:
         if only and q.kind not in only:
             continue
         httpx.post(

@@ -1,7 +1,9 @@
 """A scripted OpenAI-compatible server for tests and benches: real HTTP, real SSE streaming.
 
 Each POST /v1/chat/completions takes the next scripted reply (or the default narrator) and records
-the request. A reply is a dict: ``{"text": ...}``, ``{"tool_calls": [{"name", "arguments"}]}``,
+the request. With no scripted reply, a request that carries a ``response_format`` JSON schema of fact picks
+(Pitwall's narrator) is answered the way llama.cpp answers it, JSON under that schema (``fact_pick_reply``);
+any other request gets a plain-text narrator (``default_reply``). A reply is a dict: ``{"text": ...}``, ``{"tool_calls": [{"name", "arguments"}]}``,
 ``{"status": 500}``, ``{"malformed": true}``, ``{"hang": true}``; any may carry ``"delay_s"``; a streamed
 text reply may carry ``"stall_after": n`` (send n words, then go silent without closing the stream) and
 ``"word_delay_s"`` (its own delay between words) and ``"finish": "length"`` (stopped at the token limit).
@@ -46,6 +48,23 @@ def default_reply(messages: list[dict[str, Any]]) -> str:
     if corner:
         parts.append(f"Work on {corner.group(1).upper()} next: that is where the time is.")
     return " ".join(parts) + " [EMOTION:encouraging]"
+
+
+NOTES = ("that is where to work next", "keep it smooth and build on it", "worth a look on the next run")
+
+
+def fact_pick_reply(body: dict[str, Any]) -> str | None:
+    """A reply under the request's fact-pick schema (what a grammar-constrained server writes): the first
+    facts it offers, in order, each with a short note in plain words; None when the request has no such
+    schema."""
+    rf = body.get("response_format") or {}
+    schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema") or {}
+    try:
+        ids = list(schema["properties"]["answer"]["items"]["properties"]["fact"]["enum"])
+    except (KeyError, TypeError):
+        return None
+    picks = [{"fact": f, "note": n} for f, n in zip(ids[:3], NOTES, strict=False)]
+    return json.dumps({"emotion": "encouraging", "answer": picks})
 
 
 def _chunk(cid: str, delta: dict[str, Any], finish: str | None = None) -> str:
@@ -102,6 +121,14 @@ class ScriptedLLM:
             self.script.extend(steps if isinstance(steps, list) else [steps])
             return {"queued": len(self.script)}
 
+        @app.delete("/_scripted/script")
+        async def clear_script() -> dict[str, Any]:
+            """Drop replies still queued (a test that failed before using them must not leave them to the
+            next one)."""
+            dropped = len(self.script)
+            self.script.clear()
+            return {"dropped": dropped}
+
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> Any:
             body = await request.json()
@@ -143,7 +170,7 @@ class ScriptedLLM:
             return PlainTextResponse('{"choices": [ this is not json', media_type="application/json")
         text = step.get("text")
         if text is None and not step.get("tool_calls"):
-            text = default_reply(body.get("messages", []))
+            text = fact_pick_reply(body) or default_reply(body.get("messages", []))
         calls = [
             {
                 "id": f"call_{uuid.uuid4().hex[:8]}",

@@ -92,8 +92,8 @@ def ending(
         out.reason = why or ("no data answers this question" if fb is None else None)
         if req.kind == "ask" and fb is None and model_ok and run.error is not None:
             out.event = "done" if isinstance(run.error, NoFirstToken) else "error"
-        if isinstance(run.error, BudgetExceeded | LoopGuard):
-            out.event = "error"
+        if isinstance(run.error, BudgetExceeded | LoopGuard) and fb is None:
+            out.event = "error"  # with a data answer, the driver gets it, labelled, with the reason
     if out.narrator != "llm":
         out.emotion = "neutral"
     out.model_text = model_text

@@ -14,20 +14,19 @@ def plan_for(agent: str, question: str, session_id: str, intent: str | None) -> 
     """The question's evidence, found without a model: the driver-question routes first (best lap, top
     speed, a channel the file lacks ...), then the specialist's first tool, then the lap/corner/where-
     do-I-lose-time answers. Runs tools (call it in a worker thread)."""
-    from services.paddock.agents.data_answer import answer_from_data, planned_call
+    from services.paddock.agents.data_answer import answer_from_data, format_result, planned_call
     from services.paddock.agents.routes import route_answer
 
-    found = route_answer(question, session_id)
+    found = route_answer(question, session_id, intent)
+    own = found is not None  # a route's own sentences, written for this question
     if found is None:
         found = planned_call(agent, question, session_id)
+        own = found is None
     if found is None:
         found = answer_from_data(question, session_id, intent)
     if found is None:
         return None
-    from services.paddock.agents.data_answer import format_result
-    from services.paddock.tools.registry import TOOLS
-
-    text = format_result(found.tool, found.result) if found.tool in TOOLS else found.text
+    text = found.text if own else format_result(found.tool, found.result)
     return {"tool": found.tool, "args": found.args, "result": found.result, "text": text}
 
 

@@ -1,8 +1,9 @@
 """Driver-question routes answered straight from the lake, before any specialist: a lap of another
-session (``other_lap``), best, slowest and average lap, top speed, rpm, consistency, the driver's other
-sessions, a lap the session does not have, and a channel the file does not record ("not recorded",
-said plainly). Each answer is Pitwall's own sentences (times as m:ss.sss) with the figures it used kept
-as its result, for the narrator's fact sheet and the grounding check. Runs SQL (call it in a worker thread).
+session (``other_lap``), best, slowest and average lap, top speed, rpm, consistency, a lap the session
+does not have, a channel the file does not record, and (``lap_routes``) a named lap, a corner on it,
+car-health and traction events by lap and the driver's sessions at the track ("not recorded", said
+plainly). Each answer is Pitwall's own sentences (times as m:ss.sss) with the figures it used kept as its
+result, for the narrator's fact sheet and the grounding check. Runs SQL (call it in a worker thread).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from services.paddock.agents import lap_routes
 from services.paddock.agents.classifier import FALLBACK, _classify_intent
 from services.paddock.agents.data_answer import DataAnswer
 from services.paddock.agents.other_lap import other_lap
@@ -21,8 +23,12 @@ Route = Callable[[str, dict[str, Any]], DataAnswer | None]
 # words a driver uses for a channel -> (telemetry columns, what to call it)
 CHANNEL_WORDS: list[tuple[str, tuple[str, ...], str]] = [
     (r"oil press", ("oil_press_bar",), "oil pressure"),
-    (r"oil temp", ("oil_temp_c",), "oil temperature"),
-    (r"coolant|water temp", ("water_temp_c",), "coolant temperature"),
+    (
+        r"oil temp|(?:hot|heat|temperature).{0,20}\boil\b|\boil\b.{0,20}(?:hot|heat)",
+        ("oil_temp_c",),
+        "oil temperature",
+    ),
+    (r"coolant|\bwater\b|engine temp", ("water_temp_c",), "coolant temperature"),
     (r"fuel press", ("fuel_press_bar",), "fuel pressure"),
     (r"fuel level|how much fuel", ("fuel_level_l",), "fuel level"),
     (
@@ -194,7 +200,8 @@ _DRIVING = re.compile(
     r"\b(lap|laps|corner|turn|t\d|brak|throttle|speed|fast|slow|time\b|session|tyre|tire|oil|coolant|water|"
     r"engine|rpm|rev|gear|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
     r"consisten|sector|pressure|temp|fuel|delta|debrief|brief|coach|better|improve|where|why|how did|"
-    r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over)"
+    r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over|pace|"
+    r"stint|race|racing|qualif|tenths|stability|traction|intervene|overheat|hot\b)"
 )
 
 
@@ -237,44 +244,26 @@ def consistency(q: str, s: dict[str, Any]) -> DataAnswer | None:
     return DataAnswer(text, "laps", {"session_id": s["session_id"]}, res)
 
 
-def other_sessions(q: str, s: dict[str, Any]) -> DataAnswer | None:
-    if not re.search(r"\b(other|previous|last|earlier|all|my) sessions?\b|sessions? (at|with|in)\b", q):
-        return None
-    got = _rows(
-        """SELECT s.session_id, s.track_id, s.car_id, CAST(s.started_at AS VARCHAR) AS started,
-                  min(l.time_s) FILTER (WHERE l.kind = 'full' AND l.valid) AS best_s
-           FROM sessions s LEFT JOIN laps l USING (session_id)
-           WHERE s.driver_id IS NOT DISTINCT FROM ? AND s.track_id IS NOT DISTINCT FROM ?
-             AND s.car_id IS NOT DISTINCT FROM ? AND s.session_id <> ?
-           GROUP BY ALL ORDER BY started DESC NULLS LAST LIMIT 5""",
-        [s.get("driver_id"), s.get("track_id"), s.get("car_id"), s["session_id"]],
-    )
-    if not got:
-        text = f"No other session of yours at {s.get('track_id')} in this car is in the lake."
-        return DataAnswer(text, "sessions", {"session_id": s["session_id"]}, {"other_sessions": 0})
-    parts = [
-        f"{g['session_id']} ({str(g['started'] or '')[:10] or 'date unknown'}): "
-        + (f"best {lap_time(g['best_s'])}" if g["best_s"] is not None else "no valid lap")
-        for g in got
-    ]
-    text = f"Your other sessions at {s.get('track_id')} in this car: " + "; ".join(parts) + "."
-    return DataAnswer(text, "sessions", {"session_id": s["session_id"]}, {"sessions": [dict(g) for g in got]})
-
-
 ROUTES: list[Route] = [
     unrelated,
     other_lap,  # before missing_lap: "lap 3 of session X" is not this session's lap 3
     missing_lap,
-    other_sessions,
+    lap_routes.sessions_here,
     consistency,
     theoretical_best,
+    lap_routes.lap_time_of,
+    lap_routes.corner_on_lap,
+    lap_routes.peak_on_lap,
+    lap_routes.health_by_lap,
+    lap_routes.events_where,
     lap_times,
     channel,
 ]
 
 
-def route_answer(question: str, session_id: str) -> DataAnswer | None:
-    """The first route that answers the question, or None (a specialist's tools then answer it)."""
+def route_answer(question: str, session_id: str, intent: str | None = None) -> DataAnswer | None:
+    """The first route that answers the question, or None (a specialist's tools then answer it). A question
+    the driver gave an intent (the tablet's topic picker) is about driving: it is never declined."""
     from services.paddock.tools.base import ToolError, session_row
 
     try:
@@ -283,6 +272,8 @@ def route_answer(question: str, session_id: str) -> DataAnswer | None:
         return None
     q = " " + (question or "").lower() + " "
     for route in ROUTES:
+        if route is unrelated and intent:
+            continue
         found = route(q, s)
         if found is not None:
             return found

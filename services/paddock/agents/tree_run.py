@@ -90,10 +90,11 @@ async def _content(svc: CoachService, ev: Any, run: Run, clock: _Clock) -> Async
     if ev.author.startswith(("NarrativeAgent", "AskNarrator")):
         if text and ev.partial:
             run.author = ev.author
+            sep = " " if run.parts else ""  # the picks read as one text, as the final answer joins them
             run.parts.append(text)
             clock.output()
             svc._reachable_at = time.monotonic()
-            yield _ev("token", {"text": text, "agent": ev.author})
+            yield _ev("token", {"text": sep + text, "agent": ev.author})
         return
     if svc.plugin is not None and svc.plugin.llm_calls.get(run.inv, 0) > MAX_LLM_CALLS:
         raise BudgetExceeded(f"budget: more than {MAX_LLM_CALLS} LLM calls for one question")

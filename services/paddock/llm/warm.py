@@ -39,6 +39,9 @@ class ModelBusy(WarmError):
     (a one-slot llama.cpp server evaluating another request, or one a client gave up on)."""
 
 
+_READERS: set[asyncio.Task[None]] = set()  # HTTP exchanges under way (a task is only weakly held)
+
+
 class WarmClient:
     def __init__(self, settings: Settings, store: PaddockStore | None = None) -> None:
         self.settings = settings
@@ -145,6 +148,54 @@ class WarmClient:
         parts: list[str] = []
         finish: str | None = None
         error: str | None = None
+        # the HTTP exchange runs in a task of its own, cancelled once by this generator however often its
+        # caller is cancelled (Starlette cancels a response whose client hung up on every turn of the
+        # loop): a second cancellation would cut httpx's close short and leave the connection open, the
+        # model server writing its whole answer into it
+        q: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        reader = asyncio.create_task(self._read(body, q))
+        _READERS.add(reader)
+        reader.add_done_callback(_READERS.discard)
+        try:
+            while True:
+                kind, value = await q.get()
+                if kind == "delta":
+                    parts.append(value)
+                    yield value
+                elif kind == "error":
+                    raise value
+                else:
+                    finish = value
+                    break
+        except WarmError as exc:
+            error = str(exc)[:300]
+            raise
+        except (asyncio.CancelledError, GeneratorExit):
+            error = "cancelled: the client went away"
+            raise
+        finally:
+            reader.cancel()
+            if self.store is not None:
+                text = "".join(parts)
+                self.store.friction(
+                    role=role,
+                    mode=mode,
+                    backend="warm-httpx",
+                    prompt_chars=sum(len(m["content"]) for m in messages),
+                    completion_chars=len(text),
+                    latency_ms=(time.perf_counter() - t0) * 1000,
+                    truncated=finish == "length",
+                    fell_back=False,
+                    error=error,
+                    emotion=parse_emotion(text)[1] if text and mode != "warmup" else None,
+                )
+        if finish == "length":
+            raise TokenLimit(f"cut at the {max_tokens}-token limit")
+
+    async def _read(self, body: dict[str, Any], q: asyncio.Queue[tuple[str, Any]]) -> None:
+        """One streamed chat completion into ``q``: ("delta", text) items, then ("end", finish reason) or
+        ("error", WarmError)."""
+        finish: str | None = None
         try:
             async with self.client.stream("POST", f"{self.base}/chat/completions", json=body) as r:
                 if r.status_code != 200:
@@ -163,31 +214,11 @@ class WarmClient:
                     finish = choice.get("finish_reason") or finish
                     delta = (choice.get("delta") or {}).get("content") or ""
                     if delta:
-                        parts.append(delta)
-                        yield delta
+                        q.put_nowait(("delta", delta))
         except httpx.HTTPError as exc:
-            error = f"{type(exc).__name__}: {exc}"[:300]
-            raise WarmError(f"model server failed: {error}") from exc
+            q.put_nowait(("error", WarmError(f"model server failed: {type(exc).__name__}: {exc}"[:320])))
+            return
         except WarmError as exc:
-            error = str(exc)[:300]
-            raise
-        except (asyncio.CancelledError, GeneratorExit):
-            error = "cancelled: the client went away"
-            raise
-        finally:
-            if self.store is not None:
-                text = "".join(parts)
-                self.store.friction(
-                    role=role,
-                    mode=mode,
-                    backend="warm-httpx",
-                    prompt_chars=sum(len(m["content"]) for m in messages),
-                    completion_chars=len(text),
-                    latency_ms=(time.perf_counter() - t0) * 1000,
-                    truncated=finish == "length",
-                    fell_back=False,
-                    error=error,
-                    emotion=parse_emotion(text)[1] if text and mode != "warmup" else None,
-                )
-        if finish == "length":
-            raise TokenLimit(f"cut at the {max_tokens}-token limit")
+            q.put_nowait(("error", exc))
+            return
+        q.put_nowait(("end", finish))
