@@ -9,6 +9,7 @@ speed trace, sampled at an AiM-like rate with seeded sensor noise.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from shared.profiles.car import CarProfile, load_car
 from shared.profiles.track import TrackProfile, load_track
-from shared.simulator.scenario import Event, GroundTruth, Scenario
+from shared.simulator.scenario import DRIVING_MISTAKES, Event, GroundTruth, Scenario, Site
 
 G = 9.80665
 DS = 2.0  # m, simulation grid
@@ -28,7 +29,8 @@ ROLLING = 0.03  # rolling resistance and engine braking off throttle, g
 LIMIT_GRIP = 1.03  # the session-wide limit pass leaves room for a lap's grip variation
 RUN_WIDE = 1.2  # a late braker runs wide: up to this much faster than the line's grip allows
 MIN_COST_S = 0.1  # a late brake runs the car in at least this deep
-DRIVING_MISTAKES = ("late_brake", "early_brake", "coasting", "lockup", "wheelspin")
+HARD_BRAKE_KMH = 20.0  # a corner the clean lap brakes this much for can take a braking mistake
+SLOW_EXIT_KMH = 120.0  # a corner slower than this at the apex has a traction-limited exit
 
 
 @dataclass
@@ -38,6 +40,27 @@ class SimSession:
     meta: dict[str, Any] = field(default_factory=dict)
     track: TrackProfile | None = None
     car: CarProfile | None = None
+    scenario: Scenario | None = None  # what was injected (for "the next session": ``Scenario.fixing``)
+
+
+def sites(track: TrackProfile, grid: np.ndarray, v: np.ndarray) -> list[Site]:
+    """Every corner as the scenario draw sees it on the clean speed trace ``v``."""
+    out = []
+    n = len(v)
+    for c in track.corners:
+        lo, hi = int(c.start_m / DS), max(int(c.end_m / DS), int(c.start_m / DS) + 1)
+        apex_i = lo + int(np.argmin(v[lo:hi]))
+        b0 = _brake_start(v, apex_i, n)
+        drop_kmh = (float(v[b0 % n]) - float(v[apex_i])) * 3.6
+        slow = float(v[apex_i]) * 3.6 < SLOW_EXIT_KMH
+        run_up_s, j = 0.0, b0
+        while run_up_s < 10.0 and float(v[(j - 1) % n]) <= float(v[j % n]) + 1e-9:
+            run_up_s += DS / max(float(v[j % n]), 1.0)
+            j -= 1
+        hard = drop_kmh >= HARD_BRAKE_KMH
+        run_up = (run_up_s, (b0 - j) * DS)
+        out.append(Site(c.id, float(grid[b0 % n]), c.end_m, hard, slow and drop_kmh > 0, *run_up))
+    return out
 
 
 def _curvature(track: TrackProfile) -> tuple[np.ndarray, np.ndarray]:
@@ -185,21 +208,25 @@ def _apply_event(
     car: CarProfile,
     grip: float = 1.0,
     vlim: np.ndarray | None = None,
+    base: np.ndarray | None = None,
 ) -> dict[str, Any] | None:
     """Modify one lap's speed trace for a driving mistake. Every mistake costs time: the trace is never
     faster than the clean one where the driver is within the car's limits, and a late brake (which gains
     on the straight) runs the car in deep until the loss outweighs the gain. Returns what was done,
-    measured on the trace: the affected distance range, brake points, minimum speeds, time lost."""
+    measured on the trace: the affected distance range, brake points, minimum speeds, time lost. The
+    corner's apex and clean brake point are read off ``base`` (the lap before any mistake), so another
+    mistake's slow exit before this corner does not move them."""
     c = track.find_corner(ev.corner_id or "")
     if c is None:
         return None
     n = len(v)
     clean = v.copy()
+    ref = base if base is not None else clean
     lo, hi = int(c.start_m / DS), int(c.end_m / DS)
-    apex_i = lo + int(np.argmin(v[lo:hi]))
-    b0 = _brake_start(v, apex_i, n)
+    apex_i = lo + int(np.argmin(ref[lo:hi]))
+    b0 = _brake_start(ref, apex_i, n)
     off = max(1, int(round(ev.offset_m / DS)))
-    v_apex = float(v[apex_i])
+    v_apex = float(ref[apex_i])
     rec: dict[str, Any] = {
         "clean_brake_point_m": round(float(grid[b0 % n]), 1),
         "apex_m": float(grid[apex_i]),
@@ -277,6 +304,11 @@ def _apply_event(
     return rec
 
 
+def _corner_start(track: TrackProfile, corner_id: str | None) -> float:
+    c = track.find_corner(corner_id) if corner_id else None
+    return c.start_m if c is not None else 0.0
+
+
 def _limit(v: np.ndarray, car: CarProfile) -> np.ndarray:
     """Forward/backward passes on a distance trace so no step exceeds the car's traction/power and brake
     limits (joins between laps, the out-lap and the in-lap)."""
@@ -314,19 +346,26 @@ def simulate(
     rate_hz: float = 50.0,
     car_id: str = "bmw_e46_m3_aim_mxp",
     scenario: Scenario | None = None,
+    kinds: Collection[str] | None = None,
+    fixed: Collection[str] = (),
 ) -> SimSession:
+    """A session of ``laps`` full laps. Without ``scenario`` the mistakes are drawn from ``seed``
+    (``kinds``: exactly these kinds of event); ``fixed``: corners whose driving mistakes are fixed in
+    this session (with ``scenario`` from an earlier session: "the next session")."""
     if laps < 1:
         raise ValueError("laps must be at least 1")
     if rate_hz <= 0 or rate_hz > 1000:
         raise ValueError("rate_hz must be in (0, 1000]")
     track = load_track(track_id)
     car = load_car(car_id)
-    scen = scenario if scenario is not None else Scenario.default(laps)
     rng = np.random.default_rng(seed)
     grid, k = _curvature(track)
     L = track.length_m
     vlim = _speed_limit(k, car, 1.0)
     base = _passes(vlim, car, 1.0)
+    scen = scenario if scenario is not None else Scenario.draw(laps, seed, sites(track, grid, base), kinds)
+    if fixed:
+        scen = scen.fixing(fixed, laps=laps)
 
     # ---- distance-domain speed trace for the whole session --------------------------
     segs_s: list[np.ndarray] = []
@@ -347,9 +386,10 @@ def simulate(
     for lap in range(1, laps + 1):
         grip = 1.0 + rng.normal(0, 0.002)  # lap-to-lap grip; mistakes are what makes a lap slow
         v = base * math.sqrt(grip) if abs(grip - 1) > 1e-9 else base.copy()
-        for ev in scen.events:
+        lap_base = v.copy()
+        for ev in sorted(scen.events, key=lambda e: _corner_start(track, e.corner_id)):  # in track order
             if ev.lap == lap and ev.kind in DRIVING_MISTAKES:
-                rec = _apply_event(v, grid, ev, track, car, grip, vlim)
+                rec = _apply_event(v, grid, ev, track, car, grip, vlim, lap_base)
                 if rec is not None:
                     applied[(ev.kind, lap, ev.corner_id)] = rec
         segs_s.append(grid + (lap - 1) * L)
@@ -469,7 +509,7 @@ def simulate(
     )
     truth = GroundTruth(truth_laps, truth_events, sorted(clean), track.id, car.id, seed, rate_hz)
     meta = {"track_id": track.id, "car_id": car.id, "seed": seed, "rate_hz": rate_hz, "laps": laps}
-    return SimSession(wide, truth, meta, track, car)
+    return SimSession(wide, truth, meta, track, car, scen)
 
 
 def _onset(
