@@ -168,15 +168,19 @@ def _brake_from(
     return i
 
 
-def _rejoin(v: np.ndarray, i: int, car: CarProfile, grip: float, clean: np.ndarray) -> None:
-    """Accelerate from index ``i`` at the traction/power limit until the clean trace is rejoined."""
+def _rejoin(v: np.ndarray, i: int, car: CarProfile, grip: float, clean: np.ndarray) -> int:
+    """Accelerate from index ``i`` at the traction/power limit until the clean trace is rejoined; the
+    last index written (``i`` when already on it)."""
     n = len(v)
     cur = float(v[i % n])
+    last = i
     for j in range(i + 1, i + n // 2):
         cur = math.sqrt(max(cur * cur + 2 * max(_accel(cur, car, grip), 0.0) * DS, 0.0))
         if cur >= clean[j % n]:
             break
         v[j % n] = cur
+        last = j
+    return last
 
 
 def _late_point(
@@ -242,10 +246,10 @@ def _apply_event(
                     math.sqrt(cur * cur + 2 * max(_accel(cur, car, grip), 0.0) * DS), 245 / 3.6
                 )
             last = _brake_from(v, b1, v_apex - dv_kmh / 3.6, car, grip, apex_i, use=1.0)
-            _rejoin(v, last, car, grip, clean)
+            back = _rejoin(v, last, car, grip, clean)
             if _lap_time(v) - _lap_time(clean) >= MIN_COST_S:
                 break
-        rng_m = (float(grid[b0 % n]), float(grid[last % n]))
+        rng_m = (float(grid[b0 % n]), float(grid[back % n]))  # braking zone to back on the clean line
         rec["brake_point_m"] = round(float(grid[b1 % n]), 1)
     elif ev.kind in ("early_brake", "lockup"):
         b1 = b0 - off if ev.kind == "early_brake" else b0
@@ -253,8 +257,8 @@ def _apply_event(
         v_low = v_apex - drop / 3.6
         last = _brake_from(v, b1, v_low, car, grip, apex_i)
         np.minimum(v, clean, out=v)
-        _rejoin(v, last, car, grip, clean)
-        rng_m = (float(grid[b1 % n]), float(grid[last % n]))
+        back = _rejoin(v, last, car, grip, clean)
+        rng_m = (float(grid[b1 % n]), float(grid[back % n]))
         rec["brake_point_m"] = round(float(grid[b1 % n]), 1)
     elif ev.kind == "coasting":
         # lifts early: coasts (no pedals, drag only) for duration_s, until it meets the braking curve
