@@ -26,6 +26,7 @@ NOISE_SDS = 3.0  # a loss counts when it is over this many standard deviations o
 MIN_LAPS = 3  # a reference needs at least this many valid laps
 METRICS = ("brake_point_m", "min_kmh", "throttle_pickup_m", "exit_kmh", "drive_kmh", "coast_s", "coast_m")
 DRIVE_M = 100.0  # "drive": the speed this far after the corner's exit (traction out of it)
+COMPLEX_GAP_M = 60.0  # a corner braked for within this of the last one's exit shares its segment
 BOUNDARY_SHARE = 0.5  # a corner starts a segment when at least this share of laps brake or lift for it
 
 
@@ -51,9 +52,10 @@ class LapData:
 
 @dataclass
 class Segment:
-    corner: Corner
+    corner: Corner  # the corner it starts at (its name)
     from_m: float
     to_m: float  # may be past the line (the last corner's segment wraps to the first)
+    corners: list[Corner] = field(default_factory=list)  # every corner in it, in lap order
 
 
 @dataclass
@@ -66,8 +68,9 @@ class CornerLoss:
 
     @property
     def time_to_gain_s(self) -> float:
-        """What the corner cost a lap on the laps it cost time (their mean loss)."""
-        return float(np.mean(list(self.lost.values()))) if self.lost else 0.0
+        """What the corner cost a lap on the laps it cost time: their median loss (a lap that lost a
+        little here from a mistake just before does not dilute it)."""
+        return float(np.median(list(self.lost.values()))) if self.lost else 0.0
 
     @property
     def session_s(self) -> float:
@@ -131,6 +134,11 @@ def _nanmin(xs: list[float | None]) -> float | None:
     return min(v) if v else None
 
 
+def _nanmedian(xs: list[float | None]) -> float | None:
+    v = [float(x) for x in xs if x is not None and np.isfinite(x)]
+    return float(np.median(v)) if v else None
+
+
 def _share(laps: list[LapData], cid: str, key: str) -> float:
     vals = [ld.metrics.get(cid, {}).get(key) for ld in laps]
     return sum(1 for v in vals if v is not None and np.isfinite(v)) / max(len(laps), 1)
@@ -152,14 +160,22 @@ def segments(
         if first is None or first >= c.apex_m:
             continue
         s = first - th["opportunity_lead_m"]
+        usual = _nanmedian([ld.metrics.get(c.id, {}).get("brake_point_m") for ld in laps])
+        usual = first if usual is None else usual
+        if keep and usual - keep[-1][0].end_m < COMPLEX_GAP_M and keep[-1][0].end_m < c.start_m:
+            continue  # braking for it starts right after the last one's exit: one complex (T3-T3A)
         if keep:
             s = max(s, keep[-1][0].apex_m + 1.0, keep[-1][1] + 1.0)
         keep.append((c, s))
     if not keep:  # nothing braked for: the whole lap is one segment
         c0 = cs[0] if cs else Corner(id="lap", name="Lap", short="Lap", seq=0, start_m=0, apex_m=0, end_m=0)
-        return [Segment(c0, 0.0, length_m)]
+        return [Segment(c0, 0.0, length_m, cs)]
     ends = [s for _, s in keep[1:]] + [keep[0][1] + length_m]
-    return [Segment(c, float(a), float(b)) for (c, a), b in zip(keep, ends, strict=True)]
+    out = []
+    for (c, a), b in zip(keep, ends, strict=True):
+        inside = [x for x in cs if a <= x.apex_m < b or a <= x.apex_m + length_m < b]
+        out.append(Segment(c, float(a), float(b), inside or [c]))
+    return out
 
 
 def segment_time(ld: LapData, seg: Segment, length_m: float, nxt: LapData | None = None) -> float | None:

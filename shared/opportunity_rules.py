@@ -56,9 +56,12 @@ def _median(xs: Sequence[float | None]) -> float | None:
     return float(np.median(v)) if v else None
 
 
-def evidence(loss: CornerLoss, laps: list[LapData]) -> dict[str, dict[str, float | None]]:
-    """Each metric on the laps that lost time here (``laps``) and on the others (``reference``)."""
-    cid = loss.segment.corner.id
+def evidence(
+    loss: CornerLoss, laps: list[LapData], corner: Corner | None = None
+) -> dict[str, dict[str, float | None]]:
+    """Each metric of ``corner`` (the segment's first by default) on the laps that lost time in its
+    segment (``laps``) and on the others (``reference``)."""
+    cid = (corner or loss.segment.corner).id
     bad = [ld.metrics.get(cid, {}) for ld in laps if ld.lap in loss.lost]
     good = [ld.metrics.get(cid, {}) for ld in laps if ld.lap not in loss.lost]
     out = {}
@@ -153,10 +156,23 @@ def check(rule: Rule, c: Corner, value: float | None, loss: CornerLoss, th: Mapp
     return out
 
 
+def cause(loss: CornerLoss, laps: list[LapData], th: Mapping[str, float]) -> tuple[Corner, dict[str, Any], Rule]:
+    """The corner of the segment whose evidence a rule explains (the first, in lap order), its evidence
+    and the rule; the segment's first corner and the segment-time rule when none does."""
+    first: tuple[Corner, dict[str, Any], Rule] | None = None
+    for c in loss.segment.corners or [loss.segment.corner]:
+        ev = evidence(loss, laps, c)
+        rule = pick_rule(ev, th)
+        if rule is not SEGMENT_RULE:
+            return c, ev, rule
+        if first is None or c is loss.segment.corner:
+            first = (c, ev, rule)
+    assert first is not None
+    return first
+
+
 def opportunity(loss: CornerLoss, laps: list[LapData], th: Mapping[str, float], n_laps: int) -> dict[str, Any]:
-    c = loss.segment.corner
-    ev = evidence(loss, laps)
-    rule = pick_rule(ev, th)
+    c, ev, rule = cause(loss, laps, th)
     text, value = target(rule, c, ev)
     if rule is SEGMENT_RULE:
         text = unexplained(c, loss, laps)
@@ -164,6 +180,7 @@ def opportunity(loss: CornerLoss, laps: list[LapData], th: Mapping[str, float], 
         "corner": c.short,
         "corner_id": c.id,
         "name": c.name,
+        "segment_corners": [x.short for x in loss.segment.corners],
         "time_to_gain_s": round(loss.time_to_gain_s, 3),
         "session_s": round(loss.session_s, 3),
         "laps": sorted(loss.lost),

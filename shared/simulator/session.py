@@ -196,12 +196,17 @@ def _late_point(
         ok = True
         for i in range(b1 + 1, apex_i + 1):
             cur = math.sqrt(max(cur * cur - 2 * _decel(cur, car, grip, 1.0) * DS, 1.0))
-            if cur > RUN_WIDE * vlim[i % n] * math.sqrt(grip):
+            if cur > RUN_WIDE * vlim[i % len(vlim)] * math.sqrt(grip):
                 ok = False
                 break
         if ok:
             return b1
     return b0
+
+
+def _at(i: int, grid: np.ndarray) -> float:
+    """Lap distance of index ``i`` of a trace that may run on into the next lap."""
+    return float(grid[i % len(grid)])
 
 
 def _apply_event(
@@ -232,7 +237,7 @@ def _apply_event(
     off = max(1, int(round(ev.offset_m / DS)))
     v_apex = float(ref[apex_i])
     rec: dict[str, Any] = {
-        "clean_brake_point_m": round(float(grid[b0 % n]), 1),
+        "clean_brake_point_m": round(_at(b0, grid), 1),
         "apex_m": float(grid[apex_i]),
     }
     if ev.kind == "late_brake":
@@ -249,8 +254,8 @@ def _apply_event(
             back = _rejoin(v, last, car, grip, clean)
             if _lap_time(v) - _lap_time(clean) >= MIN_COST_S:
                 break
-        rng_m = (float(grid[b0 % n]), float(grid[back % n]))  # braking zone to back on the clean line
-        rec["brake_point_m"] = round(float(grid[b1 % n]), 1)
+        rng_m = (_at(b0, grid), _at(b0, grid) + (back - b0) * DS)  # braking zone to back on the line
+        rec["brake_point_m"] = round(_at(b1, grid), 1)
     elif ev.kind in ("early_brake", "lockup"):
         b1 = b0 - off if ev.kind == "early_brake" else b0
         drop = 4.0 if ev.kind == "early_brake" else 5.0  # over-slows the corner / eases off the lock
@@ -258,8 +263,8 @@ def _apply_event(
         last = _brake_from(v, b1, v_low, car, grip, apex_i)
         np.minimum(v, clean, out=v)
         back = _rejoin(v, last, car, grip, clean)
-        rng_m = (float(grid[b1 % n]), float(grid[back % n]))
-        rec["brake_point_m"] = round(float(grid[b1 % n]), 1)
+        rng_m = (_at(b1, grid), _at(b1, grid) + (back - b1) * DS)
+        rec["brake_point_m"] = round(_at(b1, grid), 1)
     elif ev.kind == "coasting":
         # lifts early: coasts (no pedals, drag only) for duration_s, until it meets the braking curve
         k0 = b0 - int(v[b0 % n] * ev.duration_s / DS)
@@ -271,8 +276,8 @@ def _apply_event(
             if cur >= clean[i % n]:
                 break
             v[i % n] = cur
-        rng_m = (float(grid[k0 % n]), float(grid[(i - 1) % n]))
-        rec["brake_point_m"] = round(float(grid[(i - 1) % n]), 1)
+        rng_m = (_at(k0, grid), _at(k0, grid) + (i - 1 - k0) * DS)
+        rec["brake_point_m"] = round(_at(i - 1, grid), 1)
     elif ev.kind == "wheelspin":
         # power on too early: wheelspin halves the drive out of the corner for duration_s, from where
         # the clean lap is back on full power (its gain reaches the car's traction/power limit; a
@@ -296,13 +301,13 @@ def _apply_event(
             cur = min(nxt, float(clean[i % n]))
             v[i % n] = cur
         _rejoin(v, i, car, grip, clean)
-        rng_m = (float(grid[spin_i % n]), float(grid[i % n]))
+        rng_m = (_at(spin_i, grid), _at(spin_i, grid) + (i - spin_i) * DS)
     else:
         return None
     lo_m, hi_m = c.start_m, c.end_m
     k = (grid >= lo_m) & (grid <= hi_m)
-    rec["min_kmh"] = round(float(np.min(v[k])) * 3.6, 1)
-    rec["clean_min_kmh"] = round(float(np.min(clean[k])) * 3.6, 1)
+    rec["min_kmh"] = round(float(np.min(v[: len(grid)][k])) * 3.6, 1)
+    rec["clean_min_kmh"] = round(float(np.min(clean[: len(grid)][k])) * 3.6, 1)
     rec["time_lost_s"] = round(_lap_time(v) - _lap_time(clean), 3)
     rec["range_m"] = (round(rng_m[0], 1), round(rng_m[1], 1))
     return rec
@@ -387,17 +392,24 @@ def simulate(
     segs_v.append(ov)
     clean = set(scen.clean_laps)
     applied: dict[tuple[str, int, str | None], dict[str, Any]] = {}
+    grips = [1.0 + rng.normal(0, 0.002) for _ in range(laps)]  # lap-to-lap grip
+    n = len(base)
+    carry: np.ndarray | None = None  # what the last lap's mistakes did past the line
     for lap in range(1, laps + 1):
-        grip = 1.0 + rng.normal(0, 0.002)  # lap-to-lap grip; mistakes are what makes a lap slow
-        v = base * math.sqrt(grip) if abs(grip - 1) > 1e-9 else base.copy()
-        lap_base = v.copy()
+        # this lap and the next as driven clean: a mistake late in the lap costs time past the line
+        ext = np.concatenate([base * math.sqrt(g) for g in (grips[lap - 1], grips[min(lap, laps - 1)])])
+        lap_base = ext.copy()
+        if carry is not None:
+            np.minimum(ext[:n], carry, out=ext[:n])
         for ev in sorted(scen.events, key=lambda e: _corner_start(track, e.corner_id)):  # in track order
             if ev.lap == lap and ev.kind in DRIVING_MISTAKES:
-                rec = _apply_event(v, grid, ev, track, car, grip, vlim, lap_base)
+                rec = _apply_event(ext, grid, ev, track, car, grips[lap - 1], vlim, lap_base)
                 if rec is not None:
                     applied[(ev.kind, lap, ev.corner_id)] = rec
+        slow = ext[n:] < lap_base[n:] - 1e-9
+        carry = np.where(slow, ext[n:], np.inf) if slow.any() else None
         segs_s.append(grid + (lap - 1) * L)
-        segs_v.append(v)
+        segs_v.append(ext[:n])
     # in-lap: cool-down pace, then into the pits
     in_v = _passes(_speed_limit(k, car, 0.7), car, 0.7)
     stop = int(1800 / DS)
