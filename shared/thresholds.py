@@ -28,7 +28,7 @@ of the table: the importer, the hot path and the paddock tools detect events wit
 | steer_corrections | 3 | - | steering-rate reversals over 5 deg on the exit |
 | safety_cooldown_s | 20 | s | repeat interval of one safety cue |
 | opportunity_min_s | 0.05 | s | an opportunity: a corner segment this much slower than its reference |
-| opportunity_lead_m | 30 | m | a corner segment starts this far before its earliest brake or lift |
+| opportunity_lead_m | 15 | m | a corner segment starts this far before its earliest brake or lift |
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "steer_corrections": 3.0,
     "safety_cooldown_s": 20.0,
     "opportunity_min_s": 0.05,
-    "opportunity_lead_m": 30.0,
+    "opportunity_lead_m": 15.0,
     **EVENT_THRESHOLDS,
 }
 

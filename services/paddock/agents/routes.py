@@ -13,6 +13,7 @@ from typing import Any
 
 from services.paddock.agents.classifier import FALLBACK, _classify_intent
 from services.paddock.agents.data_answer import DataAnswer
+from services.paddock.agents.routes_coaching import opportunities, threads
 from shared.display import lap_time
 
 Route = Callable[[str, dict[str, Any]], DataAnswer | None]
@@ -263,6 +264,8 @@ def other_sessions(q: str, s: dict[str, Any]) -> DataAnswer | None:
 ROUTES: list[Route] = [
     unrelated,
     missing_lap,
+    threads,
+    opportunities,
     other_sessions,
     consistency,
     theoretical_best,

@@ -1,4 +1,4 @@
-"""The 22 tools by name, their JSON schemas (from the signatures), and argument validation."""
+"""The 24 tools by name, their JSON schemas (from the signatures), and argument validation."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError, create_model
 
-from services.paddock.tools import aim, coaching, laps, progress, sessions
+from services.paddock.tools import aim, coaching, laps, opportunities, progress, sessions
 from services.paddock.tools.base import ToolError
 
 TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
@@ -36,6 +36,8 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
         aim.get_traction_events,
         aim.get_input_smoothness,
         aim.get_safety_events,
+        opportunities.get_opportunities,
+        opportunities.get_threads,
     )
 }
 
