@@ -23,6 +23,7 @@ from shared.profiles.track import Corner
 Wide = dict[str, np.ndarray]
 REFERENCE_PCT = 25.0
 NOISE_SDS = 3.0  # a loss counts when it is over this many standard deviations of the segment's times
+PACE_PCT = 25.0  # a lap's pace: this percentile of its segments' times over their medians
 MIN_LAPS = 3  # a reference needs at least this many valid laps
 METRICS = ("brake_point_m", "min_kmh", "throttle_pickup_m", "exit_kmh", "drive_kmh", "coast_s", "coast_m")
 DRIVE_M = 100.0  # "drive": the speed this far after the corner's exit (traction out of it)
@@ -178,26 +179,38 @@ def segments(
     return out
 
 
-def segment_time(ld: LapData, seg: Segment, length_m: float, nxt: LapData | None = None) -> float | None:
-    """Seconds the lap took over ``seg``. A segment that wraps past the line goes on into the next lap
-    (``nxt``, when it is a valid lap: a slow exit shows there), else into this lap's own start."""
+def segment_parts(
+    ld: LapData, seg: Segment, length_m: float, nxt: LapData | None = None
+) -> tuple[float, float, int] | None:
+    """(seconds on this lap, seconds past the line, the lap those are on) over ``seg``. A segment that
+    wraps past the line goes on into the next lap (``nxt``, when it is a valid lap: a slow exit shows
+    there), else into this lap's own start."""
     top = float(ld.a["dist_m"][-1])
     if seg.from_m < 0:
         return None
     if seg.to_m <= top:
-        return ld.time_at(seg.to_m) - ld.time_at(seg.from_m)
+        return ld.time_at(seg.to_m) - ld.time_at(seg.from_m), 0.0, ld.lap
     if seg.from_m > top + 50:
         return None
-    after = max(seg.to_m - length_m, 0.0)
-    return (ld.time_s - ld.time_at(seg.from_m)) + (nxt or ld).time_at(after)
+    on = nxt or ld
+    return ld.time_s - ld.time_at(seg.from_m), on.time_at(max(seg.to_m - length_m, 0.0)), on.lap
+
+
+def segment_time(ld: LapData, seg: Segment, length_m: float, nxt: LapData | None = None) -> float | None:
+    """Seconds the lap took over ``seg`` (``segment_parts`` added up)."""
+    p = segment_parts(ld, seg, length_m, nxt)
+    return None if p is None else p[0] + p[1]
 
 
 def _losses(
-    segs: list[Segment], raw: dict[int, dict[int, float]], pace: dict[int, float], th: Mapping[str, float]
+    segs: list[Segment],
+    raw: dict[int, dict[int, tuple[float, float, int]]],
+    pace: dict[int, float],
+    th: Mapping[str, float],
 ) -> list[CornerLoss]:
     out = []
     for seg in segs:
-        times = {k: t / pace.get(k, 1.0) for k, t in raw[id(seg)].items()}
+        times = {k: a / pace.get(k, 1.0) + b / pace.get(on, 1.0) for k, (a, b, on) in raw[id(seg)].items()}
         if len(times) < MIN_LAPS:
             continue
         arr = np.array(list(times.values()))
@@ -214,21 +227,22 @@ def corner_losses(
     laps: list[LapData], segs: list[Segment], th: Mapping[str, float], length_m: float
 ) -> list[CornerLoss]:
     """Each corner's segment times, reference and the laps that lost time there. A lap's pace as a whole
-    (grip, wind, traffic: the median of its segments against theirs, leaving out the segments where it
-    lost time) is taken out, so a lap that is slower everywhere by a little is no corner's opportunity."""
+    (grip, wind, traffic: the lower quartile of its segment times over theirs; a mistake only makes a
+    segment slower) is taken out, so a lap that is slower everywhere by a little is no corner's
+    opportunity."""
     by = {ld.lap: ld for ld in laps}
     raw = {
         id(seg): {
-            ld.lap: t for ld in laps if (t := segment_time(ld, seg, length_m, by.get(ld.lap + 1))) is not None
+            ld.lap: p for ld in laps if (p := segment_parts(ld, seg, length_m, by.get(ld.lap + 1))) is not None
         }
         for seg in segs
     }
-    first = _losses(segs, raw, {}, th)
-    med = {id(x.segment): float(np.median(list(raw[id(x.segment)].values()))) for x in first}
+    own = {k: {lap: p[0] for lap, p in v.items()} for k, v in raw.items()}  # this lap's part alone
+    med = {k: float(np.median(list(v.values()))) for k, v in own.items() if v}
     pace = {}
     for ld in laps:
-        r = [raw[id(x.segment)][ld.lap] / med[id(x.segment)] for x in first if ld.lap in x.times and ld.lap not in x.lost]
-        pace[ld.lap] = float(np.median(r)) if r else 1.0
+        r = [own[k][ld.lap] / med[k] for k in med if ld.lap in own[k] and med[k] > 0]
+        pace[ld.lap] = float(np.percentile(r, PACE_PCT)) if r else 1.0
     return _losses(segs, raw, pace, th)
 
 

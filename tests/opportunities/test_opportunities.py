@@ -116,3 +116,19 @@ def test_too_few_laps_say_so() -> None:
     assert sim.track is not None
     out = session_opportunities(w, laps, sim.track, DEFAULT_THRESHOLDS)
     assert out["opportunities"] == [] and "3 valid laps" in out["reason"]
+
+
+def test_a_lap_slower_everywhere_is_no_corners_opportunity() -> None:
+    """Wind, traffic, a greasy patch: one lap 0.8 % slower all the way round (its clock stretched) loses a
+    little at every corner and is no corner's opportunity."""
+    sim = simulate(laps=10, seed=615, rate_hz=20, scenario=Scenario.clean(10))
+    w, laps = lap_inputs(sim)
+    lap = next(x for x in laps if x["lap"] == 5)
+    t0, t1 = lap["t_start_s"], lap["t_end_s"]
+    t = w["t_s"]
+    w["t_s"] = np.where(t <= t0, t, np.where(t < t1, t0 + (t - t0) * 1.008, t + (t1 - t0) * 0.008))
+    for x in laps:
+        for k in ("t_start_s", "t_end_s"):
+            x[k] = x[k] if x[k] <= t0 else (t0 + (x[k] - t0) * 1.008 if x[k] <= t1 else x[k] + (t1 - t0) * 0.008)
+    assert sim.track is not None
+    assert session_opportunities(w, laps, sim.track, DEFAULT_THRESHOLDS)["opportunities"] == []
