@@ -73,7 +73,7 @@ def follow(
     """One earlier opportunity re-measured in this session (its corner's losses and metrics)."""
     cid = before["corner_id"]
     loss = losses.get(cid)
-    if loss is None or len(loss.times) < 3:
+    if loss is None:
         return _no_data(before, f"{before['corner']} was not timed on 3 valid laps this session")
     metric = before["check"].get("metric")
     values = [ld.metrics.get(cid, {}).get(metric) for ld in laps] if metric else []
