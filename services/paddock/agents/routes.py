@@ -194,7 +194,8 @@ _DRIVING = re.compile(
     r"\b(lap|laps|corner|turn|t\d|brak|throttle|speed|fast|slow|time\b|session|tyre|tire|oil|coolant|water|"
     r"engine|rpm|rev|gear|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
     r"consisten|sector|pressure|temp|fuel|delta|debrief|brief|coach|better|improve|where|why|how did|"
-    r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over)"
+    r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over|"
+    r"work on|opportunit|thread)"
 )
 
 
