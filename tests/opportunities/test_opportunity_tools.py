@@ -111,3 +111,16 @@ def test_the_tablet_has_the_cards() -> None:
     js = (Path(__file__).resolve().parents[2] / "services/paddock/web/static/app.js").read_text()
     assert 'opportunities_data: "Three opportunities"' in js and 'threads_data: "Since last session"' in js
     assert "function opportunityRows" in js and "function threadRows" in js
+
+
+def test_the_brief_puts_a_mistake_made_again_before_a_new_one() -> None:
+    from services.paddock.agents.coaching_lines import brief_picks
+
+    opps = [{"corner_id": c, "rank": i + 1} for i, c in enumerate(("t2", "t6", "t11"))]
+    threads = [
+        {"corner_id": "t11", "status": "unchanged"},
+        {"corner_id": "t2", "status": "resolved"},
+        {"corner_id": "t4", "status": "no new data"},
+    ]
+    assert [o["corner_id"] for o in brief_picks(opps, threads)] == ["t11", "t2"]
+    assert [o["corner_id"] for o in brief_picks(opps, [])] == ["t2", "t6"]
