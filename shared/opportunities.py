@@ -78,7 +78,9 @@ class CornerLoss:
         return float(sum(self.lost.values()))
 
 
-def _coast(a: dict[str, np.ndarray], lo: float, hi: float, th: Mapping[str, float]) -> tuple[float, float, float]:
+def _coast(
+    a: dict[str, np.ndarray], lo: float, hi: float, th: Mapping[str, float]
+) -> tuple[float, float, float]:
     """(seconds, metres, first distance) of coasting (no throttle, no brake, at speed) within [lo, hi]."""
     thr, brk, spd = a.get("throttle_pct"), a.get("brake_bar"), a.get("speed_kmh")
     d, t = a["dist_m"], a["t_s"]
@@ -95,7 +97,9 @@ def _coast(a: dict[str, np.ndarray], lo: float, hi: float, th: Mapping[str, floa
     return float(dt.sum()), float(dd.sum()), float(d[idx[0]])
 
 
-def prepare(wide: Wide, laps: Sequence[Mapping[str, Any]], corners: list[Corner], th: Mapping[str, float]) -> list[LapData]:
+def prepare(
+    wide: Wide, laps: Sequence[Mapping[str, Any]], corners: list[Corner], th: Mapping[str, float]
+) -> list[LapData]:
     """The valid full laps' samples and each corner's metrics on them (brake point, minimum and exit
     speed, throttle pick-up: ``shared.corners``, the same numbers as the corner table; coasting here)."""
     out = []
@@ -233,7 +237,9 @@ def corner_losses(
     by = {ld.lap: ld for ld in laps}
     raw = {
         id(seg): {
-            ld.lap: p for ld in laps if (p := segment_parts(ld, seg, length_m, by.get(ld.lap + 1))) is not None
+            ld.lap: p
+            for ld in laps
+            if (p := segment_parts(ld, seg, length_m, by.get(ld.lap + 1))) is not None
         }
         for seg in segs
     }

@@ -38,7 +38,13 @@ RULES: tuple[Rule, ...] = (
     Rule("over_slow", "min_kmh", "over_slow_kmh", -1, "a lower minimum speed than on your good laps"),
     Rule("late_power", "throttle_pickup_m", "late_power_m", +1, "picking up the throttle later"),
     Rule("weak_exit", "exit_kmh", "weak_exit_kmh", -1, "a slower exit than on your good laps"),
-    Rule("weak_drive", "drive_kmh", "weak_exit_kmh", -1, "less drive out of the corner (wheelspin or a late, timid throttle)"),
+    Rule(
+        "weak_drive",
+        "drive_kmh",
+        "weak_exit_kmh",
+        -1,
+        "less drive out of the corner (wheelspin or a late, timid throttle)",
+    ),
 )
 SEGMENT_RULE = Rule("segment_time", "", "opportunity_min_s", +1, "time lost with no single input to blame")
 UNITS = {
@@ -104,15 +110,24 @@ def target(rule: Rule, c: Corner, ev: Mapping[str, Mapping[str, float | None]]) 
         word = "later" if rule.name == "brake_early" else "earlier"
         return f"brake {abs(d):.0f} m {word}, {where(c, ref)}", ref
     if rule.name == "coasting" and e.get("laps") is not None:
-        return (f"go straight from throttle to brake into {c.short}: cut the {e['laps']:.1f} s of coasting", ref)
+        return (
+            f"go straight from throttle to brake into {c.short}: cut the {e['laps']:.1f} s of coasting",
+            ref,
+        )
     if rule.name == "over_slow" and ref is not None and d is not None:
         return f"carry {abs(d):.0f} km/h more through {c.short}: minimum {ref:.0f} km/h", ref
     if rule.name == "late_power" and ref is not None and d is not None:
-        return f"pick up the throttle {abs(d):.0f} m earlier, {ref - c.apex_m:+.0f} m from the apex of {c.short}", ref
+        return (
+            f"pick up the throttle {abs(d):.0f} m earlier, {ref - c.apex_m:+.0f} m from the apex of {c.short}",
+            ref,
+        )
     if rule.name == "weak_exit" and ref is not None and d is not None:
         return f"exit {c.short} {abs(d):.0f} km/h faster: {ref:.0f} km/h at the exit", ref
     if rule.name == "weak_drive" and ref is not None and d is not None:
-        return f"drive out of {c.short} cleanly: {abs(d):.0f} km/h more, {ref:.0f} km/h 100 m after the exit", ref
+        return (
+            f"drive out of {c.short} cleanly: {abs(d):.0f} km/h more, {ref:.0f} km/h 100 m after the exit",
+            ref,
+        )
     return f"drive {c.short} as on your good laps", None
 
 
@@ -137,7 +152,9 @@ def unexplained(c: Corner, loss: CornerLoss, laps: list[LapData]) -> str:
     return text
 
 
-def check(rule: Rule, c: Corner, value: float | None, loss: CornerLoss, th: Mapping[str, float]) -> dict[str, Any]:
+def check(
+    rule: Rule, c: Corner, value: float | None, loss: CornerLoss, th: Mapping[str, float]
+) -> dict[str, Any]:
     """How the next session checks it: the same segment re-timed, and the rule's metric against the target."""
     seg = loss.segment
     out: dict[str, Any] = {
@@ -150,13 +167,17 @@ def check(rule: Rule, c: Corner, value: float | None, loss: CornerLoss, th: Mapp
     }
     text = f"next session: {c.short} within {th['opportunity_min_s']:g} s of your reference on every lap"
     if rule.metric and value is not None:
-        text += f", {rule.metric.removesuffix('_m').removesuffix('_kmh').removesuffix('_s').replace('_', ' ')}"
+        text += (
+            f", {rule.metric.removesuffix('_m').removesuffix('_kmh').removesuffix('_s').replace('_', ' ')}"
+        )
         text += f" {value:.1f} {UNITS[rule.metric]} within {th[rule.threshold]:g}"
     out["text"] = text
     return out
 
 
-def cause(loss: CornerLoss, laps: list[LapData], th: Mapping[str, float]) -> tuple[Corner, dict[str, Any], Rule]:
+def cause(
+    loss: CornerLoss, laps: list[LapData], th: Mapping[str, float]
+) -> tuple[Corner, dict[str, Any], Rule]:
     """The corner of the segment whose evidence a rule explains (the first, in lap order), its evidence
     and the rule; the segment's first corner and the segment-time rule when none does."""
     first: tuple[Corner, dict[str, Any], Rule] | None = None
@@ -171,7 +192,9 @@ def cause(loss: CornerLoss, laps: list[LapData], th: Mapping[str, float]) -> tup
     return first
 
 
-def opportunity(loss: CornerLoss, laps: list[LapData], th: Mapping[str, float], n_laps: int) -> dict[str, Any]:
+def opportunity(
+    loss: CornerLoss, laps: list[LapData], th: Mapping[str, float], n_laps: int
+) -> dict[str, Any]:
     c, ev, rule = cause(loss, laps, th)
     text, value = target(rule, c, ev)
     if rule is SEGMENT_RULE:
@@ -207,7 +230,11 @@ def opportunity(loss: CornerLoss, laps: list[LapData], th: Mapping[str, float], 
 
 
 def session_opportunities(
-    wide: Wide, laps: Sequence[Mapping[str, Any]], track: TrackProfile, th: Mapping[str, float], n: int = TOP_N
+    wide: Wide,
+    laps: Sequence[Mapping[str, Any]],
+    track: TrackProfile,
+    th: Mapping[str, float],
+    n: int = TOP_N,
 ) -> dict[str, Any]:
     """The ``n`` corners with the most time to gain this session (time lost per lap on the laps that lost
     it, times those laps: the session's total), best first; fewer when fewer corners lose time."""
@@ -217,6 +244,8 @@ def session_opportunities(
     ranked = sorted((x for x in losses if x.lost), key=lambda x: -x.session_s)[:n]
     return {
         "valid_laps": len(data),
-        "opportunities": [{"rank": i + 1, **opportunity(x, data, th, len(data))} for i, x in enumerate(ranked)],
+        "opportunities": [
+            {"rank": i + 1, **opportunity(x, data, th, len(data))} for i, x in enumerate(ranked)
+        ],
         "method": "segment time per corner against its 25th percentile over the valid laps",
     }

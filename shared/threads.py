@@ -60,9 +60,9 @@ def _head(before: Mapping[str, Any]) -> dict[str, Any]:
             "valid_laps": n,
             "cost_per_lap_s": round(before["session_s"] / n, 3),
             "metric": before["check"].get("metric"),
-            "metric_value": (before["evidence"].get(EVIDENCE_OF.get(before["check"].get("metric") or ""), {}) or {}).get(
-                "laps"
-            ),
+            "metric_value": (
+                before["evidence"].get(EVIDENCE_OF.get(before["check"].get("metric") or ""), {}) or {}
+            ).get("laps"),
         },
     }
 
@@ -101,7 +101,8 @@ def follow(
         and tol is not None
         and now["metric_all_laps"] is not None
         and abs(now["metric_all_laps"] - target) >= tol
-        and np.sign(now["metric_all_laps"] - target) == np.sign((head["before"]["metric_value"] or target) - target)
+        and np.sign(now["metric_all_laps"] - target)
+        == np.sign((head["before"]["metric_value"] or target) - target)
     )
     if not loss.lost and not off_target:
         status = RESOLVED

@@ -91,9 +91,7 @@ class Scenario:
         return cls([], list(range(1, laps + 1)))
 
     @classmethod
-    def draw(
-        cls, laps: int, seed: int, sites: list[Site], kinds: Collection[str] | None = None
-    ) -> Scenario:
+    def draw(cls, laps: int, seed: int, sites: list[Site], kinds: Collection[str] | None = None) -> Scenario:
         """The scenario of seed ``seed``: 1-4 of the driving mistakes (``kinds``: exactly these), each at
         its own corner, on consecutive laps, of a drawn size; an oil-pressure drop and a TPMS alarm each
         half the time. Laps are numbered from 1 (lap 0 is the out-lap); an episode that does not fit the

@@ -79,7 +79,10 @@ def test_each_opportunity_has_evidence_a_target_a_rule_and_a_check(runs) -> None
             ev = o["evidence"]
             assert {"brake_point_m", "min_speed_kmh", "throttle_pickup_m", "coasting_s"} <= set(ev)
             assert ev["min_speed_kmh"]["laps"] is not None and ev["min_speed_kmh"]["reference"] is not None
-            assert o["rule"]["name"] in names and o["rule"]["threshold"] == DEFAULT_THRESHOLDS[o["rule"]["threshold_name"]]
+            assert (
+                o["rule"]["name"] in names
+                and o["rule"]["threshold"] == DEFAULT_THRESHOLDS[o["rule"]["threshold_name"]]
+            )
             assert o["target"] and o["check"]["text"].startswith("next session")
             assert o["check"]["segment_m"][0] < o["check"]["segment_m"][1]
 
@@ -129,6 +132,8 @@ def test_a_lap_slower_everywhere_is_no_corners_opportunity() -> None:
     w["t_s"] = np.where(t <= t0, t, np.where(t < t1, t0 + (t - t0) * 1.008, t + (t1 - t0) * 0.008))
     for x in laps:
         for k in ("t_start_s", "t_end_s"):
-            x[k] = x[k] if x[k] <= t0 else (t0 + (x[k] - t0) * 1.008 if x[k] <= t1 else x[k] + (t1 - t0) * 0.008)
+            x[k] = (
+                x[k] if x[k] <= t0 else (t0 + (x[k] - t0) * 1.008 if x[k] <= t1 else x[k] + (t1 - t0) * 0.008)
+            )
     assert sim.track is not None
     assert session_opportunities(w, laps, sim.track, DEFAULT_THRESHOLDS)["opportunities"] == []

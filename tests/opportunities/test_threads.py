@@ -10,8 +10,8 @@ import pytest
 
 from shared.opportunity_rules import session_opportunities
 from shared.simulator import SimSession, simulate
-from shared.thresholds import DEFAULT_THRESHOLDS as TH
 from shared.threads import session_threads
+from shared.thresholds import DEFAULT_THRESHOLDS as TH
 from tests.opportunities.test_opportunities import lap_inputs
 
 SCALES = ("late_brake", "early_brake", "coasting", "wheelspin")  # mistakes whose cost scales with their size
@@ -23,7 +23,9 @@ def _opps(sim: SimSession) -> list[dict[str, Any]]:
     return session_opportunities(w, laps, sim.track, TH)["opportunities"]
 
 
-def _threads(opps: list[dict[str, Any]], sim: SimSession, drop: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+def _threads(
+    opps: list[dict[str, Any]], sim: SimSession, drop: tuple[str, ...] = ()
+) -> dict[str, dict[str, Any]]:
     w, laps = lap_inputs(sim)
     for ch in drop:
         w.pop(ch, None)

@@ -11,7 +11,14 @@ from shared.corners import corner_results
 from shared.laps import assign_laps, detect_laps
 from shared.simulator import Scenario, simulate, write_aim_csv
 from shared.simulator.fixtures import cached_sim
-from shared.simulator.scenario import ALL_KINDS, CLEAN_STINT, DRIVING_MISTAKES, FIRST_MISTAKE_LAP, REPEATS, SIZES
+from shared.simulator.scenario import (
+    ALL_KINDS,
+    CLEAN_STINT,
+    DRIVING_MISTAKES,
+    FIRST_MISTAKE_LAP,
+    REPEATS,
+    SIZES,
+)
 from shared.simulator.session import BAR_PER_G, DRAG
 
 

@@ -165,7 +165,9 @@ def questions(t: dict[str, SessionTruth]) -> list[Question]:
     if brake:
         e = brake[-1]
         corner = e["corner_id"]
-        points = [x["brake_point_m"] for x in s.events if x["corner_id"] == corner] + [e["clean_brake_point_m"]]
+        points = [x["brake_point_m"] for x in s.events if x["corner_id"] == corner] + [
+            e["clean_brake_point_m"]
+        ]
         add(
             "corner",
             "sim",

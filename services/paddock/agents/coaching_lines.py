@@ -59,7 +59,11 @@ def coaching_lines(state: dict[str, Any], brief: bool) -> list[str]:
         picks = brief_picks(opps, threads)
         if not picks:
             return []
-        return ["Work on next session (two at most): " + "; ".join(brief_sentence(o, threads) for o in picks) + "."]
+        return [
+            "Work on next session (two at most): "
+            + "; ".join(brief_sentence(o, threads) for o in picks)
+            + "."
+        ]
     out = [opportunity_sentence(o) for o in opps]
     if opp and not opps and opp.get("reason"):
         out.append(f"Opportunities: none to name ({opp['reason']}).")
@@ -90,5 +94,7 @@ def threads_text(out: dict[str, Any]) -> str:
     """``get_threads`` in plain sentences."""
     threads = out.get("threads") or []
     if not threads:
-        return f"No coaching thread to follow: {out.get('reason') or 'the last session named no opportunity'}."
+        return (
+            f"No coaching thread to follow: {out.get('reason') or 'the last session named no opportunity'}."
+        )
     return " ".join(thread_sentence(t) for t in threads)

@@ -15,7 +15,16 @@ from typing import Any
 from services.paddock.agents.coaching_lines import coaching_lines
 from services.paddock.agents.fmt import corner_label, lap_list, laptime, load, secs
 
-__all__ = ["build_digest", "corner_label", "estimate_tokens", "lap_list", "laptime", "load", "not_recorded", "secs"]
+__all__ = [
+    "build_digest",
+    "corner_label",
+    "estimate_tokens",
+    "lap_list",
+    "laptime",
+    "load",
+    "not_recorded",
+    "secs",
+]
 
 # the digest of a one-hour session stays under this many characters (about 500 SmolLM2 tokens)
 MAX_DIGEST_CHARS = 1500

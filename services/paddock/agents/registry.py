@@ -122,7 +122,14 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
 }
 QA_AGENTS = [n for n in AGENT_REGISTRY if n.endswith("Agent")]  # 14 routed specialists + TelemetryAgent
 DEBRIEF_KEYS = list(DATA_SPECS)
-BRIEF_KEYS = ["pedagogy_data", "tire_data", "engine_health_data", "safety_data", "opportunities_data", "threads_data"]
+BRIEF_KEYS = [
+    "pedagogy_data",
+    "tire_data",
+    "engine_health_data",
+    "safety_data",
+    "opportunities_data",
+    "threads_data",
+]
 
 
 def async_tool(fn: Callable[..., dict[str, Any]]) -> Callable[..., Any]:

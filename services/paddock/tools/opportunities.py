@@ -9,8 +9,8 @@ from services.paddock.tools.base import ToolError, rows, session_arrays, session
 from shared.opportunity_rules import session_opportunities
 from shared.profiles.car import CarProfileError, load_car
 from shared.profiles.track import TrackProfile, load_track
-from shared.thresholds import thresholds_for
 from shared.threads import session_threads
+from shared.thresholds import thresholds_for
 
 CHANNELS = ("speed_kmh", "throttle_pct", "brake_bar", "g_long", "g_lat")
 
@@ -36,7 +36,9 @@ def _thresholds(car_id: str | None) -> dict[str, float]:
 
 def _inputs(sid: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     wide = session_arrays(sid, CHANNELS)
-    laps = rows("SELECT lap, kind, valid, t_start_s, t_end_s FROM laps WHERE session_id = ? ORDER BY lap", [sid])
+    laps = rows(
+        "SELECT lap, kind, valid, t_start_s, t_end_s FROM laps WHERE session_id = ? ORDER BY lap", [sid]
+    )
     return wide, laps
 
 
@@ -44,7 +46,11 @@ def _opportunities(s: dict[str, Any]) -> dict[str, Any]:
     sid = s["session_id"]
     track = _track(s)
     if track is None:
-        return {"session_id": sid, "opportunities": [], "reason": "no track profile with corners for this track"}
+        return {
+            "session_id": sid,
+            "opportunities": [],
+            "reason": "no track profile with corners for this track",
+        }
     wide, laps = _inputs(sid)
     out = session_opportunities(wide, laps, track, _thresholds(s.get("car_id")))
     for o in out["opportunities"]:
@@ -68,7 +74,15 @@ def previous_session(s: dict[str, Any]) -> dict[str, Any] | None:
                   OR (coalesce(started_at, TIMESTAMP '1970-01-01') = coalesce(CAST(? AS TIMESTAMP), TIMESTAMP '1970-01-01')
                       AND session_id < ?))
            ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1""",
-        [s.get("driver_id"), s.get("track_id"), s.get("car_id"), s["session_id"], when, when, s["session_id"]],
+        [
+            s.get("driver_id"),
+            s.get("track_id"),
+            s.get("car_id"),
+            s["session_id"],
+            when,
+            when,
+            s["session_id"],
+        ],
     )
     return got[0] if got else None
 
@@ -79,7 +93,11 @@ def get_threads(session_id: str) -> dict[str, Any]:
     sid = s["session_id"]
     prev = previous_session(s)
     if prev is None:
-        return {"session_id": sid, "threads": [], "reason": "no earlier session of yours at this track in this car"}
+        return {
+            "session_id": sid,
+            "threads": [],
+            "reason": "no earlier session of yours at this track in this car",
+        }
     before = _opportunities(prev)
     opps = before.get("opportunities") or []
     if not opps:
