@@ -24,7 +24,16 @@ Wide = dict[str, np.ndarray]
 REFERENCE_PCT = 25.0
 NOISE_SDS = 3.0  # a loss counts when it is over this many standard deviations of the segment's times
 PACE_PCT = 25.0  # a lap's pace: this percentile of its segments' times over their medians
-MIN_LAPS = 3  # a reference needs at least this many valid laps
+MIN_LAPS = 3
+CHANNELS = (
+    "t_s",
+    "dist_m",
+    "speed_kmh",
+    "throttle_pct",
+    "brake_bar",
+    "g_long",
+    "g_lat",
+)  # a reference needs at least this many valid laps
 METRICS = ("brake_point_m", "min_kmh", "throttle_pickup_m", "exit_kmh", "drive_kmh", "coast_s", "coast_m")
 DRIVE_M = 100.0  # "drive": the speed this far after the corner's exit (traction out of it)
 COMPLEX_GAP_M = 60.0  # a corner braked for within this of the last one's exit shares its segment
@@ -38,13 +47,16 @@ class LapData:
     t_end_s: float
     a: dict[str, np.ndarray]  # this lap's samples: dist_m strictly increasing
     metrics: dict[str, dict[str, float | None]] = field(default_factory=dict)  # corner id -> METRICS
+    _dt: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     def time_at(self, d: float) -> float:
         """Seconds from the lap's start line to lap distance ``d`` (interpolated)."""
-        dd = np.concatenate([[0.0], self.a["dist_m"]])
-        tt = np.concatenate([[self.t_start_s], self.a["t_s"]])
-        ok = dd <= max(float(dd[-1]), 0.0)
-        return float(np.interp(d, dd[ok], tt[ok])) - self.t_start_s
+        if self._dt is None:
+            self._dt = (
+                np.concatenate([[0.0], self.a["dist_m"]]),
+                np.concatenate([[0.0], self.a["t_s"] - self.t_start_s]),
+            )
+        return float(np.interp(d, *self._dt))
 
     @property
     def time_s(self) -> float:
@@ -110,7 +122,7 @@ def prepare(
         m = wide["lap"] == lp["lap"]
         if m.sum() < 10:
             continue
-        a = {k: v[m] for k, v in wide.items() if isinstance(v, np.ndarray) and len(v) == len(m)}
+        a = {k: wide[k][m] for k in CHANNELS if k in wide and len(wide[k]) == len(m)}
         a["dist_m"] = np.maximum.accumulate(a["dist_m"]) + np.arange(int(m.sum())) * 1e-6
         ld = LapData(int(lp["lap"]), float(lp["t_start_s"]), float(lp["t_end_s"]), a)
         prev_end: float | None = None
