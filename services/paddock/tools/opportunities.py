@@ -59,7 +59,7 @@ def _opportunities(s: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_opportunities(session_id: str) -> dict[str, Any]:
-    """The session's three biggest opportunities, ranked by time to gain: each with its corner, the evidence (brake point in metres against the reference, minimum speed km/h, throttle pick-up point m, coasting s), one concrete target, the rule that produced it and how the next session checks it."""
+    """Three biggest opportunities by time to gain: corner, evidence (brake point m vs reference, minimum speed, throttle pick-up, coasting), one target, the rule, and the next session's check."""
     return _opportunities(session_row(session_id))
 
 
@@ -88,7 +88,7 @@ def previous_session(s: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def get_threads(session_id: str) -> dict[str, Any]:
-    """Coaching threads: each opportunity of your previous session at this track in this car, re-measured in this session and marked resolved, improving or unchanged with the numbers (before -> now), or "no new data" when the corner or its channel was not recorded."""
+    """Previous session's opportunities (same track and car) re-measured here: resolved, improving or unchanged with before and now, or no new data."""
     s = session_row(session_id)
     sid = s["session_id"]
     prev = previous_session(s)
