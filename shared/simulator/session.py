@@ -9,6 +9,7 @@ speed trace, sampled at an AiM-like rate with seeded sensor noise.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from shared.profiles.car import CarProfile, load_car
 from shared.profiles.track import TrackProfile, load_track
-from shared.simulator.scenario import Event, GroundTruth, Scenario
+from shared.simulator.scenario import DRIVING_MISTAKES, Event, GroundTruth, Scenario, Site
 
 G = 9.80665
 DS = 2.0  # m, simulation grid
@@ -28,7 +29,8 @@ ROLLING = 0.03  # rolling resistance and engine braking off throttle, g
 LIMIT_GRIP = 1.03  # the session-wide limit pass leaves room for a lap's grip variation
 RUN_WIDE = 1.2  # a late braker runs wide: up to this much faster than the line's grip allows
 MIN_COST_S = 0.1  # a late brake runs the car in at least this deep
-DRIVING_MISTAKES = ("late_brake", "early_brake", "coasting", "lockup", "wheelspin")
+HARD_BRAKE_KMH = 20.0  # a corner the clean lap brakes this much for can take a braking mistake
+SLOW_EXIT_KMH = 120.0  # a corner slower than this at the apex has a traction-limited exit
 
 
 @dataclass
@@ -38,6 +40,27 @@ class SimSession:
     meta: dict[str, Any] = field(default_factory=dict)
     track: TrackProfile | None = None
     car: CarProfile | None = None
+    scenario: Scenario | None = None  # what was injected (for "the next session": ``Scenario.fixing``)
+
+
+def sites(track: TrackProfile, grid: np.ndarray, v: np.ndarray) -> list[Site]:
+    """Every corner as the scenario draw sees it on the clean speed trace ``v``."""
+    out = []
+    n = len(v)
+    for c in track.corners:
+        lo, hi = int(c.start_m / DS), max(int(c.end_m / DS), int(c.start_m / DS) + 1)
+        apex_i = lo + int(np.argmin(v[lo:hi]))
+        b0 = _brake_start(v, apex_i, n)
+        drop_kmh = (float(v[b0 % n]) - float(v[apex_i])) * 3.6
+        slow = float(v[apex_i]) * 3.6 < SLOW_EXIT_KMH
+        run_up_s, j = 0.0, b0
+        while run_up_s < 10.0 and float(v[(j - 1) % n]) <= float(v[j % n]) + 1e-9:
+            run_up_s += DS / max(float(v[j % n]), 1.0)
+            j -= 1
+        hard = drop_kmh >= HARD_BRAKE_KMH
+        run_up = (run_up_s, (b0 - j) * DS)
+        out.append(Site(c.id, float(grid[b0 % n]), c.end_m, hard, slow and drop_kmh > 0, *run_up))
+    return out
 
 
 def _curvature(track: TrackProfile) -> tuple[np.ndarray, np.ndarray]:
@@ -145,15 +168,19 @@ def _brake_from(
     return i
 
 
-def _rejoin(v: np.ndarray, i: int, car: CarProfile, grip: float, clean: np.ndarray) -> None:
-    """Accelerate from index ``i`` at the traction/power limit until the clean trace is rejoined."""
+def _rejoin(v: np.ndarray, i: int, car: CarProfile, grip: float, clean: np.ndarray) -> int:
+    """Accelerate from index ``i`` at the traction/power limit until the clean trace is rejoined; the
+    last index written (``i`` when already on it)."""
     n = len(v)
     cur = float(v[i % n])
+    last = i
     for j in range(i + 1, i + n // 2):
         cur = math.sqrt(max(cur * cur + 2 * max(_accel(cur, car, grip), 0.0) * DS, 0.0))
         if cur >= clean[j % n]:
             break
         v[j % n] = cur
+        last = j
+    return last
 
 
 def _late_point(
@@ -169,12 +196,17 @@ def _late_point(
         ok = True
         for i in range(b1 + 1, apex_i + 1):
             cur = math.sqrt(max(cur * cur - 2 * _decel(cur, car, grip, 1.0) * DS, 1.0))
-            if cur > RUN_WIDE * vlim[i % n] * math.sqrt(grip):
+            if cur > RUN_WIDE * vlim[i % len(vlim)] * math.sqrt(grip):
                 ok = False
                 break
         if ok:
             return b1
     return b0
+
+
+def _at(i: int, grid: np.ndarray) -> float:
+    """Lap distance of index ``i`` of a trace that may run on into the next lap."""
+    return float(grid[i % len(grid)])
 
 
 def _apply_event(
@@ -185,23 +217,27 @@ def _apply_event(
     car: CarProfile,
     grip: float = 1.0,
     vlim: np.ndarray | None = None,
+    base: np.ndarray | None = None,
 ) -> dict[str, Any] | None:
     """Modify one lap's speed trace for a driving mistake. Every mistake costs time: the trace is never
     faster than the clean one where the driver is within the car's limits, and a late brake (which gains
     on the straight) runs the car in deep until the loss outweighs the gain. Returns what was done,
-    measured on the trace: the affected distance range, brake points, minimum speeds, time lost."""
+    measured on the trace: the affected distance range, brake points, minimum speeds, time lost. The
+    corner's apex and clean brake point are read off ``base`` (the lap before any mistake), so another
+    mistake's slow exit before this corner does not move them."""
     c = track.find_corner(ev.corner_id or "")
     if c is None:
         return None
     n = len(v)
     clean = v.copy()
+    ref = base if base is not None else clean
     lo, hi = int(c.start_m / DS), int(c.end_m / DS)
-    apex_i = lo + int(np.argmin(v[lo:hi]))
-    b0 = _brake_start(v, apex_i, n)
+    apex_i = lo + int(np.argmin(ref[lo:hi]))
+    b0 = _brake_start(ref, apex_i, n)
     off = max(1, int(round(ev.offset_m / DS)))
-    v_apex = float(v[apex_i])
+    v_apex = float(ref[apex_i])
     rec: dict[str, Any] = {
-        "clean_brake_point_m": round(float(grid[b0 % n]), 1),
+        "clean_brake_point_m": round(_at(b0, grid), 1),
         "apex_m": float(grid[apex_i]),
     }
     if ev.kind == "late_brake":
@@ -215,20 +251,20 @@ def _apply_event(
                     math.sqrt(cur * cur + 2 * max(_accel(cur, car, grip), 0.0) * DS), 245 / 3.6
                 )
             last = _brake_from(v, b1, v_apex - dv_kmh / 3.6, car, grip, apex_i, use=1.0)
-            _rejoin(v, last, car, grip, clean)
+            back = _rejoin(v, last, car, grip, clean)
             if _lap_time(v) - _lap_time(clean) >= MIN_COST_S:
                 break
-        rng_m = (float(grid[b0 % n]), float(grid[last % n]))
-        rec["brake_point_m"] = round(float(grid[b1 % n]), 1)
+        rng_m = (_at(b0, grid), _at(b0, grid) + (back - b0) * DS)  # braking zone to back on the line
+        rec["brake_point_m"] = round(_at(b1, grid), 1)
     elif ev.kind in ("early_brake", "lockup"):
         b1 = b0 - off if ev.kind == "early_brake" else b0
         drop = 4.0 if ev.kind == "early_brake" else 5.0  # over-slows the corner / eases off the lock
         v_low = v_apex - drop / 3.6
         last = _brake_from(v, b1, v_low, car, grip, apex_i)
         np.minimum(v, clean, out=v)
-        _rejoin(v, last, car, grip, clean)
-        rng_m = (float(grid[b1 % n]), float(grid[last % n]))
-        rec["brake_point_m"] = round(float(grid[b1 % n]), 1)
+        back = _rejoin(v, last, car, grip, clean)
+        rng_m = (_at(b1, grid), _at(b1, grid) + (back - b1) * DS)
+        rec["brake_point_m"] = round(_at(b1, grid), 1)
     elif ev.kind == "coasting":
         # lifts early: coasts (no pedals, drag only) for duration_s, until it meets the braking curve
         k0 = b0 - int(v[b0 % n] * ev.duration_s / DS)
@@ -240,8 +276,8 @@ def _apply_event(
             if cur >= clean[i % n]:
                 break
             v[i % n] = cur
-        rng_m = (float(grid[k0 % n]), float(grid[(i - 1) % n]))
-        rec["brake_point_m"] = round(float(grid[(i - 1) % n]), 1)
+        rng_m = (_at(k0, grid), _at(k0, grid) + (i - 1 - k0) * DS)
+        rec["brake_point_m"] = round(_at(i - 1, grid), 1)
     elif ev.kind == "wheelspin":
         # power on too early: wheelspin halves the drive out of the corner for duration_s, from where
         # the clean lap is back on full power (its gain reaches the car's traction/power limit; a
@@ -265,16 +301,21 @@ def _apply_event(
             cur = min(nxt, float(clean[i % n]))
             v[i % n] = cur
         _rejoin(v, i, car, grip, clean)
-        rng_m = (float(grid[spin_i % n]), float(grid[i % n]))
+        rng_m = (_at(spin_i, grid), _at(spin_i, grid) + (i - spin_i) * DS)
     else:
         return None
     lo_m, hi_m = c.start_m, c.end_m
     k = (grid >= lo_m) & (grid <= hi_m)
-    rec["min_kmh"] = round(float(np.min(v[k])) * 3.6, 1)
-    rec["clean_min_kmh"] = round(float(np.min(clean[k])) * 3.6, 1)
+    rec["min_kmh"] = round(float(np.min(v[: len(grid)][k])) * 3.6, 1)
+    rec["clean_min_kmh"] = round(float(np.min(clean[: len(grid)][k])) * 3.6, 1)
     rec["time_lost_s"] = round(_lap_time(v) - _lap_time(clean), 3)
     rec["range_m"] = (round(rng_m[0], 1), round(rng_m[1], 1))
     return rec
+
+
+def _corner_start(track: TrackProfile, corner_id: str | None) -> float:
+    c = track.find_corner(corner_id) if corner_id else None
+    return c.start_m if c is not None else 0.0
 
 
 def _limit(v: np.ndarray, car: CarProfile) -> np.ndarray:
@@ -314,19 +355,26 @@ def simulate(
     rate_hz: float = 50.0,
     car_id: str = "bmw_e46_m3_aim_mxp",
     scenario: Scenario | None = None,
+    kinds: Collection[str] | None = None,
+    fixed: Collection[str] = (),
 ) -> SimSession:
+    """A session of ``laps`` full laps. Without ``scenario`` the mistakes are drawn from ``seed``
+    (``kinds``: exactly these kinds of event); ``fixed``: corners whose driving mistakes are fixed in
+    this session (with ``scenario`` from an earlier session: "the next session")."""
     if laps < 1:
         raise ValueError("laps must be at least 1")
     if rate_hz <= 0 or rate_hz > 1000:
         raise ValueError("rate_hz must be in (0, 1000]")
     track = load_track(track_id)
     car = load_car(car_id)
-    scen = scenario if scenario is not None else Scenario.default(laps)
     rng = np.random.default_rng(seed)
     grid, k = _curvature(track)
     L = track.length_m
     vlim = _speed_limit(k, car, 1.0)
     base = _passes(vlim, car, 1.0)
+    scen = scenario if scenario is not None else Scenario.draw(laps, seed, sites(track, grid, base), kinds)
+    if fixed:
+        scen = scen.fixing(fixed, laps=laps)
 
     # ---- distance-domain speed trace for the whole session --------------------------
     segs_s: list[np.ndarray] = []
@@ -344,16 +392,24 @@ def simulate(
     segs_v.append(ov)
     clean = set(scen.clean_laps)
     applied: dict[tuple[str, int, str | None], dict[str, Any]] = {}
+    grips = [1.0 + rng.normal(0, 0.002) for _ in range(laps)]  # lap-to-lap grip
+    n = len(base)
+    carry: np.ndarray | None = None  # what the last lap's mistakes did past the line
     for lap in range(1, laps + 1):
-        grip = 1.0 + rng.normal(0, 0.002)  # lap-to-lap grip; mistakes are what makes a lap slow
-        v = base * math.sqrt(grip) if abs(grip - 1) > 1e-9 else base.copy()
-        for ev in scen.events:
+        # this lap and the next as driven clean: a mistake late in the lap costs time past the line
+        ext = np.concatenate([base * math.sqrt(g) for g in (grips[lap - 1], grips[min(lap, laps - 1)])])
+        lap_base = ext.copy()
+        if carry is not None:
+            np.minimum(ext[:n], carry, out=ext[:n])
+        for ev in sorted(scen.events, key=lambda e: _corner_start(track, e.corner_id)):  # in track order
             if ev.lap == lap and ev.kind in DRIVING_MISTAKES:
-                rec = _apply_event(v, grid, ev, track, car, grip, vlim)
+                rec = _apply_event(ext, grid, ev, track, car, grips[lap - 1], vlim, lap_base)
                 if rec is not None:
                     applied[(ev.kind, lap, ev.corner_id)] = rec
+        slow = ext[n:] < lap_base[n:] - 1e-9
+        carry = np.where(slow, ext[n:], np.inf) if slow.any() else None
         segs_s.append(grid + (lap - 1) * L)
-        segs_v.append(v)
+        segs_v.append(ext[:n])
     # in-lap: cool-down pace, then into the pits
     in_v = _passes(_speed_limit(k, car, 0.7), car, 0.7)
     stop = int(1800 / DS)
@@ -469,7 +525,7 @@ def simulate(
     )
     truth = GroundTruth(truth_laps, truth_events, sorted(clean), track.id, car.id, seed, rate_hz)
     meta = {"track_id": track.id, "car_id": car.id, "seed": seed, "rate_hz": rate_hz, "laps": laps}
-    return SimSession(wide, truth, meta, track, car)
+    return SimSession(wide, truth, meta, track, car, scen)
 
 
 def _onset(

@@ -139,7 +139,7 @@ def test_debrief_is_one_llm_call_streams_in_order_and_is_stored(env) -> None:
     types = [e.type for e in events]
     assert types[0] == "phase" and types[-1] == "done"
     first_token = types.index("token")
-    assert types.count("data") == 9 and max(i for i, t in enumerate(types) if t == "data") < first_token
+    assert types.count("data") == 11 and max(i for i, t in enumerate(types) if t == "data") < first_token
     done = events[-1].data
     assert done["narrator"] == "llm" and done["emotion"] == "encouraging" and "[EMOTION" not in done["text"]
     assert len(llm.requests) - before == 1 and done["llm_calls"] == 1
@@ -276,8 +276,8 @@ def test_legacy_litert_settings_still_work_with_a_warning(monkeypatch: pytest.Mo
     assert s.adk_openai_url == "http://127.0.0.1:8080/v1" and s.llm_model_id == "openai/qwen3"
 
 
-def test_data_phase_runs_its_nine_agents_concurrently(env) -> None:
-    """All nine data agents are running at once (every start precedes every end), so the phase spans about
+def test_data_phase_runs_its_eleven_agents_concurrently(env) -> None:
+    """All eleven data agents are running at once (every start precedes every end), so the phase spans about
     the slowest agent rather than the sum. Timestamps come from the agent_traces rows the plugin writes."""
     svc = env["svc"]
     done = _run(svc.debrief(env["sid"], "ana"))[-1].data
@@ -285,10 +285,10 @@ def test_data_phase_runs_its_nine_agents_concurrently(env) -> None:
     rows = svc.store.query(
         "SELECT agent_name, latency_ms, epoch_ms(ts) AS end_ms FROM agent_traces WHERE event_type = 'agent_run' "
         "AND agent_name IN (SELECT DISTINCT agent_name FROM agent_traces WHERE agent_name LIKE '%D' "
-        "AND agent_name NOT LIKE 'Narrative%') ORDER BY ts DESC LIMIT 9",
+        "AND agent_name NOT LIKE 'Narrative%') ORDER BY ts DESC LIMIT 11",
         [],
     )
-    assert len(rows) == 9
+    assert len(rows) == 11
     starts = [r["end_ms"] - r["latency_ms"] for r in rows]
     ends = [r["end_ms"] for r in rows]
     assert max(starts) <= min(ends) + 1.0  # 1 ms: the ts column's resolution against perf_counter latencies

@@ -140,7 +140,7 @@ def test_debrief_streams_tokens_before_done(stack, page) -> None:
     kinds = [e["type"] for e in page.evaluate("window.pitwallEvents")]
     assert kinds[0] == "phase" and kinds[-1] == "done" and kinds.index("token") < kinds.index("done")
     assert max(i for i, k in enumerate(kinds) if k == "data") < kinds.index("token")
-    assert page.locator(".data-card").count() == 9 and page.locator(".data-card svg").count() >= 1
+    assert page.locator(".data-card").count() == 11 and page.locator(".data-card svg").count() >= 1
     assert page.locator("#phases li.finished").count() >= 1
     assert "on the next run" in page.locator("#narrative").inner_text()  # a note of the model's picks
     assert page.locator("#template-note").count() == 0
@@ -292,7 +292,7 @@ def test_sessions_cards_tables_and_map_are_labelled_for_people(stack, page) -> N
     page.goto(f"{pad}/#/debrief/{sid}")
     page.wait_for_selector("#state[data-done='1']", timeout=60000)
     titles = page.locator(".data-card h2").all_inner_texts()
-    assert len(titles) == 9 and "Handling balance (understeer / oversteer)" in titles
+    assert len(titles) == 11 and "Handling balance (understeer / oversteer)" in titles
     assert not [t for t in titles if re.search(r"[a-z][A-Z]|_| ms$", t)], titles  # no class names or keys
     keys = page.locator(".data-card dt").all_inner_texts()
     assert keys and not [k for k in keys if "_" in k], keys

@@ -93,7 +93,7 @@ def test_no_technique_cue_is_spoken_after_its_corner_entry(session) -> None:
 
 
 def test_oil_pressure_drop_gives_a_safety_cue_within_one_frame() -> None:
-    sim = simulate(laps=7, seed=5, rate_hz=50)
+    sim = simulate(laps=7, seed=5, rate_hz=50, kinds=("oil_pressure_drop",))
     sess, _ = run(sim)
     ev = next(e for e in sim.truth.events if e["kind"] == "oil_pressure_drop")
     w = sim.wide

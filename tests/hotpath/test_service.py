@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from services.hotpath.replay import replay_ws, wide_from_file
-from shared.simulator import simulate
+from shared.simulator import ALL_KINDS, simulate
 from tests.support.procs import start_hotpath
 
 
@@ -45,7 +45,7 @@ def test_simulated_session_over_websocket_produces_cues_and_lake(hotpath, tmp_pa
     stop = threading.Event()
     th = threading.Thread(target=_collect_sse, args=(f"{hotpath.url}/cues/stream", events, stop), daemon=True)
     th.start()
-    sim = simulate(laps=7, seed=9, rate_hz=50)
+    sim = simulate(laps=7, seed=9, rate_hz=50, kinds=ALL_KINDS)  # an oil-pressure drop among them
     res = asyncio.run(
         replay_ws(
             sim.wide,

@@ -11,11 +11,11 @@ from services.hotpath.frame_path import LiveSession
 from services.hotpath.replay import frames_of
 from shared.profiles.car import load_car
 from shared.profiles.track import load_track
-from shared.simulator import Scenario, simulate
+from shared.simulator import ALL_KINDS, simulate
 
 
 def _frames() -> list[dict[str, float]]:
-    frames = list(frames_of(simulate(laps=8, seed=21, rate_hz=20.0, scenario=Scenario.default(8)).wide))
+    frames = list(frames_of(simulate(laps=8, seed=21, rate_hz=20.0, kinds=ALL_KINDS).wide))
     for i, f in enumerate(frames):
         # alone at first (nothing else for the safety rules): two ABS edges 45 s apart, two MIL edges
         # 150 s apart, while the front-right tyre warms from 2.0 to 2.4 bar; then it leaks (0.3 bar

@@ -91,7 +91,7 @@ def test_debrief_is_narrated_by_the_real_model_over_sse(paddock: Any) -> None:
     assert ids == sorted(ids) and len(set(ids)) == len(ids)  # resumable ids, in order
     data = [i for i, t in enumerate(types) if t == "data"]
     tokens = [i for i, t in enumerate(types) if t == "token"]
-    assert len(data) == 9, types
+    assert len(data) == 11, types
     assert not tokens or max(data) < min(tokens)  # the data phase ends before the model speaks
     assert done["llm_calls"] == 1
     assert done["emotion"] in EMOTIONS and "[EMOTION" not in done["text"]

@@ -19,7 +19,10 @@ import numpy as np
 from tests.support.answer_eval import Expect, Fig
 from tests.support.truth import SessionTruth, theoretical_best
 
-CORNER = {c: rf"\b(?:{c}|turn {c[1:]})\b" for c in ("t1", "t2", "t3", "t4", "t6", "t7", "t9", "t10", "t11")}
+CORNER = {
+    c: rf"\b(?:{c}|turn {c[1:]})\b"
+    for c in ("t1", "t2", "t3", "t3a", "t4", "t5", "t6", "t7", "t8", "t8a", "t9", "t10", "t11")
+}
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,14 @@ def _theo(st: SessionTruth) -> Expect:
     )
 
 
-def _event(st: SessionTruth, kind: str, corner: str, lap: int) -> dict:
-    return next(e for e in st.events if e["kind"] == kind and e["corner_id"] == corner and e["lap"] == lap)
+def _corner_events(st: SessionTruth) -> list[dict]:
+    """Up to three driving mistakes at different corners with a minimum speed, each on its episode's
+    first lap."""
+    out: dict[str, dict] = {}
+    for e in sorted(st.events, key=lambda x: x["lap"]):
+        if e.get("corner_id") and "min_kmh" in e and "clean_min_kmh" in e:
+            out.setdefault(e["corner_id"], e)
+    return list(out.values())[:3]
 
 
 def _restraint(
@@ -142,8 +151,9 @@ def questions(t: dict[str, SessionTruth]) -> list[Question]:
     for sess, st in (("sim", s), ("vbox", v), ("kart", k)):
         add("consistency", sess, "How consistent were my lap times?", _consistency(st))
         add("theoretical_best", sess, "What is my theoretical best lap?", _theo(st))
-    for corner, kind, lap in (("t11", "late_brake", 3), ("t4", "lockup", 5), ("t2", "early_brake", 6)):
-        e = _event(s, kind, corner, lap)
+    # the corner questions ask about the mistakes the seed drew (the truth file says which)
+    for e in _corner_events(s):
+        corner, lap = e["corner_id"], e["lap"]
         mins = [x["min_kmh"] for x in s.events if x["corner_id"] == corner] + [e["clean_min_kmh"]]
         add(
             "corner",
@@ -151,17 +161,20 @@ def questions(t: dict[str, SessionTruth]) -> list[Question]:
             f"What was my minimum speed in turn {corner[1:]} on lap {lap}?",
             Expect(need=[[Fig("kmh", e["min_kmh"])]], check={"kmh": mins}),
         )
-    e = _event(s, "late_brake", "t11", 4)
-    points = [x["brake_point_m"] for x in s.events if x["corner_id"] == "t11"] + [e["clean_brake_point_m"]]
-    points += [
-        x["brake_shift_m"] for x in s.events if x["corner_id"] == "t11"
-    ]  # the shift is a true figure too
-    add(
-        "corner",
-        "sim",
-        "Where did I brake for turn 11 on lap 4?",
-        Expect(need=[[Fig("m", e["brake_point_m"]), Fig("m", e["brake_shift_m"])]], check={"m": points}),
-    )
+    brake = [x for x in s.events if x["kind"] in ("late_brake", "early_brake") and "brake_shift_m" in x]
+    if brake:
+        e = brake[-1]
+        corner = e["corner_id"]
+        points = [x["brake_point_m"] for x in s.events if x["corner_id"] == corner] + [
+            e["clean_brake_point_m"]
+        ]
+        points += [x["brake_shift_m"] for x in s.events if x["corner_id"] == corner]  # the shift is true too
+        add(
+            "corner",
+            "sim",
+            f"Where did I brake for turn {corner[1:]} on lap {e['lap']}?",
+            Expect(need=[[Fig("m", e["brake_point_m"]), Fig("m", e["brake_shift_m"])]], check={"m": points}),
+        )
     mistakes = sorted({x["corner_id"] for x in s.events if x.get("time_lost_s")})
     lose = Expect(
         words=["|".join(CORNER[c] for c in mistakes)],
@@ -170,16 +183,17 @@ def questions(t: dict[str, SessionTruth]) -> list[Question]:
     )
     add("lose_time", "sim", "Where am I losing the most time?", lose)
     add("lose_time", "sim", "Which corner costs me the most time?", lose)
-    oil = next(x["lap"] for x in s.events if x["kind"] == "oil_pressure_drop")
-    add(
-        "car_health",
-        "sim",
-        "Did my oil pressure drop at any point?",
-        Expect(
-            words=[rf"\blaps? (?:[\d, and]+ )?{oil}\b"],
-            forbid=r"\bno (?:oil )?(?:pressure )?(?:drop|problem|issue)",
-        ),
-    )
+    oil = [x["lap"] for x in s.events if x["kind"] == "oil_pressure_drop"]
+    if oil:
+        add(
+            "car_health",
+            "sim",
+            "Did my oil pressure drop at any point?",
+            Expect(
+                words=[rf"\blaps? (?:[\d, and]+ )?{oil[0]}\b"],
+                forbid=r"\bno (?:oil )?(?:pressure )?(?:drop|problem|issue)",
+            ),
+        )
     add(
         "car_health",
         "sim",
@@ -202,24 +216,13 @@ def questions(t: dict[str, SessionTruth]) -> list[Question]:
     lock = sorted({x["corner_id"] for x in s.events if x["kind"] == "lockup"})
     spin = sorted({x["corner_id"] for x in s.events if x["kind"] == "wheelspin"})
     deny = r"\bno (?:lock ?ups?|wheel ?spin|abs)\b|(?:didn't|did not) (?:lock|spin|use abs)"
-    add(
-        "traction",
-        "sim",
-        "Did I lock any wheels?",
-        Expect(words=["|".join(CORNER[c] for c in lock)], forbid=deny),
-    )
-    add(
-        "traction",
-        "sim",
-        "Did I get wheelspin anywhere?",
-        Expect(words=["|".join(CORNER[c] for c in spin)], forbid=deny),
-    )
-    add(
-        "traction",
-        "sim",
-        "Did the ABS kick in?",
-        Expect(words=["|".join(CORNER[c] for c in lock)], forbid=deny),
-    )
+    for text, where in (
+        ("Did I lock any wheels?", lock),
+        ("Did I get wheelspin anywhere?", spin),
+        ("Did the ABS kick in?", lock),
+    ):
+        if where:  # asked only when the seed drew it: "none" would need its own expectation
+            add("traction", "sim", text, Expect(words=["|".join(CORNER[c] for c in where)], forbid=deny))
     add(
         "other_sessions",
         "sim",

@@ -1,4 +1,4 @@
-"""The 24 tools against simulator ground truth and the real Sonoma VBOX session; CLI and REST."""
+"""The 26 tools against simulator ground truth and the real Sonoma VBOX session; CLI and REST."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_there_are_24_tools_with_short_descriptions() -> None:
-    assert len(TOOLS) == 24
+    assert len(TOOLS) == 26
     for s in tool_schemas():
         assert s["description"] and len(s["description"].split()) <= 30, s["name"]
         assert s["parameters"]["type"] == "object"
@@ -70,9 +70,10 @@ def test_lap_delta_puts_the_late_brake_loss_at_its_corner(lake_env) -> None:
     ref = 2
     out = run_tool("get_lap_delta", {"session_id": lake_env["sid"], "lap_a": ref, "lap_b": late["lap"]})
     by = {c["corner"].lower(): c for c in out["corners"]}
-    # the mistake lap differs from the reference most at that corner: later braking, deeper, slower apex
-    biggest = max(out["corners"], key=lambda c: abs(c["delta_s"]))
-    assert biggest["corner"].lower() == late["corner_id"], out["corners"]
+    # the mistake lap loses time where the late brake was: later braking, deeper, slower apex
+    # (its loss runs from its braking zone into the corner: the distance the truth says it affected)
+    there = [x for x in out["segments"] if x["to_m"] > late["start_m"] and x["from_m"] < late["end_m"]]
+    assert sum(x["delta_s"] for x in there) >= 0.5 * late["time_lost_s"], there
     assert by[late["corner_id"]]["min_speed_b_kmh"] < by[late["corner_id"]]["min_speed_a_kmh"] - 1
     coast = _truth(lake_env, "coasting")[0]
     out = run_tool("get_lap_delta", {"session_id": lake_env["sid"], "lap_a": ref, "lap_b": coast["lap"]})
@@ -98,7 +99,8 @@ def test_variance_pace_highlights_goals_and_plans(lake_env) -> None:
     bal = run_tool("get_handling_balance", {"session_id": sid})
     assert bal["verdict"] == "neutral" and bal["warning"] is None
     assert run_tool("get_input_smoothness", {"session_id": sid})["score"] >= 0
-    assert run_tool("get_tire_thermal_window", {"session_id": sid})["alarms"] == ["rl"]
+    alarm = _truth(lake_env, "tpms_alarm")[0]["wheel"]
+    assert run_tool("get_tire_thermal_window", {"session_id": sid})["alarms"] == [alarm]
 
 
 def test_gold_lap_comparison(lake_env) -> None:
@@ -157,7 +159,7 @@ def test_rest_router(lake_env) -> None:
     app = FastAPI()
     app.include_router(router)
     c = TestClient(app)
-    assert len(c.get("/api/tools").json()) == 24
+    assert len(c.get("/api/tools").json()) == 26
     r = c.post("/api/tools/get_race_pace_model", json={"session_id": lake_env["sid"]})
     assert r.status_code == 200 and r.json()["laps"] >= 9
     r = c.post("/api/tools/get_lap_delta", json={"session_id": lake_env["sid"], "lap_a": "one", "lap_b": 2})

@@ -29,6 +29,8 @@ DATA_SPECS: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = 
     "traction_data": ("get_traction_events", lambda s: {"session_id": s["session_id"]}),
     "input_quality_data": ("get_input_smoothness", lambda s: {"session_id": s["session_id"]}),
     "safety_data": ("get_safety_events", lambda s: {"session_id": s["session_id"]}),
+    "opportunities_data": ("get_opportunities", lambda s: {"session_id": s["session_id"]}),
+    "threads_data": ("get_threads", lambda s: {"session_id": s["session_id"]}),
 }
 DATA_AGENT_NAMES = {
     "highlights_data": "HighlightFinder",
@@ -40,6 +42,8 @@ DATA_AGENT_NAMES = {
     "traction_data": "Traction",
     "input_quality_data": "InputQuality",
     "safety_data": "SafetyMonitor",
+    "opportunities_data": "Opportunities",
+    "threads_data": "Threads",
 }
 
 

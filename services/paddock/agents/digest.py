@@ -9,58 +9,25 @@ exactly the numbers found here.
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from typing import Any
 
-from shared.display import lap_time
+from services.paddock.agents.coaching_lines import coaching_lines
+from services.paddock.agents.fmt import corner_label, lap_list, laptime, load, secs
+
+__all__ = [
+    "build_digest",
+    "corner_label",
+    "estimate_tokens",
+    "lap_list",
+    "laptime",
+    "load",
+    "not_recorded",
+    "secs",
+]
 
 # the digest of a one-hour session stays under this many characters (about 500 SmolLM2 tokens)
 MAX_DIGEST_CHARS = 1500
-_CORNER_ID = re.compile(r"^[tc]\d+[a-z]?$", re.IGNORECASE)
-
-
-def load(state: dict[str, Any], key: str) -> dict[str, Any]:
-    """One data agent's output as a dict (an error object or LLM text becomes an empty dict)."""
-    v = state.get(key)
-    if isinstance(v, str):
-        text = v.strip()
-        if text.startswith("```"):  # an LLM data agent (PITWALL_DATA_AGENTS=llm) fences its JSON
-            text = text.strip("`").removeprefix("json").strip()
-        try:
-            v = json.loads(text)
-        except ValueError:
-            return {}
-    if not isinstance(v, dict) or "error" in v:
-        return {}
-    return v
-
-
-def corner_label(cid: Any, name: Any = None) -> str:
-    """``T11`` or ``T6 Carousel``: the short id the grounding check reads, plus a name when it adds one."""
-    c = str(cid or "?")
-    short = c.upper() if _CORNER_ID.match(c) else c
-    n = str(name or "").strip()
-    if n and n.lower() not in (c.lower(), f"turn {c[1:]}".lower(), f"corner {c[1:]}".lower()):
-        return f"{short} {n}"
-    return short
-
-
-def secs(x: Any, nd: int = 3) -> str | None:
-    """A time as the digest writes it: ``98.123 s``; None for a missing or non-finite value."""
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return None
-    if not math.isfinite(f):
-        return None
-    return f"{round(f, nd):g} s"
-
-
-def laptime(x: Any) -> str | None:
-    """A lap time as everywhere else (``1:38.123``, shared.display); None for a missing value."""
-    return None if secs(x) is None else lap_time(float(x))
 
 
 def _session_lines(hl: dict[str, Any]) -> list[str]:
@@ -261,13 +228,6 @@ def _car_lines(state: dict[str, Any]) -> list[str]:
     return out
 
 
-def lap_list(laps: list[int]) -> str:
-    """``lap 4, lap 6, lap 7, lap 9 (+3 more)``: at most four laps, in order, each citable by the grounding check."""
-    laps = sorted(int(x) for x in laps)
-    shown = ", ".join(f"lap {x}" for x in laps[:4])
-    return shown + (f" (+{len(laps) - 4} more)" if len(laps) > 4 else "")  # not "and 3": that reads as lap 3
-
-
 def build_digest(kind: str, state: dict[str, Any]) -> str:
     """The narrative's evidence: short labelled lines from the data agents' outputs, at most
     ``MAX_DIGEST_CHARS`` (lines are dropped from the end, car details first, never cut mid-line)."""
@@ -275,10 +235,13 @@ def build_digest(kind: str, state: dict[str, Any]) -> str:
     ped = load(state, "pedagogy_data")
     if kind == "debrief":
         lines += _session_lines(load(state, "highlights_data"))
+        lines += coaching_lines(state, brief=False)
         lines += _variance_line(load(state, "telemetry_data"))
     elif ped.get("track"):
         when = f" on {ped['session_date']}" if ped.get("session_date") else ""
         lines.append(f"Brief for {ped['track']} in car {ped.get('car')}, from the session driven{when}.")
+    if kind == "brief":
+        lines += coaching_lines(state, brief=True)
     lines += _plan_lines(ped, brief=kind == "brief")
     lines += _car_lines(state)
     out: list[str] = []

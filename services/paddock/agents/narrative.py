@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from services.paddock.agents.coaching_lines import focus as coach_focus
+from services.paddock.agents.coaching_lines import thread_sentence
 from services.paddock.agents.grounding import Facts, facts_of, grounding_check
 
 EMOTIONS = {"encouraging", "neutral", "concerned", "celebratory", "urgent"}
@@ -32,7 +34,8 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
         load(state, k)
         for k in ("highlights_data", "pedagogy_data", "engine_health_data", "safety_data", "traction_data")
     )
-    focus = [
+    picks = coach_focus(state, brief=kind == "brief")
+    focus = picks or [
         f"{corner_label(o.get('corner'), o.get('name'))}: {o['median_minus_best_s']:.2f} s between your typical"
         " and best"
         for o in hl.get("biggest_opportunities", [])[:3]
@@ -49,7 +52,9 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
                 line += f" (theoretical {lap_time(hl['theoretical_best_s'])})"
             parts.append(line + ".")
     if focus:
-        parts.append("Focus: " + "; ".join(focus) + ".")
+        parts.append(("Work on: " if kind == "brief" and picks else "Focus: ") + "; ".join(focus) + ".")
+    if kind == "debrief":
+        parts += [thread_sentence(t) for t in load(state, "threads_data").get("threads") or []]
     if ped.get("blocks"):
         parts.append(
             "Plan: "

@@ -28,6 +28,7 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
             "get_tire_thermal_window",
             "get_safety_events",
             "get_traction_events",
+            "get_opportunities",
         ],
     },
     "VoiceScriptAgent": {
@@ -48,7 +49,7 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
     },
     "SessionPlannerAgent": {
         "description": "Plans a practice session for the laps available: warm-up, focus corners, cool-down.",
-        "tools": ["get_session_plan_context", "get_goal_targets"],
+        "tools": ["get_session_plan_context", "get_goal_targets", "get_threads"],
     },
     "IncidentReviewAgent": {
         "description": "Reviews incidents and close calls: g spikes, steering snaps, lockups, ABS and DSC moments.",
@@ -72,7 +73,7 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
     },
     "ProgressTrackerAgent": {
         "description": "Progress across sessions: best-lap trend, improving and regressing corners, plateaus.",
-        "tools": ["get_progress_report", "get_corner_history"],
+        "tools": ["get_progress_report", "get_corner_history", "get_threads"],
     },
     "SetupAdvisorAgent": {
         "description": "Car setup advice: understeer, oversteer, balance from steering, yaw and g data.",
@@ -121,7 +122,14 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
 }
 QA_AGENTS = [n for n in AGENT_REGISTRY if n.endswith("Agent")]  # 14 routed specialists + TelemetryAgent
 DEBRIEF_KEYS = list(DATA_SPECS)
-BRIEF_KEYS = ["pedagogy_data", "tire_data", "engine_health_data", "safety_data"]
+BRIEF_KEYS = [
+    "pedagogy_data",
+    "tire_data",
+    "engine_health_data",
+    "safety_data",
+    "opportunities_data",
+    "threads_data",
+]
 
 
 def async_tool(fn: Callable[..., dict[str, Any]]) -> Callable[..., Any]:

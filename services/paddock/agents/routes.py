@@ -16,6 +16,7 @@ from services.paddock.agents import lap_routes
 from services.paddock.agents.classifier import FALLBACK, _classify_intent
 from services.paddock.agents.data_answer import DataAnswer
 from services.paddock.agents.other_lap import other_lap
+from services.paddock.agents.routes_coaching import opportunities, threads
 from shared.display import lap_time
 
 Route = Callable[[str, dict[str, Any]], DataAnswer | None]
@@ -201,7 +202,7 @@ _DRIVING = re.compile(
     r"engine|rpm|rev|gear|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
     r"consisten|sector|pressure|temp|fuel|delta|debrief|brief|coach|better|improve|where|why|how did|"
     r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over|pace|"
-    r"stint|race|racing|qualif|tenths|stability|traction|intervene|overheat|hot\b)"
+    r"stint|race|racing|qualif|tenths|stability|traction|intervene|overheat|hot\b|work on|opportunit|thread)"
 )
 
 
@@ -248,6 +249,8 @@ ROUTES: list[Route] = [
     unrelated,
     other_lap,  # before missing_lap: "lap 3 of session X" is not this session's lap 3
     missing_lap,
+    threads,
+    opportunities,
     lap_routes.sessions_here,
     consistency,
     theoretical_best,

@@ -78,7 +78,7 @@ async def brief(req: BriefRequest, request: Request, coach: Coach, gate: Gate) -
 
 @router.post("/debrief")
 async def debrief(req: DebriefRequest, request: Request, coach: Coach, gate: Gate) -> Any:
-    """Post-session debrief of this session only: nine data agents, then one narrative; SSE or JSON."""
+    """Post-session debrief of this session only: eleven data agents, then one narrative; SSE or JSON."""
     tier: Literal["adk", "warm"] = "warm" if req.mode == "quick" else "adk"
     return await _respond(
         request,

@@ -1,4 +1,4 @@
-"""The 24 tools by name, their JSON schemas (from the signatures), and argument validation."""
+"""The 26 tools by name, their JSON schemas (from the signatures), and argument validation."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError, create_model
 
-from services.paddock.tools import aim, coaching, laps, optimal, progress, sessions
+from services.paddock.tools import aim, coaching, laps, opportunities, optimal, progress, sessions
 from services.paddock.tools.base import ToolError
 
 TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
@@ -38,6 +38,8 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
         aim.get_safety_events,
         optimal.get_achievable_lap,
         optimal.get_corner_consistency,
+        opportunities.get_opportunities,
+        opportunities.get_threads,
     )
 }
 

@@ -8,6 +8,7 @@ const CARD_TITLES = {
   highlights_data: "Session highlights", telemetry_data: "Where lap times vary", pedagogy_data: "Your practice plan",
   tire_data: "Tyre temperatures", handling_data: "Handling balance (understeer / oversteer)", engine_health_data: "Engine health",
   traction_data: "Lockups and wheelspin", input_quality_data: "Smoothness of your inputs", safety_data: "Safety events",
+  opportunities_data: "Three opportunities", threads_data: "Since last session",
 };
 const STEP_WORDS = {
   DebriefPipeline: "Debrief", BriefPipeline: "Brief", ModelQueue: "Waiting for the model",
@@ -99,6 +100,25 @@ function cardFacts(d) {
   return rows.slice(0, 8);
 }
 
+// the opportunities and the threads: one row each, the numbers as the tools give them
+const lapWords = (xs) => (xs || []).map((x) => `lap ${x}`).join(", ");
+function opportunityRows(d) {
+  const o = d.opportunities || [];
+  if (!o.length) return `<p class="muted">No opportunity to name${d.reason ? `: ${esc(d.reason)}` : ""}.</p>`;
+  return `<ol class="opps">${o.map((x) => `<li data-corner="${esc(x.corner_id)}"><b>${esc(x.corner)}</b> · ${num(x.time_to_gain_s, 2)} s a lap
+    on ${esc(lapWords(x.laps))}<br>${esc(x.rule.says)}: <b>${esc(x.target)}</b><br><span class="muted small">Rule ${esc(x.rule.name)}
+    (${esc(x.rule.threshold_name)} ${esc(x.rule.threshold)}); check: ${esc(x.check.text)}</span></li>`).join("")}</ol>`;
+}
+function threadRows(d) {
+  const t = d.threads || [];
+  if (!t.length) return `<p class="muted">${esc(d.reason || "No thread to follow.")}</p>`;
+  const now = (x) => x.status === "no new data" ? esc(x.reason || "") : x.status === "resolved" ? "no lap loses time there now"
+    : `${num(x.now.time_to_gain_s, 2)} s a lap on ${x.now.laps_lost} of ${x.now.valid_laps} laps`;
+  return `<ul class="threads">${t.map((x) => `<li data-corner="${esc(x.corner_id)}" data-status="${esc(x.status)}"><b>${esc(x.corner)}</b>
+    <span class="status">${esc(x.status)}</span>: ${num(x.before.time_to_gain_s, 2)} s a lap on ${x.before.laps_lost} of
+    ${x.before.valid_laps} laps → ${now(x)}<br><span class="muted small">${esc(x.target)}</span></li>`).join("")}</ul>`;
+}
+
 function dataCard(ev) {
   const card = document.createElement("div");
   card.className = "card data-card";
@@ -106,6 +126,10 @@ function dataCard(ev) {
   const d = ev.data || {};
   const title = CARD_TITLES[ev.key] || stepWords(String(ev.key || "").replace(/_data$/, "").replace(/_(.)/g, (_, c) => c.toUpperCase()).replace(/^./, (c) => c.toUpperCase()));
   card.innerHTML = `<h2>${esc(title)}</h2>`;
+  if (!d.error && (ev.key === "opportunities_data" || ev.key === "threads_data")) {
+    card.insertAdjacentHTML("beforeend", ev.key === "threads_data" ? threadRows(d) : opportunityRows(d));
+    return card;
+  }
   const [listKey, field, chartTitle] = CHARTS[ev.key] || [];
   const list = (Array.isArray(d[listKey]) ? d[listKey] : []).filter((r) => r && typeof r[field] === "number");
   if (list.length >= 2) {

@@ -1,0 +1,100 @@
+"""The opportunities and threads as the digest, the template narrator and the tablet say them.
+
+Debrief: the session's (up to) three opportunities, each one sentence (corner, time to gain a lap and on
+which laps, the cause, the target), then every thread from the last session with its status and numbers
+("no new data" said as such). Brief: at most two things to work on, a still-open thread first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.paddock.agents.fmt import corner_label, lap_list, load, secs
+
+BRIEF_PICKS = 2
+OPEN = ("unchanged", "improving")
+
+
+def opportunity_sentence(o: dict[str, Any]) -> str:
+    gain = secs(o.get("time_to_gain_s"), 2)
+    laps = lap_list(o.get("laps") or [])
+    return (
+        f"Opportunity {o.get('rank')}, {corner_label(o.get('corner'), o.get('name'))}: {gain} a lap on {laps}, "
+        f"{o['rule']['says']}: {o['target']}."
+    )
+
+
+def thread_sentence(t: dict[str, Any]) -> str:
+    label = corner_label(t.get("corner"))
+    if t.get("status") == "no new data":
+        return f"Thread {label} from last session: no new data ({t.get('reason')})."
+    b, n = t.get("before") or {}, t.get("now") or {}
+    before = f"{secs(b.get('time_to_gain_s'), 2)} a lap on {b.get('laps_lost')} of {b.get('valid_laps')} laps"
+    if t.get("status") == "resolved":
+        now = "no lap loses time there now"
+    else:
+        now = f"{secs(n.get('time_to_gain_s'), 2)} a lap on {n.get('laps_lost')} of {n.get('valid_laps')} laps now"
+    return f"Thread {label} from last session: {t.get('status')}, {before} then, {now}."
+
+
+def brief_picks(opps: list[dict[str, Any]], threads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """At most two opportunities to work on next: those with a thread still open (the same corner lost
+    time again) first, then by rank."""
+    still = {t["corner_id"] for t in threads if t.get("status") in OPEN}
+    ranked = sorted(opps, key=lambda o: (o["corner_id"] not in still, o.get("rank") or 99))
+    return ranked[:BRIEF_PICKS]
+
+
+def brief_sentence(o: dict[str, Any], threads: list[dict[str, Any]]) -> str:
+    t = next((x for x in threads if x["corner_id"] == o["corner_id"] and x.get("status") in OPEN), None)
+    why = f" ({t['status']} since the session before)" if t else ""
+    return f"{corner_label(o.get('corner'), o.get('name'))}, {o['target']}{why}, worth {secs(o['time_to_gain_s'], 2)} a lap"
+
+
+def coaching_lines(state: dict[str, Any], brief: bool) -> list[str]:
+    opp, thr = load(state, "opportunities_data"), load(state, "threads_data")
+    opps = opp.get("opportunities") or []
+    threads = thr.get("threads") or []
+    if brief:
+        picks = brief_picks(opps, threads)
+        if not picks:
+            return []
+        return [
+            "Work on next session (two at most): "
+            + "; ".join(brief_sentence(o, threads) for o in picks)
+            + "."
+        ]
+    out = [opportunity_sentence(o) for o in opps]
+    if opp and not opps and opp.get("reason"):
+        out.append(f"Opportunities: none to name ({opp['reason']}).")
+    out += [thread_sentence(t) for t in threads]
+    return out
+
+
+def focus(state: dict[str, Any], brief: bool) -> list[str]:
+    """The template narrator's focus items (short): the opportunities' targets, or the brief's picks."""
+    opp, thr = load(state, "opportunities_data"), load(state, "threads_data")
+    opps = opp.get("opportunities") or []
+    threads = thr.get("threads") or []
+    chosen = brief_picks(opps, threads) if brief else opps
+    return [f"{corner_label(o.get('corner'), o.get('name'))}: {o['target']}" for o in chosen]
+
+
+def opportunities_text(out: dict[str, Any]) -> str:
+    """``get_opportunities`` in plain sentences (the answer to "where can I find time?")."""
+    opps = out.get("opportunities") or []
+    if not opps:
+        why = out.get("reason") or "no corner loses time against your good laps often enough to name"
+        return f"No opportunity to name in this session: {why}."
+    head = f"Your {'biggest opportunity' if len(opps) == 1 else f'{len(opps)} biggest opportunities'}, by time to gain:"
+    return head + " " + " ".join(opportunity_sentence(o) for o in opps)
+
+
+def threads_text(out: dict[str, Any]) -> str:
+    """``get_threads`` in plain sentences."""
+    threads = out.get("threads") or []
+    if not threads:
+        return (
+            f"No coaching thread to follow: {out.get('reason') or 'the last session named no opportunity'}."
+        )
+    return " ".join(thread_sentence(t) for t in threads)

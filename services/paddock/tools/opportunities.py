@@ -1,0 +1,111 @@
+"""Opportunity tools: a session's three biggest opportunities, and the coaching threads from the driver's
+previous session at the same track in the same car (computed from the lake on demand; nothing stored)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.paddock.tools.base import ToolError, rows, session_arrays, session_row
+from shared.opportunity_rules import session_opportunities
+from shared.profiles.car import CarProfileError, load_car
+from shared.profiles.track import TrackProfile, load_track
+from shared.threads import session_threads
+from shared.thresholds import thresholds_for
+
+CHANNELS = ("speed_kmh", "throttle_pct", "brake_bar", "g_long", "g_lat")
+
+
+def _track(s: dict[str, Any]) -> TrackProfile | None:
+    try:
+        tr = load_track(s["track_id"]) if s.get("track_id") else None
+    except KeyError:
+        return None
+    return tr if tr is not None and tr.corners else None
+
+
+def _thresholds(car_id: str | None) -> dict[str, float]:
+    try:
+        over = load_car(car_id).thresholds if car_id else {}
+    except (KeyError, CarProfileError, ValueError):
+        over = {}
+    try:
+        return thresholds_for(over)
+    except ValueError:
+        return thresholds_for(None)
+
+
+def _inputs(sid: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    wide = session_arrays(sid, CHANNELS)
+    laps = rows(
+        "SELECT lap, kind, valid, t_start_s, t_end_s FROM laps WHERE session_id = ? ORDER BY lap", [sid]
+    )
+    return wide, laps
+
+
+def _opportunities(s: dict[str, Any]) -> dict[str, Any]:
+    sid = s["session_id"]
+    track = _track(s)
+    if track is None:
+        return {
+            "session_id": sid,
+            "opportunities": [],
+            "reason": "no track profile with corners for this track",
+        }
+    wide, laps = _inputs(sid)
+    out = session_opportunities(wide, laps, track, _thresholds(s.get("car_id")))
+    for o in out["opportunities"]:
+        o["session_id"] = sid
+    return {"session_id": sid, "track": track.id, **out}
+
+
+def get_opportunities(session_id: str) -> dict[str, Any]:
+    """Three biggest opportunities by time to gain: corner, evidence (brake point m vs reference, minimum speed, throttle pick-up, coasting), one target, the rule, and the next session's check."""
+    return _opportunities(session_row(session_id))
+
+
+def previous_session(s: dict[str, Any]) -> dict[str, Any] | None:
+    """The driver's session before ``s`` at the same track in the same car, or None."""
+    when = s.get("started_at")
+    got = rows(
+        """SELECT * FROM sessions
+           WHERE driver_id IS NOT DISTINCT FROM ? AND track_id IS NOT DISTINCT FROM ?
+             AND car_id IS NOT DISTINCT FROM ? AND session_id <> ?
+             AND (coalesce(started_at, TIMESTAMP '1970-01-01') < coalesce(CAST(? AS TIMESTAMP), TIMESTAMP '1970-01-01')
+                  OR (coalesce(started_at, TIMESTAMP '1970-01-01') = coalesce(CAST(? AS TIMESTAMP), TIMESTAMP '1970-01-01')
+                      AND session_id < ?))
+           ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1""",
+        [
+            s.get("driver_id"),
+            s.get("track_id"),
+            s.get("car_id"),
+            s["session_id"],
+            when,
+            when,
+            s["session_id"],
+        ],
+    )
+    return got[0] if got else None
+
+
+def get_threads(session_id: str) -> dict[str, Any]:
+    """Previous session's opportunities (same track and car) re-measured here: resolved, improving or unchanged with before and now, or no new data."""
+    s = session_row(session_id)
+    sid = s["session_id"]
+    prev = previous_session(s)
+    if prev is None:
+        return {
+            "session_id": sid,
+            "threads": [],
+            "reason": "no earlier session of yours at this track in this car",
+        }
+    before = _opportunities(prev)
+    opps = before.get("opportunities") or []
+    if not opps:
+        why = before.get("reason") or "it had no opportunity over the threshold"
+        return {"session_id": sid, "previous_session_id": prev["session_id"], "threads": [], "reason": why}
+    track = _track(s)
+    if track is None:
+        raise ToolError("no_track", "no track profile with corners for this track", "")
+    wide, laps = _inputs(sid)
+    threads = session_threads(opps, wide, laps, track, _thresholds(s.get("car_id")))
+    return {"session_id": sid, "previous_session_id": prev["session_id"], "threads": threads}
