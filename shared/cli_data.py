@@ -270,13 +270,28 @@ def simulate_cmd(
     rate: Annotated[float, typer.Option("--rate", help="Sample rate, Hz (AiM-like: 10, 20, 50)")] = 50.0,
     out: Annotated[Path, typer.Option("--out", help="Output directory")] = Path("pitwall-sim"),
     clean: Annotated[bool, typer.Option("--clean", help="No injected mistakes: every lap clean")] = False,
+    kinds: Annotated[
+        str | None,
+        typer.Option(
+            "--kinds",
+            help="Inject exactly these kinds (comma-separated, or 'all'), as far as the laps and corners allow; "
+            "default: the seed draws them",
+        ),
+    ] = None,
 ) -> None:
     """Simulate a session with injected mistakes: AiM CSV, candump log and ground-truth JSON."""
     from shared.simulator import Scenario, simulate, write_aim_csv, write_candump, write_ground_truth
+    from shared.simulator.scenario import ALL_KINDS
 
+    chosen = None if kinds is None else ALL_KINDS if kinds == "all" else [k.strip() for k in kinds.split(",")]
+    bad = sorted(set(chosen or ()) - set(ALL_KINDS))
+    if bad:
+        raise typer.BadParameter(
+            f"unknown kinds {bad}; known: {', '.join(ALL_KINDS)} or 'all'", param_hint="--kinds"
+        )
     out.mkdir(parents=True, exist_ok=True)
     scenario = Scenario.clean(laps) if clean else None
-    sim = simulate(track_id=track, laps=laps, seed=seed, rate_hz=rate, scenario=scenario)
+    sim = simulate(track_id=track, laps=laps, seed=seed, rate_hz=rate, scenario=scenario, kinds=chosen)
     stem = f"sim_{track}_{laps}laps_seed{seed}{'_clean' if clean else ''}"
     files = {
         "aim_csv": write_aim_csv(sim, out / f"{stem}.csv"),

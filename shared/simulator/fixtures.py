@@ -1,6 +1,7 @@
 """Cached simulator sessions for test suites and benchmarks (simulate once per process).
 
-``cached_sim`` injects every kind of event (each driving mistake and each car-health event), at corners,
+``cached_sim`` injects every kind of event the session has laps and corners for (each driving mistake and each
+car-health event; ten laps fit all of them at Sonoma), at corners,
 on laps and of sizes drawn from the seed: the suites that check each kind is found need each kind;
 ``simulate`` alone draws the kinds too.
 """

@@ -71,7 +71,7 @@ def test_debrief_cards_read_as_a_drivers_summary(stack: Any, browser: Any, size:
     finally:
         ctx.close()
     assert not errors, errors
-    assert len(cards) == 9, [c["title"] for c in cards]
+    assert len(cards) == 11, [c["title"] for c in cards]
     rows = [r for c in cards for r in c["rows"]]
     for c in cards:
         assert stack["sid"] not in c["text"] and "Session id" not in c["text"], c

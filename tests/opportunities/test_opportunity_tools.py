@@ -108,7 +108,7 @@ def test_where_can_i_find_time_routes_to_the_opportunities(lake) -> None:
 
 
 def test_the_tablet_has_the_cards() -> None:
-    js = (Path(__file__).resolve().parents[2] / "services/paddock/web/static/app.js").read_text()
+    js = (Path(__file__).resolve().parents[2] / "services/paddock/web/static/cards.js").read_text()
     assert 'opportunities_data: "Three opportunities"' in js and 'threads_data: "Since last session"' in js
     assert "function opportunityRows" in js and "function threadRows" in js
 

@@ -57,7 +57,19 @@ def prepare(root: Path, seed: int = SIM_SEED, laps: int = SIM_LAPS) -> Prepared:
     """Simulate (``pitwall simulate``) and import the three sessions (``pitwall import``) into ``root``."""
     sim_dir, data = root / "sim", root / "data"
     out = json.loads(
-        _cli("simulate", "--seed", str(seed), "--laps", str(laps), "--rate", "20", "--out", str(sim_dir))
+        _cli(
+            "simulate",
+            "--seed",
+            str(seed),
+            "--laps",
+            str(laps),
+            "--rate",
+            "20",
+            "--kinds",
+            "all",
+            "--out",
+            str(sim_dir),
+        )
     )
     sim_csv, truth_json = Path(out["aim_csv"]), Path(out["truth"])
     sids: dict[str, str] = {}

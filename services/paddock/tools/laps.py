@@ -89,7 +89,7 @@ def _coast_pct(a: dict[str, np.ndarray]) -> float | None:
 def get_lap_delta(
     session_id: str, lap_a: int, lap_b: int, ref_session_id: str | None = None
 ) -> dict[str, Any]:
-    """Compare two laps by distance: time delta trace, where time is gained or lost per corner, speed and coasting differences. lap_a is the reference: a lap of this session, or of ref_session_id (any stored session at the same track: a friend's imported session, another logger's)."""
+    """Compare two laps by distance: delta trace, time gained or lost per corner, speed and coasting. lap_a, the reference, may come from ref_session_id (another session here, a friend's too)."""
     s = session_row(session_id)
     sid = s["session_id"]
     ref = s if ref_session_id in (None, "", sid) else session_row(str(ref_session_id))
