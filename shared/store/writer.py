@@ -44,6 +44,20 @@ def storage_failure(exc: BaseException) -> str | None:
     return None
 
 
+def _arrow_units(tables: list[pa.Table]) -> list[tuple[Any, list[Any]]]:
+    """Arrow parts of one table as few inserts as possible: runs of parts with the same schema become one
+    table (zero-copy), since each insert is a commit whose fixed cost outweighs hundreds of rows."""
+    units: list[tuple[Any, list[Any]]] = []
+    run: list[pa.Table] = []
+    for t in [*tables, None]:
+        if run and (t is None or not t.schema.equals(run[0].schema)):
+            units.append((run[0] if len(run) == 1 else pa.concat_tables(run), run))
+            run = []
+        if t is not None:
+            run.append(t)
+    return units
+
+
 class StoreWriter:
     def __init__(
         self,
@@ -198,10 +212,11 @@ class StoreWriter:
         done: set[int] = set()
         for table, parts in batch.items():
             dicts = [p for p in parts if not isinstance(p, pa.Table)]
-            units: list[tuple[Any, list[Any]]] = [(p, [p]) for p in parts if isinstance(p, pa.Table)]
+            units = _arrow_units([p for p in parts if isinstance(p, pa.Table)])
             if dicts:  # row dicts of one table become one Arrow batch
                 units.append((None, dicts))
-            for tbl, members in units:
+            while units:
+                tbl, members = units.pop(0)
                 try:
                     if tbl is None:
                         tbl = rows_table(self.con, table, [r for m in members for r in m], "")
@@ -211,6 +226,9 @@ class StoreWriter:
                         self._q.extendleft(reversed([it for it in taken if id(it[1]) not in done]))
                         self._oldest_pending = self._oldest_pending or time.monotonic()
                         return False
+                    if isinstance(tbl, pa.Table) and len(members) > 1:  # one part is bad: find which
+                        units[:0] = [(m, [m]) for m in members]
+                        continue
                     self.errors += 1
                     self.last_error = f"{table}: {type(exc).__name__}: {exc}"
                     log.exception("store write to %s failed", table)
