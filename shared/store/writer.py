@@ -168,25 +168,26 @@ class StoreWriter:
             return
         self._oldest_pending = None
         batch: dict[str, list[Any]] = defaultdict(list)
-        taken: list[tuple[str, Any]] = []  # everything popped since the last successful write
+        # everything popped since the last successful write, in order: rows, the marks waiting for them
+        # (run once the drain's rows are committed: one insert per table, not one per mark) and a job
+        taken: list[tuple[str, Any]] = []
         while self._q:
             item = self._q.popleft()
             table, rows = item
-            if table in (_JOB, _MARK):
-                if not self._write(batch, taken):
-                    self._q.appendleft(item)
-                    return
-                batch, taken = defaultdict(list), []
-                if table == _MARK:
-                    rows()
-                elif not self._job(rows):
-                    self._q.appendleft(item)
-                    return
-                continue
-            batch[table].append(rows)
             taken.append(item)
+            if table == _JOB:  # runs after everything before it is written, and before what follows
+                if not self._write(batch, taken):
+                    return  # the job went back to the queue after the rows it follows
+                self._run_marks(taken)
+                batch, taken = defaultdict(list), []
+                if not self._job(rows):
+                    self._q.appendleft(item)
+                    return
+            elif table != _MARK:
+                batch[table].append(rows)
         if not self._write(batch, taken):
             return
+        self._run_marks(taken)
         self.flushes += 1
         self._last_flush = time.monotonic()
         if self.blocked:
@@ -194,6 +195,12 @@ class StoreWriter:
             self.blocked = None
         if not self._q:
             self._idle.set()
+
+    @staticmethod
+    def _run_marks(taken: list[tuple[str, Any]]) -> None:
+        for table, fn in taken:
+            if table == _MARK:
+                fn()
 
     def _job(self, job: Job) -> bool:
         try:
@@ -207,8 +214,9 @@ class StoreWriter:
         return True
 
     def _write(self, batch: dict[str, list[Any]], taken: list[tuple[str, Any]]) -> bool:
-        """Insert the batch table by table. On a storage failure, what is not committed goes back to
-        the front of the queue (in order) and False is returned; other errors are counted and dropped."""
+        """Insert the batch table by table. On a storage failure, what is not committed (with the marks
+        and job in ``taken``) goes back to the front of the queue, in order, and False is returned; other
+        errors are counted and dropped."""
         done: set[int] = set()
         for table, parts in batch.items():
             dicts = [p for p in parts if not isinstance(p, pa.Table)]
