@@ -4,7 +4,8 @@ The same msgpack batches as ``bench/hotpath.py``'s sustained-ingest row (10 laps
 batches of 1,000) go through the endpoint's own code: ``_decode`` -> ``HotpathState.ingest`` in chunks of
 ``CHUNK_FRAMES`` -> the store writer thread, waited for until it has committed everything. Reported:
 ``time.process_time()`` (every thread of the process) per frame, split into decode, ingest (the main
-thread: validation, frame path, Arrow batches) and writer (the rest: the writer thread's inserts). Each
+thread: validation, frame path, Arrow batches), writer (the writer thread: its Python and the inserts it
+runs) and duckdb (the rest: DuckDB's own worker threads). Each
 tree runs in its own process, alternately, best of N, so a loaded machine hits both alike.
 
     python bench/ingest_cpu.py --base /work/wt/perf-base      (this tree against a checkout of main)
@@ -23,7 +24,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-STAGES = ("decode", "ingest", "writer", "total")
+STAGES = ("decode", "ingest", "writer", "duckdb", "total")
 
 
 def _child(profile: bool) -> None:
@@ -48,6 +49,7 @@ def _child(profile: bool) -> None:
 
             prof = cProfile.Profile()
             prof.enable()
+        w0 = state.writer.run(lambda con: time.thread_time())
         p0, m0 = time.process_time(), time.thread_time()
         dec = 0.0
         accepted = 0
@@ -63,6 +65,7 @@ def _child(profile: bool) -> None:
         state.writer.flush(timeout=120)
         main = time.thread_time() - m0
         total = time.process_time() - p0
+        wt = state.writer.run(lambda con: time.thread_time()) - w0
         if prof is not None:
             import pstats
 
@@ -77,7 +80,8 @@ def _child(profile: bool) -> None:
         "rows_written": rows,
         "decode": dec / n * 1e6,
         "ingest": (main - dec) / n * 1e6,
-        "writer": (total - main) / n * 1e6,
+        "writer": wt / n * 1e6,
+        "duckdb": (total - main - wt) / n * 1e6,
         "total": total / n * 1e6,
     }
     print(json.dumps(out))
