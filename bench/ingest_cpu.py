@@ -133,7 +133,9 @@ def main() -> None:
             line += f"{best['base'][s] / best['this'][s]:>13.2f}x"
         print(line)
     for n in trees:
-        print(f"{n}: {1e6 / best[n]['total']:,.0f} frames per CPU second; rows written {best[n]['rows_written']:,}")
+        print(
+            f"{n}: {1e6 / best[n]['total']:,.0f} frames per CPU second; rows written {best[n]['rows_written']:,}"
+        )
 
 
 if __name__ == "__main__":

@@ -112,8 +112,14 @@ class Polyline:
         """Per segment (x, y, dx, dy, squared length) as plain floats, built once: scalar code reads them."""
         if self._segs is None:
             self._segs = list(
-                zip(self.x[:-1].tolist(), self.y[:-1].tolist(), self._dx.tolist(), self._dy.tolist(),
-                    self._l2.tolist(), strict=True)
+                zip(
+                    self.x[:-1].tolist(),
+                    self.y[:-1].tolist(),
+                    self._dx.tolist(),
+                    self._dy.tolist(),
+                    self._l2.tolist(),
+                    strict=True,
+                )
             )
             self._ls = self.s.tolist()
             self._lsqrt = [math.sqrt(v) for v in self._l2.tolist()]
