@@ -344,12 +344,14 @@ class LiveEvents:
             f = get(ch)
             if f is not None and is_flag_on(f):
                 on[(kind, None)] = None
+        tpms_last = self._tpms_last
         for w, alarm_key, press_key in self._tpms:
             al, press = get(alarm_key), get(press_key)
             if al is not None and al > 0:
                 on[(TPMS_ALARM, w)] = al
             if press is not None:
-                drop = self._tpms_drop(w, press)
+                last = tpms_last.get(w)  # the same reading again (the usual case): its drop, no call
+                drop = last[1] if last is not None and last[0] == press else self._tpms_drop(w, press)
                 if drop is not None and drop >= th["tpms_drop_bar"]:
                     on[(TPMS_DROP, w)] = drop
         oil, rpm, thr = get("oil_press_bar"), get("rpm"), get("throttle_pct")

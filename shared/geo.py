@@ -50,6 +50,10 @@ class Polyline:
         self._dx = np.diff(self.x)
         self._dy = np.diff(self.y)
         self._l2 = np.maximum(self._dx**2 + self._dy**2, 1e-12)
+        self._segs: list[tuple[float, float, float, float, float]] | None = None
+        self._ls: list[float] = []
+        self._lsqrt: list[float] = []
+        self._seg_len = 0.0
 
     def project(self, px: np.ndarray, py: np.ndarray, chunk: int = 4096) -> tuple[np.ndarray, np.ndarray]:
         """(distance along the line, perpendicular offset) of each point; nearest segment wins."""
@@ -83,28 +87,44 @@ class Polyline:
         With ``widen``, searches 400 m when the nearest segment in the window is far (lost track of
         the car).
         """
-        if not hasattr(self, "_lx"):
-            self._lx, self._ly = self.x.tolist(), self.y.tolist()
-            self._ldx, self._ldy, self._ll2 = self._dx.tolist(), self._dy.tolist(), self._l2.tolist()
-            self._ls = self.s.tolist()
-            self._seg_len = self.length / (len(self._ls) - 1)
-        n = len(self._ls) - 1
+        segs = self._segments()
+        n = len(segs)
         i0 = int((s_hint % self.length) / self._seg_len)
         span = max(2, int(window_m / self._seg_len) + 1)
-        best_d2, best_s = math.inf, 0.0
-        lx, ly, ldx, ldy, ll2, ls = self._lx, self._ly, self._ldx, self._ldy, self._ll2, self._ls
-        for j in range(i0 - span, i0 + span + 1):
-            k = j % n
-            dx, dy, l2 = ldx[k], ldy[k], ll2[k]
-            t = ((px - lx[k]) * dx + (py - ly[k]) * dy) / l2
+        a, b = i0 - span, i0 + span + 1
+        # the segments in order from i0 - span, wrapping at the line (a repeated one never wins twice)
+        ks: range | list[int] = range(a, b) if a >= 0 and b <= n else [j % n for j in range(a, b)]
+        best_d2, best_k, best_t = math.inf, -1, 0.0
+        for k in ks:
+            x, y, dx, dy, l2 = segs[k]
+            t = ((px - x) * dx + (py - y) * dy) / l2
             t = 0.0 if t < 0 else (1.0 if t > 1 else t)
-            ex, ey = lx[k] + t * dx - px, ly[k] + t * dy - py
+            ex, ey = x + t * dx - px, y + t * dy - py
             d2 = ex * ex + ey * ey
             if d2 < best_d2:
-                best_d2, best_s = d2, ls[k] + t * math.sqrt(l2)
+                best_d2, best_k, best_t = d2, k, t
+        best_s = 0.0 if best_k < 0 else self._ls[best_k] + best_t * self._lsqrt[best_k]
         if widen and best_d2 > 15.0**2 and window_m < 200:
             return self.project_near(px, py, s_hint, window_m=400.0)
         return best_s, math.sqrt(best_d2)
+
+    def _segments(self) -> list[tuple[float, float, float, float, float]]:
+        """Per segment (x, y, dx, dy, squared length) as plain floats, built once: scalar code reads them."""
+        if self._segs is None:
+            self._segs = list(
+                zip(
+                    self.x[:-1].tolist(),
+                    self.y[:-1].tolist(),
+                    self._dx.tolist(),
+                    self._dy.tolist(),
+                    self._l2.tolist(),
+                    strict=True,
+                )
+            )
+            self._ls = self.s.tolist()
+            self._lsqrt = [math.sqrt(v) for v in self._l2.tolist()]
+            self._seg_len = self.length / len(self._segs)
+        return self._segs
 
     def heading_at(self, s: float) -> float:
         """Direction of travel at distance ``s``, degrees clockwise from north."""

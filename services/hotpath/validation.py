@@ -195,13 +195,31 @@ def clean_batch(
         dt = np.diff(t)
         if not ((dt > 0).all() and (dt <= max_gap_s).all()):
             return None
-    for j, k in enumerate(keys):
-        if k == "t_s":
-            continue
-        lo, hi, sentinels = _SPEC[k]
+    lo, hi, sentinel_cols = _limits(keys)
+    if (arr < lo).any() or (arr > hi).any():
+        return None
+    for j, k, sentinels in sentinel_cols:
         col = arr[:, j]
-        if sentinels and (np.isin(col, sentinels).any() or (k == "oil_press_bar" and (col > 100).any())):
-            return None
-        if lo is not None and ((col < lo).any() or (col > hi).any()):  # type: ignore[operator]
+        if np.isin(col, sentinels).any() or (k == "oil_press_bar" and (col > 100).any()):
             return None
     return frames  # validated as they are: plain numbers (ints and booleans count as floats downstream)
+
+
+_LIMITS: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray, list[tuple[int, str, tuple[float, ...]]]]] = {}
+
+
+def _limits(
+    keys: tuple[str, ...],
+) -> tuple[np.ndarray, np.ndarray, list[tuple[int, str, tuple[float, ...]]]]:
+    """For a batch's columns (``keys``, in order): each column's absurd limits as two rows (unbounded:
+    infinite; t_s is checked apart), and the columns with sentinels. Built once per channel set."""
+    got = _LIMITS.get(keys)
+    if got is None:
+        specs = [_SPEC.get(k, (None, None, ())) for k in keys]
+        lo = np.array([-math.inf if sp[0] is None else sp[0] for sp in specs])
+        hi = np.array([math.inf if sp[1] is None else sp[1] for sp in specs])
+        sentinel_cols = [(j, k, sp[2]) for j, (k, sp) in enumerate(zip(keys, specs, strict=True)) if sp[2]]
+        got = _LIMITS[keys] = (lo, hi, sentinel_cols)
+        if len(_LIMITS) > 64:  # a client sending ever new channel sets: bounded
+            _LIMITS.pop(next(iter(_LIMITS)))
+    return got

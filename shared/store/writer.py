@@ -44,6 +44,20 @@ def storage_failure(exc: BaseException) -> str | None:
     return None
 
 
+def _arrow_units(tables: list[pa.Table]) -> list[tuple[Any, list[Any]]]:
+    """Arrow parts of one table as few inserts as possible: runs of parts with the same schema become one
+    table (zero-copy), since each insert is a commit whose fixed cost outweighs hundreds of rows."""
+    units: list[tuple[Any, list[Any]]] = []
+    run: list[pa.Table] = []
+    for t in [*tables, None]:
+        if run and (t is None or not t.schema.equals(run[0].schema)):
+            units.append((run[0] if len(run) == 1 else pa.concat_tables(run), run))
+            run = []
+        if t is not None:
+            run.append(t)
+    return units
+
+
 class StoreWriter:
     def __init__(
         self,
@@ -154,25 +168,26 @@ class StoreWriter:
             return
         self._oldest_pending = None
         batch: dict[str, list[Any]] = defaultdict(list)
-        taken: list[tuple[str, Any]] = []  # everything popped since the last successful write
+        # everything popped since the last successful write, in order: rows, the marks waiting for them
+        # (run once the drain's rows are committed: one insert per table, not one per mark) and a job
+        taken: list[tuple[str, Any]] = []
         while self._q:
             item = self._q.popleft()
             table, rows = item
-            if table in (_JOB, _MARK):
-                if not self._write(batch, taken):
-                    self._q.appendleft(item)
-                    return
-                batch, taken = defaultdict(list), []
-                if table == _MARK:
-                    rows()
-                elif not self._job(rows):
-                    self._q.appendleft(item)
-                    return
-                continue
-            batch[table].append(rows)
             taken.append(item)
+            if table == _JOB:  # runs after everything before it is written, and before what follows
+                if not self._write(batch, taken):
+                    return  # the job went back to the queue after the rows it follows
+                self._run_marks(taken)
+                batch, taken = defaultdict(list), []
+                if not self._job(rows):
+                    self._q.appendleft(item)
+                    return
+            elif table != _MARK:
+                batch[table].append(rows)
         if not self._write(batch, taken):
             return
+        self._run_marks(taken)
         self.flushes += 1
         self._last_flush = time.monotonic()
         if self.blocked:
@@ -180,6 +195,12 @@ class StoreWriter:
             self.blocked = None
         if not self._q:
             self._idle.set()
+
+    @staticmethod
+    def _run_marks(taken: list[tuple[str, Any]]) -> None:
+        for table, fn in taken:
+            if table == _MARK:
+                fn()
 
     def _job(self, job: Job) -> bool:
         try:
@@ -193,15 +214,17 @@ class StoreWriter:
         return True
 
     def _write(self, batch: dict[str, list[Any]], taken: list[tuple[str, Any]]) -> bool:
-        """Insert the batch table by table. On a storage failure, what is not committed goes back to
-        the front of the queue (in order) and False is returned; other errors are counted and dropped."""
+        """Insert the batch table by table. On a storage failure, what is not committed (with the marks
+        and job in ``taken``) goes back to the front of the queue, in order, and False is returned; other
+        errors are counted and dropped."""
         done: set[int] = set()
         for table, parts in batch.items():
             dicts = [p for p in parts if not isinstance(p, pa.Table)]
-            units: list[tuple[Any, list[Any]]] = [(p, [p]) for p in parts if isinstance(p, pa.Table)]
+            units = _arrow_units([p for p in parts if isinstance(p, pa.Table)])
             if dicts:  # row dicts of one table become one Arrow batch
                 units.append((None, dicts))
-            for tbl, members in units:
+            while units:
+                tbl, members = units.pop(0)
                 try:
                     if tbl is None:
                         tbl = rows_table(self.con, table, [r for m in members for r in m], "")
@@ -211,6 +234,9 @@ class StoreWriter:
                         self._q.extendleft(reversed([it for it in taken if id(it[1]) not in done]))
                         self._oldest_pending = self._oldest_pending or time.monotonic()
                         return False
+                    if isinstance(tbl, pa.Table) and len(members) > 1:  # one part is bad: find which
+                        units[:0] = [(m, [m]) for m in members]
+                        continue
                     self.errors += 1
                     self.last_error = f"{table}: {type(exc).__name__}: {exc}"
                     log.exception("store write to %s failed", table)
