@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 
 import numpy as np
 
@@ -89,10 +90,11 @@ class Polyline:
         """
         segs = self._segments()
         n = len(segs)
-        i0 = int((s_hint % self.length) / self._seg_len)
-        span = max(2, int(window_m / self._seg_len) + 1)
-        a, b = i0 - span, i0 + span + 1
-        # the segments in order from i0 - span, wrapping at the line (a repeated one never wins twice)
+        if 2 * window_m >= self.length:  # a short line: every segment
+            a, b = 0, n
+        else:  # the segments whose span meets [s - window, s + window], found by distance: any spacing
+            a, b = self._seg_index(s_hint - window_m) - 1, self._seg_index(s_hint + window_m) + 2
+        # the segments in order, wrapping at the line (a repeated one never wins twice)
         ks: range | list[int] = range(a, b) if a >= 0 and b <= n else [j % n for j in range(a, b)]
         best_d2, best_k, best_t = math.inf, -1, 0.0
         for k in ks:
@@ -107,6 +109,12 @@ class Polyline:
         if widen and best_d2 > 15.0**2 and window_m < 200:
             return self.project_near(px, py, s_hint, window_m=400.0)
         return best_s, math.sqrt(best_d2)
+
+    def _seg_index(self, s: float) -> int:
+        """The segment holding distance ``s``, counted on from segment 0 of the first lap of the line (a
+        distance before 0 or past the end gives an index below 0 or from ``n`` on)."""
+        laps, r = divmod(s, self.length)
+        return bisect_right(self._ls, r) - 1 + int(laps) * (len(self._ls) - 1)
 
     def _segments(self) -> list[tuple[float, float, float, float, float]]:
         """Per segment (x, y, dx, dy, squared length) as plain floats, built once: scalar code reads them."""

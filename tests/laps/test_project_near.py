@@ -1,6 +1,7 @@
 """The live scalar projection (``Polyline.project_near``) agrees with the vectorised ``project`` on points
 near the line, on a real track and on a synthetic one with a hairpin whose legs run 40 m apart, across the
-wrap at the start/finish line. Its window must scan the segments either side of the hint, in order."""
+wrap at the start/finish line, and on a line spaced as raw map nodes are (1 m in the bends, 60 m on the
+straights). Its window must scan the segments either side of the hint, in order, found by distance."""
 
 from __future__ import annotations
 
@@ -31,14 +32,25 @@ def _hairpin() -> Polyline:
     return Polyline(x, y, closed=True)
 
 
+def _irregular() -> Polyline:
+    """The hairpin as raw map nodes are: 1 m apart in the bends, 60 m apart on the straights."""
+    raw = _hairpin()
+    st = np.concatenate(
+        [np.arange(0.0, 400.0, 60.0), np.arange(400.0, 470.0, 1.0), np.arange(470.0, 870.0, 60.0)]
+    )
+    st = np.concatenate([st, np.arange(870.0, raw.length, 1.0)])
+    x, y = raw.point_at(st)
+    return Polyline(x, y, closed=True)
+
+
 def _circular(a: float, b: float, length: float) -> float:
     d = abs(a - b) % length
     return min(d, length - d)
 
 
-@pytest.mark.parametrize("which", ["sonoma", "hairpin"])
+@pytest.mark.parametrize("which", ["sonoma", "hairpin", "irregular"])
 def test_project_near_matches_project_near_the_line(which: str) -> None:
-    line = load_track("sonoma").line if which == "sonoma" else _hairpin()
+    line = {"sonoma": load_track("sonoma").line, "hairpin": _hairpin(), "irregular": _irregular()}[which]
     rng = np.random.default_rng(7)
     n = 3000
     s = np.concatenate([rng.uniform(0, line.length, n - 200), rng.uniform(-15, 15, 200) % line.length])
