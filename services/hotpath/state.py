@@ -12,18 +12,16 @@ from services.hotpath.cue import Cue
 from services.hotpath.cue_stream import CueHub
 from services.hotpath.frame_path import LiveSession
 from services.hotpath.metrics import Histogram, RateMeter
+from services.hotpath.references import BadArgument, choose_reference, use_gold
 from services.hotpath.track_live import LiveTrackFinder
-from services.hotpath.validation import Counters, FrameRejected, clean_batch, clean_frame
+from services.hotpath.validation import Counters, FrameRejected, clean_batch, clean_frame, map_source_names
 from services.hotpath.voices import audio_lengths
 from shared import __version__
-from shared.achievable_trace import achievable_reference
 from shared.laps import Lap
 from shared.profiles.car import CarProfileError, load_car
 from shared.profiles.track import TrackProfile, known_tracks, list_tracks, load_track, save_track
 from shared.settings import Settings
-from shared.signals import CHANNEL_BY_NAME
 from shared.store.deletion import apply_tombstones, delete_session
-from shared.store.gold import GOLD_CHANNELS, all_time_best, lap_reference, load_gold_lap
 from shared.store.hot import HotStore, new_session_id, open_hot_db, rows_table
 from shared.store.lake_mirror import mirror_for, uploader_for
 from shared.store.publisher import LakePublisher
@@ -31,15 +29,6 @@ from shared.store.spool import Uploader
 from shared.store.writer import StoreWriter
 
 log = logging.getLogger(__name__)
-_CANONICAL_KEYS = frozenset(CHANNEL_BY_NAME) | {"t_s", "session_id"}
-
-
-class BadArgument(ValueError):
-    """A request names a car or track profile that cannot be used; ``argument`` is the field."""
-
-    def __init__(self, argument: str, message: str) -> None:
-        self.argument, self.message = argument, message
-        super().__init__(f"{argument}: {message}")
 
 
 class UnknownSession(KeyError):
@@ -177,18 +166,7 @@ class HotpathState:
             )
         sess.on_lap_closed = lambda lap, sid=sid: self._publish_lap(sid, lap)
         sess.on_delta = lambda ev: self.hub.publish_state("delta", ev)
-        if reference in ("alltime", "achievable") and track_p is not None:
-            found = all_time_best(self.settings, driver_id, track_p.id, car_p.id)
-            if found is not None:  # none yet: the session's own best, as without a reference
-                self._use_reference(
-                    sess, track_p, found[0], found[1] if reference == "alltime" else reference
-                )
-        elif reference == "last_lap":
-            sess.last_lap_reference = True
-        elif isinstance(reference, tuple):
-            self._use_reference(sess, track_p, *reference)
-        elif reference is None and track_p is not None:
-            self._use_gold(sess, track_p.id, driver_id, car_p.id)
+        choose_reference(self.settings, sess, track_p, driver_id, car_p.id, reference)
         self.sessions[sid] = sess
         self.active = sid
         return sid
@@ -198,50 +176,7 @@ class HotpathState:
         self.writer.call(lambda con: self.store.set_session_track(sid, track.id, track.name))
         sess = self.sessions.get(sid)
         if sess is not None:
-            self._use_gold(sess, track.id, driver_id, car_id)
-
-    def _use_reference(self, sess: LiveSession, track: Any, ref_sid: str, ref_lap: int | str) -> None:
-        try:
-            if ref_lap == "achievable":  # the session's laps joined where they matched, timed from the line
-                trace, meta = achievable_reference(self.settings, ref_sid, GOLD_CHANNELS)
-            else:
-                trace, meta = lap_reference(self.settings, ref_sid, int(ref_lap))
-        except (FileNotFoundError, ValueError) as exc:
-            raise BadArgument("reference", f"{ref_sid}:{ref_lap}: {exc}") from exc
-        if track is None or meta.get("track_id") != track.id:
-            raise BadArgument(
-                "reference",
-                f"reference {ref_sid}:{ref_lap} was driven at {meta.get('track_id')!r}, not this track",
-            )
-        sess.set_gold_reference(
-            meta["lap"],
-            float(meta["time_s"]),
-            trace["dist_m"].tolist(),
-            trace["time_s"].tolist(),
-            "achievable" if ref_lap == "achievable" else "chosen",
-        )
-        sess.use_gold(trace, meta)
-
-    def _use_gold(self, sess: LiveSession, track_id: str, driver_id: str, car_id: str) -> None:
-        """The driver's gold lap for this track and car, when one is saved, is RuleCoach's reference."""
-        try:
-            got = load_gold_lap(self.settings, track_id, driver_id)
-        except (OSError, ValueError) as exc:  # an unreadable gold file: coach against the session best
-            log.warning("gold lap for %s/%s not used: %s", track_id, driver_id, exc)
-            return
-        if got is None:
-            return
-        trace, meta = got
-        if meta.get("car_id") not in (None, car_id):
-            log.info("gold lap for %s/%s is from car %s, not %s", track_id, driver_id, meta["car_id"], car_id)
-            return
-        if "dist_m" in trace and "time_s" in trace:  # the predictive delta runs against it too
-            time_s = float(meta.get("time_s") or trace["time_s"][-1])
-            sess.set_gold_reference(
-                meta.get("lap"), time_s, trace["dist_m"].tolist(), trace["time_s"].tolist()
-            )
-        if not sess.use_gold(trace, meta):
-            log.warning("gold lap for %s/%s has no corner data: not used by RuleCoach", track_id, driver_id)
+            use_gold(self.settings, sess, track.id, driver_id, car_id)
 
     def end_session(self, sid: str) -> dict[str, Any]:
         sess = self.sessions.pop(sid, None)
@@ -310,7 +245,7 @@ class HotpathState:
                 self.counters.frames_total += 1
                 try:
                     if isinstance(raw, dict):
-                        raw = self._map_source_names(car, raw)
+                        raw = map_source_names(car, raw, self.counters)
                     frame = clean_frame(raw, sess.last_t, self.counters)
                 except FrameRejected as exc:
                     if exc.reason == "time_jump" and sess.jump.confirms(float(raw["t_s"])):
@@ -326,26 +261,6 @@ class HotpathState:
                 accepted += 1
         self.rate.add(accepted)
         return {"accepted": accepted, "rejected": rejected}
-
-    def _map_source_names(self, car: Any, raw: dict[str, Any]) -> dict[str, Any]:
-        """Frames may carry canonical names or the car's source names (e.g. DBC signals)."""
-        if raw.keys() <= _CANONICAL_KEYS:
-            return raw
-        extra = {k: v for k, v in raw.items() if k not in CHANNEL_BY_NAME and k not in ("t_s", "session_id")}
-        out = {k: v for k, v in raw.items() if k not in extra}
-        numeric = {k: v for k, v in extra.items() if isinstance(v, int | float) and not isinstance(v, bool)}
-        mapped, dropped = car.map_sample(numeric)
-        known = car._source_index()
-        for name in dropped:
-            if name.lower() in known:
-                self.counters.rejected["sentinel"] += 1
-            else:
-                out[name] = extra[name]  # clean_frame counts it as an unknown channel
-        for k, v in extra.items():
-            if k not in numeric:
-                out[k] = v
-        out.update(mapped)
-        return out
 
     def flush_idle(self) -> None:
         """On a timer: frames that waited in a session buffer for ``buffer_s`` go to the writer, which
@@ -393,35 +308,6 @@ class HotpathState:
             "cue_clients": len(self.hub.clients),
             **({"lake_upload": self.uploader.status()} if self.uploader is not None else {}),
         }
-
-    def metrics_text(self) -> str:
-        c = self.counters
-        lines = self.latency.render("pitwall_decision_latency_ms", "Frame arrival to arbiter decision, ms")
-        lines += [
-            "# HELP pitwall_frames_total Frames received",
-            "# TYPE pitwall_frames_total counter",
-            f"pitwall_frames_total {c.frames_total}",
-            "# HELP pitwall_frames_rejected_total Frames or values rejected, by reason",
-            "# TYPE pitwall_frames_rejected_total counter",
-        ]
-        for r, n in c.as_dict()["rejected"].items():
-            lines.append(f'pitwall_frames_rejected_total{{reason="{r}"}} {n}')
-        lines += [
-            "# TYPE pitwall_writer_lag_seconds gauge",
-            f"pitwall_writer_lag_seconds {self.writer.lag_s:.4f}",
-            "# TYPE pitwall_writer_rows_total counter",
-            f"pitwall_writer_rows_total {self.writer.rows_written}",
-            "# TYPE pitwall_ingest_fps gauge",
-            f"pitwall_ingest_fps {self.rate.rate:.2f}",
-        ]
-        spoken = sum(s.cues_spoken for s in self.sessions.values())
-        dropped = sum(s.cues_dropped for s in self.sessions.values())
-        lines += [
-            "# TYPE pitwall_cues_total counter",
-            f'pitwall_cues_total{{status="spoken"}} {spoken}',
-            f'pitwall_cues_total{{status="dropped"}} {dropped}',
-        ]
-        return "\n".join(lines) + "\n"
 
 
 __all__ = ["HotpathState", "UnknownSession", "rows_table"]

@@ -223,3 +223,27 @@ def _limits(
         if len(_LIMITS) > 64:  # a client sending ever new channel sets: bounded
             _LIMITS.pop(next(iter(_LIMITS)))
     return got
+
+
+_CANONICAL_KEYS = frozenset(CHANNEL_BY_NAME) | {"t_s", "session_id"}
+
+
+def map_source_names(car: Any, raw: dict[str, Any], counters: Counters) -> dict[str, Any]:
+    """Frames may carry canonical names or the car's source names (e.g. DBC signals)."""
+    if raw.keys() <= _CANONICAL_KEYS:
+        return raw
+    extra = {k: v for k, v in raw.items() if k not in CHANNEL_BY_NAME and k not in ("t_s", "session_id")}
+    out = {k: v for k, v in raw.items() if k not in extra}
+    numeric = {k: v for k, v in extra.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    mapped, dropped = car.map_sample(numeric)
+    known = car._source_index()
+    for name in dropped:
+        if name.lower() in known:
+            counters.rejected["sentinel"] += 1
+        else:
+            out[name] = extra[name]  # clean_frame counts it as an unknown channel
+    for k, v in extra.items():
+        if k not in numeric:
+            out[k] = v
+    out.update(mapped)
+    return out

@@ -113,9 +113,12 @@ def test_speak_by_is_the_corner_deadline_in_wall_clock_time(monkeypatch: pytest.
         and any(c.priority == 3 for _, c in spoken)
     )
     assert all(c.speak_by is None for _, c in cues if c.status == "dropped")
-    by_phrase = {(d.phrase.id, d.t_s): d for d in sess.decisions if d.status == "spoken"}
-    for wall, c in spoken:
-        d = next(d for (pid, _), d in by_phrase.items() if pid == c.phrase_id)
+    # each cue with its own decision (emitted in the same order): a phrase said on two laps is two decisions
+    assert len(sess.decisions) == len(cues)
+    for (wall, c), d in zip(cues, sess.decisions, strict=True):
+        if c.status != "spoken":
+            continue
+        assert d.phrase.id == c.phrase_id
         ahead_ms = c.speak_by - wall * 1000
         if c.priority == 3:  # safety: a short fixed deadline in session time
             assert d.deadline_t_s is None
