@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.paddock.agents.digest import corner_label, laptime, secs
+from services.paddock.agents.pace_text import achievable_text, race_pace_text
 from services.paddock.tools.base import ToolError, session_row, track_corners
 from services.paddock.tools.registry import TOOLS, ToolArgError, run_tool
 
@@ -314,6 +315,8 @@ _SENTENCES: dict[str, Callable[[dict[str, Any]], str]] = {
     "get_lap_delta": _delta_text,
     "get_corner_history": _corner_text,
     "get_session_highlights": _lose_text,
+    "get_race_pace_model": race_pace_text,
+    "get_achievable_lap": achievable_text,
 }
 
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from services.paddock.agents import lap_routes
+from services.paddock.agents import corner_routes, lap_routes
 from services.paddock.agents.classifier import FALLBACK, _classify_intent
 from services.paddock.agents.data_answer import DataAnswer
 from services.paddock.agents.other_lap import other_lap
@@ -38,7 +38,7 @@ CHANNEL_WORDS: list[tuple[str, tuple[str, ...], str]] = [
     ),
     (r"tyre temp|tire temp", tuple(f"tpms_temp_{w}_c" for w in ("fl", "fr", "rl", "rr")), "tyre temperature"),
     (r"throttle", ("throttle_pct",), "throttle position"),
-    (r"brake press", ("brake_bar",), "brake pressure"),
+    (r"brake press|how hard.{0,25}\bbrak|\bbrak\w* (?:hard|pressure)", ("brake_bar",), "brake pressure"),
     (r"\bgears?\b", ("gear",), "gear"),
     (r"steering", ("steer_deg",), "steering angle"),
     (r"battery|voltage", ("battery_v",), "battery voltage"),
@@ -174,8 +174,33 @@ def _range(q: str, s: dict[str, Any], cols: tuple[str, ...], what: str) -> DataA
     return DataAnswer(text, "telemetry", {"session_id": s["session_id"]}, res)
 
 
+_ACHIEVABLE = re.compile(
+    r"achievable|optimal lap|optimum lap|best possible|best bits|best parts|best pieces|best sections|"
+    r"put (?:it|them|my best \w+|\w+ best \w+) together|stitch|join(?:ed)? (?:up )?my (?:best|laps)|"
+    r"what could i (?:really )?do|what (?:could|can) i (?:really )?(?:run|go|lap)"
+)
+
+
+def achievable(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    """The achievable lap: the driver's own laps joined where they matched, beside the best lap and the
+    theoretical best ("what could I really do?", "optimal lap")."""
+    if not _ACHIEVABLE.search(q) or re.search(r"theoretical|ideal|perfect", q):
+        return None
+    from services.paddock.agents.pace_text import achievable_text
+    from services.paddock.tools.registry import run_tool
+
+    args = {"session_id": s["session_id"]}
+    d = run_tool("get_achievable_lap", args)
+    if "error" in d:
+        return None
+    res = {k: d.get(k) for k in ("achievable_s", "best_lap", "best_lap_s", "theoretical_best_s")}
+    res |= {"joins": d.get("joins") or [], "segments": d.get("segments") or []}
+    res |= {"gain_vs_best_s": d.get("gain_vs_best_s"), "available": d.get("available")}
+    return DataAnswer(achievable_text(d), "get_achievable_lap", args, res)
+
+
 def theoretical_best(q: str, s: dict[str, Any]) -> DataAnswer | None:
-    if not re.search(r"theoretical|ideal lap|optimal lap|best possible|perfect lap", q):
+    if not re.search(r"theoretical|ideal lap|perfect lap", q):
         return None
     from services.paddock.tools.sessions import get_session_highlights
 
@@ -198,7 +223,7 @@ def theoretical_best(q: str, s: dict[str, Any]) -> DataAnswer | None:
 # a question with none of these words is not about driving data: Pitwall says so instead of guessing
 _DRIVING = re.compile(
     r"\b(lap|laps|corner|turn|t\d|brak|throttle|speed|fast|slow|time\b|session|tyre|tire|oil|coolant|water|"
-    r"engine|rpm|rev|gear|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
+    r"engine|rpm|rev|gear|v ?max|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
     r"consisten|sector|pressure|temp|fuel|delta|debrief|brief|coach|better|improve|where|why|how did|"
     r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over|pace|"
     r"stint|race|racing|qualif|tenths|stability|traction|intervene|overheat|hot\b)"
@@ -251,8 +276,9 @@ ROUTES: list[Route] = [
     lap_routes.sessions_here,
     consistency,
     theoretical_best,
+    achievable,
+    corner_routes.corner_figures,  # before the lap time and the channels: "top speed through T6"
     lap_routes.lap_time_of,
-    lap_routes.corner_on_lap,
     lap_routes.peak_on_lap,
     lap_routes.health_by_lap,
     lap_routes.events_where,
