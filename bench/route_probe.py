@@ -63,8 +63,13 @@ def main(root: Path) -> None:
     configure_lake(settings_for(prep.data_dir))
     for name in ("vbox", "sim"):
         st = prep.truths[name]
-        print(f"=== {name} truth: " + ", ".join(f"{lp.lap}:{lp.time_s:.3f}{'' if lp.racing else '*'}"
-                                          f"/{lp.top_kmh:.1f}/{lp.max_rpm:.0f}" for lp in st.laps))
+        print(
+            f"=== {name} truth: "
+            + ", ".join(
+                f"{lp.lap}:{lp.time_s:.3f}{'' if lp.racing else '*'}/{lp.top_kmh:.1f}/{lp.max_rpm:.0f}"
+                for lp in st.laps
+            )
+        )
         for q in PHRASINGS:
             intent, agent = _classify_intent(q)
             plan = plan_for(agent, q, prep.sids[name], None)

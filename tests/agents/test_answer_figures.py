@@ -12,7 +12,10 @@ import pytest
 
 from services.paddock.agents.evidence import plan_for
 from shared.profiles.track import load_track
-from tests.agents.test_routes import _answer, _full, _times, lake  # noqa: F401  (the module's lake)
+from tests.agents import test_routes
+from tests.agents.test_routes import _answer, _full, _times
+
+lake = test_routes.lake  # the same simulated sessions, built once for this module
 
 
 def _kmh(text: str) -> list[float]:
@@ -65,7 +68,8 @@ def test_race_pace_is_a_drivers_sentence_with_lap_times(lake: dict[str, Any]) ->
 
 
 @pytest.mark.parametrize(
-    "q", ["what's my achievable lap?", "what could I really do if I put my best bits together?", "optimal lap"]
+    "q",
+    ["what's my achievable lap?", "what could I really do if I put my best bits together?", "optimal lap"],
 )
 def test_the_achievable_lap_beside_the_best_and_the_theoretical_best(lake: dict[str, Any], q: str) -> None:
     got = _answer(q, lake["sid"])

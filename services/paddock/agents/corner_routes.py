@@ -18,12 +18,22 @@ MPH = 1.609344
 
 # (column, what a driver calls it, unit, words that ask for it); speeds first
 FIGURES: list[tuple[str, str, str, str]] = [
-    ("entry_kmh", "entry speed", "km/h", r"\bentry\b|\benter(?:ing)?\b|\binto\b|carr(?:y|ied) in|turn.?in speed"),
+    (
+        "entry_kmh",
+        "entry speed",
+        "km/h",
+        r"\bentry\b|\benter(?:ing)?\b|\binto\b|carr(?:y|ied) in|turn.?in speed",
+    ),
     ("min_kmh", "minimum speed", "km/h", r"\bmin(?:imum)?\b|\bslowest\b|\bapex speed|mid.?corner|\blowest\b"),
     ("exit_kmh", "exit speed", "km/h", r"\bexit(?:ing)?\b|\bout of\b|coming out|carr(?:y|ied) out"),
     ("brake_peak_bar", "peak brake pressure", "bar", r"how hard.{0,20}brak|brake pressure|peak brak"),
     ("brake_point_m", "braking at", "m", r"\bbrak"),
-    ("throttle_pickup_m", "throttle pick-up", "m", r"throttle|back on the (?:gas|power)|on the (?:gas|power)"),
+    (
+        "throttle_pickup_m",
+        "throttle pick-up",
+        "m",
+        r"throttle|back on the (?:gas|power)|on the (?:gas|power)",
+    ),
     ("time_s", "time through it", "s", r"\btime\b|how long|\blos[et]\b|\bgain|\bquick"),
 ]
 SPEEDS = ("entry_kmh", "min_kmh", "exit_kmh")
@@ -114,7 +124,11 @@ def corner_figures(q: str, s: dict[str, Any]) -> DataAnswer | None:
         ref = [f"{labels[c]} {_show(c, quick[c], mph)}" for c in cols if quick.get(c) is not None]
         if "brake_point_m" in cols and None not in (quick.get("brake_point_m"), this.get("brake_point_m")):
             shift = this["brake_point_m"] - quick["brake_point_m"]
-            moved = f"{abs(shift):.0f} m {'later' if shift > 0 else 'earlier'}" if abs(shift) >= 0.5 else "at the same point"
+            moved = (
+                f"{abs(shift):.0f} m {'later' if shift > 0 else 'earlier'}"
+                if abs(shift) >= 0.5
+                else "at the same point"
+            )
             ref.append(f"so lap {n} braked {moved}")
             res["brake_shift_m"] = round(abs(shift), 1)
         if ref:

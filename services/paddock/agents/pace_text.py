@@ -48,9 +48,7 @@ def achievable_text(d: dict[str, Any]) -> str:
     laps = list(dict.fromkeys(int(p["lap"]) for p in d.get("segments") or []))
     joins = d.get("joins") or []
     if len(laps) > 1 and joins:
-        where = ", ".join(
-            f"lap {j['from_lap']} to lap {j['to_lap']} at {_where(j)}" for j in joins
-        )
+        where = ", ".join(f"lap {j['from_lap']} to lap {j['to_lap']} at {_where(j)}" for j in joins)
         parts.append(f"It joins laps {', '.join(map(str, laps))}: {where}.")
     else:
         parts.append("No join gained time where the laps matched, so it is your best lap as driven.")
