@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from services.paddock.agents.classifier import _classify_intent
 from services.paddock.agents.evidence import plan_for
 from shared.profiles.track import load_track
 from tests.agents import test_routes
@@ -97,3 +98,34 @@ def test_phrasings_the_probe_found_wrong_or_evasive(lake: dict[str, Any]) -> Non
     got = _answer("how hard did I hit the brakes?", lake["sid"])
     m = re.search(r"highest ([\d.]+) bar", got.text)
     assert m and abs(float(m.group(1)) - float(np.nanmax(sim.wide["brake_bar"]))) < 0.5, got.text
+
+
+def test_more_phrasings_the_probe_found(lake: dict[str, Any]) -> None:
+    """How many laps, the lowest speed on a lap, best against worst, how far off the best a lap was,
+    lateral g, a corner the track does not have: each answered with the simulator's own figures."""
+    sim = lake["sim"]
+    full = _full(sim)
+    got = _answer("how many laps did I do?", lake["sid"])
+    assert got.text.startswith(f"You have {len(full)} valid timed laps"), got.text
+    assert f"{len(sim.truth.laps)} laps recorded" in got.text, got.text
+    lap = full[2]
+    t, v = sim.wide["t_s"], sim.wide["speed_kmh"]
+    low = float(v[(t >= lap["t_start_s"]) & (t <= lap["t_end_s"])].min())
+    got = _answer(f"what was my lowest speed on lap {lap['lap']}?", lake["sid"])
+    assert "lowest speed" in got.text and abs(_kmh(got.text)[0] - low) < 1.0, got.text
+    best, worst = min(full, key=lambda x: x["time_s"]), max(full, key=lambda x: x["time_s"])
+    q = "what's the difference between my best and worst lap?"
+    plan = plan_for(_classify_intent(q)[1], q, lake["sid"], None)
+    text = plan["text"] if plan else ""
+    m = re.search(r"([\d.]+) s slower", text)
+    assert m and abs(float(m.group(1)) - (worst["time_s"] - best["time_s"])) < 0.1, text
+    other = next(x for x in full if x["lap"] != best["lap"])
+    got = _answer(f"how far off my best was lap {other['lap']}?", lake["sid"])
+    assert got.text.startswith(f"Lap {other['lap']} took"), got.text
+    m = re.search(r"([\d.]+) s quicker", got.text)
+    assert m and abs(float(m.group(1)) - (other["time_s"] - best["time_s"])) < 0.05, got.text
+    got = _answer("what was my peak lateral g?", lake["sid"])
+    m = re.search(r"highest ([\d.]+) g", got.text)
+    assert m and abs(float(m.group(1)) - float(np.nanmax(sim.wide["g_lat"]))) < 0.02, got.text
+    got = _answer("how fast was I through turn 42?", lake["sid"])
+    assert got.text.startswith("This session has no corner T42") and "km/h" not in got.text, got.text

@@ -74,6 +74,11 @@ def asked(q: str) -> tuple[list[str], bool]:
     return cols, top
 
 
+def _order(c: str) -> tuple[int, str]:
+    m = re.match(r"[A-Z]+(\d+)(.*)", c)
+    return (int(m.group(1)), m.group(2)) if m else (0, c)
+
+
 def _cid(corner: str) -> str:
     return re.sub(r"^turn\s+", "t", re.sub(r"^corner\s+", "c", corner.lower())).replace(" ", "")
 
@@ -90,13 +95,26 @@ def corner_figures(q: str, s: dict[str, Any]) -> DataAnswer | None:
     if n is not None and not cols and not top:
         cols = ["brake_point_m", "min_kmh", "time_s"]  # "how was turn 11 on lap 3?"
     sid = s["session_id"]
+    have = [
+        r["c"]
+        for r in _rows(
+            "SELECT DISTINCT upper(corner_id) AS c FROM corner_results WHERE session_id = ?", [sid]
+        )
+    ]
+    cid = _cid(corner).upper()
+    if cid not in have and re.sub(r"^[A-Z]+", "C", cid) in have:
+        cid = re.sub(r"^[A-Z]+", "C", cid)  # "turn 11" on a track whose corners are numbered C1, C2, ...
+    args = {"session_id": sid, "corner_name": corner}
+    if cid not in have:  # a corner this session does not have: said so, never another figure
+        listed = f"its corners are {', '.join(sorted(have, key=_order))}" if have else "it has no corners"
+        text = f"This session has no corner {cid}: {listed}."
+        return DataAnswer(text, "get_corner_history", args, {"corners": have, "recorded": False})
     rows = _rows(
         "SELECT c.* FROM corner_results c JOIN laps l USING (session_id, lap) WHERE c.session_id = ? "
-        "AND lower(c.corner_id) = ? AND l.kind = 'full' AND l.valid ORDER BY c.lap",
-        [sid, _cid(corner)],
+        "AND upper(c.corner_id) = ? AND l.kind = 'full' AND l.valid ORDER BY c.lap",
+        [sid, cid],
     )
     mph = bool(re.search(r"\bmph\b|miles", q))
-    args = {"session_id": sid, "corner_name": corner}
     if n is None:
         return _over_session(rows, cols, top, mph, args)
     this = next((r for r in rows if r["lap"] == n), None)
@@ -131,6 +149,10 @@ def corner_figures(q: str, s: dict[str, Any]) -> DataAnswer | None:
             )
             ref.append(f"so lap {n} braked {moved}")
             res["brake_shift_m"] = round(abs(shift), 1)
+        if "time_s" in cols and this.get("time_s") is not None:
+            gain = this["time_s"] - quick["time_s"]
+            ref.append(f"{gain:.3f} s quicker than lap {n}")
+            res["time_lost_s"] = round(gain, 3)
         if ref:
             parts.append(f"Your quickest pass, lap {quick['lap']}: " + ", ".join(ref) + ".")
         res |= {"quickest_lap": quick["lap"]} | {f"quickest_{c}": quick.get(c) for c in cols}

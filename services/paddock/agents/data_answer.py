@@ -85,7 +85,7 @@ def _lap_pair(question: str, session_id: str) -> tuple[int, int] | None:
     if m and m.group(2):
         first, second = int(m.group(1)), int(m.group(2))
         return (second, first) if "slower" in q or "faster" in q else (first, second)
-    if "fastest" in q and "slowest" in q:
+    if re.search(r"\b(?:fastest|best|quickest)\b", q) and re.search(r"\b(?:slowest|worst)\b", q):
         hl = run_tool("get_session_highlights", {"session_id": session_id})
         if hl.get("best_lap") is not None and hl.get("slowest_lap") is not None:
             return int(hl["best_lap"]), int(hl["slowest_lap"])

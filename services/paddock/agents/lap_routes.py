@@ -45,7 +45,7 @@ def lap_time_of(q: str, s: dict[str, Any]) -> DataAnswer | None:
     n = _one_lap(q)
     if n is None or not re.search(
         r"\b(?:lap ?time|time (?:on|for|of|did)|how long|how fast was|what did i (?:do|run|get|clock|lap)|"
-        r"what was lap|timed?|clock|what did lap \d+ take|what did i go)",
+        r"what was lap|timed?|clock|what did lap \d+ take|what did i go|off (?:my )?best|(?:behind|from) my best)",
         q,
     ):
         return None
@@ -72,16 +72,18 @@ def peak_on_lap(q: str, s: dict[str, Any]) -> DataAnswer | None:
     n = _one_lap(q)
     if n is None:
         return None
-    col, what = None, ""
+    col, what, agg = None, "", "max"
     if re.search(r"top speed|max(?:imum)? speed|highest speed|fastest speed|v ?max|how fast did i go", q):
         col, what = "speed_kmh", "top speed"
+    elif re.search(r"(?:lowest|min(?:imum)?|slowest) speed", q):
+        col, what, agg = "speed_kmh", "lowest speed", "min"
     elif re.search(r"\brpm\b|\brevs?\b|\brev(?:ved)?\b|engine speed", q):
         col, what = "rpm", "highest engine speed"
     if col is None:
         return None
     sid = s["session_id"]
     try:
-        r = _rows(f"SELECT max({col}) AS hi FROM telemetry WHERE session_id = ? AND lap = ?", [sid, n])
+        r = _rows(f"SELECT {agg}({col}) AS hi FROM telemetry WHERE session_id = ? AND lap = ?", [sid, n])
     except Exception:  # a lake without the column
         return None
     if not r or r[0]["hi"] is None:
@@ -89,7 +91,26 @@ def peak_on_lap(q: str, s: dict[str, Any]) -> DataAnswer | None:
     v = float(r[0]["hi"])
     shown = f"{v:.1f} km/h ({v / 1.609344:.1f} mph)" if col == "speed_kmh" else f"{v:.0f} rpm"
     text = f"Your {what} on lap {n} was {shown}."
-    return DataAnswer(text, "telemetry", {"session_id": sid, "lap": n}, {"lap": n, f"max_{col}": v})
+    return DataAnswer(text, "telemetry", {"session_id": sid, "lap": n}, {"lap": n, f"{agg}_{col}": v})
+
+
+def lap_count(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    """ "How many laps did I do?": the laps recorded, how many were valid timed laps, and the others."""
+    if not re.search(r"how many laps|number of laps|lap count", q):
+        return None
+    sid = s["session_id"]
+    laps = _rows("SELECT lap, kind, valid, time_s FROM laps WHERE session_id = ? ORDER BY lap", [sid])
+    timed = [x for x in laps if x["kind"] == "full" and x["valid"] and x["time_s"] is not None]
+    rest = [x for x in laps if x not in timed]
+    text = f"You have {len(timed)} valid timed laps this session"
+    if rest:
+        names = {"out": "out lap", "in": "in lap"}
+        text += ", plus " + ", ".join(
+            f"lap {x['lap']} ({names.get(str(x['kind']), 'not valid')})" for x in rest
+        )
+    text += f": {len(laps)} laps recorded."
+    res = {"valid_laps": len(timed), "laps_recorded": len(laps), "other_laps": [x["lap"] for x in rest]}
+    return DataAnswer(text, "laps", {"session_id": sid}, res)
 
 
 def health_by_lap(q: str, s: dict[str, Any]) -> DataAnswer | None:
