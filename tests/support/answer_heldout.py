@@ -151,6 +151,13 @@ def held_out(t: dict[str, SessionTruth]) -> list[Question]:
         "How hard did I hit the brakes?",
         _channel(v, "Brake Pressure (bar)", "max", None, "bar"),
     )
+    add("lap_time", "vbox", "How far off my best was lap 9?", _lap_time(v, 9))
+    add(
+        "lap_vs_lap",
+        "sim",
+        "What's the difference between my best and worst lap?",
+        _vs(s, s.slowest.lap, s.best.lap),
+    )
     ach = _theo(v)
     ach.context = r"achievable|theoretical|optimal"
     add("theoretical_best", "vbox", "What could I really do if I put my best bits together?", ach)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from services.paddock.agents import corner_routes, lap_routes
+from services.paddock.agents import corner_routes, lap_routes, potential_routes
 from services.paddock.agents.classifier import FALLBACK, _classify_intent
 from services.paddock.agents.data_answer import DataAnswer
 from services.paddock.agents.other_lap import other_lap
@@ -175,52 +175,6 @@ def _range(q: str, s: dict[str, Any], cols: tuple[str, ...], what: str) -> DataA
     return DataAnswer(text, "telemetry", {"session_id": s["session_id"]}, res)
 
 
-_ACHIEVABLE = re.compile(
-    r"achievable|optimal lap|optimum lap|best possible|best bits|best parts|best pieces|best sections|"
-    r"put (?:it|them|my best \w+|\w+ best \w+) together|stitch|join(?:ed)? (?:up )?my (?:best|laps)|"
-    r"what could i (?:really )?do|what (?:could|can) i (?:really )?(?:run|go|lap)"
-)
-
-
-def achievable(q: str, s: dict[str, Any]) -> DataAnswer | None:
-    """The achievable lap: the driver's own laps joined where they matched, beside the best lap and the
-    theoretical best ("what could I really do?", "optimal lap")."""
-    if not _ACHIEVABLE.search(q) or re.search(r"theoretical|ideal|perfect", q):
-        return None
-    from services.paddock.agents.pace_text import achievable_text
-    from services.paddock.tools.registry import run_tool
-
-    args = {"session_id": s["session_id"]}
-    d = run_tool("get_achievable_lap", args)
-    if "error" in d:
-        return None
-    res = {k: d.get(k) for k in ("achievable_s", "best_lap", "best_lap_s", "theoretical_best_s")}
-    res |= {"joins": d.get("joins") or [], "segments": d.get("segments") or []}
-    res |= {"gain_vs_best_s": d.get("gain_vs_best_s"), "available": d.get("available")}
-    return DataAnswer(achievable_text(d), "get_achievable_lap", args, res)
-
-
-def theoretical_best(q: str, s: dict[str, Any]) -> DataAnswer | None:
-    if not re.search(r"theoretical|ideal lap|perfect lap", q):
-        return None
-    from services.paddock.tools.sessions import get_session_highlights
-
-    hl = get_session_highlights(s["session_id"])
-    theo, best = hl.get("theoretical_best_s"), hl.get("best_lap_s")
-    if theo is None or best is None:
-        return DataAnswer(
-            "There is no theoretical best: it needs valid laps with corner times.",
-            "get_session_highlights",
-            {"session_id": s["session_id"]},
-        )
-    text = (
-        f"Your theoretical best, your best time through every corner added up, is {lap_time(theo)}; "
-        f"your best lap was {lap_time(best)}, {best - theo:.2f} s slower."
-    )
-    res = {"theoretical_best_s": theo, "best_lap_s": best, "theoretical_gain_s": round(best - theo, 2)}
-    return DataAnswer(text, "get_session_highlights", {"session_id": s["session_id"]}, res)
-
-
 # a question with none of these words is not about driving data: Pitwall says so instead of guessing
 _DRIVING = re.compile(
     r"\b(lap|laps|corner|turn|t\d|brak|throttle|speed|fast|slow|time\b|session|tyre|tire|oil|coolant|water|"
@@ -276,8 +230,8 @@ ROUTES: list[Route] = [
     missing_lap,
     lap_routes.sessions_here,
     consistency,
-    theoretical_best,
-    achievable,
+    potential_routes.theoretical_best,
+    potential_routes.achievable,
     corner_routes.corner_figures,  # before the lap time and the channels: "top speed through T6"
     lap_routes.lap_time_of,
     lap_routes.peak_on_lap,
