@@ -129,3 +129,15 @@ def test_more_phrasings_the_probe_found(lake: dict[str, Any]) -> None:
     assert m and abs(float(m.group(1)) - float(np.nanmax(sim.wide["g_lat"]))) < 0.02, got.text
     got = _answer("how fast was I through turn 42?", lake["sid"])
     assert got.text.startswith("This session has no corner T42") and "km/h" not in got.text, got.text
+
+
+def test_average_speed_is_the_mean_over_the_valid_laps(lake: dict[str, Any]) -> None:
+    sim = lake["sim"]
+    t, v = sim.wide["t_s"], sim.wide["speed_kmh"]
+    inside = np.zeros(len(t), dtype=bool)
+    for x in _full(sim):
+        inside |= (t >= x["t_start_s"]) & (t < x["t_end_s"])
+    got = _answer("what's my average speed?", lake["sid"])
+    assert (
+        got.text.startswith("Your average speed") and abs(_kmh(got.text)[0] - float(v[inside].mean())) < 1.0
+    )

@@ -94,6 +94,27 @@ def peak_on_lap(q: str, s: dict[str, Any]) -> DataAnswer | None:
     return DataAnswer(text, "telemetry", {"session_id": sid, "lap": n}, {"lap": n, f"{agg}_{col}": v})
 
 
+def average_speed(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    """ "What's my average speed?": the mean of the speed samples over the valid laps (or the named lap)."""
+    if not re.search(r"\b(?:average|mean|avg)\b.{0,10}\bspeed", q):
+        return None
+    sid, n = s["session_id"], _one_lap(q)
+    where, params = ("", [sid]) if n is None else (" AND t.lap = ?", [sid, n])
+    r = _rows(
+        "SELECT avg(t.speed_kmh) AS v, count(DISTINCT t.lap) AS laps FROM telemetry t JOIN laps l "
+        f"USING (session_id, lap) WHERE t.session_id = ? AND l.kind = 'full' AND l.valid{where}",
+        params,
+    )
+    if not r or r[0]["v"] is None:
+        return None
+    v, laps = float(r[0]["v"]), int(r[0]["laps"])
+    scope = f"on lap {n}" if n is not None else f"over your {laps} valid laps"
+    text = f"Your average speed {scope} was {v:.1f} km/h ({v / 1.609344:.1f} mph)."
+    return DataAnswer(
+        text, "telemetry", {"session_id": sid}, {"average_speed_kmh": round(v, 1), "valid_laps": laps}
+    )
+
+
 def lap_count(q: str, s: dict[str, Any]) -> DataAnswer | None:
     """ "How many laps did I do?": the laps recorded, how many were valid timed laps, and the others."""
     if not re.search(r"how many laps|number of laps|lap count", q):

@@ -236,6 +236,7 @@ ROUTES: list[Route] = [
     lap_routes.lap_time_of,
     lap_routes.peak_on_lap,
     lap_routes.lap_count,
+    lap_routes.average_speed,
     lap_routes.health_by_lap,
     lap_routes.events_where,
     lap_times,
