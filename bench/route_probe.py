@@ -55,13 +55,27 @@ PHRASINGS = [
     "what's my theoretical best",
     "where am I losing the most time",
     "what was my slowest lap and how slow",
+    # second round, asked after the first round's fixes (also of the kart session)
+    "what was my top speed through the carousel",
+    "how fast through turn 11",
+    "what was my exit speed out of turn 11 in mph",
+    "what's my apex speed at turn 7 on lap 8",
+    "what was my lowest speed on lap 3",
+    "what's my average speed",
+    "how much time did I lose in turn 6 on lap 4",
+    "what was my best sector",
+    "what's the difference between my best and worst lap",
+    "how far off my best was lap 9",
+    "how many laps did I do",
+    "what gear was I in at turn 11",
+    "what was my peak lateral g",
 ]
 
 
 def main(root: Path) -> None:
     prep = prepare(root)
     configure_lake(settings_for(prep.data_dir))
-    for name in ("vbox", "sim"):
+    for name in ("vbox", "sim", "kart"):
         st = prep.truths[name]
         print(
             f"=== {name} truth: "
