@@ -406,7 +406,7 @@ def test_evidence_for_other_tools_is_plain_text_without_quotes() -> None:
         "laps": [{"lap": i, "time_s": 100.0 + i / 8} for i in range(14)],
         "trend": {"slope_s_per_lap": -0.0421, "ok": True},
     }
-    text = evidence_text("get_race_pace_model", result)
+    text = evidence_text("get_tire_thermal_window", result)  # a tool without sentences of its own
     assert text.startswith(
         "race pace s: 101.235; laps: [(lap: 0; time s: 100) | (lap: 1; time s: 100.125) | "
     )

@@ -136,6 +136,31 @@ def held_out(t: dict[str, SessionTruth]) -> list[Question]:
         ("kart", k, "What were my tyre temperatures?", r"tyre|tire"),
     ):
         add("not_recorded", sess, text, _restraint("not_recorded", text, st, about))
+    # phrasings the data-path probe (bench/route_probe.py) found answered wrongly or evasively
+    add("lap_time", "vbox", "What did I run on lap 5?", _lap_time(v, 5))
+    add("top_speed", "sim", "What's my vmax?", _top(s, None))
+    add(
+        "car_health",
+        "vbox",
+        "Was the engine running hot?",
+        _channel(v, "Coolant Temperature (°C)", "max", None, "c"),
+    )
+    add(
+        "car_health",
+        "vbox",
+        "How hard did I hit the brakes?",
+        _channel(v, "Brake Pressure (bar)", "max", None, "bar"),
+    )
+    add("lap_time", "vbox", "How far off my best was lap 9?", _lap_time(v, 9))
+    add(
+        "lap_vs_lap",
+        "sim",
+        "What's the difference between my best and worst lap?",
+        _vs(s, s.slowest.lap, s.best.lap),
+    )
+    ach = _theo(v)
+    ach.context = r"achievable|theoretical|optimal"
+    add("theoretical_best", "vbox", "What could I really do if I put my best bits together?", ach)
     for text in ("Tell me a joke.", "What's 12 squared?"):
         add("unrelated", "sim", text, _restraint("decline", text, s))
     return q

@@ -16,6 +16,7 @@ from typing import Any
 
 from services.paddock.agents.coaching_lines import opportunities_text, threads_text
 from services.paddock.agents.digest import corner_label, laptime, secs
+from services.paddock.agents.pace_text import achievable_text, race_pace_text
 from services.paddock.tools.base import ToolError, session_row, track_corners
 from services.paddock.tools.registry import TOOLS, ToolArgError, run_tool
 
@@ -85,7 +86,7 @@ def _lap_pair(question: str, session_id: str) -> tuple[int, int] | None:
     if m and m.group(2):
         first, second = int(m.group(1)), int(m.group(2))
         return (second, first) if "slower" in q or "faster" in q else (first, second)
-    if "fastest" in q and "slowest" in q:
+    if re.search(r"\b(?:fastest|best|quickest)\b", q) and re.search(r"\b(?:slowest|worst)\b", q):
         hl = run_tool("get_session_highlights", {"session_id": session_id})
         if hl.get("best_lap") is not None and hl.get("slowest_lap") is not None:
             return int(hl["best_lap"]), int(hl["slowest_lap"])
@@ -317,6 +318,8 @@ _SENTENCES: dict[str, Callable[[dict[str, Any]], str]] = {
     "get_session_highlights": _lose_text,
     "get_opportunities": opportunities_text,
     "get_threads": threads_text,
+    "get_race_pace_model": race_pace_text,
+    "get_achievable_lap": achievable_text,
 }
 
 

@@ -1,5 +1,5 @@
 """Driver-question routes about one lap and about the car's events, answered straight from the lake: the
-time of a named lap, a corner on a named lap (speeds, brake point, against the driver's quickest pass), a
+time of a named lap, a
 channel's peak on a named lap, car-health readings by lap (which lap the oil pressure dropped on), the
 traction and driver-aid events by corner and lap, and the driver's sessions at this track. Each answer
 leads with the sentence that answers the question (the narrator's ``f1``). Runs SQL (worker thread).
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from services.paddock.agents.data_answer import DataAnswer, _find_corner
+from services.paddock.agents.data_answer import DataAnswer
 from shared.display import lap_time
 
 _ONE_LAP = re.compile(r"\blap\s+(\d{1,4})\b")
@@ -44,8 +44,8 @@ def lap_time_of(q: str, s: dict[str, Any]) -> DataAnswer | None:
     """ "What was my lap time on lap 6?", "how long did lap 6 take?": the lap's time, then against the best."""
     n = _one_lap(q)
     if n is None or not re.search(
-        r"\b(?:lap ?time|time (?:on|for|of|did)|how long|how fast was|what did i do|"
-        r"what was lap|timed?|clock)",
+        r"\b(?:lap ?time|time (?:on|for|of|did)|how long|how fast was|what did i (?:do|run|get|clock|lap)|"
+        r"what was lap|timed?|clock|what did lap \d+ take|what did i go|off (?:my )?best|(?:behind|from) my best)",
         q,
     ):
         return None
@@ -67,82 +67,23 @@ def lap_time_of(q: str, s: dict[str, Any]) -> DataAnswer | None:
     return DataAnswer(text, "laps", {"session_id": sid, "lap": n}, res | {"gap_to_best_s": round(gap, 3)})
 
 
-def corner_on_lap(q: str, s: dict[str, Any]) -> DataAnswer | None:
-    """A corner on a named lap: entry, minimum and exit speed, brake point and time, then the quickest pass
-    through it this session and how far the brake point moved."""
-    n = _one_lap(q)
-    corner = _find_corner(q, s.get("track_id")) if n is not None else None
-    if corner is None:
-        return None
-    cid = re.sub(r"^turn\s+", "t", re.sub(r"^corner\s+", "c", corner.lower())).replace(" ", "")
-    sid = s["session_id"]
-    rows = _rows(
-        "SELECT c.lap, c.corner_id, c.corner_name, c.entry_kmh, c.min_kmh, c.exit_kmh, c.brake_point_m, "
-        "c.time_s FROM corner_results c JOIN laps l USING (session_id, lap) WHERE c.session_id = ? "
-        "AND lower(c.corner_id) = ? AND l.kind = 'full' AND l.valid ORDER BY c.lap",
-        [sid, cid],
-    )
-    this = next((r for r in rows if r["lap"] == n), None)
-    if this is None:
-        return None
-    name = str(this["corner_id"]).upper()
-    want_min = bool(re.search(r"min(?:imum)?|slowest|apex|speed", q))
-    want_brake = bool(re.search(r"\bbrak", q))
-    want_io = bool(re.search(r"\bentry|\bexit|\bcarr(?:y|ied)", q))
-    want_time = bool(re.search(r"\btime|how long|\blos[et]|\bgain|quick", q))
-    if not (want_min or want_brake or want_io or want_time):
-        want_min = want_brake = want_time = True  # "how was turn 11 on lap 3?"
-    bits = []
-    if want_brake and this["brake_point_m"] is not None:
-        bits.append(f"braking at {_n(this['brake_point_m'], 0)} m")
-    if want_min and this["min_kmh"] is not None:
-        bits.append(f"minimum speed {_n(this['min_kmh'])} km/h")
-    if want_io and this["entry_kmh"] is not None and this["exit_kmh"] is not None:
-        bits.append(f"entry {_n(this['entry_kmh'])} km/h, exit {_n(this['exit_kmh'])} km/h")
-    if want_time and this["time_s"] is not None:
-        bits.append(f"{_n(this['time_s'], 3)} s through it")
-    if not bits:
-        return None
-    parts = [f"{name} on lap {n}: " + ", ".join(bits) + "."]
-    res: dict[str, Any] = {"lap": n, "corner": this["corner_id"], **{k: this[k] for k in this if k != "lap"}}
-    timed = [r for r in rows if r["time_s"] is not None]
-    quick = min(timed, key=lambda r: r["time_s"]) if timed else None
-    if quick is not None and quick["lap"] != n:
-        ref = []
-        if want_brake and quick["brake_point_m"] is not None and this["brake_point_m"] is not None:
-            shift = this["brake_point_m"] - quick["brake_point_m"]
-            word = "later" if shift > 0 else "earlier"
-            ref.append(
-                f"braking at {_n(quick['brake_point_m'], 0)} m, so lap {n} braked {_n(abs(shift), 0)} m {word}"
-            )
-            res["brake_shift_m"] = round(abs(shift), 1)
-        if want_min and quick["min_kmh"] is not None:
-            ref.append(f"minimum speed {_n(quick['min_kmh'])} km/h")
-        if want_time and quick["time_s"] is not None and this["time_s"] is not None:
-            gain = this["time_s"] - quick["time_s"]
-            ref.append(f"{_n(quick['time_s'], 3)} s through it, {_n(gain, 3)} s quicker")
-        if ref:
-            parts.append(f"Your quickest pass, lap {quick['lap']}: " + ", ".join(ref) + ".")
-        res |= {"quickest_lap": quick["lap"], "quickest_min_kmh": quick["min_kmh"]}
-        res |= {"quickest_brake_point_m": quick["brake_point_m"], "quickest_time_s": quick["time_s"]}
-    return DataAnswer(" ".join(parts), "get_corner_history", {"session_id": sid, "corner_name": corner}, res)
-
-
 def peak_on_lap(q: str, s: dict[str, Any]) -> DataAnswer | None:
     """Top speed or highest rpm on a named lap."""
     n = _one_lap(q)
     if n is None:
         return None
-    col, what = None, ""
+    col, what, agg = None, "", "max"
     if re.search(r"top speed|max(?:imum)? speed|highest speed|fastest speed|v ?max|how fast did i go", q):
         col, what = "speed_kmh", "top speed"
+    elif re.search(r"(?:lowest|min(?:imum)?|slowest) speed", q):
+        col, what, agg = "speed_kmh", "lowest speed", "min"
     elif re.search(r"\brpm\b|\brevs?\b|\brev(?:ved)?\b|engine speed", q):
         col, what = "rpm", "highest engine speed"
     if col is None:
         return None
     sid = s["session_id"]
     try:
-        r = _rows(f"SELECT max({col}) AS hi FROM telemetry WHERE session_id = ? AND lap = ?", [sid, n])
+        r = _rows(f"SELECT {agg}({col}) AS hi FROM telemetry WHERE session_id = ? AND lap = ?", [sid, n])
     except Exception:  # a lake without the column
         return None
     if not r or r[0]["hi"] is None:
@@ -150,18 +91,58 @@ def peak_on_lap(q: str, s: dict[str, Any]) -> DataAnswer | None:
     v = float(r[0]["hi"])
     shown = f"{v:.1f} km/h ({v / 1.609344:.1f} mph)" if col == "speed_kmh" else f"{v:.0f} rpm"
     text = f"Your {what} on lap {n} was {shown}."
-    return DataAnswer(text, "telemetry", {"session_id": sid, "lap": n}, {"lap": n, f"max_{col}": v})
+    return DataAnswer(text, "telemetry", {"session_id": sid, "lap": n}, {"lap": n, f"{agg}_{col}": v})
+
+
+def average_speed(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    """ "What's my average speed?": the mean of the speed samples over the valid laps (or the named lap)."""
+    if not re.search(r"\b(?:average|mean|avg)\b.{0,10}\bspeed", q):
+        return None
+    sid, n = s["session_id"], _one_lap(q)
+    where, params = ("", [sid]) if n is None else (" AND t.lap = ?", [sid, n])
+    r = _rows(
+        "SELECT avg(t.speed_kmh) AS v, count(DISTINCT t.lap) AS laps FROM telemetry t JOIN laps l "
+        f"USING (session_id, lap) WHERE t.session_id = ? AND l.kind = 'full' AND l.valid{where}",
+        params,
+    )
+    if not r or r[0]["v"] is None:
+        return None
+    v, laps = float(r[0]["v"]), int(r[0]["laps"])
+    scope = f"on lap {n}" if n is not None else f"over your {laps} valid laps"
+    text = f"Your average speed {scope} was {v:.1f} km/h ({v / 1.609344:.1f} mph)."
+    return DataAnswer(
+        text, "telemetry", {"session_id": sid}, {"average_speed_kmh": round(v, 1), "valid_laps": laps}
+    )
+
+
+def lap_count(q: str, s: dict[str, Any]) -> DataAnswer | None:
+    """ "How many laps did I do?": the laps recorded, how many were valid timed laps, and the others."""
+    if not re.search(r"how many laps|number of laps|lap count", q):
+        return None
+    sid = s["session_id"]
+    laps = _rows("SELECT lap, kind, valid, time_s FROM laps WHERE session_id = ? ORDER BY lap", [sid])
+    timed = [x for x in laps if x["kind"] == "full" and x["valid"] and x["time_s"] is not None]
+    rest = [x for x in laps if x not in timed]
+    text = f"You have {len(timed)} valid timed laps this session"
+    if rest:
+        names = {"out": "out lap", "in": "in lap"}
+        text += ", plus " + ", ".join(
+            f"lap {x['lap']} ({names.get(str(x['kind']), 'not valid')})" for x in rest
+        )
+    text += f": {len(laps)} laps recorded."
+    res = {"valid_laps": len(timed), "laps_recorded": len(laps), "other_laps": [x["lap"] for x in rest]}
+    return DataAnswer(text, "laps", {"session_id": sid}, res)
 
 
 def health_by_lap(q: str, s: dict[str, Any]) -> DataAnswer | None:
     """ "Did my oil pressure drop?", "did it overheat?": the engine health timeline, by lap."""
     oil = re.search(r"\boil press", q) or (re.search(r"\boil\b", q) and re.search(r"\bpressure\b", q))
-    hot = re.search(r"coolant|water|overheat|engine temp", q)
+    hot = re.search(r"coolant|water|overheat|engine temp|(?:engine|car|motor)\b.{0,20}\b(?:hot|heat)", q)
     if _ONE_LAP.search(q) or re.search(r"\b(?:lowest|highest|max|min|peak)", q):
         return None  # a reading asked for (over a lap): the channel's range answers it
     if not (oil or hot) or not re.search(
         r"drop|fall|fell|\blow\b|lose|lost|dip|any point|ever|at all|problem|"
-        r"issue|warning|overheat|too hot|spike|which lap|when",
+        r"issue|warning|overheat|too hot|\bhot\b|spike|which lap|when",
         q,
     ):
         return None

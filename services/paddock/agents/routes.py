@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from services.paddock.agents import lap_routes
+from services.paddock.agents import corner_routes, lap_routes, potential_routes
 from services.paddock.agents.classifier import FALLBACK, _classify_intent
 from services.paddock.agents.data_answer import DataAnswer
 from services.paddock.agents.other_lap import other_lap
@@ -39,11 +39,12 @@ CHANNEL_WORDS: list[tuple[str, tuple[str, ...], str]] = [
     ),
     (r"tyre temp|tire temp", tuple(f"tpms_temp_{w}_c" for w in ("fl", "fr", "rl", "rr")), "tyre temperature"),
     (r"throttle", ("throttle_pct",), "throttle position"),
-    (r"brake press", ("brake_bar",), "brake pressure"),
+    (r"brake press|how hard.{0,25}\bbrak|\bbrak\w* (?:hard|pressure)", ("brake_bar",), "brake pressure"),
     (r"\bgears?\b", ("gear",), "gear"),
     (r"steering", ("steer_deg",), "steering angle"),
     (r"battery|voltage", ("battery_v",), "battery voltage"),
     (r"\brpm\b|\brevs?\b|engine speed", ("rpm",), "engine speed (rpm)"),
+    (r"lateral g|\bg.?forces?\b|cornering g|\bg lat", ("g_lat",), "lateral acceleration"),
     (r"top speed|max(?:imum)? speed|highest speed|v ?max|how fast", ("speed_kmh",), "speed"),
 ]
 
@@ -150,7 +151,7 @@ def channel(q: str, s: dict[str, Any]) -> DataAnswer | None:
 
 
 # a recorded channel's unit as a driver reads it, from its column name
-_UNIT_OF = {"_bar": "bar", "_c": "°C", "_l": "l", "_pct": "%", "_deg": "°", "_v": "V"}
+_UNIT_OF = {"g_lat": "g", "_bar": "bar", "_c": "°C", "_l": "l", "_pct": "%", "_deg": "°", "_v": "V"}
 
 
 def _range(q: str, s: dict[str, Any], cols: tuple[str, ...], what: str) -> DataAnswer | None:
@@ -168,38 +169,17 @@ def _range(q: str, s: dict[str, Any], cols: tuple[str, ...], what: str) -> DataA
     his = [r[0][f"hi_{i}"] for i in range(len(cols)) if r and r[0][f"hi_{i}"] is not None]
     if not los:
         return None
-    lo, hi = float(min(los)), float(max(his))
+    lo, hi, nd = float(min(los)), float(max(his)), 2 if unit == "g" else 1
     scope = f"on lap {lap.group(1)}" if lap else "this session"
-    text = f"{what[0].upper()}{what[1:]} {scope}: highest {hi:.1f} {unit}, lowest {lo:.1f} {unit}."
-    res = {f"{cols[0]}_max": round(hi, 1), f"{cols[0]}_min": round(lo, 1)}
+    text = f"{what[0].upper()}{what[1:]} {scope}: highest {hi:.{nd}f} {unit}, lowest {lo:.{nd}f} {unit}."
+    res = {f"{cols[0]}_max": round(hi, nd), f"{cols[0]}_min": round(lo, nd)}
     return DataAnswer(text, "telemetry", {"session_id": s["session_id"]}, res)
-
-
-def theoretical_best(q: str, s: dict[str, Any]) -> DataAnswer | None:
-    if not re.search(r"theoretical|ideal lap|optimal lap|best possible|perfect lap", q):
-        return None
-    from services.paddock.tools.sessions import get_session_highlights
-
-    hl = get_session_highlights(s["session_id"])
-    theo, best = hl.get("theoretical_best_s"), hl.get("best_lap_s")
-    if theo is None or best is None:
-        return DataAnswer(
-            "There is no theoretical best: it needs valid laps with corner times.",
-            "get_session_highlights",
-            {"session_id": s["session_id"]},
-        )
-    text = (
-        f"Your theoretical best, your best time through every corner added up, is {lap_time(theo)}; "
-        f"your best lap was {lap_time(best)}, {best - theo:.2f} s slower."
-    )
-    res = {"theoretical_best_s": theo, "best_lap_s": best, "theoretical_gain_s": round(best - theo, 2)}
-    return DataAnswer(text, "get_session_highlights", {"session_id": s["session_id"]}, res)
 
 
 # a question with none of these words is not about driving data: Pitwall says so instead of guessing
 _DRIVING = re.compile(
     r"\b(lap|laps|corner|turn|t\d|brak|throttle|speed|fast|slow|time\b|session|tyre|tire|oil|coolant|water|"
-    r"engine|rpm|rev|gear|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
+    r"engine|rpm|rev|gear|v ?max|g.?force|lateral|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
     r"consisten|sector|pressure|temp|fuel|delta|debrief|brief|coach|better|improve|where|why|how did|"
     r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over|pace|"
     r"stint|race|racing|qualif|tenths|stability|traction|intervene|overheat|hot\b|work on|opportunit|thread)"
@@ -253,10 +233,13 @@ ROUTES: list[Route] = [
     opportunities,
     lap_routes.sessions_here,
     consistency,
-    theoretical_best,
+    potential_routes.theoretical_best,
+    potential_routes.achievable,
+    corner_routes.corner_figures,  # before the lap time and the channels: "top speed through T6"
     lap_routes.lap_time_of,
-    lap_routes.corner_on_lap,
     lap_routes.peak_on_lap,
+    lap_routes.lap_count,
+    lap_routes.average_speed,
     lap_routes.health_by_lap,
     lap_routes.events_where,
     lap_times,
