@@ -230,15 +230,22 @@ def lap_reference(
 def all_time_best(
     settings: Settings, driver_id: str, track_id: str, car_id: str, exclude: str | None = None
 ) -> tuple[str, int] | None:
-    """The driver's fastest valid lap at this track in this car over every session in the lake."""
+    """The driver's fastest valid lap at this track in this car over every session in the lake. A session
+    imported from a ``.pitwall`` bundle is never counted: it may be a friend's under the same default
+    driver name (choose it as ``SESSION:LAP`` instead)."""
     best: tuple[float, str, int] | None = None
     for p in sorted((settings.lake_dir / "sessions").glob("*/session.parquet")):
         sid = p.parent.name
         if sid == exclude:
             continue
         try:
-            row = pq.read_table(
-                p, columns=["driver_id", "track_id", "car_id", "best_lap", "best_lap_s"]
+            tbl = pq.read_table(p)
+            row = tbl.select(
+                [
+                    c
+                    for c in ("driver_id", "track_id", "car_id", "best_lap", "best_lap_s", "meta_json")
+                    if c in tbl.column_names
+                ]
             ).to_pylist()
         except (OSError, ValueError, KeyError):  # a damaged or older file: not a candidate
             continue
@@ -247,12 +254,20 @@ def all_time_best(
         r = row[0]
         if (r["driver_id"], r["track_id"], r["car_id"]) != (driver_id, track_id, car_id):
             continue
-        if r["best_lap"] is None or r["best_lap_s"] is None:
+        if r["best_lap"] is None or r["best_lap_s"] is None or _from_bundle(r.get("meta_json")):
             continue
         cand = (float(r["best_lap_s"]), sid, int(r["best_lap"]))
         if best is None or cand < best:
             best = cand
     return (best[1], best[2]) if best else None
+
+
+def _from_bundle(meta_json: str | None) -> bool:
+    try:
+        meta = json.loads(meta_json or "{}")
+    except ValueError:
+        return False
+    return isinstance(meta, dict) and "imported_bundle" in meta
 
 
 def load_gold_lap(
