@@ -146,6 +146,13 @@ RULES: tuple[Rule, ...] = (
     ),
     # accelerations: a named axis first, then GPS-derived, then a raw sensor axis (its mounting unknown)
     Rule(
+        "vbox-indicated-lateral",
+        "g_lat",
+        r"indicated lateral acceleration",
+        formats=_VBOX,
+        note="VBOX: the accelerometer's channel, not the GPS-derived one (it spikes on heading noise)",
+    ),
+    Rule(
         "vbox-lateral",
         "g_lat",
         r"lateral acceleration|lat acc|lat acceleration",

@@ -528,3 +528,24 @@ def test_names_from_real_files(shared_dir: Path, path: str, expect: dict[str, st
 
     got = file_names(read_log(shared_dir / path).meta)
     assert {k: got[k] for k in expect} == expect
+
+
+def test_real_vbox_lateral_g_is_the_accelerometer_and_follows_the_gps_turns(shared_dir: Path) -> None:
+    """The Sonoma VBOX has a GPS-derived "Lateral acceleration" (spikes to 4.3 g on heading noise) and the
+    accelerometer's "Indicated Lateral Acceleration": g_lat is the latter, positive in right turns. Truth:
+    speed x the turn rate of the GPS course, computed here from latitude and longitude."""
+    raw = read_log(shared_dir / VBOX)
+    wide, reg = load_car("generic").to_wide(raw)
+    by = {r["name"]: r["canonical"] for r in reg}
+    assert by["Indicated Lateral Acceleration"] == "g_lat" and by["Lateral acceleration"] is None
+    lat, lon, v, t = wide["lat"], wide["lon"], wide["speed_kmh"] / 3.6, wide["t_s"]
+    x = np.radians(lon) * math.cos(math.radians(np.nanmean(lat))) * 6_371_000
+    y = np.radians(lat) * 6_371_000
+    k = np.ones(5) / 5
+    course = np.unwrap(
+        np.arctan2(np.gradient(np.convolve(x, k, "same")), np.gradient(np.convolve(y, k, "same")))
+    )
+    own = v * np.gradient(course, t) / 9.80665  # clockwise course: a right turn, positive
+    fast = (wide["speed_kmh"] > 60) & np.isfinite(wide["g_lat"]) & np.isfinite(own)
+    assert np.corrcoef(wide["g_lat"][fast], own[fast])[0, 1] > 0.8
+    assert np.nanmax(np.abs(wide["g_lat"][fast])) < 2.5  # a road car on slicks, not 4.3 g
