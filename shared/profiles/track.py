@@ -153,7 +153,23 @@ class TrackProfile(BaseModel):
                 names.add(c.landmark.lower().removeprefix("the "))
             if t in names:
                 return c
+        # "turn 4" / "corner 4" / "T4" on a track whose corners are numbered C1, C2... (or the other way
+        # round): the one corner with that number, whatever its letter
+        m = _NUMBERED.match(t)
+        if m:
+            want = (int(m.group(2)), m.group(3).lower())
+            same = [c for c in self.corners if _number_of(c.id) == want]
+            if len(same) == 1:
+                return same[0]
         return None
+
+
+_NUMBERED = re.compile(r"^\s*(t|c|turn|corner)\s*(\d+)\s*([a-z]?)\s*$", re.IGNORECASE)
+
+
+def _number_of(cid: str) -> tuple[int, str] | None:
+    m = _NUMBERED.match(cid)
+    return (int(m.group(2)), m.group(3).lower()) if m else None
 
 
 _PROCESS_DATA_DIR: list[Path] = []  # set by a service started with --data-dir (use_data_dir)

@@ -51,3 +51,20 @@ def test_tool_sentences_give_lap_times_as_m_ss_sss() -> None:
         }
     )
     assert "Lap times: lap 2 1:39.000, lap 3 1:39.500." in delta
+
+
+def test_a_corner_by_its_number_whatever_the_letter() -> None:
+    """A detected track numbers its corners C1, C2...: "turn 4" is its C4 (and "corner 11" Sonoma's T11);
+    a number two corners share (T3 and C3 on one track) is no answer, nor a number the track lacks."""
+    sonoma = load_track("sonoma")
+    kart = sonoma.model_copy(
+        update={"corners": [c.model_copy(update={"id": "c" + c.id[1:]}) for c in sonoma.corners]}
+    )
+    found = kart.find_corner("turn 4")
+    assert found is not None and found.id == "c4"
+    assert sonoma.find_corner("corner 11").id == "t11"  # type: ignore[union-attr]
+    assert kart.find_corner("Turn 3a").id == "c3a"  # type: ignore[union-attr]
+    assert kart.find_corner("turn 99") is None
+    c4 = next(c for c in kart.corners if c.id == "c4").model_copy(update={"name": "Kink", "short": "K"})
+    both = sonoma.model_copy(update={"corners": [*sonoma.corners, c4]})
+    assert both.find_corner("corner 4") is None  # T4 and C4: which one is not for Pitwall to guess
