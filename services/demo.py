@@ -172,9 +172,10 @@ def demo_cmd(
             "debrief": debrief,
             "seconds": round(time.monotonic() - t_start, 1),
             "data_dir": str(data_dir),
-            "app_url": f"{purl}/#/session/{res['session_id']}",
-            "drive_url": f"{url}/drive",
+            "services_running": keep,
         }
+        if keep:  # an address only while something answers at it
+            summary |= {"app_url": f"{purl}/#/session/{res['session_id']}", "drive_url": f"{url}/drive"}
         if as_json:
             sys.stdout.write(json.dumps(summary, default=str) + "\n")
         else:
