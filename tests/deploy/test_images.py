@@ -44,7 +44,7 @@ def _flag(argv: list[str], flag: str) -> str:
 # ---------------------------------------------------------------- base image and build stages
 
 
-@pytest.mark.parametrize("name", ["Dockerfile", "llm.Dockerfile"])
+@pytest.mark.parametrize("name", ["Dockerfile", "llm.Dockerfile", "s3.Dockerfile"])
 def test_every_stage_starts_from_the_base_build_argument(name: str) -> None:
     text = (DEPLOY / name).read_text()
     first_from = text.index("\nFROM ")
@@ -62,7 +62,7 @@ def test_every_stage_starts_from_the_base_build_argument(name: str) -> None:
 def test_compose_passes_the_base_to_every_image_it_builds() -> None:
     doc = _compose()
     built = {n: s for n, s in doc["services"].items() if "build" in s}
-    assert set(built) == {"hotpath", "paddock", "llm-local"}
+    assert set(built) == {"hotpath", "paddock", "llm-local", "s3"}
     for name, svc in built.items():
         assert svc["build"]["args"]["BASE"] == "${PITWALL_BASE_IMAGE:-python:3.11-slim}", name
         assert (REPO / svc["build"]["context"] / svc["build"]["dockerfile"]).is_file(), name
