@@ -231,4 +231,7 @@ def test_health_reports_the_model_and_the_start_up_warm_up(stack) -> None:
     assert h["warm_up"]["status"] == "ready" and h["warm_up"]["model_reachable"] is True
     assert h["model"]["reachable"] is True and h["model"]["model"] == "openai/gemma3n-e2b"
     stats = httpx.get(stack["llm"].url.removesuffix("/v1") + "/_scripted/stats").json()
-    assert stats["warmups"] >= 2  # the warm tier's ping and LiteLLM's
+    if h["warm_up"]["model_warmed"] is True:
+        assert stats["warmups"] >= 2  # the warm tier's ping and LiteLLM's
+    else:  # another test's request held the model at start-up: never a warm-up beside a driver's call
+        assert str(h["warm_up"]["model_warmed"]).startswith("skipped") and stats["requests"] >= 1

@@ -115,7 +115,8 @@ def test_brief_is_narrated_by_the_real_model(paddock: Any) -> None:
     assert r.status_code == 200, r.text
     done = r.json()
     assert done["type"] == "done" and done["narrator"] in ("llm", "template"), done
-    assert done["events"]["data"] == 4 and done["ungrounded"] == []
+    # the brief's data steps, the opportunities and the threads among them
+    assert done["events"]["data"] == 6 and done["ungrounded"] == []
     assert done["emotion"] in EMOTIONS and done["text"].strip()
     sizes = _narrative_prompt_tokens(proxy, since)
     assert len(sizes) == 1 and 0 < sizes[0] <= BRIEF_TOKENS, sizes

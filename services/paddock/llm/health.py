@@ -86,16 +86,20 @@ class ModelServerMixin:
             log.exception("ADK warm-up failed")
         found = await self.warm.discover()
         self._probe = (time.monotonic(), found["reachable"], found.get("reason") or "HTTP 200")
+        warmed: bool | str = False
         if found["reachable"] and self.settings.llm_warmup:
             async with self.model_lock:
                 if self._in_model:  # a driver's request is using the model: it is loaded
                     log.info("model warm-up skipped: a driver's request is using the model")
+                    warmed = "skipped: a driver's request was using the model"
                 else:
                     await self.warm.warmup()  # the server loads the model
                     await self._warm_litellm()  # LiteLLM's lazy pieces, not on a driver's request
+                    warmed = True
         self.warm_state = {
             "status": "ready",
             "model_reachable": found["reachable"],
+            "model_warmed": warmed,
             "ms": round((time.perf_counter() - t0) * 1000),
         }
 
