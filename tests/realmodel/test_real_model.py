@@ -95,7 +95,7 @@ def test_debrief_is_narrated_by_the_real_model_over_sse(paddock: Any) -> None:
     assert not tokens or max(data) < min(tokens)  # the data phase ends before the model speaks
     assert done["llm_calls"] == 1
     assert done["emotion"] in EMOTIONS and "[EMOTION" not in done["text"]
-    streamed = " ".join(d["text"] for t, d, _ in events if t == "token")
+    streamed = "".join(d["text"] for t, d, _ in events if t == "token")  # each pick carries its separator
     assert done["text"].strip() and (done["narrator"] != "llm" or streamed == done["text"])
     assert done["ungrounded"] == []  # never a figure the data does not hold
     # the one narrative call carries the compact digest: within the debrief budget (own tokenizer)
