@@ -9,9 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
-import shutil
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,31 +18,17 @@ import pytest
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator.fixtures import cached_sim
-from tests.support import require
+from tests.support.browser import chromium, needs_chromium
 from tests.support.procs import ScriptedLLMProcess, Service, start_paddock
-from tests.support.require import missing
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _needs_chromium() -> None:
     """Before any other module fixture: skip, or fail when PITWALL_REQUIRE_BROWSER=1."""
-    if not Path(CHROMIUM).exists():
-        missing(require.BROWSER, "Debian chromium is not installed (scripts/check installs it as root)")
+    needs_chromium()
 
 
 NARRATIVE = "(document.getElementById('narrative')?.textContent || '')"  # null-safe while the screen loads
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 
 
 @pytest.fixture(scope="module")
@@ -62,12 +46,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 @pytest.fixture(scope="module")
 def browser() -> Any:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture
