@@ -239,14 +239,9 @@ def all_time_best(
         if sid == exclude:
             continue
         try:
-            tbl = pq.read_table(p)
-            row = tbl.select(
-                [
-                    c
-                    for c in ("driver_id", "track_id", "car_id", "best_lap", "best_lap_s", "meta_json")
-                    if c in tbl.column_names
-                ]
-            ).to_pylist()
+            have = set(pq.read_schema(p).names)  # only the columns read: meta_json is absent in older files
+            wanted = ("driver_id", "track_id", "car_id", "best_lap", "best_lap_s", "meta_json")
+            row = pq.read_table(p, columns=[c for c in wanted if c in have]).to_pylist()
         except (OSError, ValueError, KeyError):  # a damaged or older file: not a candidate
             continue
         if not row:
