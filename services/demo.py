@@ -18,6 +18,9 @@ from rich.live import Live
 from rich.panel import Panel
 from rich.table import Table
 
+# kinds that fit a short session's mistake window (laps 3-4 of 5): the demo always has something to find
+DEMO_KINDS = ("late_brake", "coasting", "oil_pressure_drop")
+
 
 def _fmt(s: float | None) -> str:
     from shared.display import lap_time
@@ -81,7 +84,7 @@ def demo_cmd(
     from shared.importers import ImportFormatError
     from shared.netutil import free_port
     from shared.profiles.track import load_track
-    from shared.simulator import simulate
+    from shared.simulator import injected_lines, simulate
 
     console = Console(stderr=as_json)
     if llm not in ("url", "embedded"):
@@ -97,9 +100,15 @@ def demo_cmd(
             console.print(f"[red]error[/red]: --llm embedded: {escape(reason)}")
             raise typer.Exit(2)
     tmp = None
+    injected: list[str] = []  # a real file: nothing injected
     if data_dir is None:
         tmp = tempfile.mkdtemp(prefix="pitwall-demo-")
         data_dir = Path(tmp)
+    try:  # a --data-dir that does not exist yet is created, as `pitwall hotpath --data-dir` does
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        console.print(f"[red]error[/red]: --data-dir {data_dir}: {exc.strerror or exc}")
+        raise typer.Exit(2) from exc
     t_start = time.monotonic()
     if file is not None:
         try:  # the track as pitwall import finds it (stored in the demo's data dir), never a default
@@ -112,9 +121,16 @@ def demo_cmd(
         where = f"{track.name} ({track.id})" if track else "no track found (no GPS lap)"
         title = f"{file.name} at {where}"
     else:
-        sim = simulate(laps=laps, seed=seed, rate_hz=20.0)
+        # mistakes that fit a short session's mistake window (two laps in five), so the demo has
+        # something to find; the title says what was injected, or that every lap is clean
+        sim = simulate(laps=laps, seed=seed, rate_hz=20.0, kinds=DEMO_KINDS)
         wide, car, track = sim.wide, sim.meta["car_id"], sim.track or load_track(sim.meta["track_id"])
-        title = f"simulated {track.name}, {laps} laps, injected mistakes"
+        injected = injected_lines(sim.scenario.events if sim.scenario else [])
+        title = f"simulated {track.name}, {laps} laps, " + (
+            "injected: " + "; ".join(injected)
+            if injected
+            else "every lap clean (no mistake fits so few laps)"
+        )
     start = session_start("demo", car, track)
     port, pport = free_port(), free_port()
     import subprocess
@@ -169,6 +185,7 @@ def demo_cmd(
             "cues_spoken": state["spoken"],
             "cues_dropped": state["dropped"],
             "focus_items": debrief["focus_items"],
+            "injected": injected,
             "debrief": debrief,
             "seconds": round(time.monotonic() - t_start, 1),
             "data_dir": str(data_dir),
@@ -345,6 +362,8 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
     tbl.add_row("laps", str(s["laps"]))
     tbl.add_row("best lap", _fmt(s["best_lap_s"]))
     tbl.add_row("cues", f"{s['cues_spoken']} spoken, {s['cues_dropped']} dropped")
+    if s.get("injected"):
+        tbl.add_row("injected", "\n".join(s["injected"]))
     tbl.add_row("focus", "\n".join(s["focus_items"]) or "-")
     tbl.add_row("narrator", d["narrator"] + (f" ({d['reason']})" if d.get("reason") else ""))
     tbl.add_row("took", f"{s['seconds']} s")

@@ -1,6 +1,13 @@
 """The simulator: realistic multi-lap sessions with injected mistakes and their ground truth."""
 
-from shared.simulator.scenario import ALL_KINDS, DRIVING_MISTAKES, Event, GroundTruth, Scenario
+from shared.simulator.scenario import (
+    ALL_KINDS,
+    DRIVING_MISTAKES,
+    Event,
+    GroundTruth,
+    Scenario,
+    injected_lines,
+)
 from shared.simulator.session import SimSession, simulate
 from shared.simulator.writers import write_aim_csv, write_candump, write_ground_truth
 
@@ -11,6 +18,7 @@ __all__ = [
     "GroundTruth",
     "Scenario",
     "SimSession",
+    "injected_lines",
     "simulate",
     "write_aim_csv",
     "write_candump",

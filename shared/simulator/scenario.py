@@ -52,6 +52,22 @@ class Event:
     duration_s: float = 0.0
 
 
+def injected_lines(events: list[Event]) -> list[str]:
+    """What a scenario injected, one line per episode as a driver reads it ("late brake T7, laps 3-4"):
+    the events grouped by kind and corner, laps in order. No size: a drawn late brake of 40 m is driven
+    as the car allows (the onset moves less), so the data, not the draw, says how big it was."""
+    eps: dict[tuple[str, str | None, str | None], list[Event]] = {}
+    for e in events:
+        eps.setdefault((e.kind, e.corner_id, e.wheel), []).append(e)
+    out = []
+    for (kind, corner, wheel), evs in eps.items():
+        laps = sorted({e.lap for e in evs})
+        where = f" {corner.upper()}" if corner else ""
+        lap_s = f"lap {laps[0]}" if len(laps) == 1 else f"laps {laps[0]}-{laps[-1]}"
+        out.append(f"{kind.replace('_', ' ')}{where}{f' ({wheel.upper()})' if wheel else ''}, {lap_s}")
+    return out
+
+
 @dataclass(frozen=True)
 class Site:
     """A corner as the scenario draw sees it on the clean lap: where braking starts and its exit."""

@@ -344,8 +344,12 @@ def test_corner_and_where_do_i_lose_time_are_answered_from_the_data(env, off) ->
     assert done["narrator"] == "data" and done["tools"][0]["tool"] == "get_corner_history"
     assert done["text"].startswith("T6") and done["ungrounded"] == []
     done = _run(ask(off, "ana", "where do I lose time?", session_id=env["sid"]))[-1].data
-    hl = run_tool("get_session_highlights", {"session_id": env["sid"]})
-    assert done["narrator"] == "data" and hl["biggest_opportunities"][0]["corner"].upper() in done["text"]
+    opps = run_tool("get_opportunities", {"session_id": env["sid"]})["opportunities"]
+    named = re.findall(r"Opportunity \d, (T\d+[A-Z]?)", done["text"])
+    assert done["narrator"] == "data" and named == [o["corner"] for o in opps], done["text"]
+    # ranked by the time lost over the session, and the sentence says that total when it is over laps
+    totals = [o["session_s"] for o in opps]
+    assert totals == sorted(totals, reverse=True) and "by time lost over the session" in done["text"]
     done = _run(ask(off, "ana", "write my voice scripts", session_id=env["sid"]))[-1].data
     assert done["available"] is False and done["reason"]  # its answer is the model's own tool call
 

@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from services.demo import DEMO_KINDS
+from shared.simulator import injected_lines, simulate
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -23,7 +26,7 @@ def test_demo_runs_to_its_summary(tmp_path: Path) -> None:
             "60",
             "--json",
             "--data-dir",
-            str(tmp_path),
+            str(tmp_path / "new" / "dir"),  # created by the demo, as `pitwall hotpath` does
         ],
         capture_output=True,
         text=True,
@@ -36,7 +39,12 @@ def test_demo_runs_to_its_summary(tmp_path: Path) -> None:
     assert s["laps"] == 5 and 95 < s["best_lap_s"] < 125
     assert s["cues_spoken"] >= 1
     assert s["debrief"]["narrator"] == "template" and s["debrief"]["text"] and s["debrief"]["reason"]
-    assert (tmp_path / "lake" / "sessions" / s["session_id"] / "session.parquet").is_file()
+    assert (tmp_path / "new" / "dir" / "lake" / "sessions" / s["session_id"] / "session.parquet").is_file()
+    # the demo says what it injected (the simulator's draw for seed 7, five laps), and finds it
+    truth = simulate(laps=5, seed=7, rate_hz=20.0, kinds=DEMO_KINDS).scenario
+    assert truth is not None and s["injected"] == injected_lines(truth.events) and s["injected"]
+    mistakes = {e.corner_id.upper() for e in truth.events if e.corner_id}
+    assert mistakes and {f.split(":")[0] for f in s["focus_items"]} <= mistakes
     # without --keep the services stop with the demo: no address that would not answer
     assert s["services_running"] is False and "app_url" not in s and "drive_url" not in s
 

@@ -18,6 +18,8 @@ OPEN = ("unchanged", "improving")
 def opportunity_sentence(o: dict[str, Any]) -> str:
     gain = secs(o.get("time_to_gain_s"), 2)
     laps = lap_list(o.get("laps") or [])
+    if len(o.get("laps") or []) > 1 and o.get("session_s") is not None:  # ranked by this total
+        laps += f" ({secs(o['session_s'], 2)} over the session)"
     return (
         f"Opportunity {o.get('rank')}, {corner_label(o.get('corner'), o.get('name'))}: {gain} a lap on {laps}, "
         f"{o['rule']['says']}: {o['target']}."
@@ -86,7 +88,7 @@ def opportunities_text(out: dict[str, Any]) -> str:
     if not opps:
         why = out.get("reason") or "no corner loses time against your good laps often enough to name"
         return f"No opportunity to name in this session: {why}."
-    head = f"Your {'biggest opportunity' if len(opps) == 1 else f'{len(opps)} biggest opportunities'}, by time to gain:"
+    head = f"Your {'biggest opportunity' if len(opps) == 1 else f'{len(opps)} biggest opportunities'}, by time lost over the session:"
     return head + " " + " ".join(opportunity_sentence(o) for o in opps)
 
 

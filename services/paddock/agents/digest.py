@@ -64,6 +64,10 @@ def _session_lines(hl: dict[str, Any]) -> list[str]:
     ]
     if opp:
         out.append("Time to find (typical minus best corner time): " + "; ".join(opp) + ".")
+    elif hl.get("corners_compared") and hl.get("opportunity_min_s") is not None:
+        out.append(
+            f"Time to find: no corner's typical time is {hl['opportunity_min_s']:g} s or more over its best."
+        )
     return out
 
 

@@ -53,6 +53,10 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
             parts.append(line + ".")
     if focus:
         parts.append(("Work on: " if kind == "brief" and picks else "Focus: ") + "; ".join(focus) + ".")
+    elif hl.get("corners_compared") and hl.get("opportunity_min_s") is not None:
+        parts.append(
+            f"No corner stands out: each one's typical time is within {hl['opportunity_min_s']:g} s of its best."
+        )
     if kind == "debrief":
         parts += [thread_sentence(t) for t in load(state, "threads_data").get("threads") or []]
     if ped.get("blocks"):

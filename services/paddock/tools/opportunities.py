@@ -23,7 +23,8 @@ def _track(s: dict[str, Any]) -> TrackProfile | None:
     return tr if tr is not None and tr.corners else None
 
 
-def _thresholds(car_id: str | None) -> dict[str, float]:
+def car_thresholds(car_id: str | None) -> dict[str, float]:
+    """The coaching threshold table with the car profile's overrides (the defaults for an unknown car)."""
     try:
         over = load_car(car_id).thresholds if car_id else {}
     except (KeyError, CarProfileError, ValueError):
@@ -52,14 +53,14 @@ def _opportunities(s: dict[str, Any]) -> dict[str, Any]:
             "reason": "no track profile with corners for this track",
         }
     wide, laps = _inputs(sid)
-    out = session_opportunities(wide, laps, track, _thresholds(s.get("car_id")))
+    out = session_opportunities(wide, laps, track, car_thresholds(s.get("car_id")))
     for o in out["opportunities"]:
         o["session_id"] = sid
     return {"session_id": sid, "track": track.id, **out}
 
 
 def get_opportunities(session_id: str) -> dict[str, Any]:
-    """Three biggest opportunities by time to gain: corner, evidence (brake point m vs reference, minimum speed, throttle pick-up, coasting), one target, the rule, and the next session's check."""
+    """Three biggest opportunities by time lost over the session: corner, time to gain a lap, evidence (brake point, minimum speed, throttle pick-up, coasting), one target, the rule, next session's check."""
     return _opportunities(session_row(session_id))
 
 
@@ -107,5 +108,5 @@ def get_threads(session_id: str) -> dict[str, Any]:
     if track is None:
         raise ToolError("no_track", "no track profile with corners for this track", "")
     wide, laps = _inputs(sid)
-    threads = session_threads(opps, wide, laps, track, _thresholds(s.get("car_id")))
+    threads = session_threads(opps, wide, laps, track, car_thresholds(s.get("car_id")))
     return {"session_id": sid, "previous_session_id": prev["session_id"], "threads": threads}

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from services.paddock.tools.base import ToolError, find_corner, r, rows, session_row
+from services.paddock.tools.opportunities import car_thresholds, get_opportunities
 
 
 def _same_track(session_id: str, n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -165,6 +166,7 @@ def get_goal_targets(session_id: str) -> dict[str, Any]:
            WHERE c.session_id = ? AND l.kind = 'full' AND l.valid GROUP BY 1""",
         [s["session_id"]],
     )
+    bar = car_thresholds(s.get("car_id"))["opportunity_min_s"]
     theo_gain = sum(max(0.0, (c["median_s"] or 0) - (c["best_s"] or 0)) for c in corners)
     target = pb - 0.5 * theo_gain if pb else None
     return {
@@ -175,10 +177,17 @@ def get_goal_targets(session_id: str) -> dict[str, Any]:
         "session_best_s": r(s["best_lap_s"]),
         "theoretical_gain_s": r(theo_gain),
         "next_target_s": r(target),
+        "opportunity_min_s": bar,
+        "corners_compared": len(corners),
+        # only corners whose typical time is opportunity_min_s or more over their best: a target of a
+        # few hundredths is noise, not a goal
         "corner_targets": sorted(
             (
                 {"corner": c["corner_id"], "target_s": r(c["best_s"]), "typical_s": r(c["median_s"])}
                 for c in corners
+                if c["median_s"] is not None
+                and c["best_s"] is not None
+                and c["median_s"] - c["best_s"] >= bar
             ),
             key=lambda x: -((x["typical_s"] or 0) - (x["target_s"] or 0)),
         )[:5],
@@ -191,22 +200,36 @@ def get_session_plan_context(session_id: str, n_laps: int = 10) -> dict[str, Any
     if n_laps < 1 or n_laps > 60:
         raise ToolError("bad_argument", "n_laps must be between 1 and 60", "")
     goals = get_goal_targets(session_id)
-    focus = goals["corner_targets"][:3]
-    warm = 1 if n_laps < 5 else 2
-    work = max(0, n_laps - warm - 1)
-    blocks = [{"laps": warm, "focus": "warm tyres and brakes, build to pace"}]
-    for i, f in enumerate(focus):
+    # what to work on: the session's opportunities first (the debrief's focus, with their targets), then
+    # corners whose typical time is well over their best; never more focus blocks than work laps
+    opps = get_opportunities(goals["session_id"]).get("opportunities") or []
+    focus = [f"{o['corner']}: {o['target']}" for o in opps if o.get("target")]
+    named = {str(o.get("corner_id") or "").lower() for o in opps}
+    focus += [
+        f"{str(f['corner']).upper()}: aim for {f['target_s']} s (typical {f['typical_s']} s)"
+        for f in goals["corner_targets"]
+        if str(f["corner"]).lower() not in named
+    ]
+    warm = 0 if n_laps < 3 else 1 if n_laps < 5 else 2
+    cool = 1 if n_laps >= 3 else 0
+    work = n_laps - warm - cool
+    focus = focus[: min(3, work)]
+    blocks = [{"laps": warm, "focus": "warm tyres and brakes, build to pace"}] if warm else []
+    for i, text in enumerate(focus):  # the work laps shared out, the first focus taking any remainder
+        share = work // len(focus) + (1 if i < work % len(focus) else 0)
+        blocks.append({"laps": share, "focus": text})
+    if not focus and work:
+        settled = bool(goals["corners_compared"])
         blocks.append(
             {
-                "laps": max(1, work // max(1, len(focus)))
-                if i < len(focus) - 1
-                else work - (work // max(1, len(focus))) * (len(focus) - 1),
-                "focus": f"{str(f['corner']).upper()}: aim for {f['target_s']} s (typical {f['typical_s']} s)",
+                "laps": work,
+                "focus": f"every corner within {goals['opportunity_min_s']:g} s of its best: push for a new best lap"
+                if settled
+                else "steady laps to set a first reference",
             }
         )
-    if not focus and work:
-        blocks.append({"laps": work, "focus": "steady laps to set a first reference"})
-    blocks.append({"laps": 1, "focus": "cool-down"})
+    if cool:
+        blocks.append({"laps": cool, "focus": "cool-down"})
     s = session_row(goals["session_id"])
     pb = None
     if goals["personal_best_s"] is not None:

@@ -8,6 +8,7 @@ import numpy as np
 
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import corner_of, r, rows, runs, session_arrays, session_row, valid_laps
+from services.paddock.tools.opportunities import car_thresholds
 from services.paddock.tools.optimal import session_achievable
 from services.paddock.tools.recorded import (
     EVENT_MEASURES,
@@ -47,6 +48,9 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
            WHERE c.session_id = ? AND l.kind = 'full' AND l.valid GROUP BY 1""",
         [sid],
     )
+    # a corner is an opportunity only when its typical time is at least the coaching table's
+    # opportunity_min_s over its best: hundredths are noise, not something to work on
+    bar = car_thresholds(s.get("car_id"))["opportunity_min_s"]
     gain = sorted(
         (
             {
@@ -55,6 +59,7 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
                 "median_minus_best_s": r(c["median_s"] - c["best_s"]),
             }
             for c in corner
+            if c["median_s"] is not None and c["best_s"] is not None and c["median_s"] - c["best_s"] >= bar
         ),
         key=lambda x: -(x["median_minus_best_s"] or 0),
     )
@@ -80,6 +85,8 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
         "achievable_lap_s": r(ach.time_s) if ach else None,
         "consistency_std_s": r(np.std(times)) if len(times) > 1 else None,
         "biggest_opportunities": gain[:3],
+        "opportunity_min_s": bar,
+        "corners_compared": len(corner),
         # an event kind's count, 0 included, only when the session recorded what detects it
         "events": {**{k: 0 for k in can}, **{e["kind"]: e["n"] for e in events if e["kind"] not in cannot}},
         "events_not_recorded": cannot,

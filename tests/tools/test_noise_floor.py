@@ -1,0 +1,73 @@
+"""Hundredths are noise: a corner is named as time to find only when its typical time is the coaching
+table's ``opportunity_min_s`` or more over its best, and the session plan works on what the debrief
+names (the opportunities), with exactly the laps asked for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import pytest
+
+from services.paddock.agents.narrative import template_narrative
+from services.paddock.tools.registry import run_tool
+from shared.store.lake_layout import session_dir
+from shared.thresholds import DEFAULT_THRESHOLDS
+
+BAR = DEFAULT_THRESHOLDS["opportunity_min_s"]
+
+
+def _gaps(settings: Any, sid: str) -> dict[str, float]:
+    """Typical (median) minus best corner time over the valid full laps, read from the lake files."""
+    d = session_dir(settings.lake_dir, sid)
+    got = duckdb.sql(
+        f"""SELECT c.corner_id, median(c.time_s) - min(c.time_s) AS gap
+            FROM read_parquet('{d / "corners.parquet"}') c
+            JOIN read_parquet('{d / "laps.parquet"}') l ON l.lap = c.lap
+            WHERE l.kind = 'full' AND l.valid GROUP BY 1"""
+    ).fetchall()
+    return {str(k): float(v) for k, v in got}
+
+
+@pytest.mark.parametrize("key", ["sid", "vbox_sid", "kart_sid"])
+def test_only_corners_over_the_bar_are_named(lake_env: dict[str, Any], key: str) -> None:
+    sid = lake_env[key]
+    if sid is None:
+        pytest.skip(f"{key}: ../shared not found")
+    gaps = _gaps(lake_env["settings"], sid)
+    hl = run_tool("get_session_highlights", {"session_id": sid})
+    named = [o["corner"] for o in hl["biggest_opportunities"]]
+    over = sorted((c for c, g in gaps.items() if g >= BAR), key=lambda c: -gaps[c])
+    assert named == over[:3]
+    assert hl["opportunity_min_s"] == BAR and hl["corners_compared"] == len(gaps)
+    goals = run_tool("get_goal_targets", {"session_id": sid})
+    assert all(gaps[t["corner"]] >= BAR for t in goals["corner_targets"])
+
+
+def test_a_session_without_an_opportunity_says_so() -> None:
+    hl = {"valid_laps": 5, "best_lap": 2, "best_lap_s": 95.342, "biggest_opportunities": []}
+    said, focus = template_narrative(
+        "debrief", {"highlights_data": {**hl, "corners_compared": 13, "opportunity_min_s": 0.05}}
+    )
+    assert focus == [] and "No corner stands out" in said and "0.05 s" in said
+    # no corner compared (no track): nothing is claimed about corners
+    said, _ = template_narrative(
+        "debrief", {"highlights_data": {**hl, "corners_compared": 0, "opportunity_min_s": 0.05}}
+    )
+    assert "corner" not in said.lower()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 10, 12])
+def test_the_plan_has_the_laps_asked_for_and_works_on_the_opportunities(
+    lake_env: dict[str, Any], n: int
+) -> None:
+    sid = lake_env["sid"]
+    plan = run_tool("get_session_plan_context", {"session_id": sid, "n_laps": n})
+    assert sum(b["laps"] for b in plan["blocks"]) == n and all(b["laps"] >= 1 for b in plan["blocks"])
+    opps = run_tool("get_opportunities", {"session_id": sid})["opportunities"]
+    assert opps, "the simulated session has injected mistakes"
+    work = [
+        b["focus"] for b in plan["blocks"] if b["focus"] not in ("cool-down",) and "warm" not in b["focus"]
+    ]
+    # the first work block is the first opportunity, in the debrief's words
+    assert work[0] == f"{opps[0]['corner']}: {opps[0]['target']}"
