@@ -662,6 +662,13 @@ class Check:
             got, secs, _ = s3check.wait_published(lambda: self._bucket(sid), health, 120)
         except TimeoutError as exc:
             raise CheckFailed(f"{sid} not in the bucket within 120 s of the server's return: {exc}") from exc
+
+        def listed() -> bool:
+            code, body = http(self.url("paddock", "/sessions"), token=self.token)
+            rows = body if isinstance(body, list) else (body or {}).get("sessions", []) if code == 200 else []
+            return {first, sid} <= {r.get("session_id") for r in rows if isinstance(r, dict)}
+
+        wait_for(f"{first} and {sid} in the paddock's /sessions after the outage", listed, 60)
         before = self.state["bucket"]["named"]
         again = self._bucket(first)
         if again.get("named") != before or again.get("named_missing"):
@@ -677,7 +684,7 @@ class Check:
         return (
             f"s3 stopped; {sid} streamed, {waiting} files waited in the spool ({err[:60]!r}); s3 healthy "
             f"again in {t_healthy - t_start:.1f} s, the session in the bucket {secs:.1f} s later "
-            f"({len(got['named'])} objects); {first} intact"
+            f"({len(got['named'])} objects), listed by the paddock; {first} intact"
         )
 
     def s_debrief(self) -> str:
