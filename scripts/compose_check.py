@@ -542,12 +542,22 @@ class Check:
     def s_sessions(self) -> str:
         sid = self.state["session_id"]
 
+        last: dict[str, Any] = {}
+        t0 = time.monotonic()
+
         def seen() -> Any:
             code, body = http(self.url("paddock", "/sessions"), token=self.token)
             rows = body if isinstance(body, list) else (body or {}).get("sessions", []) if code == 200 else []
-            return next((r for r in rows if isinstance(r, dict) and r.get("session_id") == sid), None)
+            row = next((r for r in rows if isinstance(r, dict) and r.get("session_id") == sid), None)
+            last["row"] = row
+            return row if row and row.get("status") == "closed" else None
 
-        row = wait_for(f"session {sid} in the paddock's /sessions", seen, 60)
+        try:  # the session ended with the replay: the paddock must list it closed
+            row = wait_for(f"session {sid} closed in the paddock's /sessions", seen, 60)
+        except CheckFailed as exc:
+            got = last.get("row")
+            raise CheckFailed(f"{exc}; last seen: {'absent' if got is None else got.get('status')}") from exc
+        self.figures["sessions_closed_listed_s"] = round(time.monotonic() - t0, 2)
         code, laps = http(self.url("paddock", f"/sessions/{sid}/laps"), token=self.token)
         n = len(laps) if isinstance(laps, list) else len((laps or {}).get("laps", [])) if code == 200 else 0
         if code != 200 or n == 0:

@@ -68,6 +68,8 @@ if "_catalog/sessions.parquet" in objs:
     rows = cat.filter(pc.equal(cat["session_id"], sid)).to_pylist()
     row = rows[0] if rows else None
 out["catalog_sessions"] = None if row is None else cat.num_rows
+ci = fs.get_file_info(root + "/_catalog/sessions.parquet")
+out["catalog_object"] = [ci.size, ci.mtime.isoformat() if ci.mtime else None]
 if row is not None:
     named = sorted(row["object_keys"] or [])
     out["named"] = named
