@@ -24,6 +24,10 @@ Steps, each printed with its time; any failure exits non-zero after tearing the 
                 (the paddock's template fallback fails the check)
 14. down        ``down -v`` (always, also after a failure); a dockerd this script started is stopped
 
+``--lake-s3``: the profile ``lake-s3`` instead of ``llm-local`` (no model, no debrief): the lake on SeaweedFS
+(service ``s3``) with ``PITWALL_LAKE_URL=s3://pitwall-lake/lake``; after the stream, ``publish`` waits for
+the session in the bucket, ``tools`` and ``sql`` query it through the paddock (see compose_check_s3.py).
+
 Only loopback traffic: ports are published on 127.0.0.1 (free ports), the project name is its own.
 ``--json FILE`` writes the step times and figures. Standard library only (runs before any venv exists).
 """
@@ -49,6 +53,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import compose_check_s3 as s3check
+
 REPO = Path(__file__).resolve().parents[1]
 WHEELS = REPO / "deploy" / "wheels"
 LLAMA_CPP = ("llama_cpp_python", "llama-cpp-python", "0.3.36")
@@ -57,6 +63,17 @@ DEFAULT_BASE = "python:3.11-slim"
 LOCAL_BASE = "pitwall-base:bookworm"
 TEST_BASE = "pitwall-base:bookworm-ca"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pitwall"
+
+
+# run inside a container: w(path) says "writable" or the OSError and errno of a write there
+WRITE_PROBE = (
+    "import os, sys\n"
+    "def w(p):\n"
+    "    try:\n"
+    "        open(p, 'w').close(); os.remove(p); return 'writable'\n"
+    "    except OSError as e:\n"
+    "        return type(e).__name__ + ':' + str(e.errno)\n"
+)
 
 
 class CheckFailed(Exception):
@@ -371,6 +388,10 @@ class Check:
         self.token = secrets.token_hex(16)
         self.ports = {"hotpath": free_port(), "paddock": free_port()}
         self.project = args.project
+        self.lake_s3 = bool(args.lake_s3)
+        self.profiles = ["lake-s3"] if self.lake_s3 else ["llm-local"]
+        self.services = {"hotpath", "paddock", "s3" if self.lake_s3 else "llm-local"}
+        self.images = ["pitwall:local", "pitwall-s3:local" if self.lake_s3 else "pitwall-llm:local"]
         self.env = {
             "PITWALL_API_TOKEN": self.token,
             "PITWALL_HOTPATH_PORT": str(self.ports["hotpath"]),
@@ -382,6 +403,9 @@ class Check:
             "PITWALL_LLM_THREADS": str(args.llm_threads),
             "COMPOSE_PROJECT_NAME": self.project,
         }
+        if self.lake_s3:
+            self.ports["s3"] = free_port()
+            self.env.update(s3check.s3_env(self.ports["s3"]))
 
     def step(self, name: str, fn: Callable[[], str | None]) -> None:
         t0 = time.monotonic()
@@ -393,11 +417,14 @@ class Check:
 
     def dc(self, *argv: str, timeout: float = 600, check: bool = True) -> subprocess.CompletedProcess[str]:
         return run(
-            [*self.compose, "-f", str(REPO / "compose.yaml"), "--profile", "llm-local", *argv],
+            [*self.compose, "-f", str(REPO / "compose.yaml"), *self._profile_args(), *argv],
             env=self.env,
             timeout=timeout,
             check=check,
         )
+
+    def _profile_args(self) -> list[str]:
+        return [a for p in self.profiles for a in ("--profile", p)]
 
     def url(self, svc: str, path: str) -> str:
         return f"http://127.0.0.1:{self.ports[svc]}{path}"
@@ -420,7 +447,7 @@ class Check:
 
     def s_build(self) -> str:
         if self.args.fresh:
-            for ref in ("pitwall:local", "pitwall-llm:local"):
+            for ref in self.images:
                 run(["docker", "image", "rm", "-f", ref], check=False)
             run(["docker", "builder", "prune", "-af"], check=False)
         self.dc("build", timeout=3600)
@@ -435,7 +462,7 @@ class Check:
             rows = rows[0]
         health = {r["Service"]: r.get("Health", "") for r in rows}
         bad = {s: h for s, h in health.items() if h != "healthy"}
-        if set(health) != {"hotpath", "paddock", "llm-local"} or bad:
+        if set(health) != self.services or bad:
             raise CheckFailed(f"services and health: {health}")
         return ", ".join(f"{s} {h}" for s, h in sorted(health.items()))
 
@@ -447,12 +474,19 @@ class Check:
             if no != 401 or bad != 403:
                 raise CheckFailed(f"{svc}{path}: without token {no} (want 401), wrong token {bad} (want 403)")
             out.append(f"{svc} 401/403")
+        if self.lake_s3:
+            try:
+                out.append(s3check.anonymous_refused(self.ports["s3"]))
+            except RuntimeError as exc:
+                raise CheckFailed(str(exc)) from exc
         code, body = http(self.url("paddock", "/sessions"), token=self.token)
         if code != 200:
             raise CheckFailed(f"paddock /sessions with the token answered {code}: {body}")
         return ", ".join(out) + ", 200 with the token"
 
-    def _replay(self, token: str) -> subprocess.CompletedProcess[str]:
+    def _replay(
+        self, token: str, seed: int = 7, driver: str = "compose-check"
+    ) -> subprocess.CompletedProcess[str]:
         net = f"{self.project}_default"
         return run(
             [
@@ -473,11 +507,11 @@ class Check:
                 "--laps",
                 str(self.args.laps),
                 "--seed",
-                "7",
+                str(seed),
                 "--speed",
                 "0",
                 "--driver",
-                "compose-check",
+                driver,
                 "--to",
                 "ws://hotpath:8710/ingest/ws",
             ],
@@ -508,12 +542,22 @@ class Check:
     def s_sessions(self) -> str:
         sid = self.state["session_id"]
 
+        last: dict[str, Any] = {}
+        t0 = time.monotonic()
+
         def seen() -> Any:
             code, body = http(self.url("paddock", "/sessions"), token=self.token)
             rows = body if isinstance(body, list) else (body or {}).get("sessions", []) if code == 200 else []
-            return next((r for r in rows if isinstance(r, dict) and r.get("session_id") == sid), None)
+            row = next((r for r in rows if isinstance(r, dict) and r.get("session_id") == sid), None)
+            last["row"] = row
+            return row if row and row.get("status") == "closed" else None
 
-        row = wait_for(f"session {sid} in the paddock's /sessions", seen, 60)
+        try:  # the session ended with the replay: the paddock must list it closed
+            row = wait_for(f"session {sid} closed in the paddock's /sessions", seen, 60)
+        except CheckFailed as exc:
+            got = last.get("row")
+            raise CheckFailed(f"{exc}; last seen: {'absent' if got is None else got.get('status')}") from exc
+        self.figures["sessions_closed_listed_s"] = round(time.monotonic() - t0, 2)
         code, laps = http(self.url("paddock", f"/sessions/{sid}/laps"), token=self.token)
         n = len(laps) if isinstance(laps, list) else len((laps or {}).get("laps", [])) if code == 200 else 0
         if code != 200 or n == 0:
@@ -521,6 +565,137 @@ class Check:
         if row.get("status") != "closed" or row.get("driver_id") != "compose-check":
             raise CheckFailed(f"session row {row}: want status closed, driver compose-check")
         return f"{sid} listed (driver {row['driver_id']}, track {row.get('track_id')}, closed), {n} laps from the lake"
+
+    # the lake on S3 (--lake-s3) --------------------------------------
+    def _bucket(self, sid: str) -> dict[str, Any]:
+        p = self.dc("exec", "-T", "hotpath", "python", "-c", s3check.BUCKET_PROBE, sid, timeout=120)
+        return dict(json.loads(p.stdout.strip().splitlines()[-1]))
+
+    def s_publish(self) -> str:
+        sid = self.state["session_id"]
+
+        def health() -> Any:
+            code, body = http(self.url("hotpath", "/health"), token=self.token)
+            return body if code == 200 and isinstance(body, dict) else None
+
+        try:
+            got, secs, polls = s3check.wait_published(lambda: self._bucket(sid), health, 180)
+        except TimeoutError as exc:
+            raise CheckFailed(f"session {sid} not published to the bucket within 180 s; last: {exc}") from exc
+        self.state["bucket"] = got
+        self.figures["s3_publish"] = {
+            "seconds_after_stream": round(secs, 1),
+            "polls": polls,
+            "probe_s": got["probe_s"],
+            "session_objects": len(got["named"]),
+            "session_bytes": got["session_bytes"],
+            "objects_in_bucket": got["objects_in_bucket"],
+            "telemetry_rows": got.get("telemetry_rows"),
+            "keys": got["named"],
+        }
+        return (
+            f"{len(got['named'])} objects ({got['session_bytes'] / 1e6:.2f} MB) named by the closed catalog "
+            f"row, all in the bucket, telemetry compacted into one object ({got.get('telemetry_rows')} rows); "
+            f"spool empty; {polls} polls of {got['probe_s']} s"
+        )
+
+    def s_tools(self) -> str:
+        sid, split = self.state["session_id"], self.state["bucket"].get("lap_split_s") or {}
+        t0 = time.monotonic()
+        code, hl = http(
+            self.url("paddock", "/api/tools/get_session_highlights"), self.token, {"session_id": sid}, 120
+        )
+        took = time.monotonic() - t0
+        if code != 200 or not isinstance(hl, dict) or "error" in hl:
+            raise CheckFailed(f"get_session_highlights answered {code}: {str(hl)[:400]}")
+        _, laps = http(self.url("paddock", f"/sessions/{sid}/laps"), token=self.token)
+        rows = laps if isinstance(laps, list) else (laps or {}).get("laps", [])
+        problems = s3check.lap_times_agree(split, rows)
+        best, best_s = hl.get("best_lap"), hl.get("best_lap_s")
+        want = split.get(str(best))
+        if want is None or best_s is None or abs(best_s - want) > s3check.LAP_TOLERANCE_S:
+            problems.append(f"best lap {best} {best_s} s; telemetry split {want} s")
+        compared = [r for r in rows if str(r.get("lap")) in split]
+        if problems or not compared:
+            raise CheckFailed(f"{problems or 'no lap to compare'}; split {split}")
+        self.figures["s3_tool"] = {"seconds": round(took, 2), "best_lap": best, "best_lap_s": best_s}
+        return (
+            f"get_session_highlights in {took:.2f} s: best lap {best} {best_s} s, {hl.get('valid_laps')} "
+            f"valid laps; {len(compared)} lap times within {s3check.LAP_TOLERANCE_S} s of the raw split"
+        )
+
+    def s_sql(self) -> str:
+        sid, rows_in_bucket = self.state["session_id"], self.state["bucket"].get("telemetry_rows")
+        tool = self.url("paddock", "/api/tools/query_pitwall_db")
+        t0 = time.monotonic()
+        code, got = http(tool, self.token, {"sql": s3check.sql_count(sid)}, 120)
+        took = time.monotonic() - t0
+        n = (got.get("rows") or [{}])[0].get("n") if code == 200 and isinstance(got, dict) else None
+        if n != rows_in_bucket or not n:
+            raise CheckFailed(
+                f"SQL count of {sid}'s telemetry: {code} {str(got)[:300]}; bucket {rows_in_bucket}"
+            )
+        code, esc = http(tool, self.token, {"sql": s3check.SQL_ESCAPE}, 60)
+        if code != 200 or not isinstance(esc, dict) or "error" not in esc:
+            raise CheckFailed(f"the sandbox read the local lake's files: {code} {str(esc)[:300]}")
+        self.figures["s3_sql"] = {"seconds": round(took, 2), "telemetry_rows": n}
+        return (
+            f"query_pitwall_db counts {n} telemetry rows in {took:.2f} s (pyarrow in the bucket: "
+            f"{rows_in_bucket}); read_parquet of /data/lake refused ({esc['error'].get('code')})"
+        )
+
+    def s_outage(self) -> str:
+        """The S3 server stops; a session streamed meanwhile waits in the hot path's spool and reaches the
+        bucket once the server is back (nothing lost); the first session survived the restart."""
+        first = self.state["session_id"]
+        self.dc("stop", "s3", timeout=120)
+        t_down = time.monotonic()
+        p = self._replay(self.token, seed=11, driver="compose-check-offline")
+        if p.returncode != 0:
+            raise CheckFailed(f"replay while the S3 server is down exited {p.returncode}: {p.stderr[-600:]}")
+        sid = json.loads(p.stdout.strip().splitlines()[-1])["session_id"]
+        _, hot = http(self.url("hotpath", "/health"), token=self.token)
+        up = (hot.get("lake_upload") if isinstance(hot, dict) else None) or {}
+        if not up.get("waiting_files"):
+            raise CheckFailed(f"the S3 server is down but nothing waits in the spool: {up}")
+        waiting, err = up["waiting_files"], (up.get("last_error") or "")[:120]
+        t_start = time.monotonic()
+        # healthy again: the S3 API answers and the bucket is there (its volume kept everything)
+        self.dc("up", "-d", "--no-deps", "--wait", "--wait-timeout", "120", "s3", timeout=180)
+        t_healthy = time.monotonic()
+
+        def health() -> Any:
+            code, body = http(self.url("hotpath", "/health"), token=self.token)
+            return body if code == 200 and isinstance(body, dict) else None
+
+        try:
+            got, secs, _ = s3check.wait_published(lambda: self._bucket(sid), health, 120)
+        except TimeoutError as exc:
+            raise CheckFailed(f"{sid} not in the bucket within 120 s of the server's return: {exc}") from exc
+
+        def listed() -> bool:
+            code, body = http(self.url("paddock", "/sessions"), token=self.token)
+            rows = body if isinstance(body, list) else (body or {}).get("sessions", []) if code == 200 else []
+            return {first, sid} <= {r.get("session_id") for r in rows if isinstance(r, dict)}
+
+        wait_for(f"{first} and {sid} in the paddock's /sessions after the outage", listed, 60)
+        before = self.state["bucket"]["named"]
+        again = self._bucket(first)
+        if again.get("named") != before or again.get("named_missing"):
+            raise CheckFailed(f"{first} after the restart: {again}")
+        self.figures["s3_outage"] = {
+            "down_s": round(t_start - t_down, 1),
+            "waiting_files": waiting,
+            "last_error": err,
+            "restart_to_healthy_s": round(t_healthy - t_start, 1),
+            "healthy_to_published_s": round(secs, 1),
+            "session_objects": len(got["named"]),
+        }
+        return (
+            f"s3 stopped; {sid} streamed, {waiting} files waited in the spool ({err[:60]!r}); s3 healthy "
+            f"again in {t_healthy - t_start:.1f} s, the session in the bucket {secs:.1f} s later "
+            f"({len(got['named'])} objects), listed by the paddock; {first} intact"
+        )
 
     def s_debrief(self) -> str:
         sid = self.state["session_id"]
@@ -573,23 +748,20 @@ class Check:
 
     def s_volumes(self) -> str:
         probe = (
-            "import os, sys\n"
-            "def w(p):\n"
-            "    try:\n"
-            "        open(p, 'w').close(); os.remove(p); return 'writable'\n"
-            "    except OSError as e:\n"
-            "        return type(e).__name__ + ':' + str(e.errno)\n"
-            "print(os.getuid(), w('/data/lake/.probe'), w('/data/paddock/.probe'), w('/opt/pitwall/.probe'), w('/tmp/.probe'))\n"
+            WRITE_PROBE
+            + "print(os.getuid(), w('/data/lake/.probe'), w('/data/paddock/.probe'), w('/opt/pitwall/.probe'),\n"
+            "      w('/tmp/.probe'), w('/data/spool/.probe'))\n"
         )
         got = {}
         for svc in ("hotpath", "paddock"):
             got[svc] = self.dc("exec", "-T", svc, "python", "-c", probe).stdout.split()
-        uid_h, lake_h, _, opt_h, tmp_h = got["hotpath"]
-        uid_p, lake_p, pad_p, opt_p, tmp_p = got["paddock"]
+        uid_h, lake_h, _, opt_h, tmp_h, spool_h = got["hotpath"]
+        uid_p, lake_p, pad_p, opt_p, tmp_p, _ = got["paddock"]
         want = {
             "paddock lake mount read-only": lake_p.startswith("OSError:30"),
             "paddock writes paddock/": pad_p == "writable",
             "hot path writes lake/": lake_h == "writable",
+            "hot path writes spool/": spool_h == "writable",
             "root filesystems read-only": opt_h.startswith("OSError:30") and opt_p.startswith("OSError:30"),
             "/tmp writable": tmp_h == tmp_p == "writable",
             "non-root (uid 10001)": uid_h == uid_p == "10001",
@@ -597,6 +769,12 @@ class Check:
         failed = [k for k, ok in want.items() if not ok]
         if failed:
             raise CheckFailed(f"{failed}: hotpath {got['hotpath']}, paddock {got['paddock']}")
+        if self.lake_s3:
+            s3_probe = WRITE_PROBE + "print(os.getuid(), w('/opt/s3/.probe'), w('/data/.probe'))\n"
+            uid, img, data = self.dc("exec", "-T", "s3", "/opt/s3/bin/python", "-c", s3_probe).stdout.split()
+            if uid in ("", "0") or not img.startswith("OSError:30") or data != "writable":
+                raise CheckFailed(f"s3: uid {uid}, image {img} (want read-only), /data {data}")
+            return "; ".join(want) + f"; s3 uid {uid}, read-only image, writes its /data volume"
         llm_uid = self.dc(
             "exec", "-T", "llm-local", "python", "-c", "import os; print(os.getuid())"
         ).stdout.strip()
@@ -630,7 +808,7 @@ class Check:
 
     def s_size(self) -> str:
         sizes = {}
-        for ref in ("pitwall:local", "pitwall-llm:local", self.env["PITWALL_BASE_IMAGE"]):
+        for ref in (*self.images, self.env["PITWALL_BASE_IMAGE"]):
             out = run(["docker", "image", "inspect", ref, "--format", "{{.Size}}"]).stdout.strip()
             sizes[ref] = round(int(out) / 1e6)
         self.figures["image_mb"] = sizes
@@ -671,16 +849,22 @@ class Check:
             ("engine", self.s_engine),
             ("compose", self.s_compose),
             ("base", self.s_base),
-            ("wheels", self.s_wheels),
+            *([] if self.lake_s3 else [("wheels", self.s_wheels)]),
             ("build", self.s_build),
             ("up", self.s_up),
             ("token", self.s_token),
             ("stream", self.s_stream),
+            *([("publish", self.s_publish)] if self.lake_s3 else []),
             ("sessions", self.s_sessions),
+            *(
+                [("tools", self.s_tools), ("sql", self.s_sql), ("outage", self.s_outage)]
+                if self.lake_s3
+                else []
+            ),
             ("volumes", self.s_volumes),
             ("size", self.s_size),
-            ("model", self.s_model),
-            *([] if self.args.skip_debrief else [("debrief", self.s_debrief)]),
+            *([] if self.lake_s3 else [("model", self.s_model)]),
+            *([] if self.args.skip_debrief or self.lake_s3 else [("debrief", self.s_debrief)]),
             ("down", self.s_down),
         ]
         failed: str | None = None
@@ -702,6 +886,8 @@ class Check:
                 )
             )
         skipped = " (debrief SKIPPED: no model-written debrief was checked)" if self.args.skip_debrief else ""
+        if self.lake_s3:
+            skipped = " (lake on SeaweedFS; no model, no debrief in this mode)"
         log(
             ("compose check FAILED at " + failed)
             if failed
@@ -738,6 +924,11 @@ def main() -> int:
     ap.add_argument("--keep-engine", action="store_true", help="leave a dockerd this script started running")
     ap.add_argument(
         "--no-logs", dest="logs_on_failure", action="store_false", help="no compose logs on failure"
+    )
+    ap.add_argument(
+        "--lake-s3",
+        action="store_true",
+        help="the lake on SeaweedFS (profile lake-s3, no model): publish, tools and SQL over the bucket",
     )
     ap.add_argument("--json", help="write step times and figures to this file")
     return Check(ap.parse_args()).main()

@@ -144,7 +144,8 @@ def test_the_app_image_context_holds_only_what_the_image_needs() -> None:
 def test_the_model_image_context_is_the_wheels_and_the_health_check() -> None:
     rules = _dockerignore_rules(DEPLOY / ".dockerignore")
     sent = {f for f in _tracked(DEPLOY) if _in_context(f, rules)}
-    assert sent == {"healthcheck.py", "llm_server.py", "wheels/.gitkeep"}
+    # deploy/ is also the context of s3.Dockerfile (tests/deploy/test_lake_s3.py): its launcher is sent too
+    assert sent == {"healthcheck.py", "llm_server.py", "s3_server.py", "wheels/.gitkeep"}
     assert _in_context("wheels/llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl", rules)
     assert not _in_context("systemd/pitwall-hotpath.service", rules)
     for src in re.findall(r"^COPY (?!--from)(.+) \S+$", (DEPLOY / "llm.Dockerfile").read_text(), re.M):
@@ -244,6 +245,8 @@ def test_healthcheck_passes_only_a_ready_service(server: str) -> None:
 
 
 def _compose_check() -> ModuleType:
+    if str(REPO / "scripts") not in sys.path:  # as when run as a script: its S3 part beside it
+        sys.path.insert(0, str(REPO / "scripts"))
     spec = importlib.util.spec_from_file_location("compose_check", REPO / "scripts" / "compose_check.py")
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
