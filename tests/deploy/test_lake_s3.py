@@ -110,6 +110,7 @@ def test_s3_launcher_refuses_missing_credentials_in_one_line() -> None:
         {},
         {"PITWALL_S3_ACCESS_KEY": "k"},
         {"PITWALL_S3_ACCESS_KEY": "k", "PITWALL_S3_SECRET_KEY": " "},
+        {"PITWALL_S3_ACCESS_KEY": "  ", "PITWALL_S3_SECRET_KEY": "s"},
     ):
         p = subprocess.run(
             [sys.executable, str(DEPLOY / "s3_server.py")],
