@@ -8,11 +8,15 @@ from typing import Any
 
 import numpy as np
 
+from services.paddock.lake import get_lake
 from services.paddock.tools.base import ToolError, find_corner, r, rows, session_row
 
 
-def _same_track(session_id: str, n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(the session, up to ``n`` sessions of its driver at its track in its car, oldest first, ending with it)."""
+def _same_track(
+    session_id: str, n: int, tables: tuple[str, ...] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the session, up to ``n`` sessions of its driver at its track in its car, oldest first, ending with
+    it). Their small tables (or ``tables``, the ones the caller reads) are fetched in parallel first."""
     s = session_row(session_id)
     if not s["track_id"]:  # an unknown track: nothing else is comparable
         return s, [s]
@@ -31,7 +35,10 @@ def _same_track(session_id: str, n: int) -> tuple[dict[str, Any], list[dict[str,
         ],
     )
     others = [x for x in sess if x["session_id"] != s["session_id"]][: max(0, n - 1)]
-    return s, [*reversed(others), s]
+    history = [*reversed(others), s]
+    if tables != ():
+        get_lake().prefetch([x["session_id"] for x in history], set(tables) if tables is not None else None)
+    return s, history
 
 
 def _scope(s: dict[str, Any], sess: list[dict[str, Any]]) -> dict[str, Any]:
@@ -51,7 +58,7 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
     """One corner across the driver's recent sessions at this session's track and car: best and median corner time, minimum speed, brake point, grade, coaching notes and trend."""
     if not 1 <= n_sessions <= 50:
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
-    s, sess = _same_track(session_id, n_sessions)
+    s, sess = _same_track(session_id, n_sessions, ("laps", "corner_results", "coaching_notes"))
     c = find_corner(s["track_id"], corner_name)
     out = []
     for x0 in sess:
@@ -115,7 +122,7 @@ def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]
     """Progress up to this session at its track and car: best-lap trend, corners improving or regressing, and plateau detection."""
     if not 1 <= n_sessions <= 50:
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
-    s, sess = _same_track(session_id, n_sessions)
+    s, sess = _same_track(session_id, n_sessions, ("laps", "corner_results"))
     bests = [{"session_id": x["session_id"], "best_lap_s": r(x["best_lap_s"])} for x in sess]
     vals = [b["best_lap_s"] for b in bests if b["best_lap_s"] is not None]
     plateau = len(vals) >= 3 and (max(vals[-3:]) - min(vals[-3:])) / min(vals[-3:]) < 0.003
@@ -155,7 +162,7 @@ def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]
 
 def get_goal_targets(session_id: str) -> dict[str, Any]:
     """Lap-time goals from this session: personal best at this track and car, theoretical gain from this session's best corners, a realistic next target and per-corner targets."""
-    s, sess = _same_track(session_id, 20)
+    s, sess = _same_track(session_id, 20, ())  # the others' catalog rows only
     with_pb = [x for x in sess if x["best_lap_s"]]
     pb_row = min(with_pb, key=lambda x: x["best_lap_s"]) if with_pb else None
     pb = pb_row["best_lap_s"] if pb_row else None
