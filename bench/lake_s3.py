@@ -42,7 +42,7 @@ from shared.lake_url import s3_target  # noqa: E402
 from shared.settings import Settings, settings_for  # noqa: E402
 from shared.simulator import simulate  # noqa: E402
 from shared.store.hot import HotStore  # noqa: E402
-from shared.store.lake_catalog import CATALOG_KEY, KEYS_COLUMN, hive_base, read_catalog  # noqa: E402
+from shared.store.lake_catalog import KEYS_COLUMN, fragment_key, hive_base, read_catalog  # noqa: E402
 from shared.store.lake_mirror import mirror_for, uploader_for  # noqa: E402
 from shared.store.publisher import LakePublisher  # noqa: E402
 from tests.support.counting_fs import counting  # noqa: E402
@@ -175,7 +175,7 @@ def build_big_lake(
         by_driver.setdefault(r["driver_id"], []).append((r["started_at"], r["session_id"]))
     by_driver = {k: [sid for _, sid in sorted(v)] for k, v in by_driver.items()}
     big = pa.Table.from_pylist(rows, schema=row.schema)
-    with fs.open_output_stream(t.path(CATALOG_KEY)) as f:
+    with fs.open_output_stream(t.path(fragment_key("bench"))) as f:
         pq.write_table(big, f, compression="zstd")
     return time.perf_counter() - t0, by_driver
 

@@ -59,7 +59,7 @@ class Lake:
 
     def _signature(self) -> tuple[int, float]:
         if self.s3 is not None:
-            return self.s3.signature()  # one HEAD of the catalog object
+            return self.s3.signature()  # one LIST of the catalog's fragments
         files = list(self.lake_dir.glob("sessions/*/*.parquet")) + list(
             self.lake_dir.glob("sessions/*/telemetry/*.parquet")
         )
@@ -75,7 +75,7 @@ class Lake:
             if force or sig != self._sig:
                 damaged = damaged_sessions(self.lake_dir) if self.s3 is None else {}
                 if self.s3 is not None:
-                    self.s3.fetch()  # the catalog (one GET): its keys, to compare with the damage found
+                    self.s3.fetch()  # the catalog (a GET per writer): its keys, to compare with the damage found
                 for sid, (problem, files) in list(self._found.items()):
                     if self._files_signature(sid) == files:
                         damaged.setdefault(sid, problem)

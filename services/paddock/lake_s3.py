@@ -1,6 +1,7 @@
 """The paddock's reader of an S3 lake: the session catalog, and Arrow datasets DuckDB scans.
 
-Nothing lists the bucket. The catalog (one GET, :mod:`shared.store.lake_catalog`) names every object of
+Nothing lists the bucket. The catalog (:mod:`shared.store.lake_catalog`: a LIST of ``_catalog/`` and a GET
+per writer's fragment) names every object of
 every session; each table is a pyarrow dataset built from those keys, one fragment per object, tagged with
 its session (and a lap file with its lap) as a partition expression. DuckDB pushes ``session_id = ?`` (and
 ``lap = ?``) into the scan, so a query about one session opens only that session's objects; a driver's
@@ -102,7 +103,7 @@ class S3Lake:
             raise explain(exc, self.settings) from exc
 
     def fetch(self) -> None:
-        """Read the catalog (one GET)."""
+        """Read the catalog (a GET per writer's fragment)."""
         try:
             cat = read_catalog(self.fs, self.target)
         except OSError as exc:

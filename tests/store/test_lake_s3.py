@@ -26,7 +26,7 @@ from services.paddock.tools.sql_guard import run_query
 from shared.lake_url import s3_target
 from shared.settings import Settings, settings_for
 from shared.simulator import simulate
-from shared.store.lake_catalog import CATALOG_KEY, read_catalog
+from shared.store.lake_catalog import CATALOG_DIR, read_catalog
 from tests.support.counting_fs import counting
 from tests.support.procs import REPO, free_port, start_hotpath
 from tests.support.seaweed import SECRET_KEY, seaweed_or_skip
@@ -205,7 +205,7 @@ def test_polars_reads_the_lake_unchanged(car: dict[str, Any]) -> None:
         "aws_endpoint_url": env["PITWALL_S3_ENDPOINT"], "aws_region": "us-east-1", "aws_allow_http": "true",
     }  # fmt: skip
     root = env["PITWALL_LAKE_URL"]
-    cat = pl.read_parquet(f"{root}/{CATALOG_KEY}", storage_options=opts)
+    cat = pl.read_parquet(f"{root}/{CATALOG_DIR}/*.parquet", storage_options=opts)  # every writer's
     for sid, wide, _ in (car["a"], car["b"]):
         keys = cat.filter(pl.col("session_id") == sid)["object_keys"][0].to_list()
         laps = pl.read_parquet(
