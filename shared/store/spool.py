@@ -62,12 +62,9 @@ class Spool:
         if not f.is_file():
             tmp = self.root / f".writer.{secrets.token_hex(4)}"
             tmp.write_text(secrets.token_hex(8))
-            try:
-                os.link(tmp, f)  # first one wins, never replaced
-            except FileExistsError:
-                pass
-            finally:
-                tmp.unlink(missing_ok=True)
+            with contextlib.suppress(FileExistsError):  # the first one wins, never replaced
+                os.link(tmp, f)
+            tmp.unlink(missing_ok=True)
         return f.read_text().strip()
 
     def add_file(self, src: Path, key: str, link: bool = True) -> None:
