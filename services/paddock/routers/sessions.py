@@ -15,7 +15,15 @@ from fastapi.responses import HTMLResponse
 
 from services.paddock.deps import SettingsDep, Store
 from services.paddock.lake import Lake, get_lake
-from services.paddock.tools.base import ToolError, lap_arrays, rows, session_arrays, session_row, valid_laps
+from services.paddock.tools.base import (
+    ToolError,
+    damaged_error,
+    lap_arrays,
+    rows,
+    session_arrays,
+    session_row,
+    valid_laps,
+)
 from services.paddock.tools.optimal import session_achievable
 from shared.achievable_trace import stitched_trace
 from shared.bundle import SUFFIX, export_bundle
@@ -78,36 +86,24 @@ def _session_files(session_id: str) -> tuple[Lake, SessionFiles]:
     files = lake.session_files(session_id) if _SID.match(session_id) else None
     if files is None:
         raise HTTPException(404, detail=f"no session {session_id!r}")
-    if session_id in lake.damaged:
-        raise HTTPException(409, detail=_damaged_error(session_id, lake.damaged[session_id]))
+    if (err := damaged_error(session_id)) is not None:
+        raise HTTPException(409, detail=err.as_dict()["error"])
     return lake, files
-
-
-def _damaged_error(sid: str, problem: dict[str, str]) -> dict[str, Any]:
-    return ToolError(
-        "damaged_session",
-        f"session {sid} is damaged in the lake: {problem['file']}: {problem['reason']}",
-        "the hot path republishes it from its store (pitwall repair); other sessions are unaffected",
-    ).as_dict()["error"]
 
 
 def _read_whole(lake: Lake, files: SessionFiles, read: Callable[[SessionFiles], T]) -> T:
     """``read(files)``; when it fails, the session's files are read whole: a damaged one answers 409
-    naming it (and the session is listed as damaged from then on)."""
+    naming it (and the session is listed as damaged from then on), an unreadable lake 503."""
     try:
         return read(files)
-    except FileNotFoundError as exc:
-        problem = lake.check_session(files.session_id)
-        if problem is None:
-            raise HTTPException(404, detail=f"no session {files.session_id!r}") from exc
-        raise HTTPException(409, detail=_damaged_error(files.session_id, problem)) from exc
     except Exception as exc:
-        problem = lake.check_session(files.session_id)
-        if problem is None:
-            raise HTTPException(
-                503, detail=f"the lake could not be read: {str(exc).splitlines()[0][:200]}"
-            ) from exc
-        raise HTTPException(409, detail=_damaged_error(files.session_id, problem)) from exc
+        sid = files.session_id
+        if lake.check_session(sid) is not None and (err := damaged_error(sid)) is not None:
+            raise HTTPException(409, detail=err.as_dict()["error"]) from exc
+        if isinstance(exc, FileNotFoundError):
+            raise HTTPException(404, detail=f"no session {sid!r}") from exc
+        why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise HTTPException(503, detail=f"the lake {lake.url} could not be read: {why}") from exc
 
 
 @router.delete("/sessions/{session_id}")

@@ -60,35 +60,50 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
     s, sess = _same_track(session_id, n_sessions, ("laps", "corner_results", "coaching_notes"))
     c = find_corner(s["track_id"], corner_name)
+    ids = [x["session_id"] for x in sess]
+    inn = ", ".join("?" * len(ids))
+    # one query each over the driver's sessions (named by parameter: on S3 only their objects are read);
+    # corner ids compare in any case: a lake written before ids were canonical may hold "T3A"
+    stats = {
+        x["session_id"]: x
+        for x in rows(
+            f"""SELECT c.session_id, min(c.time_s) AS best_s, median(c.time_s) AS median_s,
+                       median(c.min_kmh) AS min_kmh, median(c.brake_point_m) AS brake_point_m, count(*) AS laps
+                FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
+                WHERE c.session_id IN ({inn}) AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid
+                GROUP BY c.session_id""",
+            [*ids, c.id],
+        )
+    }
+    # each session's best lap (fastest valid full lap) through this corner: its own minimum speed, not
+    # the session's median
+    bests = {
+        x["session_id"]: x
+        for x in rows(
+            f"""SELECT l.session_id, l.lap, c.time_s, c.min_kmh, c.brake_point_m
+                FROM laps l JOIN corner_results c ON c.session_id = l.session_id AND c.lap = l.lap
+                WHERE l.session_id IN ({inn}) AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid
+                QUALIFY row_number() OVER (PARTITION BY l.session_id ORDER BY l.time_s, l.lap) = 1""",
+            [*ids, c.id],
+        )
+    }
+    notes: dict[str, list[dict[str, Any]]] = {}
+    for n in rows(
+        f"""SELECT session_id, text, status, reason FROM coaching_notes
+            WHERE session_id IN ({inn}) AND lower(corner) = lower(?)
+            QUALIFY row_number() OVER (PARTITION BY session_id ORDER BY ts) <= 5""",
+        [*ids, c.id],
+    ):
+        notes.setdefault(n.pop("session_id"), []).append(n)
     out = []
-    for x0 in sess:
-        # corner ids compare in any case: a lake written before ids were canonical may hold "T3A"
-        x = rows(
-            """SELECT min(c.time_s) AS best_s, median(c.time_s) AS median_s, median(c.min_kmh) AS min_kmh,
-                      median(c.brake_point_m) AS brake_point_m, count(*) AS laps
-               FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
-               WHERE c.session_id = ? AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid""",
-            [x0["session_id"], c.id],
-        )[0]
-        if not x["laps"]:
+    for sid in ids:
+        x = stats.get(sid)
+        if x is None or not x["laps"]:
             continue
-        # the session's best lap (fastest valid full lap) through this corner: its own minimum speed,
-        # not the session's median
-        bl = rows(
-            """SELECT l.lap, c.time_s, c.min_kmh, c.brake_point_m
-               FROM laps l JOIN corner_results c ON c.session_id = l.session_id AND c.lap = l.lap
-               WHERE l.session_id = ? AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid
-               ORDER BY l.time_s, l.lap LIMIT 1""",
-            [x0["session_id"], c.id],
-        )
-        best = bl[0] if bl else {}
-        notes = rows(
-            "SELECT text, status, reason FROM coaching_notes WHERE session_id = ? AND lower(corner) = lower(?) LIMIT 5",
-            [x0["session_id"], c.id],
-        )
+        best = bests.get(sid, {})
         out.append(
             {
-                "session_id": x0["session_id"],
+                "session_id": sid,
                 "best_s": r(x["best_s"]),
                 "median_s": r(x["median_s"]),
                 "best_lap": best.get("lap"),
@@ -99,7 +114,7 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
                 "min_speed_median_kmh": r(x["min_kmh"], 1),
                 "brake_point_m": r(x["brake_point_m"], 1),
                 "grade": _grade((x["median_s"] or 0) - (x["best_s"] or 0)),
-                "notes": notes,
+                "notes": notes.get(sid, []),
             }
         )
     med = [o["median_s"] for o in out if o["median_s"] is not None]
