@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from shared.lake_url import LakeTarget, explain, s3_filesystem, s3_target
 from shared.signals import registry_schema, signals_schema, telemetry_schema
-from shared.store.lake_catalog import KEYS_COLUMN, catalog_info, read_catalog
+from shared.store.lake_catalog import KEYS_COLUMN, catalog_signature, fragments, read_catalog
 from shared.store.lake_read import S3Session
 from shared.store.schema import ALL_DDL, LAKE_TABLES
 
@@ -88,6 +88,7 @@ class S3Lake:
         self.keys: dict[str, list[str]] = {}  # session id -> its object keys (from the catalog)
         self.versions: dict[str, str] = {}  # session id -> when its catalog row was published
         self.catalog: pa.Table | None = None
+        self._listed: list[pafs.FileInfo] | None = None  # the catalog's fragments, as last listed
         self._sessions: pa.Table = self.schemas["sessions"].empty_table()
         self._live: frozenset[str] = frozenset()  # sessions in the views (not skipped as damaged)
         self._all: dict[str, ds.Dataset] | None = None  # every session's datasets, built on first need
@@ -97,15 +98,18 @@ class S3Lake:
         self._lock = threading.Lock()
 
     def signature(self) -> tuple[int, float]:
+        """One LIST of the catalog's fragments (kept for :meth:`fetch`)."""
         try:
-            return catalog_info(self.fs, self.target)
+            self._listed = fragments(self.fs, self.target)
         except OSError as exc:
             raise explain(exc, self.settings) from exc
+        return catalog_signature(self._listed)
 
     def fetch(self) -> None:
-        """Read the catalog (a GET per writer's fragment)."""
+        """Read the catalog (a GET per writer's fragment, as the last :meth:`signature` listed them)."""
         try:
-            cat = read_catalog(self.fs, self.target)
+            listed, self._listed = self._listed, None
+            cat = read_catalog(self.fs, self.target, listed=listed)
         except OSError as exc:
             raise explain(exc, self.settings) from exc
         self.catalog = cat

@@ -46,7 +46,8 @@ def fragment_key(writer: str) -> str:
     return f"{CATALOG_DIR}/sessions-{_UNSAFE.sub('_', writer)}.parquet"
 
 
-def _fragments(fs: pafs.FileSystem, target: LakeTarget) -> list[pafs.FileInfo]:
+def fragments(fs: pafs.FileSystem, target: LakeTarget) -> list[pafs.FileInfo]:
+    """The catalog's fragments (one LIST of ``_catalog/``: a key per writer, never a session's)."""
     sel = pafs.FileSelector(target.path(CATALOG_DIR), allow_not_found=True)
     got = [i for i in fs.get_file_info(sel) if i.type == pafs.FileType.File and i.path.endswith(".parquet")]
     return sorted(got, key=lambda i: i.path)
@@ -70,21 +71,26 @@ def _newest_per_session(table: pa.Table) -> pa.Table:
     return order.take(pa.array(keep, pa.int64()))
 
 
-def read_catalog(fs: pafs.FileSystem, target: LakeTarget, writer: str | None = None) -> pa.Table | None:
-    """The catalog (every writer's fragment, one row per session), or only ``writer``'s fragment; None
-    when there is none yet."""
+def read_catalog(
+    fs: pafs.FileSystem,
+    target: LakeTarget,
+    writer: str | None = None,
+    listed: list[pafs.FileInfo] | None = None,
+) -> pa.Table | None:
+    """The catalog (every writer's fragment, one row per session; ``listed``: the fragments when just
+    listed), or only ``writer``'s fragment; None when there is none yet."""
     if writer is not None:
         return _read(fs, target.path(fragment_key(writer)))
-    parts = [t for t in (_read(fs, i.path) for i in _fragments(fs, target)) if t is not None]
+    infos = fragments(fs, target) if listed is None else listed
+    parts = [t for t in (_read(fs, i.path) for i in infos) if t is not None]
     if not parts:
         return None
     return _newest_per_session(pa.concat_tables(parts, promote_options="permissive"))
 
 
-def catalog_info(fs: pafs.FileSystem, target: LakeTarget) -> tuple[int, float]:
-    """(a digest of the fragments' names, sizes and times, the newest time): one LIST of ``_catalog/``;
-    changes whenever any writer publishes a session."""
-    infos = _fragments(fs, target)
+def catalog_signature(infos: list[pafs.FileInfo]) -> tuple[int, float]:
+    """(a digest of the fragments' names, sizes and times, the newest time): changes whenever any writer
+    publishes a session."""
     if not infos:
         return (0, 0.0)
     stamp = [(i.path, i.size, i.mtime_ns) for i in infos]
