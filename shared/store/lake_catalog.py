@@ -11,15 +11,17 @@ Several writers share one prefix safely (two cars publishing to one bucket prefi
 only writer of its own fragment (read, replace the rows of the sessions it uploads, write it back: an
 object is replaced atomically), so no writer can overwrite another's rows. A reader lists ``_catalog/``
 (one LIST of a handful of keys, never the sessions), reads every fragment and keeps, per session, the row
-published last. A conditional PUT (``If-None-Match`` / ``If-Match``) would allow one shared object, but
-pyarrow's S3 filesystem does not send those headers (a second write with ``If-None-Match: *`` replaced
-the object on SeaweedFS), so the fragments are what makes concurrent writers safe.
+published last (a deletion is a tombstone row, so it wins over any writer's older row). A conditional
+PUT (``If-None-Match`` / ``If-Match``) would allow one shared object, but pyarrow's S3 filesystem does
+not send those headers (a second write with ``If-None-Match: *`` replaced the object on SeaweedFS), so
+the fragments are what makes concurrent writers safe.
 """
 
 from __future__ import annotations
 
 import re
 import zlib
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
@@ -31,6 +33,7 @@ from shared.lake_url import LakeTarget
 
 CATALOG_DIR = "_catalog"
 KEYS_COLUMN = "object_keys"
+DELETED_COLUMN = "deleted"  # a tombstone: the session was deleted (rows of other writers are older)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -85,7 +88,11 @@ def read_catalog(
     parts = [t for t in (_read(fs, i.path) for i in infos) if t is not None]
     if not parts:
         return None
-    return _newest_per_session(pa.concat_tables(parts, promote_options="permissive"))
+    newest = _newest_per_session(pa.concat_tables(parts, promote_options="permissive"))
+    if DELETED_COLUMN in newest.column_names:  # a session deleted last: gone, whoever published it
+        gone = pc.fill_null(newest.column(DELETED_COLUMN), False)
+        newest = newest.filter(pc.invert(gone)).drop_columns([DELETED_COLUMN])
+    return newest
 
 
 def catalog_signature(infos: list[pafs.FileInfo]) -> tuple[int, float]:
@@ -129,12 +136,21 @@ def merge_into_catalog(
 
 
 def forget_in_catalog(fs: pafs.FileSystem, target: LakeTarget, session_id: str, writer: str) -> list[str]:
-    """Drop a deleted session's row from ``writer``'s fragment; returns the keys of its objects (to
-    delete)."""
+    """A deleted session: its row in ``writer``'s fragment becomes a tombstone (newer than any writer's
+    row of it, so the session is gone for every reader even if another writer published it too).
+    Returns the keys of its objects (to delete)."""
     old = read_catalog(fs, target, writer)
     keys = _keys_of(old, {session_id})
+    tomb = pa.table(
+        {
+            "session_id": pa.array([session_id], pa.string()),
+            KEYS_COLUMN: pa.array([[]], pa.list_(pa.string())),
+            "published_at": pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")),
+            DELETED_COLUMN: pa.array([True]),
+        }
+    )
     if old is not None and old.num_rows:
         keep = old.filter(pc.not_equal(old.column("session_id"), session_id))
-        if keep.num_rows != old.num_rows:
-            _write(fs, target, writer, keep)
+        tomb = pa.concat_tables([keep, tomb], promote_options="permissive")
+    _write(fs, target, writer, tomb.sort_by([("session_id", "ascending")]))
     return sorted(keys)

@@ -12,7 +12,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pyarrow.compute as pc
 import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 import pytest
 
 from services.paddock.lake import Lake
@@ -20,7 +22,7 @@ from shared.ingest import import_sim
 from shared.lake_url import s3_target
 from shared.settings import Settings, settings_for
 from shared.simulator import simulate
-from shared.store.lake_catalog import CATALOG_DIR, read_catalog
+from shared.store.lake_catalog import CATALOG_DIR, merge_into_catalog, read_catalog
 from shared.store.lake_mirror import mirror_for
 from shared.store.spool import Uploader
 from tests.support.counting_fs import CountingHandler
@@ -111,3 +113,18 @@ def test_two_cars_publishing_to_one_prefix_lose_nothing(weed: Any, tmp_path: Pat
     cars[0][2].drain()
     after = read_catalog(fs, target)
     assert after is not None and set(after.column("session_id").to_pylist()) == {*want, again}
+    # a deletion on one car: gone for every reader, its objects removed, the other car's rows stay
+    gone = cars[0][1][0]
+    # the other car holds a row of it too (the same bundle imported on both): the deletion must win
+    own = read_catalog(fs, target, cars[0][2].writer)
+    assert own is not None
+    copy = tmp_path / "copy.parquet"
+    pq.write_table(own.filter(pc.equal(own.column("session_id"), gone)), copy)
+    merge_into_catalog(fs, target, [copy], cars[1][2].writer)
+    cars[0][2].spool.add_forget(gone)
+    cars[0][2].drain()
+    final = read_catalog(fs, target)
+    assert final is not None and set(final.column("session_id").to_pylist()) == {*want, again} - {gone}
+    assert all(
+        fs.get_file_info(target.path(k)).type == pafs.FileType.NotFound for k in rows[gone]["object_keys"]
+    )
