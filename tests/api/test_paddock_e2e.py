@@ -77,9 +77,12 @@ def _replayed_session(hot, pad, laps: int = 5, seed: int = 3, driver: str = "ana
     while time.monotonic() < deadline:
         r = httpx.get(f"{pad.url}/sessions/{sid}/laps")
         up = httpx.get(f"{hot.url}/health").json().get("lake_upload") or {"waiting_files": 0}
+        row = httpx.get(f"{pad.url}/sessions/{sid}")
+        ended = row.status_code == 200 and row.json().get("ended_at") is not None  # session end published
         if (
             r.status_code == 200
             and sum(1 for lp in r.json() if lp["kind"] == "full") >= laps
+            and ended
             and up["waiting_files"] == 0
         ):
             break

@@ -18,6 +18,7 @@ from services.paddock.lake import Lake, get_lake
 from services.paddock.tools.base import (
     ToolError,
     damaged_error,
+    damaged_session_error,
     lap_arrays,
     rows,
     session_arrays,
@@ -98,8 +99,8 @@ def _read_whole(lake: Lake, files: SessionFiles, read: Callable[[SessionFiles], 
         return read(files)
     except Exception as exc:
         sid = files.session_id
-        if lake.check_session(sid) is not None and (err := damaged_error(sid)) is not None:
-            raise HTTPException(409, detail=err.as_dict()["error"]) from exc
+        if (problem := lake.check_session(sid)) is not None:
+            raise HTTPException(409, detail=damaged_session_error(sid, problem).as_dict()["error"]) from exc
         if isinstance(exc, FileNotFoundError):
             raise HTTPException(404, detail=f"no session {sid!r}") from exc
         why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
