@@ -34,6 +34,7 @@ from shared.settings import Settings
 from shared.store.hot import HotStore, insert_arrow
 from shared.store.lake_layout import session_dir, write_parquet_atomic
 from shared.store.lake_mirror import mirror_for
+from shared.store.lake_read import SessionFiles, open_session
 from shared.store.publisher import LakePublisher
 from shared.store.schema import LAKE_TABLES
 
@@ -68,22 +69,24 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def export_bundle(settings: Settings, session_id: str, out: Path) -> dict[str, Any]:
-    """Write ``out`` (a ``.pitwall`` zip) for a session in the lake; returns the manifest."""
-    src = session_dir(settings.lake_dir, session_id)
-    if not (src / "session.parquet").is_file():
+def export_bundle(
+    settings: Settings, session_id: str, out: Path, files: SessionFiles | None = None
+) -> dict[str, Any]:
+    """Write ``out`` (a ``.pitwall`` zip) for a session in the lake; returns the manifest. ``files``: the
+    session's files as the caller reads them (the paddock's lake reader); else :func:`open_session`."""
+    src = files if files is not None else open_session(settings, session_id)
+    if src is None:
         raise FileNotFoundError(f"session {session_id} is not in the lake; see `pitwall sessions`")
-    members: dict[str, bytes] = {}
-    for p in sorted(src.rglob("*")):
-        if p.is_file() and not p.name.startswith("."):
-            members[f"lake/{p.relative_to(src).as_posix()}"] = p.read_bytes()
-    session = pq.read_table(src / "session.parquet").to_pylist()[0]
+    members = {f"lake/{rel}": data for rel, data in src.members().items()}
+    if "lake/session.parquet" not in members:
+        raise FileNotFoundError(f"session {session_id} is not in the lake; see `pitwall sessions`")
+    session = pq.read_table(io.BytesIO(members["lake/session.parquet"])).to_pylist()[0]
     track_id = session.get("track_id")
     if track_id and track_id not in list_tracks():
         for tr in saved_tracks(settings.data_dir):
             if tr.id == track_id:
                 members["track.json"] = tr.model_dump_json().encode()
-    members["report.html"] = session_report_html(settings.lake_dir, session_id).encode()
+    members["report.html"] = session_report_html(src).encode()
     manifest = {
         "format": FORMAT,
         "session_id": session_id,
@@ -224,12 +227,10 @@ def import_bundle(
 def export_channels(settings: Settings, session_id: str, out_dir: Path, fmt: str = "csv") -> list[Path]:
     """Every channel of a session: the canonical channels a row per sample (``telemetry``) and every
     channel as the logger recorded it (``signals``, long form), as CSV or Parquet files."""
-    src = session_dir(settings.lake_dir, session_id)
-    if not (src / "session.parquet").is_file():
+    src = open_session(settings, session_id)
+    if src is None:
         raise FileNotFoundError(f"session {session_id} is not in the lake; see `pitwall sessions`")
-    laps = sorted((src / "telemetry").glob("lap_*.parquet"))
-    parts = {"telemetry": pa.concat_tables([pq.read_table(p) for p in laps]) if laps else None}
-    parts["signals"] = pq.read_table(src / "signals.parquet") if (src / "signals.parquet").is_file() else None
+    parts = {"telemetry": src.telemetry(), "signals": src.table("signals")}
     written = []
     for name, tbl in parts.items():
         if tbl is None:

@@ -129,7 +129,7 @@ def check_s3_lake(settings: Any) -> None:
             raise LakeUnavailable(
                 f"bucket {target.bucket!r} does not exist at {settings.s3_endpoint or 'AWS S3'}; create it first"
             )
-        fs.get_file_info(target.path("_catalog/sessions.parquet"))  # a read with these credentials
+        fs.get_file_info(target.path("_catalog/credentials-check"))  # a read with these credentials
     except LakeUnavailable:
         raise
     except OSError as exc:

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow.parquet as pq
+import pyarrow as pa
 
 from shared.display import lap_time
-from shared.store.lake_layout import lap_path, table_path
+from shared.store.lake_read import SessionFiles
 
 _CSS = """body{font:15px/1.4 system-ui,sans-serif;margin:1.5rem auto;max-width:60rem;padding:0 1rem;color:#111}
 h1{font-size:1.5rem;margin:0}.sub{color:#555;margin:.2rem 0 1rem}table{border-collapse:collapse;margin:.5rem 0 1.5rem}
@@ -27,8 +27,8 @@ svg{width:100%;height:auto;background:#fafafa;border:1px solid #ddd;margin-botto
 @media(max-width:600px){body{font-size:14px}td,th{padding:.2rem .3rem}}"""
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return pq.read_table(path).to_pylist() if path.is_file() else []
+def _rows(tbl: pa.Table | None) -> list[dict[str, Any]]:
+    return tbl.to_pylist() if tbl is not None else []
 
 
 def _num(v: Any, fmt: str = "{:.0f}") -> str:
@@ -94,9 +94,11 @@ def _trace_svg(dist: np.ndarray, v: np.ndarray | None, label: str, unit: str) ->
     )
 
 
-def session_report_html(lake_dir: Path, session_id: str) -> str:
-    s = _rows(table_path(lake_dir, session_id, "session"))[0]
-    laps = sorted(_rows(table_path(lake_dir, session_id, "laps")), key=lambda r: r["lap"])
+def session_report_html(files: SessionFiles) -> str:
+    """The report of the session in ``files`` (its lake files, local or on S3)."""
+    session_id = files.session_id
+    s = files.row()
+    laps = sorted(_rows(files.table("laps")), key=lambda r: r["lap"])
     valid = [r for r in laps if r["kind"] == "full" and r["valid"]]
     best = min(valid, key=lambda r: r["time_s"]) if valid else None
     track = s.get("track_name") or s.get("track_id") or "unknown track"
@@ -128,7 +130,7 @@ def session_report_html(lake_dir: Path, session_id: str) -> str:
         out.append("<p>No valid full lap: no corner table, map or traces.</p></html>")
         return "".join(out)
     corners = sorted(
-        (c for c in _rows(table_path(lake_dir, session_id, "corners")) if c["lap"] == best["lap"]),
+        (c for c in _rows(files.table("corners")) if c["lap"] == best["lap"]),
         key=lambda c: c["seq"],
     )
     out.append(f"<h2>Corners, lap {best['lap']}</h2><table><tr><th>Corner</th><th>Entry km/h</th>")
@@ -140,8 +142,7 @@ def session_report_html(lake_dir: Path, session_id: str) -> str:
             f"<td>{_num(c['brake_point_m'])}</td><td>{_num(c['time_s'], '{:.2f}')}</td></tr>"
         )
     out.append("</table>")
-    p = lap_path(lake_dir, session_id, int(best["lap"]))
-    tbl = pq.read_table(p) if p.is_file() else None
+    tbl = files.lap(int(best["lap"]))
     tel = (
         {
             c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float)

@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.coach.start_loading()  # ADK + LiteLLM load in a worker thread: health answers at once
         warm = asyncio.create_task(app.state.coach.warm_up())  # waits for the load, then warms the model
         prefetch = asyncio.create_task(prefetch_loop(app.state.lake))
-        log.info("paddock ready: lake %s", settings.lake_dir)
+        log.info("paddock ready: lake %s", app.state.lake.url)
         try:
             yield
         finally:

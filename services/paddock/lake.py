@@ -27,6 +27,7 @@ from pyarrow.fs import FileSystem
 from services.paddock.lake_s3 import S3Lake
 from shared.settings import Settings
 from shared.store.lake_check import damaged_sessions, deep_problem, files_signature
+from shared.store.lake_read import LocalSession, SessionFiles
 from shared.store.publisher import lake_reader_views
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ class Lake:
 
     def _signature(self) -> tuple[int, float]:
         if self.s3 is not None:
-            return self.s3.signature()  # one HEAD of the catalog object
+            return self.s3.signature()  # one LIST of the catalog's fragments
         files = list(self.lake_dir.glob("sessions/*/*.parquet")) + list(
             self.lake_dir.glob("sessions/*/telemetry/*.parquet")
         )
@@ -74,7 +75,7 @@ class Lake:
             if force or sig != self._sig:
                 damaged = damaged_sessions(self.lake_dir) if self.s3 is None else {}
                 if self.s3 is not None:
-                    self.s3.fetch()  # the catalog (one GET): its keys, to compare with the damage found
+                    self.s3.fetch()  # the catalog (a GET per writer): its keys, to compare with the damage found
                 for sid, (problem, files) in list(self._found.items()):
                     if self._files_signature(sid) == files:
                         damaged.setdefault(sid, problem)
@@ -103,6 +104,32 @@ class Lake:
                 self._found[session_id] = (problem, self._files_signature(session_id))
             self.refresh(force=True)
         return problem
+
+    def prefetch(self, session_ids: list[str], tables: set[str] | None = None) -> None:
+        """Before a tool queries several sessions one at a time (a driver's history): on an S3 lake, read
+        their small tables (or ``tables``) in parallel into the reader's cache; nothing on a local lake."""
+        if self.s3 is not None:
+            self.refresh()
+            self.s3.prefetch(session_ids, tables)
+
+    def session_files(self, session_id: str) -> SessionFiles | None:
+        """A session's files for what reads them whole (report, export): on an S3 lake by the keys of its
+        catalog row, never the local directory; None when the lake does not hold it."""
+        self.refresh()
+        if self.s3 is not None:
+            return self.s3.session_files(session_id)
+        got = LocalSession(self.lake_dir, session_id)
+        return got if got.exists() else None
+
+    def listed_row(self, session_id: str) -> dict[str, Any]:
+        """What can still be said of a session without its data (a damaged one): its ``sessions`` row, from
+        the S3 catalog or its local session file when that reads; {} when nothing reads."""
+        if self.s3 is not None:
+            return self.s3.catalog_row(session_id)
+        try:
+            return LocalSession(self.lake_dir, session_id).row()
+        except Exception:  # the session file itself is the damaged one
+            return {}
 
     def _files_signature(self, session_id: str) -> tuple[tuple[str, int, int], ...]:
         if self.s3 is not None:

@@ -1,6 +1,7 @@
 """The paddock's reader of an S3 lake: the session catalog, and Arrow datasets DuckDB scans.
 
-Nothing lists the bucket. The catalog (one GET, :mod:`shared.store.lake_catalog`) names every object of
+Nothing lists the bucket. The catalog (:mod:`shared.store.lake_catalog`: a LIST of ``_catalog/`` and a GET
+per writer's fragment) names every object of
 every session; each table is a pyarrow dataset built from those keys, one fragment per object, tagged with
 its session (and a lap file with its lap) as a partition expression. DuckDB pushes ``session_id = ?`` (and
 ``lap = ?``) into the scan, so a query about one session opens only that session's objects; a driver's
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import duckdb
@@ -25,7 +27,8 @@ import pyarrow.parquet as pq
 
 from shared.lake_url import LakeTarget, explain, s3_filesystem, s3_target
 from shared.signals import registry_schema, signals_schema, telemetry_schema
-from shared.store.lake_catalog import KEYS_COLUMN, catalog_info, read_catalog
+from shared.store.lake_catalog import KEYS_COLUMN, catalog_signature, fragments, read_catalog
+from shared.store.lake_read import S3Session
 from shared.store.schema import ALL_DDL, LAKE_TABLES
 
 _LAP = re.compile(r"/telemetry/lap_(\d+)\.parquet$")
@@ -36,7 +39,8 @@ _BY_STEM = {stem: t for t, stem in LAKE_TABLES.items()} | {"telemetry": "telemet
 _SMALL_TABLES = frozenset(
     {"laps", "corner_results", "coaching_notes", "driver_events", "signal_registry", "session_quality"}
 )
-_SMALL_CACHE_SESSIONS = 256
+_SMALL_CACHE_OBJECTS = 256 * len(_SMALL_TABLES)
+_READERS = 8  # parallel object reads of one query (S3 latency, not CPU, is what they wait for)
 
 
 def _conform(tbl: pa.Table, schema: pa.Schema) -> pa.Table:
@@ -84,22 +88,28 @@ class S3Lake:
         self.keys: dict[str, list[str]] = {}  # session id -> its object keys (from the catalog)
         self.versions: dict[str, str] = {}  # session id -> when its catalog row was published
         self.catalog: pa.Table | None = None
+        self._listed: list[pafs.FileInfo] | None = None  # the catalog's fragments, as last listed
         self._sessions: pa.Table = self.schemas["sessions"].empty_table()
         self._live: frozenset[str] = frozenset()  # sessions in the views (not skipped as damaged)
         self._all: dict[str, ds.Dataset] | None = None  # every session's datasets, built on first need
-        self._small: OrderedDict[tuple[str, str], dict[str, pa.Table]] = OrderedDict()
+        # (session, its catalog version, table) -> the table, read whole
+        self._small: OrderedDict[tuple[str, str, str], pa.Table] = OrderedDict()
+        self._pool = ThreadPoolExecutor(_READERS, thread_name_prefix="lake-s3-read")
         self._lock = threading.Lock()
 
     def signature(self) -> tuple[int, float]:
+        """One LIST of the catalog's fragments (kept for :meth:`fetch`)."""
         try:
-            return catalog_info(self.fs, self.target)
+            self._listed = fragments(self.fs, self.target)
         except OSError as exc:
             raise explain(exc, self.settings) from exc
+        return catalog_signature(self._listed)
 
     def fetch(self) -> None:
-        """Read the catalog (one GET)."""
+        """Read the catalog (a GET per writer's fragment, as the last :meth:`signature` listed them)."""
         try:
-            cat = read_catalog(self.fs, self.target)
+            listed, self._listed = self._listed, None
+            cat = read_catalog(self.fs, self.target, listed=listed)
         except OSError as exc:
             raise explain(exc, self.settings) from exc
         self.catalog = cat
@@ -152,32 +162,50 @@ class S3Lake:
     def _dataset(self, table: str, frags: list[ds.Fragment]) -> ds.Dataset:
         return ds.FileSystemDataset(frags, self.schemas[table], _FMT, self.fs)
 
-    def _small_tables(self, sid: str) -> dict[str, pa.Table] | None:
-        """A session's small tables (laps, corners, notes, ...) read whole once per catalog version of
-        the session and kept in memory (LRU); None when one does not read (the query then reads the
-        objects itself, and a damaged one is reported the usual way)."""
-        version = self.versions.get(sid) or repr(self.keys.get(sid))
+    def _small_tables(self, sids: list[str], tables: set[str]) -> dict[str, dict[str, pa.Table]] | None:
+        """The small tables (laps, corners, notes, ...) ``tables`` of the sessions ``sids``, each object
+        read whole once per catalog version of its session and kept in memory (LRU); the objects not
+        cached yet are read in parallel (a bounded pool: a driver's history is tens of small GETs). None
+        when one does not read (the query then reads the objects itself, and a damaged one is reported
+        the usual way)."""
+        out: dict[str, dict[str, pa.Table]] = {sid: {} for sid in sids}
+        todo: list[tuple[tuple[str, str, str], str | None]] = []
         with self._lock:
-            got = self._small.get((sid, version))
-            if got is not None:
-                self._small.move_to_end((sid, version))
-                return got
-        out: dict[str, pa.Table] = {}
+            for sid in sids:
+                version = self.versions.get(sid) or repr(self.keys.get(sid))
+                files = S3Session(self.fs, self.target, sid, self.keys.get(sid, []))
+                for table in sorted(tables & _SMALL_TABLES):
+                    got = self._small.get((sid, version, table))
+                    if got is not None:
+                        self._small.move_to_end((sid, version, table))
+                        out[sid][table] = got
+                    else:
+                        todo.append(((sid, version, table), files.key(LAKE_TABLES[table])))
+
+        def read(job: tuple[tuple[str, str, str], str | None]) -> pa.Table:
+            (sid, _, table), key = job
+            if key is None:  # the session has no such file (no notes yet, an older session)
+                return self.schemas[table].empty_table()
+            return _conform(S3Session(self.fs, self.target, sid, []).read_key(key), self.schemas[table])
+
         try:
-            for table, frags in self._fragments(sid).items():
-                if table in _SMALL_TABLES:
-                    parts = [
-                        _conform(pq.read_table(f.path, filesystem=self.fs), self.schemas[table])
-                        for f in frags
-                    ]
-                    out[table] = pa.concat_tables(parts) if parts else self.schemas[table].empty_table()
+            got_all = list(self._pool.map(read, todo)) if len(todo) > 1 else [read(j) for j in todo]
         except Exception:  # damaged or unreachable: left to the query and the damage check
             return None
         with self._lock:
-            self._small[(sid, version)] = out
-            while len(self._small) > _SMALL_CACHE_SESSIONS:
+            for (ident, _), tbl in zip(todo, got_all, strict=True):
+                self._small[ident] = tbl
+                out[ident[0]][ident[2]] = tbl
+            while len(self._small) > _SMALL_CACHE_OBJECTS:
                 self._small.popitem(last=False)
         return out
+
+    def prefetch(self, session_ids: list[str], tables: set[str] | None = None) -> None:
+        """Read the small tables of these sessions (all of them, or ``tables``) into the cache, in
+        parallel: what a tool does before querying a driver's history one session at a time."""
+        live = [s for s in dict.fromkeys(session_ids) if s in self._live]
+        if live:
+            self._small_tables(live, set(_SMALL_TABLES if tables is None else tables))
 
     @property
     def table_names(self) -> list[str]:
@@ -211,14 +239,27 @@ class S3Lake:
             return
         scope = [sid for sid in dict.fromkeys(scope) if sid in live]
         per = {sid: self._fragments(sid) for sid in scope}
-        need_small = any(t in _SMALL_TABLES for t in wanted)
-        small = {sid: self._small_tables(sid) if need_small else None for sid in scope}
+        need = {t for t in wanted if t in _SMALL_TABLES}
+        small = self._small_tables(scope, need) if need else None
         for table in wanted:
-            if table in _SMALL_TABLES and all(small[sid] is not None for sid in scope):
-                parts = [small[sid][table] for sid in scope]  # type: ignore[index]
+            if table in _SMALL_TABLES and small is not None:
+                parts = [small[sid][table] for sid in scope]
                 cur.register(table, pa.concat_tables(parts) if parts else self.schemas[table].empty_table())
             else:
                 cur.register(table, self._dataset(table, [f for sid in scope for f in per[sid][table]]))
+
+    def session_files(self, session_id: str) -> S3Session | None:
+        keys = self.keys.get(session_id)
+        return S3Session(self.fs, self.target, session_id, keys) if keys is not None else None
+
+    def catalog_row(self, session_id: str) -> dict[str, Any]:
+        """The session's catalog row without its object keys ({} when the catalog has none)."""
+        cat = self.catalog
+        if cat is None:
+            return {}
+        got = cat.filter(pc.equal(cat.column("session_id"), session_id)).to_pylist()
+        drop = {KEYS_COLUMN, "published_at", "meta_json"}
+        return {k: v for k, v in got[0].items() if k not in drop} if got else {}
 
     def known(self, session_id: str) -> bool:
         return session_id in self.keys

@@ -21,7 +21,8 @@ from shared.display import lap_time
 from shared.names import check_driver_id, file_stem
 from shared.resample import DEFAULT_CHANNELS, by_distance
 from shared.settings import Settings
-from shared.store.lake_layout import lap_path, table_path, write_parquet_atomic
+from shared.store.lake_layout import write_parquet_atomic
+from shared.store.lake_read import SessionFiles, open_session
 
 _SAFE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 GOLD_CHANNELS = (*DEFAULT_CHANNELS, "lat", "lon")
@@ -39,11 +40,18 @@ def gold_path(settings: Settings, track_id: str, driver_id: str) -> Path:
     )
 
 
-def _lap_wide(settings: Settings, session_id: str, lap: int) -> dict[str, np.ndarray]:
-    p = lap_path(settings.lake_dir, session_id, lap)
-    if not p.is_file():
-        raise FileNotFoundError(f"lap {lap} of session {session_id} is not in the lake ({p})")
-    tbl = pq.read_table(p)
+def _files(settings: Settings, session_id: str) -> SessionFiles:
+    """The session's files, on the local lake or the S3 lake (FileNotFoundError when in neither)."""
+    got = open_session(settings, session_id)
+    if got is None:
+        raise FileNotFoundError(f"session {session_id} is not in the lake; see `pitwall sessions`")
+    return got
+
+
+def _lap_wide(files: SessionFiles, lap: int) -> dict[str, np.ndarray]:
+    tbl = files.lap(lap)
+    if tbl is None:
+        raise FileNotFoundError(f"lap {lap} of session {files.session_id} is not in the lake ({files.where})")
     return {
         c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float)
         for c in tbl.column_names
@@ -57,22 +65,24 @@ class GoldConflict(ValueError):
 
 def session_facts(settings: Settings, session_id: str) -> dict[str, Any]:
     """The lake's row for a session: track, car, driver (FileNotFoundError when it is not in the lake)."""
-    p = table_path(settings.lake_dir, session_id, "session")
-    if not p.is_file():
-        raise FileNotFoundError(f"session {session_id} is not in the lake; see `pitwall sessions`")
-    rows = pq.read_table(p, columns=["track_id", "car_id", "driver_id"]).to_pylist()
-    if not rows:
-        raise FileNotFoundError(f"session {session_id} has no session row in the lake ({p})")
-    return dict(rows[0])
+    return _facts(_files(settings, session_id))
 
 
-def _lap_row(settings: Settings, session_id: str, lap: int) -> dict[str, Any]:
-    laps_file = table_path(settings.lake_dir, session_id, "laps")
-    if not laps_file.is_file():
-        raise FileNotFoundError(f"session {session_id} has no laps in the lake ({laps_file})")
-    rows = [r for r in pq.read_table(laps_file).to_pylist() if int(r["lap"]) == int(lap)]
+def _facts(files: SessionFiles) -> dict[str, Any]:
+    got = files.table("session", ["track_id", "car_id", "driver_id"])
+    if got is None or got.num_rows == 0:
+        raise FileNotFoundError(f"session {files.session_id} has no session row in the lake ({files.where})")
+    return dict(got.to_pylist()[0])
+
+
+def _lap_row(files: SessionFiles, lap: int) -> dict[str, Any]:
+    laps = files.table("laps")
+    if laps is None:
+        raise FileNotFoundError(f"session {files.session_id} has no laps in the lake ({files.where})")
+    rows = [r for r in laps.to_pylist() if int(r["lap"]) == int(lap)]
     if not rows:
-        raise FileNotFoundError(f"session {session_id} has no lap {lap}; see `pitwall laps {session_id}`")
+        sid = files.session_id
+        raise FileNotFoundError(f"session {sid} has no lap {lap}; see `pitwall laps {sid}`")
     return dict(rows[0])
 
 
@@ -113,7 +123,8 @@ def save_gold_lap(
     """Save a stored lap as ``driver_id``'s gold lap. The track is the session's own (``track_id`` may
     only confirm it). Without ``force`` it refuses an out-, in- or invalid lap, a lap slower than the gold
     lap it would replace, and a gold lap from a different car; it says what it replaced."""
-    facts = session_facts(settings, session_id)
+    files = _files(settings, session_id)
+    facts = _facts(files)
     own_track, car_id = facts.get("track_id"), facts.get("car_id")
     if track_id is None:
         if not own_track:
@@ -125,7 +136,7 @@ def save_gold_lap(
             "leave the track out to use the session's own, or force it (--force)"
         )
     path = gold_path(settings, track_id, driver_id)
-    row = _lap_row(settings, session_id, lap)
+    row = _lap_row(files, lap)
     if not force and (row["kind"] != "full" or not row["valid"]):
         why = row.get("invalid_reason") or (f"an {row['kind']} lap" if row["kind"] != "full" else "not valid")
         raise GoldConflict(
@@ -158,9 +169,7 @@ def save_gold_lap(
                 f"{lap_time(float(row['time_s']))}. Keep it, or replace it with --force"
             )
     # timed from the lap's line crossing, so the gold lap against itself reads 0.000 all the way
-    trace = by_distance(
-        _lap_wide(settings, session_id, lap), lap, 5.0, GOLD_CHANNELS, t_start_s=float(row["t_start_s"])
-    )
+    trace = by_distance(_lap_wide(files, lap), lap, 5.0, GOLD_CHANNELS, t_start_s=float(row["t_start_s"]))
     meta = {
         "track_id": track_id,
         "driver_id": driver_id,
@@ -210,11 +219,10 @@ def lap_reference(
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Any stored lap of any session (a friend's, another logger's) as a reference trace, like a gold lap
     but saved nowhere: for the live delta and RuleCoach of one session (``reference`` at session start)."""
-    facts = session_facts(settings, session_id)
-    row = _lap_row(settings, session_id, lap)
-    trace = by_distance(
-        _lap_wide(settings, session_id, lap), lap, 5.0, GOLD_CHANNELS, t_start_s=float(row["t_start_s"])
-    )
+    files = _files(settings, session_id)
+    facts = _facts(files)
+    row = _lap_row(files, lap)
+    trace = by_distance(_lap_wide(files, lap), lap, 5.0, GOLD_CHANNELS, t_start_s=float(row["t_start_s"]))
     meta = {
         "track_id": facts.get("track_id"),
         "driver_id": facts.get("driver_id"),

@@ -1,20 +1,27 @@
-"""The session catalog of an S3 lake: one small Parquet object, one row per session.
+"""The session catalog of an S3 lake: small Parquet objects, one row per session, one object per writer.
 
-    <prefix>/_catalog/sessions.parquet
+    <prefix>/_catalog/sessions-<writer>.parquet      the rows of the sessions one uploader publishes
 
 A row is the session's ``sessions`` row (driver, car, track, date, best lap, ...) plus ``object_keys``:
 every object of the session, relative to the lake prefix, under Hive-style keys
-``track=<track>/date=<YYYY-MM-DD>/session=<id>/...``. ``/sessions`` reads this one object instead of
-listing the bucket, and the paddock reads a session by its own keys, never by a listing.
+``track=<track>/date=<YYYY-MM-DD>/session=<id>/...``, and ``published_at``. ``/sessions`` reads the catalog
+instead of listing the bucket, and the paddock reads a session by its own keys, never by a listing.
 
-The uploader is its only writer (read, replace the rows of the sessions it uploads, write the whole object
-back: an object is replaced atomically). One uploader per lake prefix: cars sharing a bucket use a
-prefix each (``s3://series/car-12``); concurrent writers to one catalog could lose a row.
+Several writers share one prefix safely (two cars publishing to one bucket prefix): each uploader is the
+only writer of its own fragment (read, replace the rows of the sessions it uploads, write it back: an
+object is replaced atomically), so no writer can overwrite another's rows. A reader lists ``_catalog/``
+(one LIST of a handful of keys, never the sessions), reads every fragment and keeps, per session, the row
+published last (a deletion is a tombstone row, so it wins over any writer's older row). A conditional
+PUT (``If-None-Match`` / ``If-Match``) would allow one shared object, but pyarrow's S3 filesystem does
+not send those headers (a second write with ``If-None-Match: *`` replaced the object on SeaweedFS), so
+the fragments are what makes concurrent writers safe.
 """
 
 from __future__ import annotations
 
 import re
+import zlib
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,8 +31,9 @@ import pyarrow.parquet as pq
 
 from shared.lake_url import LakeTarget
 
-CATALOG_KEY = "_catalog/sessions.parquet"
+CATALOG_DIR = "_catalog"
 KEYS_COLUMN = "object_keys"
+DELETED_COLUMN = "deleted"  # a tombstone: the session was deleted (rows of other writers are older)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -36,25 +44,69 @@ def hive_base(session_id: str, track_id: str | None, started_at: object) -> str:
     return f"track={track}/date={_UNSAFE.sub('_', date)}/session={session_id}"
 
 
-def read_catalog(fs: pafs.FileSystem, target: LakeTarget) -> pa.Table | None:
-    """The catalog table, or None when the lake has none yet."""
+def fragment_key(writer: str) -> str:
+    """The catalog object of one writer (an uploader's id: letters, digits, ``-``, ``_``)."""
+    return f"{CATALOG_DIR}/sessions-{_UNSAFE.sub('_', writer)}.parquet"
+
+
+def fragments(fs: pafs.FileSystem, target: LakeTarget) -> list[pafs.FileInfo]:
+    """The catalog's fragments (one LIST of ``_catalog/``: a key per writer, never a session's)."""
+    sel = pafs.FileSelector(target.path(CATALOG_DIR), allow_not_found=True)
+    got = [i for i in fs.get_file_info(sel) if i.type == pafs.FileType.File and i.path.endswith(".parquet")]
+    return sorted(got, key=lambda i: i.path)
+
+
+def _read(fs: pafs.FileSystem, path: str) -> pa.Table | None:
     try:
-        with fs.open_input_file(target.path(CATALOG_KEY)) as f:
-            return pq.read_table(f)
-    except FileNotFoundError:
+        with fs.open_input_stream(path) as f:
+            return pq.read_table(pa.BufferReader(f.read()))
+    except FileNotFoundError:  # removed between the listing and the read
         return None
 
 
-def catalog_info(fs: pafs.FileSystem, target: LakeTarget) -> tuple[int, float]:
-    """(size, mtime) of the catalog object (one HEAD request): changes whenever a session is uploaded."""
-    info = fs.get_file_info(target.path(CATALOG_KEY))
-    if info.type == pafs.FileType.NotFound:
+def _newest_per_session(table: pa.Table) -> pa.Table:
+    """One row per session: the one published last (a session two writers published)."""
+    if table.num_rows == 0 or "published_at" not in table.column_names:
+        return table
+    order = table.sort_by([("session_id", "ascending"), ("published_at", "descending")])
+    sids = order.column("session_id").to_pylist()
+    keep = [i for i, sid in enumerate(sids) if i == 0 or sids[i - 1] != sid]
+    return order.take(pa.array(keep, pa.int64()))
+
+
+def read_catalog(
+    fs: pafs.FileSystem,
+    target: LakeTarget,
+    writer: str | None = None,
+    listed: list[pafs.FileInfo] | None = None,
+) -> pa.Table | None:
+    """The catalog (every writer's fragment, one row per session; ``listed``: the fragments when just
+    listed), or only ``writer``'s fragment; None when there is none yet."""
+    if writer is not None:
+        return _read(fs, target.path(fragment_key(writer)))
+    infos = fragments(fs, target) if listed is None else listed
+    parts = [t for t in (_read(fs, i.path) for i in infos) if t is not None]
+    if not parts:
+        return None
+    newest = _newest_per_session(pa.concat_tables(parts, promote_options="permissive"))
+    if DELETED_COLUMN in newest.column_names:  # a session deleted last: gone, whoever published it
+        gone = pc.fill_null(newest.column(DELETED_COLUMN), False)
+        newest = newest.filter(pc.invert(gone)).drop_columns([DELETED_COLUMN])
+    return newest
+
+
+def catalog_signature(infos: list[pafs.FileInfo]) -> tuple[int, float]:
+    """(a digest of the fragments' names, sizes and times, the newest time): changes whenever any writer
+    publishes a session."""
+    if not infos:
         return (0, 0.0)
-    return (int(info.size or 0), info.mtime.timestamp() if info.mtime else 0.0)
+    stamp = [(i.path, i.size, i.mtime_ns) for i in infos]
+    newest = max((i.mtime.timestamp() for i in infos if i.mtime is not None), default=0.0)
+    return (zlib.crc32(repr(stamp).encode()) or 1, newest)
 
 
-def _write(fs: pafs.FileSystem, target: LakeTarget, table: pa.Table) -> None:
-    with fs.open_output_stream(target.path(CATALOG_KEY)) as out:
+def _write(fs: pafs.FileSystem, target: LakeTarget, writer: str, table: pa.Table) -> None:
+    with fs.open_output_stream(target.path(fragment_key(writer))) as out:
         pq.write_table(table, out, compression="zstd")
 
 
@@ -66,29 +118,39 @@ def _keys_of(table: pa.Table | None, session_ids: set[str]) -> set[str]:
 
 
 def merge_into_catalog(
-    fs: pafs.FileSystem, target: LakeTarget, row_files: list[Path]
+    fs: pafs.FileSystem, target: LakeTarget, row_files: list[Path], writer: str
 ) -> tuple[list[str], set[str]]:
-    """Replace the catalog rows of the sessions in ``row_files`` (one-row Parquet files). Returns the
-    keys the old rows named and the new ones do not (superseded: compacted lap files, a moved session),
-    and the keys the new rows name."""
+    """Replace the rows of the sessions in ``row_files`` (one-row Parquet files) in ``writer``'s fragment.
+    Returns the keys its old rows named and the new ones do not (superseded: compacted lap files, a moved
+    session), and the keys the new rows name."""
     new = pa.concat_tables([pq.read_table(f) for f in row_files], promote_options="permissive")
     sids = set(new.column("session_id").to_pylist())
-    old = read_catalog(fs, target)
+    old = read_catalog(fs, target, writer)
     before = _keys_of(old, sids)
     if old is not None and old.num_rows:
         keep = old.filter(pc.invert(pc.is_in(old.column("session_id"), pa.array(sorted(sids), pa.string()))))
         new = pa.concat_tables([keep, new], promote_options="permissive")
-    _write(fs, target, new.sort_by([("session_id", "ascending")]))
+    _write(fs, target, writer, new.sort_by([("session_id", "ascending")]))
     after = _keys_of(new, sids)
     return sorted(before - after), after
 
 
-def forget_in_catalog(fs: pafs.FileSystem, target: LakeTarget, session_id: str) -> list[str]:
-    """Drop a deleted session's row; returns the keys of its objects (to delete)."""
-    old = read_catalog(fs, target)
+def forget_in_catalog(fs: pafs.FileSystem, target: LakeTarget, session_id: str, writer: str) -> list[str]:
+    """A deleted session: its row in ``writer``'s fragment becomes a tombstone (newer than any writer's
+    row of it, so the session is gone for every reader even if another writer published it too).
+    Returns the keys of its objects (to delete)."""
+    old = read_catalog(fs, target, writer)
     keys = _keys_of(old, {session_id})
+    tomb = pa.table(
+        {
+            "session_id": pa.array([session_id], pa.string()),
+            KEYS_COLUMN: pa.array([[]], pa.list_(pa.string())),
+            "published_at": pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")),
+            DELETED_COLUMN: pa.array([True]),
+        }
+    )
     if old is not None and old.num_rows:
         keep = old.filter(pc.not_equal(old.column("session_id"), session_id))
-        if keep.num_rows != old.num_rows:
-            _write(fs, target, keep)
+        tomb = pa.concat_tables([keep, tomb], promote_options="permissive")
+    _write(fs, target, writer, tomb.sort_by([("session_id", "ascending")]))
     return sorted(keys)

@@ -5,6 +5,7 @@
     <data>/spool/catalog/<session>.parquet   the session's catalog row, merged after its objects are up
     <data>/spool/forget/<session>       a deleted session: its catalog row and objects are removed
     <data>/spool/delete/<name>.json     superseded keys, deleted after a grace period
+    <data>/spool/writer                 this spool's writer id: the catalog fragment it alone writes
 
 The publisher adds entries (a hard link or ``os.replace``: never a partial entry); one uploader thread
 sends them with retries and backoff, never on the frame path. An entry is removed only after the server
@@ -52,6 +53,19 @@ class Spool:
         self.root = root
         for d in ("put", "inflight", "catalog", "forget", "delete"):
             (root / d).mkdir(parents=True, exist_ok=True)
+
+    @property
+    def writer(self) -> str:
+        """This spool's writer id (random, made once, kept with the spool): the catalog fragment its
+        uploader alone writes, so several cars can publish to one prefix."""
+        f = self.root / "writer"
+        if not f.is_file():
+            tmp = self.root / f".writer.{secrets.token_hex(4)}"
+            tmp.write_text(secrets.token_hex(8))
+            with contextlib.suppress(FileExistsError):  # the first one wins, never replaced
+                os.link(tmp, f)
+            tmp.unlink(missing_ok=True)
+        return f.read_text().strip()
 
     def add_file(self, src: Path, key: str, link: bool = True) -> None:
         """Queue ``src`` for upload to ``key`` (a hard link: the published version, whatever comes later;
@@ -109,6 +123,7 @@ class Uploader:
         poll_s: float = 2.0,
     ) -> None:
         self.spool, self.fs, self.target, self.poll_s = spool, fs, target, poll_s
+        self.writer = spool.writer
         self.grace_s = grace_s  # superseded objects outlive every reader's older catalog this long
         self.uploaded = 0
         self.failures = 0
@@ -138,6 +153,7 @@ class Uploader:
     def status(self) -> dict[str, Any]:
         return {
             "target": self.target.url,
+            "writer": self.writer,
             "waiting_files": self.spool.pending(),
             "uploaded": self.uploaded,
             "failures": self.failures,
@@ -171,7 +187,7 @@ class Uploader:
             done += self._put(f)
         rows = self.spool.files("catalog")
         if rows:
-            superseded, named = merge_into_catalog(self.fs, self.target, rows)
+            superseded, named = merge_into_catalog(self.fs, self.target, rows, self.writer)
             for r in rows:  # uploaded in this run of the process but named by no row: superseded too
                 superseded += sorted(self._sent.pop(r.stem, set()) - named)
             self.spool.add_delete(superseded, time.time() + self.grace_s)
@@ -179,7 +195,7 @@ class Uploader:
                 r.unlink(missing_ok=True)
             done += len(rows)
         for f in self.spool.files("forget"):
-            for key in forget_in_catalog(self.fs, self.target, f.name):
+            for key in forget_in_catalog(self.fs, self.target, f.name, self.writer):
                 self._delete(key)
             f.unlink(missing_ok=True)
             done += 1

@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from httpx_sse import connect_sse
 
 from services.hotpath.replay import replay_ws
+from shared.bundle import import_bundle
+from shared.lake_url import s3_target
+from shared.settings import settings_for
 from shared.simulator import simulate
+from shared.store.gold import save_gold_lap
+from shared.store.lake_catalog import read_catalog
 from tests.support.procs import ScriptedLLMProcess, start_hotpath, start_paddock
 from tests.support.seaweed import seaweed_or_skip
+from tests.support.truth import gate_crossings
 
 SECRET = "sk-local-7f3a9c1e-do-not-log"
 
@@ -43,7 +51,10 @@ def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     )
     # every test needs a replayed session in the lake, so each passes when run alone
     sid = _replayed_session(hot, pad)
-    yield {"llm": llm, "hot": hot, "pad": pad, "data": data, "sid": sid, "weed": weed}
+    yield {
+        "llm": llm, "hot": hot, "pad": pad, "data": data, "sid": sid, "weed": weed, "lake_env": lake_env,
+        "pad_data": data if weed is None else d / "paddock-data",
+    }  # fmt: skip
     pad.stop()
     hot.stop()
     llm.stop()
@@ -51,21 +62,29 @@ def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         weed.stop()
 
 
-def _replayed_session(hot, pad) -> str:
-    sim = simulate(laps=5, seed=3, rate_hz=20)
+def _replayed_session(hot, pad, laps: int = 5, seed: int = 3, driver: str = "ana") -> str:
+    sim = simulate(laps=laps, seed=seed, rate_hz=20)
     res = asyncio.run(
         replay_ws(
             sim.wide,
             f"ws://127.0.0.1:{hot.port}/ingest/ws",
             speed=0,
-            start={"driver_id": "ana", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"},
+            start={"driver_id": driver, "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"},
         )
     )
     sid = str(res["session_id"])
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         r = httpx.get(f"{pad.url}/sessions/{sid}/laps")
-        if r.status_code == 200 and sum(1 for lp in r.json() if lp["kind"] == "full") >= 5:
+        up = httpx.get(f"{hot.url}/health").json().get("lake_upload") or {"waiting_files": 0}
+        row = httpx.get(f"{pad.url}/sessions/{sid}")
+        ended = row.status_code == 200 and row.json().get("ended_at") is not None  # session end published
+        if (
+            r.status_code == 200
+            and sum(1 for lp in r.json() if lp["kind"] == "full") >= laps
+            and ended
+            and up["waiting_files"] == 0
+        ):
             break
         time.sleep(0.5)
     return sid
@@ -235,3 +254,86 @@ def test_health_reports_the_model_and_the_start_up_warm_up(stack) -> None:
         assert stats["warmups"] >= 2  # the warm tier's ping and LiteLLM's
     else:  # another test's request held the model at start-up: never a warm-up beside a driver's call
         assert str(h["warm_up"]["model_warmed"]).startswith("skipped") and stats["requests"] >= 1
+
+
+def _best_lap_from_raw() -> float:
+    """Our own best lap of the replayed session: the simulator's frames, our own line crossings."""
+    wide = simulate(laps=5, seed=3, rate_hz=20).wide
+    t = np.asarray(wide["t_s"], float)
+    cross = [c for c, _ in gate_crossings(t, np.asarray(wide["lat"], float), np.asarray(wide["lon"], float))]
+    return float(min(np.diff(cross)))
+
+
+def _lake_settings(stack, data_dir):
+    """Settings on the stack's lake (S3: the bucket only; ``data_dir`` holds no lake of its own)."""
+    env = stack["lake_env"]
+    if not env:
+        return settings_for(data_dir, lake_url=str(stack["data"] / "lake"))
+    return settings_for(
+        data_dir, lake_url=env["PITWALL_LAKE_URL"], s3_endpoint=env["PITWALL_S3_ENDPOINT"],
+        s3_access_key=env["PITWALL_S3_ACCESS_KEY"], s3_secret_key=env["PITWALL_S3_SECRET_KEY"],
+    )  # fmt: skip
+
+
+def test_report_export_and_gold_lap_read_this_lake(stack, tmp_path) -> None:
+    """The report, the export bundle and the gold-lap save read the lake the paddock reads (on S3: the
+    bucket; the paddock has no local lake). The best lap in the report is our own from the raw frames;
+    the bundle imports into a fresh local lake with the same lap times."""
+    pad, sid = stack["pad"].url, stack["sid"]
+    ours = _best_lap_from_raw()
+    page = httpx.get(f"{pad}/sessions/{sid}/report", timeout=60)
+    assert page.status_code == 200, page.text[:300]
+    m = re.search(r"best lap (\d+):(\d+\.\d{3})", page.text)
+    assert m is not None and abs(int(m[1]) * 60 + float(m[2]) - ours) < 0.05, (m and m[0], ours)
+    assert "Traces, lap" in page.text and "<polyline" in page.text  # the best lap's telemetry was read
+    got = httpx.get(f"{pad}/sessions/{sid}/export", timeout=60)
+    assert got.status_code == 200 and got.content[:2] == b"PK"
+    bundle = tmp_path / f"{sid}.pitwall"
+    bundle.write_bytes(got.content)
+    fresh = settings_for(tmp_path / "fresh")
+    fresh.ensure_dirs()
+    assert import_bundle(bundle, fresh).session_id == sid
+    fresh_laps = pq.read_table(fresh.lake_dir / "sessions" / sid / "laps.parquet").to_pylist()
+    served = httpx.get(f"{pad}/sessions/{sid}/laps").json()
+    assert sorted((lp["lap"], lp["time_s"]) for lp in fresh_laps) == sorted(
+        (lp["lap"], lp["time_s"]) for lp in served
+    )
+    full = [lp["time_s"] for lp in fresh_laps if lp["kind"] == "full"]
+    assert len(full) == 5 and abs(min(full) - ours) < 0.05
+    tel = pq.read_table(fresh.lake_dir / "sessions" / sid / "telemetry").num_rows
+    assert tel > 0  # every lap's telemetry came along (on S3: split from the compacted object)
+    best = min((lp for lp in served if lp["kind"] == "full" and lp["valid"]), key=lambda lp: lp["time_s"])
+    gold = save_gold_lap(_lake_settings(stack, tmp_path / "gold-data"), None, "ana", sid, best["lap"])
+    assert gold.saved["track_id"] == "sonoma" and abs(gold.saved["time_s"] - ours) < 0.05
+    trace = pq.read_table(gold.path)
+    assert trace.num_rows > 100 and abs(float(trace.column("time_s")[-1].as_py()) - ours) < 0.5
+
+
+def test_a_damaged_session_is_listed_damaged_and_the_others_keep_working(stack) -> None:
+    """One object of another session is overwritten with garbage (on S3: in the bucket): its report,
+    export and corners answer 409 naming the file, /sessions lists it as damaged with the reason, and the
+    first session's report still reads."""
+    pad, hot, sid = stack["pad"].url, stack["hot"], stack["sid"]
+    bad = _replayed_session(hot, stack["pad"], laps=2, seed=8, driver="zed")
+    garbage = b"this is not parquet" * 10
+    if stack["weed"] is not None:
+        w = stack["weed"]
+        st = _lake_settings(stack, stack["pad_data"])
+        keys = {
+            r["session_id"]: r["object_keys"] for r in read_catalog(w.filesystem(), s3_target(st)).to_pylist()
+        }
+        key = next(k for k in keys[bad] if k.endswith("/corners.parquet"))
+        with w.filesystem().open_output_stream(s3_target(st).path(key)) as f:
+            f.write(garbage)
+    else:
+        (stack["data"] / "lake" / "sessions" / bad / "corners.parquet").write_bytes(garbage)
+    for what in ("report", "export", "corners"):
+        r = httpx.get(f"{pad}/sessions/{bad}/{what}", timeout=60)
+        assert r.status_code == 409, (what, r.status_code, r.text[:300])
+        assert "corners.parquet" in r.text and "damaged" in r.text, r.text[:300]
+    listed = {x["session_id"]: x for x in httpx.get(f"{pad}/sessions").json()}
+    assert listed[bad]["status"] == "damaged" and "corners.parquet" in listed[bad]["damage"]["file"]
+    assert listed[bad]["damage"]["reason"] and listed[bad]["driver_id"] == "zed"
+    assert listed[sid].get("status") != "damaged"
+    assert httpx.get(f"{pad}/sessions/{sid}/report", timeout=60).status_code == 200
+    assert httpx.get(f"{pad}/sessions/{sid}/corners").status_code == 200

@@ -20,13 +20,15 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+import services.paddock.lake as lake_mod
 from services.hotpath.replay import replay_ws
 from services.paddock.lake import Lake
+from services.paddock.tools.progress import get_corner_history
 from services.paddock.tools.sql_guard import run_query
 from shared.lake_url import s3_target
 from shared.settings import Settings, settings_for
 from shared.simulator import simulate
-from shared.store.lake_catalog import CATALOG_KEY, read_catalog
+from shared.store.lake_catalog import CATALOG_DIR, read_catalog
 from tests.support.counting_fs import counting
 from tests.support.procs import REPO, free_port, start_hotpath
 from tests.support.seaweed import SECRET_KEY, seaweed_or_skip
@@ -176,6 +178,33 @@ def test_the_paddock_reads_one_session_by_its_own_keys(car: dict[str, Any]) -> N
     scoped.close()
 
 
+def test_a_drivers_history_reads_only_the_tables_it_needs_of_that_drivers_sessions(
+    car: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The corner history of ana's session opens ana's objects only (never ben's), only the laps,
+    corners and notes objects, each once (read whole: no footer or column requests, no HEAD, no LIST)."""
+    sid_a, sid_b = car["a"][0], car["b"][0]
+    cfs, calls = counting(car["w"].filesystem())
+    lake = Lake(_settings(car), fs=cfs)
+    monkeypatch.setattr(lake_mod, "_LAKE", lake)
+    t = s3_target(_settings(car))
+    mine = {t.path(k) for k in _catalog(car)[sid_a]["object_keys"]}
+    calls.reset()
+    hist = get_corner_history(sid_a, "T3A", n_sessions=5)
+    assert hist["sessions"] and hist["sessions"][0]["session_id"] == sid_a
+    assert set(calls.opened) <= mine and not {p for p in calls.opened if f"session={sid_b}" in p}
+    assert {p.rsplit("/", 1)[-1] for p in calls.opened} <= {
+        "laps.parquet",
+        "corners.parquet",
+        "notes.parquet",
+    }
+    assert (
+        len(calls.opened) == len(set(calls.opened)) and calls.calls["list"] == 0 and calls.calls["head"] == 0
+    )
+    calls.reset()
+    assert get_corner_history(sid_a, "T3A", n_sessions=5) == hist and not calls.opened  # cached
+
+
 def test_the_sql_sandbox_reads_only_the_lake(car: dict[str, Any]) -> None:
     fs, t = car["w"].filesystem(), s3_target(_settings(car))
     pq.write_table(pq.read_table(car["d"] / "car" / "lake" / "sessions" / car["a"][0] / "laps.parquet"),
@@ -205,7 +234,7 @@ def test_polars_reads_the_lake_unchanged(car: dict[str, Any]) -> None:
         "aws_endpoint_url": env["PITWALL_S3_ENDPOINT"], "aws_region": "us-east-1", "aws_allow_http": "true",
     }  # fmt: skip
     root = env["PITWALL_LAKE_URL"]
-    cat = pl.read_parquet(f"{root}/{CATALOG_KEY}", storage_options=opts)
+    cat = pl.read_parquet(f"{root}/{CATALOG_DIR}/*.parquet", storage_options=opts)  # every writer's
     for sid, wide, _ in (car["a"], car["b"]):
         keys = cat.filter(pl.col("session_id") == sid)["object_keys"][0].to_list()
         laps = pl.read_parquet(

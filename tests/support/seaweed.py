@@ -37,6 +37,7 @@ class SeaweedS3:
         self.binary, self.root, self.bucket = binary, root, bucket
         self.ports = {k: _free_pair() for k in ("master", "volume", "filer", "s3")}
         self.port = self.ports["s3"]
+        self.metrics_port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         root.mkdir(parents=True, exist_ok=True)
         (root / "data").mkdir(exist_ok=True)
@@ -67,7 +68,7 @@ class SeaweedS3:
             "-s3", f"-s3.port={p['s3']}", f"-s3.port.grpc={p['s3'] + 10000}", f"-s3.config={self.config}",
             "-s3.port.iceberg=0", "-s3.port.lance=0",
             "-master.volumeSizeLimitMB=64", "-volume.max=30", "-master.telemetry=false",
-            f"-metricsPort={free_port()}",
+            f"-metricsPort={self.metrics_port}",
         ]  # fmt: skip
         fh = self.log.open("ab")
         self.proc = subprocess.Popen(args, stdout=fh, stderr=subprocess.STDOUT, cwd=self.root)
@@ -91,6 +92,17 @@ class SeaweedS3:
             return fs.get_file_info(self.bucket).type.name == "Directory"
         except OSError:
             return False
+
+    def requests_served(self) -> int:
+        """Every S3 request the server has answered (HEAD, GET, PUT, LIST...), from its own metrics."""
+        text = httpx.get(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5).text
+        return int(
+            sum(
+                float(ln.rsplit(" ", 1)[1])
+                for ln in text.splitlines()
+                if ln.startswith("SeaweedFS_s3_request_total{")
+            )
+        )
 
     def filesystem(self):  # type: ignore[no-untyped-def]
         import pyarrow.fs as pafs

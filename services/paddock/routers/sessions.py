@@ -5,25 +5,35 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
-import pyarrow.parquet as pq
 from fastapi import APIRouter, HTTPException, Query, Response
 from fastapi.responses import HTMLResponse
 
 from services.paddock.deps import SettingsDep, Store
-from services.paddock.lake import get_lake
-from services.paddock.tools.base import ToolError, lap_arrays, rows, session_arrays, session_row, valid_laps
+from services.paddock.lake import Lake, get_lake
+from services.paddock.tools.base import (
+    ToolError,
+    damaged_error,
+    damaged_session_error,
+    lap_arrays,
+    rows,
+    session_arrays,
+    session_row,
+    valid_laps,
+)
 from services.paddock.tools.optimal import session_achievable
 from shared.achievable_trace import stitched_trace
 from shared.bundle import SUFFIX, export_bundle
 from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
 from shared.report import session_report_html
 from shared.store.deletion import SAFE_ID as _SID
-from shared.store.lake_layout import session_dir, table_path
+from shared.store.lake_read import SessionFiles
 
+T = TypeVar("T")
 router = APIRouter(tags=["sessions"])
 TRACE_CHANNELS = (
     "speed_kmh",
@@ -53,7 +63,7 @@ def list_sessions(limit: int = Query(100, ge=1, le=1000)) -> list[dict[str, Any]
         [limit],
     )
     lake = get_lake()
-    bad = [_damaged_row(lake.lake_dir, sid, problem) for sid, problem in sorted(lake.damaged.items())]
+    bad = [_damaged_row(lake, sid, problem) for sid, problem in sorted(lake.damaged.items())]
     if not bad:
         return good
     newest_first = sorted(
@@ -64,15 +74,37 @@ def list_sessions(limit: int = Query(100, ge=1, le=1000)) -> list[dict[str, Any]
     return newest_first[:limit]
 
 
-def _damaged_row(lake_dir: Any, sid: str, problem: dict[str, str]) -> dict[str, Any]:
-    """What can still be read of a damaged session (its session.parquet when that is intact)."""
-    row: dict[str, Any] = {}
-    try:
-        got = pq.read_table(table_path(lake_dir, sid, "session")).to_pylist()
-        row = {k: v for k, v in (got[0] if got else {}).items() if k != "meta_json"}
-    except Exception:
-        row = {}
+def _damaged_row(lake: Lake, sid: str, problem: dict[str, str]) -> dict[str, Any]:
+    """What can still be read of a damaged session (its catalog row on S3, its session.parquet when that
+    is intact on a local lake)."""
+    row = {k: v for k, v in lake.listed_row(sid).items() if k != "meta_json"}
     return {**row, "session_id": sid, "status": "damaged", "damage": dict(problem)}
+
+
+def _session_files(session_id: str) -> tuple[Lake, SessionFiles]:
+    """The session's files through the paddock's lake reader: 404 unknown, 409 damaged (naming the file)."""
+    lake = get_lake()
+    files = lake.session_files(session_id) if _SID.match(session_id) else None
+    if files is None:
+        raise HTTPException(404, detail=f"no session {session_id!r}")
+    if (err := damaged_error(session_id)) is not None:
+        raise HTTPException(409, detail=err.as_dict()["error"])
+    return lake, files
+
+
+def _read_whole(lake: Lake, files: SessionFiles, read: Callable[[SessionFiles], T]) -> T:
+    """``read(files)``; when it fails, the session's files are read whole: a damaged one answers 409
+    naming it (and the session is listed as damaged from then on), an unreadable lake 503."""
+    try:
+        return read(files)
+    except Exception as exc:
+        sid = files.session_id
+        if (problem := lake.check_session(sid)) is not None:
+            raise HTTPException(409, detail=damaged_session_error(sid, problem).as_dict()["error"]) from exc
+        if isinstance(exc, FileNotFoundError):
+            raise HTTPException(404, detail=f"no session {sid!r}") from exc
+        why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise HTTPException(503, detail=f"the lake {lake.url} could not be read: {why}") from exc
 
 
 @router.delete("/sessions/{session_id}")
@@ -102,28 +134,22 @@ async def delete_session(session_id: str, settings: SettingsDep, store: Store) -
 @router.get("/sessions/{session_id}/export")
 async def export(session_id: str, settings: SettingsDep) -> Response:
     """The session as one ``.pitwall`` file (its lake files and a self-contained HTML report)."""
-    if not _SID.match(session_id):
-        raise HTTPException(404, detail=f"no session {session_id!r}")
+    lake, files = await asyncio.to_thread(_session_files, session_id)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / f"{session_id}{SUFFIX}"
-        try:
-            await asyncio.to_thread(export_bundle, settings, session_id, out)
-        except FileNotFoundError as exc:
-            raise HTTPException(404, detail=f"no session {session_id!r}") from exc
+        await asyncio.to_thread(
+            _read_whole, lake, files, lambda f: export_bundle(settings, session_id, out, files=f)
+        )
         data = out.read_bytes()
     disposition = f'attachment; filename="{session_id}{SUFFIX}"'
     return Response(data, media_type="application/zip", headers={"Content-Disposition": disposition})
 
 
 @router.get("/sessions/{session_id}/report", response_class=HTMLResponse)
-async def report(session_id: str, settings: SettingsDep) -> HTMLResponse:
+async def report(session_id: str) -> HTMLResponse:
     """The session's self-contained HTML report (the one inside its export)."""
-    if (
-        not _SID.match(session_id)
-        or not (session_dir(settings.lake_dir, session_id) / "session.parquet").is_file()
-    ):
-        raise HTTPException(404, detail=f"no session {session_id!r}")
-    return HTMLResponse(await asyncio.to_thread(session_report_html, settings.lake_dir, session_id))
+    lake, files = await asyncio.to_thread(_session_files, session_id)
+    return HTMLResponse(await asyncio.to_thread(_read_whole, lake, files, session_report_html))
 
 
 @router.get("/sessions/{session_id}")

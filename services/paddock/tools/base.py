@@ -55,8 +55,11 @@ def damaged_error(session_id: str) -> ToolError | None:
     lake = get_lake()
     lake.refresh()
     problem = lake.damaged.get(session_id)
-    if problem is None:
-        return None
+    return None if problem is None else damaged_session_error(session_id, problem)
+
+
+def damaged_session_error(session_id: str, problem: dict[str, str]) -> ToolError:
+    """The ``damaged_session`` error naming the file and the reason."""
     return ToolError(
         "damaged_session",
         f"session {session_id} is damaged in the lake: {problem['file']}: {problem['reason']}",

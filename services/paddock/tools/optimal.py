@@ -130,7 +130,7 @@ def _figs(sp: dict[str, Any], unit: str, nd: int) -> dict[str, Any]:
 
 def get_corner_consistency(session_id: str, corner: str | None = None) -> dict[str, Any]:
     """Consistency per corner over valid laps: spread (IQR, SD) of brake point in metres and minimum speed in km/h, and its trend against the driver's earlier sessions here."""
-    s, sess = _same_track(session_id, 10)
+    s, sess = _same_track(session_id, 10, ("laps", "corner_results"))
     sid = s["session_id"]
     want = find_corner(s["track_id"], corner).id if corner else None
     per: dict[str, list[dict[str, Any]]] = {}

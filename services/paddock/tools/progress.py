@@ -8,12 +8,16 @@ from typing import Any
 
 import numpy as np
 
+from services.paddock.lake import get_lake
 from services.paddock.tools.base import ToolError, find_corner, r, rows, session_row
 from services.paddock.tools.opportunities import car_thresholds, get_opportunities
 
 
-def _same_track(session_id: str, n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(the session, up to ``n`` sessions of its driver at its track in its car, oldest first, ending with it)."""
+def _same_track(
+    session_id: str, n: int, tables: tuple[str, ...] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the session, up to ``n`` sessions of its driver at its track in its car, oldest first, ending with
+    it). Their small tables (or ``tables``, the ones the caller reads) are fetched in parallel first."""
     s = session_row(session_id)
     if not s["track_id"]:  # an unknown track: nothing else is comparable
         return s, [s]
@@ -32,7 +36,10 @@ def _same_track(session_id: str, n: int) -> tuple[dict[str, Any], list[dict[str,
         ],
     )
     others = [x for x in sess if x["session_id"] != s["session_id"]][: max(0, n - 1)]
-    return s, [*reversed(others), s]
+    history = [*reversed(others), s]
+    if tables != ():
+        get_lake().prefetch([x["session_id"] for x in history], set(tables) if tables is not None else None)
+    return s, history
 
 
 def _scope(s: dict[str, Any], sess: list[dict[str, Any]]) -> dict[str, Any]:
@@ -52,37 +59,52 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
     """One corner across the driver's recent sessions at this session's track and car: best and median corner time, minimum speed, brake point, grade, coaching notes and trend."""
     if not 1 <= n_sessions <= 50:
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
-    s, sess = _same_track(session_id, n_sessions)
+    s, sess = _same_track(session_id, n_sessions, ("laps", "corner_results", "coaching_notes"))
     c = find_corner(s["track_id"], corner_name)
+    ids = [x["session_id"] for x in sess]
+    inn = ", ".join("?" * len(ids))
+    # one query each over the driver's sessions (named by parameter: on S3 only their objects are read);
+    # corner ids compare in any case: a lake written before ids were canonical may hold "T3A"
+    stats = {
+        x["session_id"]: x
+        for x in rows(
+            f"""SELECT c.session_id, min(c.time_s) AS best_s, median(c.time_s) AS median_s,
+                       median(c.min_kmh) AS min_kmh, median(c.brake_point_m) AS brake_point_m, count(*) AS laps
+                FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
+                WHERE c.session_id IN ({inn}) AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid
+                GROUP BY c.session_id""",
+            [*ids, c.id],
+        )
+    }
+    # each session's best lap (fastest valid full lap) through this corner: its own minimum speed, not
+    # the session's median
+    bests = {
+        x["session_id"]: x
+        for x in rows(
+            f"""SELECT l.session_id, l.lap, c.time_s, c.min_kmh, c.brake_point_m
+                FROM laps l JOIN corner_results c ON c.session_id = l.session_id AND c.lap = l.lap
+                WHERE l.session_id IN ({inn}) AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid
+                QUALIFY row_number() OVER (PARTITION BY l.session_id ORDER BY l.time_s, l.lap) = 1""",
+            [*ids, c.id],
+        )
+    }
+    notes: dict[str, list[dict[str, Any]]] = {}
+    for n in rows(
+        f"""SELECT session_id, text, status, reason FROM coaching_notes
+            WHERE session_id IN ({inn}) AND lower(corner) = lower(?)
+            QUALIFY row_number() OVER (PARTITION BY session_id ORDER BY ts) <= 5""",
+        [*ids, c.id],
+    ):
+        notes.setdefault(n.pop("session_id"), []).append(n)
     out = []
-    for x0 in sess:
-        # corner ids compare in any case: a lake written before ids were canonical may hold "T3A"
-        x = rows(
-            """SELECT min(c.time_s) AS best_s, median(c.time_s) AS median_s, median(c.min_kmh) AS min_kmh,
-                      median(c.brake_point_m) AS brake_point_m, count(*) AS laps
-               FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
-               WHERE c.session_id = ? AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid""",
-            [x0["session_id"], c.id],
-        )[0]
-        if not x["laps"]:
+    for sid in ids:
+        x = stats.get(sid)
+        if x is None or not x["laps"]:
             continue
-        # the session's best lap (fastest valid full lap) through this corner: its own minimum speed,
-        # not the session's median
-        bl = rows(
-            """SELECT l.lap, c.time_s, c.min_kmh, c.brake_point_m
-               FROM laps l JOIN corner_results c ON c.session_id = l.session_id AND c.lap = l.lap
-               WHERE l.session_id = ? AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid
-               ORDER BY l.time_s, l.lap LIMIT 1""",
-            [x0["session_id"], c.id],
-        )
-        best = bl[0] if bl else {}
-        notes = rows(
-            "SELECT text, status, reason FROM coaching_notes WHERE session_id = ? AND lower(corner) = lower(?) LIMIT 5",
-            [x0["session_id"], c.id],
-        )
+        best = bests.get(sid, {})
         out.append(
             {
-                "session_id": x0["session_id"],
+                "session_id": sid,
                 "best_s": r(x["best_s"]),
                 "median_s": r(x["median_s"]),
                 "best_lap": best.get("lap"),
@@ -93,7 +115,7 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
                 "min_speed_median_kmh": r(x["min_kmh"], 1),
                 "brake_point_m": r(x["brake_point_m"], 1),
                 "grade": _grade((x["median_s"] or 0) - (x["best_s"] or 0)),
-                "notes": notes,
+                "notes": notes.get(sid, []),
             }
         )
     med = [o["median_s"] for o in out if o["median_s"] is not None]
@@ -116,7 +138,7 @@ def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]
     """Progress up to this session at its track and car: best-lap trend, corners improving or regressing, and plateau detection."""
     if not 1 <= n_sessions <= 50:
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
-    s, sess = _same_track(session_id, n_sessions)
+    s, sess = _same_track(session_id, n_sessions, ("laps", "corner_results"))
     bests = [{"session_id": x["session_id"], "best_lap_s": r(x["best_lap_s"])} for x in sess]
     vals = [b["best_lap_s"] for b in bests if b["best_lap_s"] is not None]
     plateau = len(vals) >= 3 and (max(vals[-3:]) - min(vals[-3:])) / min(vals[-3:]) < 0.003
@@ -156,7 +178,7 @@ def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]
 
 def get_goal_targets(session_id: str) -> dict[str, Any]:
     """Lap-time goals from this session: personal best at this track and car, theoretical gain from this session's best corners, a realistic next target and per-corner targets."""
-    s, sess = _same_track(session_id, 20)
+    s, sess = _same_track(session_id, 20, ())  # the others' catalog rows only
     with_pb = [x for x in sess if x["best_lap_s"]]
     pb_row = min(with_pb, key=lambda x: x["best_lap_s"]) if with_pb else None
     pb = pb_row["best_lap_s"] if pb_row else None

@@ -1,0 +1,130 @@
+"""Two cars publishing to one S3 lake prefix: two real uploaders (their own spools) against a real SeaweedFS.
+
+The race is forced, not hoped for: the uploaders' catalog writes wait at a barrier until both have read
+the catalog, the window in which one shared catalog object loses the other writer's row. Both sessions
+must be in the catalog, every key they name in the bucket, and the paddock must read both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from pathlib import Path
+from typing import Any
+
+import pyarrow.compute as pc
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+import pytest
+
+from services.paddock.lake import Lake
+from shared.ingest import import_sim
+from shared.lake_url import s3_target
+from shared.settings import Settings, settings_for
+from shared.simulator import simulate
+from shared.store.lake_catalog import CATALOG_DIR, merge_into_catalog, read_catalog
+from shared.store.lake_mirror import mirror_for
+from shared.store.spool import Uploader
+from tests.support.counting_fs import CountingHandler
+from tests.support.seaweed import seaweed_or_skip
+
+
+class _RacingHandler(CountingHandler):
+    """Forwards to the server; a catalog write first waits until every racer has read the catalog."""
+
+    def __init__(self, base: pafs.FileSystem, barrier: threading.Barrier) -> None:
+        super().__init__(base)
+        self.barrier = barrier
+
+    def open_output_stream(self, path: str, metadata: Any) -> Any:
+        if f"/{CATALOG_DIR}/" in path:
+            with contextlib.suppress(threading.BrokenBarrierError):  # later: no partner waits any more
+                self.barrier.wait(timeout=20)
+        return super().open_output_stream(path, metadata)
+
+
+@pytest.fixture(scope="module")
+def weed(tmp_path_factory: pytest.TempPathFactory):
+    w = seaweed_or_skip(tmp_path_factory.mktemp("writers") / "weed")
+    yield w
+    w.stop()
+
+
+def _car(d: Path, w: Any) -> Settings:
+    e = w.env("shared-prefix")
+    return settings_for(
+        d, lake_url=e["PITWALL_LAKE_URL"], s3_endpoint=w.endpoint,
+        s3_access_key=e["PITWALL_S3_ACCESS_KEY"], s3_secret_key=e["PITWALL_S3_SECRET_KEY"],
+    )  # fmt: skip
+
+
+def test_two_cars_publishing_to_one_prefix_lose_nothing(weed: Any, tmp_path: Path) -> None:
+    barrier = threading.Barrier(2)
+    cars = []
+    for i, driver in enumerate(("ana", "ben")):
+        st = _car(tmp_path / f"car{i}", weed)
+        st.ensure_dirs()
+        sids = [import_sim(simulate(laps=1, seed=10 + i * 5 + k, rate_hz=10), st, driver_id=driver).session_id
+                for k in range(2)]  # fmt: skip
+        mirror = mirror_for(st)
+        assert mirror is not None
+        fs = pafs.PyFileSystem(_RacingHandler(weed.filesystem(), barrier))
+        cars.append((st, sids, Uploader(mirror.spool, fs, s3_target(st), grace_s=0)))
+    assert cars[0][2].writer != cars[1][2].writer  # each spool is its own writer
+    errors: list[BaseException] = []
+
+    def drain(up: Uploader) -> None:
+        try:
+            up.drain()
+        except BaseException as exc:  # reported below, never lost in a thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=drain, args=(up,)) for _, _, up in cars]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    assert not barrier.broken  # both really were inside the window together
+    barrier.abort()  # from now on a catalog write goes straight through
+    st = cars[0][0]
+    fs, target = weed.filesystem(), s3_target(st)
+    cat = read_catalog(fs, target)
+    assert cat is not None
+    rows = {r["session_id"]: r for r in cat.to_pylist()}
+    want = {sid: driver for (_, sids, _), driver in zip(cars, ("ana", "ben"), strict=True) for sid in sids}
+    assert {sid: rows[sid]["driver_id"] for sid in want if sid in rows} == want
+    for sid in want:
+        for key in rows[sid]["object_keys"]:
+            assert fs.get_file_info(target.path(key)).type == pafs.FileType.File, key
+    # the paddock reads both cars' sessions from the one prefix
+    lake = Lake(_car(tmp_path / "paddock", weed))
+    cur = lake.cursor()
+    got = dict(cur.execute("SELECT session_id, driver_id FROM sessions").fetchall())
+    assert got == want
+    for sid in want:
+        scoped = lake.cursor([sid])
+        n = scoped.execute("SELECT count(*) FROM laps WHERE session_id = ?", [sid]).fetchone()
+        assert n is not None and n[0] > 0
+        scoped.close()
+    cur.close()
+    # a later publish by one car does not drop the other's rows
+    again = import_sim(simulate(laps=1, seed=40, rate_hz=10), st, driver_id="ana").session_id
+    cars[0][2].drain()
+    after = read_catalog(fs, target)
+    assert after is not None and set(after.column("session_id").to_pylist()) == {*want, again}
+    # a deletion on one car: gone for every reader, its objects removed, the other car's rows stay
+    gone = cars[0][1][0]
+    # the other car holds a row of it too (the same bundle imported on both): the deletion must win
+    own = read_catalog(fs, target, cars[0][2].writer)
+    assert own is not None
+    copy = tmp_path / "copy.parquet"
+    pq.write_table(own.filter(pc.equal(own.column("session_id"), gone)), copy)
+    merge_into_catalog(fs, target, [copy], cars[1][2].writer)
+    cars[0][2].spool.add_forget(gone)
+    cars[0][2].drain()
+    final = read_catalog(fs, target)
+    assert final is not None and set(final.column("session_id").to_pylist()) == {*want, again} - {gone}
+    assert all(
+        fs.get_file_info(target.path(k)).type == pafs.FileType.NotFound for k in rows[gone]["object_keys"]
+    )
