@@ -26,6 +26,7 @@ from pyarrow.fs import FileSystem
 
 from services.paddock.lake_s3 import S3Lake
 from shared.settings import Settings
+from shared.store.lake_catalog import catalog_settled
 from shared.store.lake_check import damaged_sessions, deep_problem, files_signature
 from shared.store.lake_read import LocalSession, SessionFiles
 from shared.store.publisher import lake_reader_views
@@ -45,6 +46,7 @@ class Lake:
         self._lock = threading.Lock()
         self._sig: tuple[int, float] | None = None
         self._checked = 0.0
+        self._fetched_at = 0.0  # wall clock before the last catalog read (S3)
         self.damaged: dict[str, dict[str, str]] = {}  # session id -> {file, reason}
         # damage found by reading a session whole after a query on it failed, until its files change
         self._found: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}
@@ -72,9 +74,13 @@ class Lake:
         with self._lock:
             self._checked = now
             sig = self._signature()
-            if force or sig != self._sig:
+            # on S3 a same-size rewrite in the second of the last read looks unchanged: read again until
+            # a read began after that second had surely passed
+            unsettled = self.s3 is not None and not catalog_settled(sig[1], self._fetched_at)
+            if force or sig != self._sig or unsettled:
                 damaged = damaged_sessions(self.lake_dir) if self.s3 is None else {}
                 if self.s3 is not None:
+                    self._fetched_at = time.time()
                     self.s3.fetch()  # the catalog (a GET per writer): its keys, to compare with the damage found
                 for sid, (problem, files) in list(self._found.items()):
                     if self._files_signature(sid) == files:

@@ -105,6 +105,19 @@ def catalog_signature(infos: list[pafs.FileInfo]) -> tuple[int, float]:
     return (zlib.crc32(repr(stamp).encode()) or 1, newest)
 
 
+# S3 times are whole seconds (Last-Modified), and the server's clock is not ours: a fragment rewritten
+# with the same size in the second it was listed looks unchanged, so a catalog read before that second
+# (plus this slack for the clocks) has ended is read again at the next refresh
+CLOCK_SLACK_S = 2.0
+
+
+def catalog_settled(newest_mtime: float, fetched_at: float) -> bool:
+    """Whether a catalog read at ``fetched_at`` (our wall clock, before the GETs) saw every write of the
+    fragments whose newest time is ``newest_mtime``: only once that whole second, and the slack for the
+    two clocks, had passed when it was read."""
+    return fetched_at >= newest_mtime + 1.0 + CLOCK_SLACK_S
+
+
 def _write(fs: pafs.FileSystem, target: LakeTarget, writer: str, table: pa.Table) -> None:
     with fs.open_output_stream(target.path(fragment_key(writer))) as out:
         pq.write_table(table, out, compression="zstd")
