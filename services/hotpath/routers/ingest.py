@@ -18,6 +18,7 @@ import msgpack
 from fastapi import APIRouter, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 
 from services.hotpath.deps import State
+from services.hotpath.loop_share import hand_back
 from services.hotpath.state import HotpathState, UnknownSession
 from shared.asgi_guard import BadJSON, strict_json_loads
 from shared.http_auth import auth_failure
@@ -26,7 +27,6 @@ log = logging.getLogger(__name__)
 router = APIRouter(tags=["ingest"])
 CHUNK_FRAMES = 100  # frames validated together (the column-wise fast path needs a few)
 SLICE_S = 0.005  # at most about this much frame work between two hand-backs to the event loop
-YIELD_S = 0.001
 OFF_LOOP_BYTES = 64 * 1024  # messages bigger than this are decoded in a worker thread
 DURABLE_WAIT_S = 5.0  # longest an ack with ?durable=true waits for the store
 
@@ -101,8 +101,8 @@ async def ingest_sliced(
     arrived: float,
     durable: bool = False,
 ) -> dict[str, Any]:
-    """Feed ``frames`` to the session in chunks, handing the loop back every SLICE_S of work for
-    YIELD_S (a real sleep, so the several loop turns a /health reply or a cue needs all fit in it).
+    """Feed ``frames`` to the session in chunks, handing the loop back every SLICE_S of work (for as
+    long as a request or a cue waits: ``loop_share.hand_back``).
     The ack says how far the store's durability reaches (``durable_through_t_s``); with ``durable`` it
     is sent only once this batch is committed (or says ``durable: false`` when the store cannot write)."""
     sess = state.session(sid)
@@ -143,6 +143,7 @@ async def _feed(
     accepted = 0
     rejected: dict[str, int] = {}
     n = len(frames)
+    requests = getattr(app_state, "requests", None)
     async with app_state.ingest_lock:
         i = 0
         while True:
@@ -159,7 +160,9 @@ async def _feed(
                     break
             if i >= n:
                 break
-            await asyncio.sleep(YIELD_S)
+            await hand_back(requests, state.hub)
+    if state.hub.undelivered:  # this batch's cue is sent before its ack
+        await hand_back(requests, state.hub)
     return {"accepted": accepted, "rejected": rejected}
 
 
