@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import operator
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
