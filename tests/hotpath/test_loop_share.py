@@ -7,8 +7,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import msgpack
+import pytest
+
 from services.hotpath.cue_stream import CueHub
 from services.hotpath.loop_share import CountRequests, RequestsInProgress, hand_back
+from services.hotpath.routers.ingest import BadBatch, _decode
 
 
 async def _count_turns(box: list[int]) -> None:
@@ -111,3 +115,14 @@ async def test_requests_are_counted_while_answered_except_long_ones() -> None:
         ("/ingest/ws", 0),
     ]
     assert requests.n == 0
+
+
+def test_a_big_message_decoded_in_a_thread_is_the_same_batch() -> None:
+    """The worker thread's decode (an identity hook per map, so the loop's thread can take the lock
+    between frames) gives exactly what the plain decode gives, nested maps and all."""
+    batch = {"session_id": "s", "frames": [{"t_s": i * 0.01, "speed_kmh": 100.0 + i} for i in range(500)]}
+    batch["frames"][3]["odd"] = {"nested": [1, {"x": 2}]}  # type: ignore[index]
+    data = msgpack.packb(batch)
+    assert _decode(data, True) == _decode(data) == batch
+    with pytest.raises(BadBatch, match="not msgpack"):
+        _decode(msgpack.packb({1: 2}), True)  # a non-string key is refused the same way
