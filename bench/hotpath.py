@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -215,7 +216,15 @@ def bench_e2e(rows: list[tuple[str, str, str, str]], url: str, port: int, cues: 
     )
 
 
-def bench_ingest(rows: list[tuple[str, str, str, str]], url: str, port: int, gps_hz: float | None) -> None:
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system, every thread) a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bench_ingest(
+    rows: list[tuple[str, str, str, str]], url: str, port: int, pid: int, gps_hz: float | None
+) -> None:
     import websockets
 
     sim = simulate(laps=10, seed=4, rate_hz=50.0)
@@ -250,9 +259,10 @@ def bench_ingest(rows: list[tuple[str, str, str, str]], url: str, port: int, gps
             acc = await reader
         return acc
 
-    t0 = time.perf_counter()
+    c0, t0 = cpu_s(pid), time.perf_counter()
     accepted = asyncio.run(run())
     el = time.perf_counter() - t0
+    cpu_us = (cpu_s(pid) - c0) / max(accepted, 1) * 1e6  # the hot path process, all its threads
     httpx.post(f"{url}/session/{sid}/end", timeout=60)
     after = httpx.get(f"{url}/health").json()
     lost = len(frames) - accepted
@@ -261,7 +271,7 @@ def bench_ingest(rows: list[tuple[str, str, str, str]], url: str, port: int, gps
         (
             f"sustained ingest over WebSocket (msgpack batches of 1,000, {WINDOW} in flight), GPS fix "
             + ("new on every frame (worst case)" if gps_hz is None else f"at {gps_hz:g} Hz, frames at 50 Hz"),
-            f"{accepted / el:,.0f} frames/s",
+            f"{accepted / el:,.0f} frames/s; hot path CPU {cpu_us:.0f} us/frame ({1e6 / cpu_us:,.0f} frames per CPU s)",
             f"target >= 30,000; lost {lost} of {len(frames):,}; store rows written {rows_written:,}",
             CMD,
         )
@@ -280,8 +290,8 @@ def main() -> None:
         svc = start_hotpath(Path(d) / "data", Path(d))
         try:
             bench_e2e(rows, svc.url, svc.port, a.cues)
-            bench_ingest(rows, svc.url, svc.port, None)
-            bench_ingest(rows, svc.url, svc.port, 25.0)
+            bench_ingest(rows, svc.url, svc.port, svc.proc.pid, None)
+            bench_ingest(rows, svc.url, svc.port, svc.proc.pid, 25.0)
         finally:
             svc.stop()
     tbl = Table("measure", "result", "target / notes", "command")
