@@ -32,6 +32,7 @@ def _child(profile: bool) -> None:
     import msgpack
 
     from services.hotpath.replay import frames_of
+    from services.hotpath.routers import ingest as ing
     from services.hotpath.routers.ingest import CHUNK_FRAMES, _decode, _frames
     from services.hotpath.state import HotpathState
     from shared.settings import settings_for
@@ -55,7 +56,9 @@ def _child(profile: bool) -> None:
         accepted = 0
         for b in batches:
             t0 = time.thread_time()
-            _, fr = _frames(_decode(b))
+            # as the endpoint does: a message over OFF_LOOP_BYTES is decoded in a worker thread
+            big = len(b) > getattr(ing, "OFF_LOOP_BYTES", 1 << 62)
+            _, fr = _frames(_decode(b, True) if big and hasattr(ing, "_same") else _decode(b))
             dec += time.thread_time() - t0
             arrived = time.perf_counter()
             for i in range(0, len(fr), CHUNK_FRAMES):

@@ -315,15 +315,17 @@ class LiveEvents:
         if spd is None or not spd > th["slip_min_speed_kmh"]:
             return  # both predicates need the car moving: no wheel to look at
         brake, thr = get("brake_bar") or 0.0, get("throttle_pct") or 0.0
-        if not (brake > th["slip_brake_bar"] or thr > th["slip_throttle_pct"]):
+        braking, driving = brake > th["slip_brake_bar"], thr > th["slip_throttle_pct"]
+        if not (braking or driving):
             return  # neither braking nor driving: neither predicate can hold
         for w, key, driven in self._wheels:
             ws = get(key)
             if ws is None:
                 continue
-            if is_lockup(ws, spd, brake, th):
+            # each predicate is asked only when its pedal term holds (it is False otherwise)
+            if braking and is_lockup(ws, spd, brake, th):
                 on[(LOCKUP, w)] = abs(ws - spd)
-            elif driven and is_wheelspin(ws, spd, thr, th):
+            elif driven and driving and is_wheelspin(ws, spd, thr, th):
                 on[(WHEELSPIN, w)] = abs(ws - spd)
 
     def _tpms_drop(self, wheel: str, press: float) -> float | None:
@@ -342,7 +344,7 @@ class LiveEvents:
         self._slips(get, on)
         for kind, ch in self._flags:
             f = get(ch)
-            if f is not None and is_flag_on(f):
+            if f and is_flag_on(f):  # 0.0 (the usual value) and None are off
                 on[(kind, None)] = None
         tpms_last = self._tpms_last
         for w, alarm_key, press_key in self._tpms:

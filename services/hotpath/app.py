@@ -13,10 +13,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from services.hotpath import drive
+from services.hotpath.loop_share import CountRequests, RequestsInProgress
 from services.hotpath.routers import cues, health, imports, ingest, sessions
 from services.hotpath.state import HotpathState
 from shared import __version__
-from shared.asgi_guard import LoopLag, RequestGuard, short_errors
+from shared.asgi_guard import ASGIApp, LoopLag, Receive, RequestGuard, Scope, Send, short_errors
 from shared.hotpath_link import announce, withdraw
 from shared.http_auth import add_cors, auth_failure, redact_access_log
 from shared.settings import Settings, get_settings
@@ -37,10 +38,29 @@ async def _flush_idle(state: HotpathState) -> None:
             log.exception("flushing idle session buffers failed")
 
 
+class TokenCheck:
+    """The bearer-token check on every HTTP request, as a plain ASGI middleware: no extra task and no
+    memory stream between a route and the socket (a cue on the SSE stream is written in the same loop
+    turn it is yielded in)."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            denied = auth_failure(Request(scope), self.settings)
+            if denied is not None:
+                await denied(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None, can: str | None = None) -> FastAPI:
     settings = settings or get_settings()
     redact_access_log()
     http_rejected: Counter[str] = Counter()
+    requests = RequestsInProgress()  # the sliced ingest hands the loop back while any is answered
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -49,6 +69,7 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
         app.state.ingest_lock = asyncio.Lock()
         app.state.import_lock = asyncio.Lock()
         app.state.http_rejected = http_rejected
+        app.state.requests = requests
         app.state.loop_lag = lag = LoopLag()
         lag.start()
         flusher = asyncio.create_task(_flush_idle(state))
@@ -86,12 +107,10 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
         },
     )
 
-    @app.middleware("http")
-    async def _auth(request: Request, call_next):  # type: ignore[no-untyped-def]
-        denied = auth_failure(request, settings)
-        return denied if denied is not None else await call_next(request)
+    app.add_middleware(TokenCheck, settings=settings)
 
-    add_cors(app, settings)  # outermost: a preflight is answered before the token check
+    add_cors(app, settings)  # a preflight is answered before the token check
+    app.add_middleware(CountRequests, requests=requests)  # outermost: counted from the first loop turn
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

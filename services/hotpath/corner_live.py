@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -101,8 +103,7 @@ class CornerWatcher:
     def _finish(self) -> CornerObservation | None:
         assert self.active is not None
         _a, _b, c = self.windows[self.active]
-        nan = float("nan")
-        arr = {k: np.asarray([r.get(k, nan) for r in self.rows], dtype=np.float64) for k in _CH}
+        arr = _columns(self.rows)
         if len(arr["t_s"]) < 5 or np.nanmax(arr["dist_m"]) < c.end_m - 20:
             return None
         arr["dist_m"] = np.maximum.accumulate(arr["dist_m"]) + np.arange(len(arr["dist_m"])) * 1e-6
@@ -153,6 +154,21 @@ class CornerWatcher:
             obs.slips.append(SlipEvent(sr.kind, sr.wheel, float(d[sr.start]), self.lap))
         obs.clean = not obs.slips
         return obs
+
+
+_GET_CH = operator.itemgetter(*_CH)
+
+
+def _columns(rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
+    """The window's frames as one float array per channel of ``_CH`` (NaN where a frame has none)."""
+    n = len(rows)
+    try:
+        flat = chain.from_iterable(map(_GET_CH, rows))
+        table = np.fromiter(flat, np.float64, count=n * len(_CH)).reshape(n, len(_CH))
+    except (KeyError, TypeError, ValueError):  # a channel this car does not send (or not yet): NaN there
+        nan = float("nan")
+        return {k: np.asarray([r.get(k, nan) for r in rows], dtype=np.float64) for k in _CH}
+    return {k: table[:, j].copy() for j, k in enumerate(_CH)}
 
 
 def _dip(seg: np.ndarray) -> float:

@@ -24,11 +24,14 @@ class ClientQueue:
         self.state: dict[str, dict[str, Any]] = {}
         self.q: deque[tuple[str, dict[str, Any]]] = deque(maxlen=maxlen)
         self.dropped = 0
+        self.unsent = 0  # cues put and not yet handed on to the response (queued or being yielded)
         self.event = asyncio.Event()
 
     def put(self, kind: str, data: dict[str, Any]) -> None:
         if len(self.q) == self.q.maxlen:
-            self.dropped += 1
+            self.dropped += 1  # the oldest goes: it is no longer waiting to be sent
+        else:
+            self.unsent += 1
         self.q.append((kind, data))
         self.event.set()
 
@@ -45,6 +48,11 @@ class CueHub:
         for c in self.clients:
             if c.session_id is None or c.session_id == sid:
                 c.put(kind, data)
+
+    @property
+    def undelivered(self) -> bool:
+        """Is a cue (or dropped-cue event) waiting for some client, not yet handed to its response?"""
+        return any(c.unsent for c in self.clients)
 
     def publish_state(self, kind: str, data: dict[str, Any]) -> None:
         sid = data.get("session_id")
@@ -78,6 +86,7 @@ class CueHub:
                         data = {**data, "dropped_before": client.dropped}
                         client.dropped = 0
                     yield f"id: {seq}\nevent: {kind}\ndata: {json.dumps(data)}\n\n"
+                    client.unsent -= 1  # resumed: the response has written it
                 while client.state:  # after the cues: a cue is never held behind a delta
                     kind, data = client.state.popitem()
                     seq += 1
