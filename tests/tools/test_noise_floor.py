@@ -13,6 +13,8 @@ from services.paddock.agents.narrative import template_narrative
 from services.paddock.tools.registry import run_tool
 from shared.store.lake_layout import session_dir
 from shared.thresholds import DEFAULT_THRESHOLDS
+from tests.support import require
+from tests.support.require import missing
 
 BAR = DEFAULT_THRESHOLDS["opportunity_min_s"]
 
@@ -33,7 +35,7 @@ def _gaps(settings: Any, sid: str) -> dict[str, float]:
 def test_only_corners_over_the_bar_are_named(lake_env: dict[str, Any], key: str) -> None:
     sid = lake_env[key]
     if sid is None:
-        pytest.skip(f"{key}: ../shared not found")
+        missing(require.SHARED, f"../shared is not present ({key})")
     gaps = _gaps(lake_env["settings"], sid)
     hl = run_tool("get_session_highlights", {"session_id": sid})
     named = [o["corner"] for o in hl["biggest_opportunities"]]
