@@ -1,9 +1,13 @@
 """Probe the data path (no model): driver phrasings through the route step (``plan_for``, as the pipeline
-calls it) against the real VBOX session and a simulated one, printed beside figures computed from the raw
-files (``tests/support/truth.py``). Judged by reading: ``python bench/route_probe.py [root]``."""
+calls it) against the real VBOX session, the kart, both XRK files and a simulated one.
+
+``python bench/route_probe.py [root]``: the phrasings below, printed beside figures computed from the raw
+files (``tests/support/truth.py``), judged by reading. ``--score``: the probe set
+(``tests/support/answer_probe.py``) scored against that truth (correct, wrong, evasive), with the counts."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -11,7 +15,12 @@ from services.paddock.agents.classifier import _classify_intent
 from services.paddock.agents.evidence import plan_for
 from services.paddock.lake import configure_lake
 from shared.settings import settings_for
-from tests.support.answer_run import prepare
+from tests.support.answer_eval import score
+from tests.support.answer_probe import probe_questions
+from tests.support.answer_run import DRIVER, SHARED_DATA, Prepared, _cli, prepare
+from tests.support.truth import aim_truth
+
+XRK = {"agx": SHARED_DATA / "aim" / "scut_fsev_agx", "du": SHARED_DATA / "aim" / "scut_fsev_du"}
 
 PHRASINGS = [
     "what did I run on lap 5?",
@@ -72,9 +81,36 @@ PHRASINGS = [
 ]
 
 
-def main(root: Path) -> None:
+def prepare_all(root: Path) -> Prepared:
+    """The answer eval's sessions and both XRK files (truth from their Race Studio CSV exports)."""
     prep = prepare(root)
+    for name, stem in XRK.items():
+        path = stem.with_suffix(".xrk")
+        res = json.loads(_cli("import", "--data-dir", str(prep.data_dir), "--driver", DRIVER, "--json", str(path)))
+        prep.sids[name] = (res[0] if isinstance(res, list) else res)["session_id"]
+        prep.truths[name] = aim_truth(stem.with_suffix(".csv"), name)
+    return prep
+
+
+def scored(prep: Prepared) -> dict[str, int]:
+    counts = {"correct": 0, "wrong": 0, "evasive": 0}
+    for q in probe_questions(prep.truths):
+        agent = _classify_intent(q.text)[1]
+        plan = plan_for(agent, q.text, prep.sids[q.session], None)
+        v = score(q.expect, plan["text"] if plan else "", "data")
+        counts[v.kind] += 1
+        mark = "ok " if v.kind == "correct" else v.kind.upper()
+        print(f"{mark} [{q.session}] {q.text!r}: {v.why}\n    -> {plan['text'] if plan else None}")
+    print(f"probe set: {sum(counts.values())} phrasings, " + ", ".join(f"{k} {n}" for k, n in counts.items()))
+    return counts
+
+
+def main(root: Path, score_only: bool) -> None:
+    prep = prepare_all(root)
     configure_lake(settings_for(prep.data_dir))
+    if score_only:
+        scored(prep)
+        return
     for name in ("vbox", "sim", "kart"):
         st = prep.truths[name]
         print(
@@ -91,4 +127,5 @@ def main(root: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/answers3_probe"))
+    args = [a for a in sys.argv[1:] if a != "--score"]
+    main(Path(args[0] if args else "/tmp/route_probe"), "--score" in sys.argv)

@@ -1,0 +1,102 @@
+"""A driver's question put in the words the routes read, before any routing: common misspellings and
+shorthand spelled out (``hw consistant`` -> ``how consistent``, ``avg`` -> ``average``, ``breaking`` ->
+``braking``), and a lap named by what it was (``my fastest lap``, ``the last lap``) given its number when
+the question asks something else of it ("top speed on my fastest lap" -> "top speed on lap 7"). The
+question shown and narrated stays the driver's own."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# a misspelling or shorthand -> the word the routes know (whole words only)
+SPELLING = {
+    "hw": "how",
+    "wat": "what",
+    "wht": "what",
+    "whats": "what's",
+    "wats": "what's",
+    "consistant": "consistent",
+    "consistancy": "consistency",
+    "consistensy": "consistency",
+    "laptime": "lap time",
+    "laptimes": "lap times",
+    "avg": "average",
+    "ave": "average",
+    "breaking": "braking",
+    "brakeing": "braking",
+    "throtle": "throttle",
+    "throttel": "throttle",
+    "presure": "pressure",
+    "pressur": "pressure",
+    "temprature": "temperature",
+    "temperture": "temperature",
+    "tempreture": "temperature",
+    "fastet": "fastest",
+    "fatest": "fastest",
+    "quickst": "quickest",
+    "slowets": "slowest",
+    "sectr": "sector",
+    "secter": "sector",
+    "rpms": "rpm",
+    "kmh": "km/h",
+    "kph": "km/h",
+    "u": "you",
+}
+_WORD = re.compile(r"[a-z/']+")
+
+
+def normal_question(text: str) -> str:
+    """``text`` lower-cased with the misspellings above spelled out."""
+    return _WORD.sub(lambda m: SPELLING.get(m.group(0), m.group(0)), (text or "").lower())
+
+
+_NAMED_LAP = re.compile(
+    r"\b(?:my |the |our )?(?:very )?(last|final|fastest|best|quickest|slowest|worst) "
+    r"(?:full |timed |valid |racing )?lap\b(?!s)"
+)
+_NOT_A_LAP = re.compile(r"(?:theoretical|ideal|perfect|achievable|optimal|possible|personal|all.?time)\s*$")
+# the question asks something of the lap beyond its time (a figure on it, or another lap to compare)
+_ASKS_MORE = re.compile(
+    r"speed|how fast|\brpm\b|\brevs?\b|throttle|brak|\bgears?\b|sector|\boil\b|coolant|water|temp|pressure|"
+    r"\bturn\b|corner|\bt\d|g.?force|lateral|\bmph\b|km/h|v ?max|\bthan\b|\bvs\b|versus|compare|\bgap\b|"
+    r"differ|\blap \d"
+)
+
+
+def name_laps(q: str, session_id: str) -> str:
+    """``q`` with "my fastest lap", "the last lap" ... replaced by "lap N" of this session's valid laps,
+    when the question asks something of that lap (a lap's own time is the best-lap route's)."""
+    m = _NAMED_LAP.search(q)
+    if m is None or _NOT_A_LAP.search(q[: m.start()]):
+        return q
+    which = m.group(1)
+    if which not in ("last", "final"):
+        if not _ASKS_MORE.search(q[: m.start()] + " " + q[m.end() :]):
+            return q
+        if re.search(r"\b(?:best|fastest|quickest)\b", q) and re.search(r"\b(?:slowest|worst)\b", q):
+            return q  # best against worst: the lap comparison names both
+    laps = _valid(session_id)
+    if not laps:
+        return q
+    if which in ("last", "final"):
+        pick = max(laps, key=lambda x: x["lap"])
+    elif which in ("slowest", "worst"):
+        pick = max(laps, key=lambda x: x["time_s"])
+    else:
+        pick = min(laps, key=lambda x: x["time_s"])
+    return q[: m.start()] + f"lap {pick['lap']}" + q[m.end() :]
+
+
+def _valid(sid: str) -> list[dict[str, Any]]:
+    from services.paddock.tools.base import ToolError, rows, session_row
+
+    try:
+        sid = session_row(sid)["session_id"]
+        return rows(
+            "SELECT lap, time_s FROM laps WHERE session_id = ? AND kind = 'full' AND valid "
+            "AND time_s IS NOT NULL",
+            [sid],
+        )
+    except ToolError:
+        return []
