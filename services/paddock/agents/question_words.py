@@ -100,3 +100,20 @@ def _valid(sid: str) -> list[dict[str, Any]]:
         )
     except ToolError:
         return []
+
+
+# a question whose answer is a figure: a time, a speed, a count, a lap, a corner, a sector, a gear
+_FIGURE_Q = re.compile(
+    r"\bhow (?:fast|quick|slow|much|many|long|hard|hot|high|low|far|consistent)\b|"
+    r"\bwhich (?:lap|corner|turn|sector|gear|one)\b|\bwhat (?:gear|lap|corner|turn|sector)\b|"
+    r"\b(?:top|max(?:imum)?|min(?:imum)?|average|mean|peak|highest|lowest|entry|exit|apex) "
+    r"(?:speed|rpm|revs|lap|pressure|temp\w*)\b|\blap ?times?\b|\b(?:best|fastest|quickest|slowest|worst) lap\b|"
+    r"\bv ?max\b|\bwhere (?:do|did|am|can) i (?:lose|losing|lost|find|gain)\b|\bcompare\b|\bvs\.?\b|"
+    r"\b(?:slower|faster|quicker) than\b|\btheoretical\b|\bhow did lap \d|\bwhat (?:was|were|is|'s) "
+    r"(?:my |the )?(?:\w+ ){0,2}(?:time|speed|rpm|revs|gap|delta|pressure|temp\w*|gear|sector)\b"
+)
+
+
+def asks_figure(question: str) -> bool:
+    """The question is answered by a figure (a time, a speed, a lap, a corner): words alone do not."""
+    return bool(_FIGURE_Q.search(normal_question(question)))
