@@ -86,7 +86,9 @@ def prepare_all(root: Path) -> Prepared:
     prep = prepare(root)
     for name, stem in XRK.items():
         path = stem.with_suffix(".xrk")
-        res = json.loads(_cli("import", "--data-dir", str(prep.data_dir), "--driver", DRIVER, "--json", str(path)))
+        res = json.loads(
+            _cli("import", "--data-dir", str(prep.data_dir), "--driver", DRIVER, "--json", str(path))
+        )
         prep.sids[name] = (res[0] if isinstance(res, list) else res)["session_id"]
         prep.truths[name] = aim_truth(stem.with_suffix(".csv"), name)
     return prep

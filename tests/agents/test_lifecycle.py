@@ -417,7 +417,7 @@ def test_pitwall_makes_the_specialists_first_call_and_the_model_picks_facts(env)
 
 
 def test_evidence_for_other_tools_is_plain_text_without_quotes() -> None:
-    from services.paddock.agents.data_answer import EVIDENCE_MAX_CHARS, evidence_text
+    from services.paddock.agents.planned_call import EVIDENCE_MAX_CHARS, evidence_text
 
     result = {
         "session_id": "s1",
@@ -441,7 +441,7 @@ def test_evidence_for_other_tools_is_plain_text_without_quotes() -> None:
 
 
 def test_the_planned_call_takes_the_first_tool_the_question_gives_arguments_for(env) -> None:
-    from services.paddock.agents.data_answer import planned_call
+    from services.paddock.agents.planned_call import planned_call
 
     sid = env["sid"]
     hl = run_tool("get_session_highlights", {"session_id": sid})

@@ -9,8 +9,19 @@ from __future__ import annotations
 import numpy as np
 
 from tests.support.answer_eval import Expect, Fig
-from tests.support.answer_questions import Question, _channel, _consistency, _lap_time, _restraint, _rpm, _theo
-from tests.support.answer_questions import _times, _top, _vs
+from tests.support.answer_expect import (
+    channel,
+    consistency,
+    lap_time,
+    mean_lap,
+    restraint,
+    rpm,
+    theo,
+    times,
+    top,
+    vs,
+)
+from tests.support.answer_questions import Question
 from tests.support.truth import SessionTruth
 from tests.support.truth_corners import corners, sector_table, slowest_point
 
@@ -38,41 +49,35 @@ def probe_questions(t: dict[str, SessionTruth]) -> list[Question]:
         q.append(Question(f"p-{kind}-{len(q) + 1:02d}", kind, sess, text, e))
 
     best = r"best|fastest|quickest"
-    add("best_lap", "vbox", "whats my fastest lap", _lap_time(v, v.best.lap, best))
-    add("best_lap", "kart", "wat was my best laptime", _lap_time(k, k.best.lap, best))
-    add("lap_time", "vbox", "time of my last lap?", _lap_time(v, v.racing[-1].lap))
-    add("lap_time", "kart", "how quick was lap 3", _lap_time(k, 3))
-    add("lap_time", "sim", "lap 4 laptime pls", _lap_time(s, 4))
-    add("slowest_lap", "vbox", "how long was my slowest lap", _lap_time(v, v.slowest.lap, r"slow|worst"))
-    mean = float(np.mean([lp.time_s for lp in k.racing]))
-    add(
-        "average_lap",
-        "kart",
-        "my avg lap?",
-        Expect(need=[[Fig("time", mean)]], check={"time": [*_times(k), mean]}, context=r"average|mean"),
-    )
-    add("top_speed", "vbox", "top speed in mph", _top(v, None))
-    add("top_speed", "kart", "what was my top speed in kph on lap 8", _top(k, 8))
-    add("top_speed", "vbox", "max speed on my fastest lap", _top(v, v.best.lap))
-    add("rpm", "sim", "revs on the last lap?", _rpm(s, s.racing[-1].lap))
-    add("rpm", "kart", "what was the highest rpm", _rpm(k, None))
-    add("consistency", "vbox", "hw consistant was i", _consistency(v))
-    add("lap_vs_lap", "kart", "compare my lap 4 and lap 6", _vs(k, 4, 6))
-    add("lap_vs_lap", "vbox", "was lap 5 faster than lap 9?", _vs(v, 5, 9))
-    add("lap_vs_lap", "kart", "how much faster was my best lap than lap 3", _vs(k, 3, k.best.lap))
-    add("lap_vs_lap", "vbox", "gap from my best lap to my worst", _vs(v, v.slowest.lap, v.best.lap))
-    add("theoretical_best", "vbox", "whats my theoretical best from sectors", _theo(v))
+    add("best_lap", "vbox", "whats my fastest lap", lap_time(v, v.best.lap, best))
+    add("best_lap", "kart", "wat was my best laptime", lap_time(k, k.best.lap, best))
+    add("lap_time", "vbox", "time of my last lap?", lap_time(v, v.racing[-1].lap))
+    add("lap_time", "kart", "how quick was lap 3", lap_time(k, 3))
+    add("lap_time", "sim", "lap 4 laptime pls", lap_time(s, 4))
+    add("slowest_lap", "vbox", "how long was my slowest lap", lap_time(v, v.slowest.lap, r"slow|worst"))
+    add("average_lap", "kart", "my avg lap?", mean_lap(k))
+    add("top_speed", "vbox", "top speed in mph", top(v, None))
+    add("top_speed", "kart", "what was my top speed in kph on lap 8", top(k, 8))
+    add("top_speed", "vbox", "max speed on my fastest lap", top(v, v.best.lap))
+    add("rpm", "sim", "revs on the last lap?", rpm(s, s.racing[-1].lap))
+    add("rpm", "kart", "what was the highest rpm", rpm(k, None))
+    add("consistency", "vbox", "hw consistant was i", consistency(v))
+    add("lap_vs_lap", "kart", "compare my lap 4 and lap 6", vs(k, 4, 6))
+    add("lap_vs_lap", "vbox", "was lap 5 faster than lap 9?", vs(v, 5, 9))
+    add("lap_vs_lap", "kart", "how much faster was my best lap than lap 3", vs(k, 3, k.best.lap))
+    add("lap_vs_lap", "vbox", "gap from my best lap to my worst", vs(v, v.slowest.lap, v.best.lap))
+    add("theoretical_best", "vbox", "whats my theoretical best from sectors", theo(v))
     add(
         "car_health",
         "vbox",
         "what was the max oil pressure on lap 3",
-        _channel(v, "Oil Pressure (bar)", "max", 3, "bar"),
+        channel(v, "Oil Pressure (bar)", "max", 3, "bar"),
     )
     add(
         "car_health",
         "vbox",
         "coolant temp on the last lap?",
-        _channel(v, "Coolant Temperature (°C)", "max", v.racing[-1].lap, "c"),
+        channel(v, "Coolant Temperature (°C)", "max", v.racing[-1].lap, "c"),
     )
     avg = _avg_speed(v)
     add("average_speed", "vbox", "whats my average speed in mph", Expect(need=[[Fig("kmh", avg)]]))
@@ -98,13 +103,13 @@ def probe_questions(t: dict[str, SessionTruth]) -> list[Question]:
         ("kart", k, "whats the oil temp", r"\boil\b"),
         ("kart", k, "did i lock up", r"lock"),
     ):
-        add("not_recorded", sess, text, _restraint("not_recorded", text, st, about))
+        add("not_recorded", sess, text, restraint("not_recorded", text, st, about))
     for sess, st, text, about in (
         ("vbox", v, "lap 55 top speed", r"\blap 55\b"),
         ("sim", s, "min speed at turn 99", r"\b(?:t|turn )99\b"),
         ("sim", s, "sector 40 time", r"\bsector 40\b"),
     ):
-        e = _restraint("no_such", text, st, about)
+        e = restraint("no_such", text, st, about)
         e.allowed_numbers.append(float(len(corners()) + 1))  # how many sectors there are: one per corner, +1
         add("no_such", sess, text, e)
     # sectors: our own lines at each corner's entry across the best lap's path, crossed on each lap
@@ -136,7 +141,7 @@ def probe_questions(t: dict[str, SessionTruth]) -> list[Question]:
         "theoretical best from my sectors?",
         Expect(
             need=[[Fig("time", float(tab.min(axis=0).sum()))]],
-            check={"time": [*_times(s), float(tab.min(axis=0).sum())]},
+            check={"time": [*times(s), float(tab.min(axis=0).sum())]},
             tol={"time": SECTOR_TOL_S * 2},
             context=r"theoretical|added up|sum",
         ),
@@ -144,7 +149,6 @@ def probe_questions(t: dict[str, SessionTruth]) -> list[Question]:
     # the XRK files: an electric car's one out lap (no valid lap, no rpm channel)
     for sess in ("agx", "du"):
         st = t[sess]
-        add("no_such", sess, "what was my best lap time", _restraint("no_such", "best lap", st, r"\bbest\b"))
-        add("top_speed", sess, "what was my top speed?", _top(st, None))
+        add("no_such", sess, "what was my best lap time", restraint("no_such", "best lap", st, r"\bbest\b"))
+        add("top_speed", sess, "what was my top speed?", top(st, None))
     return q
-

@@ -46,7 +46,9 @@ def odometer(lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(2 * 6_371_000 * np.arcsin(np.sqrt(a)))])
 
 
-def slowest_point(st: SessionTruth, lap: int, corner: str, gear: str | None = None) -> tuple[float, float | None]:
+def slowest_point(
+    st: SessionTruth, lap: int, corner: str, gear: str | None = None
+) -> tuple[float, float | None]:
     """(least speed in km/h, the gear there or None) at ``corner`` on ``lap``."""
     lo, hi = corners()[corner]
     idx = np.flatnonzero(st.in_lap(st.lap(lap)))

@@ -45,7 +45,10 @@ def test_sector_times_are_the_raw_files_crossings_of_the_sector_lines(lake_env, 
         if lp.lap not in d["laps"]:
             continue
         idx = np.flatnonzero(vbox.in_lap(lp))
-        at = [gate_crossings(vbox.t[idx], la[idx], lo[idx], (g["lat"], g["lon"], g["heading_deg"])) for g in d["gates"]]
+        at = [
+            gate_crossings(vbox.t[idx], la[idx], lo[idx], (g["lat"], g["lon"], g["heading_deg"]))
+            for g in d["gates"]
+        ]
         for k in range(1, len(d["gates"])):  # sector k + 1: from gate k - 1 to gate k
             if len(at[k - 1]) == 1 and len(at[k]) == 1:
                 ours = at[k][0][0] - at[k - 1][0][0]

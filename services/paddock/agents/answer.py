@@ -87,7 +87,9 @@ def ending(
         fb = fallback(req.kind, run.state)
         kept = problem == NO_FIGURE and fb is None  # no data answers it either: its words are all there is
         if (problem is None or kept) and not isinstance(run.error, BudgetExceeded | LoopGuard):
-            out = Outcome(text, "llm", emotion, run.error is None, err or (problem if kept else None), ungrounded)
+            out = Outcome(
+                text, "llm", emotion, run.error is None, err or (problem if kept else None), ungrounded
+            )
         else:
             out = Outcome(fb["text"], fb["narrator"]) if fb else Outcome("", "none")
             out.reason = f"{problem or err}; the model's reply was not shown"

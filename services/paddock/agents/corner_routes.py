@@ -88,7 +88,9 @@ def corner_id_in(corner: str, sid: str) -> tuple[str, list[str]]:
     corner ids in lap order). "turn 11" on a track whose corners are numbered C1, C2, ... is C11."""
     have = [
         r["c"]
-        for r in _rows("SELECT DISTINCT upper(corner_id) AS c FROM corner_results WHERE session_id = ?", [sid])
+        for r in _rows(
+            "SELECT DISTINCT upper(corner_id) AS c FROM corner_results WHERE session_id = ?", [sid]
+        )
     ]
     cid = _cid(corner).upper()
     if cid not in have and re.sub(r"^[A-Z]+", "C", cid) in have:

@@ -15,7 +15,8 @@ def plan_for(agent: str, question: str, session_id: str, intent: str | None) -> 
     ``question_words``): the driver-question routes first (best lap, top
     speed, a channel the file lacks ...), then the specialist's first tool, then the lap/corner/where-
     do-I-lose-time answers. Runs tools (call it in a worker thread)."""
-    from services.paddock.agents.data_answer import answer_from_data, format_result, planned_call
+    from services.paddock.agents.data_answer import answer_from_data, format_result
+    from services.paddock.agents.planned_call import planned_call
     from services.paddock.agents.question_words import name_laps, normal_question
     from services.paddock.agents.routes import route_answer
 

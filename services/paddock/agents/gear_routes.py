@@ -43,7 +43,9 @@ def gear(q: str, s: dict[str, Any]) -> DataAnswer | None:
     n = int(lap.group(1)) if lap else None
     if not _recorded(sid):
         where = f" at {_cid(corner).upper()}" if corner else ""
-        text = f"Gear is not recorded in this session's file (no gear channel), so the gear{where} is unknown."
+        text = (
+            f"Gear is not recorded in this session's file (no gear channel), so the gear{where} is unknown."
+        )
         return DataAnswer(text, "telemetry", args, {"recorded": False})
     if corner is None:
         return _gears_used(sid, n, args)

@@ -44,7 +44,7 @@ class EvidenceRouter(BaseAgent):
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         from services.paddock.agents.classifier import _classify_intent
-        from services.paddock.agents.data_answer import NEEDS_MODEL_TOOLS
+        from services.paddock.agents.planned_call import NEEDS_MODEL_TOOLS
 
         state = ctx.session.state
         req = state.get("request") or {}

@@ -15,7 +15,9 @@ from shared.display import lap_time
 SECTOR = re.compile(r"\bsect(?:or|er|ion)s?\b|\bsplits?\b")
 _NUM = re.compile(r"\bsect(?:or|er|ion)\s*(\d{1,2})\b|\bs(\d{1,2})\b")
 _LAP = re.compile(r"\blap\s+(\d{1,4})\b")
-_LOSE = re.compile(r"\blos[et]\b|\blosing\b|\bslow|\bworst\b|\bcost|\bdropp?ed\b|\bweak|\bgive away\b|\bbleed")
+_LOSE = re.compile(
+    r"\blos[et]\b|\blosing\b|\bslow|\bworst\b|\bcost|\bdropp?ed\b|\bweak|\bgive away\b|\bbleed"
+)
 _SUM = re.compile(r"theoretical|ideal|perfect|add(?:ed)? up|\bsum\b|combined|together|put .{0,12}together")
 
 
@@ -82,7 +84,8 @@ def sectors(q: str, s: dict[str, Any]) -> DataAnswer | None:
             for x in worst
         ]
         text = "The most time between your typical and your best sector: " + "; ".join(
-            f"{_name(x)} {x['median_s'] - x['best_s']:.3f} s a lap (best on lap {x['best_lap']})" for x in worst
+            f"{_name(x)} {x['median_s'] - x['best_s']:.3f} s a lap (best on lap {x['best_lap']})"
+            for x in worst
         )
         return DataAnswer(text + ".", "sector_times", args, res)
     res["best_sectors"] = [{"sector": x["sector"], "best_s": x["best_s"], "lap": x["best_lap"]} for x in secs]
@@ -115,7 +118,8 @@ def _on_lap(n: int, k: int | None, d: dict[str, Any], res: dict[str, Any]) -> st
     res["lap_minus_theoretical_s"] = round(total, 3)
     if top[0][1] < 0.0005:
         return f"Lap {n} was your best in every sector."
-    text = f"Lap {n} ({lap_time(d['lap_times_s'][n])}) lost the most against your best sectors in " + "; ".join(
-        f"{_name(x)} {g:.3f} s (best on lap {x['best_lap']})" for x, g in top if g >= 0.0005
+    text = (
+        f"Lap {n} ({lap_time(d['lap_times_s'][n])}) lost the most against your best sectors in "
+        + "; ".join(f"{_name(x)} {g:.3f} s (best on lap {x['best_lap']})" for x, g in top if g >= 0.0005)
     )
     return text + f". In all it was {total:.3f} s over your best sectors added up."
