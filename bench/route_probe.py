@@ -7,7 +7,6 @@ files (``tests/support/truth.py``), judged by reading. ``--score``: the probe se
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -16,11 +15,7 @@ from services.paddock.agents.evidence import plan_for
 from services.paddock.lake import configure_lake
 from shared.settings import settings_for
 from tests.support.answer_eval import score
-from tests.support.answer_probe import probe_questions
-from tests.support.answer_run import DRIVER, SHARED_DATA, Prepared, _cli, prepare
-from tests.support.truth import aim_truth
-
-XRK = {"agx": SHARED_DATA / "aim" / "scut_fsev_agx", "du": SHARED_DATA / "aim" / "scut_fsev_du"}
+from tests.support.answer_run import Prepared, prepare
 
 PHRASINGS = [
     "what did I run on lap 5?",
@@ -81,22 +76,9 @@ PHRASINGS = [
 ]
 
 
-def prepare_all(root: Path) -> Prepared:
-    """The answer eval's sessions and both XRK files (truth from their Race Studio CSV exports)."""
-    prep = prepare(root)
-    for name, stem in XRK.items():
-        path = stem.with_suffix(".xrk")
-        res = json.loads(
-            _cli("import", "--data-dir", str(prep.data_dir), "--driver", DRIVER, "--json", str(path))
-        )
-        prep.sids[name] = (res[0] if isinstance(res, list) else res)["session_id"]
-        prep.truths[name] = aim_truth(stem.with_suffix(".csv"), name)
-    return prep
-
-
 def scored(prep: Prepared) -> dict[str, int]:
     counts = {"correct": 0, "wrong": 0, "evasive": 0}
-    for q in probe_questions(prep.truths):
+    for q in prep.probe:
         agent = _classify_intent(q.text)[1]
         plan = plan_for(agent, q.text, prep.sids[q.session], None)
         v = score(q.expect, plan["text"] if plan else "", "data")
@@ -108,7 +90,7 @@ def scored(prep: Prepared) -> dict[str, int]:
 
 
 def main(root: Path, score_only: bool) -> None:
-    prep = prepare_all(root)
+    prep = prepare(root)
     configure_lake(settings_for(prep.data_dir))
     if score_only:
         scored(prep)
