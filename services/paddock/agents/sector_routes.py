@@ -12,8 +12,8 @@ from typing import Any
 from services.paddock.agents.data_answer import DataAnswer
 from shared.display import lap_time
 
-SECTOR = re.compile(r"\bsect(?:or|er|ion)s?\b|\bsplits?\b")
-_NUM = re.compile(r"\bsect(?:or|er|ion)\s*(\d{1,2})\b|\bs(\d{1,2})\b")
+SECTOR = re.compile(r"\bsect(?:or|er)s?\b|\bsplits?\b")  # "best sections together": the achievable lap
+_NUM = re.compile(r"\bsect(?:or|er)s?\s*(\d{1,2})\b|\bs(\d{1,2})\b")
 _LAP = re.compile(r"\blap\s+(\d{1,4})\b")
 _LOSE = re.compile(
     r"\blos[et]\b|\blosing\b|\bslow|\bworst\b|\bcost|\bdropp?ed\b|\bweak|\bgive away\b|\bbleed"
