@@ -25,17 +25,6 @@ def _name(x: dict[str, Any]) -> str:
     return f"sector {x['sector']} ({x['from']} to {x['to']})"
 
 
-def _lap_asked(q: str, d: dict[str, Any]) -> int | None:
-    m = _LAP.search(q)
-    if m:
-        return int(m.group(1))
-    if re.search(r"\b(?:last|final) (?:full |timed )?lap\b", q):
-        return max(d["laps"])
-    if re.search(r"\b(?:best|fastest|quickest) lap\b", q):
-        return int(d["best_lap"])
-    return None
-
-
 def sectors(q: str, s: dict[str, Any]) -> DataAnswer | None:
     if not SECTOR.search(q):
         return None
@@ -61,7 +50,8 @@ def sectors(q: str, s: dict[str, Any]) -> DataAnswer | None:
     if k is not None and not 1 <= k <= len(secs):
         text = f"There is no sector {k}: this session's laps have {len(secs)} sectors, one per corner entry."
         return DataAnswer(text, "sector_times", args, res | {"sector": k, "recorded": False})
-    n = _lap_asked(q, d)
+    m = _LAP.search(q)  # "my last lap", "my fastest lap": named by number already (question_words)
+    n = int(m.group(1)) if m else None
     if n is not None and n not in d["laps"]:
         text = f"Lap {n} has no sector times: it is not a valid timed lap of this session."
         return DataAnswer(text, "sector_times", args, res | {"lap": n, "laps": d["laps"]})
