@@ -132,3 +132,13 @@ def test_a_file_without_a_gear_channel_says_so(lake_env, key: str, q: str) -> No
     plan = plan_for("CornerCoachAgent", q, lake_env[key], None)
     assert plan is not None and "Gear is not recorded" in plan["text"], plan
     assert not re.search(r"\b\d+(?:st|nd|rd|th)? gear\b|\bgear \d", plan["text"]), plan["text"]
+
+
+def test_the_gears_used_are_the_simulators_own(lake_env) -> None:
+    sim = lake_env["sim"]
+    g, v = sim.wide["gear"], sim.wide["speed_kmh"]
+    moving = np.round(g[(g > 0) & (v > 5)]).astype(int)
+    most = int(np.bincount(moving).argmax())
+    text = _text("which gear did I use most?", lake_env["sid"])
+    assert f"top gear {ORD.get(moving.max(), f'{moving.max()}th')}" in text, text
+    assert f"most of the time in {ORD.get(most, f'{most}th')}" in text, (text, np.bincount(moving))

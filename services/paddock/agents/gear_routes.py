@@ -87,14 +87,19 @@ def gear(q: str, s: dict[str, Any]) -> DataAnswer | None:
 
 
 def _gears_used(sid: str, n: int | None, args: dict[str, Any]) -> DataAnswer | None:
+    """The gears used (lowest to top) and the one used most, by share of the moving samples."""
     where, params = ("", [sid]) if n is None else (" AND lap = ?", [sid, n])
-    r = _rows(
-        f"SELECT min(gear) AS lo, max(gear) AS hi FROM telemetry WHERE session_id = ? AND gear > 0{where}",
+    got = _rows(
+        "SELECT round(gear) AS g, count(*) AS n FROM telemetry WHERE session_id = ? AND gear > 0 "
+        f"AND speed_kmh > 5{where} GROUP BY 1 ORDER BY 2 DESC",
         params,
     )
-    if not r or r[0]["hi"] is None:
+    if not got:
         return None
-    lo, hi = round(float(r[0]["lo"])), round(float(r[0]["hi"]))
+    lo, hi = round(float(min(x["g"] for x in got))), round(float(max(x["g"] for x in got)))
+    most, share = round(float(got[0]["g"])), 100.0 * got[0]["n"] / sum(x["n"] for x in got)
     scope = f"on lap {n}" if n is not None else "this session"
-    text = f"Gears used {scope}: {ordinal(lo)} to {ordinal(hi)}; your top gear was {ordinal(hi)}."
-    return DataAnswer(text, "telemetry", args, {"lowest_gear": lo, "highest_gear": hi})
+    text = f"Gears used {scope}: {ordinal(lo)} to {ordinal(hi)}, top gear {ordinal(hi)}; "
+    text += f"most of the time in {ordinal(most)} ({share:.0f} % of the time moving)."
+    res = {"lowest_gear": lo, "highest_gear": hi, "most_used_gear": most, "most_used_pct": round(share)}
+    return DataAnswer(text, "telemetry", args, res)

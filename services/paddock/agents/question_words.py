@@ -66,26 +66,37 @@ _ASKS_MORE = re.compile(
 
 def name_laps(q: str, session_id: str) -> str:
     """``q`` with "my fastest lap", "the last lap" ... replaced by "lap N" of this session's valid laps,
-    when the question asks something of that lap (a lap's own time is the best-lap route's)."""
-    m = _NAMED_LAP.search(q)
-    if m is None or _NOT_A_LAP.search(q[: m.start()]):
+    when the question asks something of that lap (a lap's own time is the best-lap route's); every such
+    lap ("compare my fastest lap with my last lap"), the last lap first."""
+    if not _NAMED_LAP.search(q):
         return q
-    which = m.group(1)
-    if which not in ("last", "final"):
-        if not _ASKS_MORE.search(q[: m.start()] + " " + q[m.end() :]):
-            return q
-        if re.search(r"\b(?:best|fastest|quickest)\b", q) and re.search(r"\b(?:slowest|worst)\b", q):
-            return q  # best against worst: the lap comparison names both
     laps = _valid(session_id)
     if not laps:
         return q
-    if which in ("last", "final"):
-        pick = max(laps, key=lambda x: x["lap"])
-    elif which in ("slowest", "worst"):
-        pick = max(laps, key=lambda x: x["time_s"])
-    else:
-        pick = min(laps, key=lambda x: x["time_s"])
-    return q[: m.start()] + f"lap {pick['lap']}" + q[m.end() :]
+    pick = {
+        "last": max(laps, key=lambda x: x["lap"]),
+        "slowest": max(laps, key=lambda x: x["time_s"]),
+        "fastest": min(laps, key=lambda x: x["time_s"]),
+    }
+    pick |= {
+        "final": pick["last"],
+        "worst": pick["slowest"],
+        "best": pick["fastest"],
+        "quickest": pick["fastest"],
+    }
+    both = re.search(r"\b(?:best|fastest|quickest)\b", q) and re.search(r"\b(?:slowest|worst)\b", q)
+    for which in (("last", "final"), ("fastest", "best", "quickest", "slowest", "worst")):
+        out, end = [], 0
+        for m in _NAMED_LAP.finditer(q):
+            if m.group(1) not in which or _NOT_A_LAP.search(q[: m.start()]):
+                continue
+            rest = q[: m.start()] + " " + q[m.end() :]
+            if which[0] == "fastest" and (both or not _ASKS_MORE.search(rest)):
+                continue  # best against worst: the lap comparison names both
+            out += [q[end : m.start()], f"lap {pick[m.group(1)]['lap']}"]
+            end = m.end()
+        q = "".join(out) + q[end:]
+    return q
 
 
 def _valid(sid: str) -> list[dict[str, Any]]:
