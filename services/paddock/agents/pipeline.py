@@ -112,6 +112,8 @@ class NarratorAgent(BaseAgent):
         out["dropped_notes"] = r.dropped
         if r.parts and r.mode == "prose":  # checked whole: shown now
             yield _event(self, ctx, partial=True, content=types.Content(parts=[types.Part(text=r.parts[0])]))
+        for text in r.added if r.mode == "json" else []:  # the figure the picks left out
+            yield _event(self, ctx, partial=True, content=types.Content(parts=[types.Part(text=text)]))
         text = " ".join(r.parts)
         if text and not grounding_check(text, facts):
             out |= {
