@@ -197,7 +197,11 @@ def test_a_figure_question_whose_picks_hold_no_figure_gets_the_first_fact_with_o
 
     text = "No: the coolant temperature held on every lap; its highest was 97.5 °C, on lap 9."
     reply = '{"emotion": "neutral", "answer": [{"fact": "f1", "note": ""}]}'
-    for question, added in (("How hot did the water get?", True), ("Any worries with the engine?", False)):
+    for question, added in (
+        ("How hot did the water get?", True),
+        ("Was the engine running hot?", True),
+        ("Any worries with the engine?", False),
+    ):
         reader = ReplyReader(FactSheet.from_text(text), question, need_first=True)
         reader.feed(reply)
         r = reader.finish(Facts())

@@ -119,6 +119,7 @@ _FIGURE_Q = re.compile(
     r"\bwhich (?:lap|corner|turn|sector|gear|one)\b|\bwhat (?:gear|lap|corner|turn|sector)\b|"
     r"\b(?:top|max(?:imum)?|min(?:imum)?|average|mean|peak|highest|lowest|entry|exit|apex) "
     r"(?:speed|rpm|revs|lap|pressure|temp\w*)\b|\blap ?times?\b|\b(?:best|fastest|quickest|slowest|worst) lap\b|"
+    r"\b(?:hot|cold|overheat\w*|drop\w*|dip\w*)\b|"  # a reading judged: the reading backs the verdict
     r"\bv ?max\b|\bwhere (?:do|did|am|can) i (?:lose|losing|lost|find|gain)\b|\bcompare\b|\bvs\.?\b|"
     r"\b(?:slower|faster|quicker) than\b|\btheoretical\b|\bhow did lap \d|\bwhat (?:was|were|is|'s) "
     r"(?:my |the )?(?:\w+ ){0,2}(?:time|speed|rpm|revs|gap|delta|pressure|temp\w*|gear|sector)\b"
