@@ -1,4 +1,5 @@
-"""The answer eval on a real model: 62 driver questions over real (VBOX at Sonoma, MyChron kart) and
+"""The answer eval on a real model: 62 driver questions (then 28 held-out phrasings and the 41 of the
+data-path probe's set) over real (VBOX at Sonoma, MyChron kart) and
 simulated sessions, each final answer scored against truth computed from the raw files (correct, wrong,
 evasive; wrong figures shown as model text), with the time to the first token and to ``done``, then the
 grounding probe (planted inventions caught, false flags on true texts).
@@ -64,6 +65,7 @@ def main() -> None:
         try:
             results = run(pad.url, prep, a.kinds)
             held = run(pad.url, prep, a.kinds, prep.held_out)
+            probe = run(pad.url, prep, a.kinds, prep.probe)
         finally:
             pad.stop()
             if server is not None:
@@ -74,11 +76,13 @@ def main() -> None:
         print("by narrator:", json.dumps(rep["by_narrator"]))
         print(f"held-out set ({len(held)} other phrasings):")
         print(table(report(held)))
-        for r in results + held:
+        print(f"probe set ({len(probe)} phrasings of bench/route_probe.py, XRK files included):")
+        print(table(report(probe)))
+        for r in results + held + probe:
             if r.verdict != "correct":
                 print(f"  {r.qid} {r.verdict} [{r.narrator}] {r.question!r}: {r.why} | {r.text[:160]!r}")
         if a.json:
-            write(results + held, rep | {"held_out": report(held)}, a.json)
+            write(results + held + probe, rep | {"held_out": report(held), "probe": report(probe)}, a.json)
 
 
 if __name__ == "__main__":

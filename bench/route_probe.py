@@ -1,6 +1,9 @@
 """Probe the data path (no model): driver phrasings through the route step (``plan_for``, as the pipeline
-calls it) against the real VBOX session and a simulated one, printed beside figures computed from the raw
-files (``tests/support/truth.py``). Judged by reading: ``python bench/route_probe.py [root]``."""
+calls it) against the real VBOX session, the kart, both XRK files and a simulated one.
+
+``python bench/route_probe.py [root]``: the phrasings below, printed beside figures computed from the raw
+files (``tests/support/truth.py``), judged by reading. ``--score``: the probe set
+(``tests/support/answer_probe.py``) scored against that truth (correct, wrong, evasive), with the counts."""
 
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ from services.paddock.agents.classifier import _classify_intent
 from services.paddock.agents.evidence import plan_for
 from services.paddock.lake import configure_lake
 from shared.settings import settings_for
-from tests.support.answer_run import prepare
+from tests.support.answer_eval import score
+from tests.support.answer_run import Prepared, prepare
 
 PHRASINGS = [
     "what did I run on lap 5?",
@@ -72,9 +76,25 @@ PHRASINGS = [
 ]
 
 
-def main(root: Path) -> None:
+def scored(prep: Prepared) -> dict[str, int]:
+    counts = {"correct": 0, "wrong": 0, "evasive": 0}
+    for q in prep.probe:
+        agent = _classify_intent(q.text)[1]
+        plan = plan_for(agent, q.text, prep.sids[q.session], None)
+        v = score(q.expect, plan["text"] if plan else "", "data")
+        counts[v.kind] += 1
+        mark = "ok " if v.kind == "correct" else v.kind.upper()
+        print(f"{mark} [{q.session}] {q.text!r}: {v.why}\n    -> {plan['text'] if plan else None}")
+    print(f"probe set: {sum(counts.values())} phrasings, " + ", ".join(f"{k} {n}" for k, n in counts.items()))
+    return counts
+
+
+def main(root: Path, score_only: bool) -> None:
     prep = prepare(root)
     configure_lake(settings_for(prep.data_dir))
+    if score_only:
+        scored(prep)
+        return
     for name in ("vbox", "sim", "kart"):
         st = prep.truths[name]
         print(
@@ -91,4 +111,5 @@ def main(root: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/answers3_probe"))
+    args = [a for a in sys.argv[1:] if a != "--score"]
+    main(Path(args[0] if args else "/tmp/route_probe"), "--score" in sys.argv)

@@ -141,3 +141,28 @@ def test_average_speed_is_the_mean_over_the_valid_laps(lake: dict[str, Any]) -> 
     assert (
         got.text.startswith("Your average speed") and abs(_kmh(got.text)[0] - float(v[inside].mean())) < 1.0
     )
+
+
+def test_a_lap_named_by_what_it_was_and_misspelt_questions(lake: dict[str, Any]) -> None:
+    """ "my fastest lap", "the last lap" are the session's laps of that name; common misspellings and
+    shorthand ("hw consistant", "avg", "breaking") are read as the words they stand for."""
+    sim = lake["sim"]
+    full = _full(sim)
+    t, v = sim.wide["t_s"], sim.wide["speed_kmh"]
+    best, last = min(full, key=lambda x: x["time_s"]), max(full, key=lambda x: x["lap"])
+    top = float(v[(t >= best["t_start_s"]) & (t <= best["t_end_s"])].max())
+    got = _answer("max speed on my fastest lap", lake["sid"])
+    assert f"lap {best['lap']}" in got.text and abs(_kmh(got.text)[0] - top) < 1.0, got.text
+    got = _answer("time of my last lap?", lake["sid"])
+    assert got.text.startswith(f"Lap {last['lap']} took") and abs(_times(got.text)[0] - last["time_s"]) < 0.05
+    got = _answer("hw consistant was i", lake["sid"])
+    std = float(np.std([x["time_s"] for x in full]))
+    m = re.search(r"spread by ([\d.]+) s", got.text)
+    assert m and abs(float(m.group(1)) - std) < 0.01, got.text
+    got = _answer("my avg lap?", lake["sid"])
+    mean = float(np.mean([x["time_s"] for x in full]))
+    assert "average lap" in got.text and abs(_times(got.text)[0] - mean) < 0.05, got.text
+    # "my best lap" alone is still the best lap, and a theoretical best lap is not a lap
+    assert _answer("what was my best lap?", lake["sid"]).text.startswith("Your best lap was")
+    got = _answer("theoretical best lap from my sectors", lake["sid"])
+    assert "theoretical best" in got.text and f"lap {best['lap']} from" not in got.text, got.text

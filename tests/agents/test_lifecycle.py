@@ -378,6 +378,26 @@ def test_a_tool_call_written_as_text_is_never_shown_and_the_data_answers(env) ->
     assert not any("functions." in e.data.get("text", "") for e in events if e.type == "token")
 
 
+@pytest.mark.parametrize(
+    "question", ["what was my top speed?", "which lap was my fastest?", "how long did lap 2 take?"]
+)
+def test_a_model_reply_without_the_figure_asked_gives_way_to_the_data_answer(env, question: str) -> None:
+    """Model-chosen tools: a figure question answered in words alone is not shown; the labelled data answer
+    (with the figure) is, and the reason says why."""
+    env["llm"].script.append({"text": "You were quick out there today, keep building on it."})
+    with specialist_tools(env, "model") as svc:
+        done = _run(ask(svc, "ana", question, session_id=env["sid"]))[-1].data
+    assert done["narrator"] == "data" and "asks for a figure" in done["reason"], done
+    assert any(ch.isdigit() for ch in done["text"]) and "quick out there" not in done["text"], done
+
+
+def test_a_model_reply_in_words_to_a_question_that_asks_no_figure_is_shown(env) -> None:
+    env["llm"].script.append({"text": "Stay relaxed on the wheel and look far ahead."})
+    with specialist_tools(env, "model") as svc:
+        done = _run(ask(svc, "ana", "any tips for staying calm?", session_id=env["sid"]))[-1].data
+    assert done["narrator"] == "llm" and done["text"].startswith("Stay relaxed"), done
+
+
 def test_pitwall_makes_the_specialists_first_call_and_the_model_picks_facts(env) -> None:
     llm, sid = env["llm"], env["sid"]
     llm.script.append({"text": _picks(("f1", "mostly on entry"), emotion="neutral")})
@@ -401,7 +421,7 @@ def test_pitwall_makes_the_specialists_first_call_and_the_model_picks_facts(env)
 
 
 def test_evidence_for_other_tools_is_plain_text_without_quotes() -> None:
-    from services.paddock.agents.data_answer import EVIDENCE_MAX_CHARS, evidence_text
+    from services.paddock.agents.planned_call import EVIDENCE_MAX_CHARS, evidence_text
 
     result = {
         "session_id": "s1",
@@ -425,7 +445,7 @@ def test_evidence_for_other_tools_is_plain_text_without_quotes() -> None:
 
 
 def test_the_planned_call_takes_the_first_tool_the_question_gives_arguments_for(env) -> None:
-    from services.paddock.agents.data_answer import planned_call
+    from services.paddock.agents.planned_call import planned_call
 
     sid = env["sid"]
     hl = run_tool("get_session_highlights", {"session_id": sid})

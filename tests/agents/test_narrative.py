@@ -187,3 +187,24 @@ def test_nothing_usable_says_there_is_no_data() -> None:
     assert template_narrative("debrief", broken) == ("No data for this session yet.", [])
     quiet = {"traction_data": {"count": 0}, "safety_data": {"counts": {}}, "engine_health_data": {"x": 1}}
     assert template_narrative("brief", quiet) == ("No data for this session yet.", [])
+
+
+def test_a_figure_question_whose_picks_hold_no_figure_gets_the_first_fact_with_one() -> None:
+    """ "How hot did the water get?" answered by picking "No: it held" alone: the figure follows, in
+    Pitwall's own sentence; a question that asks no figure is left as picked."""
+    from services.paddock.agents.compose import FactSheet, ReplyReader
+    from services.paddock.agents.grounding import Facts
+
+    text = "No: the coolant temperature held on every lap; its highest was 97.5 °C, on lap 9."
+    reply = '{"emotion": "neutral", "answer": [{"fact": "f1", "note": ""}]}'
+    for question, added in (
+        ("How hot did the water get?", True),
+        ("Was the engine running hot?", True),
+        ("Any worries with the engine?", False),
+    ):
+        reader = ReplyReader(FactSheet.from_text(text), question, need_first=True)
+        reader.feed(reply)
+        r = reader.finish(Facts())
+        assert r.parts[0] == "No: the coolant temperature held on every lap.", r.parts
+        assert (r.parts[1:] == ["Its highest was 97.5 °C, on lap 9."]) is added, r.parts
+        assert r.added == r.parts[1:]

@@ -5,7 +5,8 @@ real paddock (uvicorn, ADK, LiteLLM over HTTP) and scored against truth computed
 
 - on the real model (SmolLM2-135M): no wrong figure shown as model text; at least 80 % correct (by the
   model, or labelled, from the data), on the main set and on a held-out set of other phrasings
-  (``tests/support/answer_heldout.py``);
+  (``tests/support/answer_heldout.py``) and on the data-path probe's 41 phrasings (``answer_probe.py``:
+  sectors, gears, typos, "my fastest lap", both XRK files);
 - with no model server at all (the data path): no wrong figure in any labelled data answer.
 The per-kind table is printed and written as JSON under the test's tmp dir.
 """
@@ -49,18 +50,21 @@ def _eval(prep: Prepared, llm_url: str, root: Path, name: str) -> tuple[list[Res
             time.sleep(0.5)
         results = run(pad.url, prep)
         held = run(pad.url, prep, qs=prep.held_out)
+        probe = run(pad.url, prep, qs=prep.probe)
     finally:
         pad.stop()
     rep = report(results)
     rep["held_out"] = report(held)
+    rep["probe"] = report(probe)
     out = root / f"answer-eval-{name}.json"
-    write(results + held, rep, out)
+    write(results + held + probe, rep, out)
     print(f"\nanswer eval ({name}), every answer in {out}\n{table(rep)}")
     print(f"held-out set ({len(held)} other phrasings)\n{table(rep['held_out'])}")
-    for r in results + held:
+    print(f"probe set ({len(probe)} phrasings, sectors, gears, XRK files)\n{table(rep['probe'])}")
+    for r in results + held + probe:
         if r.verdict != "correct":
             print(f"  {r.qid} {r.verdict} [{r.narrator}] {r.question!r}: {r.why} | {r.text[:200]!r}")
-    return results + held, rep
+    return results + held + probe, rep
 
 
 @pytest.fixture(scope="module")
@@ -88,10 +92,12 @@ def test_no_wrong_fact_is_shown_as_model_text(smollm2_eval: tuple[list[Result], 
 def test_at_least_80_percent_of_questions_are_answered_correctly(
     smollm2_eval: tuple[list[Result], dict],
 ) -> None:
-    """On the main set and on the held-out phrasings (routes that only knew the main set's words fail)."""
+    """On the main set, the held-out phrasings and the probe's phrasings (routes that only knew the main
+    set's words fail)."""
     results, rep = smollm2_eval
     assert rep["correct_share"] >= CORRECT_SHARE, table(rep)
     assert rep["held_out"]["correct_share"] >= CORRECT_SHARE, table(rep["held_out"])
+    assert rep["probe"]["correct_share"] >= CORRECT_SHARE, table(rep["probe"])
 
 
 def test_the_data_path_shows_no_wrong_figure(prepared: Prepared, tmp_path: Path) -> None:

@@ -51,6 +51,8 @@ ABSENCE = {
     "not_recorded": r"not (?:recorded|logged|measured|available|fitted)|no .{0,40}(?:channel|sensor|data)|"
     r"(?:wasn't|was not|weren't|were not|isn't|is not) (?:recorded|logged|measured|available)|unavailable|"
     r"(?:does not|doesn't|did not|didn't) (?:record|log|have|measure)|without (?:a|an|any) .{0,30}(?:channel|sensor)",
+    "no_such": r"there (?:is|was|are) no|\bha(?:s|ve|d) no\b|no such|\bno valid|not a valid|\b(?:an? )?(?:out|in) lap\b|"
+    r"only (?:has|had|\d+)|(?:does not|doesn't) have|not (?:recorded|found)",
     "decline": r"can(?:'|no)?t (?:help|answer)|cannot (?:help|answer)|only (?:help|answer|talk)|not (?:able|"
     r"something i)|outside|unrelated|(?:about|with) (?:your )?(?:driving|sessions?|laps?|telemetry|data)|"
     r"i'm a race engineer|i am a race engineer|not my (?:area|job)|no data (?:on|about)",

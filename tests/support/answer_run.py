@@ -19,6 +19,7 @@ from httpx_sse import connect_sse
 
 from tests.support.answer_eval import Verdict, score
 from tests.support.answer_heldout import held_out
+from tests.support.answer_probe import probe_questions
 from tests.support.answer_questions import Question, questions
 from tests.support.procs import REPO
 from tests.support.truth import SessionTruth, aim_truth, sim_truth, vbox_truth
@@ -26,6 +27,7 @@ from tests.support.truth import SessionTruth, aim_truth, sim_truth, vbox_truth
 SHARED_DATA = REPO.parent / "shared" / "data"
 VBOX = SHARED_DATA / "vbox" / "sonoma_vbox0240.csv"
 KART = SHARED_DATA / "aim" / "mychron_kart_sskc_2022-06-19.csv"
+XRK = {"agx": SHARED_DATA / "aim" / "scut_fsev_agx", "du": SHARED_DATA / "aim" / "scut_fsev_du"}  # .xrk, .csv
 DRIVER = "ana"
 SIM_SEED, SIM_LAPS = 11, 8
 
@@ -37,10 +39,12 @@ class Prepared:
     truths: dict[str, SessionTruth]
     questions: list[Question]
     held_out: list[Question] = field(default_factory=list)  # other words for every kind (answer_heldout)
+    probe: list[Question] = field(default_factory=list)  # the data-path probe's phrasings (answer_probe)
 
 
 def missing_inputs() -> str | None:
-    gone = [str(p) for p in (VBOX, KART) if not p.exists()]
+    xrk = [p.with_suffix(x) for p in XRK.values() for x in (".xrk", ".csv")]
+    gone = [str(p) for p in (VBOX, KART, *xrk) if not p.exists()]
     return f"real logger files not found: {gone}" if gone else None
 
 
@@ -54,7 +58,8 @@ def _cli(*args: str) -> str:
 
 
 def prepare(root: Path, seed: int = SIM_SEED, laps: int = SIM_LAPS) -> Prepared:
-    """Simulate (``pitwall simulate``) and import the three sessions (``pitwall import``) into ``root``."""
+    """Simulate (``pitwall simulate``) and import the sessions (``pitwall import``) into ``root``: the
+    simulated one, the VBOX, the kart and both XRK files (truth from their Race Studio CSV exports)."""
     sim_dir, data = root / "sim", root / "data"
     out = json.loads(
         _cli(
@@ -73,7 +78,13 @@ def prepare(root: Path, seed: int = SIM_SEED, laps: int = SIM_LAPS) -> Prepared:
     )
     sim_csv, truth_json = Path(out["aim_csv"]), Path(out["truth"])
     sids: dict[str, str] = {}
-    for name, path in (("sim", sim_csv), ("vbox", VBOX), ("kart", KART)):
+    logs = [
+        ("sim", sim_csv),
+        ("vbox", VBOX),
+        ("kart", KART),
+        *((n, p.with_suffix(".xrk")) for n, p in XRK.items()),
+    ]
+    for name, path in logs:
         res = json.loads(_cli("import", "--data-dir", str(data), "--driver", DRIVER, "--json", str(path)))
         sids[name] = (res[0] if isinstance(res, list) else res)["session_id"]
     truths = {
@@ -81,7 +92,8 @@ def prepare(root: Path, seed: int = SIM_SEED, laps: int = SIM_LAPS) -> Prepared:
         "vbox": vbox_truth(VBOX),
         "kart": aim_truth(KART, "kart"),
     }
-    return Prepared(data, sids, truths, questions(truths), held_out(truths))
+    truths |= {n: aim_truth(p.with_suffix(".csv"), n) for n, p in XRK.items()}
+    return Prepared(data, sids, truths, questions(truths), held_out(truths), probe_questions(truths))
 
 
 @dataclass

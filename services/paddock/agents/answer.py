@@ -2,8 +2,9 @@
 data it had fetched) as an ``Outcome`` the service writes once and sends once.
 
 A specialist's prose (model-chosen tools, or a question no route answers) is shown only when every lap,
-corner and figure in it is in the data its tools returned and it echoes nothing of the prompt; else the
-question's data answer, labelled, or ``available: false``.
+corner and figure in it is in the data its tools returned and it echoes nothing of the prompt, and (a
+question that asks for a figure: a time, a speed, a lap, a corner) when it states one; else the question's
+data answer, labelled, or ``available: false``. A figure question no data answers keeps the model's words.
 """
 
 from __future__ import annotations
@@ -15,9 +16,13 @@ from services.paddock.agents.compose import FactSheet, prose_problem
 from services.paddock.agents.evidence import fallback, sheet_and_facts
 from services.paddock.agents.grounding import grounding_check
 from services.paddock.agents.narrative import parse_emotion, template_narrative
+from services.paddock.agents.question_words import asks_figure
 
 if TYPE_CHECKING:
     from services.paddock.agents.service import CoachRequest, CoachService, Run
+
+
+NO_FIGURE = "the question asks for a figure and the reply has none"
 
 
 @dataclass
@@ -48,6 +53,8 @@ def _specialist(req: CoachRequest, run: Run) -> tuple[str, str, str | None, list
     why = prose_problem(text, FactSheet(), req.question) if text.strip() else "empty model reply"
     if not [t for t in run.tools if not t.get("by")] and any(ch.isdigit() for ch in text):
         why = why or "figures without a tool call"
+    if not why and asks_figure(req.question) and not any(ch.isdigit() for ch in text):
+        why = NO_FIGURE  # "what was my top speed?" answered in words alone
     return text, emotion, ("unsupported: " + ", ".join(bad)) if bad else why, bad
 
 
@@ -77,10 +84,13 @@ def ending(
     elif run.held and n == {}:
         text, emotion, problem, ungrounded = _specialist(req, run)
         model_text = "".join(run.held)
-        if problem is None and not isinstance(run.error, BudgetExceeded | LoopGuard):
-            out = Outcome(text, "llm", emotion, run.error is None, err, ungrounded)
+        fb = fallback(req.kind, run.state)
+        kept = problem == NO_FIGURE and fb is None  # no data answers it either: its words are all there is
+        if (problem is None or kept) and not isinstance(run.error, BudgetExceeded | LoopGuard):
+            out = Outcome(
+                text, "llm", emotion, run.error is None, err or (problem if kept else None), ungrounded
+            )
         else:
-            fb = fallback(req.kind, run.state)
             out = Outcome(fb["text"], fb["narrator"]) if fb else Outcome("", "none")
             out.reason = f"{problem or err}; the model's reply was not shown"
     elif n.get("narrator"):

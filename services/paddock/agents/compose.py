@@ -20,6 +20,7 @@ from typing import Any
 
 from services.paddock.agents.grounding import Facts, grounding_check
 from services.paddock.agents.narrative import EMOTIONS, parse_emotion
+from services.paddock.agents.question_words import asks_figure
 from services.paddock.agents.vocab import unknown_words
 
 MAX_FACTS = 12
@@ -143,6 +144,7 @@ class Reading:
     problem: str | None = None
     mode: str = "json"  # json (constrained picks) | prose (a server that ignored the schema)
     dropped: list[str] = field(default_factory=list)  # notes not shown: words outside the vocabulary
+    added: list[str] = field(default_factory=list)  # facts Pitwall added: the figure the picks left out
 
 
 class ReplyReader:
@@ -235,7 +237,20 @@ class ReplyReader:
             return self.r
         if not self.r.parts and self.r.problem is None:
             self.r.problem = "the reply picked no fact" if self.raw.strip() else "empty model reply"
+        if self.r.parts and self.need_first and asks_figure(self.question) and not _has_figure(self.r.parts):
+            # a figure question whose picks hold none ("How hot did the water get?" -> "No: it held"):
+            # the first fact with a figure follows, Pitwall's own sentence
+            fid, fact = next(((i, t) for i, t in self.sheet.facts if _has_figure([t])), ("", ""))
+            if fact:
+                fact = fact[0].upper() + fact[1:]
+                self.r.picks.append(fid)
+                self.r.parts.append(fact)
+                self.r.added.append(fact)
         return self.r
+
+
+def _has_figure(texts: list[str]) -> bool:
+    return any(ch.isdigit() for t in texts for ch in t)
 
 
 _ECHO = re.compile(

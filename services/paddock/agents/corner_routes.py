@@ -22,7 +22,7 @@ FIGURES: list[tuple[str, str, str, str]] = [
         "entry_kmh",
         "entry speed",
         "km/h",
-        r"\bentry\b|\benter(?:ing)?\b|\binto\b|carr(?:y|ied) in|turn.?in speed",
+        r"\bentry\b|\benter(?:ing)?\b|carr(?:y|ied) in|turn.?in speed|\binto\b(?=.*(?:\bspeeds?\b|how fast|km/h|mph))",
     ),
     ("min_kmh", "minimum speed", "km/h", r"\bmin(?:imum)?\b|\bslowest\b|\bapex speed|mid.?corner|\blowest\b"),
     ("exit_kmh", "exit speed", "km/h", r"\bexit(?:ing)?\b|\bout of\b|coming out|carr(?:y|ied) out"),
@@ -83,6 +83,21 @@ def _cid(corner: str) -> str:
     return re.sub(r"^turn\s+", "t", re.sub(r"^corner\s+", "c", corner.lower())).replace(" ", "")
 
 
+def corner_id_in(corner: str, sid: str) -> tuple[str, list[str]]:
+    """(the corner id a question's corner is in this session's corner table, upper case; the session's
+    corner ids in lap order). "turn 11" on a track whose corners are numbered C1, C2, ... is C11."""
+    have = [
+        r["c"]
+        for r in _rows(
+            "SELECT DISTINCT upper(corner_id) AS c FROM corner_results WHERE session_id = ?", [sid]
+        )
+    ]
+    cid = _cid(corner).upper()
+    if cid not in have and re.sub(r"^[A-Z]+", "C", cid) in have:
+        cid = re.sub(r"^[A-Z]+", "C", cid)
+    return cid, sorted(have, key=_order)
+
+
 def corner_figures(q: str, s: dict[str, Any]) -> DataAnswer | None:
     """The figure asked at a corner, on a named lap or over the session."""
     n = _one_lap(q)
@@ -95,18 +110,10 @@ def corner_figures(q: str, s: dict[str, Any]) -> DataAnswer | None:
     if n is not None and not cols and not top:
         cols = ["brake_point_m", "min_kmh", "time_s"]  # "how was turn 11 on lap 3?"
     sid = s["session_id"]
-    have = [
-        r["c"]
-        for r in _rows(
-            "SELECT DISTINCT upper(corner_id) AS c FROM corner_results WHERE session_id = ?", [sid]
-        )
-    ]
-    cid = _cid(corner).upper()
-    if cid not in have and re.sub(r"^[A-Z]+", "C", cid) in have:
-        cid = re.sub(r"^[A-Z]+", "C", cid)  # "turn 11" on a track whose corners are numbered C1, C2, ...
+    cid, have = corner_id_in(corner, sid)
     args = {"session_id": sid, "corner_name": corner}
     if cid not in have:  # a corner this session does not have: said so, never another figure
-        listed = f"its corners are {', '.join(sorted(have, key=_order))}" if have else "it has no corners"
+        listed = f"its corners are {', '.join(have)}" if have else "it has no corners"
         text = f"This session has no corner {cid}: {listed}."
         return DataAnswer(text, "get_corner_history", args, {"corners": have, "recorded": False})
     rows = _rows(

@@ -1,5 +1,6 @@
 """Answers from the data alone, for when no model can answer a question (none running, no first token in
-time, or a weak model that wrote its tool call as text instead of making it).
+time, or a weak model that wrote its tool call as text instead of making it), and a tool's output in plain
+sentences (``format_result``). The specialist's first tool call, made by Pitwall: ``planned_call``.
 
 Lap-versus-lap, corner and "where do I lose time" questions are answered from the same tools the
 specialists use, in plain sentences built from the tool's output, and labelled ``narrator: "data"``.
@@ -7,8 +8,6 @@ specialists use, in plain sentences built from the tool's output, and labelled `
 
 from __future__ import annotations
 
-import inspect
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from services.paddock.agents.coaching_lines import opportunities_text, threads_t
 from services.paddock.agents.digest import corner_label, laptime, secs
 from services.paddock.agents.pace_text import achievable_text, race_pace_text
 from services.paddock.tools.base import ToolError, session_row, track_corners
-from services.paddock.tools.registry import TOOLS, ToolArgError, run_tool
+from services.paddock.tools.registry import run_tool
 
 _LAPS = re.compile(r"\blaps?\s+(\d{1,4})\b(?:\D{1,20}?\b(?:lap\s+)?(\d{1,4})\b)?")
 _LOSE = re.compile(
@@ -171,138 +170,6 @@ def answer_from_data(question: str, session_id: str, intent: str | None = None) 
         hl = run_tool("get_session_highlights", args)
         return DataAnswer(_lose_text(hl), "get_session_highlights", args, hl)
     return None
-
-
-# ---- the specialist's first tool call, made by Pitwall (PITWALL_SPECIALIST_TOOLS=evidence) --------------
-NEEDS_MODEL_TOOLS = frozenset({"VoiceScriptAgent"})  # its answer is a tool call (saving the scripts)
-EVIDENCE_MAX_CHARS = 1200  # about 400 tokens of a small model's prefill
-
-
-def _single_lap(question: str) -> int | None:
-    m = re.search(r"\blap\s+(\d{1,4})\b", question)
-    return int(m.group(1)) if m else None
-
-
-def _args_for(name: str, question: str, s: dict[str, Any], laps_default: bool) -> dict[str, Any] | None:
-    """Arguments for tool ``name`` from the question and the session, or None when they cannot be known
-    without reading the question the way only a model can (an SQL query, an hour of the day).
-    ``laps_default``: a lap comparison that names no lap compares the best lap with the slowest."""
-    sid = s["session_id"]
-    if name == "get_lap_delta":
-        pair = _lap_pair(question, sid)
-        one = _single_lap(question) if pair is None else None
-        if pair is None and (one is not None or laps_default):
-            hl = run_tool("get_session_highlights", {"session_id": sid})
-            best, other = hl.get("best_lap"), one if one is not None else hl.get("slowest_lap")
-            # "why was lap 7 slow?": lap 7 against the session's best lap
-            pair = (int(best), int(other)) if best is not None and other is not None else None
-            pair = pair if pair is None or pair[0] != pair[1] else None
-        return None if pair is None else {"session_id": sid, "lap_a": pair[0], "lap_b": pair[1]}
-    if name == "get_corner_history":
-        corner = _find_corner(question, s["track_id"])
-        return None if corner is None else {"session_id": sid, "corner_name": corner}
-    params = inspect.signature(TOOLS[name]).parameters
-    required = {k for k, v in params.items() if v.default is inspect.Parameter.empty}
-    if not required <= {"session_id"}:
-        return None
-    return {"session_id": sid} if "session_id" in params else {}
-
-
-def planned_call(agent: str, question: str, session_id: str) -> DataAnswer | None:
-    """The specialist's first tool call, chosen from its tools and made here, so a small model
-    narrates real numbers instead of writing a call as text (or answering without one). None when no tool
-    of the agent can be called from the question alone: the model then gets its tools. Runs the tool (call
-    it in a worker thread)."""
-    from services.paddock.agents.registry import AGENT_REGISTRY
-
-    spec = AGENT_REGISTRY.get(agent)
-    if spec is None or agent in NEEDS_MODEL_TOOLS:
-        return None
-    try:
-        s = session_row(session_id)
-    except ToolError:
-        return None
-    q = question.lower()
-    # a tool the question names arguments for (two laps, a corner) first, then the one its topic points to
-    # (engine, tyres, ABS/DSC, lockups), then the agent's tools in order
-    from services.paddock.agents.classifier import topic_tools
-
-    tools = spec["tools"]
-    first = [t for t in ("get_lap_delta", "get_corner_history", *topic_tools(q)) if t in tools]
-    for name in dict.fromkeys([*first, *tools]):
-        args = _args_for(name, q, s, agent == "LapComparisonAgent")
-        if args is not None:
-            result = run_tool(name, args)
-            return DataAnswer(evidence_text(name, result), name, args, result)
-    return None
-
-
-def _plain(x: Any, depth: int = 0) -> str:
-    """A tool result as compact text without quotes or braces (llama.cpp's chat template HTML-escapes
-    every quote into several tokens): ``key: value; key: value``, nested values in parentheses, lists
-    to their first 12 items, floats to 3 decimals, nulls left out."""
-    if isinstance(x, dict):
-        items = [
-            f"{k.replace('_', ' ')}: {_plain(v, depth + 1)}"
-            for k, v in x.items()
-            if v is not None and k != "session_id"
-        ]
-        text = "; ".join(items)
-        return f"({text})" if depth else text
-    if isinstance(x, list):
-        shown = " | ".join(_plain(v, depth + 1) for v in x[:12])
-        return f"[{shown}{' | ...' if len(x) > 12 else ''}]"
-    if isinstance(x, float):
-        return f"{round(x, 3):g}"
-    return str(x)
-
-
-def evidence_text(name: str, result: dict[str, Any]) -> str:
-    """What the model reads of a tool result: plain sentences for the tools that have them, else the
-    result as compact text, at most ``EVIDENCE_MAX_CHARS``."""
-    if name in _SENTENCES or "error" in result:
-        return format_result(name, result)
-    text = _plain(result)
-    return text if len(text) <= EVIDENCE_MAX_CHARS else text[: EVIDENCE_MAX_CHARS - 4] + " ..."
-
-
-_TEXT_CALL = re.compile(
-    r"(?:functions\.)?\b(" + "|".join(sorted(TOOLS, key=len, reverse=True)) + r")\b\s*[:(]?\s*(\{.*?\})?",
-    re.DOTALL,
-)
-
-
-def text_tool_call(text: str, allowed: list[str]) -> tuple[str, dict[str, Any]] | None:
-    """A tool call a weak model wrote as text (``functions.get_lap_delta: {...}``, ``<tool_call>``
-    JSON), when it names one of ``allowed``: (name, arguments) or None."""
-    m = re.search(r'"name"\s*:\s*"(\w+)"\s*,\s*"(?:arguments|parameters)"\s*:\s*(\{.*?\})', text, re.DOTALL)
-    found = (m.group(1), m.group(2)) if m else None
-    if found is None:
-        m2 = _TEXT_CALL.search(text)
-        if m2 is None:
-            return None
-        found = (m2.group(1), m2.group(2) or "{}")
-    name, raw = found
-    if name not in allowed:
-        return None
-    try:
-        args = json.loads(raw)
-    except ValueError:
-        args = {}
-    return name, args if isinstance(args, dict) else {}
-
-
-def run_text_call(name: str, args: dict[str, Any], session_id: str) -> dict[str, Any]:
-    """Run a tool the model named in text, with the request's session filled in; errors as data."""
-    from services.paddock.tools.registry import validate_args
-
-    if "session_id" in inspect.signature(TOOLS[name]).parameters:
-        args = {**args, "session_id": session_id}
-    try:
-        validate_args(name, args)
-    except ToolArgError as exc:
-        return {"error": {"code": "bad_argument", "message": str(exc), "hint": ""}}
-    return run_tool(name, args)
 
 
 def tool_words(name: str) -> str:

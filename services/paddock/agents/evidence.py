@@ -11,12 +11,16 @@ from services.paddock.agents.grounding import Facts
 
 
 def plan_for(agent: str, question: str, session_id: str, intent: str | None) -> dict[str, Any] | None:
-    """The question's evidence, found without a model: the driver-question routes first (best lap, top
+    """The question's evidence, found without a model (the question in the routes' words first:
+    ``question_words``): the driver-question routes first (best lap, top
     speed, a channel the file lacks ...), then the specialist's first tool, then the lap/corner/where-
     do-I-lose-time answers. Runs tools (call it in a worker thread)."""
-    from services.paddock.agents.data_answer import answer_from_data, format_result, planned_call
+    from services.paddock.agents.data_answer import answer_from_data, format_result
+    from services.paddock.agents.planned_call import planned_call
+    from services.paddock.agents.question_words import name_laps, normal_question
     from services.paddock.agents.routes import route_answer
 
+    question = name_laps(normal_question(question), session_id)
     found = route_answer(question, session_id, intent)
     own = found is not None  # a route's own sentences, written for this question
     if found is None:

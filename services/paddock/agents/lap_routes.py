@@ -44,7 +44,7 @@ def lap_time_of(q: str, s: dict[str, Any]) -> DataAnswer | None:
     """ "What was my lap time on lap 6?", "how long did lap 6 take?": the lap's time, then against the best."""
     n = _one_lap(q)
     if n is None or not re.search(
-        r"\b(?:lap ?time|time (?:on|for|of|did)|how long|how fast was|what did i (?:do|run|get|clock|lap)|"
+        r"\b(?:lap ?time|time (?:on|for|of|did)|how long|how (?:fast|quick) was|what did i (?:do|run|get|clock|lap)|"
         r"what was lap|timed?|clock|what did lap \d+ take|what did i go|off (?:my )?best|(?:behind|from) my best)",
         q,
     ):

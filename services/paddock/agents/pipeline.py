@@ -44,7 +44,7 @@ class EvidenceRouter(BaseAgent):
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         from services.paddock.agents.classifier import _classify_intent
-        from services.paddock.agents.data_answer import NEEDS_MODEL_TOOLS
+        from services.paddock.agents.planned_call import NEEDS_MODEL_TOOLS
 
         state = ctx.session.state
         req = state.get("request") or {}
@@ -112,6 +112,8 @@ class NarratorAgent(BaseAgent):
         out["dropped_notes"] = r.dropped
         if r.parts and r.mode == "prose":  # checked whole: shown now
             yield _event(self, ctx, partial=True, content=types.Content(parts=[types.Part(text=r.parts[0])]))
+        for text in r.added if r.mode == "json" else []:  # the figure the picks left out
+            yield _event(self, ctx, partial=True, content=types.Content(parts=[types.Part(text=text)]))
         text = " ".join(r.parts)
         if text and not grounding_check(text, facts):
             out |= {

@@ -49,7 +49,8 @@ def theoretical_best(q: str, s: dict[str, Any]) -> DataAnswer | None:
             {"session_id": s["session_id"]},
         )
     text = (
-        f"Your theoretical best, your best time through every corner added up, is {lap_time(theo)}; "
+        f"Your theoretical best, your best time in every sector (corner entry to corner entry) added up, is "
+        f"{lap_time(theo)}; "
         f"your best lap was {lap_time(best)}, {best - theo:.2f} s slower."
     )
     res = {"theoretical_best_s": theo, "best_lap_s": best, "theoretical_gain_s": round(best - theo, 2)}

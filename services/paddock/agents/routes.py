@@ -12,10 +12,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from services.paddock.agents import corner_routes, lap_routes, potential_routes
+from services.paddock.agents import corner_routes, gear_routes, lap_routes, potential_routes, sector_routes
 from services.paddock.agents.classifier import FALLBACK, _classify_intent
 from services.paddock.agents.data_answer import DataAnswer
 from services.paddock.agents.other_lap import other_lap
+from services.paddock.agents.question_words import name_laps, normal_question
 from services.paddock.agents.routes_coaching import opportunities, threads
 from shared.display import lap_time
 
@@ -180,7 +181,7 @@ def _range(q: str, s: dict[str, Any], cols: tuple[str, ...], what: str) -> DataA
 _DRIVING = re.compile(
     r"\b(lap|laps|corner|turn|t\d|brak|throttle|speed|fast|slow|time\b|session|tyre|tire|oil|coolant|water|"
     r"engine|rpm|rev|gear|v ?max|g.?force|lateral|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
-    r"consisten|sector|pressure|temp|fuel|delta|debrief|brief|coach|better|improve|where|why|how did|"
+    r"consist[ae]n|sector|pressure|temp|fuel|delta|debrief|brief|coach|better|improve|where|why|how did|"
     r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over|pace|"
     r"stint|race|racing|qualif|tenths|stability|traction|intervene|overheat|hot\b|work on|opportunit|thread)"
 )
@@ -201,7 +202,7 @@ def unrelated(q: str, s: dict[str, Any]) -> DataAnswer | None:
 
 
 def consistency(q: str, s: dict[str, Any]) -> DataAnswer | None:
-    if not re.search(r"\bconsisten|\bspread\b|\bvariance\b|\brepeatab", q):
+    if not re.search(r"\bconsist[ae]n|\bspread\b|\bvariance\b|\brepeatab", q):
         return None
     laps = _valid(_laps(s["session_id"]))
     if len(laps) < 2:
@@ -229,6 +230,8 @@ ROUTES: list[Route] = [
     unrelated,
     other_lap,  # before missing_lap: "lap 3 of session X" is not this session's lap 3
     missing_lap,
+    sector_routes.sectors,  # before the opportunities: "which sector did I lose time in on lap 4?"
+    gear_routes.gear,  # before the corner figures: "which gear through T3 on lap 5?"
     threads,
     opportunities,
     lap_routes.sessions_here,
@@ -256,7 +259,7 @@ def route_answer(question: str, session_id: str, intent: str | None = None) -> D
         s = session_row(session_id)
     except ToolError:
         return None
-    q = " " + (question or "").lower() + " "
+    q = " " + name_laps(normal_question(question), s["session_id"]) + " "
     for route in ROUTES:
         if route is unrelated and intent:
             continue
