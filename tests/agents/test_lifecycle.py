@@ -350,6 +350,10 @@ def test_corner_and_where_do_i_lose_time_are_answered_from_the_data(env, off) ->
     # ranked by the time lost over the session, and the sentence says that total when it is over laps
     totals = [o["session_s"] for o in opps]
     assert totals == sorted(totals, reverse=True) and "by time lost over the session" in done["text"]
+    # other words for the same question get the same answer, never "no corner stands out" beside them
+    for q in ("which turn should I work on to go faster?", "where am I slower?"):
+        other = _run(ask(off, "ana", q, session_id=env["sid"]))[-1].data
+        assert re.findall(r"Opportunity \d, (T\d+[A-Z]?)", other["text"]) == named, (q, other["text"])
     done = _run(ask(off, "ana", "write my voice scripts", session_id=env["sid"]))[-1].data
     assert done["available"] is False and done["reason"]  # its answer is the model's own tool call
 

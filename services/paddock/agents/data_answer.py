@@ -130,7 +130,10 @@ def _lose_text(hl: dict[str, Any]) -> str:
         return "No valid lap in this session, so there is no lap time to compare yet."
     opp = [o for o in hl.get("biggest_opportunities") or [] if o.get("median_minus_best_s")]
     if not opp:
-        return f"Best lap {hl['best_lap']} in {laptime(hl['best_lap_s'])}; no corner stands out."
+        bar = hl.get("opportunity_min_s")
+        return f"Best lap {hl['best_lap']} in {laptime(hl['best_lap_s'])}; no corner stands out" + (
+            f" (none is {secs(bar, 2)} a lap or more over its best)." if bar else "."
+        )
     return (
         "The most time to find, typical minus best corner time per lap: "
         + "; ".join(
@@ -167,6 +170,11 @@ def answer_from_data(question: str, session_id: str, intent: str | None = None) 
             return DataAnswer(_corner_text(h), "get_corner_history", args, h)
     if _LOSE.search(q) or intent in ("mental_map",):
         args = {"session_id": sid}
+        # the session's opportunities first (laps that lost time against the good ones, with the cause),
+        # as "where can I find time?" is answered; typical-minus-best per corner when there are none
+        opp = run_tool("get_opportunities", args)
+        if "error" not in opp and opp.get("opportunities"):
+            return DataAnswer(opportunities_text(opp), "get_opportunities", args, opp)
         hl = run_tool("get_session_highlights", args)
         return DataAnswer(_lose_text(hl), "get_session_highlights", args, hl)
     return None

@@ -15,7 +15,8 @@ from services.paddock.tools.registry import run_tool
 FIND_TIME = re.compile(
     r"find (?:some |more )?time|(?:gain|pick up|make up|find) (?:some |more )?time|time to (?:find|gain)|"
     r"where (?:do|did|am|can|could) i (?:lose|losing|lost)|losing (?:the most )?time|lose (?:the most )?time|"
-    r"costs? me (?:the )?most time|biggest (?:gain|loss|opportunit)|opportunit|what should i (?:work on|focus on)|"
+    r"costs? me (?:the )?most time|biggest (?:gain|loss|opportunit)|opportunit|"
+    r"(?:what|which (?:turns?|corners?|part)) should i (?:work on|focus on|improve)|"
     r"where (?:can|could|should) i (?:improve|be faster|go faster)"
 )
 THREADS = re.compile(
