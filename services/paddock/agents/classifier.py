@@ -92,6 +92,13 @@ TOPIC_TOOLS: list[tuple[str, str]] = [
     (r"\b(abs|dsc|mil|engine light|stability control)\b", "get_safety_events"),
     (r"\b(lock ?ups?|locking|wheel ?spin|spinning|traction)\b", "get_traction_events"),
     (r"\b(smooth|smoothness|inputs?|jerky)\b", "get_input_smoothness"),
+    # where the time is: the session's opportunities (laps that lost time, with the cause), never the
+    # typical-minus-best table alone, which says "no corner stands out" when mistakes were on few laps
+    (
+        r"\b(slow(?:er|est)?|los(?:e|ing|t) (?:the most )?time|find (?:some |more )?time|gain time|go faster|"
+        r"be faster|work on|focus on|improve|opportunit\w*)\b",
+        "get_opportunities",
+    ),
 ]
 
 

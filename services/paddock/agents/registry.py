@@ -65,7 +65,7 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
     },
     "MentalMapAgent": {
         "description": "Consistency and the driver's mental map: per-corner variance of time, speed and brake point.",
-        "tools": ["get_track_variance_map", "get_session_highlights"],
+        "tools": ["get_track_variance_map", "get_session_highlights", "get_opportunities"],
     },
     "LapComparisonAgent": {
         "description": "Explains why one lap was faster than another: distance-aligned deltas, corners, engine and safety context.",
@@ -113,7 +113,7 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
     },
     "HighlightFinder": {
         "description": "Session highlights: best and theoretical best lap, biggest opportunities.",
-        "tools": ["get_session_highlights"],
+        "tools": ["get_session_highlights", "get_opportunities"],
     },
     "Pedagogy": {
         "description": "What to practise next: focus corners and a lap plan.",
