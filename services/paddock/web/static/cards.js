@@ -36,7 +36,9 @@ const withUnit = (v, unit) => (typeof v === "number" ? `${Number.isInteger(v) ? 
 // what a card never shows: ids and names the screen's title gives, flags, bookkeeping, model constants
 const HIDDEN = new Set(["session_id", "driver_id", "track", "track_id", "car", "car_id", "session_date", "available",
   "recorded", "not_recorded", "note", "warning", "reason", "hint", "samples", "n_laps", "seq", "wheelbase_m",
-  "steering_ratio", "yaw_gain", "corner", "error"]);
+  "steering_ratio", "yaw_gain", "corner", "error",
+  // how a figure was chosen, not a figure of the session
+  "opportunity_min_s", "corners_compared"]);
 // the driver's words for a figure: [label, how to show the value]
 const lap = (v) => lapTime(v);
 const unit = (u, d = 2) => (v) => `${Number.isInteger(v) ? v : num(v, d)} ${u}`;
