@@ -144,7 +144,7 @@ def test_the_app_image_context_holds_only_what_the_image_needs() -> None:
 def test_the_model_image_context_is_the_wheels_and_the_health_check() -> None:
     rules = _dockerignore_rules(DEPLOY / ".dockerignore")
     sent = {f for f in _tracked(DEPLOY) if _in_context(f, rules)}
-    # deploy/ is also the context of s3.Dockerfile (tests/deploy/test_lake_s3.py): its launcher is sent too
+    # deploy/ is also the context of s3.Dockerfile (tests/deploy/test_compose_lake_s3.py): its launcher is sent too
     assert sent == {"healthcheck.py", "llm_server.py", "s3_server.py", "wheels/.gitkeep"}
     assert _in_context("wheels/llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl", rules)
     assert not _in_context("systemd/pitwall-hotpath.service", rules)

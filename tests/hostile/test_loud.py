@@ -57,3 +57,14 @@ def test_no_test_skips_on_its_own() -> None:
         if "pytest.skip(" in t or "skipif(" in t or "importorskip(" in t:
             offenders.append(str(p.relative_to(REPO)))
     assert offenders == []
+
+
+def test_test_module_names_are_unique() -> None:
+    """pytest imports test modules of packageless folders by basename: two of one name stop the whole
+    run at collection (tests/deploy/test_lake_s3.py beside tests/store/test_lake_s3.py did)."""
+    seen: dict[str, list[str]] = {}
+    for p in (REPO / "tests").rglob("test_*.py"):
+        if (p.parent / "__init__.py").exists():
+            continue  # a package: its modules are imported by their dotted path
+        seen.setdefault(p.name, []).append(str(p.relative_to(REPO)))
+    assert {k: v for k, v in seen.items() if len(v) > 1} == {}
