@@ -27,7 +27,7 @@ of the table: the importer, the hot path and the paddock tools detect events wit
 | slip_repeats | 3 | - | repeated slip: this many times in 3 laps |
 | steer_corrections | 3 | - | steering-rate reversals over 5 deg on the exit |
 | safety_cooldown_s | 20 | s | repeat interval of one safety cue |
-| opportunity_min_s | 0.05 | s | an opportunity: a corner segment this much slower than its reference |
+| opportunity_min_s | 0.05 | s | an opportunity: a corner segment this much slower than its reference; a corner named as time to find (highlights, goal targets, the session plan) only when its typical time is this much over its best |
 | opportunity_lead_m | 15 | m | a corner segment starts this far before its earliest brake or lift |
 """
 
