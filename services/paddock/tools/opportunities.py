@@ -35,6 +35,27 @@ def car_thresholds(car_id: str | None) -> dict[str, float]:
         return thresholds_for(None)
 
 
+def corner_gaps(
+    session_id: str, car_id: str | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], float]:
+    """(each corner's best and typical (median) time over the session's valid full laps, those whose
+    typical time is the car's ``opportunity_min_s`` or more over their best, that bar): hundredths are
+    noise, not time to find."""
+    corners = rows(
+        """SELECT c.corner_id, any_value(c.corner_name) AS name, min(c.time_s) AS best_s, median(c.time_s) AS median_s
+           FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
+           WHERE c.session_id = ? AND l.kind = 'full' AND l.valid GROUP BY 1""",
+        [session_id],
+    )
+    bar = car_thresholds(car_id)["opportunity_min_s"]
+    over = [
+        c
+        for c in corners
+        if c["median_s"] is not None and c["best_s"] is not None and c["median_s"] - c["best_s"] >= bar
+    ]
+    return corners, over, bar
+
+
 def _inputs(sid: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     wide = session_arrays(sid, CHANNELS)
     laps = rows(

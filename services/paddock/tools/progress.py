@@ -10,7 +10,7 @@ import numpy as np
 
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import ToolError, find_corner, r, rows, session_row
-from services.paddock.tools.opportunities import car_thresholds, get_opportunities
+from services.paddock.tools.opportunities import corner_gaps, get_opportunities
 
 
 def _same_track(
@@ -182,13 +182,7 @@ def get_goal_targets(session_id: str) -> dict[str, Any]:
     with_pb = [x for x in sess if x["best_lap_s"]]
     pb_row = min(with_pb, key=lambda x: x["best_lap_s"]) if with_pb else None
     pb = pb_row["best_lap_s"] if pb_row else None
-    corners = rows(
-        """SELECT c.corner_id, min(c.time_s) AS best_s, median(c.time_s) AS median_s FROM corner_results c
-           JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
-           WHERE c.session_id = ? AND l.kind = 'full' AND l.valid GROUP BY 1""",
-        [s["session_id"]],
-    )
-    bar = car_thresholds(s.get("car_id"))["opportunity_min_s"]
+    corners, over, bar = corner_gaps(s["session_id"], s.get("car_id"))
     theo_gain = sum(max(0.0, (c["median_s"] or 0) - (c["best_s"] or 0)) for c in corners)
     target = pb - 0.5 * theo_gain if pb else None
     return {
@@ -206,10 +200,7 @@ def get_goal_targets(session_id: str) -> dict[str, Any]:
         "corner_targets": sorted(
             (
                 {"corner": c["corner_id"], "target_s": r(c["best_s"]), "typical_s": r(c["median_s"])}
-                for c in corners
-                if c["median_s"] is not None
-                and c["best_s"] is not None
-                and c["median_s"] - c["best_s"] >= bar
+                for c in over
             ),
             key=lambda x: -((x["typical_s"] or 0) - (x["target_s"] or 0)),
         )[:5],

@@ -8,7 +8,7 @@ import numpy as np
 
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import corner_of, r, rows, runs, session_arrays, session_row, valid_laps
-from services.paddock.tools.opportunities import car_thresholds
+from services.paddock.tools.opportunities import corner_gaps
 from services.paddock.tools.optimal import session_achievable
 from services.paddock.tools.recorded import (
     EVENT_MEASURES,
@@ -42,15 +42,7 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
     times = [x["time_s"] for x in laps]
     best = min(laps, key=lambda x: x["time_s"]) if laps else None
     slowest = max(laps, key=lambda x: x["time_s"]) if len(laps) > 1 else None
-    corner = rows(
-        """SELECT c.corner_id, any_value(c.corner_name) AS name, min(c.time_s) AS best_s, median(c.time_s) AS median_s
-           FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
-           WHERE c.session_id = ? AND l.kind = 'full' AND l.valid GROUP BY 1""",
-        [sid],
-    )
-    # a corner is an opportunity only when its typical time is at least the coaching table's
-    # opportunity_min_s over its best: hundredths are noise, not something to work on
-    bar = car_thresholds(s.get("car_id"))["opportunity_min_s"]
+    corner, over, bar = corner_gaps(sid, s.get("car_id"))
     gain = sorted(
         (
             {
@@ -58,8 +50,7 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
                 "name": c["name"],
                 "median_minus_best_s": r(c["median_s"] - c["best_s"]),
             }
-            for c in corner
-            if c["median_s"] is not None and c["best_s"] is not None and c["median_s"] - c["best_s"] >= bar
+            for c in over
         ),
         key=lambda x: -(x["median_minus_best_s"] or 0),
     )
