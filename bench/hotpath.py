@@ -222,8 +222,25 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def column_batches(frames: list[dict[str, float]], size: int = 1000) -> list[bytes]:
+    """The frames as ``{"columns": ...}`` batches: one little-endian float64 ``bin`` per channel, NaN
+    where a frame has no value for it (held by the hot path, as a channel left out of a frame object)."""
+    names = list(dict.fromkeys(k for f in frames for k in f))
+    out = []
+    for i in range(0, len(frames), size):
+        part = frames[i : i + size]
+        cols = {k: np.array([f.get(k, np.nan) for f in part], "<f8").tobytes() for k in names}
+        out.append(msgpack.packb({"columns": cols}))
+    return out
+
+
 def bench_ingest(
-    rows: list[tuple[str, str, str, str]], url: str, port: int, pid: int, gps_hz: float | None
+    rows: list[tuple[str, str, str, str]],
+    url: str,
+    port: int,
+    pid: int,
+    gps_hz: float | None,
+    columns: bool = False,
 ) -> None:
     import websockets
 
@@ -235,7 +252,10 @@ def bench_ingest(
         "session_id"
     ]
     before = httpx.get(f"{url}/health").json()
-    batches = [msgpack.packb({"frames": frames[i : i + 1000]}) for i in range(0, len(frames), 1000)]
+    if columns:
+        batches = column_batches(frames)
+    else:
+        batches = [msgpack.packb({"frames": frames[i : i + 1000]}) for i in range(0, len(frames), 1000)]
 
     async def run() -> int:
         # a logger bridge streams: up to WINDOW batches in flight, each acknowledged with its counts
@@ -269,7 +289,8 @@ def bench_ingest(
     rows_written = after["writer"]["rows_written"] - before["writer"]["rows_written"]
     rows.append(
         (
-            f"sustained ingest over WebSocket (msgpack batches of 1,000, {WINDOW} in flight), GPS fix "
+            f"sustained ingest over WebSocket (msgpack {'column' if columns else 'frame-object'} batches of "
+            f"1,000, {WINDOW} in flight), GPS fix "
             + ("new on every frame (worst case)" if gps_hz is None else f"at {gps_hz:g} Hz, frames at 50 Hz"),
             f"{accepted / el:,.0f} frames/s; hot path CPU {cpu_us:.0f} us/frame ({1e6 / cpu_us:,.0f} frames per CPU s)",
             f"target >= 30,000; lost {lost} of {len(frames):,}; store rows written {rows_written:,}",
@@ -281,17 +302,21 @@ def bench_ingest(
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cues", type=int, default=100, help="safety triggers sent for the cue latency")
+    ap.add_argument("--service-only", action="store_true", help="only the rows over a real hot path process")
+    ap.add_argument("--cue-only", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     rows: list[tuple[str, str, str, str]] = []
-    bench_in_process(rows)
-    bench_gps_rate(rows)
-    bench_shared_conditions(rows)
+    if not a.service_only:
+        bench_in_process(rows)
+        bench_gps_rate(rows)
+        bench_shared_conditions(rows)
     with tempfile.TemporaryDirectory() as d:
         svc = start_hotpath(Path(d) / "data", Path(d))
         try:
             bench_e2e(rows, svc.url, svc.port, a.cues)
-            bench_ingest(rows, svc.url, svc.port, svc.proc.pid, None)
-            bench_ingest(rows, svc.url, svc.port, svc.proc.pid, 25.0)
+            for columns in () if a.cue_only else (False, True):
+                bench_ingest(rows, svc.url, svc.port, svc.proc.pid, None, columns)
+                bench_ingest(rows, svc.url, svc.port, svc.proc.pid, 25.0, columns)
         finally:
             svc.stop()
     tbl = Table("measure", "result", "target / notes", "command")

@@ -8,13 +8,23 @@ from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
+
+from services.hotpath.columns import ColumnBatch
 from services.hotpath.cue import Cue
 from services.hotpath.cue_stream import CueHub
 from services.hotpath.frame_path import LiveSession
 from services.hotpath.metrics import Histogram, RateMeter
 from services.hotpath.references import BadArgument, choose_reference, use_gold
 from services.hotpath.track_live import LiveTrackFinder
-from services.hotpath.validation import Counters, FrameRejected, clean_batch, clean_frame, map_source_names
+from services.hotpath.validation import (
+    Counters,
+    FrameRejected,
+    clean_batch,
+    clean_frame,
+    clean_matrix,
+    map_source_names,
+)
 from services.hotpath.voices import audio_lengths
 from shared import __version__
 from shared.laps import Lap
@@ -52,6 +62,7 @@ class HotpathState:
             self.uploader.start()
         self.writer = StoreWriter(self.store.con, settings.flush_interval_s, reopen=self._reopen_store)
         self.sessions: dict[str, LiveSession] = {}
+        self._pub_seq: dict[str, int] = {}  # per session: lap publications queued so far
         self.active: str | None = None
         self.counters = Counters()
         self.latency = Histogram()
@@ -216,14 +227,21 @@ class HotpathState:
         return self.sessions[sid]
 
     def _publish_lap(self, sid: str, lap: Lap) -> None:
-        self.writer.call(lambda con: self.publisher.publish_lap(sid, lap.lap))
+        """On the writer thread, after the lap's rows. Laps closing faster than the writer drains (a
+        replay) share one write of the small tables: only the newest queued publication writes them."""
+        seq = self._pub_seq[sid] = self._pub_seq.get(sid, 0) + 1
+        self.writer.call(
+            lambda con: self.publisher.publish_lap(sid, lap.lap, small=self._pub_seq.get(sid) == seq)
+        )
 
     def _on_cue(self, cue: Cue) -> None:
         self.latency.observe(cue.latency_ms)
         self.hub.publish("cue" if cue.status == "spoken" else "dropped", cue.event())
 
     # ---- frames ---------------------------------------------------------------------
-    def ingest(self, sid: str | None, frames: list[Any], arrived: float | None = None) -> dict[str, Any]:
+    def ingest(
+        self, sid: str | None, frames: list[Any] | ColumnBatch, arrived: float | None = None
+    ) -> dict[str, Any]:
         sess = self.session(sid)
         arrived = arrived if arrived is not None else time.perf_counter()
         accepted = 0
@@ -231,7 +249,21 @@ class HotpathState:
         if self.writer.blocked:  # nothing is acknowledged that cannot be stored
             self.reject("disk_full", len(frames))
             return {"accepted": 0, "rejected": {"disk_full": len(frames)} if frames else {}}
-        fast = clean_batch(frames, sess.last_t) if len(frames) >= 8 else None
+        fast: list[dict[str, Any]] | None
+        if isinstance(frames, ColumnBatch):  # columns: checked as one matrix, objects built only to drive
+            m = frames.matrix() if frames.numeric else None
+            names = frames.names
+            if m is not None and clean_matrix(names, m, sess.last_t, missing=frames.binary):
+                if np.isnan(m).any():  # a binary column's NaN: no value in that frame (held, never 0)
+                    fast = [{k: v for k, v in zip(names, r, strict=True) if v == v} for r in m.tolist()]
+                else:
+                    fast = [dict(zip(names, r, strict=True)) for r in m.tolist()]
+                rows = []
+            else:
+                fast, rows = None, frames.rows()
+        else:
+            rows = frames
+            fast = clean_batch(rows, sess.last_t) if len(rows) >= 8 else None
         if fast is not None:  # a clean batch of canonical channels: validated column-wise in one go
             self.counters.frames_total += len(fast)
             sess.jump.reset()
@@ -241,7 +273,7 @@ class HotpathState:
             accepted = len(fast)
         else:  # frame by frame: every problem named and counted
             car = sess.car
-            for raw in frames:
+            for raw in rows:
                 self.counters.frames_total += 1
                 try:
                     if isinstance(raw, dict):

@@ -186,23 +186,47 @@ def clean_batch(
         arr = arr.astype(np.float64, copy=False)
     except OverflowError:
         return None
-    if not np.isfinite(arr).all():
+    if not clean_matrix(keys, arr, last_t, max_gap_s):
         return None
+    return frames  # validated as they are: plain numbers (ints and booleans count as floats downstream)
+
+
+def clean_matrix(
+    keys: tuple[str, ...] | list[str],
+    arr: np.ndarray,
+    last_t: float | None,
+    max_gap_s: float = MAX_GAP_S,
+    missing: frozenset[str] = frozenset(),
+) -> bool:
+    """Is a batch given as a (frames, channels) float64 matrix (columns ``keys``) clean: known channels
+    only, all finite (NaN allowed in the ``missing`` columns, where it means "no value in this frame"),
+    in range, no sentinels, time strictly increasing after ``last_t``? Else the caller validates frame
+    by frame, which names and counts every problem."""
+    keys = tuple(keys)
+    if "t_s" not in keys or any(k not in _SPEC for k in keys if k != "t_s") or len(set(keys)) != len(keys):
+        return False
+    if arr.ndim != 2 or arr.shape[1] != len(keys) or not len(arr):
+        return False
+    finite = np.isfinite(arr)
+    if not finite.all():
+        may_miss = np.array([k in missing and k != "t_s" for k in keys])
+        if not (finite | (np.isnan(arr) & may_miss)).all():
+            return False
     t = arr[:, keys.index("t_s")]
     if last_t is not None and not (last_t < t[0] <= last_t + max_gap_s):
-        return None
+        return False
     if len(t) > 1:
         dt = np.diff(t)
         if not ((dt > 0).all() and (dt <= max_gap_s).all()):
-            return None
+            return False
     lo, hi, sentinel_cols = _limits(keys)
     if (arr < lo).any() or (arr > hi).any():
-        return None
+        return False
     for j, k, sentinels in sentinel_cols:
         col = arr[:, j]
         if np.isin(col, sentinels).any() or (k == "oil_press_bar" and (col > 100).any()):
-            return None
-    return frames  # validated as they are: plain numbers (ints and booleans count as floats downstream)
+            return False
+    return True
 
 
 _LIMITS: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray, list[tuple[int, str, tuple[float, ...]]]]] = {}

@@ -39,12 +39,15 @@ class LakePublisher:
     def _arrow(self, sql: str, params: list[object]) -> pa.Table:
         return self.con.sql(sql, params=params).to_arrow_table()
 
-    def publish_lap(self, session_id: str, lap: int) -> Path:
+    def publish_lap(self, session_id: str, lap: int, small: bool = True) -> Path:
+        """A live session's closed lap: its telemetry file, then (``small``) the session's small tables.
+        ``small=False`` when a later lap's publication is already queued: that one writes them."""
         tbl = self._arrow(
             "SELECT * FROM telemetry WHERE session_id = ? AND lap = ? ORDER BY t_s", [session_id, lap]
         )
         path = write_parquet_atomic(tbl.cast(telemetry_schema()), lap_path(self.lake_dir, session_id, lap))
-        self.publish_small(session_id)
+        if small:
+            self.publish_small(session_id)
         if self.mirror is not None:
             self.mirror.lap_published(self.con, session_id, lap)
         return path

@@ -51,7 +51,7 @@ def _arrow_units(tables: list[pa.Table]) -> list[tuple[Any, list[Any]]]:
     run: list[pa.Table] = []
     for t in [*tables, None]:
         if run and (t is None or not t.schema.equals(run[0].schema)):
-            units.append((run[0] if len(run) == 1 else pa.concat_tables(run), run))
+            units.append((run[0] if len(run) == 1 else pa.concat_tables(run).combine_chunks(), run))
             run = []
         if t is not None:
             run.append(t)

@@ -17,6 +17,7 @@ from typing import Any
 import msgpack
 from fastapi import APIRouter, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 
+from services.hotpath.columns import BadColumns, ColumnBatch, column_batch
 from services.hotpath.deps import State
 from services.hotpath.loop_share import hand_back
 from services.hotpath.state import HotpathState, UnknownSession
@@ -37,15 +38,25 @@ class BadBatch(ValueError):
         super().__init__(message)
 
 
-def _frames(msg: Any) -> tuple[str | None, list[Any]]:
+def _frames(msg: Any) -> tuple[str | None, list[Any] | ColumnBatch]:
+    frames: list[Any] | ColumnBatch
     if isinstance(msg, list):
         return None, msg
     if isinstance(msg, dict) and isinstance(msg.get("frames"), list):
         frames = msg["frames"]
+    elif isinstance(msg, dict) and "columns" in msg and "frames" not in msg:
+        try:
+            frames = column_batch(msg["columns"])
+        except BadColumns as exc:
+            raise BadBatch("malformed", str(exc)) from None
     elif isinstance(msg, dict) and "t_s" in msg and "frames" not in msg:
         frames = [msg]
     else:
-        raise BadBatch("malformed", "expected {session_id?, frames: [...]}, a list of frames, or one frame")
+        raise BadBatch(
+            "malformed",
+            "expected {session_id?, frames: [...]}, {session_id?, columns: {t_s: [...], ...}}, "
+            "a list of frames, or one frame",
+        )
     sid = msg.get("session_id")
     if sid is not None and (not isinstance(sid, str) or len(sid) > 64):
         raise BadBatch("malformed", "session_id must be a string of at most 64 characters")
@@ -85,8 +96,18 @@ def msgpack_frame_count(data: bytes) -> int | None:
         if data[:1] and (data[0] & 0xF0 == 0x90 or data[0] in (0xDC, 0xDD)):
             return int(up.read_array_header())
         for _ in range(min(int(up.read_map_header()), 16)):
-            if up.unpack() == "frames":
+            key = up.unpack()
+            if key == "frames":
                 return int(up.read_array_header())
+            if key == "columns":  # the length of the first column
+                if not up.read_map_header():
+                    return None
+                up.skip()
+                kind = data[up.tell()]
+                if kind & 0xF0 == 0x90 or kind in (0xDC, 0xDD):
+                    return int(up.read_array_header())
+                first = up.unpack()
+                return len(first) // 8 if isinstance(first, bytes) else None
             up.skip()
     except Exception:  # malformed headers: the full decode names the problem
         return None
@@ -106,7 +127,7 @@ async def ingest_sliced(
     app_state: Any,
     state: HotpathState,
     sid: str | None,
-    frames: list[Any],
+    frames: list[Any] | ColumnBatch,
     arrived: float,
     durable: bool = False,
 ) -> dict[str, Any]:
@@ -147,7 +168,7 @@ async def _stored(state: HotpathState, sess: Any, timeout: float = DURABLE_WAIT_
 
 
 async def _feed(
-    app_state: Any, state: HotpathState, sid: str | None, frames: list[Any], arrived: float
+    app_state: Any, state: HotpathState, sid: str | None, frames: list[Any] | ColumnBatch, arrived: float
 ) -> dict[str, Any]:
     accepted = 0
     rejected: dict[str, int] = {}
