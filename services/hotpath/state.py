@@ -258,9 +258,12 @@ class HotpathState:
                     fast = [{k: v for k, v in zip(names, r, strict=True) if v == v} for r in m.tolist()]
                 else:
                     fast = [dict(zip(names, r, strict=True)) for r in m.tolist()]
-                rows = []
-            else:
-                fast, rows = None, frames.rows()
+                self.counters.frames_total += len(fast)
+                sess.jump.reset()
+                sess.process_columns(names, m, fast, arrived)
+                self.rate.add(len(fast))
+                return {"accepted": len(fast), "rejected": {}}
+            fast, rows = None, frames.rows()
         else:
             rows = frames
             fast = clean_batch(rows, sess.last_t) if len(rows) >= 8 else None

@@ -13,6 +13,7 @@ import duckdb
 import httpx
 import msgpack
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 import websockets
 
@@ -68,7 +69,7 @@ def _row_messages(wide: dict[str, np.ndarray]) -> list[bytes]:
 async def _send(port: int, sid: str, messages: list[bytes]) -> list[dict[str, Any]]:
     acks = []
     async with websockets.connect(
-        f"ws://127.0.0.1:{port}/ingest/ws?session_id={sid}", max_size=None, compression=None
+        f"ws://127.0.0.1:{port}/ingest/ws?session_id={sid}&durable=true", max_size=None, compression=None
     ) as ws:
         for m in messages:
             await ws.send(m)
@@ -76,11 +77,19 @@ async def _send(port: int, sid: str, messages: list[bytes]) -> list[dict[str, An
     return acks
 
 
-def _session(c: httpx.Client, port: int, messages: list[bytes]) -> tuple[str, list[dict[str, Any]]]:
+def _session(
+    c: httpx.Client, port: int, messages: list[bytes], lake: Path
+) -> tuple[str, list[dict[str, Any]], dict[str, int]]:
+    """Stream a session (each ack once its frames are committed, so the laps that closed are published)
+    and end it. Returns the acks and, before the end, the rows of each lap file published live."""
     sid = c.post("/session/start", json=START).json()["session_id"]
     acks = asyncio.run(_send(port, sid, messages))
+    live = {
+        p.name: pq.ParquetFile(p).metadata.num_rows
+        for p in sorted((lake / "sessions" / sid / "telemetry").glob("lap_*.parquet"))
+    }
     assert c.post(f"/session/{sid}/end").status_code == 200
-    return sid, acks
+    return sid, acks, live
 
 
 def _stored(lake: Path, sid: str) -> tuple[list[tuple[Any, ...]], Any]:
@@ -104,12 +113,17 @@ def test_column_batches_store_what_frame_objects_store(hotpath, tmp_path: Path) 
         "binary": _column_messages(wide, binary=True),
         "lists": _column_messages(wide, binary=False),
     }
-    got = {}
+    got, live = {}, {}
+    lake = tmp_path / "data" / "lake"
     for name, messages in runs.items():
-        sid, acks = _session(c, hotpath.port, messages)
+        sid, acks, live[name] = _session(c, hotpath.port, messages, lake)
         assert sum(a["accepted"] for a in acks) == n, name
         assert all(a["rejected"] == {} for a in acks), name
-        got[name] = _stored(tmp_path / "data" / "lake", sid)
+        got[name] = _stored(lake, sid)
+    # the laps published while driving hold every row of their lap: a lap's rows reach the store before
+    # the lap closes, also when the lap closes in the middle of a column batch
+    assert len(live["rows"]) >= 4
+    assert live["binary"] == live["rows"] and live["lists"] == live["rows"]
     # a NaN in a binary column is "no value", not a refused non-finite value
     health = c.get("/health").json()
     assert health["rejected"]["non_finite"] == 0 and health["frames_total"] == 3 * n
