@@ -25,6 +25,7 @@ import numpy as np  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from services.hotpath.columns import pack_columns  # noqa: E402
 from services.hotpath.frame_path import LiveSession  # noqa: E402
 from services.hotpath.replay import frames_of  # noqa: E402
 from shared.profiles.car import load_car  # noqa: E402
@@ -223,15 +224,10 @@ def cpu_s(pid: int) -> float:
 
 
 def column_batches(frames: list[dict[str, float]], size: int = 1000) -> list[bytes]:
-    """The frames as ``{"columns": ...}`` batches: one little-endian float64 ``bin`` per channel, NaN
-    where a frame has no value for it (held by the hot path, as a channel left out of a frame object)."""
-    names = list(dict.fromkeys(k for f in frames for k in f))
-    out = []
-    for i in range(0, len(frames), size):
-        part = frames[i : i + size]
-        cols = {k: np.array([f.get(k, np.nan) for f in part], "<f8").tobytes() for k in names}
-        out.append(msgpack.packb({"columns": cols}))
-    return out
+    """The frames as ``{"columns": ...}`` batches (``pack_columns``: a float64 ``bin`` per channel)."""
+    return [
+        msgpack.packb({"columns": pack_columns(frames[i : i + size])}) for i in range(0, len(frames), size)
+    ]
 
 
 def bench_ingest(

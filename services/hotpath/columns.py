@@ -105,3 +105,11 @@ def column_batch(spec: Any) -> ColumnBatch:
         names.append(name)
         cols.append(col)
     return ColumnBatch(names, cols, n or 0, frozenset(binary))
+
+
+def pack_columns(frames: list[dict[str, float]]) -> dict[str, bytes]:
+    """Frame objects as the ``columns`` of a batch: one little-endian float64 ``bin`` per channel, NaN
+    where a frame has no value for it (a client's side: the replay sender, the benches, the tests)."""
+    names = list(dict.fromkeys(k for f in frames for k in f))
+    nan = float("nan")
+    return {k: np.array([f.get(k, nan) for f in frames], "<f8").tobytes() for k in names}

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pytest
 import websockets
 
+from services.hotpath.columns import pack_columns
 from services.hotpath.replay import frames_of
 from shared.settings import settings_for
 from shared.simulator import simulate
@@ -40,10 +41,11 @@ def _telemetry_rows(data: Path, sid: str) -> int:
     return int(n)
 
 
-def test_kill_9_seconds_after_the_last_ack_loses_nothing_acknowledged(tmp_path: Path) -> None:
+@pytest.mark.parametrize("form", ["frames", "columns"])
+def test_kill_9_seconds_after_the_last_ack_loses_nothing_acknowledged(tmp_path: Path, form: str) -> None:
     """Frames at 500/s for 2 s, then silence, then SIGKILL 3 s after the last ack: every acknowledged
     frame is in the store (the session buffer is flushed on a timer, not by the next frame), and the
-    acks say how far durability reaches."""
+    acks say how far durability reaches. Sent as frame objects (JSON) or as column batches (msgpack)."""
     data = tmp_path / "data"
     svc = start_hotpath(data, tmp_path)
     frames = list(frames_of(simulate(laps=1, seed=9, rate_hz=50.0).wide))[:1000]
@@ -52,10 +54,18 @@ def test_kill_9_seconds_after_the_last_ack_loses_nothing_acknowledged(tmp_path: 
 
     async def stream() -> dict[str, Any]:
         async with websockets.connect(f"ws://127.0.0.1:{svc.port}/ingest/ws?session_id={sid}") as ws:
-            for i in range(0, len(frames), 50):
-                await ws.send(json.dumps({"frames": frames[i : i + 50]}))
+            # 50 frames every 0.1 s, and the last 10 at once after them: those wait in the session's
+            # buffer (younger than its 0.25 s), until the timer flushes them
+            head = frames[:-10]
+            parts = [head[i : i + 50] for i in range(0, len(head), 50)] + [frames[-10:]]
+            for k, part in enumerate(parts):
+                if form == "columns":
+                    await ws.send(msgpack.packb({"columns": pack_columns(part)}))
+                else:
+                    await ws.send(json.dumps({"frames": part}))
                 acks.append(json.loads(await ws.recv()))
-                await asyncio.sleep(0.1)
+                if k < len(parts) - 2:
+                    await asyncio.sleep(0.1)
             await asyncio.sleep(3.0)
             await ws.send(json.dumps({"frames": []}))  # an empty batch: how far is durability now?
             return dict(json.loads(await ws.recv()))
