@@ -11,8 +11,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import numpy as np
 
+from services.hotpath.columns import pack_columns
 from shared.profiles.track import TrackProfile
 from shared.signals import WIDE_COLUMNS
 
@@ -129,7 +131,8 @@ async def replay_ws(
                     delay = t_start + (batch[-1]["t_s"] - t0) / speed - loop.time()
                     if delay > 0:
                         await asyncio.sleep(delay)
-                await ws.send(json.dumps({"session_id": session_id, "frames": batch}))
+                # as columns: a float64 bin per channel (NaN where a frame has no value), no object per frame
+                await ws.send(msgpack.packb({"session_id": session_id, "columns": pack_columns(batch)}))
                 ack = json.loads(await ws.recv())
                 totals["accepted"] += ack.get("accepted", 0)
                 for k, v in ack.get("rejected", {}).items():
