@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -137,7 +137,19 @@ def demo_cmd(
 
     log = (data_dir / "hotpath.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "shared.cli", "hotpath", "--port", str(port), "--data-dir", str(data_dir)],
+        # -P: the current directory is not searched first, so a folder named like a module (a
+        # ``shared`` data folder beside the repo) cannot stand in for Pitwall's own package
+        [
+            sys.executable,
+            "-P",
+            "-m",
+            "shared.cli",
+            "hotpath",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(data_dir),
+        ],
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -145,6 +157,7 @@ def demo_cmd(
     pproc = subprocess.Popen(
         [
             sys.executable,
+            "-P",
             "-m",
             "shared.cli",
             "paddock",
@@ -161,9 +174,11 @@ def demo_cmd(
     url = f"http://127.0.0.1:{port}"
     purl = f"http://127.0.0.1:{pport}"
     try:
-        _wait(url, proc)
+        _wait(url, proc, data_dir / "hotpath.log", "hot path")
         try:
-            _wait(purl, pproc, 300 if llm == "embedded" else 120)  # the embedded model loads first
+            _wait(
+                purl, pproc, data_dir / "paddock.log", "paddock", 300 if llm == "embedded" else 120
+            )  # the embedded model loads first
         except typer.Exit:
             plog.flush()
             tail = (data_dir / "paddock.log").read_text(errors="replace").strip().splitlines()[-3:]
@@ -268,18 +283,30 @@ def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -
     }
 
 
-def _wait(url: str, proc: Any, timeout_s: float = 60) -> None:
+def _wait(url: str, proc: Any, log_path: Path, name: str, timeout_s: float = 60) -> None:
+    """Until the service answers /health; if it stops or never answers, say so with its log's last lines."""
     import httpx
 
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise typer.Exit(1)
+            _failed(f"the {name} stopped before it answered (exit code {proc.returncode})", log_path)
         try:
             if httpx.get(f"{url}/health", timeout=1).status_code == 200:
                 return
         except httpx.HTTPError:
             time.sleep(0.2)
+    _failed(f"the {name} did not answer within {timeout_s:.0f} s", log_path)
+
+
+def _failed(what: str, log_path: Path) -> NoReturn:
+    try:
+        tail = log_path.read_text(errors="replace").strip().splitlines()[-6:]
+    except OSError:
+        tail = []
+    typer.echo(f"pitwall demo: {what}; its log: {log_path}", err=True)
+    for line in tail:
+        typer.echo(f"  {line}", err=True)
     raise typer.Exit(1)
 
 

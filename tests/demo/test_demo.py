@@ -14,11 +14,15 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_demo_runs_to_its_summary(tmp_path: Path) -> None:
+    """Run as a driver runs it: the ``pitwall`` command, from a folder that has a ``shared`` folder of its
+    own (the data folder beside a checkout): the services it starts must still load Pitwall's package."""
+    here = tmp_path / "work"
+    (here / "shared" / "data").mkdir(parents=True)
+    pitwall = Path(sys.executable).parent / "pitwall"
+    assert pitwall.is_file(), f"{pitwall}: the project is not installed in this environment"
     out = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "shared.cli",
+            str(pitwall),
             "demo",
             "--laps",
             "5",
@@ -30,7 +34,7 @@ def test_demo_runs_to_its_summary(tmp_path: Path) -> None:
         ],
         capture_output=True,
         text=True,
-        cwd=REPO,
+        cwd=here,
         timeout=300,
     )
     assert out.returncode == 0, out.stderr[-3000:]

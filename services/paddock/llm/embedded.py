@@ -116,6 +116,7 @@ class EmbeddedModelServer:
         threads = self.n_threads or max(1, (os.cpu_count() or 1) // 2)
         return [
             sys.executable,
+            "-P",  # not the current directory first: a folder named ``services`` there cannot shadow ours
             "-m",
             __name__,  # llama_cpp.server behind the one workaround in serve() below
             "--model",
