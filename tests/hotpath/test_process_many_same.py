@@ -212,8 +212,10 @@ def _safety(frames: Frames) -> Frames:
                 f["rpm"], f["throttle_pct"] = 5000.0, 80.0
     for k, f in enumerate(out[int(0.5 * n) : int(0.8 * n)]):
         f["tpms_press_rl_bar"] = round(f.get("tpms_press_rl_bar", 2.2) - 0.0004 * k, 2)
-    for f in out[int(0.85 * n) : int(0.86 * n)]:
+    for f in out[int(0.85 * n) : int(0.86 * n)]:  # slips without ABS or DSC (the simulator sets them)
         f["brake_bar"], f["wheel_speed_fl_kmh"] = 60.0, f["speed_kmh"] - 30.0
+    for f in out[int(0.9 * n) : int(0.905 * n)]:
+        f["brake_bar"], f["throttle_pct"], f["wheel_speed_rr_kmh"] = 0.0, 90.0, f["speed_kmh"] + 20.0
     return out
 
 
@@ -255,7 +257,7 @@ def test_fast_logger_and_safety_triggers() -> None:
     rules = {c["rule"] for c in ref["cues"]}
     assert {"abs_event", "dsc_event", "mil_on", "coolant_hot", "tyre_warning", "oil_pressure_low"} <= rules
     kinds = {r["kind"] for t, rows in ref["sink"] if t == "driver_events" for r in rows}
-    assert {"abs", "dsc", "mil", "coolant", "tpms_drop", "oil_pressure", "lockup"} <= kinds
+    assert {"abs", "dsc", "mil", "coolant", "tpms_drop", "oil_pressure", "lockup", "wheelspin"} <= kinds
 
 
 def test_track_found_from_gps() -> None:
