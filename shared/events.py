@@ -460,9 +460,9 @@ class LiveEvents:
         self._last_t = t[-1]
         self._on_buf.clear()
         if press:  # each a change from the reading before (what _tpms_drop would not skip)
-            base, last = self._tpms_base, self._tpms_last
+            base, seen = self._tpms_base, self._tpms_last
             for w, p in press:
-                last[w] = (p, tpms_drop(base, w, p))
+                seen[w] = (p, tpms_drop(base, w, p))
 
     def close(self) -> list[dict[str, Any]]:
         """End of session: the runs still open end here."""

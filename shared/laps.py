@@ -475,7 +475,9 @@ class LiveLapTracker:
                 across = -gx * g.hy + gy * g.hx
             if self.track is not None:
                 x, y = self.track.proj.xy1(lat, lon)  # type: ignore[arg-type]
-        crossed, source = self._step(t_s, lat, lon, speed_kmh, have_gps, new_fix, along, across, x, y, self._near)
+        crossed, source = self._step(
+            t_s, lat, lon, speed_kmh, have_gps, new_fix, along, across, x, y, self._near
+        )
         corner = nxt = None
         to_next = math.inf
         if self.track is not None:
@@ -525,7 +527,9 @@ class LiveLapTracker:
             new_fix = have and (la, lo) != self._fix_ll
             if band is not None:
                 band.i = i
-            crossed, source = step(ts[i], la, lo, speed[i], have, new_fix, along[i], across[i], xs[i], ys[i], near)
+            crossed, source = step(
+                ts[i], la, lo, speed[i], have, new_fix, along[i], across[i], xs[i], ys[i], near
+            )
             if crossed is not None:
                 crossed_at[i] = crossed
             laps[i] = self.lap
@@ -699,7 +703,14 @@ class _Bands:
     BLOCK = 100
     MARGIN_M = 20.0
 
-    def __init__(self, tracker: LiveLapTracker, px: np.ndarray, py: np.ndarray, t: np.ndarray, speed: list[float | None]) -> None:
+    def __init__(
+        self,
+        tracker: LiveLapTracker,
+        px: np.ndarray,
+        py: np.ndarray,
+        t: np.ndarray,
+        speed: list[float | None],
+    ) -> None:
         assert tracker.track is not None
         self.line = tracker.track.line
         self.scale = self.line.length / tracker.track.length_m
@@ -708,7 +719,9 @@ class _Bands:
         dt = np.diff(t, prepend=t[0]) if len(t) else t
         with np.errstate(invalid="ignore"):
             # how far lap distance can move from frame 0: the speed, plus the catch-up allowed
-            self.reach = np.concatenate([[0.0], np.cumsum(np.abs(np.nan_to_num(v)) * dt + CATCH_UP_MPS * np.abs(dt))])
+            self.reach = np.concatenate(
+                [[0.0], np.cumsum(np.abs(np.nan_to_num(v)) * dt + CATCH_UP_MPS * np.abs(dt))]
+            )
         self.n = len(t)
         self.i = 0
         self.band: NearBand | None = None

@@ -165,8 +165,10 @@ def _matrix(frames: list[dict[str, float]], keys: tuple[str, ...]) -> np.ndarray
     if any(len(f) != nk for f in frames):
         return None
     try:
-        flat = chain.from_iterable(map(operator.itemgetter(*keys), frames)) if nk > 1 else (
-            f[keys[0]] for f in frames
+        flat = (
+            chain.from_iterable(map(operator.itemgetter(*keys), frames))
+            if nk > 1
+            else (f[keys[0]] for f in frames)
         )
         return np.fromiter(flat, np.float64, count=len(frames) * nk).reshape(len(frames), nk)
     except (KeyError, TypeError, ValueError):
@@ -255,6 +257,7 @@ def _run(
                 pk += 1
             ev.quiet(ts[q0:k], [(w, v) for _i, w, v in press[p0:pk]])
         q0 = k
+
     spd_l, brk_l, glat_l = py("speed_kmh", 0.0), py("brake_bar", 0.0), py("g_lat", 0.0)
     profile = sess.arbiter.profile
     spd_a = np.asarray(spd_l, dtype=np.float64)

@@ -13,10 +13,8 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -78,7 +76,13 @@ def _hold(frames: Frames) -> Frames:
 
 
 def _run(
-    frames: Frames, track: Any, chunk: int, many: bool, car: str = CAR, finder: bool = False, last_lap: bool = False
+    frames: Frames,
+    track: Any,
+    chunk: int,
+    many: bool,
+    car: str = CAR,
+    finder: bool = False,
+    last_lap: bool = False,
 ) -> dict[str, Any]:
     wall = _Wall()
     got: dict[str, list[Any]] = {"sink": [], "cues": [], "returned": [], "delta": [], "laps": [], "found": []}
@@ -135,7 +139,9 @@ def _light(sess: LiveSession) -> Any:
         [
             [tr.lap, tr.odo, tr.dist, tr.s_hint, tr._since_fix, len(tr._fixes)],
             [list(ev._dts), ev._last_t, ev._tpms_base, ev._tpms_last, repr(ev._open), dict(ev._on_buf)],
-            None if prof is None else hash((tuple(prof.busy), tuple(prof.speed), tuple(prof.seen), prof._cur)),
+            None
+            if prof is None
+            else hash((tuple(prof.busy), tuple(prof.speed), tuple(prof.seen), prof._cur)),
             [repr(arb.pending), arb.last_spoken_t, sess.lap_start_t, len(sess._cur_d), sess.last_t],
             [repr(sess.coach.safety_ctx), sess.pending_frames, sess._buf_since],
         ]
@@ -147,10 +153,35 @@ def _state(sess: LiveSession) -> Any:
     tr, ev, arb = sess.tracker, sess.events, sess.arbiter
     return _clean(
         {
-            "tracker": [tr.lap, tr.odo, tr.dist, tr.s_hint, tr.last_t, list(tr._fixes), tr._fix_ll, tr._pending],
-            "tracker2": [tr._since_fix, tr._odo_at_dist, tr.lap_odo0, tr.lap_start_t, tr._speeds, tr._laterals],
-            "events": [list(ev._dts), ev._last_t, ev._tpms_base, ev._tpms_last, repr(ev._open), dict(ev._on_buf)],
-            "profile": None if arb.profile is None else [arb.profile.busy, arb.profile.speed, arb.profile.seen],
+            "tracker": [
+                tr.lap,
+                tr.odo,
+                tr.dist,
+                tr.s_hint,
+                tr.last_t,
+                list(tr._fixes),
+                tr._fix_ll,
+                tr._pending,
+            ],
+            "tracker2": [
+                tr._since_fix,
+                tr._odo_at_dist,
+                tr.lap_odo0,
+                tr.lap_start_t,
+                tr._speeds,
+                tr._laterals,
+            ],
+            "events": [
+                list(ev._dts),
+                ev._last_t,
+                ev._tpms_base,
+                ev._tpms_last,
+                repr(ev._open),
+                dict(ev._on_buf),
+            ],
+            "profile": None
+            if arb.profile is None
+            else [arb.profile.busy, arb.profile.speed, arb.profile.seen],
             "arbiter": [repr(arb.pending), arb.last_spoken_t, sorted(arb.spoken_groups), arb.lap_counts],
             "session": [sess._cur_d, sess._cur_t, sess.lap_start_t, sess._timed, dict(sess._last_vals)],
             "last": [repr(sess._last_st), repr(sess._last_fs), sess.last_t, sess.pending_frames],
@@ -174,7 +205,9 @@ def _same(
         for key in ref:
             assert got[key] == ref[key], f"chunk {chunk}: {key} differs"
         if chunk >= 7:
-            assert got_columns[0] >= columns * len(frames), f"chunk {chunk}: {got_columns[0]} frames as columns"
+            assert got_columns[0] >= columns * len(frames), (
+                f"chunk {chunk}: {got_columns[0]} frames as columns"
+            )
     return ref
 
 
@@ -311,4 +344,3 @@ def test_real_xrk(real: dict[str, Any]) -> None:
     assert track is None
     _same(frames[:20000], None, chunks=(100,), columns=0.0, car=car_id)
     _same(_hold(frames[:20000]), real["kart"][2], chunks=(7, 1000), car=car_id)
-
