@@ -418,14 +418,15 @@ def _nan_if_none(a: np.ndarray | None, nan_col: np.ndarray) -> np.ndarray:
 def _press_changes(kidx: dict[str, int], arr: np.ndarray, maybe: np.ndarray) -> list[tuple[int, str, float]]:
     """(frame, wheel, pressure) where a TPMS pressure the run sends differs from the frame before (on
     frames not run exactly anyway), in frame order: what the event detector's baseline must see."""
-    out: list[tuple[int, str, float]] = []
-    for w in WHEELS:
-        j = kidx.get(f"tpms_press_{w}_bar")
-        if j is None:
-            continue
-        p = arr[:, j]
-        with np.errstate(invalid="ignore"):
-            changed = np.flatnonzero((p[1:] != p[:-1]) & ~maybe[1:]) + 1
-        out.extend((i, w, v) for i, v in zip(changed.tolist(), p[changed].tolist(), strict=True))
-    out.sort(key=lambda e: e[0])
-    return out
+    sent = [(w, kidx[f"tpms_press_{w}_bar"]) for w in WHEELS if f"tpms_press_{w}_bar" in kidx]
+    if not sent or len(arr) < 2:
+        return []
+    p = arr[:, [j for _w, j in sent]]
+    with np.errstate(invalid="ignore"):
+        changed = (p[1:] != p[:-1]) & ~maybe[1:, None]
+    rows, cols = np.nonzero(changed)  # row-major: by frame, then wheel
+    if not len(rows):
+        return []
+    names = [w for w, _j in sent]
+    vals = p[rows + 1, cols].tolist()
+    return [(i, names[c], v) for i, c, v in zip((rows + 1).tolist(), cols.tolist(), vals, strict=True)]

@@ -302,6 +302,17 @@ def test_missing_and_nan_slow_channels() -> None:
     frames = _slow_channels(_sim(9, laps=3))
     _same(frames, load_track("sonoma"), chunks=(7, 1000), columns=0.6)
     _same(_hold(frames), load_track("sonoma"), chunks=(100,))
+    # long runs that send different channels (a channel stops, another starts): held values stored
+    switching = []
+    for i, f in enumerate(_hold(frames)):
+        g = dict(f)
+        if (i // 700) % 3 == 1:
+            g.pop("water_temp_c")
+            g.pop("tpms_press_rr_bar")
+        elif (i // 700) % 3 == 2:
+            g.pop("rpm")
+        switching.append(g)
+    _same(switching, load_track("sonoma"), chunks=(1000, 2500))
 
 
 @pytest.fixture(scope="module")
