@@ -20,7 +20,8 @@ from services.hotpath.clock import SessionClock
 from services.hotpath.corner_live import CornerObservation, CornerWatcher
 from services.hotpath.cue import Cue
 from services.hotpath.delta import PredictiveDelta, elapsed_at
-from services.hotpath.frame_batch import ColumnBlock, process_many, telemetry_record
+from services.hotpath.frame_batch import process_many
+from services.hotpath.frame_columns import ColumnBlock, telemetry_record
 from services.hotpath.phrases import render
 from services.hotpath.rules.coach import RuleCoach, reference_from_trace
 from services.hotpath.rules.thresholds import thresholds_for
