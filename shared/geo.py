@@ -52,6 +52,8 @@ class Polyline:
         self._dy = np.diff(self.y)
         self._l2 = np.maximum(self._dx**2 + self._dy**2, 1e-12)
         self._segs: list[tuple[float, float, float, float, float]] | None = None
+        # per segment as arrays (x, y, dx, dy, squared length, length), for NearBand
+        self._seg_arrays = (self.x[:-1], self.y[:-1], self._dx, self._dy, self._l2, np.sqrt(self._l2))
         self._ls: list[float] = []
         self._lsqrt: list[float] = []
         self._seg_len = 0.0
@@ -167,8 +169,8 @@ class NearBand:
         if not self.ok:
             return
         idx = np.arange(self.a, self.b) % n
-        x0, y0 = line.x[:-1][idx], line.y[:-1][idx]
-        dx, dy, l2 = line._dx[idx], line._dy[idx], line._l2[idx]
+        sx, sy, sdx, sdy, sl2, slsqrt = line._seg_arrays
+        x0, y0, dx, dy, l2 = sx[idx], sy[idx], sdx[idx], sdy[idx], sl2[idx]
         qx, qy = px[:, None], py[:, None]
         with np.errstate(invalid="ignore"):
             t = ((qx - x0) * dx + (qy - y0) * dy) / l2
@@ -179,7 +181,7 @@ class NearBand:
         k = np.argmin(d2, axis=1)
         rows = np.arange(len(px))
         kk = idx[k]
-        self.s = (line.s[kk] + t[rows, k] * np.sqrt(line._l2)[kk]).tolist()
+        self.s = (line.s[kk] + t[rows, k] * slsqrt[kk]).tolist()
         self.off = np.sqrt(d2[rows, k]).tolist()
         self.k = (k + self.a).tolist()
         j = np.arange(self.a - 1, self.b + 3)  # unwrapped segment start distances, a-1 .. b+2

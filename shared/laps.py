@@ -714,14 +714,8 @@ class _Bands:
         assert tracker.track is not None
         self.line = tracker.track.line
         self.scale = self.line.length / tracker.track.length_m
-        self.px, self.py = px, py
-        v = np.asarray([0.0 if s is None else s for s in speed], dtype=np.float64) / 3.6
-        dt = np.diff(t, prepend=t[0]) if len(t) else t
-        with np.errstate(invalid="ignore"):
-            # how far lap distance can move from frame 0: the speed, plus the catch-up allowed
-            self.reach = np.concatenate(
-                [[0.0], np.cumsum(np.abs(np.nan_to_num(v)) * dt + CATCH_UP_MPS * np.abs(dt))]
-            )
+        self.px, self.py, self.t = px, py, t
+        self.v = np.fromiter((0.0 if s is None else s for s in speed), np.float64, len(speed)) / 3.6
         self.n = len(t)
         self.i = 0
         self.band: NearBand | None = None
@@ -731,7 +725,9 @@ class _Bands:
         j = min(self.n, i + self.BLOCK)
         # the hint moves at most as far as the speed and the catch-up allow (a lap closing or a lost car
         # moves it elsewhere: then project_near, or a new stretch from there)
-        ahead = float(self.reach[j] - self.reach[i]) * self.scale + window_m + self.MARGIN_M
+        dt = np.abs(np.diff(self.t[i:j]))
+        reach = float(np.nansum(np.abs(self.v[i + 1 : j]) * dt) + CATCH_UP_MPS * dt.sum())
+        ahead = reach * self.scale + window_m + self.MARGIN_M
         lo = s_hint - window_m - self.MARGIN_M
         self.band = NearBand(self.line, self.px[i:j], self.py[i:j], lo, s_hint + ahead)
         self.b0, self.b1 = i, j

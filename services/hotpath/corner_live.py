@@ -70,6 +70,8 @@ class CornerWatcher:
         self.track = track
         self.th = th
         self.windows = _windows(track)
+        self._lo = np.array([w[0] for w in self.windows])  # the windows as arrays, for feed_run
+        self._hi = np.array([w[1] for w in self.windows])
         self.active: int | None = None
         self.lap = -1
         self.rows: list[dict[str, float]] = []  # the frames inside the active corner window
@@ -105,8 +107,7 @@ class CornerWatcher:
         are column slices, not rows."""
         n = len(dists)
         d = cols["dist_m"]
-        lo = np.array([w[0] for w in self.windows])
-        hi = np.array([w[1] for w in self.windows])
+        lo, hi = self._lo, self._hi
         inside = (lo <= d[:, None]) & (d[:, None] <= hi)
         first = np.where(inside.any(axis=1), inside.argmax(axis=1), -1).tolist() if len(lo) else [-1] * n
         ends = hi.tolist()

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from services.hotpath.cue import Cue
     from services.hotpath.frame_path import LiveSession
 
-MIN_RUN = 4  # shorter runs of same-channel frames go through ``process`` one by one
+MIN_RUN = 16  # shorter runs of same-channel frames go through ``process`` one by one (the column path's
+# fixed cost per run, about 0.3 ms, is that of ~16 frames through ``process``: bench/hotpath.py)
 _NAN = float("nan")
 
 
@@ -62,7 +63,7 @@ def process_many(sess: LiveSession, frames: list[dict[str, float]], arrived: flo
             i += 1
             continue
         keys = tuple(frames[i])
-        arr = _matrix(frames[i:], keys) if "t_s" in keys else None
+        arr = _matrix(frames[i:], keys) if n - i >= MIN_RUN and "t_s" in keys else None
         j = n
         if arr is None:  # not one run: the frames from i with the same channels as frame i
             keyset = frames[i].keys()
@@ -88,13 +89,18 @@ def _run(
     held = {k: v for k, v in base.items() if k not in kidx and k not in ("lap", "dist_m")}
     src = RunColumns(arr, kidx, held)
 
+    cols: dict[str, np.ndarray | None] = {}
+
     def col(k: str) -> np.ndarray | None:
         """Channel ``k`` on each frame as ``process`` holds it (float; None when no frame has had it)."""
+        got = cols.get(k, cols)
+        if got is not cols:
+            return got  # type: ignore[return-value]
         j = kidx.get(k)
-        if j is not None:
-            return arr[:, j]
         v = held.get(k)
-        return None if v is None else np.full(n, float(v))
+        c = arr[:, j] if j is not None else None if v is None else np.full(n, float(v))
+        cols[k] = c
+        return c
 
     def py(k: str, default: Any = None) -> list[Any]:
         """``vals.get(k, default)`` on each frame."""

@@ -194,17 +194,22 @@ def _state(sess: LiveSession) -> Any:
 
 
 def _same(
-    frames: Frames, track: Any, chunks: tuple[int, ...] = (1, 7, 100, 1000), columns: float = 0.9, **kw: Any
+    frames: Frames,
+    track: Any,
+    chunks: tuple[int, ...] = (1, 7, 17, 100, 1000),
+    columns: float = 0.9,
+    **kw: Any,
 ) -> dict[str, Any]:
     """Per chunk size: ``process`` per frame and ``process_many`` per chunk give the same; at least
-    ``columns`` of the frames took the column path (chunks of 7 and more)."""
+    ``columns`` of the frames took the column path (chunks of ``MIN_RUN`` and more; shorter ones go
+    through ``process``)."""
     ref: dict[str, Any] = {}
     for chunk in chunks:
         ref = _run(frames, track, chunk, many=False, **kw)
         got = _run(frames, track, chunk, many=True, **kw)
         for key in ref:
             assert got[key] == ref[key], f"chunk {chunk}: {key} differs"
-        if chunk >= 7:
+        if chunk >= frame_batch.MIN_RUN:
             assert got_columns[0] >= columns * len(frames), (
                 f"chunk {chunk}: {got_columns[0]} frames as columns"
             )
@@ -280,13 +285,13 @@ def test_simulated_every_kind_every_chunk_size() -> None:
 
 def test_gps_held_between_fixes() -> None:
     frames = _sim(7, laps=6)
-    _same(_gps_held(frames, 5), load_track("sonoma"), chunks=(7, 1000))
+    _same(_gps_held(frames, 5), load_track("sonoma"), chunks=(17, 1000))
     _same(_gps_held(frames, 2), load_track("sonoma"), chunks=(100,))
 
 
 def test_fast_logger_and_safety_triggers() -> None:
     frames = _safety(_sim(11, laps=3, rate_hz=100.0))
-    ref = _same(frames, load_track("sonoma"), chunks=(7, 1000))
+    ref = _same(frames, load_track("sonoma"), chunks=(17, 1000))
     rules = {c["rule"] for c in ref["cues"]}
     assert {"abs_event", "dsc_event", "mil_on", "coolant_hot", "tyre_warning", "oil_pressure_low"} <= rules
     kinds = {r["kind"] for t, rows in ref["sink"] if t == "driver_events" for r in rows}
@@ -294,13 +299,13 @@ def test_fast_logger_and_safety_triggers() -> None:
 
 
 def test_track_found_from_gps() -> None:
-    ref = _same(_sim(5, laps=3), None, chunks=(7, 100, 1000), columns=0.5, finder=True)
+    ref = _same(_sim(5, laps=3), None, chunks=(17, 100, 1000), columns=0.5, finder=True)
     assert ref["found"] == ["sonoma"] and ref["laps"]
 
 
 def test_missing_and_nan_slow_channels() -> None:
     frames = _slow_channels(_sim(9, laps=3))
-    _same(frames, load_track("sonoma"), chunks=(7, 1000), columns=0.6)
+    _same(frames, load_track("sonoma"), chunks=(17, 1000), columns=0.0)  # runs of 9: through process
     _same(_hold(frames), load_track("sonoma"), chunks=(100,))
     # long runs that send different channels (a channel stops, another starts): held values stored
     switching = []
@@ -335,7 +340,7 @@ def real(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
 def test_real_vbox_at_sonoma(real: dict[str, Any]) -> None:
     frames, car_id, track = real["vbox"]
     assert track is not None and track.id == "sonoma"
-    ref = _same(frames, track, chunks=(7, 100, 1000, 5000), car=car_id)
+    ref = _same(frames, track, chunks=(17, 100, 1000, 5000), columns=0.7, car=car_id)
     assert len(ref["laps"]) >= 3
 
 
@@ -345,7 +350,7 @@ def test_real_kart_on_its_own_track(real: dict[str, Any]) -> None:
     assert track is not None and track.id.startswith("auto-") and track.corners
     ref = _same(frames, track, chunks=(100,), columns=0.0, car=car_id)
     assert len(ref["laps"]) >= 3
-    _same(_hold(frames), track, chunks=(7, 1000), car=car_id)
+    _same(_hold(frames), track, chunks=(17, 1000), car=car_id)
 
 
 def test_real_xrk(real: dict[str, Any]) -> None:
@@ -354,4 +359,4 @@ def test_real_xrk(real: dict[str, Any]) -> None:
     frames, car_id, track = real["xrk"]
     assert track is None
     _same(frames[:20000], None, chunks=(100,), columns=0.0, car=car_id)
-    _same(_hold(frames[:20000]), real["kart"][2], chunks=(7, 1000), car=car_id)
+    _same(_hold(frames[:20000]), real["kart"][2], chunks=(17, 1000), car=car_id)
