@@ -1,7 +1,8 @@
 """Hot path speed: arbiter decision latency in process at 1 kHz, WebSocket frame -> SSE cue end to end
 at 100 Hz on loopback while the store writes, and sustained ingest with zero frames lost.
 
-    python bench/hotpath.py [--cues 100]     (about 2 min; starts its own hot path process)
+    python bench/hotpath.py [--cues 100]     (about 3 min; starts its own hot path process)
+    python bench/hotpath.py --only process_many   (the frame path rows alone, about 1 min)
 """
 
 from __future__ import annotations
@@ -105,6 +106,39 @@ def bench_gps_rate(rows: list[tuple[str, str, str, str]]) -> None:
             "frame path CPU per frame, 50 Hz, GPS fix: new every frame (worst) / 25 Hz / 10 Hz",
             " / ".join(f"{v:.1f} us" for v in us.values()),
             f"{len(frames):,} frames, 10 laps of Sonoma; CPU time, best of 3 each, alternating",
+            CMD,
+        )
+    )
+
+
+def bench_process_many(rows: list[tuple[str, str, str, str]], chunk: int = 100) -> None:
+    """CPU time per frame at 50 Hz: ``process`` on each frame vs ``process_many`` on chunks of ``chunk``
+    frames (the ingest's validated chunks), GPS fix new on every frame / held at 25 Hz / at 10 Hz; same
+    run, alternating, best of 3. The outputs are the same (tests/hotpath/test_process_many_same.py)."""
+    frames = list(frames_of(simulate(laps=10, seed=4, rate_hz=50.0).wide))
+    car, track = load_car("bmw_e46_m3_aim_mxp"), load_track("sonoma")
+    cases = {"every frame": frames, "25 Hz": gps_held(frames, 50, 25), "10 Hz": gps_held(frames, 50, 10)}
+    best = {(name, many): float("inf") for name in cases for many in (False, True)}
+    for _ in range(3):
+        for name, fr in cases.items():
+            for many in (False, True):
+                sess = LiveSession("b", car, track, lambda t, r: None)
+                t0 = time.process_time()
+                if many:
+                    for i in range(0, len(fr), chunk):
+                        sess.process_many(fr[i : i + chunk], 0.0)
+                else:
+                    for f in fr:
+                        sess.process(f, 0.0)
+                best[name, many] = min(best[name, many], time.process_time() - t0)
+    us = {k: v / len(frames) * 1e6 for k, v in best.items()}
+    rows.append(
+        (
+            f"frame path CPU per frame, process vs process_many (chunks of {chunk}), 50 Hz, GPS fix: "
+            "new every frame / 25 Hz / 10 Hz",
+            " / ".join(f"{us[n, False]:.1f} vs {us[n, True]:.1f} us" for n in cases),
+            " / ".join(f"{us[n, False] / us[n, True]:.2f}x" for n in cases)
+            + f"; target <= 18 us; {len(frames):,} frames, 10 laps of Sonoma; CPU time, best of 3, alternating",
             CMD,
         )
     )
@@ -298,13 +332,20 @@ def bench_ingest(
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cues", type=int, default=100, help="safety triggers sent for the cue latency")
-    ap.add_argument("--service-only", action="store_true", help="only the rows over a real hot path process")
+    ap.add_argument("--only", choices=["process_many", "service"], help="run only these rows")
     ap.add_argument("--cue-only", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     rows: list[tuple[str, str, str, str]] = []
-    if not a.service_only:
+    if a.only == "process_many":
+        bench_process_many(rows)
+        bench_process_many(rows, chunk=1000)
+        _print(rows)
+        return
+    if a.only != "service":
         bench_in_process(rows)
         bench_gps_rate(rows)
+        bench_process_many(rows)
+        bench_process_many(rows, chunk=1000)
         bench_shared_conditions(rows)
     with tempfile.TemporaryDirectory() as d:
         svc = start_hotpath(Path(d) / "data", Path(d))
@@ -315,6 +356,10 @@ def main() -> None:
                 bench_ingest(rows, svc.url, svc.port, svc.proc.pid, 25.0, columns)
         finally:
             svc.stop()
+    _print(rows)
+
+
+def _print(rows: list[tuple[str, str, str, str]]) -> None:
     tbl = Table("measure", "result", "target / notes", "command")
     for r in rows:
         tbl.add_row(*r)

@@ -402,6 +402,68 @@ class LiveEvents:
                     r.press = press if r.press is None else min(r.press, press)
         return [e for e in done if e is not None]
 
+    def maybe(self, col: Any, n: int) -> np.ndarray:
+        """For a run of ``n`` frames given as columns (``col(name)``: that channel on each frame, held as
+        ``feed`` would see it, as a float array, NaN for none; None when no frame has it): False on
+        each frame where no condition can hold, True where one may (a superset: ``feed`` decides). A TPMS
+        drop is ruled out with an upper bound of the baseline (it never exceeds a pressure seen)."""
+        th = self.th
+        out = np.zeros(n, dtype=bool)
+        with np.errstate(invalid="ignore"):
+            spd = col("speed_kmh")
+            if spd is not None:
+                zero = np.zeros(n)
+                brake, thr = col("brake_bar"), col("throttle_pct")
+                brake = zero if brake is None else brake
+                thr = zero if thr is None else thr
+                for _w, key, driven in self._wheels:
+                    ws = col(key)
+                    if ws is not None:
+                        out |= is_lockup(ws, spd, brake, th)
+                        if driven:
+                            out |= is_wheelspin(ws, spd, thr, th)
+            for _kind, ch in self._flags:
+                f = col(ch)
+                if f is not None:
+                    out |= is_flag_on(f)
+            for w, alarm_key, press_key in self._tpms:
+                al, press = col(alarm_key), col(press_key)
+                if al is not None:
+                    out |= al > 0
+                if press is not None:
+                    base = self._tpms_base.get(w, -math.inf)
+                    top = np.fmax(np.fmax.accumulate(press), base)
+                    out |= top - press >= th["tpms_drop_bar"]
+            oil, rpm, thr = col("oil_press_bar"), col("rpm"), col("throttle_pct")
+            if oil is not None and rpm is not None and thr is not None:
+                out |= is_oil_pressure_low(oil, rpm, thr, th)
+            water = col("water_temp_c")
+            if water is not None:
+                out |= is_coolant_hot(water, th)
+        return out
+
+    def quiet(self, t: list[float], press: list[tuple[str, float]] | None = None) -> None:
+        """Frames on which ``maybe`` ruled every condition out and no run was open (times ``t``, in
+        order): ``feed``'s bookkeeping alone: the frame spacing, and the TPMS baseline for ``press``,
+        the (wheel, pressure) readings that changed on them, in order."""
+        if not t:
+            return
+        last = self._last_t
+        if len(t) > 8:
+            steps = np.diff(np.asarray([t[0] if last is None else last, *t])).tolist()
+            self._dts.extend(s for s in steps if s > 0)
+        else:
+            for x in t:
+                if last is not None and x > last:
+                    self._dts.append(x - last)
+                last = x
+        self._last_t = t[-1]
+        self._on_buf.clear()
+        if press:  # each a change from the reading before (what _tpms_drop would not skip)
+            base, seen = self._tpms_base, self._tpms_last
+            for w, p in press:
+                seen[w] = (p, tpms_drop(base, w, p))
+
     def close(self) -> list[dict[str, Any]]:
         """End of session: the runs still open end here."""
         return [e for e in (self._end(k) for k in list(self._open)) if e is not None]

@@ -52,6 +52,8 @@ class Polyline:
         self._dy = np.diff(self.y)
         self._l2 = np.maximum(self._dx**2 + self._dy**2, 1e-12)
         self._segs: list[tuple[float, float, float, float, float]] | None = None
+        # per segment as arrays (x, y, dx, dy, squared length, length), for NearBand
+        self._seg_arrays = (self.x[:-1], self.y[:-1], self._dx, self._dy, self._l2, np.sqrt(self._l2))
         self._ls: list[float] = []
         self._lsqrt: list[float] = []
         self._seg_len = 0.0
@@ -142,3 +144,62 @@ class Polyline:
     def point_at(self, s: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
         s = np.asarray(s, dtype=np.float64) % self.length
         return np.interp(s, self.s, self.x), np.interp(s, self.s, self.y)
+
+
+class NearBand:
+    """``Polyline.project_near`` (``widen=False``) for many points at once: each point projected onto one
+    stretch of the line's segments (from the one holding ``s_lo`` to the one holding ``s_hi``, one more
+    either side, in line order), the nearest kept (the first of equals, as project_near keeps it), with
+    the same float operations, so an answer is project_near's bit for bit.
+
+    ``lookup`` gives point ``i``'s answer for a hint and window when that window lies inside the stretch
+    and holds the stretch's nearest segment (then nothing outside it can be nearer, and nothing before
+    it in the window is as near); otherwise a reason (1: the window leaves the stretch, 2: the nearest
+    segment of the stretch is outside the window) and the caller runs project_near."""
+
+    EPS_M = 1e-6  # window edges are compared this conservatively (divmod on the line vs unwrapped sums)
+
+    def __init__(self, line: Polyline, px: np.ndarray, py: np.ndarray, s_lo: float, s_hi: float) -> None:
+        line._segments()
+        n = len(line._dx)
+        self.length = line.length
+        self.a = line._seg_index(s_lo) - 1
+        self.b = line._seg_index(s_hi) + 2
+        self.ok = 0 < self.b - self.a <= n and len(px) > 0
+        if not self.ok:
+            return
+        idx = np.arange(self.a, self.b) % n
+        sx, sy, sdx, sdy, sl2, slsqrt = line._seg_arrays
+        x0, y0, dx, dy, l2 = sx[idx], sy[idx], sdx[idx], sdy[idx], sl2[idx]
+        qx, qy = px[:, None], py[:, None]
+        with np.errstate(invalid="ignore"):
+            t = ((qx - x0) * dx + (qy - y0) * dy) / l2
+            t = np.where(t < 0, 0.0, np.where(t > 1, 1.0, t))
+            ex = x0 + t * dx - qx
+            ey = y0 + t * dy - qy
+            d2 = ex * ex + ey * ey
+        k = np.argmin(d2, axis=1)
+        rows = np.arange(len(px))
+        kk = idx[k]
+        self.s = (line.s[kk] + t[rows, k] * slsqrt[kk]).tolist()
+        self.off = np.sqrt(d2[rows, k]).tolist()
+        self.k = (k + self.a).tolist()
+        j = np.arange(self.a - 1, self.b + 3)  # unwrapped segment start distances, a-1 .. b+2
+        self.starts = (line.s[j % n] + (j // n) * line.length).tolist()
+
+    def lookup(self, i: int, s_hint: float, window_m: float) -> tuple[float, float] | int:
+        if 2 * window_m >= self.length:
+            return 1
+        st, k, eps = self.starts, self.k[i], self.EPS_M
+        o = self.a - 1  # st[j - o] is where segment j starts, unwrapped
+        reason = 1
+        for s in (s_hint, s_hint + self.length, s_hint - self.length):
+            lo, hi = s - window_m, s + window_m
+            # project_near's window: segments idx(lo) - 1 .. idx(hi) + 1, idx(v) the one holding v; inside
+            # the stretch when idx(lo) > a and idx(hi) < b - 2; holding k when idx(lo) <= k + 1 <= idx(hi) + 2
+            if not (st[self.a + 1 - o] <= lo - eps and hi + eps < st[self.b - 1 - o]):
+                continue
+            if st[k + 2 - o] > lo + eps and st[k - 1 - o] <= hi - eps:
+                return self.s[i], self.off[i]
+            reason = 2
+        return reason

@@ -7,10 +7,11 @@ import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
-from shared.geo import LocalProjection
+from shared.geo import LocalProjection, NearBand
 from shared.profiles.track import Corner, TrackProfile
 
 Wide = dict[str, np.ndarray]
@@ -439,6 +440,8 @@ class LiveLapTracker:
     def __init__(self, track: TrackProfile | None, min_lap_s: float = MIN_LAP_S) -> None:
         self.track = track
         self.gate = gate_for(track) if track is not None else None
+        self._length_m = track.length_m if track is not None else 0.0
+        self._line_len = track.line.length if track is not None else 0.0
         self.min_lap_s = min_lap_s
         self.lap = 0
         self.lap_start_t: float | None = None
@@ -460,20 +463,108 @@ class LiveLapTracker:
         self._first_off: float | None = None  # lateral of a fast off-centre crossing before any on-track one
 
     def feed(self, t_s: float, lat: float | None, lon: float | None, speed_kmh: float | None) -> LiveLapState:
-        crossed: Lap | None = None
-        if self.lap_start_t is None:
-            self.lap_start_t = t_s
-        dt = 0.0 if self.last_t is None else max(0.0, t_s - self.last_t)
-        v = (speed_kmh or 0.0) / 3.6
-        self.odo += v * dt
         have_gps = lat is not None and lon is not None and math.isfinite(lat) and math.isfinite(lon)
         # a fix repeated on later frames (a slower GPS held between frames) is no new position
         new_fix = have_gps and (lat, lon) != self._fix_ll
+        along = across = x = y = 0.0
+        if new_fix:
+            if self.gate is not None:
+                g = self.gate
+                gx, gy = g.proj.xy1(lat, lon)  # type: ignore[arg-type]
+                along = gx * g.hx + gy * g.hy
+                across = -gx * g.hy + gy * g.hx
+            if self.track is not None:
+                x, y = self.track.proj.xy1(lat, lon)  # type: ignore[arg-type]
+        crossed, source = self._step(
+            t_s, lat, lon, speed_kmh, have_gps, new_fix, along, across, x, y, self._near
+        )
+        corner = nxt = None
+        to_next = math.inf
+        if self.track is not None:
+            corner = self.track.corner_at(self.dist)
+            nxt, to_next = self.track.next_corner(self.dist)
+        return LiveLapState(self.lap, self.dist, crossed, corner, nxt, to_next, source)
+
+    def feed_many(
+        self, t: np.ndarray, lat: np.ndarray | None, lon: np.ndarray | None, speed: list[float | None]
+    ) -> tuple[list[int], list[float], dict[int, Lap], str]:
+        """``feed`` over a run of frames (the same state, step by step): each frame's lap and distance,
+        the laps closed (by frame index) and the last frame's distance source. ``lat``/``lon``: the
+        frames' fixes as float arrays (NaN: none; None: no GPS at all). Where corners are is left to the
+        caller (``corner_at``/``next_corner`` on the distances). The gate and track projections of all
+        fixes are computed at once; the search near the last distance reads them from a ``NearBand``."""
+        n = len(t)
+        ts = t.tolist()
+        px = py = None
+        if lat is None or lon is None:
+            lats: list[float | None] = [None] * n
+            lons: list[float | None] = [None] * n
+            ok = [False] * n
+            along = across = xs = ys = [0.0] * n
+        else:
+            lats, lons = lat.tolist(), lon.tolist()
+            ok = (np.isfinite(lat) & np.isfinite(lon)).tolist()
+            along = across = [0.0] * n
+            if self.gate is not None:
+                g = self.gate
+                gx, gy = g.proj.xy(lat, lon)
+                along = (gx * g.hx + gy * g.hy).tolist()
+                across = ((-gx) * g.hy + gy * g.hx).tolist()
+            xs = ys = [0.0] * n
+            if self.track is not None:
+                px, py = self.track.proj.xy(lat, lon)
+                xs, ys = px.tolist(), py.tolist()
+        band = _Bands(self, px, py, t, speed) if px is not None and py is not None else None
+        near = band.near if band is not None else self._near
+        laps: list[int] = [0] * n
+        dists: list[float] = [0.0] * n
+        crossed_at: dict[int, Lap] = {}
+        source = "track"
+        step = self._step
+        for i in range(n):
+            la, lo = lats[i], lons[i]
+            have = ok[i]
+            new_fix = have and (la, lo) != self._fix_ll
+            if band is not None:
+                band.i = i
+            crossed, source = step(
+                ts[i], la, lo, speed[i], have, new_fix, along[i], across[i], xs[i], ys[i], near
+            )
+            if crossed is not None:
+                crossed_at[i] = crossed
+            laps[i] = self.lap
+            dists[i] = self.dist
+        return laps, dists, crossed_at, source
+
+    def _near(self, x: float, y: float, s_hint: float, window_m: float) -> tuple[float, float]:
+        assert self.track is not None
+        return self.track.line.project_near(x, y, s_hint, window_m=window_m, widen=False)
+
+    def _step(
+        self,
+        t_s: float,
+        lat: float | None,
+        lon: float | None,
+        speed_kmh: float | None,
+        have_gps: bool,
+        new_fix: bool,
+        along: float,
+        across: float,
+        x: float,
+        y: float,
+        near: Any,
+    ) -> tuple[Lap | None, str]:
+        """One frame: the odometer, the gate (``along``/``across`` of a new fix), a pending crossing, the
+        distance (``x``/``y``: the new fix on the track's projection; ``near``: project_near)."""
+        crossed: Lap | None = None
+        if self.lap_start_t is None:
+            self.lap_start_t = t_s
+        dt = 0.0 if self.last_t is None else t_s - self.last_t
+        dt = dt if dt > 0.0 else 0.0  # max(0.0, dt)
+        v = (speed_kmh or 0.0) / 3.6
+        self.odo += v * dt
         if new_fix and self.gate is not None:
             g = self.gate
-            x, y = g.proj.xy1(lat, lon)  # type: ignore[arg-type]
-            along = x * g.hx + y * g.hy
-            across = -x * g.hy + y * g.hx
             fixes = self._fixes
             if self._pending is None and fixes and fixes[-1][1] < 0 <= along:
                 t0, a0, c0 = fixes[-1]
@@ -500,16 +591,11 @@ class LiveLapTracker:
         self.last_t = t_s
         # a fix held on later frames (a slower GPS) is no new position: distance moves on by the speed
         self.dist, source = self._distance(
-            lat, lon, new_fix, v * dt if speed_kmh is not None else None, dt, self.odo - self.lap_odo0
+            x, y, new_fix, v * dt if speed_kmh is not None else None, dt, self.odo - self.lap_odo0, near
         )
         if new_fix:
             self._fix_ll = (lat, lon)
-        corner = nxt = None
-        to_next = math.inf
-        if self.track is not None:
-            corner = self.track.corner_at(self.dist)
-            nxt, to_next = self.track.next_corner(self.dist)
-        return LiveLapState(self.lap, self.dist, crossed, corner, nxt, to_next, source)
+        return crossed, source
 
     def _judge(self, tc: float, speed_kmh: float, lateral: float) -> Boundary:
         """The batch rule on what is known so far: slow against the on-track crossings seen (or under
@@ -561,46 +647,101 @@ class LiveLapTracker:
         return lap
 
     def _distance(
-        self, lat: float | None, lon: float | None, on_fix: bool, moved: float | None, dt: float, d_int: float
+        self, x: float, y: float, on_fix: bool, moved: float | None, dt: float, d_int: float, near: Any
     ) -> tuple[float, str]:
         """Lap distance now: a new GPS fix projected onto the track's line when it lies within
         ``ON_LINE_M`` of it, moving at most ``CATCH_UP_MPS`` faster or slower than the speed says
         (``moved``: metres the speed covered since the last frame, None without a speed); otherwise
         (no fix, a held fix, a fix off the line) the last distance carried on by the speed. Never a jump
         to some other part of the line, never a stall while the car moves."""
-        d_int = max(0.0, d_int)
+        # (max/min written as comparisons: the same values, and this runs on every frame)
+        d_int = d_int if d_int > 0.0 else 0.0
         if self.track is None:
             return d_int, "odometer"
-        tr = self.track
+        length, line_len = self._length_m, self._line_len
         if on_fix:
-            x, y = tr.proj.xy1(lat, lon)  # type: ignore[arg-type]
             hint_known = self.s_hint is not None and self._since_fix < LOST_M
             if self.s_hint is None or not hint_known:
-                s_arr, off_arr = tr.line.project(np.array([x]), np.array([y]))
+                s_arr, off_arr = self.track.line.project(np.array([x]), np.array([y]))
                 s, off = float(s_arr[0]), float(off_arr[0])
             else:
                 window = NEAR_M + 0.2 * self._since_fix
-                s, off = tr.line.project_near(x, y, self.s_hint, window_m=window, widen=False)
+                s, off = near(x, y, self.s_hint, window)
             if off <= ON_LINE_M:
                 self._since_fix = 0.0
                 self._odo_at_dist = self.odo
-                d = s * tr.length_m / tr.line.length
-                if d > tr.length_m / 2 and d_int < tr.length_m / 4:
-                    d -= tr.length_m  # just after the line
-                elif d < tr.length_m / 4 and d_int > 3 * tr.length_m / 4:
-                    d += tr.length_m  # past the line, before the lap closes (FIT_S after it)
+                d = s * length / line_len
+                if d > length / 2 and d_int < length / 4:
+                    d -= length  # just after the line
+                elif d < length / 4 and d_int > 3 * length / 4:
+                    d += length  # past the line, before the lap closes (FIT_S after it)
                 if moved is not None and dt > 0 and hint_known:
                     slack = CATCH_UP_MPS * dt
-                    d = min(max(d, self.dist + moved - slack), self.dist + moved + slack)
-                d = max(0.0, d)
-                self.s_hint = (d * tr.line.length / tr.length_m) % tr.line.length
+                    lo, hi = self.dist + moved - slack, self.dist + moved + slack
+                    d = lo if lo > d else d  # max(d, lo)
+                    d = hi if hi < d else d  # min(d, hi)
+                d = d if d > 0.0 else 0.0
+                self.s_hint = (d * line_len / length) % line_len
                 return d, "track"
         if self._odo_at_dist is None:  # nothing on the line yet this session
             return d_int, "speed"
-        step = max(0.0, self.odo - self._odo_at_dist)
-        d = self.dist + step * tr.length_m / tr.line.length
+        step = self.odo - self._odo_at_dist
+        step = step if step > 0.0 else 0.0
+        d = self.dist + step * length / line_len
         self._odo_at_dist = self.odo
         self._since_fix += step
         if self.s_hint is not None:
-            self.s_hint = (d * tr.line.length / tr.length_m) % tr.line.length
+            self.s_hint = (d * line_len / length) % line_len
         return d, "speed"
+
+
+class _Bands:
+    """``LiveLapTracker.feed_many``'s search near the last distance: the fixes of up to ``BLOCK`` frames
+    projected at once onto the stretch of line they can reach (``NearBand``, built when first needed, from
+    the hint then and the distance the speed can cover), else ``project_near`` itself. Same answers."""
+
+    BLOCK = 100
+    MARGIN_M = 20.0
+
+    def __init__(
+        self,
+        tracker: LiveLapTracker,
+        px: np.ndarray,
+        py: np.ndarray,
+        t: np.ndarray,
+        speed: list[float | None],
+    ) -> None:
+        assert tracker.track is not None
+        self.line = tracker.track.line
+        self.scale = self.line.length / tracker.track.length_m
+        self.px, self.py, self.t = px, py, t
+        self.v = np.fromiter((0.0 if s is None else s for s in speed), np.float64, len(speed)) / 3.6
+        self.n = len(t)
+        self.i = 0
+        self.band: NearBand | None = None
+        self.b0 = self.b1 = 0
+
+    def _build(self, i: int, s_hint: float, window_m: float) -> NearBand:
+        j = min(self.n, i + self.BLOCK)
+        # the hint moves at most as far as the speed and the catch-up allow (a lap closing or a lost car
+        # moves it elsewhere: then project_near, or a new stretch from there)
+        dt = np.abs(np.diff(self.t[i:j]))
+        reach = float(np.nansum(np.abs(self.v[i + 1 : j]) * dt) + CATCH_UP_MPS * dt.sum())
+        ahead = reach * self.scale + window_m + self.MARGIN_M
+        lo = s_hint - window_m - self.MARGIN_M
+        self.band = NearBand(self.line, self.px[i:j], self.py[i:j], lo, s_hint + ahead)
+        self.b0, self.b1 = i, j
+        return self.band
+
+    def near(self, x: float, y: float, s_hint: float, window_m: float) -> tuple[float, float]:
+        i = self.i
+        band = self.band
+        if band is None or not self.b0 <= i < self.b1:
+            band = self._build(i, s_hint, window_m)
+        got = band.lookup(i - self.b0, s_hint, window_m) if band.ok else 1
+        if got == 1 and self.b0 != i:  # the car left the stretch: a new one from here
+            band = self._build(i, s_hint, window_m)
+            got = band.lookup(0, s_hint, window_m) if band.ok else 1
+        if isinstance(got, tuple):
+            return got
+        return self.line.project_near(x, y, s_hint, window_m=window_m, widen=False)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from services.hotpath.phrases import Phrase
 from services.hotpath.rules.registry import RuleHit
 from shared.profiles.track import Corner, TrackProfile
@@ -104,6 +106,23 @@ class QuietProfile:
         else:
             self.busy[i] = self.busy[i] or busy
             self.speed[i] = min(self.speed[i], v_ms)
+
+    def observe_many(self, dist_m: np.ndarray, busy: np.ndarray, v_ms: np.ndarray) -> None:
+        """``observe`` for each frame of a run in turn (finite speeds: a NaN would compare otherwise)."""
+        if not len(dist_m):
+            return
+        bins = (dist_m // BIN_M).astype(np.int64) % self.n
+        starts = np.flatnonzero(np.concatenate([[True], bins[1:] != bins[:-1]]))
+        any_busy = np.logical_or.reduceat(busy, starts).tolist()
+        slowest = np.minimum.reduceat(v_ms, starts).tolist()
+        b_list, s_list, seen = self.busy, self.speed, self.seen
+        for i, b, v in zip(bins[starts].tolist(), any_busy, slowest, strict=True):
+            if i != self._cur:
+                b_list[i], s_list[i], seen[i] = b, v, True
+                self._cur = i
+            else:
+                b_list[i] = b_list[i] or b
+                s_list[i] = min(s_list[i], v)
 
     def window(self, entry_m: float, need_s: float) -> tuple[float, float] | str | None:
         """The last quiet stretch before ``entry_m`` that takes at least ``need_s`` to drive (its last
@@ -233,6 +252,28 @@ class CoachArbiter:
                 deadline = st.t_s + (room_m - need_m) / v
                 out.append(self._decide("spoken", None, p.hit, p.phrase, st, deadline_t_s=deadline))
         return out
+
+    def idle_frames(self, dist_m: np.ndarray, speed_kmh: np.ndarray) -> int:
+        """How many of the next frames (``dist_m``, ``speed_kmh`` in order; finite speeds) ``tick`` would
+        pass over changing nothing but the quiet profile: each cue waiting either armed with its window
+        still ahead, or not armed and not arming. The frame path ticks only from the first other one."""
+        n = len(dist_m)
+        if not n or not self.pending:
+            return n
+        v = np.maximum(speed_kmh, 1.0) / 3.6
+        ok = np.ones(n, dtype=bool)
+        for p in self.pending.values():
+            d = p.entry_m - dist_m
+            ahead = np.where(d >= 0, d, d + self.length_m)
+            if p.window is not None:
+                w_start: float | np.ndarray = p.window[0]
+            else:  # _window_of with the speed of each frame
+                need_m = v * self._need_s(p.phrase)
+                w_start = np.maximum(self.cfg.lead_m, need_m + v * 1.0)
+            past = ahead > w_start
+            ok &= past if p.armed else ~past
+        bad = np.flatnonzero(~ok)
+        return int(bad[0]) if len(bad) else n
 
     # ---- helpers ------------------------------------------------------------------
     def _ahead(self, p: _Pending, st: FrameState) -> float:

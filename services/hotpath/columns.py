@@ -64,6 +64,34 @@ class ColumnBatch:
         ]
 
 
+def held(col: np.ndarray, before: float | None) -> np.ndarray:
+    """A channel over a run of frames with each NaN (no value in that frame) replaced by the value it holds
+    then: the last one before it, or ``before`` (held from earlier frames; None: NaN stays, nothing yet)."""
+    nan = np.isnan(col)
+    if not nan.any():
+        return col
+    ext = np.concatenate(([np.nan if before is None else float(before)], col))
+    idx = np.where(np.concatenate(([True], ~nan)), np.arange(len(ext)), 0)
+    return ext[np.maximum.accumulate(idx)][1:]
+
+
+def frames_of_matrix(
+    names: list[str], m: np.ndarray, before: dict[str, Any]
+) -> tuple[list[dict[str, float]], tuple[tuple[str, ...], np.ndarray] | None]:
+    """Validated columns as the frame path's input: the frames as objects and, when every frame has every
+    channel, the (channels, matrix) behind them. A NaN takes the value the channel holds there (from
+    ``before``, the values the session holds, or an earlier frame): the same frame for the frame path,
+    which holds a channel a frame leaves out. A channel with nothing to hold yet is left out."""
+    if np.isnan(m).any():
+        m = m.copy()
+        for j in np.flatnonzero(np.isnan(m).any(axis=0)):
+            m[:, j] = held(m[:, j], before.get(names[j]))
+        if np.isnan(m).any():
+            return [{k: v for k, v in zip(names, r, strict=True) if v == v} for r in m.tolist()], None
+    keys = tuple(names)
+    return [dict(zip(keys, r, strict=True)) for r in m.tolist()], (keys, m)
+
+
 def _column(name: str, v: Any) -> Any:
     """A float64 array for bytes or a list of plain numbers; the list itself otherwise."""
     if isinstance(v, bytes | bytearray):

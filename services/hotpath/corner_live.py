@@ -70,6 +70,8 @@ class CornerWatcher:
         self.track = track
         self.th = th
         self.windows = _windows(track)
+        self._lo = np.array([w[0] for w in self.windows])  # the windows as arrays, for feed_run
+        self._hi = np.array([w[1] for w in self.windows])
         self.active: int | None = None
         self.lap = -1
         self.rows: list[dict[str, float]] = []  # the frames inside the active corner window
@@ -95,6 +97,39 @@ class CornerWatcher:
         if self.active is not None:
             self._append(row)
         return done
+
+    def feed_run(
+        self, laps: list[int], dists: list[float], cols: dict[str, np.ndarray]
+    ) -> list[tuple[int, CornerObservation]]:
+        """``feed`` over a run of frames given as columns (``cols``: each channel the watcher reads, as a
+        float array over the run, NaN where a frame has none; ``dists`` the same as ``cols["dist_m"]``):
+        the observations finished, each with the index of the frame that finished it. The frames kept
+        are column slices, not rows."""
+        n = len(dists)
+        d = cols["dist_m"]
+        lo, hi = self._lo, self._hi
+        inside = (lo <= d[:, None]) & (d[:, None] <= hi)
+        first = np.where(inside.any(axis=1), inside.argmax(axis=1), -1).tolist() if len(lo) else [-1] * n
+        ends = hi.tolist()
+        out: list[tuple[int, CornerObservation]] = []
+        seg = 0
+        for i in range(n):
+            lap, di = laps[i], dists[i]
+            if self.active is not None and (lap != self.lap or di > ends[self.active]):
+                if lap == self.lap:  # include the first sample past the exit so exit values interpolate
+                    self.rows.append(_Slice(cols, seg, i + 1))  # type: ignore[arg-type]
+                    obs = self._finish()
+                    if obs is not None:
+                        out.append((i, obs))
+                self.active = None
+                self._reset()
+            if self.active is None and first[i] >= 0:
+                self.active = first[i]
+                self.lap = lap
+                seg = i
+        if self.active is not None:
+            self.rows.append(_Slice(cols, seg, n))  # type: ignore[arg-type]
+        return out
 
     def _append(self, row: dict[str, float]) -> None:
         # keep the frame itself (callers pass a row they no longer mutate); columns are built at the exit
@@ -159,8 +194,36 @@ class CornerWatcher:
 _GET_CH = operator.itemgetter(*_CH)
 
 
+class _Slice:
+    """Frames ``a``..``b`` of a run fed as columns (``feed_run``): kept in place of their rows."""
+
+    __slots__ = ("cols", "a", "b")
+
+    def __init__(self, cols: dict[str, np.ndarray], a: int, b: int) -> None:
+        self.cols, self.a, self.b = cols, a, b
+
+
 def _columns(rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
-    """The window's frames as one float array per channel of ``_CH`` (NaN where a frame has none)."""
+    """The window's frames as one float array per channel of ``_CH`` (NaN where a frame has none);
+    frames kept as column slices (``feed_run``) are taken as they are."""
+    if not any(type(r) is _Slice for r in rows):
+        return _row_columns(rows)
+    parts: list[dict[str, np.ndarray]] = []
+    run: list[dict[str, float]] = []
+    for r in rows:
+        if type(r) is _Slice:
+            if run:
+                parts.append(_row_columns(run))
+                run = []
+            parts.append({k: r.cols[k][r.a : r.b] for k in _CH})
+        else:
+            run.append(r)
+    if run:
+        parts.append(_row_columns(run))
+    return {k: np.concatenate([p[k] for p in parts]).astype(np.float64, copy=False) for k in _CH}
+
+
+def _row_columns(rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
     n = len(rows)
     try:
         flat = chain.from_iterable(map(_GET_CH, rows))

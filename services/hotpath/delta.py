@@ -88,6 +88,10 @@ class PredictiveDelta:
         }
         self._crossed = True
 
+    def due(self, wall_s: float) -> bool:
+        """Would ``update`` give an event now (a lap just closed, or the period has passed)?"""
+        return self._crossed or wall_s - self._last_emit >= self.period_s
+
     def update(self, wall_s: float, lap: int, dist_m: float, elapsed_s: float) -> dict[str, Any] | None:
         if not self._crossed and wall_s - self._last_emit < self.period_s:
             return None

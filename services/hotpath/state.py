@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from services.hotpath.columns import ColumnBatch
+from services.hotpath.columns import ColumnBatch, frames_of_matrix
 from services.hotpath.cue import Cue
 from services.hotpath.cue_stream import CueHub
 from services.hotpath.frame_path import LiveSession
@@ -20,7 +20,7 @@ from services.hotpath.track_live import LiveTrackFinder
 from services.hotpath.validation import (
     Counters,
     FrameRejected,
-    clean_batch,
+    batch_matrix,
     clean_frame,
     clean_matrix,
     map_source_names,
@@ -249,30 +249,23 @@ class HotpathState:
         if self.writer.blocked:  # nothing is acknowledged that cannot be stored
             self.reject("disk_full", len(frames))
             return {"accepted": 0, "rejected": {"disk_full": len(frames)} if frames else {}}
-        fast: list[dict[str, Any]] | None
-        if isinstance(frames, ColumnBatch):  # columns: checked as one matrix, objects built only to drive
+        fast: list[dict[str, Any]] | None = None
+        matrix: tuple[tuple[str, ...], np.ndarray] | None = None
+        if isinstance(frames, ColumnBatch):  # columns: checked as one matrix
             m = frames.matrix() if frames.numeric else None
-            names = frames.names
-            if m is not None and clean_matrix(names, m, sess.last_t, missing=frames.binary):
-                if np.isnan(m).any():  # a binary column's NaN: no value in that frame (held, never 0)
-                    fast = [{k: v for k, v in zip(names, r, strict=True) if v == v} for r in m.tolist()]
-                else:
-                    fast = [dict(zip(names, r, strict=True)) for r in m.tolist()]
-                self.counters.frames_total += len(fast)
-                sess.jump.reset()
-                sess.process_columns(names, m, fast, arrived)
-                self.rate.add(len(fast))
-                return {"accepted": len(fast), "rejected": {}}
-            fast, rows = None, frames.rows()
+            if m is not None and clean_matrix(frames.names, m, sess.last_t, missing=frames.binary):
+                fast, matrix = frames_of_matrix(frames.names, m, sess._last_vals)
+                rows = []
+            else:
+                rows = frames.rows()
         else:
             rows = frames
-            fast = clean_batch(rows, sess.last_t) if len(rows) >= 8 else None
+            matrix = batch_matrix(rows, sess.last_t) if len(rows) >= 8 else None
+            fast = rows if matrix is not None else None
         if fast is not None:  # a clean batch of canonical channels: validated column-wise in one go
             self.counters.frames_total += len(fast)
             sess.jump.reset()
-            process = sess.process
-            for frame in fast:
-                process(frame, arrived)
+            sess.process_many(fast, arrived, matrix)
             accepted = len(fast)
         else:  # frame by frame: every problem named and counted
             car = sess.car
