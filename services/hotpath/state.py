@@ -39,6 +39,8 @@ from shared.store.spool import Uploader
 from shared.store.writer import StoreWriter
 
 log = logging.getLogger(__name__)
+# a batch validated at once: its frames as objects and (every frame with every channel) their matrix
+CleanBatch = tuple[list[dict[str, Any]], tuple[tuple[str, ...], np.ndarray] | None]
 
 
 class UnknownSession(KeyError):
@@ -239,9 +241,28 @@ class HotpathState:
         self.hub.publish("cue" if cue.status == "spoken" else "dropped", cue.event())
 
     # ---- frames ---------------------------------------------------------------------
+    def clean(self, sid: str | None, frames: list[Any] | ColumnBatch) -> CleanBatch | None:
+        """A batch validated at once when it is clean (known channels, plain finite numbers in range, time
+        increasing): its frames as objects and, when every frame has every channel, their matrix. None
+        when anything is off: ``ingest`` then goes frame by frame, naming and counting every problem."""
+        sess = self.session(sid)
+        if isinstance(frames, ColumnBatch):  # columns: checked as one matrix
+            m = frames.matrix() if frames.numeric else None
+            if m is not None and clean_matrix(frames.names, m, sess.last_t, missing=frames.binary):
+                return frames_of_matrix(frames.names, m, sess._last_vals)
+            return None
+        matrix = batch_matrix(frames, sess.last_t) if len(frames) >= 8 else None
+        return (frames, matrix) if matrix is not None else None
+
     def ingest(
-        self, sid: str | None, frames: list[Any] | ColumnBatch, arrived: float | None = None
+        self,
+        sid: str | None,
+        frames: list[Any] | ColumnBatch,
+        arrived: float | None = None,
+        clean: CleanBatch | None = None,
     ) -> dict[str, Any]:
+        """Frames into the session. ``clean``: the same frames as ``clean`` gave them (a slice of a whole
+        message validated at once), so they are not validated again."""
         sess = self.session(sid)
         arrived = arrived if arrived is not None else time.perf_counter()
         accepted = 0
@@ -249,27 +270,17 @@ class HotpathState:
         if self.writer.blocked:  # nothing is acknowledged that cannot be stored
             self.reject("disk_full", len(frames))
             return {"accepted": 0, "rejected": {"disk_full": len(frames)} if frames else {}}
-        fast: list[dict[str, Any]] | None = None
-        matrix: tuple[tuple[str, ...], np.ndarray] | None = None
-        if isinstance(frames, ColumnBatch):  # columns: checked as one matrix
-            m = frames.matrix() if frames.numeric else None
-            if m is not None and clean_matrix(frames.names, m, sess.last_t, missing=frames.binary):
-                fast, matrix = frames_of_matrix(frames.names, m, sess._last_vals)
-                rows = []
-            else:
-                rows = frames.rows()
-        else:
-            rows = frames
-            matrix = batch_matrix(rows, sess.last_t) if len(rows) >= 8 else None
-            fast = rows if matrix is not None else None
-        if fast is not None:  # a clean batch of canonical channels: validated column-wise in one go
+        if clean is None:
+            clean = self.clean(sid, frames)
+        if clean is not None:  # a clean batch of canonical channels: validated column-wise in one go
+            fast, matrix = clean
             self.counters.frames_total += len(fast)
             sess.jump.reset()
             sess.process_many(fast, arrived, matrix)
             accepted = len(fast)
         else:  # frame by frame: every problem named and counted
             car = sess.car
-            for raw in rows:
+            for raw in frames.rows() if isinstance(frames, ColumnBatch) else frames:
                 self.counters.frames_total += 1
                 try:
                     if isinstance(raw, dict):

@@ -175,12 +175,21 @@ async def _feed(
     n = len(frames)
     requests = getattr(app_state, "requests", None)
     async with app_state.ingest_lock:
+        # a message of many chunks is validated once, as a whole (its slices are then not checked again)
+        whole = state.clean(sid, frames) if n > CHUNK_FRAMES else None
         i = 0
         while True:
             t0 = time.perf_counter()
             published = state.hub.published
             while True:
-                res = state.ingest(sid, frames[i : i + CHUNK_FRAMES], arrived)
+                part = None
+                if whole is not None:
+                    fr, mx = whole
+                    part = (
+                        fr[i : i + CHUNK_FRAMES],
+                        None if mx is None else (mx[0], mx[1][i : i + CHUNK_FRAMES]),
+                    )
+                res = state.ingest(sid, frames[i : i + CHUNK_FRAMES], arrived, part)
                 i += CHUNK_FRAMES
                 accepted += res["accepted"]
                 for k, v in res["rejected"].items():
