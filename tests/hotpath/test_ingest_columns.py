@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 import websockets
 
+from services.hotpath.columns import pack_columns
 from services.hotpath.replay import frames_of
 from shared.settings import Settings
 from shared.simulator import ALL_KINDS, simulate
@@ -180,3 +181,20 @@ def test_bad_columns_are_refused_naming_the_column(hotpath) -> None:
 
     ack = asyncio.run(one())
     assert ack["accepted"] == 2 and ack["rejected"] == {"malformed": 1}
+
+
+def test_a_bad_frame_deep_in_a_big_message_is_refused_alone(hotpath) -> None:
+    """A message of many chunks is validated as a whole once: one absurd value, or time stepping back at
+    a chunk boundary, far into it still refuses that frame alone, named, as frame objects and as columns."""
+    c = httpx.Client(base_url=hotpath.url, timeout=30)
+    frames = list(frames_of(simulate(laps=1, seed=5).wide))[:1000]
+    absurd = [dict(f) for f in frames]
+    absurd[450]["speed_kmh"] = 900.0
+    back = [dict(f) for f in frames]
+    back[600]["t_s"] = back[598]["t_s"]  # at a chunk boundary (chunks of 100): a step back in time
+    for bad, reason in ((absurd, "absurd"), (back, "out_of_order")):
+        for message in (msgpack.packb({"frames": bad}), msgpack.packb({"columns": pack_columns(bad)})):
+            sid = c.post("/session/start", json=START).json()["session_id"]
+            (ack,) = asyncio.run(_send(hotpath.port, sid, [message]))
+            assert ack["accepted"] == 999 and ack["rejected"] == {reason: 1}, ack
+            assert c.post(f"/session/{sid}/end").status_code == 200
