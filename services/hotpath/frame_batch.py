@@ -26,7 +26,7 @@ from services.hotpath.corner_live import _CH
 from services.hotpath.frame_columns import ColumnBlock, RunColumns
 from services.hotpath.phrases import render
 from shared.events import WHEELS, is_flag_on
-from shared.laps import LiveLapState
+from shared.laps_live import LiveLapState
 
 if TYPE_CHECKING:
     from services.hotpath.cue import Cue

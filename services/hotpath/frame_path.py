@@ -28,7 +28,8 @@ from services.hotpath.rules.thresholds import thresholds_for
 from services.hotpath.track_live import LiveTrackFinder
 from services.hotpath.validation import JumpGuard
 from shared.events import LiveEvents
-from shared.laps import Lap, LiveLapTracker
+from shared.laps import Lap
+from shared.laps_live import LiveLapTracker
 from shared.profiles.car import CarProfile
 from shared.profiles.track import TrackProfile
 from shared.signals import telemetry_schema

@@ -11,11 +11,11 @@ import pytest
 from shared.geo import LocalProjection
 from shared.laps import (
     Boundary,
-    LiveLapTracker,
     detect_laps,
     judge_boundaries,
     lap_kind,
 )
+from shared.laps_live import LiveLapTracker
 from shared.profiles.track import StartFinish, TrackProfile
 
 R = 200.0

@@ -12,7 +12,7 @@ import pytest
 
 from services.hotpath.state import HotpathState
 from shared.importers import read_log
-from shared.laps import LiveLapTracker
+from shared.laps_live import LiveLapTracker
 from shared.profiles.car import load_car
 from shared.profiles.track import load_track, save_track, saved_tracks
 from shared.settings import settings_for
