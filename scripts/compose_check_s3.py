@@ -62,14 +62,19 @@ infos = fs.get_file_info(pafs.FileSelector(root, recursive=True, allow_not_found
 objs = {i.path[len(root) + 1:]: i.size for i in infos if i.type == pafs.FileType.File}
 out = {"objects_in_bucket": len(objs), "session_keys": sorted(k for k in objs if f"session={sid}/" in k)}
 out["session_bytes"] = sum(objs[k] for k in out["session_keys"])
-row = None
-if "_catalog/sessions.parquet" in objs:
-    cat = pq.read_table(fs.open_input_file(root + "/_catalog/sessions.parquet"))
-    rows = cat.filter(pc.equal(cat["session_id"], sid)).to_pylist()
-    row = rows[0] if rows else None
-out["catalog_sessions"] = None if row is None else cat.num_rows
-ci = fs.get_file_info(root + "/_catalog/sessions.parquet")
-out["catalog_object"] = [ci.size, ci.mtime.isoformat() if ci.mtime else None]
+# the catalog: one fragment per writer (_catalog/sessions-<writer>.parquet); a session's row is the one
+# published last by any writer, and a deleted session's last row is a tombstone
+row, n_rows, frags = None, 0, sorted(k for k in objs if k.startswith("_catalog/sessions"))
+for k in frags:
+    cat = pq.read_table(fs.open_input_file(root + "/" + k))
+    n_rows += cat.num_rows
+    for r in cat.filter(pc.equal(cat["session_id"], sid)).to_pylist():
+        if row is None or str(r.get("published_at") or "") > str(row.get("published_at") or ""):
+            row = r
+if row is not None and row.get("deleted"):
+    row = None
+out["catalog_sessions"] = None if row is None else n_rows
+out["catalog_object"] = [[k, objs[k]] for k in frags]
 if row is not None:
     named = sorted(row["object_keys"] or [])
     out["named"] = named
@@ -142,10 +147,15 @@ def wait_published(probe: Any, health: Any, timeout_s: float) -> tuple[dict[str,
     t0 = time.monotonic()
     polls = 0
     last: dict[str, Any] = {}
+    h: dict[str, Any] | None = None
     while time.monotonic() - t0 < timeout_s:
         polls += 1
-        last = probe()
-        if published(last, health()):
+        last, h = probe(), health()
+        if published(last, h):
             return last, time.monotonic() - t0, polls
         time.sleep(0.5)
-    raise TimeoutError(json.dumps({k: v for k, v in last.items() if k != "lap_split_s"})[:600])
+    # what decides first (the long key lists last, cut)
+    verdict = {k: last.get(k) for k in ("status", "compacted", "named_missing", "objects_in_bucket")}
+    verdict["upload"] = (h or {}).get("lake_upload")
+    verdict["session_keys"] = [k.rsplit("/", 2)[-2:] for k in last.get("session_keys", [])]
+    raise TimeoutError(json.dumps(verdict)[:1500])
