@@ -295,3 +295,30 @@ def test_start_up_names_bad_credentials_a_missing_bucket_and_an_unreachable_endp
         out = r.stdout + r.stderr
         assert r.returncode == 2 and named in out and "Traceback" not in out, (cmd, named, out[-800:])
         assert SECRET_KEY not in out and "wrong" not in out
+
+
+def test_the_compose_checks_bucket_probe_sees_a_published_session(car: dict[str, Any]) -> None:
+    """``./scripts/compose-check --lake-s3`` decides "published" with its own probe of the bucket (no Pitwall
+    code). Run here against the same kind of lake the hot path writes, it must find the session's catalog
+    row among the per-writer fragments, every object the row names, and the compacted telemetry."""
+    import importlib.util
+    import json
+    import os
+
+    spec = importlib.util.spec_from_file_location("cc_s3", REPO / "scripts" / "compose_check_s3.py")
+    assert spec is not None and spec.loader is not None
+    cc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cc)
+    sid, _wide, accepted = car["b"]
+    out = subprocess.run(
+        [sys.executable, "-c", cc.BUCKET_PROBE, sid],
+        env={**os.environ, **car["env"]},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    probe = json.loads(out.stdout.strip().splitlines()[-1])
+    assert probe["status"] == "closed" and probe["compacted"] and not probe["named_missing"], probe
+    assert probe["telemetry_rows"] == accepted
+    assert cc.published(probe, httpx.get(f"{car['hot'].url}/health").json())
