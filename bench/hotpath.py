@@ -32,6 +32,7 @@ from services.hotpath.replay import frames_of  # noqa: E402
 from shared.profiles.car import load_car  # noqa: E402
 from shared.profiles.track import load_track  # noqa: E402
 from shared.simulator import simulate  # noqa: E402
+from tests.support.frames import gps_held as hold_gps  # noqa: E402
 from tests.support.procs import start_hotpath  # noqa: E402
 
 CMD = "python bench/hotpath.py"
@@ -72,18 +73,8 @@ def bench_in_process(rows: list[tuple[str, str, str, str]]) -> None:
 
 
 def gps_held(frames: list[dict[str, float]], rate_hz: float, gps_hz: float) -> list[dict[str, float]]:
-    """The same frames with the GPS fix held between fixes at ``gps_hz`` (a real AiM logger's GPS updates
-    at 10-25 Hz while the channels come faster; the simulator gives a new fix on every frame)."""
-    every = max(1, round(rate_hz / gps_hz))
-    out = []
-    fix: tuple[float | None, float | None] = (None, None)
-    for i, f in enumerate(frames):
-        g = dict(f)
-        if i % every == 0:
-            fix = (f.get("lat"), f.get("lon"))
-        g["lat"], g["lon"] = fix  # type: ignore[assignment]
-        out.append(g)
-    return out
+    """The frames with the GPS fix new at ``gps_hz`` only, held between (frames at ``rate_hz``)."""
+    return hold_gps(frames, max(1, round(rate_hz / gps_hz)))
 
 
 def bench_gps_rate(rows: list[tuple[str, str, str, str]]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.hotpath.validation import Counters, FrameRejected, clean_batch, clean_frame
+from services.hotpath.validation import Counters, FrameRejected, batch_matrix, clean_frame
 from shared.asgi_guard import BadJSON, short_errors, strict_json_loads
 
 
@@ -16,7 +16,7 @@ def test_integers_beyond_a_float_are_counted_not_raised() -> None:
     out = clean_frame({"t_s": 1.0, "speed_kmh": 10**400, "rpm": 3000}, None, c)
     assert out == {"t_s": 1.0, "rpm": 3000.0} and c.rejected["non_finite"] == 1
     frames = [{"t_s": float(i), "speed_kmh": 10**400} for i in range(10)]
-    assert clean_batch(frames, None) is None  # the slow path names it
+    assert batch_matrix(frames, None) is None  # the slow path names it
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,7 @@ from shared.profiles.car import load_car
 from shared.profiles.track import load_track
 from shared.simulator import ALL_KINDS, simulate
 from tests.support import require
+from tests.support.frames import gps_held
 
 CAR = "bmw_e46_m3_aim_mxp"
 Frames = list[dict[str, float]]
@@ -232,18 +233,6 @@ def _sim(seed: int, laps: int = 5, rate_hz: float = 50.0) -> Frames:
     return list(frames_of(simulate(laps=laps, seed=seed, rate_hz=rate_hz, kinds=ALL_KINDS).wide))
 
 
-def _gps_held(frames: Frames, every: int) -> Frames:
-    out = []
-    fix: tuple[float | None, float | None] = (None, None)
-    for i, f in enumerate(frames):
-        g = dict(f)
-        if i % every == 0:
-            fix = (f.get("lat"), f.get("lon"))
-        g["lat"], g["lon"] = fix  # type: ignore[assignment]
-        out.append(g)
-    return out
-
-
 def _safety(frames: Frames) -> Frames:
     """Safety triggers the simulator does not make: ABS/DSC/MIL edges, coolant over temperature, a
     slow TPMS drop, oil pressure lost under load, and a lockup."""
@@ -297,8 +286,8 @@ def test_simulated_every_kind_every_chunk_size() -> None:
 
 def test_gps_held_between_fixes() -> None:
     frames = _sim(7, laps=6)
-    _same(_gps_held(frames, 5), load_track("sonoma"), chunks=(17, 1000))
-    _same(_gps_held(frames, 2), load_track("sonoma"), chunks=(100,))
+    _same(gps_held(frames, 5), load_track("sonoma"), chunks=(17, 1000))
+    _same(gps_held(frames, 2), load_track("sonoma"), chunks=(100,))
 
 
 def test_fast_logger_and_safety_triggers() -> None:

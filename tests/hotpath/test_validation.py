@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.hotpath.validation import Counters, FrameRejected, clean_batch, clean_frame
+from services.hotpath.validation import Counters, FrameRejected, batch_matrix, clean_frame
 
 CLEAN = {
     "speed_kmh": 120.0,
@@ -55,27 +55,29 @@ def test_batch_matches_per_frame_verdicts(
 ) -> None:
     frames: list[dict[str, Any]] = [{"t_s": 0.02 * i, **CLEAN} for i in range(n)]
     frames[bad_at % n][key] = value
-    fast = clean_batch(frames, last_t)
+    fast = batch_matrix(frames, last_t)
     slow = _per_frame(frames, last_t)
     if fast is not None:  # the fast path may only accept what the per-frame path accepts, identically
-        assert slow is not None and [{k: float(v) for k, v in f.items()} for f in fast] == slow
+        keys, arr = fast
+        assert slow is not None and [{k: float(v) for k, v in f.items()} for f in frames] == slow
+        assert [dict(zip(keys, r, strict=True)) for r in arr.tolist()] == slow
     if slow is None:
         assert fast is None
 
 
-def test_clean_batch_accepts_a_clean_batch_and_declines_odd_shapes() -> None:
+def test_batch_matrix_accepts_a_clean_batch_and_declines_odd_shapes() -> None:
     frames = [{"t_s": 0.02 * i, **CLEAN} for i in range(50)]
-    got = clean_batch(frames, None)
-    assert got is not None and len(got) == 50 and got[3]["rpm"] == 6000.0
+    got = batch_matrix(frames, None)
+    assert got is not None and got[1].shape[0] == 50 and got[1][3, got[0].index("rpm")] == 6000.0
     assert (
-        clean_batch([{"t_s": 1.0, "abs_active": True}, {"t_s": 2.0, "abs_active": False}], None) is not None
+        batch_matrix([{"t_s": 1.0, "abs_active": True}, {"t_s": 2.0, "abs_active": False}], None) is not None
     )
     assert (
-        clean_batch([{"t_s": 1.0, "rpm": "6000"}], None) is None
-        and clean_batch([{"t_s": 1.0, "rpm": None}], None) is None
+        batch_matrix([{"t_s": 1.0, "rpm": "6000"}], None) is None
+        and batch_matrix([{"t_s": 1.0, "rpm": None}], None) is None
     )
-    assert clean_batch(frames, 10.0) is None  # older than the last accepted frame
-    assert clean_batch([*frames[:3], {"t_s": 9.0}], None) is None  # different channels
-    assert clean_batch([[1, 2]], None) is None
-    assert clean_batch([{"t_s": 1.0, "oil_press_bar": 4519.0}], None) is None  # sentinel
-    assert clean_batch([{"t_s": 1.0, "speed_kmh": math.inf}], None) is None
+    assert batch_matrix(frames, 10.0) is None  # older than the last accepted frame
+    assert batch_matrix([*frames[:3], {"t_s": 9.0}], None) is None  # different channels
+    assert batch_matrix([[1, 2]], None) is None
+    assert batch_matrix([{"t_s": 1.0, "oil_press_bar": 4519.0}], None) is None  # sentinel
+    assert batch_matrix([{"t_s": 1.0, "speed_kmh": math.inf}], None) is None
