@@ -61,3 +61,33 @@ def corner_name(cid: str | None, track_id: str | None = None) -> str:
     if m:
         return f"{'Turn' if m.group(1).lower() == 't' else 'Corner'} {int(m.group(2))}{m.group(3).upper()}"
     return cid
+
+
+@cache
+def track_title(track_id: str | None) -> str:
+    """A track id as people read it: the profile's name (``"sonoma"`` -> ``"Sonoma Raceway"``); a track
+    built from the driven line (``auto-…``) or an unknown id is "this track", never the id."""
+    from shared.profiles.track import load_track
+
+    if not track_id:
+        return "an unknown track"
+    try:
+        name = load_track(track_id).name
+    except (KeyError, ValueError, OSError):
+        return "this track"
+    return name if name and name != track_id and not name.startswith("auto-") else "this track"
+
+
+@cache
+def car_title(car_id: str | None) -> str | None:
+    """A car profile id as people read it (``"bmw_e46_m3_aim_mxp"`` -> ``"2003 BMW M3 (E46)"``, without
+    the logger wiring after " on "); None for the generic profile, which names no car."""
+    from shared.profiles.car import load_car
+
+    if not car_id or car_id == "generic":
+        return None
+    try:
+        name = load_car(car_id).name
+    except (KeyError, ValueError, OSError):
+        return None
+    return name.split(" on ")[0].strip() or None

@@ -109,6 +109,49 @@ def test_a_bad_pick_stops_the_reply(picks: tuple[tuple[str, str], ...], why: str
     assert shown == [] and problem is not None and why in problem
 
 
+DIGEST = (
+    "Session at Sonoma Raceway: 8 valid laps.\n"
+    "Best: lap 8, 1:35.287. Theoretical best (best corners joined): 1:35.129.\n"
+    "Focus next time: T3: brake 28 m later, 8 m before T3.\n"
+    "Plan: 2 laps warm tyres and brakes; 3 laps T3: brake 28 m later"
+)
+
+
+def _narrate(reply: str, whole: bool = True) -> tuple[list[str], list[str]]:
+    """(what streamed while the reply was read, every part of the finished narrative)"""
+    sheet = FactSheet.from_lines(DIGEST)
+    r = ReplyReader(sheet, "debrief my session", need_first=False, whole=whole)
+    shown = []
+    for word in reply.split(" "):
+        shown += r.feed(word + " ")
+    return shown, r.finish(facts_of(DIGEST)).parts
+
+
+def test_a_narrative_keeps_every_fact_the_model_left_out_after_its_picks() -> None:
+    shown, parts = _narrate(_reply(("f3", "brake later and stay smooth")))
+    focus = "Focus next time: T3: brake 28 m later, 8 m before T3. Brake later and stay smooth."
+    assert shown == [focus]
+    assert parts == [
+        focus,
+        "Session at Sonoma Raceway: 8 valid laps.",
+        "Best: lap 8, 1:35.287. Theoretical best (best corners joined): 1:35.129.",
+        "Plan: 2 laps warm tyres and brakes; 3 laps T3: brake 28 m later.",
+    ]
+    # a question's reply is its picks alone
+    assert _narrate(_reply(("f3", "brake later and stay smooth")), whole=False)[1] == [focus]
+
+
+def test_a_prose_narrative_is_followed_by_the_facts_whose_figures_it_does_not_state() -> None:
+    prose = "You ran 8 valid laps and your best was 1:35.287 on lap 8, good work."
+    _, parts = _narrate(prose)
+    assert parts == [
+        prose,
+        "Best: lap 8, 1:35.287. Theoretical best (best corners joined): 1:35.129.",  # 1:35.129 unsaid
+        "Focus next time: T3: brake 28 m later, 8 m before T3.",
+        "Plan: 2 laps warm tyres and brakes; 3 laps T3: brake 28 m later.",
+    ]
+
+
 def test_an_empty_reply_answers_nothing() -> None:
     assert _read("")[1] == "empty model reply"
     assert _read('{"emotion": "neutral", "answer": []}')[1] == "the reply picked no fact"

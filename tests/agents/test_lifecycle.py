@@ -106,9 +106,9 @@ def test_digest_of_an_hour_fits_the_token_budget_and_keeps_the_citable_numbers(t
     sid = import_sim(cached_sim(laps=34, seed=7), settings, driver_id="ana").session_id
     configure_lake(settings)
     state = _state(sid, list(DATA_SPECS))
-    debrief = messages("debrief my session", FactSheet.from_text(build_digest("debrief", state)))
+    debrief = messages("debrief my session", FactSheet.from_lines(build_digest("debrief", state)))
     brief_state = {k: state[k] for k in BRIEF_KEYS}
-    brief = messages("brief me", FactSheet.from_text(build_digest("brief", brief_state)))
+    brief = messages("brief me", FactSheet.from_lines(build_digest("brief", brief_state)))
 
     def text(messages: list[dict[str, str]]) -> str:
         return "\n".join(m["content"] for m in messages)
@@ -126,7 +126,14 @@ def test_digest_of_an_hour_fits_the_token_budget_and_keeps_the_citable_numbers(t
         assert o["corner"].upper() in digest
     # the system prompt is the same bytes for every session (the server's prompt cache keeps it)
     assert debrief[0]["content"] == SYSTEM and brief[0]["content"] == SYSTEM
-    assert all(t in debrief[1]["content"] for _, t in FactSheet.from_text(digest).facts)
+    # every line of the digest is a fact the model reads (and the narrative keeps, picked or not)
+    lines = [x for x in digest.splitlines() if x.strip()]
+    assert [t.rstrip(".") for _, t in FactSheet.from_lines(digest).facts] == [x.rstrip(".") for x in lines]
+    assert all(t in debrief[1]["content"] for _, t in FactSheet.from_lines(digest).facts)
+    # names as a driver reads them, never the profile ids
+    assert (
+        "bmw_e46_m3_aim_mxp" not in digest and "Session at Sonoma Raceway in the 2003 BMW M3 (E46)" in digest
+    )
 
 
 def test_grounding_accepts_exactly_the_numbers_in_the_digest(env) -> None:
@@ -234,7 +241,10 @@ def test_an_answer_cut_at_the_token_limit_is_kept_and_marked_incomplete(env) -> 
     first = _picks(("f1", "Nice and smooth."))[:-2]  # the first pick complete, the reply cut after it
     env["llm"].script.append({"text": first + ', {"fact": "f2", "note": "and at', "finish": "length"})
     done = _run(env["svc"].debrief(env["sid"], "ana"))[-1].data
-    assert done["narrator"] == "llm" and done["text"].endswith("Nice and smooth.")
+    assert done["narrator"] == "llm" and done["text"].startswith("Session at ")
+    # the pick the model finished, then every fact it did not reach (a narrative never loses one)
+    head, rest = done["text"].split(" Nice and smooth. ", 1)
+    assert head.endswith("valid laps.") and rest.startswith("Best: lap ")
     assert done["complete"] is False and "token limit" in done["reason"]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,6 +21,9 @@ import httpx
 import pytest
 from httpx_sse import connect_sse
 
+from services.paddock.agents.compose import FactSheet
+from services.paddock.agents.digest import build_digest
+from services.paddock.agents.narrative import template_narrative
 from services.paddock.llm.embedded import MODEL_ALIAS, EmbeddedModelServer
 from shared.ingest import import_sim
 from shared.settings import settings_for
@@ -98,6 +102,15 @@ def test_debrief_is_narrated_by_the_real_model_over_sse(paddock: Any) -> None:
     streamed = "".join(d["text"] for t, d, _ in events if t == "token")  # each pick carries its separator
     assert done["text"].strip() and (done["narrator"] != "llm" or streamed == done["text"])
     assert done["ungrounded"] == []  # never a figure the data does not hold
+    # the model adds, never subtracts: the narrated debrief states every fact of the digest it read, and
+    # every figure of the debrief written without a model from the same data
+    state = {d["key"]: d["data"] for t, d, _ in events if t == "data"}
+    digest, template = build_digest("debrief", state), template_narrative("debrief", state)[0]
+    if done["narrator"] == "llm":
+        assert all(fact in done["text"] for _, fact in FactSheet.from_lines(digest).facts), done["text"]
+        figures = re.compile(r"\d+(?:[:.]\d+)*")
+        assert set(figures.findall(template)) <= set(figures.findall(done["text"])), (template, done["text"])
+        assert len(done["text"]) >= len(template)
     # the one narrative call carries the compact digest: within the debrief budget (own tokenizer)
     sizes = _narrative_prompt_tokens(proxy, since)
     assert len(sizes) == 1 and 0 < sizes[0] <= DEBRIEF_TOKENS, sizes

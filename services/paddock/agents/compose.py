@@ -65,6 +65,12 @@ class FactSheet:
                     out.append((f"f{len(out) + 1}", s if s[-1] in ".!?" else s + "."))
         return cls(out)
 
+    @classmethod
+    def from_lines(cls, text: str) -> FactSheet:
+        """A brief's or debrief's digest: one fact a line, every line (the digest is bounded already)."""
+        lines = [x.strip() for x in (text or "").splitlines() if x.strip()]
+        return cls([(f"f{i}", x if x[-1] in ".!?" else x + ".") for i, x in enumerate(lines, 1)])
+
     @property
     def ids(self) -> list[str]:
         return [i for i, _ in self.facts]
@@ -151,8 +157,11 @@ class ReplyReader:
     """Reads a constrained reply as it streams: each pick is checked and rendered as soon as its object
     closes, so the driver sees it then; the first bad pick stops the reading (``problem``)."""
 
-    def __init__(self, sheet: FactSheet, question: str, need_first: bool) -> None:
-        self.sheet, self.question, self.need_first = sheet, question, need_first
+    def __init__(self, sheet: FactSheet, question: str, need_first: bool, whole: bool = False) -> None:
+        """``need_first``: a question's reply must lead with its answer (``f1``); ``whole``: a brief or
+        debrief, whose reading ends with every fact the model did not pick (the model adds, never
+        subtracts)."""
+        self.sheet, self.question, self.need_first, self.whole = sheet, question, need_first, whole
         self.raw = ""
         self.pos: int | None = None  # where the next pick may start in ``raw``
         self.done = False
@@ -234,6 +243,7 @@ class ReplyReader:
                 self.r.problem = why
             else:
                 self.r.parts = [text]
+                self._add_rest(text)
             return self.r
         if not self.r.parts and self.r.problem is None:
             self.r.problem = "the reply picked no fact" if self.raw.strip() else "empty model reply"
@@ -246,7 +256,26 @@ class ReplyReader:
                 self.r.picks.append(fid)
                 self.r.parts.append(fact)
                 self.r.added.append(fact)
+        if self.r.parts:
+            self._add_rest(" ".join(self.r.parts))
         return self.r
+
+    def _add_rest(self, shown: str) -> None:
+        """A brief's or debrief's facts that the reply left out, in the sheet's (coaching) order, after
+        it: a prose reply counts as saying a fact when it states every figure of it."""
+        if not self.whole:
+            return
+        said = set(_FIGURE.findall(shown))
+        for fid, fact in self.sheet.facts:
+            figures = set(_FIGURE.findall(fact))
+            if fid in self.r.picks or (self.r.mode == "prose" and figures and figures <= said):
+                continue
+            self.r.picks.append(fid)
+            self.r.parts.append(fact)
+            self.r.added.append(fact)
+
+
+_FIGURE = re.compile(r"\d+(?:[:.]\d+)*")
 
 
 def _has_figure(texts: list[str]) -> bool:

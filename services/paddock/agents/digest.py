@@ -14,6 +14,7 @@ from typing import Any
 
 from services.paddock.agents.coaching_lines import coaching_lines
 from services.paddock.agents.fmt import corner_label, lap_list, laptime, load, secs
+from shared.display import car_title, track_title
 
 __all__ = [
     "build_digest",
@@ -33,11 +34,10 @@ MAX_DIGEST_CHARS = 1500
 def _session_lines(hl: dict[str, Any]) -> list[str]:
     if not hl:
         return ["Session summary: not available."]
-    track = hl.get("track") or "an unknown track"
     n = int(hl.get("valid_laps") or 0)
-    head = f"Session at {track}"
-    if hl.get("car"):
-        head += f", car {hl['car']}"
+    head = f"Session at {track_title(hl.get('track'))}"
+    if car_title(hl.get("car")):
+        head += f" in the {car_title(hl.get('car'))}"
     if n == 0:
         return [f"{head}: no valid lap in this session, so there are no lap times to compare."]
     out = [f"{head}: {n} valid lap{'' if n == 1 else 's'}."]
@@ -93,17 +93,17 @@ def _plan_lines(ped: dict[str, Any], brief: bool) -> list[str]:
     out = []
     blocks = ped.get("blocks") or []
     if blocks:
+        corners = [b["focus"] for b in blocks if ":" in str(b["focus"])]
+        if not brief and corners:  # the debrief's focus: the corners to work on, before the plan's laps
+            out.append("Focus next time: " + "; ".join(corners) + ".")
         items = [f"{b['laps']} lap{'' if b['laps'] == 1 else 's'} {b['focus']}" for b in blocks]
-        if not brief:  # the debrief names only the focus corners
-            items = [b["focus"] for b in blocks if ":" in str(b["focus"])]
-        if items:
-            out.append(("Plan: " if brief else "Focus next time: ") + "; ".join(items) + ".")
+        out.append("Plan: " + "; ".join(items) + ".")
     elif brief:
         out.append("Plan: no lap data to plan from yet; build up to pace and set a first reference lap.")
     pb = ped.get("personal_best")
     if isinstance(pb, dict) and laptime(pb.get("time_s")):
         out.append(
-            f"Personal best at {pb.get('track')} (all sessions at this track): {laptime(pb['time_s'])}"
+            f"Personal best at {track_title(pb.get('track'))} (all sessions at this track): {laptime(pb['time_s'])}"
             f" ({pb.get('sessions', 1)} session{'' if pb.get('sessions', 1) == 1 else 's'} there)."
         )
     return out
@@ -237,16 +237,20 @@ def build_digest(kind: str, state: dict[str, Any]) -> str:
     ``MAX_DIGEST_CHARS`` (lines are dropped from the end, car details first, never cut mid-line)."""
     lines: list[str] = []
     ped = load(state, "pedagogy_data")
-    if kind == "debrief":
-        lines += _session_lines(load(state, "highlights_data"))
-        lines += coaching_lines(state, brief=False)
+    plan = _plan_lines(ped, brief=kind == "brief")
+    if kind == "debrief":  # coaching order: how it went, what to work on, why, the laps to do it in
+        session = _session_lines(load(state, "highlights_data"))
+        todo = [x for x in plan if x.startswith(("Focus next time", "Plan:"))]
+        lines += session[:2] + todo[:1] + coaching_lines(state, brief=False) + todo[1:] + session[2:]
         lines += _variance_line(load(state, "telemetry_data"))
+        plan = [x for x in plan if x not in todo]
     elif ped.get("track"):
         when = f" on {ped['session_date']}" if ped.get("session_date") else ""
-        lines.append(f"Brief for {ped['track']} in car {ped.get('car')}, from the session driven{when}.")
+        car = f" in the {car_title(ped.get('car'))}" if car_title(ped.get("car")) else ""
+        lines.append(f"Brief for {track_title(ped['track'])}{car}, from the session driven{when}.")
     if kind == "brief":
         lines += coaching_lines(state, brief=True)
-    lines += _plan_lines(ped, brief=kind == "brief")
+    lines += plan
     lines += _car_lines(state)
     out: list[str] = []
     total = 0

@@ -64,4 +64,5 @@ def sheet_and_facts(kind: str, state: dict[str, Any]) -> tuple[compose.FactSheet
         for k in DATA_SPECS:
             facts.add_data(load(state, k))
     facts.add_text(text)
-    return compose.FactSheet.from_text(text), facts
+    sheet = compose.FactSheet.from_text(text) if kind == "ask" else compose.FactSheet.from_lines(text)
+    return sheet, facts

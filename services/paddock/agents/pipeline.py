@@ -85,7 +85,7 @@ class NarratorAgent(BaseAgent):
             yield self._end(ctx, out | {"reason": why}, state)
             return
         yield _event(self, ctx, actions=EventActions(state_delta={"model_call": True}))
-        reader = compose.ReplyReader(sheet, question, need_first=self.kind == "ask")
+        reader = compose.ReplyReader(sheet, question, need_first=self.kind == "ask", whole=self.kind != "ask")
         from services.paddock.llm.warm import TokenLimit, WarmError
 
         try:
@@ -112,7 +112,7 @@ class NarratorAgent(BaseAgent):
         out["dropped_notes"] = r.dropped
         if r.parts and r.mode == "prose":  # checked whole: shown now
             yield _event(self, ctx, partial=True, content=types.Content(parts=[types.Part(text=r.parts[0])]))
-        for text in r.added if r.mode == "json" else []:  # the figure the picks left out
+        for text in r.added:  # the figure the picks left out; a narrative's facts the reply left out
             yield _event(self, ctx, partial=True, content=types.Content(parts=[types.Part(text=text)]))
         text = " ".join(r.parts)
         if text and not grounding_check(text, facts):
