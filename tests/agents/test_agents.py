@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from services.paddock.agents.classifier import ROWS, _classify_intent
+from services.paddock.agents.data_agents import DATA_SPECS
 from services.paddock.agents.digest import build_digest
 from services.paddock.agents.narrative import facts_of, grounding_check, parse_emotion
 from services.paddock.agents.registry import AGENT_REGISTRY, QA_AGENTS
@@ -153,6 +154,21 @@ def test_debrief_is_one_llm_call_streams_in_order_and_is_stored(env) -> None:
     assert rows[-1]["text"] == done["text"]
     traces = svc.store.query("SELECT agent_name FROM agent_traces", [])
     assert {"HighlightFinderD", "NarrativeAgentDebrief"} <= {t["agent_name"] for t in traces}
+    # every tool Pitwall ran and the one model call are rows of this request's trace, with their latency
+    inv = svc.store.query(
+        "SELECT trace_id FROM agent_traces WHERE agent_name = 'NarrativeAgentDebrief' ORDER BY ts DESC LIMIT 1",
+        [],
+    )[0]["trace_id"]
+    mine = svc.store.query(
+        "SELECT agent_name, event_type, latency_ms, success FROM agent_traces WHERE trace_id = ?", [inv]
+    )
+    tools = sorted(t["agent_name"] for t in mine if t["event_type"] == "tool_call")
+    assert tools == sorted(tool for tool, _ in DATA_SPECS.values())
+    models = [t for t in mine if t["event_type"] == "model_call"]
+    assert len(models) == 1 == len(llm.requests) - before and models[0]["success"] is True
+    assert all(
+        t["latency_ms"] is not None and t["latency_ms"] >= 0 for t in mine if t["event_type"] != "agent_run"
+    )
 
 
 def test_invented_figures_are_never_shown_and_the_models_text_is_kept_in_the_record(env) -> None:
@@ -207,9 +223,11 @@ def test_question_routes_to_a_specialist_that_calls_its_tool(env, model_svc) -> 
             {"text": "Your race pace is steady. [EMOTION:neutral]"},
         ]
     )
+    before = len(env["llm"].requests)
     events = _run(ask(model_svc, "ana", "what's my race pace?", session_id=env["sid"]))
     done = events[-1].data
     assert done["available"] and done["agent"] == "RacePaceAgent" and done["narrator"] == "llm"
+    assert done["llm_calls"] == len(env["llm"].requests) - before == 2  # the tool call, then the answer
     assert done["tools"][0]["tool"] == "get_race_pace_model"
     assert done["text"].startswith("Your race pace")
 

@@ -19,6 +19,7 @@ from services.paddock.agents.stream import (
     _Clock,
     _deadlined,
 )
+from services.paddock.trace_sink import SINK
 
 if TYPE_CHECKING:
     from services.paddock.agents.service import CoachEvent, CoachRequest, CoachService, Run
@@ -32,8 +33,6 @@ async def tree_events(
     svc: CoachService, req: CoachRequest, run: Run, ticket: Any, model_ok: bool
 ) -> AsyncGenerator[CoachEvent, None]:
     """The tree's run, as client events: data cards, checked sentences, the queue."""
-    from google.adk.agents.run_config import RunConfig, StreamingMode
-    from google.genai import types
 
     clock = _Clock(svc.settings)
     if model_ok and svc.settings.data_agents == "llm" and req.kind != "ask":
@@ -44,6 +43,41 @@ async def tree_events(
     request["specialist_tools"] = svc.settings.specialist_tools
     delta: dict[str, Any] = {"session_id": req.session_id, "driver_id": req.driver_id, "request": request}
     delta |= {"plan": None, "route": None, "narration": None, "model_call": None}
+
+    # tools Pitwall runs (data agents, the question's tool) and the narrator's model call are trace rows
+    # of this request, beside the agent runs the plugin records
+    # (a data agent may finish before the tree's first event names the invocation: held until then)
+    early: list[tuple[str, str, dict[str, Any], float | None, bool]] = []
+
+    def sink(name: str, event: str, detail: dict[str, Any], ms: float | None, ok: bool) -> None:
+        early.append((name, event, detail, ms, ok))
+        while run.inv and early:
+            svc.store.trace(run.inv, req.session_id, *early.pop(0))
+
+    token = SINK.set(sink)
+    try:
+        async for out in _tree(svc, req, run, ticket, model_ok, clock, sid, delta):
+            yield out
+    finally:
+        with contextlib.suppress(ValueError):  # closed from another context: nothing to undo there
+            SINK.reset(token)
+        for row in early:
+            svc.store.trace(run.inv or "", req.session_id, *row)
+
+
+async def _tree(
+    svc: CoachService,
+    req: CoachRequest,
+    run: Run,
+    ticket: Any,
+    model_ok: bool,
+    clock: _Clock,
+    sid: str,
+    delta: dict[str, Any],
+) -> AsyncGenerator[CoachEvent, None]:
+    from google.adk.agents.run_config import RunConfig, StreamingMode
+    from google.genai import types
+
     agen = svc.runner.run_async(
         user_id=req.driver_id,
         session_id=sid,
@@ -67,8 +101,9 @@ async def tree_events(
                 run.tools.append({"tool": sd["plan"]["tool"], "args": sd["plan"]["args"], "by": "pitwall"})
                 run.tool_results.append(sd["plan"]["result"])
             route = sd.get("route") or {}
+            if sd.get("model_call"):
+                run.model_calls += 1  # the narrator's one call; the plugin counts a specialist's own calls
             if sd.get("model_call") or (model_ok and route.get("next") not in (None, "AskNarrator")):
-                run.model_calls += 1
                 async for qev in svc._take_model(ticket, run, clock):
                     yield qev
             if (ev.custom_metadata or {}).get("heartbeat"):

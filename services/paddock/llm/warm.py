@@ -20,6 +20,7 @@ import httpx
 from services.paddock.agents.narrative import parse_emotion
 from services.paddock.llm import litellm_args
 from services.paddock.store import PaddockStore
+from services.paddock.trace_sink import record
 from shared.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -175,6 +176,13 @@ class WarmClient:
             raise
         finally:
             reader.cancel()
+            record(
+                role,
+                "model_call",
+                {"mode": mode, "prompt_chars": sum(len(m["content"]) for m in messages), "error": error},
+                (time.perf_counter() - t0) * 1000,
+                error is None,
+            )
             if self.store is not None:
                 text = "".join(parts)
                 self.store.friction(

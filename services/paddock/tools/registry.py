@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +11,7 @@ from pydantic import ValidationError, create_model
 
 from services.paddock.tools import aim, coaching, laps, opportunities, optimal, progress, sessions
 from services.paddock.tools.base import ToolError
+from services.paddock.trace_sink import record
 
 TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
     f.__name__: f
@@ -85,7 +87,11 @@ def validate_args(name: str, args: dict[str, Any]) -> dict[str, Any]:
 def run_tool(name: str, args: dict[str, Any]) -> dict[str, Any]:
     """Validate and run a tool; data problems come back as ``{error: {code, message, hint}}``."""
     clean = validate_args(name, args)
+    t0 = time.perf_counter()
     try:
-        return TOOLS[name](**clean)
+        out = TOOLS[name](**clean)
     except ToolError as exc:
-        return exc.as_dict()
+        out = exc.as_dict()
+    ok = not (isinstance(out, dict) and "error" in out)
+    record(name, "tool_call", {"args": clean, "by": "pitwall"}, (time.perf_counter() - t0) * 1000, ok)
+    return out
