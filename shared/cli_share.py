@@ -44,6 +44,7 @@ def export_cmd(
     """Export a session: one .pitwall file (its data and an HTML report a coach opens in any browser) that
     another Pitwall imports with `pitwall import`; or every channel as CSV/Parquet."""
     from shared.bundle import SUFFIX, export_bundle, export_channels
+    from shared.ids import check_id
 
     settings = _settings(data_dir)
     try:
@@ -53,9 +54,9 @@ def export_cmd(
             files = export_channels(settings, session_id, out or Path("."), channels)
             sys.stdout.write(json.dumps({"files": [str(f) for f in files]}) + "\n")
             return
-        target = out or Path(f"{session_id}{SUFFIX}")
+        target = out or Path(f"{check_id(session_id, 'session id')}{SUFFIX}")
         m = export_bundle(settings, session_id, target)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ValueError) as exc:  # ValueError: not an id, a path leaving its folder
         raise _fail(str(exc)) from exc
     size = target.stat().st_size
     err.print(f"wrote {target} ({size / 1e6:.1f} MB, {len(m['members'])} files incl. report.html)")
