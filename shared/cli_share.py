@@ -73,6 +73,7 @@ def delete_cmd(
     import duckdb
 
     from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
+    from shared.paths import PathEscapeError
     from shared.store.deletion import UnknownSessionError, delete_session
     from shared.store.hot import HotStore, StoreLockedError
     from shared.store.lake_mirror import mirror_for
@@ -101,6 +102,8 @@ def delete_cmd(
             done = delete_session(store, settings.lake_dir, session_id, mirror_for(settings))
         except UnknownSessionError as exc:
             raise _fail(f"no session {session_id!r}; see `pitwall sessions`") from exc
+        except PathEscapeError as exc:  # its folder links out of the data directory: not followed
+            raise _fail(str(exc)) from exc
         finally:
             store.close()
     turns = 0

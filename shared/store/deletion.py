@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shared.ids import check_id, is_id
-from shared.paths import inside
+from shared.paths import PathEscapeError, inside
 from shared.store.hot import HotStore
 from shared.store.lake_layout import session_dir
 
@@ -43,7 +43,8 @@ def tombstoned(lake_dir: Path) -> set[str]:
 
 
 def _remove_lake_copy(lake_dir: Path, session_id: str) -> bool:
-    """Move the session's folder out of ``sessions/`` in one rename (readers see it whole or gone)."""
+    """Move the session's folder out of ``sessions/`` in one rename (readers see it whole or gone). A
+    folder that is a link out of the lake is never followed (:class:`PathEscapeError`)."""
     src = session_dir(lake_dir, session_id)
     if not src.exists():
         return False
@@ -61,7 +62,7 @@ def delete_session(
     if not is_id(session_id):  # never a path: "..", "a/b"
         raise UnknownSessionError(session_id)
     in_store = store.session(session_id) is not None
-    in_lake = session_dir(lake_dir, session_id).exists()
+    in_lake = session_dir(lake_dir, session_id).exists()  # PathEscapeError: a link out of the lake
     if not in_store and not in_lake:
         raise UnknownSessionError(session_id)
     stone = tombstone_path(lake_dir, session_id)
@@ -84,7 +85,10 @@ def apply_tombstones(store: HotStore, lake_dir: Path, mirror: LakeMirror | None 
     done = []
     for sid in sorted(s for s in tombstoned(lake_dir) if is_id(s)):
         store.delete_session(sid)
-        _remove_lake_copy(lake_dir, sid)
+        try:
+            _remove_lake_copy(lake_dir, sid)
+        except PathEscapeError as exc:  # sessions/<id> links out of the lake: left alone, said
+            log.warning("session %s: %s", sid, exc)
         if mirror is not None:
             mirror.forget(sid)
         tombstone_path(lake_dir, sid).unlink(missing_ok=True)

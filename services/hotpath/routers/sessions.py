@@ -10,6 +10,7 @@ from services.hotpath.deps import State
 from services.hotpath.state import BadArgument, SessionIsLive, UnknownSession
 from shared.ids import ID_BODY, ID_PATTERN
 from shared.names import DriverId
+from shared.paths import PathEscapeError
 from shared.profiles.car import PROFILE_NAME
 from shared.profiles.track import TrackProfile
 from shared.store.deletion import UnknownSessionError
@@ -96,3 +97,5 @@ async def delete(session_id: str, state: State) -> dict[str, Any]:
         raise HTTPException(409, detail=f"session {session_id!r} is live: end it first") from exc
     except UnknownSessionError as exc:
         raise HTTPException(404, detail=f"no session {session_id!r}") from exc
+    except PathEscapeError as exc:  # the session's folder links out of the data directory: not followed
+        raise HTTPException(422, detail=str(exc)) from exc
