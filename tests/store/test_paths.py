@@ -115,3 +115,12 @@ def test_delete_and_repair_never_follow_a_session_folder_linking_out(tmp_path: P
     r = _cli("repair", "--data-dir", str(data), "--json")
     assert "Traceback" not in r.stderr, r.stderr
     assert _hash(sentinel) == want and (data / "lake" / "sessions" / "evil").is_symlink()
+
+
+def test_a_tool_argument_naming_a_session_is_an_id() -> None:
+    from services.paddock.tools.registry import ToolArgError, validate_args
+
+    assert validate_args("get_goal_targets", {"session_id": "20261127-064455-abcdef"})["session_id"]
+    for bad in ("../..", "/etc/passwd", "a\x00b"):
+        with pytest.raises(ToolArgError, match="session_id: session id .* is not an id"):
+            validate_args("get_goal_targets", {"session_id": bad})
