@@ -19,6 +19,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 
 from services.hotpath.deps import State
 from services.hotpath.state import HotpathState
+from shared.ids import ID_PATTERN
 from shared.importers import ImportFormatError
 from shared.importers.limits import printable
 from shared.ingest import import_file
@@ -59,7 +60,7 @@ async def import_upload(
     name: str = Query(..., min_length=1, max_length=255, description="The file's name (format hint)"),
     driver: str | None = Query(None, max_length=64, description="Default: the name the file gives"),
     car: str | None = Query(None, max_length=64),
-    track: str | None = Query(None, max_length=64),
+    track: str | None = Query(None, pattern=ID_PATTERN, description="A track id (default: detected)"),
     source: str | None = Query(None, max_length=4096, description="The file's path where it came from"),
 ) -> dict[str, Any]:
     """Import the logger file in the body (AiM XRK/XRZ/CSV, VBOX, candump) into this hot path's store and
