@@ -211,3 +211,15 @@ def test_the_running_hot_path_refuses_a_hostile_bundle_with_a_4xx_and_changes_no
         peak = _vm(svc.proc.pid, "VmHWM")
         print(f"hot path RSS {rss0 / 1024:.0f} MiB, peak after {case}: {peak / 1024:.0f} MiB")
         assert peak - rss0 < (BUDGET >> 10) * 3 + 200 * 1024, (rss0, peak)
+
+
+def test_a_good_bundle_still_imports_through_the_running_hot_path(world, hot) -> None:  # type: ignore[no-untyped-def]
+    svc, data = hot
+    src = world["bundle"]
+    sid = json.loads(bundles.members(src)["manifest.json"])["session_id"]
+    r = httpx.post(f"{svc.url}/imports", params={"name": src.name}, content=src.read_bytes(), timeout=300)
+    assert r.status_code == 200 and r.json()["session_id"] == sid, r.text
+    got = tree(data / "lake" / "sessions" / sid)
+    assert {"session.parquet", "laps.parquet", "telemetry/lap_0001.parquet"} <= set(got)
+    again = httpx.post(f"{svc.url}/imports", params={"name": src.name}, content=src.read_bytes(), timeout=300)
+    assert again.status_code == 200 and again.json()["duplicate"] is True, again.text
