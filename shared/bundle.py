@@ -30,7 +30,7 @@ from shared import __version__
 from shared.bundle_read import FORMAT, PROVENANCE, read_bundle, sha256
 from shared.ids import BadIdError, check_id
 from shared.importers.errors import ImportFormatError
-from shared.names import check_driver_id
+from shared.names import check_driver_id, check_name
 from shared.paths import inside
 from shared.profiles.track import SAVED_ID, TrackProfile, list_tracks, save_track, saved_tracks
 from shared.report import session_report_html
@@ -148,6 +148,9 @@ def _checked_ids(
             if session.get(key) is not None:
                 check_id(session[key], key.replace("_", " "))
         check_driver_id(str(session.get("driver_id") or ""))
+        for key in ("driver_name", "car_name", "track_name"):
+            if session.get(key) is not None:
+                check_name(session[key], f"the session's {key.replace('_', ' ')}", 200)
         raw = session.get("meta_json")
         meta = json.loads(raw) if isinstance(raw, str) and raw else {}
         if not isinstance(meta, dict) or not isinstance(raw, str | None):
