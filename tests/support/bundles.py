@@ -147,3 +147,32 @@ def duplicate(bundle: Path, out: Path) -> Path:
             zf.writestr(n, b)
         zf.writestr("lake/session.parquet", files["lake/laps.parquet"])
     return out
+
+
+def understated(bundle: Path, out: Path) -> Path:
+    """``report.html`` whole and with its true SHA-256, but the manifest says it has 10 bytes."""
+    files = members(bundle)
+    man = json.loads(files["manifest.json"])
+    man["members"]["report.html"]["bytes"] = 10
+    files["manifest.json"] = json.dumps(man).encode()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for n, b in files.items():
+            zf.writestr(n, b)
+    return out
+
+
+def with_member(bundle: Path, out: Path, name: str, data: bytes) -> Path:
+    """One more member, listed in the manifest with its true size and SHA-256."""
+    return pack(out, {**members(bundle), name: data})
+
+
+def with_table_session(bundle: Path, out: Path, member: str, sid: str) -> Path:
+    """``member``'s rows moved to another session id (the session row keeps its own)."""
+    files = members(bundle)
+    t = pq.read_table(io.BytesIO(files[member]))
+    i = t.column_names.index("session_id")
+    t = t.set_column(i, "session_id", pa.array([sid] * t.num_rows, pa.string()))
+    buf = io.BytesIO()
+    pq.write_table(t, buf)
+    files[member] = buf.getvalue()
+    return pack(out, files)
