@@ -169,9 +169,15 @@ def _checked_ids(
 
 
 def import_bundle(
-    path: Path, settings: Settings, run: Callable[[Callable[[HotStore], Any]], Any] | None = None
+    path: Path,
+    settings: Settings,
+    run: Callable[[Callable[[HotStore], Any]], Any] | None = None,
+    mine: bool = False,
+    driver_id: str | None = None,
 ) -> BundleImported:
-    """Store a bundle's session (its own id; a second import of it is a duplicate, nothing stored).
+    """Store a bundle's session (its own id; a second import of it is a duplicate, nothing stored) under
+    the bundle's own driver id, never one of the local driver's sessions. ``mine``: the user says it is
+    their own (exported from another of their Pitwalls): it counts as theirs, as ``driver_id`` if given.
     Everything is read and checked in memory first; then one transaction and one atomic publish (the
     truth file inside it), and the detected track last: a refused bundle changes nothing."""
     path = Path(path)
@@ -185,6 +191,9 @@ def import_bundle(
         "exported_by": f"pitwall {manifest.get('pitwall_version')}",
         "original_source_file": manifest.get("source_file"),
     }
+    if mine:
+        provenance |= {"mine": True, "driver_in_bundle": session.get("driver_id")}
+        session["driver_id"] = check_driver_id(driver_id) if driver_id else session.get("driver_id")
     truth = data.get("lake/truth.json")
 
     def write(store: HotStore) -> bool:

@@ -45,17 +45,23 @@ _DAMAGE = (
 SETTING = "PITWALL_IMPORT_MAX_DECOMPRESSED_BYTES"
 # where a session came from: an imported bundle's session carries this key in its ``meta_json``; such a
 # session is never the local driver's own (personal bests, goals, progress, the all-time reference)
+# unless the user said it is (``pitwall import --mine``: ``"mine": true`` in it)
 PROVENANCE = "imported_bundle"
-OWN_SESSION_SQL = f"json_extract(meta_json, '$.{PROVENANCE}') IS NULL"
+OWN_SESSION_SQL = (
+    f"(json_extract(meta_json, '$.{PROVENANCE}') IS NULL "
+    f"OR json_extract_string(meta_json, '$.{PROVENANCE}.mine') = 'true')"
+)
 
 
-def from_bundle(meta_json: str | None) -> bool:
-    """Whether a session (by its ``meta_json``) was imported from a bundle: someone else's, maybe."""
+def foreign(meta_json: str | None) -> bool:
+    """Whether a session (by its ``meta_json``) came from a bundle not declared the driver's own: a
+    friend's, maybe under the same name."""
     try:
         meta = json.loads(meta_json or "{}")
     except ValueError:
         return False
-    return isinstance(meta, dict) and PROVENANCE in meta
+    prov = meta.get(PROVENANCE) if isinstance(meta, dict) else None
+    return isinstance(prov, dict) and prov.get("mine") is not True
 
 
 def sha256(data: bytes) -> str:

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from shared.bundle_read import from_bundle
+from shared.bundle_read import foreign
 from shared.display import lap_time
 from shared.ids import check_id
 from shared.names import check_driver_id, file_stem
@@ -233,8 +233,8 @@ def all_time_best(
     settings: Settings, driver_id: str, track_id: str, car_id: str, exclude: str | None = None
 ) -> tuple[str, int] | None:
     """The driver's fastest valid lap at this track in this car over every session in the lake. A session
-    imported from a ``.pitwall`` bundle is never counted: it may be a friend's under the same default
-    driver name (choose it as ``SESSION:LAP`` instead)."""
+    imported from a ``.pitwall`` bundle is never counted (unless imported with ``--mine``): it may be a
+    friend's under the same default driver name (choose it as ``SESSION:LAP`` instead)."""
     best: tuple[float, str, int] | None = None
     for p in sorted((settings.lake_dir / "sessions").glob("*/session.parquet")):
         sid = p.parent.name
@@ -251,7 +251,7 @@ def all_time_best(
         r = row[0]
         if (r["driver_id"], r["track_id"], r["car_id"]) != (driver_id, track_id, car_id):
             continue
-        if r["best_lap"] is None or r["best_lap_s"] is None or from_bundle(r.get("meta_json")):
+        if r["best_lap"] is None or r["best_lap_s"] is None or foreign(r.get("meta_json")):
             continue
         cand = (float(r["best_lap_s"]), sid, int(r["best_lap"]))
         if best is None or cand < best:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from shared.simulator import simulate, write_aim_csv
+from tests.support import bundles
 from tests.support.procs import REPO
 
 MINE, FRIEND = 8, 4  # simulator seeds: the friend's best lap is faster than yours (checked below)
@@ -59,7 +60,7 @@ def two(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     r = _cli("import", str(root / "friend.pitwall"), "--data-dir", str(mine), "--driver", "me", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["session_id"] == ids["friend"]
-    return {"mine": mine, "ids": ids, "before": before}
+    return {"root": root, "mine": mine, "ids": ids, "before": before}
 
 
 def test_the_friend_is_faster_so_a_merge_would_show() -> None:
@@ -92,3 +93,35 @@ def test_the_friends_session_keeps_its_own_identity_and_best(two) -> None:  # ty
     assert goals["personal_best_s"] == pytest.approx(_best(FRIEND), abs=0.05)
     threads = _tool(mine, "get_threads", friend)
     assert threads.get("previous_session_id") is None, threads
+
+
+def _driver_of(data: Path, sid: str) -> str:
+    r = _cli("sessions", "--json", "--data-dir", str(data))
+    assert r.returncode == 0, r.stderr
+    return str(next(s["driver_id"] for s in json.loads(r.stdout) if s["session_id"] == sid))
+
+
+def test_a_bundle_keeps_its_driver_under_another_driver_flag(two, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    ana = bundles.with_session_column(
+        two["root"] / "friend.pitwall", tmp_path / "ana.pitwall", driver_id="ana"
+    )
+    data = tmp_path / "d"
+    r = _cli("import", str(ana), "--data-dir", str(data), "--driver", "me", "--json")
+    assert r.returncode == 0, r.stderr
+    assert _driver_of(data, two["ids"]["friend"]) == "ana"
+
+
+def test_only_mine_makes_a_bundle_yours(two, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The one explicit way: ``--mine --driver me`` (your own session from another Pitwall) counts."""
+    data, root = tmp_path / "d", two["root"]
+    r = _cli("import", str(root / "mine.csv"), "--data-dir", str(data), "--driver", "me", "--json")
+    assert r.returncode == 0, r.stderr
+    own = json.loads(r.stdout)["session_id"]
+    ana = bundles.with_session_column(root / "friend.pitwall", tmp_path / "ana.pitwall", driver_id="ana")
+    r = _cli("import", str(ana), "--data-dir", str(data), "--driver", "me", "--mine", "--json")
+    assert r.returncode == 0, r.stderr
+    friend = two["ids"]["friend"]
+    assert _driver_of(data, friend) == "me"
+    goals = _tool(data, "get_goal_targets", own)
+    assert goals["personal_best_session"] == friend and goals["sessions_compared"] == 2
+    assert goals["personal_best_s"] == pytest.approx(_best(FRIEND), abs=0.05)

@@ -11,7 +11,7 @@ import duckdb
 import numpy as np
 
 from services.paddock.lake import get_lake
-from shared.bundle_read import OWN_SESSION_SQL, from_bundle
+from shared.bundle_read import OWN_SESSION_SQL, foreign
 from shared.profiles.track import Corner, load_track
 
 
@@ -89,10 +89,11 @@ def session_row(session_id: str) -> dict[str, Any]:
 def same_origin(s: dict[str, Any]) -> tuple[str, list[Any]]:
     """A SQL condition (and its parameters) for the sessions comparable with ``s`` as one driver's own:
     ``s`` itself, and, when ``s`` is the local driver's, their other sessions. A session imported from a
-    bundle (a friend's, even under the same name) is compared only with itself."""
+    bundle (a friend's, even under the same name) is compared only with itself, unless imported with
+    ``--mine``."""
     return f"(session_id = ? OR (? AND {OWN_SESSION_SQL}))", [
         s["session_id"],
-        not from_bundle(s.get("meta_json")),
+        not foreign(s.get("meta_json")),
     ]
 
 
