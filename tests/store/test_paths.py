@@ -4,6 +4,7 @@ never follow a session folder that links out of the data directory (real CLI, re
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -124,3 +125,25 @@ def test_a_tool_argument_naming_a_session_is_an_id() -> None:
     for bad in ("../..", "/etc/passwd", "a\x00b"):
         with pytest.raises(ToolArgError, match="session_id: session id .* is not an id"):
             validate_args("get_goal_targets", {"session_id": bad})
+
+
+def test_repair_never_publishes_a_stored_session_whose_id_is_a_path(tmp_path: Path) -> None:
+    """A hot store holding a session id that is a path (an import of before ids were checked): repair
+    says so and writes nothing outside the lake."""
+    from shared.store.hot import HotStore
+
+    data = tmp_path / "data"
+    store = HotStore(settings_for(data))
+    try:
+        store.con.execute(
+            "INSERT INTO sessions (session_id, driver_id, car_id, source_format, status) "
+            "VALUES ('../../../escaped', 'me', 'car', 'aim_csv', 'closed')"
+        )
+    finally:
+        store.close()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = _cli("repair", "--data-dir", str(data), "--json")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert json.loads(r.stdout) == {"repaired": [], "still_damaged": {}}
+    assert "'../../../escaped' has an id that is not one" in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before and not (data / "lake" / "sessions").exists()
