@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -139,11 +140,14 @@ def _checked_ids(
         if manifest.get("session_id", sid) != sid:
             raise BadIdError(f"the manifest's session id {ascii(manifest.get('session_id'))} is not {sid}")
         for name, parts in tables.items():
-            for part in parts:
-                if "session_id" in part.column_names and set(pc.unique(part["session_id"]).to_pylist()) - {
-                    sid
-                }:
-                    raise BadIdError(f"table {name} holds rows of another session than {sid}")
+            ids = {
+                i
+                for part in parts
+                if "session_id" in part.column_names
+                for i in pc.unique(part["session_id"]).to_pylist()
+            }
+            if ids - {sid}:
+                raise BadIdError(f"table {name} holds rows of another session than {sid}")
         for key in ("track_id", "car_id"):
             if session.get(key) is not None:
                 check_id(session[key], key.replace("_", " "))
@@ -160,10 +164,7 @@ def _checked_ids(
             track = TrackProfile.model_validate_json(data["track.json"])
             if track.id != session.get("track_id") or not SAVED_ID.fullmatch(track.id):
                 raise BadIdError(f"track.json's id {ascii(track.id)} is not the session's stored track")
-    except (
-        ValueError,
-        RecursionError,
-    ) as exc:  # BadIdError, a driver name that is not one, a track that does not validate
+    except (ValueError, RecursionError) as exc:  # BadIdError, a name that is not one, a track that is not
         raise ImportFormatError(path, "", "ids and names a Pitwall session has", str(exc)[:200]) from None
     return session, meta, track
 
@@ -200,19 +201,24 @@ def import_bundle(
         """Store the session in one transaction and publish it; False when it is already stored."""
         if store.session(sid) is not None:
             return False
-        row = pa.Table.from_pylist([{**session, "meta_json": json.dumps({**meta, PROVENANCE: provenance})}])
-        tables["sessions"] = [row.cast(tables["sessions"][0].schema)]
         con = store.con
         con.execute("BEGIN TRANSACTION")
         try:
+            row = pa.Table.from_pylist(
+                [{**session, "meta_json": json.dumps({**meta, PROVENANCE: provenance})}]
+            )
+            tables["sessions"] = [row.cast(tables["sessions"][0].schema)]
             for table, parts in tables.items():
                 for part in parts:
                     if "created_at" in part.column_names:
                         part = part.drop_columns(["created_at"])
                     insert_arrow(con, table, part)
             con.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             con.execute("ROLLBACK")
+            if isinstance(exc, duckdb.Error | pa.ArrowException):  # a table that is not the store's
+                why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                raise ImportFormatError(path, "lake/", "the tables of a Pitwall session", why) from None
             raise
         pub = LakePublisher(con, settings.lake_dir, mirror_for(settings))
         try:

@@ -176,3 +176,15 @@ def with_table_session(bundle: Path, out: Path, member: str, sid: str) -> Path:
     pq.write_table(t, buf)
     files[member] = buf.getvalue()
     return pack(out, files)
+
+
+def with_bad_laps(bundle: Path, out: Path) -> Path:
+    """``lake/laps.parquet`` with its lap numbers as text: a table the store cannot take."""
+    files = members(bundle)
+    t = pq.read_table(io.BytesIO(files["lake/laps.parquet"]))
+    i = t.column_names.index("lap")
+    t = t.set_column(i, "lap", pa.array(["x"] * t.num_rows, pa.string()))
+    buf = io.BytesIO()
+    pq.write_table(t, buf)
+    files["lake/laps.parquet"] = buf.getvalue()
+    return pack(out, files)
