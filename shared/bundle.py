@@ -10,7 +10,6 @@ stores the session whole (one transaction, published atomically) under its own i
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -22,23 +21,28 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from shared import __version__
+from shared.bundle_read import FORMAT, PROVENANCE, read_bundle, sha256
+from shared.ids import BadIdError, check_id
 from shared.importers.errors import ImportFormatError
-from shared.profiles.track import TrackProfile, list_tracks, save_track, saved_tracks
+from shared.names import check_driver_id, check_name
+from shared.paths import inside
+from shared.profiles.track import SAVED_ID, TrackProfile, list_tracks, save_track, saved_tracks
 from shared.report import session_report_html
 from shared.settings import Settings
 from shared.store.hot import HotStore, insert_arrow
-from shared.store.lake_layout import session_dir, write_parquet_atomic
+from shared.store.lake_layout import write_parquet_atomic
 from shared.store.lake_mirror import mirror_for
 from shared.store.lake_read import SessionFiles, open_session
 from shared.store.publisher import LakePublisher
 from shared.store.schema import LAKE_TABLES
 
-FORMAT = "pitwall-session-bundle/1"
 SUFFIX = ".pitwall"
 _STEM_TO_TABLE = {stem: table for table, stem in LAKE_TABLES.items()}
 
@@ -51,22 +55,16 @@ class BundleImported:
 
 
 def is_bundle(path: Path) -> bool:
-    """A regular file that starts as a zip and lists a manifest; anything else (a device, a FIFO, a
-    directory) is left to the importers' own checks, without reading it here."""
+    """A regular file that starts as a zip: no logger format is one, so a zip is read as a bundle (a cut or
+    damaged one is refused as a bundle, by name). Anything else (a device, a FIFO, a directory) is left
+    to the importers' own checks, without reading it here."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return False
         with open(path, "rb") as fh:
-            if fh.read(4) != b"PK\x03\x04":
-                return False
-        with zipfile.ZipFile(path) as zf:
-            return "manifest.json" in zf.namelist()
-    except (zipfile.BadZipFile, OSError, ValueError):
+            return fh.read(4) in (b"PK\x03\x04", b"PK\x05\x06")
+    except (OSError, ValueError):
         return False
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def export_bundle(
@@ -99,7 +97,7 @@ def export_bundle(
         "source_format": session.get("source_format"),
         "source_file": Path(str(session.get("source_path") or "")).name or None,
         "source_sha256": session.get("source_sha256"),
-        "members": {k: {"bytes": len(v), "sha256": _sha(v)} for k, v in members.items()},
+        "members": {k: {"bytes": len(v), "sha256": sha256(v)} for k, v in members.items()},
     }
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -112,47 +110,7 @@ def export_bundle(
     return manifest
 
 
-def _read_checked(path: Path, max_bytes: int) -> tuple[dict[str, Any], dict[str, bytes]]:
-    try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise ImportFormatError(path, "", "a Pitwall session bundle (zip)", str(exc)) from exc
-    with zf:
-        infos = {i.filename: i for i in zf.infolist()}
-        total = sum(i.file_size for i in infos.values())
-        if total > max_bytes:
-            raise ImportFormatError(
-                path,
-                "",
-                f"at most {max_bytes} bytes unpacked (PITWALL_IMPORT_MAX_DECOMPRESSED_BYTES)",
-                str(total),
-            )
-        try:
-            manifest = json.loads(zf.read("manifest.json"))
-        except (KeyError, ValueError) as exc:
-            raise ImportFormatError(path, "manifest.json", "a JSON manifest", str(exc)) from exc
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
-            raise ImportFormatError(path, "manifest.json", f"format {FORMAT!r}", str(found))
-        listed = manifest.get("members")
-        if not isinstance(listed, dict) or "lake/session.parquet" not in listed:
-            raise ImportFormatError(path, "manifest.json", "members with lake/session.parquet", "")
-        data: dict[str, bytes] = {}
-        for name, want in listed.items():
-            if name not in infos or ".." in name.split("/") or name.startswith("/"):
-                raise ImportFormatError(path, name, "a member listed in the manifest", "missing or unsafe")
-            blob = zf.read(name)
-            if not isinstance(want, dict) or _sha(blob) != want.get("sha256"):
-                raise ImportFormatError(path, name, "the SHA-256 the manifest lists", "a different one")
-            data[name] = blob
-    return manifest, data
-
-
-def import_bundle(
-    path: Path, settings: Settings, run: Callable[[Callable[[HotStore], Any]], Any] | None = None
-) -> BundleImported:
-    """Store a bundle's session (its own id; a second import of it is a duplicate, nothing stored)."""
-    manifest, data = _read_checked(Path(path), settings.import_max_decompressed_bytes)
+def _tables(path: Path, data: dict[str, bytes]) -> dict[str, list[pa.Table]]:
     tables: dict[str, list[pa.Table]] = {}
     try:
         for name, blob in data.items():
@@ -164,49 +122,108 @@ def import_bundle(
             )
             if table is not None:
                 tables.setdefault(table, []).append(pq.read_table(io.BytesIO(blob)))
-        session = tables["sessions"][0].to_pylist()[0]
-    except (pa.ArrowInvalid, OSError, KeyError, IndexError) as exc:
-        raise ImportFormatError(path, "lake/", "Parquet tables of one session", str(exc)) from exc
+        if tables["sessions"][0].num_rows != 1:
+            raise IndexError("lake/session.parquet holds not one session row")
+    except (pa.ArrowException, OSError, KeyError, IndexError) as exc:
+        raise ImportFormatError(path, "lake/", "Parquet tables of one session", str(exc)[:200]) from exc
+    return tables
+
+
+def _checked_ids(
+    path: Path, manifest: dict[str, Any], tables: dict[str, list[pa.Table]], data: dict[str, bytes]
+) -> tuple[dict[str, Any], dict[str, Any], TrackProfile | None]:
+    """The session row and its meta, once every id and name in the bundle is one (nothing is on disk yet): the session
+    id (the same in the manifest and every table), track and car ids, the driver's name, the track."""
+    session = tables["sessions"][0].to_pylist()[0]
+    try:
+        sid = check_id(session.get("session_id"), "session id")
+        if manifest.get("session_id", sid) != sid:
+            raise BadIdError(f"the manifest's session id {ascii(manifest.get('session_id'))} is not {sid}")
+        for name, parts in tables.items():
+            ids = {
+                i
+                for part in parts
+                if "session_id" in part.column_names
+                for i in pc.unique(part["session_id"]).to_pylist()
+            }
+            if ids - {sid}:
+                raise BadIdError(f"table {name} holds rows of another session than {sid}")
+        for key in ("track_id", "car_id"):
+            if session.get(key) is not None:
+                check_id(session[key], key.replace("_", " "))
+        check_driver_id(str(session.get("driver_id") or ""))
+        for key in ("driver_name", "car_name", "track_name"):
+            if session.get(key) is not None:
+                check_name(session[key], f"the session's {key.replace('_', ' ')}", 200)
+        raw = session.get("meta_json")
+        meta = json.loads(raw) if isinstance(raw, str) and raw else {}
+        if not isinstance(meta, dict) or not isinstance(raw, str | None):
+            raise ValueError(f"the session's meta_json is {type(meta).__name__}, not an object")
+        track = None
+        if "track.json" in data:
+            track = TrackProfile.model_validate_json(data["track.json"])
+            if track.id != session.get("track_id") or not SAVED_ID.fullmatch(track.id):
+                raise BadIdError(f"track.json's id {ascii(track.id)} is not the session's stored track")
+    except (ValueError, RecursionError) as exc:  # BadIdError, a name that is not one, a track that is not
+        raise ImportFormatError(path, "", "ids and names a Pitwall session has", str(exc)[:200]) from None
+    return session, meta, track
+
+
+def import_bundle(
+    path: Path,
+    settings: Settings,
+    run: Callable[[Callable[[HotStore], Any]], Any] | None = None,
+    mine: bool = False,
+    driver_id: str | None = None,
+) -> BundleImported:
+    """Store a bundle's session (its own id; a second import of it is a duplicate, nothing stored) under
+    the bundle's own driver id, never one of the local driver's sessions. ``mine``: the user says it is
+    their own (exported from another of their Pitwalls): it counts as theirs, as ``driver_id`` if given.
+    Everything is read and checked in memory first; then one transaction and one atomic publish (the
+    truth file inside it), and the detected track last: a refused bundle changes nothing."""
+    path = Path(path)
+    manifest, data = read_bundle(path, settings.import_max_decompressed_bytes)
+    tables = _tables(path, data)
+    session, meta, track = _checked_ids(path, manifest, tables, data)
     sid = str(session["session_id"])
     provenance = {
-        "bundle_file": Path(path).name,
+        "bundle_file": path.name,
         "exported_at": manifest.get("exported_at"),
         "exported_by": f"pitwall {manifest.get('pitwall_version')}",
         "original_source_file": manifest.get("source_file"),
     }
-    if "track.json" in data:
-        tr = TrackProfile.model_validate_json(data["track.json"])
-        if tr.id not in list_tracks() and all(t.id != tr.id for t in saved_tracks(settings.data_dir)):
-            save_track(settings.data_dir, tr)
+    if mine:
+        provenance |= {"mine": True, "driver_in_bundle": session.get("driver_id")}
+        session["driver_id"] = check_driver_id(driver_id) if driver_id else session.get("driver_id")
+    truth = data.get("lake/truth.json")
 
     def write(store: HotStore) -> bool:
         """Store the session in one transaction and publish it; False when it is already stored."""
         if store.session(sid) is not None:
             return False
-        meta = json.loads(session.get("meta_json") or "{}")
-        meta["imported_bundle"] = provenance
-        row = pa.Table.from_pylist([{**session, "meta_json": json.dumps(meta, default=str)}])
-        tables["sessions"] = [row.cast(tables["sessions"][0].schema)]
         con = store.con
         con.execute("BEGIN TRANSACTION")
         try:
+            row = pa.Table.from_pylist(
+                [{**session, "meta_json": json.dumps({**meta, PROVENANCE: provenance})}]
+            )
+            tables["sessions"] = [row.cast(tables["sessions"][0].schema)]
             for table, parts in tables.items():
                 for part in parts:
                     if "created_at" in part.column_names:
                         part = part.drop_columns(["created_at"])
                     insert_arrow(con, table, part)
             con.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             con.execute("ROLLBACK")
+            if isinstance(exc, duckdb.Error | pa.ArrowException):  # a table that is not the store's
+                why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                raise ImportFormatError(path, "lake/", "the tables of a Pitwall session", why) from None
             raise
         pub = LakePublisher(con, settings.lake_dir, mirror_for(settings))
         try:
-            pub.publish_session(sid)
-            truth = data.get("lake/truth.json")
-            if truth is not None:
-                (session_dir(settings.lake_dir, sid) / "truth.json").write_bytes(truth)
+            pub.publish_session(sid, truth.decode("utf-8", "replace") if truth is not None else None)
         except BaseException:
-            pub.remove_session(sid)
             store.delete_session(sid)
             raise
         return True
@@ -221,6 +238,9 @@ def import_bundle(
             store.close()
     if not stored:
         return BundleImported(sid, True, provenance)
+    known = list_tracks() + [t.id for t in saved_tracks(settings.data_dir)]
+    if track is not None and track.id not in known:
+        save_track(settings.data_dir, track)
     return BundleImported(sid, False, provenance)
 
 
@@ -235,7 +255,7 @@ def export_channels(settings: Settings, session_id: str, out_dir: Path, fmt: str
     for name, tbl in parts.items():
         if tbl is None:
             continue
-        target = Path(out_dir) / f"{session_id}_{name}.{fmt}"
+        target = inside(out_dir, f"{check_id(session_id, 'session id')}_{name}.{fmt}")
         if fmt == "parquet":
             write_parquet_atomic(tbl, target)
         else:

@@ -61,6 +61,14 @@ def import_cmd(
             "--map", help="Channel mapping YAML; overrides <data>/channels.yaml (see `pitwall channels`)"
         ),
     ] = None,
+    mine: Annotated[
+        bool,
+        typer.Option(
+            "--mine",
+            help="A .pitwall bundle of your own (from another Pitwall): count it in your personal bests, as "
+            "--driver. Without it a bundle keeps its driver and never counts as yours",
+        ),
+    ] = False,
     as_json: AsJson = False,
 ) -> None:
     """Import logger files into the store and the lake."""
@@ -85,9 +93,11 @@ def import_cmd(
                     def advance(f: float, prog: Progress = prog, task: Any = task) -> None:
                         prog.update(task, completed=f)
 
-                    res = import_file(p, settings, driver, car, track, progress=advance, channel_map=map_file)
+                    res = import_file(
+                        p, settings, driver, car, track, progress=advance, channel_map=map_file, mine=mine
+                    )
             else:
-                res = import_file(p, settings, driver, car, track, channel_map=map_file)
+                res = import_file(p, settings, driver, car, track, channel_map=map_file, mine=mine)
         except (
             ImportFormatError,
             StoreLockedError,

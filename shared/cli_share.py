@@ -44,6 +44,7 @@ def export_cmd(
     """Export a session: one .pitwall file (its data and an HTML report a coach opens in any browser) that
     another Pitwall imports with `pitwall import`; or every channel as CSV/Parquet."""
     from shared.bundle import SUFFIX, export_bundle, export_channels
+    from shared.ids import check_id
 
     settings = _settings(data_dir)
     try:
@@ -53,9 +54,9 @@ def export_cmd(
             files = export_channels(settings, session_id, out or Path("."), channels)
             sys.stdout.write(json.dumps({"files": [str(f) for f in files]}) + "\n")
             return
-        target = out or Path(f"{session_id}{SUFFIX}")
+        target = out or Path(f"{check_id(session_id, 'session id')}{SUFFIX}")
         m = export_bundle(settings, session_id, target)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ValueError) as exc:  # ValueError: not an id, a path leaving its folder
         raise _fail(str(exc)) from exc
     size = target.stat().st_size
     err.print(f"wrote {target} ({size / 1e6:.1f} MB, {len(m['members'])} files incl. report.html)")
@@ -72,6 +73,7 @@ def delete_cmd(
     import duckdb
 
     from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
+    from shared.paths import PathEscapeError
     from shared.store.deletion import UnknownSessionError, delete_session
     from shared.store.hot import HotStore, StoreLockedError
     from shared.store.lake_mirror import mirror_for
@@ -100,6 +102,8 @@ def delete_cmd(
             done = delete_session(store, settings.lake_dir, session_id, mirror_for(settings))
         except UnknownSessionError as exc:
             raise _fail(f"no session {session_id!r}; see `pitwall sessions`") from exc
+        except PathEscapeError as exc:  # its folder links out of the data directory: not followed
+            raise _fail(str(exc)) from exc
         finally:
             store.close()
     turns = 0

@@ -57,7 +57,7 @@ def hotpath_url(settings: Settings) -> str | None:
 
 
 def import_through_hotpath(
-    settings: Settings, path: Path, driver: str | None, car: str | None, track: str | None
+    settings: Settings, path: Path, driver: str | None, car: str | None, track: str | None, mine: bool = False
 ) -> dict[str, Any]:
     """``pitwall import`` of one file by the running hot path; its JSON answer (as ``--json``)."""
     import httpx
@@ -68,6 +68,7 @@ def import_through_hotpath(
         raise HotpathUnavailable(f"{held}, and no running hot path announced itself in {settings.data_dir}")
     params = {"name": path.name, "source": str(path.resolve())}
     params |= {k: v for k, v in (("driver", driver), ("car", car), ("track", track)) if v}
+    params |= {"mine": "true"} if mine else {}
     token = settings.api_token.get_secret_value() if settings.api_token else None
     headers = {"Content-Type": "application/octet-stream"}
     if token:
@@ -104,6 +105,7 @@ def import_anywhere(
     track: str | None = None,
     progress: Any = None,
     channel_map: Path | None = None,
+    mine: bool = False,
 ) -> Any:
     """``shared.ingest.import_file``, or, while a running hot path holds the store, the same import
     through it (``POST /imports``, with the hot path's own ``<data>/channels.yaml``). Returns an
@@ -113,7 +115,9 @@ def import_anywhere(
 
     if not store_locked(settings):
         try:
-            return import_file(path, settings, driver, car, track, progress=progress, channel_map=channel_map)
+            return import_file(
+                path, settings, driver, car, track, progress=progress, channel_map=channel_map, mine=mine
+            )
         except StoreLockedError:  # a hot path started meanwhile
             pass
     from shared.importers.limits import checked_path
@@ -123,7 +127,7 @@ def import_anywhere(
             f"{settings.hot_db_path} is held by the running hot path, which maps channels with "
             f"{settings.data_dir / 'channels.yaml'}: put --map's entries there, or stop the hot path"
         )
-    d = import_through_hotpath(settings, checked_path(path), driver, car, track)
+    d = import_through_hotpath(settings, checked_path(path), driver, car, track, mine)
     fields: dict[str, Any] = {k: d[k] for k in ImportResult.__dataclass_fields__ if k in d}
     return ImportResult(**fields)
 

@@ -198,13 +198,15 @@ def import_file(
     run: StoreRun[Any] | None = None,
     source_path: str | None = None,
     channel_map: Path | None = None,
+    mine: bool = False,
 ) -> ImportResult:
     """Import one logger file. ``driver_id`` (default ``driver``) also names the driver when given;
     otherwise the file's own driver name is shown. ``channel_map`` overrides ``<data>/channels.yaml``.
     ``run``: how to reach the hot store (default: open it); ``source_path``: the file's own path when
-    ``path`` is a copy (a file handed to a running hot path)."""
+    ``path`` is a copy (a file handed to a running hot path). A bundle keeps its own driver id; ``mine``
+    (the user says it is their own) makes it theirs, as ``driver_id`` when given."""
     if is_bundle(Path(path)):  # a session exported by another Pitwall (`pitwall export`)
-        return _import_bundle(Path(path), settings, run)
+        return _import_bundle(Path(path), settings, run, mine, driver_id)
     user = load_user_map(settings.data_dir, channel_map)  # a bad mapping file fails before any work
     with limits_scope(settings) as limits:
         return _import_file(
@@ -311,8 +313,10 @@ def _import_file(
     return _result(bundle, an.laps, shown, quality)
 
 
-def _import_bundle(path: Path, settings: Settings, run: StoreRun[Any] | None) -> ImportResult:
-    got = import_bundle(path, settings, run)
+def _import_bundle(
+    path: Path, settings: Settings, run: StoreRun[Any] | None, mine: bool, driver_id: str | None
+) -> ImportResult:
+    got = import_bundle(path, settings, run, mine, driver_id)
 
     def read(store: HotStore) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         laps = [{k: r[k] for k in ("lap", "time_s", "kind", "valid")} for r in store.laps(got.session_id)]

@@ -23,16 +23,22 @@ MAX_LEN = 64
 _PLAIN = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$")  # kept as is: the file names gold laps had
 
 
-def check_driver_id(name: str) -> str:
-    """``name`` when it is a usable driver name: 1-64 characters, not blank, no control characters."""
-    if not name or len(name) > MAX_LEN:
-        raise ValueError(f"a driver name is 1-{MAX_LEN} characters")
+def check_name(name: object, what: str = "a name", max_len: int = MAX_LEN) -> str:
+    """``name`` when it is a usable name: a string of 1-``max_len`` characters, not blank, no control
+    characters; else ValueError saying which rule it breaks."""
+    if not isinstance(name, str) or not name or len(name) > max_len:
+        raise ValueError(f"{what} is 1-{max_len} characters")
     if not name.strip():
-        raise ValueError("a driver name cannot be blank")
+        raise ValueError(f"{what} cannot be blank")
     bad = [c for c in name if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp")]
     if bad:
-        raise ValueError(f"a driver name cannot contain control characters ({ascii(''.join(bad))})")
+        raise ValueError(f"{what} cannot contain control characters ({ascii(''.join(bad))})")
     return name
+
+
+def check_driver_id(name: str) -> str:
+    """``name`` when it is a usable driver name: 1-64 characters, not blank, no control characters."""
+    return check_name(name, "a driver name")
 
 
 DriverId = Annotated[

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from shared.ids import check_id, is_id
+from shared.paths import PathEscapeError, inside
 from shared.store.hot import HotStore
 from shared.store.lake_layout import session_dir
 
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}$")
 TOMBSTONES = "deleted"  # beside lake/sessions/
 _TRASH = ".trash"
 
@@ -34,7 +34,7 @@ class UnknownSessionError(KeyError):
 
 
 def tombstone_path(lake_dir: Path, session_id: str) -> Path:
-    return Path(lake_dir) / TOMBSTONES / f"{session_id}.json"
+    return inside(lake_dir, TOMBSTONES, f"{check_id(session_id, 'session id')}.json")
 
 
 def tombstoned(lake_dir: Path) -> set[str]:
@@ -43,11 +43,12 @@ def tombstoned(lake_dir: Path) -> set[str]:
 
 
 def _remove_lake_copy(lake_dir: Path, session_id: str) -> bool:
-    """Move the session's folder out of ``sessions/`` in one rename (readers see it whole or gone)."""
+    """Move the session's folder out of ``sessions/`` in one rename (readers see it whole or gone). A
+    folder that is a link out of the lake is never followed (:class:`PathEscapeError`)."""
     src = session_dir(lake_dir, session_id)
     if not src.exists():
         return False
-    trash = Path(lake_dir) / _TRASH / f"{session_id}.{os.getpid()}"
+    trash = inside(lake_dir, _TRASH, f"{session_id}.{os.getpid()}")
     trash.parent.mkdir(parents=True, exist_ok=True)
     os.replace(src, trash)
     shutil.rmtree(trash, ignore_errors=True)
@@ -58,10 +59,10 @@ def delete_session(
     store: HotStore, lake_dir: Path, session_id: str, mirror: LakeMirror | None = None
 ) -> dict[str, Any]:
     """Delete ``session_id`` from the hot store and the lake; returns what was removed."""
-    if not SAFE_ID.match(session_id):  # never a path: "..", "a/b"
+    if not is_id(session_id):  # never a path: "..", "a/b"
         raise UnknownSessionError(session_id)
     in_store = store.session(session_id) is not None
-    in_lake = session_dir(lake_dir, session_id).exists()
+    in_lake = session_dir(lake_dir, session_id).exists()  # PathEscapeError: a link out of the lake
     if not in_store and not in_lake:
         raise UnknownSessionError(session_id)
     stone = tombstone_path(lake_dir, session_id)
@@ -82,9 +83,12 @@ def delete_session(
 def apply_tombstones(store: HotStore, lake_dir: Path, mirror: LakeMirror | None = None) -> list[str]:
     """Finish deletions a crash interrupted (called before the lake is repaired at start-up)."""
     done = []
-    for sid in sorted(s for s in tombstoned(lake_dir) if SAFE_ID.match(s)):
+    for sid in sorted(s for s in tombstoned(lake_dir) if is_id(s)):
         store.delete_session(sid)
-        _remove_lake_copy(lake_dir, sid)
+        try:
+            _remove_lake_copy(lake_dir, sid)
+        except PathEscapeError as exc:  # sessions/<id> links out of the lake: left alone, said
+            log.warning("session %s: %s", sid, exc)
         if mirror is not None:
             mirror.forget(sid)
         tombstone_path(lake_dir, sid).unlink(missing_ok=True)

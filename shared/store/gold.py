@@ -8,7 +8,6 @@ so the hot path (RuleCoach) and the paddock (tools) can both read it without a d
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,27 +16,22 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from shared.bundle_read import foreign
 from shared.display import lap_time
+from shared.ids import check_id
 from shared.names import check_driver_id, file_stem
+from shared.paths import inside
 from shared.resample import DEFAULT_CHANNELS, by_distance
 from shared.settings import Settings
 from shared.store.lake_layout import write_parquet_atomic
 from shared.store.lake_read import SessionFiles, open_session
 
-_SAFE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 GOLD_CHANNELS = (*DEFAULT_CHANNELS, "lat", "lon")
 
 
-def _check(name: str, what: str) -> str:
-    if not _SAFE.match(name) or name.startswith("."):
-        raise ValueError(f"{what} {name!r} must be 1-64 letters, digits, '_', '-' or '.'")
-    return name
-
-
 def gold_path(settings: Settings, track_id: str, driver_id: str) -> Path:
-    return (
-        settings.gold_dir / _check(track_id, "track id") / f"{file_stem(check_driver_id(driver_id))}.parquet"
-    )
+    stem = file_stem(check_driver_id(driver_id))
+    return inside(settings.gold_dir, check_id(track_id, "track id"), f"{stem}.parquet")
 
 
 def _files(settings: Settings, session_id: str) -> SessionFiles:
@@ -239,8 +233,8 @@ def all_time_best(
     settings: Settings, driver_id: str, track_id: str, car_id: str, exclude: str | None = None
 ) -> tuple[str, int] | None:
     """The driver's fastest valid lap at this track in this car over every session in the lake. A session
-    imported from a ``.pitwall`` bundle is never counted: it may be a friend's under the same default
-    driver name (choose it as ``SESSION:LAP`` instead)."""
+    imported from a ``.pitwall`` bundle is never counted (unless imported with ``--mine``): it may be a
+    friend's under the same default driver name (choose it as ``SESSION:LAP`` instead)."""
     best: tuple[float, str, int] | None = None
     for p in sorted((settings.lake_dir / "sessions").glob("*/session.parquet")):
         sid = p.parent.name
@@ -257,20 +251,12 @@ def all_time_best(
         r = row[0]
         if (r["driver_id"], r["track_id"], r["car_id"]) != (driver_id, track_id, car_id):
             continue
-        if r["best_lap"] is None or r["best_lap_s"] is None or _from_bundle(r.get("meta_json")):
+        if r["best_lap"] is None or r["best_lap_s"] is None or foreign(r.get("meta_json")):
             continue
         cand = (float(r["best_lap_s"]), sid, int(r["best_lap"]))
         if best is None or cand < best:
             best = cand
     return (best[1], best[2]) if best else None
-
-
-def _from_bundle(meta_json: str | None) -> bool:
-    try:
-        meta = json.loads(meta_json or "{}")
-    except ValueError:
-        return False
-    return isinstance(meta, dict) and "imported_bundle" in meta
 
 
 def load_gold_lap(

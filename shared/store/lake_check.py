@@ -51,7 +51,11 @@ def session_files(lake_dir: Path, session_id: str) -> list[Path]:
 def session_problem(lake_dir: Path, session_id: str) -> dict[str, str] | None:
     """``{"file": <path under the lake>, "reason": ...}`` for the session's first damaged or missing file,
     or None when it reads (or is not published at all)."""
-    if not table_path(lake_dir, session_id, "session").exists():
+    try:
+        head = table_path(lake_dir, session_id, "session")
+    except ValueError as exc:  # not an id, or a link out of the lake: never read, listed as damaged
+        return {"file": f"sessions/{ascii(session_id)[1:-1]}", "reason": str(exc)}
+    if not head.exists():
         return None  # not published (or half-published: the publisher's repair handles it)
     for stem in _REQUIRED:
         p = table_path(lake_dir, session_id, stem)

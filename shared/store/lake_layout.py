@@ -24,9 +24,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from shared.ids import check_id
+from shared.paths import inside
+
 
 def session_dir(lake_dir: Path, session_id: str) -> Path:
-    return lake_dir / "sessions" / session_id
+    """The session's folder; an id that is not one (``..``, ``/abs``, NUL) or a folder that would leave
+    ``lake_dir`` (a symlink) is refused (:class:`shared.ids.BadIdError`, :class:`shared.paths.PathEscapeError`)."""
+    return inside(lake_dir, "sessions", check_id(session_id, "session id"))
 
 
 def table_path(lake_dir: Path, session_id: str, stem: str) -> Path:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 
+from shared.ids import is_id
+from shared.paths import inside
 from shared.signals import WIDE_COLUMNS, registry_schema, signals_schema, telemetry_schema
 from shared.store.hot import mark_best_lap
 from shared.store.lake_check import session_problem
@@ -65,12 +67,12 @@ class LakePublisher:
         """Publish a whole session atomically: every file is written into a staging directory beside
         ``sessions/`` and the directory is renamed into place, so readers (and a ``kill -9``) see the
         session whole or not at all. A previous copy (the laps a live session published) is replaced."""
+        target = session_dir(self.lake_dir, session_id)  # refuses an id that is not one, first
         staging_root = self.lake_dir / STAGING
-        staging = staging_root / f"{session_id}.{os.getpid()}.{secrets.token_hex(3)}"
+        staging = inside(staging_root, f"{session_id}.{os.getpid()}.{secrets.token_hex(3)}")
         staging.mkdir(parents=True, exist_ok=True)
         try:
             self._publish_into(session_id, staging, truth_json)  # staging/sessions/<id>/...
-            target = session_dir(self.lake_dir, session_id)
             target.parent.mkdir(parents=True, exist_ok=True)
             if target.exists():  # a live session's lap files: the new copy has them all
                 os.replace(target, staging / "old")
@@ -118,6 +120,9 @@ class LakePublisher:
         repaired = []
         rows = self.con.execute("SELECT session_id FROM sessions WHERE status <> 'live'").fetchall()
         for (sid,) in rows:
+            if not is_id(sid):  # stored before ids were checked: never a path, never published
+                log.warning("session %s has an id that is not one: not published", ascii(sid))
+                continue
             if not table_path(self.lake_dir, sid, "session").exists():
                 log.warning("session %s was stored but not (wholly) published: publishing it again", sid)
             elif (problem := session_problem(self.lake_dir, sid)) is not None:

@@ -19,6 +19,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 
 from services.hotpath.deps import State
 from services.hotpath.state import HotpathState
+from shared.ids import ID_PATTERN
 from shared.importers import ImportFormatError
 from shared.importers.limits import printable
 from shared.ingest import import_file
@@ -40,7 +41,14 @@ def _import(state: HotpathState, body: bytes, name: str, q: dict[str, Any]) -> d
 
         try:
             res = import_file(
-                path, state.settings, q["driver"], q["car"], q["track"], run=run, source_path=q["source"]
+                path,
+                state.settings,
+                q["driver"],
+                q["car"],
+                q["track"],
+                run=run,
+                source_path=q["source"],
+                mine=q["mine"],
             )
         except (ImportFormatError, KeyError, ValueError, OSError, MemoryError) as exc:
             msg = printable(str(exc).strip('"').replace(str(path), name), 600)
@@ -59,8 +67,9 @@ async def import_upload(
     name: str = Query(..., min_length=1, max_length=255, description="The file's name (format hint)"),
     driver: str | None = Query(None, max_length=64, description="Default: the name the file gives"),
     car: str | None = Query(None, max_length=64),
-    track: str | None = Query(None, max_length=64),
+    track: str | None = Query(None, pattern=ID_PATTERN, description="A track id (default: detected)"),
     source: str | None = Query(None, max_length=4096, description="The file's path where it came from"),
+    mine: bool = Query(False, description="A .pitwall bundle of your own: it counts as yours (as driver)"),
 ) -> dict[str, Any]:
     """Import the logger file in the body (AiM XRK/XRZ/CSV, VBOX, candump) into this hot path's store and
     lake. Up to ``PITWALL_IMPORT_MAX_DECOMPRESSED_BYTES``; one import at a time."""
@@ -69,5 +78,5 @@ async def import_upload(
         raise HTTPException(422, detail={"code": "import_failed", "message": f"{name}: empty file"})
     lock: asyncio.Lock = request.app.state.import_lock
     async with lock:
-        q = {"driver": driver, "car": car, "track": track, "source": source}
+        q = {"driver": driver, "car": car, "track": track, "source": source, "mine": mine}
         return await asyncio.to_thread(_import, state, body, name, q)

@@ -8,7 +8,9 @@ from pydantic import BaseModel, Field
 
 from services.hotpath.deps import State
 from services.hotpath.state import BadArgument, SessionIsLive, UnknownSession
+from shared.ids import ID_BODY, ID_PATTERN
 from shared.names import DriverId
+from shared.paths import PathEscapeError
 from shared.profiles.car import PROFILE_NAME
 from shared.profiles.track import TrackProfile
 from shared.store.deletion import UnknownSessionError
@@ -25,7 +27,7 @@ class SessionStart(BaseModel):
     )
     track: str | None = Field(
         None,
-        max_length=64,
+        pattern=ID_PATTERN,
         description="a track's id; omitted: found from the session's GPS fixes among the known tracks "
         "(no lap timing or corner cues until it is found; an unknown track stays unknown)",
     )
@@ -33,7 +35,7 @@ class SessionStart(BaseModel):
     note: str | None = Field(None, max_length=500)
     reference: str | None = Field(
         None,
-        pattern=r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,79}:(\d{1,4}|achievable)|gold|session_best|last_lap|alltime|achievable)$",
+        pattern=rf"^({ID_BODY}:(\d{{1,4}}|achievable)|gold|session_best|last_lap|alltime|achievable)$",
         description="the delta's and the coach's reference: gold (default: the gold lap when saved, else the "
         "session best), session_best, last_lap (the previous valid lap), alltime (your fastest lap here in this "
         "car), achievable (the achievable lap of the session holding your fastest lap here: its laps joined where "
@@ -95,3 +97,5 @@ async def delete(session_id: str, state: State) -> dict[str, Any]:
         raise HTTPException(409, detail=f"session {session_id!r} is live: end it first") from exc
     except UnknownSessionError as exc:
         raise HTTPException(404, detail=f"no session {session_id!r}") from exc
+    except PathEscapeError as exc:  # the session's folder links out of the data directory: not followed
+        raise HTTPException(422, detail=str(exc)) from exc

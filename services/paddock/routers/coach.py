@@ -13,10 +13,10 @@ from services.paddock.agents.registry import AGENT_REGISTRY
 from services.paddock.agents.service import CoachRequest, CoachService, UnknownSession
 from services.paddock.deps import Coach, Gate, Store
 from services.paddock.sse import ModelGate, final_json, sse_response
+from shared.ids import ID_PATTERN as ID
 from shared.names import DriverId
 
 router = APIRouter(prefix="/coach", tags=["coach"])
-ID = r"^[A-Za-z0-9_.-]{1,64}$"
 MODE_DOC = "adk: the agent pipeline; quick: the warm tier, one streamed call over the same data, no ADK"
 
 

@@ -29,8 +29,8 @@ from services.paddock.tools.optimal import session_achievable
 from shared.achievable_trace import stitched_trace
 from shared.bundle import SUFFIX, export_bundle
 from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
+from shared.ids import is_id
 from shared.report import session_report_html
-from shared.store.deletion import SAFE_ID as _SID
 from shared.store.lake_read import SessionFiles
 
 T = TypeVar("T")
@@ -84,7 +84,7 @@ def _damaged_row(lake: Lake, sid: str, problem: dict[str, str]) -> dict[str, Any
 def _session_files(session_id: str) -> tuple[Lake, SessionFiles]:
     """The session's files through the paddock's lake reader: 404 unknown, 409 damaged (naming the file)."""
     lake = get_lake()
-    files = lake.session_files(session_id) if _SID.match(session_id) else None
+    files = lake.session_files(session_id) if is_id(session_id) else None
     if files is None:
         raise HTTPException(404, detail=f"no session {session_id!r}")
     if (err := damaged_error(session_id)) is not None:
@@ -111,7 +111,7 @@ def _read_whole(lake: Lake, files: SessionFiles, read: Callable[[SessionFiles], 
 async def delete_session(session_id: str, settings: SettingsDep, store: Store) -> dict[str, Any]:
     """Delete a session everywhere: the hot path removes it from its store and the lake, then the
     paddock drops its own conversations about it. The tablet asks the driver to confirm first."""
-    if not _SID.match(session_id):  # never sent on: an id is a plain name, never a path or control bytes
+    if not is_id(session_id):  # never sent on: an id is a plain name, never a path or control bytes
         raise HTTPException(404, detail=f"no session {session_id!r}")
     try:
         code, body = await asyncio.to_thread(delete_via_hotpath, settings, session_id)

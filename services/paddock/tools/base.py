@@ -11,6 +11,7 @@ import duckdb
 import numpy as np
 
 from services.paddock.lake import get_lake
+from shared.bundle_read import OWN_SESSION_SQL, foreign
 from shared.profiles.track import Corner, load_track
 
 
@@ -83,6 +84,17 @@ def session_row(session_id: str) -> dict[str, Any]:
             "unknown_session", f"no session {session_id!r} in the lake", f"recent sessions: {known}"
         )
     return r[0]
+
+
+def same_origin(s: dict[str, Any]) -> tuple[str, list[Any]]:
+    """A SQL condition (and its parameters) for the sessions comparable with ``s`` as one driver's own:
+    ``s`` itself, and, when ``s`` is the local driver's, their other sessions. A session imported from a
+    bundle (a friend's, even under the same name) is compared only with itself, unless imported with
+    ``--mine``."""
+    return f"(session_id = ? OR (? AND {OWN_SESSION_SQL}))", [
+        s["session_id"],
+        not foreign(s.get("meta_json")),
+    ]
 
 
 def valid_laps(session_id: str) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.tools.base import ToolError, rows, session_arrays, session_row
+from services.paddock.tools.base import ToolError, rows, same_origin, session_arrays, session_row
 from shared.opportunity_rules import session_opportunities
 from shared.profiles.car import CarProfileError, load_car
 from shared.profiles.track import TrackProfile, load_track
@@ -86,12 +86,14 @@ def get_opportunities(session_id: str) -> dict[str, Any]:
 
 
 def previous_session(s: dict[str, Any]) -> dict[str, Any] | None:
-    """The driver's session before ``s`` at the same track in the same car, or None."""
+    """The driver's own session before ``s`` at the same track in the same car, or None (a bundle's
+    session has none: :func:`services.paddock.tools.base.same_origin`)."""
     when = s.get("started_at")
+    own, own_params = same_origin(s)
     got = rows(
-        """SELECT * FROM sessions
+        f"""SELECT * FROM sessions
            WHERE driver_id IS NOT DISTINCT FROM ? AND track_id IS NOT DISTINCT FROM ?
-             AND car_id IS NOT DISTINCT FROM ? AND session_id <> ?
+             AND car_id IS NOT DISTINCT FROM ? AND session_id <> ? AND {own}
              AND (coalesce(started_at, TIMESTAMP '1970-01-01') < coalesce(CAST(? AS TIMESTAMP), TIMESTAMP '1970-01-01')
                   OR (coalesce(started_at, TIMESTAMP '1970-01-01') = coalesce(CAST(? AS TIMESTAMP), TIMESTAMP '1970-01-01')
                       AND session_id < ?))
@@ -101,6 +103,7 @@ def previous_session(s: dict[str, Any]) -> dict[str, Any] | None:
             s.get("track_id"),
             s.get("car_id"),
             s["session_id"],
+            *own_params,
             when,
             when,
             s["session_id"],

@@ -9,26 +9,28 @@ from typing import Any
 import numpy as np
 
 from services.paddock.lake import get_lake
-from services.paddock.tools.base import ToolError, find_corner, r, rows, session_row
+from services.paddock.tools.base import ToolError, find_corner, r, rows, same_origin, session_row
 from services.paddock.tools.opportunities import corner_gaps, get_opportunities
 
 
 def _same_track(
     session_id: str, n: int, tables: tuple[str, ...] | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(the session, up to ``n`` sessions of its driver at its track in its car, oldest first, ending with
-    it). Their small tables (or ``tables``, the ones the caller reads) are fetched in parallel first."""
+    """(the session, up to ``n`` of its driver's own sessions at its track in its car, oldest first, ending
+    with it; :func:`same_origin`). Their small tables (or ``tables``, the ones the caller reads) are fetched in parallel first."""
     s = session_row(session_id)
     if not s["track_id"]:  # an unknown track: nothing else is comparable
         return s, [s]
+    own, own_params = same_origin(s)  # a friend's bundle under the same name is never "yours"
     sess = rows(
-        """SELECT * FROM sessions WHERE driver_id = ? AND track_id = ? AND car_id = ?
+        f"""SELECT * FROM sessions WHERE driver_id = ? AND track_id = ? AND car_id = ? AND {own}
            AND (session_id = ? OR ? IS NULL OR started_at IS NULL OR started_at <= ?)
            ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?""",
         [
             s["driver_id"],
             s["track_id"],
             s["car_id"],
+            *own_params,
             s["session_id"],
             s["started_at"],
             s["started_at"],

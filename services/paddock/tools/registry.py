@@ -12,6 +12,7 @@ from pydantic import ValidationError, create_model
 from services.paddock.tools import aim, coaching, laps, opportunities, optimal, progress, sessions
 from services.paddock.tools.base import ToolError
 from services.paddock.trace_sink import record
+from shared.ids import BadIdError, check_id
 
 TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
     f.__name__: f
@@ -81,7 +82,14 @@ def validate_args(name: str, args: dict[str, Any]) -> dict[str, Any]:
     except ValidationError as exc:
         e = exc.errors()[0]
         raise ToolArgError(".".join(str(x) for x in e["loc"]) or "args", e["msg"]) from exc
-    return m.model_dump()
+    clean = m.model_dump()
+    for arg, value in clean.items():  # a session id is an id (or "latest"), never a path or control bytes
+        if arg.endswith("session_id") and isinstance(value, str) and value not in ("latest", ""):
+            try:
+                check_id(value, arg.replace("_", " "))
+            except BadIdError as exc:
+                raise ToolArgError(arg, str(exc)) from None
+    return clean
 
 
 def run_tool(name: str, args: dict[str, Any]) -> dict[str, Any]:
