@@ -2,7 +2,7 @@
 
 A real hot path publishes to a real SeaweedFS (tests/support/seaweed.py) with ``PITWALL_FAULT_KILL_AT``
 naming one step (shared/faults.py): the process SIGKILLs itself there. It is restarted without the fault;
-once its spool is empty the bucket is read with pyarrow alone (no Pitwall reader): the session's newest
+once its uploader has nothing left to do the bucket is read with pyarrow alone (no Pitwall reader): the session's newest
 catalog row is closed and names one compacted telemetry object, and the telemetry objects under the
 session's prefix hold every acknowledged frame exactly once (no lap object left beside the compacted one).
 """
@@ -59,21 +59,21 @@ def _drive(url: str) -> tuple[str, int]:
     return sid, acked
 
 
-def _spool_left(data: Path) -> list[str]:
+def _left(data: Path, kinds: tuple[str, ...]) -> list[str]:
     spool = data / "spool"
-    left = [p for p in spool.rglob("*") if p.is_file() and p.name != "writer"]
-    left += list((data / "lake" / "publishing").glob("*"))
-    return sorted(str(p.relative_to(data)) for p in left)
+    return sorted(str(p.relative_to(spool)) for k in kinds for p in (spool / k).rglob("*") if p.is_file())
 
 
-def _wait_spool_empty(data: Path, timeout_s: float = 120.0) -> None:
+def _wait_uploaded(data: Path, timeout_s: float = 90.0) -> None:
+    """Until the uploader has nothing left to send, merge or delete."""
+    busy = ("put", "inflight", "catalog", "forget", "delete", "tmp")
     deadline = time.monotonic() + timeout_s
-    while _spool_left(data):
-        assert time.monotonic() < deadline, f"the spool kept {_spool_left(data)}"
+    while _left(data, busy):
+        assert time.monotonic() < deadline, f"the spool kept {_left(data, busy)}"
         time.sleep(0.5)
 
 
-def _bucket(w: SeaweedS3, prefix: str, sid: str) -> tuple[dict[str, Any], dict[str, int], pa.Table]:
+def _bucket(w: SeaweedS3, prefix: str, sid: str) -> tuple[dict[str, Any], dict[str, int], pa.Table | None]:
     """From the bucket alone: the session's newest catalog row, the rows of each telemetry object under
     the session's prefix, and the compacted object's table."""
     fs = w.filesystem()
@@ -91,34 +91,74 @@ def _bucket(w: SeaweedS3, prefix: str, sid: str) -> tuple[dict[str, Any], dict[s
         for k in keys
         if f"session={sid}/" in k and "telemetry" in k
     }
-    compact = next(k for k in row["object_keys"] if k.endswith("/telemetry.parquet"))
-    return row, tel, pq.read_table(f"{root}/{compact}", filesystem=fs)
+    compact = next((k for k in row["object_keys"] if k.endswith("/telemetry.parquet")), None)
+    return row, tel, None if compact is None else pq.read_table(f"{root}/{compact}", filesystem=fs)
 
 
-@pytest.mark.parametrize("step", STEPS)
-def test_a_kill_at_any_step_of_compaction_loses_and_doubles_nothing(
-    weed: SeaweedS3, tmp_path: Path, step: str
-) -> None:
-    prefix = f"crash-{step}"
-    env = {**weed.env(prefix), "PITWALL_S3_DELETE_GRACE_S": "1"}
+def _restart_and_check(weed: SeaweedS3, tmp_path: Path, env: dict[str, str], sid: str, acked: int) -> int:
+    """Restart the hot path without a fault; once its uploader is done, the bucket holds the session's
+    closed row and every acknowledged frame exactly once. Returns the objects the restart uploaded."""
     data = tmp_path / "car"
-    hot = start_hotpath(data, tmp_path, env={**env, ENV: step})
-    try:
-        sid, acked = _drive(hot.url)
-        assert hot.proc.wait(timeout=120) == -9  # it reached the step and killed itself there
-    finally:
-        hot.stop()
     again = start_hotpath(data, tmp_path, env=env)
     try:
-        _wait_spool_empty(data)
-        row, tel, compact = _bucket(weed, prefix, sid)
+        _wait_uploaded(data)
+        row, tel, compact = _bucket(weed, env["PITWALL_LAKE_URL"].split("/", 3)[3], sid)
+        uploaded = int(httpx.get(f"{again.url}/health").json()["lake_upload"]["uploaded"])
     finally:
         again.stop()
     base = f"track=sonoma/date={str(row['started_at'])[:10]}/session={sid}"
     assert row["status"] == "closed" and not row.get("deleted")
     assert [k for k in row["object_keys"] if "telemetry" in k] == [f"{base}/telemetry.parquet"]
     # the telemetry in the bucket: the compacted object alone, every acknowledged frame once
-    assert tel == {f"{base}/telemetry.parquet": acked}, (step, acked, tel)
-    t = compact.column("t_s").to_numpy()
-    assert len(np.unique(t)) == acked
-    print(f"{step}: acked {acked}, rows in the bucket {sum(tel.values())}, objects {sorted(tel)}")
+    assert tel == {f"{base}/telemetry.parquet": acked}, (acked, tel)
+    assert compact is not None
+    assert len(np.unique(compact.column("t_s").to_numpy())) == acked
+    # nothing of the session stays behind: no sent record, no unfinished publication
+    assert _left(data, ("sent",)) == [] and list((data / "lake" / "publishing").iterdir()) == []
+    print(f"acked {acked}, rows in the bucket {sum(tel.values())}, objects {sorted(tel)}")
+    return uploaded
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_kill_at_any_step_of_compaction_loses_and_doubles_nothing(
+    weed: SeaweedS3, tmp_path: Path, step: str
+) -> None:
+    env = {**weed.env(f"crash-{step}"), "PITWALL_S3_DELETE_GRACE_S": "1"}
+    hot = start_hotpath(tmp_path / "car", tmp_path, env={**env, ENV: step})
+    try:
+        sid, acked = _drive(hot.url)
+        assert hot.proc.wait(timeout=120) == -9  # it reached the step and killed itself there
+    finally:
+        hot.stop()
+    _restart_and_check(weed, tmp_path, env, sid, acked)
+
+
+def test_without_signal_the_spool_keeps_every_lap_until_the_compacted_session_is_up(
+    weed: SeaweedS3, tmp_path: Path
+) -> None:
+    """The server is down for the whole session: at its end the spool holds the compacted object and
+    the closed row, and still every lap file; kill -9 then, the server back, a restart uploads the
+    compacted session and never the laps it supersedes."""
+    env = {**weed.env("offline"), "PITWALL_S3_DELETE_GRACE_S": "1"}
+    data = tmp_path / "car"
+    hot = start_hotpath(data, tmp_path, env=env)
+    try:
+        weed.stop()
+        sid, acked = _drive(hot.url)
+        row = data / "spool" / "catalog" / f"{sid}.parquet"
+        deadline = time.monotonic() + 60
+        while not (row.exists() and pq.read_table(row).column("status")[0].as_py() == "closed"):
+            assert time.monotonic() < deadline, "the closed row was never spooled"
+            time.sleep(0.2)
+        hot.proc.kill()
+        hot.proc.wait(30)
+    finally:
+        hot.stop()
+        weed.start()
+    laps = sorted(p.name for p in (data / "lake" / "sessions" / sid / "telemetry").glob("lap_*.parquet"))
+    waiting = sorted(k.split("/", 1)[1] for k in _left(data, ("put", "inflight")))  # inflight: a try
+    # every lap published live (all but the in-lap, closed at the end and only in the compacted object)
+    assert len(laps) == 5 and [k.rsplit("/", 1)[1] for k in waiting if "/telemetry/" in k] == laps[:-1]
+    assert any(k.endswith(f"session={sid}/telemetry.parquet") for k in waiting)
+    uploaded = _restart_and_check(weed, tmp_path, env, sid, acked)
+    assert uploaded == len([k for k in waiting if "/telemetry/" not in k])  # never a superseded lap
