@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,11 @@ import pytest
 
 from services.hotpath.replay import replay_ws
 from shared.faults import ENV, STEPS
+from shared.lake_url import LakeTarget
 from shared.simulator import simulate
+from shared.store.lake_catalog import fragment_key
+from shared.store.spool import Spool, Uploader
+from tests.support.counting_fs import CountingHandler
 from tests.support.procs import start_hotpath
 from tests.support.seaweed import SeaweedS3, seaweed_or_skip
 
@@ -60,6 +65,7 @@ def _drive(url: str) -> tuple[str, int]:
 
 
 def _left(data: Path, kinds: tuple[str, ...]) -> list[str]:
+    """The files left in the spool's ``kinds`` folders (``put``, ``sent``...), relative to the spool."""
     spool = data / "spool"
     return sorted(str(p.relative_to(spool)) for k in kinds for p in (spool / k).rglob("*") if p.is_file())
 
@@ -162,3 +168,69 @@ def test_without_signal_the_spool_keeps_every_lap_until_the_compacted_session_is
     assert any(k.endswith(f"session={sid}/telemetry.parquet") for k in waiting)
     uploaded = _restart_and_check(weed, tmp_path, env, sid, acked)
     assert uploaded == len([k for k in waiting if "/telemetry/" not in k])  # never a superseded lap
+
+
+class _PublishDuringUpload(CountingHandler):
+    """Forwards to the server; before the first object PUT it runs ``during`` (the publisher adding a
+    lap and a newer catalog row while the uploader is in the middle of a pass)."""
+
+    def __init__(self, base: pafs.FileSystem, during: Callable[[], None]) -> None:
+        super().__init__(base)
+        self.during: Callable[[], None] | None = during
+
+    def open_output_stream(self, path: str, metadata: Any) -> Any:
+        if self.during is not None and "/_catalog/" not in path:
+            during, self.during = self.during, None
+            during()
+        return super().open_output_stream(path, metadata)
+
+
+def test_the_uploader_merges_the_row_it_read_before_the_objects_and_keeps_a_newer_one(
+    weed: SeaweedS3, tmp_path: Path
+) -> None:
+    """A row that arrives during a pass is neither merged before its objects are up nor lost; a closed
+    row leaves the laps it supersedes unsent and deletes the ones already up."""
+    spool, target, src = Spool(tmp_path / "spool"), LakeTarget(weed.bucket, "race"), tmp_path / "src"
+    src.mkdir()
+    base = "track=t/date=2026-01-01/session=S1"
+
+    def publish(name: str, status: str, keys: list[str]) -> None:
+        f = src / name
+        f.parent.mkdir(exist_ok=True)
+        pq.write_table(pa.table({"t_s": [float(len(keys))]}), f)
+        spool.add_file(f, f"{base}/{name}")
+        row = src / f"row-{name.replace('/', '-')}"
+        pq.write_table(
+            pa.table(
+                {"session_id": ["S1"], "status": [status], "object_keys": [[f"{base}/{k}" for k in keys]]}
+            ),
+            row,
+        )
+        spool.add_catalog_row("S1", row)
+
+    fs = weed.filesystem()
+    laps = ["telemetry/lap_0001.parquet", "telemetry/lap_0002.parquet"]
+    handler = _PublishDuringUpload(fs, lambda: publish(laps[1], "live", laps))
+    up = Uploader(spool, pafs.PyFileSystem(handler), target, grace_s=0)
+
+    def named() -> set[str]:
+        cat = pq.read_table(target.path(fragment_key(up.writer)), filesystem=fs)
+        return {k.rsplit("/", 1)[1] for k in cat.column("object_keys")[0].as_py()}
+
+    def in_bucket() -> set[str]:
+        infos = fs.get_file_info(pafs.FileSelector(target.path(base), recursive=True))
+        return {i.base_name for i in infos if i.type == pafs.FileType.File}
+
+    publish(laps[0], "live", laps[:1])
+    up.drain()  # lap 2 and its row came during the pass: the row read first is merged, the newer kept
+    assert named() == {"lap_0001.parquet"} and in_bucket() == {"lap_0001.parquet"}
+    assert _left(tmp_path, ("catalog",)) == ["catalog/S1.parquet"]
+    up.drain()
+    assert named() == in_bucket() == {"lap_0001.parquet", "lap_0002.parquet"}
+    publish("telemetry/lap_0003.parquet", "live", ["telemetry/lap_0001.parquet"])  # waits, never sent:
+    publish("telemetry.parquet", "closed", ["telemetry.parquet"])  # the closed row supersedes it
+    handler.reset()
+    up.drain()
+    assert handler.calls["put"] == 2  # the compacted object and the catalog, never lap 3
+    assert named() == in_bucket() == {"telemetry.parquet"}
+    assert _left(tmp_path, ("put", "sent", "catalog", "delete")) == []
