@@ -151,7 +151,11 @@ class LakePublisher:
                 )
             else:
                 continue
-            self.publish_session(sid)
+            try:
+                self.publish_session(sid)
+            except Exception:  # the disk, the data: the others still get repaired; tried again next time
+                log.exception("could not publish session %s again", sid)
+                continue
             repaired.append(sid)
         return repaired
 
