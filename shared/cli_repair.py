@@ -24,6 +24,7 @@ def repair_cmd(
     from shared.settings import settings_for
     from shared.store.hot import HotStore, StoreLockedError
     from shared.store.lake_check import damaged_sessions
+    from shared.store.lake_mirror import mirror_for
     from shared.store.publisher import LakePublisher
 
     settings = settings_for(data_dir)
@@ -36,7 +37,8 @@ def repair_cmd(
         )
         raise typer.Exit(1) from exc
     try:
-        repaired = LakePublisher(store.con, settings.lake_dir).repair()
+        # with the S3 mirror: a session republished here (a compaction a crash interrupted) is spooled too
+        repaired = LakePublisher(store.con, settings.lake_dir, mirror_for(settings)).repair()
     finally:
         store.close()
     left = damaged_sessions(settings.lake_dir)  # not in the hot store: nothing to publish them from

@@ -27,6 +27,7 @@ from services.hotpath.validation import (
 )
 from services.hotpath.voices import audio_lengths
 from shared import __version__
+from shared.faults import crash_point
 from shared.laps import Lap
 from shared.profiles.car import CarProfileError, load_car
 from shared.profiles.track import TrackProfile, known_tracks, list_tracks, load_track, save_track
@@ -78,11 +79,10 @@ class HotpathState:
         apply_tombstones(
             self.store, self.settings.lake_dir, self.mirror
         )  # before repair: never republish a deleted one
-        out = self.publisher.repair()
+        out = self.publisher.repair()  # also finishes publications a crash interrupted (compaction)
         for sid in self.store.open_live_sessions():
-            self.store.close_session(sid, status="aborted")
             try:
-                self.publisher.publish_session(sid)
+                self._close_and_publish(sid, "aborted")
             except Exception:  # a session with no rows still closes
                 log.exception("could not publish recovered session %s", sid)
             log.warning("session %s was left live by an earlier crash: closed as aborted", sid)
@@ -199,12 +199,16 @@ class HotpathState:
         if self.active == sid:
             self.active = None
 
-        def finish(con: Any) -> None:
-            self.store.close_session(sid)
-            self.publisher.publish_session(sid)
-
-        self.writer.call(finish)
+        self.writer.call(lambda con: self._close_and_publish(sid, "closed"))
         return sess.live_view()
+
+    def _close_and_publish(self, sid: str, status: str) -> None:
+        """Close a session in the store and publish it (the local lake, then its compacted S3 copy). The
+        publisher's mark comes first: a crash anywhere after it is finished by the next start-up."""
+        self.publisher.begin(sid)
+        self.store.close_session(sid, status=status)
+        crash_point("session_closed")
+        self.publisher.publish_session(sid)
 
     def delete_session(self, sid: str, timeout_s: float = 30.0) -> dict[str, Any]:
         """Delete a finished session from the hot store and the lake (on the writer thread, in order

@@ -19,8 +19,10 @@ the fragments are what makes concurrent writers safe.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import zlib
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -130,13 +132,44 @@ def _keys_of(table: pa.Table | None, session_ids: set[str]) -> set[str]:
     return {k for keys in table.filter(mask).column(KEYS_COLUMN).to_pylist() for k in keys or []}
 
 
+@dataclass(frozen=True)
+class SpooledRow:
+    """A catalog row waiting in the spool, as read at the start of a pass (a newer one may replace it)."""
+
+    path: Path
+    stamp: tuple[int, int]  # (inode, mtime): the file read
+    table: pa.Table
+
+    @classmethod
+    def read(cls, path: Path) -> SpooledRow | None:
+        """The row waiting at ``path``, or None when it is gone (merged or replaced meanwhile)."""
+        with contextlib.suppress(FileNotFoundError):
+            st = path.stat()
+            return cls(path, (st.st_ino, st.st_mtime_ns), pq.read_table(path))
+        return None
+
+    @property
+    def closed(self) -> bool:
+        """The session's final row (closed, aborted, imported): it supersedes every key it does not name."""
+        return self.table.column("status")[0].as_py() != "live"
+
+    @property
+    def keys(self) -> set[str]:
+        return set(self.table.column(KEYS_COLUMN)[0].as_py() or [])
+
+    def still_waiting(self) -> bool:
+        with contextlib.suppress(FileNotFoundError):
+            st = self.path.stat()
+            return (st.st_ino, st.st_mtime_ns) == self.stamp
+        return False
+
+
 def merge_into_catalog(
-    fs: pafs.FileSystem, target: LakeTarget, row_files: list[Path], writer: str
+    fs: pafs.FileSystem, target: LakeTarget, new: pa.Table, writer: str
 ) -> tuple[list[str], set[str]]:
-    """Replace the rows of the sessions in ``row_files`` (one-row Parquet files) in ``writer``'s fragment.
-    Returns the keys its old rows named and the new ones do not (superseded: compacted lap files, a moved
-    session), and the keys the new rows name."""
-    new = pa.concat_tables([pq.read_table(f) for f in row_files], promote_options="permissive")
+    """Replace the rows of the sessions in ``new`` (a row per session) in ``writer``'s fragment, in one
+    PUT (merging the same rows again changes nothing). Returns the keys its old rows named and the new
+    ones do not (superseded: compacted lap files, a moved session), and the keys the new rows name."""
     sids = set(new.column("session_id").to_pylist())
     old = read_catalog(fs, target, writer)
     before = _keys_of(old, sids)

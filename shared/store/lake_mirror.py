@@ -9,11 +9,11 @@ network). What differs on S3:
   files; at session end the lap files are **compacted into one** ``telemetry.parquet`` (one row group per
   lap). The catalog row then names the new object; the old lap objects are deleted after a grace period
   (write new, update the catalog, delete old: a reader never finds a key of its catalog missing).
+  A crash anywhere in between is finished at the next start (:mod:`shared.store.spool`).
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +23,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from shared.faults import crash_point
 from shared.lake_url import check_s3_lake, s3_filesystem, s3_target
 from shared.signals import telemetry_schema
 from shared.store.lake_catalog import KEYS_COLUMN, hive_base
@@ -50,7 +51,7 @@ class LakeMirror:
         tbl = row.append_column(KEYS_COLUMN, pa.array([sorted(keys)], pa.list_(pa.string())))
         # a new version of the row at every publish: readers cache a session's small tables per version
         tbl = tbl.append_column("published_at", pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")))
-        tmp = self.spool.root / f".row-{sid}-{secrets.token_hex(4)}.parquet"
+        tmp = self.spool.tmp_path(f"row-{sid}.parquet")
         pq.write_table(tbl, tmp)
         self.spool.add_catalog_row(sid, tmp)
         if self.on_added is not None:
@@ -74,7 +75,9 @@ class LakeMirror:
 
     def session_published(self, con: duckdb.DuckDBPyConnection, sid: str) -> None:
         """A whole session (session end, an import, a repair): every small file and one compacted
-        ``telemetry.parquet``, then the catalog row naming exactly these objects."""
+        ``telemetry.parquet``, then the catalog row naming exactly these objects. Lap files still waiting
+        in the spool stay there until the uploader has this row in the bucket (it skips them meanwhile);
+        a crash before the row is spooled is redone at the next start (the publisher's marker)."""
         base, row = self._base(con, sid)
         d = session_dir(self.lake_dir, sid)
         files = sorted(d.glob("*.parquet"))
@@ -83,12 +86,12 @@ class LakeMirror:
         keys = [f"{base}/{p.name}" for p in files]
         laps = sorted((d / "telemetry").glob("lap_*.parquet"))
         if laps:
-            tmp = self.spool.root / f".compact-{sid}-{secrets.token_hex(4)}.parquet"
+            tmp = self.spool.tmp_path(f"compact-{sid}.parquet")
             compact_laps(laps, tmp)
             self.spool.add_file(tmp, f"{base}/telemetry.parquet", link=False)
             keys.append(f"{base}/telemetry.parquet")
         self._bases[sid] = base
-        self.spool.drop_session_files(sid, keep=set(keys))  # waiting lap files: superseded before upload
+        crash_point("compacted_spooled")
         self._catalog_row(sid, row, keys)
 
     def forget(self, sid: str) -> None:
@@ -103,8 +106,10 @@ def compact_laps(laps: list[Path], out: Path) -> None:
     """The lap files of a session as one Parquet file, one row group per lap, in lap order."""
     schema = telemetry_schema()
     with pq.ParquetWriter(out, schema, compression="zstd") as w:
-        for p in laps:
+        for i, p in enumerate(laps):
             w.write_table(pq.read_table(p).cast(schema))
+            if i == len(laps) // 2:
+                crash_point("compacting")
 
 
 def mirror_for(settings: Any, on_added: Callable[[], None] | None = None) -> LakeMirror | None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 
+from shared.faults import crash_point
 from shared.ids import is_id
 from shared.paths import inside
 from shared.signals import WIDE_COLUMNS, registry_schema, signals_schema, telemetry_schema
@@ -63,11 +64,20 @@ class LakePublisher:
             tbl = self._arrow(f"SELECT * FROM {table} WHERE session_id = ?", [session_id])
             write_parquet_atomic(tbl, table_path(lake_dir or self.lake_dir, session_id, stem))
 
+    def begin(self, session_id: str) -> None:
+        """Mark ``session_id`` as being published (before closing it in the store): a crash before the
+        publication (and its S3 spooling) is done leaves the mark, and :meth:`repair` publishes it again."""
+        mark = inside(self.lake_dir / PUBLISHING, session_id)
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+
     def publish_session(self, session_id: str, truth_json: str | None = None) -> Path:
         """Publish a whole session atomically: every file is written into a staging directory beside
         ``sessions/`` and the directory is renamed into place, so readers (and a ``kill -9``) see the
-        session whole or not at all. A previous copy (the laps a live session published) is replaced."""
+        session whole or not at all. A previous copy (the laps a live session published) is replaced.
+        The mark of :meth:`begin` is removed only once the S3 mirror has spooled the session too."""
         target = session_dir(self.lake_dir, session_id)  # refuses an id that is not one, first
+        self.begin(session_id)
         staging_root = self.lake_dir / STAGING
         staging = inside(staging_root, f"{session_id}.{os.getpid()}.{secrets.token_hex(3)}")
         staging.mkdir(parents=True, exist_ok=True)
@@ -81,8 +91,10 @@ class LakePublisher:
             shutil.rmtree(staging, ignore_errors=True)
             with contextlib.suppress(OSError):
                 staging_root.rmdir()  # only when no other publish is under way
+        crash_point("lake_published")
         if self.mirror is not None:
             self.mirror.session_published(self.con, session_id)
+        inside(self.lake_dir / PUBLISHING, session_id).unlink(missing_ok=True)
         return session_dir(self.lake_dir, session_id)
 
     def _publish_into(self, session_id: str, lake_dir: Path, truth_json: str | None) -> None:
@@ -114,16 +126,26 @@ class LakePublisher:
 
     def repair(self) -> list[str]:
         """After a crash or damage: drop staging leftovers and republish every finished session the store
-        has but the lake lacks, has without its ``session.parquet``, or has with a damaged or missing file
-        (:func:`shared.store.lake_check.session_problem`). Returns the repaired session ids."""
+        has but the lake lacks, has without its ``session.parquet``, has with a damaged or missing file
+        (:func:`shared.store.lake_check.session_problem`), or whose publication a crash interrupted (its
+        mark from :meth:`begin`: closed in the store, published locally or not, spooled for S3 or not).
+        Returns the repaired session ids."""
         shutil.rmtree(self.lake_dir / STAGING, ignore_errors=True)
         repaired = []
-        rows = self.con.execute("SELECT session_id FROM sessions WHERE status <> 'live'").fetchall()
-        for (sid,) in rows:
+        marks = self.lake_dir / PUBLISHING
+        begun = {p.name for p in marks.iterdir()} if marks.is_dir() else set()
+        rows = self.con.execute("SELECT session_id, status FROM sessions").fetchall()
+        for sid in begun - {sid for sid, _ in rows}:  # deleted meanwhile: nothing to publish
+            (marks / sid).unlink(missing_ok=True)
+        for sid, status in rows:
+            if status == "live":  # closed as aborted and published by the hot path's start-up
+                continue
             if not is_id(sid):  # stored before ids were checked: never a path, never published
                 log.warning("session %s has an id that is not one: not published", ascii(sid))
                 continue
-            if not table_path(self.lake_dir, sid, "session").exists():
+            if sid in begun:
+                log.warning("the publication of session %s was interrupted: publishing it again", sid)
+            elif not table_path(self.lake_dir, sid, "session").exists():
                 log.warning("session %s was stored but not (wholly) published: publishing it again", sid)
             elif (problem := session_problem(self.lake_dir, sid)) is not None:
                 log.warning(
@@ -134,12 +156,17 @@ class LakePublisher:
                 )
             else:
                 continue
-            self.publish_session(sid)
+            try:
+                self.publish_session(sid)
+            except Exception:  # the disk, the data: the others still get repaired; tried again next time
+                log.exception("could not publish session %s again", sid)
+                continue
             repaired.append(sid)
         return repaired
 
 
 STAGING = ".staging"  # beside lake/sessions/, never matched by the readers' sessions/* globs
+PUBLISHING = "publishing"  # beside lake/sessions/: <id> while a publication is under way
 
 
 def lake_reader_views(

@@ -2,9 +2,11 @@
 
     <data>/spool/put/<key>              a file to upload to <key> (a hard link to the published file)
     <data>/spool/inflight/<key>         being uploaded (moved back to put/ after a crash)
+    <data>/spool/sent/<key>             uploaded; kept until a closed row of its session is in the catalog
     <data>/spool/catalog/<session>.parquet   the session's catalog row, merged after its objects are up
     <data>/spool/forget/<session>       a deleted session: its catalog row and objects are removed
     <data>/spool/delete/<name>.json     superseded keys, deleted after a grace period
+    <data>/spool/tmp/                   files being written (a crash leaves them: removed at the next start)
     <data>/spool/writer                 this spool's writer id: the catalog fragment it alone writes
 
 The publisher adds entries (a hard link or ``os.replace``: never a partial entry); one uploader thread
@@ -12,6 +14,12 @@ sends them with retries and backoff, never on the frame path. An entry is remove
 acknowledged it, so a car without signal loses nothing: entries wait on disk, through restarts, until the
 server answers. A re-send after a lost acknowledgement writes the same bytes to the same key (idempotent);
 each object appears whole or not at all. A newer version of a key replaces the waiting one.
+
+Compaction is crash-safe: a session's closed (compacted) row supersedes its lap files, but the spool
+keeps every waiting lap file until that row is merged into the bucket's catalog (the uploader skips them
+meanwhile), and remembers every key it sent (``sent/``) until then, so the lap objects it superseded are
+queued for deletion even when a crash fell between the catalog write and the queueing. Every step is
+redone safely after a crash: same bytes to the same key, the same row merged again, a key deleted twice.
 """
 
 from __future__ import annotations
@@ -27,31 +35,26 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.fs as pafs
 
+from shared.faults import crash_point
 from shared.lake_url import LakeTarget
-from shared.store.lake_catalog import forget_in_catalog, merge_into_catalog
+from shared.store.lake_catalog import SpooledRow, forget_in_catalog, merge_into_catalog
 
 log = logging.getLogger(__name__)
+_KINDS = ("put", "inflight", "sent", "catalog", "forget", "delete", "tmp")
 
 
-def _atomic_place(src: Path, dst: Path, link: bool) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f".{dst.name}.{secrets.token_hex(4)}.tmp")
-    if link:
-        try:
-            os.link(src, tmp)
-        except OSError:  # another filesystem: a copy (still placed atomically)
-            tmp.write_bytes(src.read_bytes())
-    else:
-        os.replace(src, tmp)
-    os.replace(tmp, dst)
+def _session_of(key: str) -> str | None:
+    return next((p.removeprefix("session=") for p in key.split("/") if p.startswith("session=")), None)
 
 
 class Spool:
     def __init__(self, root: Path) -> None:
         self.root = root
-        for d in ("put", "inflight", "catalog", "forget", "delete"):
+        self.opened = time.time()
+        for d in _KINDS:
             (root / d).mkdir(parents=True, exist_ok=True)
 
     @property
@@ -60,26 +63,60 @@ class Spool:
         uploader alone writes, so several cars can publish to one prefix."""
         f = self.root / "writer"
         if not f.is_file():
-            tmp = self.root / f".writer.{secrets.token_hex(4)}"
+            tmp = self.tmp_path("writer")
             tmp.write_text(secrets.token_hex(8))
             with contextlib.suppress(FileExistsError):  # the first one wins, never replaced
                 os.link(tmp, f)
             tmp.unlink(missing_ok=True)
         return f.read_text().strip()
 
+    def tmp_path(self, name: str) -> Path:
+        """A fresh name for a file being written (``tmp/``: a crash's leftovers go at the next start)."""
+        return self.root / "tmp" / f"{secrets.token_hex(6)}-{name}"
+
+    def _place(self, src: Path, dst: Path, link: bool) -> None:
+        """``src`` at ``dst`` in one rename: a hard link (a copy on another filesystem) or ``src`` moved."""
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.tmp_path(dst.name)
+        if link:
+            try:
+                os.link(src, tmp)
+            except OSError:  # another filesystem: a copy (still placed atomically)
+                tmp.write_bytes(src.read_bytes())
+        else:
+            os.replace(src, tmp)
+        os.replace(tmp, dst)
+
     def add_file(self, src: Path, key: str, link: bool = True) -> None:
         """Queue ``src`` for upload to ``key`` (a hard link: the published version, whatever comes later;
         ``link=False`` moves ``src`` in)."""
-        _atomic_place(src, self.root / "put" / key, link)
+        self._place(src, self.root / "put" / key, link)
 
     def add_catalog_row(self, session_id: str, src: Path) -> None:
-        _atomic_place(src, self.root / "catalog" / f"{session_id}.parquet", link=False)
+        self._place(src, self.root / "catalog" / f"{session_id}.parquet", link=False)
 
     def drop_session_files(self, session_id: str, keep: Collection[str] = ()) -> None:
         """Forget waiting uploads of a session, but for the keys in ``keep``."""
         put = self.root / "put"
         for f in self.files("put"):
             if f"session={session_id}" in f.parts and f.relative_to(put).as_posix() not in keep:
+                f.unlink(missing_ok=True)
+
+    def mark_sent(self, key: str) -> None:
+        f = self.root / "sent" / key
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.touch()
+
+    def sent_keys(self, session_id: str) -> set[str]:
+        """The keys of ``session_id`` uploaded since a closed row of it was last merged."""
+        sent = self.root / "sent"
+        return {
+            f.relative_to(sent).as_posix() for f in self.files("sent") if f"session={session_id}" in f.parts
+        }
+
+    def clear_sent(self, session_id: str) -> None:
+        for f in self.files("sent"):
+            if f"session={session_id}" in f.parts:
                 f.unlink(missing_ok=True)
 
     def add_forget(self, session_id: str) -> None:
@@ -89,10 +126,9 @@ class Spool:
 
     def add_delete(self, keys: list[str], not_before: float) -> None:
         if keys:
-            dst = self.root / "delete" / f"{int(not_before)}-{secrets.token_hex(4)}.json"
-            tmp = dst.with_suffix(".tmp")
+            tmp = self.tmp_path("delete.json")
             tmp.write_text(json.dumps({"keys": keys, "not_before": not_before}))
-            os.replace(tmp, dst)
+            os.replace(tmp, self.root / "delete" / f"{int(not_before)}-{secrets.token_hex(4)}.json")
 
     def files(self, kind: str) -> list[Path]:
         return sorted(p for p in (self.root / kind).rglob("*") if p.is_file() and not p.name.startswith("."))
@@ -102,13 +138,18 @@ class Spool:
         return sum(len(self.files(k)) for k in ("put", "inflight", "catalog", "forget"))
 
     def recover(self) -> None:
-        """After a crash mid-upload: in-flight files go back to put/ unless a newer version waits there."""
+        """After a crash: in-flight files go back to put/ unless a newer version waits there; files a
+        crash left half-written (written before this spool was opened) are removed."""
         for f in self.files("inflight"):
             dst = self.root / "put" / f.relative_to(self.root / "inflight")
             if dst.exists():
                 f.unlink(missing_ok=True)
             else:
-                _atomic_place(f, dst, link=False)
+                self._place(f, dst, link=False)
+        for f in (self.root / "tmp").iterdir():
+            with contextlib.suppress(FileNotFoundError):
+                if f.stat().st_mtime < self.opened:
+                    f.unlink()
 
 
 class Uploader:
@@ -130,7 +171,6 @@ class Uploader:
         self.last_error: str | None = None
         self.last_ok: float | None = None
         self.backoff_s = 0.0
-        self._sent: dict[str, set[str]] = {}  # session -> keys uploaded since its catalog row was merged
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -179,40 +219,63 @@ class Uploader:
             self._wake.clear()
 
     def drain(self) -> int:
-        """Upload everything waiting, in order: objects, then catalog rows (so the catalog never names
-        an object that is not there), then deleted sessions, then due superseded keys. Raises on the
-        first failure (the rest waits for the next pass). Returns the entries done."""
+        """Upload everything waiting, in order: objects, then catalog rows (read before the objects, so
+        the catalog never names an object that is not there), then deleted sessions, then due superseded
+        keys. Raises on the first failure (the rest waits for the next pass). Returns the entries done."""
+        read = (SpooledRow.read(f) for f in self.spool.files("catalog"))
+        rows = {r.path.stem: r for r in read if r is not None}
         done = 0
         for f in self.spool.files("put"):
-            done += self._put(f)
-        rows = self.spool.files("catalog")
+            key = f.relative_to(self.spool.root / "put").as_posix()
+            row = rows.get(_session_of(key) or "")
+            if row is None or not row.closed or key in row.keys:  # else superseded: kept until row is up
+                done += self._put(f, key)
         if rows:
-            superseded, named = merge_into_catalog(self.fs, self.target, rows, self.writer)
-            for r in rows:  # uploaded in this run of the process but named by no row: superseded too
-                superseded += sorted(self._sent.pop(r.stem, set()) - named)
-            self.spool.add_delete(superseded, time.time() + self.grace_s)
-            for r in rows:
-                r.unlink(missing_ok=True)
-            done += len(rows)
+            done += self._merge(list(rows.values()))
         for f in self.spool.files("forget"):
-            for key in forget_in_catalog(self.fs, self.target, f.name, self.writer):
+            sent = self.spool.sent_keys(f.name)
+            for key in sorted({*forget_in_catalog(self.fs, self.target, f.name, self.writer), *sent}):
                 self._delete(key)
+            self.spool.clear_sent(f.name)
             f.unlink(missing_ok=True)
             done += 1
         now = time.time()
         for f in self.spool.files("delete"):
             entry = json.loads(f.read_text())
             if entry["not_before"] <= now:
-                for key in entry["keys"]:
+                for i, key in enumerate(entry["keys"]):
                     self._delete(key)
+                    if i == 0:
+                        crash_point("superseded_deleting")
                 f.unlink(missing_ok=True)
         if done:
             self.last_ok = time.time()
             self.last_error = None
         return done
 
-    def _put(self, f: Path) -> int:
-        key = f.relative_to(self.spool.root / "put").as_posix()
+    def _merge(self, rows: list[SpooledRow]) -> int:
+        """Merge the rows into this writer's catalog fragment. A closed row's session: every key this
+        spool sent of it that the row does not name (its lap files, a moved session's old keys) is queued
+        for deletion, then its waiting superseded files and its sent record go. Each step may be redone
+        after a crash (the row file is removed last)."""
+        new = pa.concat_tables([r.table for r in rows], promote_options="permissive")
+        superseded, named = merge_into_catalog(self.fs, self.target, new, self.writer)
+        closed = [r.path.stem for r in rows if r.closed]
+        if closed:
+            crash_point("catalog_merged")
+        gone = set(superseded).union(*(self.spool.sent_keys(sid) - named for sid in closed))
+        self.spool.add_delete(sorted(gone), time.time() + self.grace_s)
+        if closed:
+            crash_point("superseded_queued")
+        for sid in closed:
+            self.spool.drop_session_files(sid, keep=named)
+            self.spool.clear_sent(sid)
+        for r in rows:
+            if r.still_waiting():  # else a newer row of the session came meanwhile: merged next pass
+                r.path.unlink(missing_ok=True)
+        return len(rows)
+
+    def _put(self, f: Path, key: str) -> int:
         flight = self.spool.root / "inflight" / key
         flight.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -225,13 +288,13 @@ class Uploader:
                     dst.write(chunk)
         except BaseException:
             if not (self.spool.root / "put" / key).exists():
-                _atomic_place(flight, self.spool.root / "put" / key, link=False)
+                self.spool.add_file(flight, key, link=False)
             raise
+        if key.endswith("/telemetry.parquet"):
+            crash_point("compacted_uploaded")
+        self.spool.mark_sent(key)  # before the entry goes: a crash in between sends it again
         flight.unlink(missing_ok=True)
         self.uploaded += 1
-        sid = next((p.removeprefix("session=") for p in key.split("/") if p.startswith("session=")), None)
-        if sid is not None:
-            self._sent.setdefault(sid, set()).add(key)
         return 1
 
     def _delete(self, key: str) -> None:

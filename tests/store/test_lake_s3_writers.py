@@ -14,7 +14,6 @@ from typing import Any
 
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
-import pyarrow.parquet as pq
 import pytest
 
 from services.paddock.lake import Lake
@@ -118,9 +117,7 @@ def test_two_cars_publishing_to_one_prefix_lose_nothing(weed: Any, tmp_path: Pat
     # the other car holds a row of it too (the same bundle imported on both): the deletion must win
     own = read_catalog(fs, target, cars[0][2].writer)
     assert own is not None
-    copy = tmp_path / "copy.parquet"
-    pq.write_table(own.filter(pc.equal(own.column("session_id"), gone)), copy)
-    merge_into_catalog(fs, target, [copy], cars[1][2].writer)
+    merge_into_catalog(fs, target, own.filter(pc.equal(own.column("session_id"), gone)), cars[1][2].writer)
     cars[0][2].spool.add_forget(gone)
     cars[0][2].drain()
     final = read_catalog(fs, target)
