@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from shared.ingest import import_file, import_sim
+from shared.profiles.track import load_track, save_track
 from shared.settings import settings_for
 from shared.simulator import Scenario, simulate
 from tests.support.browser import chromium, needs_chromium
@@ -60,6 +61,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> Any:
         simulate(laps=3, seed=4, rate_hz=10, scenario=Scenario.clean(3)), settings, payload("friend")
     )
     named = import_file(_crafted_csv(shared_dir, tmp), settings)
+    # a track stored from a bundle (shared/bundle.py saves the tracks a bundle carries) named by a payload
+    save_track(
+        data, load_track("sonoma").model_copy(update={"id": "crafted-track", "name": payload("drive")})
+    )
     hot = start_hotpath(data, tmp)
     env = {"PITWALL_HOTPATH_URL": hot.url, "PITWALL_LLM_WARMUP": "false"}
     pad = start_paddock(data, tmp, "http://127.0.0.1:9/v1", env)
@@ -131,8 +136,14 @@ def test_no_name_from_a_file_or_bundle_runs_anywhere(stack: Any) -> None:
         page.goto(f"{pad.url}/sessions/{named}/report")  # the report a coach opens
         _safe(page, payload("driver"), payload("track"), payload("car"), file_name)
 
-        page.goto(f"{stack['hot'].url}/drive")  # the drive screen: its script runs with the DOM helper
-        page.wait_for_selector("#session")
-        _safe(page)
+        live = httpx.post(
+            f"{stack['hot'].url}/session/start",
+            timeout=30,
+            json={"driver_id": payload("live"), "car": "bmw_e46_m3_aim_mxp", "track": "crafted-track"},
+        )
+        assert live.status_code == 200, live.text
+        page.goto(f"{stack['hot'].url}/drive")  # the drive screen names the live session's track
+        page.wait_for_function("() => document.getElementById('session').textContent.includes('__pwned')")
+        _safe(page, payload("drive"), where="#session")
         assert not errors, errors
     assert httpx.get(f"{pad.url}/sessions/{named}", timeout=10).json()["driver_name"] == payload("driver")
