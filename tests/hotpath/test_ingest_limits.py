@@ -43,7 +43,8 @@ def _columns(keys: list[str], n: int = 3) -> dict[str, list[float]]:
 
 
 async def _send(port: int, sid: str, message: bytes | str, url: str) -> tuple[Any, dict[str, Any]]:
-    """Send one message; while it is handled, ask /health. Returns (ack or (code, reason), health)."""
+    """Send one message; while it is handled, ask /health and open the cue stream (its hello arrives).
+    Returns (ack or (code, reason), health)."""
     async with (
         websockets.connect(f"ws://127.0.0.1:{port}/ingest/ws?session_id={sid}", max_size=None) as ws,
         httpx.AsyncClient(base_url=url, timeout=60) as c,
@@ -51,6 +52,10 @@ async def _send(port: int, sid: str, message: bytes | str, url: str) -> tuple[An
         await ws.send(message)
         health = await c.get("/health")  # asked after the message was sent, before its answer is read
         assert health.status_code == 200
+        async with c.stream("GET", "/cues/stream", params={"session_id": sid}) as cues:  # the cue stream too
+            assert cues.status_code == 200
+            lines = cues.aiter_lines()
+            assert (await anext(lines)).startswith("id: ") and await anext(lines) == "event: hello"
         try:
             got: Any = json.loads(await ws.recv())
         except websockets.ConnectionClosed as exc:
