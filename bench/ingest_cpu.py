@@ -1,7 +1,7 @@
 """CPU time per frame of WebSocket ingest minus the socket, this tree against another, in one run.
 
 The same msgpack batches as ``bench/hotpath.py``'s sustained-ingest row (10 laps of Sonoma at 50 Hz, seed 4,
-batches of 1,000) go through the endpoint's own code: ``_decode`` -> ``HotpathState.ingest`` in chunks of
+batches of 1,000) go through the endpoint's own code: ``decode`` -> ``HotpathState.ingest`` in chunks of
 ``CHUNK_FRAMES`` -> the store writer thread, waited for until it has committed everything. Reported:
 ``time.process_time()`` (every thread of the process) per frame, split into decode, ingest (the main
 thread: validation, frame path, Arrow batches), writer (the writer thread: its Python and the inserts it
@@ -31,9 +31,10 @@ def _child(profile: bool) -> None:
     sys.path.insert(0, os.getcwd())
     import msgpack
 
+    from services.hotpath.ingest_decode import batch_of, decode
     from services.hotpath.replay import frames_of
     from services.hotpath.routers import ingest as ing
-    from services.hotpath.routers.ingest import CHUNK_FRAMES, _decode, _frames
+    from services.hotpath.routers.ingest import CHUNK_FRAMES
     from services.hotpath.state import HotpathState
     from shared.settings import settings_for
     from shared.simulator import simulate
@@ -58,7 +59,7 @@ def _child(profile: bool) -> None:
             t0 = time.thread_time()
             # as the endpoint does: a message over OFF_LOOP_BYTES is decoded in a worker thread
             big = len(b) > getattr(ing, "OFF_LOOP_BYTES", 1 << 62)
-            _, fr = _frames(_decode(b, True) if big and hasattr(ing, "_same") else _decode(b))
+            _, fr = batch_of(state.settings, decode(state.settings, b, big))
             dec += time.thread_time() - t0
             arrived = time.perf_counter()
             for i in range(0, len(fr), CHUNK_FRAMES):

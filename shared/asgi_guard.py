@@ -34,10 +34,11 @@ def _no_constant(name: str) -> float:
     raise BadJSON(f"{name} is not a JSON number (send null or leave the field out)")
 
 
-def strict_json_loads(text: str | bytes, allow_nan: bool = False) -> Any:
+def strict_json_loads(text: str | bytes, allow_nan: bool = False, **hooks: Any) -> Any:
     """``json.loads`` that refuses NaN/Infinity (unless ``allow_nan``: telemetry frames count a
     non-finite value per reason instead), integers that overflow a float, and nesting deeper than the
-    interpreter's recursion limit, raising :class:`BadJSON` with a message that says which."""
+    interpreter's recursion limit, raising :class:`BadJSON` with a message that says which. ``hooks``:
+    more of ``json.loads``'s hooks (``object_pairs_hook``, ``parse_float``)."""
     if isinstance(text, bytes | bytearray):
         try:
             text = bytes(text).decode("utf-8")
@@ -45,8 +46,8 @@ def strict_json_loads(text: str | bytes, allow_nan: bool = False) -> Any:
             raise BadJSON(f"not UTF-8 at byte {exc.start}") from None
     try:
         if allow_nan:
-            return json.loads(text, parse_int=_int)
-        return json.loads(text, parse_constant=_no_constant, parse_int=_int)
+            return json.loads(text, parse_int=_int, **hooks)
+        return json.loads(text, parse_constant=_no_constant, parse_int=_int, **hooks)
     except BadJSON:
         raise
     except RecursionError:

@@ -1,4 +1,6 @@
 """A self-contained HTML report of one session (no script, no network): what a coach opens from a bundle.
+Every value from the files enters the page through ``_t`` (escaped); a Content-Security-Policy forbids
+any script, so even a mistake could not run one.
 
 Lap table, the best lap's corner table, a track map and the best lap's traces (speed, throttle, brake
 against distance), drawn as inline SVG from the session's lake files. A channel the session did not
@@ -25,6 +27,11 @@ td,th{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:right}th{back
 td:first-child,th:first-child{text-align:left}.best{font-weight:700;background:#eaf7ea}.dim{color:#888}
 svg{width:100%;height:auto;background:#fafafa;border:1px solid #ddd;margin-bottom:1rem}
 @media(max-width:600px){body{font-size:14px}td,th{padding:.2rem .3rem}}"""
+
+
+def _t(v: Any) -> str:
+    """Any value from the files as text in the page: every field a file or bundle sets goes through here."""
+    return html.escape(str(v))
 
 
 def _rows(tbl: pa.Table | None) -> list[dict[str, Any]]:
@@ -72,7 +79,7 @@ def _map_svg(tel: dict[str, np.ndarray], corners: list[dict[str, Any]]) -> str:
         if np.isfinite(x[i]) and np.isfinite(y[i]):
             px, py = at(float(x[i]), float(y[i]))
             anchor = "end" if px > w * 0.75 else "start"  # never cut at the right edge
-            name = html.escape(str(c["corner_name"]))
+            name = _t(c["corner_name"])
             labels.append(
                 f'<text x="{px:.0f}" y="{py:.0f}" font-size="12" text-anchor="{anchor}">{name}</text>'
             )
@@ -84,12 +91,12 @@ def _map_svg(tel: dict[str, np.ndarray], corners: list[dict[str, Any]]) -> str:
 
 def _trace_svg(dist: np.ndarray, v: np.ndarray | None, label: str, unit: str) -> str:
     if v is None or not np.isfinite(v).any():
-        return f"<p class=dim>{html.escape(label)}: not recorded.</p>"
+        return f"<p class=dim>{_t(label)}: not recorded.</p>"
     pts, _ = _polyline(dist, v, 600.0, 120.0)
     lo, hi = float(np.nanmin(v)), float(np.nanmax(v))
     return (
-        f"<h3>{html.escape(label)} ({lo:.0f}–{hi:.0f} {unit})</h3>"
-        f'<svg viewBox="0 0 600 120" role="img" aria-label="{html.escape(label)}">'
+        f"<h3>{_t(label)} ({lo:.0f}–{hi:.0f} {unit})</h3>"
+        f'<svg viewBox="0 0 600 120" role="img" aria-label="{_t(label)}">'
         f'<polyline points="{pts}" fill="none" stroke="#c62828" stroke-width="1.5"/></svg>'
     )
 
@@ -107,23 +114,25 @@ def session_report_html(files: SessionFiles) -> str:
     src = Path(str(s.get("source_path") or "")).name or meta.get("imported_bundle", {}).get(
         "original_source_file"
     )
-    title = f"{track}: {s.get('driver_id')}"
+    driver = s.get("driver_name") or s.get("driver_id")
+    title = f"{track}: {driver}"
     out = [
         f"<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width'>"
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style>",
-        f"<h1>{html.escape(str(track))}</h1><p class=sub>{html.escape(str(s.get('driver_id')))} · "
-        f"{html.escape(str(s.get('car_id')))} · {html.escape(str(when or 'date not recorded'))} · "
-        f"{html.escape(str(src or s.get('source_format')))} · best lap "
+        f"<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>{_t(title)}</title><style>{_CSS}</style>",
+        f"<h1>{_t(track)}</h1><p class=sub>{_t(driver)} · "
+        f"{_t(s.get('car_name') or s.get('car_id'))} · {_t(when or 'date not recorded')} · "
+        f"{_t(src or s.get('source_format'))} · best lap "
         f"{lap_time(best['time_s']) if best else 'none (no valid full lap)'}</p>",
         "<h2>Laps</h2><table><tr><th>Lap</th><th>Time</th><th>Δ best</th><th>Kind</th><th>Valid</th></tr>",
     ]
     for r in laps:
         d = f"{r['time_s'] - best['time_s']:+.3f}" if best and r["kind"] == "full" and r["valid"] else ""
         cls = " class=best" if best and r["lap"] == best["lap"] else ""
-        why = "" if r["valid"] else html.escape(str(r.get("invalid_reason") or "no"))
+        why = "" if r["valid"] else _t(r.get("invalid_reason") or "no")
         out.append(
-            f"<tr{cls}><td>{r['lap']}</td><td>{lap_time(r['time_s'])}</td><td>{d}</td>"
-            f"<td>{html.escape(str(r['kind']))}</td><td>{'yes' if r['valid'] else why}</td></tr>"
+            f"<tr{cls}><td>{_t(r['lap'])}</td><td>{_t(lap_time(r['time_s']))}</td><td>{d}</td>"
+            f"<td>{_t(r['kind'])}</td><td>{'yes' if r['valid'] else why}</td></tr>"
         )
     out.append("</table>")
     if best is None:
@@ -133,11 +142,11 @@ def session_report_html(files: SessionFiles) -> str:
         (c for c in _rows(files.table("corners")) if c["lap"] == best["lap"]),
         key=lambda c: c["seq"],
     )
-    out.append(f"<h2>Corners, lap {best['lap']}</h2><table><tr><th>Corner</th><th>Entry km/h</th>")
+    out.append(f"<h2>Corners, lap {_t(best['lap'])}</h2><table><tr><th>Corner</th><th>Entry km/h</th>")
     out.append("<th>Min km/h</th><th>Exit km/h</th><th>Brake at m</th><th>Time s</th></tr>")
     for c in corners:
         out.append(
-            f"<tr><td>{html.escape(str(c['corner_name']))}</td><td>{_num(c['entry_kmh'])}</td>"
+            f"<tr><td>{_t(c['corner_name'])}</td><td>{_num(c['entry_kmh'])}</td>"
             f"<td>{_num(c['min_kmh'])}</td><td>{_num(c['exit_kmh'])}</td>"
             f"<td>{_num(c['brake_point_m'])}</td><td>{_num(c['time_s'], '{:.2f}')}</td></tr>"
         )
@@ -152,12 +161,12 @@ def session_report_html(files: SessionFiles) -> str:
         if tbl is not None
         else {}
     )
-    out.append(f"<h2>Map, lap {best['lap']}</h2>" + _map_svg(tel, corners))
+    out.append(f"<h2>Map, lap {_t(best['lap'])}</h2>" + _map_svg(tel, corners))
     dist = tel.get("dist_m")
     if dist is not None:
-        out.append(f"<h2>Traces, lap {best['lap']}</h2>")
+        out.append(f"<h2>Traces, lap {_t(best['lap'])}</h2>")
         out.append(_trace_svg(dist, tel.get("speed_kmh"), "Speed", "km/h"))
         out.append(_trace_svg(dist, tel.get("throttle_pct"), "Throttle", "%"))
         out.append(_trace_svg(dist, tel.get("brake_bar"), "Brake pressure", "bar"))
-    out.append(f"<p class=dim>Pitwall session {html.escape(session_id)}.</p></html>")
+    out.append(f"<p class=dim>Pitwall session {_t(session_id)}.</p></html>")
     return "".join(out)

@@ -94,6 +94,8 @@ class Settings(BaseSettings):
     duckdb_memory_limit_mb: int = Field(1024, ge=64, le=64 * 1024)
     ingest_max_batch_frames: int = Field(20_000, ge=1, le=1_000_000)
     ingest_max_body_bytes: int = Field(8_000_000, ge=1024, le=256 * 2**20)
+    # channels in one frame object or column batch (a logger sends tens; counted before a name is decoded)
+    ingest_max_channels: int = Field(512, ge=8, le=100_000)
 
     # where the lake lives (shared/store/lake_url.py): unset = <data_dir>/lake; a local path; or
     # s3://bucket/prefix on S3-compatible storage (the hot path keeps its local lake and uploads a copy

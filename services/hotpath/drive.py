@@ -1,7 +1,7 @@
 """The in-car drive screen (``GET /drive``) and the pre-rendered cue audio it plays (``/voices/*``).
 
 Served by the hot path itself, so a phone in the car needs nothing else. The page is one HTML response
-(the script is inlined at serve time, so a client that passes ``?token=`` needs no second authorised
+(the script, and the tablet's DOM helper ``static/dom.js``, are inlined at serve time, so a client that passes ``?token=`` needs no second authorised
 request); its service worker (``/drive/sw.js``, scope ``/drive``) keeps the page and the voices for
 offline use.
 """
@@ -29,9 +29,19 @@ def _asset(name: str) -> str:
     return resources.files("services.hotpath.web").joinpath(name).read_text(encoding="utf-8")
 
 
+@cache
+def _dom_js() -> str:
+    """The one DOM helper of every page (the tablet's ``static/dom.js``), inlined like the drive script."""
+    return resources.files("services.paddock.web").joinpath("static/dom.js").read_text(encoding="utf-8")
+
+
 def drive_html() -> str:
     html = _asset("drive.html")
-    return html.replace("/*DRIVE_CSS*/", _asset("drive.css")).replace("/*DRIVE_JS*/", _asset("drive.js"))
+    return (
+        html.replace("/*DRIVE_CSS*/", _asset("drive.css"))
+        .replace("/*DOM_JS*/", _dom_js())
+        .replace("/*DRIVE_JS*/", _asset("drive.js"))
+    )
 
 
 @router.get("/drive", response_class=HTMLResponse)

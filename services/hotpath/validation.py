@@ -24,6 +24,7 @@ REASONS = (
     "can_unknown_id",
     "no_session",
     "too_large",
+    "too_many_channels",
     "disk_full",
     "internal",
 )

@@ -26,8 +26,10 @@ from pyarrow.fs import FileSystem
 
 from services.paddock.lake_s3 import S3Lake
 from shared.settings import Settings
+from shared.store.deletion import SAFE_ID
 from shared.store.lake_catalog import catalog_settled
 from shared.store.lake_check import damaged_sessions, deep_problem, files_signature
+from shared.store.lake_layout import session_dir
 from shared.store.lake_read import LocalSession, SessionFiles
 from shared.store.publisher import lake_reader_views
 
@@ -47,6 +49,7 @@ class Lake:
         self._sig: tuple[int, float] | None = None
         self._checked = 0.0
         self._fetched_at = 0.0  # wall clock before the last catalog read (S3)
+        self._seen: frozenset[str] = frozenset()  # session directories the last refresh found (local lake)
         self.damaged: dict[str, dict[str, str]] = {}  # session id -> {file, reason}
         # damage found by reading a session whole after a query on it failed, until its files change
         self._found: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}
@@ -65,11 +68,28 @@ class Lake:
         files = list(self.lake_dir.glob("sessions/*/*.parquet")) + list(
             self.lake_dir.glob("sessions/*/telemetry/*.parquet")
         )
+        self._seen = frozenset(f.relative_to(self.lake_dir).parts[1] for f in files)
         return len(files), max((f.stat().st_mtime for f in files), default=0.0)
 
-    def refresh(self, force: bool = False) -> None:
+    def _published_since(self, params: list[Any] | None) -> bool:
+        """True when a query names a session published after the last refresh (local lake): its directory
+        is there but the views do not know it yet. A query for a session just imported must not wait out
+        the refresh interval (it would find nothing)."""
+        if self.s3 is not None:
+            return False
+        return any(
+            isinstance(p, str)
+            and p not in self._seen
+            and SAFE_ID.match(p)  # an id, never a path
+            and session_dir(self.lake_dir, p).is_dir()
+            for p in params or []
+        )
+
+    def refresh(self, force: bool = False, look_now: bool = False) -> None:
+        """Rebuild the views when the lake changed (looked at most every ``refresh_ttl_s`` unless
+        ``look_now``), or always when ``force``."""
         now = time.monotonic()
-        if not force and now - self._checked < self.refresh_ttl_s:
+        if not force and not look_now and now - self._checked < self.refresh_ttl_s:
             return
         with self._lock:
             self._checked = now
@@ -146,8 +166,10 @@ class Lake:
         """A cursor for one query. On an S3 lake, a query whose ``params`` name sessions sees the
         per-session views of those sessions only (every tool names the sessions it reads by parameter);
         one without (the SQL tool, ``/sessions``) sees every session. ``sql``: only the tables it names
-        are registered (a registration costs about a millisecond; a tool makes dozens of queries)."""
-        self.refresh()
+        are registered (a registration costs about a millisecond; a tool makes dozens of queries).
+        The views are refreshed at most every ``refresh_ttl_s``, at once when ``params`` name a session
+        published since."""
+        self.refresh(look_now=self._published_since(params))
         cur = self.con.cursor()
         if self.s3 is not None:
             scope = [p for p in params or [] if isinstance(p, str) and self.s3.known(p)]

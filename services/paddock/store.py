@@ -1,6 +1,8 @@
 """The paddock's own DuckDB file: conversations, agent traces, LLM call records. One writer.
 
-Conversation turns are written through at once (a crash loses nothing a driver said or was told). Trace
+Conversation turns are written through at once (a crash loses nothing a driver said or was told), except
+for a deleted session: a request asked before its session was deleted (a debrief still streaming) leaves
+no turn behind (``forget_session`` and ``turn`` decide it under one lock, so no turn slips in between). Trace
 and LLM-call rows are many per request: they are buffered and written as Arrow batches every 0.25 s by a
 background thread, so the event loop never waits on them; every read flushes them first.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -46,6 +49,7 @@ class PaddockStore:
         for d in DDL:
             self.con.execute(d)
         self._pending: dict[str, list[dict[str, Any]]] = {"agent_traces": [], "llm_friction": []}
+        self._forgotten: dict[str, float] = {}  # session id -> monotonic time it was deleted
         self._plock = threading.Lock()
         self._flush_lock = threading.Lock()
         self._stop = threading.Event()
@@ -83,13 +87,6 @@ class PaddockStore:
     def _buffer(self, table: str, row: dict[str, Any]) -> None:
         with self._plock:
             self._pending[table].append(row)
-
-    def _insert(self, table: str, row: dict[str, Any]) -> None:
-        cols = ", ".join(row)
-        with self._lock:
-            self.con.execute(
-                f"INSERT INTO {table} ({cols}) VALUES ({', '.join('?' * len(row))})", list(row.values())
-            )
 
     def trace(
         self,
@@ -147,25 +144,34 @@ class PaddockStore:
         narrator: str | None = None,
         complete: bool = True,
         meta: dict[str, Any] | None = None,
-    ) -> None:
-        self._insert(
-            "conversations",
-            {
-                "conversation_id": conversation_id,
-                "driver_id": driver_id,
-                "session_id": session_id,
-                "kind": kind,
-                "turn": turn,
-                "role": role,
-                "text": text,
-                "emotion": emotion,
-                "narrator": narrator,
-                "complete": complete,
-                "closed": False,
-                "meta_json": json.dumps(meta or {}, default=str),
-                "ts": _now(),
-            },
-        )
+        asked_at: float | None = None,
+    ) -> bool:
+        """Write one turn; False (nothing written) when the request was asked (``asked_at``, monotonic;
+        None: now) before ``session_id`` was deleted."""
+        row = {
+            "conversation_id": conversation_id,
+            "driver_id": driver_id,
+            "session_id": session_id,
+            "kind": kind,
+            "turn": turn,
+            "role": role,
+            "text": text,
+            "emotion": emotion,
+            "narrator": narrator,
+            "complete": complete,
+            "closed": False,
+            "meta_json": json.dumps(meta or {}, default=str),
+            "ts": _now(),
+        }
+        with self._lock:
+            gone = self._forgotten.get(session_id or "")
+            if gone is not None and asked_at is not None and asked_at <= gone:
+                return False
+            self.con.execute(
+                f"INSERT INTO conversations ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                list(row.values()),
+            )
+        return True
 
     def close_conversations(self, driver_id: str) -> int:
         with self._lock:
@@ -176,9 +182,11 @@ class PaddockStore:
             return int(row[0]) if row else 0
 
     def forget_session(self, session_id: str) -> int:
-        """Delete every conversation turn about ``session_id`` (the session itself was deleted)."""
+        """Delete every conversation turn about ``session_id`` (the session itself was deleted); a request
+        asked before now that is still under way writes none later."""
         self.flush()
         with self._lock:
+            self._forgotten[session_id] = time.monotonic()
             r = self.con.execute("DELETE FROM conversations WHERE session_id = ?", [session_id]).fetchone()
             return int(r[0]) if r else 0
 

@@ -60,11 +60,18 @@ def test_short_errors_echo_little() -> None:
 def test_msgpack_batch_size_is_read_from_the_headers() -> None:
     import msgpack
 
-    from services.hotpath.routers.ingest import msgpack_frame_count
+    from services.hotpath.ingest_decode import msgpack_shape
 
-    assert msgpack_frame_count(msgpack.packb([{"t_s": 1.0}] * 5)) == 5
-    assert msgpack_frame_count(msgpack.packb([{"t_s": 1.0}] * 70_000)) == 70_000
-    assert msgpack_frame_count(msgpack.packb({"session_id": "s", "frames": [{"t_s": 1.0}] * 3})) == 3
-    assert msgpack_frame_count(msgpack.packb({"frames": [{"t_s": 1.0}] * 4, "session_id": "s"})) == 4
-    assert msgpack_frame_count(msgpack.packb({"t_s": 1.0, "rpm": 2.0})) is None
-    assert msgpack_frame_count(b"\xc1") is None and msgpack_frame_count(b"") is None
+    assert msgpack_shape(msgpack.packb([{"t_s": 1.0}] * 5)) == (5, None)
+    assert msgpack_shape(msgpack.packb([{"t_s": 1.0}] * 70_000)) == (70_000, None)
+    assert msgpack_shape(msgpack.packb({"session_id": "s", "frames": [{"t_s": 1.0}] * 3})) == (3, None)
+    assert msgpack_shape(msgpack.packb({"frames": [{"t_s": 1.0}] * 4, "session_id": "s"})) == (4, None)
+    assert msgpack_shape(msgpack.packb({"t_s": 1.0, "rpm": 2.0})) == (None, None)
+    assert msgpack_shape(b"\xc1") == (None, None) and msgpack_shape(b"") == (None, None)
+    # a column batch: its frames (the first column's length, a list or float64 bytes) and its channels
+    cols = {"t_s": [0.0, 0.1, 0.2], "rpm": [1.0, 2.0, 3.0], "gear": [3.0, 3.0, 3.0]}
+    assert msgpack_shape(msgpack.packb({"session_id": "s", "columns": cols})) == (3, 3)
+    packed = {k: bytes(8 * 7) for k in ("t_s", "rpm")}
+    assert msgpack_shape(msgpack.packb({"columns": packed})) == (7, 2)
+    assert msgpack_shape(msgpack.packb({"columns": {}})) == (None, 0)
+    assert msgpack_shape(msgpack.packb({1: "x", "frames": [{"t_s": 1.0}] * 2})) == (2, None)

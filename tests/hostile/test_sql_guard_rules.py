@@ -151,3 +151,28 @@ def test_rows_too_wide_for_the_char_cap_are_dropped_whole(lake: Lake) -> None:
     half = ", ".join(f"repeat('z', 1999) AS c{k}" for k in range(6))  # ~12,000 characters per row
     out = run_query(lake.cursor(), f"SELECT {half} FROM range(2)")
     assert out["row_count"] == 1 and out["truncated"] is True
+
+
+def test_the_statement_duckdb_runs_is_bounded() -> None:
+    """The cap is in the statement DuckDB executes, not only in the fetch loop and the slice after it: the
+    statement DuckDB logged, run again on its own over a million rows, gives ROW_CAP + 1 rows. (A plain
+    connection: the lake's is locked, so its query log cannot be switched on; the guard is the same.)"""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.execute("CALL enable_logging('QueryLog')")
+        out = run_query(con, "SELECT range AS i FROM range(1000000)")
+        assert out["row_count"] == 500 and out["truncated"] is True
+        ran = [
+            m
+            for (m,) in con.execute("SELECT message FROM duckdb_logs WHERE type = 'QueryLog'").fetchall()
+            if "range(1000000)" in m
+        ]
+        assert ran, "DuckDB logged no statement of the guard"
+        con.execute("CALL disable_logging()")
+        for stmt in ran:
+            (n,) = con.execute(f"SELECT count(*) FROM ({stmt})").fetchone()  # type: ignore[misc]
+            assert n == 501, stmt
+    finally:
+        con.close()

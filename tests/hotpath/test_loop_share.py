@@ -11,8 +11,9 @@ import msgpack
 import pytest
 
 from services.hotpath.cue_stream import CueHub
+from services.hotpath.ingest_decode import BadBatch, decode
 from services.hotpath.loop_share import CountRequests, RequestsInProgress, hand_back
-from services.hotpath.routers.ingest import BadBatch, _decode
+from shared.settings import Settings
 
 
 async def _count_turns(box: list[int]) -> None:
@@ -123,6 +124,7 @@ def test_a_big_message_decoded_in_a_thread_is_the_same_batch() -> None:
     batch = {"session_id": "s", "frames": [{"t_s": i * 0.01, "speed_kmh": 100.0 + i} for i in range(500)]}
     batch["frames"][3]["odd"] = {"nested": [1, {"x": 2}]}  # type: ignore[index]
     data = msgpack.packb(batch)
-    assert _decode(data, True) == _decode(data) == batch
+    settings = Settings()
+    assert decode(settings, data, True) == decode(settings, data) == batch
     with pytest.raises(BadBatch, match="not msgpack"):
-        _decode(msgpack.packb({1: 2}), True)  # a non-string key is refused the same way
+        decode(settings, msgpack.packb({1: 2}), True)  # a non-string key is refused the same way

@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -22,6 +24,7 @@ from shared.store.deletion import tombstone_path
 from shared.store.hot import HotStore
 from shared.store.lake_layout import session_dir
 from tests.support.procs import start_hotpath, start_paddock
+from tests.support.scripted_llm import start_scripted_llm
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -128,3 +131,70 @@ def test_delete_from_the_tablet_goes_through_the_hot_path_and_the_paddock(tmp_pa
     finally:
         hot.stop()
     assert _ids(settings) == {keep} and _turns(settings) == {keep}
+
+
+def test_a_turn_asked_before_its_session_was_deleted_is_not_stored(tmp_path: Path) -> None:
+    """The store decides under one lock: a request asked before the deletion writes nothing later (its
+    user turn and its answer alike); one asked after it (the session imported again) is kept."""
+    store = PaddockStore(settings_for(tmp_path / "data"))
+    try:
+        asked = time.monotonic()
+        assert store.turn("c1", "ana", "s1", "debrief", 0, "user", "debrief me", asked_at=asked) is True
+        assert store.turn("c2", "ana", "s2", "ask", 0, "user", "and s2?", asked_at=asked) is True
+        assert store.forget_session("s1") == 1
+        assert store.turn("c1", "ana", "s1", "debrief", 1, "assistant", "Solid.", asked_at=asked) is False
+        assert store.turn("c3", "ana", "s1", "ask", 0, "user", "late", asked_at=asked) is False
+        assert store.turn("c2", "ana", "s2", "ask", 1, "assistant", "Fine.", asked_at=asked) is True
+        again = time.monotonic()
+        assert store.turn("c4", "ana", "s1", "ask", 0, "user", "re-imported", asked_at=again) is True
+        rows = store.query(
+            "SELECT conversation_id, turn FROM conversations ORDER BY conversation_id, turn", []
+        )
+        assert [(r["conversation_id"], r["turn"]) for r in rows] == [("c2", 0), ("c2", 1), ("c4", 0)]
+    finally:
+        store.close()
+
+
+@pytest.mark.e2e
+def test_a_debrief_under_way_when_its_session_is_deleted_leaves_nothing(tmp_path: Path) -> None:
+    """The model's stream is held open (scripted server) while the tablet deletes the session: the debrief
+    ends with a ``session_deleted`` error and no turn about the session is left, also not under the
+    driver's conversations."""
+    settings, keep, gone = _two_sessions(tmp_path)
+    llm = start_scripted_llm([{"hold_after": 2}])
+    hot = start_hotpath(settings.data_dir, tmp_path)
+    pad = None
+    try:
+        env = {"PITWALL_HOTPATH_URL": hot.url, "PITWALL_LLM_WARMUP": "false"}
+        pad = start_paddock(settings.data_dir, tmp_path, llm.url, extra_env=env)
+        with ThreadPoolExecutor(1) as pool:
+            asked = pool.submit(
+                httpx.post,
+                f"{pad.url}/coach/debrief",
+                json={"session_id": gone, "driver_id": "ana"},
+                timeout=180,
+            )
+            deadline = time.monotonic() + 120
+            while llm.stats["held"] == 0 and not asked.done() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert llm.stats["held"] == 1, (
+                asked.result().text if asked.done() else "the model was never called"
+            )
+            during = httpx.get(f"{pad.url}/conversations/{gone}", timeout=10).json()
+            assert sorted(t["text"] for t in during) == ["debrief my session", f"how was {gone}?"]
+            r = httpx.delete(f"{pad.url}/sessions/{gone}", timeout=60)
+            assert r.status_code == 200 and r.json()["conversation_turns"] == 2, r.text
+            llm.release()
+            out = asked.result().json()
+        assert llm.stats["streams_completed"] == 1  # the model's answer was produced whole, then refused
+        assert out["type"] == "error" and out["code"] == "session_deleted", out
+        assert httpx.get(f"{pad.url}/conversations/{gone}", timeout=10).json() == []
+        mine = httpx.get(f"{pad.url}/conversations/driver/ana", timeout=10).json()
+        assert [(t["session_id"], t["text"]) for t in mine] == [(keep, f"how was {keep}?")]
+    finally:
+        llm.release()
+        if pad is not None:
+            pad.stop()
+        hot.stop()
+        llm.stop()
+    assert _turns(settings) == {keep}

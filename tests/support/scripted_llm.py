@@ -6,7 +6,9 @@ the request. With no scripted reply, a request that carries a ``response_format`
 any other request gets a plain-text narrator (``default_reply``). A reply is a dict: ``{"text": ...}``, ``{"tool_calls": [{"name", "arguments"}]}``,
 ``{"status": 500}``, ``{"malformed": true}``, ``{"hang": true}``; any may carry ``"delay_s"``; a streamed
 text reply may carry ``"stall_after": n`` (send n words, then go silent without closing the stream) and
-``"word_delay_s"`` (its own delay between words) and ``"finish": "length"`` (stopped at the token limit).
+``"word_delay_s"`` (its own delay between words) and ``"finish": "length"`` (stopped at the token limit)
+and ``"hold_after": n`` (send n words, then hold the stream open until ``release()`` or POST
+``/_scripted/release``; ``stats["held"]`` counts streams that reached their hold).
 
     python -m tests.support.scripted_llm --port 8099
 """
@@ -96,7 +98,10 @@ class ScriptedLLM:
         self.reply_delay_s = reply_delay_s  # every chat call waits this long first (a fixed-latency model)
         self.serial = asyncio.Lock() if serial else None  # one request at a time, like a phone's server
         self.requests: list[dict[str, Any]] = []
-        self.stats = {"warmups": 0, "streams_started": 0, "streams_completed": 0, "streams_cancelled": 0}
+        self.stats = {
+            "warmups": 0, "streams_started": 0, "streams_completed": 0, "streams_cancelled": 0, "held": 0,
+        }  # fmt: skip
+        self._released = threading.Event()  # set: held streams go on (threads and the server's loop alike)
         self.token_delay_s = token_delay_s
         self.app = self._build()
         self.server: uvicorn.Server | None = None
@@ -120,6 +125,11 @@ class ScriptedLLM:
             steps = await request.json()
             self.script.extend(steps if isinstance(steps, list) else [steps])
             return {"queued": len(self.script)}
+
+        @app.post("/_scripted/release")
+        async def release() -> dict[str, Any]:
+            self.release()
+            return {"released": True}
 
         @app.delete("/_scripted/script")
         async def clear_script() -> dict[str, Any]:
@@ -182,7 +192,12 @@ class ScriptedLLM:
         if body.get("stream"):
             return StreamingResponse(
                 self._stream(
-                    text or "", calls, step.get("stall_after"), step.get("word_delay_s"), step.get("finish")
+                    text or "",
+                    calls,
+                    step.get("stall_after"),
+                    step.get("word_delay_s"),
+                    step.get("finish"),
+                    step.get("hold_after"),
                 ),
                 media_type="text/event-stream",
             )
@@ -210,6 +225,7 @@ class ScriptedLLM:
         stall_after: int | None = None,
         word_delay_s: float | None = None,
         finish: str | None = None,
+        hold_after: int | None = None,
     ) -> Any:
         cid = f"chatcmpl-{uuid.uuid4().hex[:8]}"
 
@@ -223,6 +239,10 @@ class ScriptedLLM:
             for i, word in enumerate(re.findall(r"\S+\s*", text)):
                 if stall_after is not None and i >= stall_after:
                     await asyncio.sleep(3600)  # silence mid-stream, connection open
+                if hold_after is not None and i == hold_after:
+                    self.stats["held"] += 1
+                    while not self._released.is_set():  # open until the test lets it go on
+                        await asyncio.sleep(0.02)
                 if word_delay_s:
                     await asyncio.sleep(word_delay_s)
                 elif self.token_delay_s:
@@ -235,6 +255,10 @@ class ScriptedLLM:
             done = True
         finally:  # the caller hung up mid-stream: that is what upstream cancellation looks like here
             self.stats["streams_completed" if done else "streams_cancelled"] += 1
+
+    def release(self) -> None:
+        """Let every held stream (``hold_after``) go on, now and later."""
+        self._released.set()
 
     def start(self, port: int = 0) -> ScriptedLLM:
         from tests.support.procs import free_port

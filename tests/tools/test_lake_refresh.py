@@ -80,6 +80,25 @@ def test_within_the_ttl_the_lake_is_not_reread(tmp_path: Path, reads: list[Path]
     assert len(reads) == 2 and _sessions(lake) == {sid}
 
 
+def test_a_query_naming_a_session_published_within_the_ttl_sees_it(tmp_path: Path, reads: list[Path]) -> None:
+    """The cause of the flaky overlapping-debriefs test: a session imported less than the TTL after the
+    last look was invisible to a query naming it. A query naming it now looks at once; one that names no
+    new session (or a session that does not exist, or a path) keeps the old views and re-reads nothing."""
+    settings = _settings(tmp_path)
+    first = _import(settings)
+    lake = Lake(settings, refresh_ttl_s=HOUR)
+    second = _import(settings, seed=11)
+    assert _sessions(lake) == {first}  # named nowhere: the TTL stands
+    for params in (["ana"], [first], ["no-such-session"], ["../sessions"], [".."], [2]):
+        got = lake.cursor(params).execute("SELECT count(*) FROM sessions WHERE session_id = ?", [second])
+        assert got.fetchone() == (0,) and len(reads) == 1, params
+    q = "SELECT session_id, driver_id FROM sessions WHERE session_id = ?"
+    assert lake.cursor([second], q).execute(q, [second]).fetchall() == [(second, "ana")]
+    assert len(reads) == 2 and _sessions(lake) == {first, second}
+    lake.cursor([second]).close()  # known now: no second read
+    assert len(reads) == 2
+
+
 def test_an_unchanged_lake_is_not_reread(tmp_path: Path, reads: list[Path]) -> None:
     settings = _settings(tmp_path)
     sid = _import(settings)

@@ -14,113 +14,23 @@ import logging
 import time
 from typing import Any
 
-import msgpack
 from fastapi import APIRouter, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 
-from services.hotpath.columns import BadColumns, ColumnBatch, column_batch
+from services.hotpath.columns import ColumnBatch
 from services.hotpath.deps import State
+from services.hotpath.ingest_decode import BadBatch, check_frames, decode, precheck, read_message
 from services.hotpath.loop_share import hand_back
 from services.hotpath.state import HotpathState, UnknownSession
-from shared.asgi_guard import BadJSON, strict_json_loads
 from shared.http_auth import auth_failure
+from shared.settings import Settings
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["ingest"])
 CHUNK_FRAMES = 100  # frames validated together (the column-wise fast path needs a few)
+CHUNK_CELLS = 5_000  # at most this many values per chunk: fewer frames per chunk when frames are wide
 SLICE_S = 0.005  # at most about this much frame work between two hand-backs to the event loop
 OFF_LOOP_BYTES = 64 * 1024  # messages bigger than this are decoded in a worker thread
 DURABLE_WAIT_S = 5.0  # longest an ack with ?durable=true waits for the store
-
-
-class BadBatch(ValueError):
-    def __init__(self, reason: str, message: str) -> None:
-        self.reason = reason
-        super().__init__(message)
-
-
-def _frames(msg: Any) -> tuple[str | None, list[Any] | ColumnBatch]:
-    frames: list[Any] | ColumnBatch
-    if isinstance(msg, list):
-        return None, msg
-    if isinstance(msg, dict) and isinstance(msg.get("frames"), list):
-        frames = msg["frames"]
-    elif isinstance(msg, dict) and "columns" in msg and "frames" not in msg:
-        try:
-            frames = column_batch(msg["columns"])
-        except BadColumns as exc:
-            raise BadBatch("malformed", str(exc)) from None
-    elif isinstance(msg, dict) and "t_s" in msg and "frames" not in msg:
-        frames = [msg]
-    else:
-        raise BadBatch(
-            "malformed",
-            "expected {session_id?, frames: [...]}, {session_id?, columns: {t_s: [...], ...}}, "
-            "a list of frames, or one frame",
-        )
-    sid = msg.get("session_id")
-    if sid is not None and (not isinstance(sid, str) or len(sid) > 64):
-        raise BadBatch("malformed", "session_id must be a string of at most 64 characters")
-    return sid, frames
-
-
-def _same(obj: dict[str, Any]) -> dict[str, Any]:
-    return obj
-
-
-def _decode(data: bytes | str, in_thread: bool = False) -> Any:
-    """One WebSocket message: msgpack (bytes) or JSON (text). Raises BadBatch naming the problem.
-    ``in_thread``: a big message decoded in a worker thread; an identity hook per map (per frame) lets the
-    event loop's thread take the interpreter lock between frames, instead of waiting for the whole
-    batch (30 ms for 20,000 frames)."""
-    if isinstance(data, bytes):
-        try:
-            if in_thread:
-                return msgpack.unpackb(data, raw=False, strict_map_key=True, object_hook=_same)
-            return msgpack.unpackb(data, raw=False, strict_map_key=True)
-        except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
-            raise BadBatch("malformed", f"not msgpack: {type(exc).__name__}: {exc}") from None
-        except RecursionError:
-            raise BadBatch("malformed", "msgpack nested too deeply") from None
-    try:
-        return strict_json_loads(data, allow_nan=True)
-    except BadJSON as exc:
-        raise BadBatch("malformed", f"not JSON: {exc}") from None
-
-
-def msgpack_frame_count(data: bytes) -> int | None:
-    """How many frames a msgpack batch declares, read from its headers without decoding the frames (so an
-    oversized batch is refused before it costs a long decode); None when the headers are not a batch."""
-    up = msgpack.Unpacker(raw=False)
-    up.feed(data)
-    try:
-        if data[:1] and (data[0] & 0xF0 == 0x90 or data[0] in (0xDC, 0xDD)):
-            return int(up.read_array_header())
-        for _ in range(min(int(up.read_map_header()), 16)):
-            key = up.unpack()
-            if key == "frames":
-                return int(up.read_array_header())
-            if key == "columns":  # the length of the first column
-                if not up.read_map_header():
-                    return None
-                up.skip()
-                kind = data[up.tell()]
-                if kind & 0xF0 == 0x90 or kind in (0xDC, 0xDD):
-                    return int(up.read_array_header())
-                first = up.unpack()
-                return len(first) // 8 if isinstance(first, bytes) else None
-            up.skip()
-    except Exception:  # malformed headers: the full decode names the problem
-        return None
-    return None
-
-
-def _check_size(state: HotpathState, n_frames: int) -> None:
-    cap = state.settings.ingest_max_batch_frames
-    if n_frames > cap:
-        raise BadBatch(
-            "too_large",
-            f"a batch of {n_frames} frames is over {cap} (PITWALL_INGEST_MAX_BATCH_FRAMES); send smaller batches",
-        )
 
 
 async def ingest_sliced(
@@ -174,9 +84,11 @@ async def _feed(
     rejected: dict[str, int] = {}
     n = len(frames)
     requests = getattr(app_state, "requests", None)
+    step = chunk_frames(frames)
     async with app_state.ingest_lock:
-        # a message of many chunks is validated once, as a whole (its slices are then not checked again)
-        whole = state.clean(sid, frames) if n > CHUNK_FRAMES else None
+        # a message of many chunks is validated once, as a whole (its slices are then not checked again),
+        # in a worker thread: the loop's thread takes the interpreter lock between its Python steps
+        whole = await asyncio.to_thread(state.clean, sid, frames) if n > step else None
         i = 0
         while True:
             t0 = time.perf_counter()
@@ -186,11 +98,11 @@ async def _feed(
                 if whole is not None:
                     fr, mx = whole
                     part = (
-                        fr[i : i + CHUNK_FRAMES],
-                        None if mx is None else (mx[0], mx[1][i : i + CHUNK_FRAMES]),
+                        fr[i : i + step],
+                        None if mx is None else (mx[0], mx[1][i : i + step]),
                     )
-                res = state.ingest(sid, frames[i : i + CHUNK_FRAMES], arrived, part)
-                i += CHUNK_FRAMES
+                res = state.ingest(sid, frames[i : i + step], arrived, part)
+                i += step
                 accepted += res["accepted"]
                 for k, v in res["rejected"].items():
                     rejected[k] = rejected.get(k, 0) + v
@@ -205,17 +117,27 @@ async def _feed(
     return {"accepted": accepted, "rejected": rejected}
 
 
-def _ndjson(body: bytes, cap: int) -> tuple[int, list[Any], list[str]]:
-    """(frame lines, frames, errors) of an NDJSON body; over ``cap`` lines nothing is decoded."""
+def chunk_frames(frames: list[Any] | ColumnBatch) -> int:
+    """Frames per chunk: CHUNK_FRAMES, fewer when frames carry many channels (at most CHUNK_CELLS values)."""
+    if isinstance(frames, ColumnBatch):
+        wide = len(frames.names)
+    else:
+        wide = max((len(f) for f in frames if isinstance(f, dict)), default=1)
+    return max(1, min(CHUNK_FRAMES, CHUNK_CELLS // max(1, wide)))
+
+
+def _ndjson(body: bytes, settings: Settings, in_thread: bool = False) -> tuple[int, list[Any], list[str]]:
+    """(frame lines, frames, errors) of an NDJSON body; over the frame cap nothing is decoded, and a line
+    over the channel cap is refused alone before its object is built."""
     lines = [(i, line) for i, line in enumerate(body.splitlines(), start=1) if line.strip()]
-    if len(lines) > cap:
+    if len(lines) > settings.ingest_max_batch_frames:
         return len(lines), [], []
     frames: list[Any] = []
     bad: list[str] = []
     for lineno, line in lines:
         try:
-            frames.append(strict_json_loads(line, allow_nan=True))
-        except BadJSON as exc:
+            frames.append(decode(settings, line.decode("utf-8", "replace"), in_thread))
+        except BadBatch as exc:
             bad.append(f"line {lineno}: {exc}")
     return len(lines), frames, bad
 
@@ -231,13 +153,12 @@ async def ingest_ndjson(
     and decoded in a worker thread, so a maximal body never holds up /health or the cue stream."""
     arrived = time.perf_counter()
     body = await request.body()
-    cap = state.settings.ingest_max_batch_frames
     if len(body) > OFF_LOOP_BYTES:
-        n, frames, bad = await asyncio.to_thread(_ndjson, body, cap)
+        n, frames, bad = await asyncio.to_thread(_ndjson, body, state.settings, True)
     else:
-        n, frames, bad = _ndjson(body, cap)
+        n, frames, bad = _ndjson(body, state.settings)
     try:
-        _check_size(state, n)
+        check_frames(state.settings, n)
     except BadBatch as exc:
         state.reject(exc.reason, n)
         raise HTTPException(413, detail={"code": exc.reason, "message": str(exc)}) from None
@@ -277,14 +198,11 @@ async def _handle(ws: WebSocket, state: HotpathState, default_sid: str | None, d
                     "too_large",
                     f"message of {len(data)} bytes is over {limit} (PITWALL_INGEST_MAX_BODY_BYTES)",
                 )
-            if isinstance(data, bytes):
-                _check_size(state, msgpack_frame_count(data) or 0)
-            else:  # every frame is an object: more braces than the cap allows is over it, before decoding
-                _check_size(state, max(0, data.count("{") - 1))
-            big = len(data) > OFF_LOOP_BYTES
-            payload = await asyncio.to_thread(_decode, data, True) if big else _decode(data)
-            sid, frames = _frames(payload)
-            _check_size(state, len(frames))
+            precheck(state.settings, data)  # frames and channels counted before anything is decoded
+            if len(data) > OFF_LOOP_BYTES:
+                sid, frames = await asyncio.to_thread(read_message, state.settings, data, True)
+            else:
+                sid, frames = read_message(state.settings, data)
         except BadBatch as exc:
             state.reject(exc.reason)
             await _close(ws, 1009 if exc.reason == "too_large" else 1007, f"{exc.reason}: {exc}")

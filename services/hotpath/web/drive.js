@@ -248,7 +248,7 @@
     if ($("delta").className === "ended") {
       $("delta").className = "neutral";
       $("delta").textContent = "–.––";
-      $("delta-label").innerHTML = 'Δ to <span id="ref-label">reference</span>';
+      Dom.fill($("delta-label"), "Δ to ", Dom.h("span", {id: "ref-label"}, "reference"));
     }
   }
   async function pollActive() {

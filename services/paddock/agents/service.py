@@ -61,6 +61,8 @@ class CoachRequest:
     question: str
     intent: str | None = None
     tier: Literal["adk", "warm"] = "adk"  # kept for the record: every tier runs the same pipeline
+    # when it was asked (monotonic): a request asked before its session was deleted leaves no turn
+    asked_at: float = field(default_factory=time.monotonic)
 
     @property
     def agent(self) -> str:
@@ -201,7 +203,13 @@ class CoachService(ModelServerMixin, AdkSessionsMixin):
         """One request, start to its one ending. ``ticket`` is the request's place in the model queue
         (taken by the HTTP layer before the response started); it is released however the request ends."""
         run = Run(time.perf_counter(), uuid.uuid4().hex)
-        self.store.turn(run.conv, req.driver_id, req.session_id, req.kind, 0, "user", req.question)
+        if not self.store.turn(
+            run.conv, req.driver_id, req.session_id, req.kind, 0, "user", req.question, asked_at=req.asked_at
+        ):
+            if ticket is not None:
+                ticket.release()
+            yield _deleted()
+            return
         self._live[run.conv] = (req, run)
         try:
             yield CoachEvent("phase", {"agent": req.agent, "status": "started", "ms": 0})
@@ -231,13 +239,14 @@ class CoachService(ModelServerMixin, AdkSessionsMixin):
                 )
 
     def _write(self, req: CoachRequest, run: Run, out: Outcome) -> CoachEvent:
-        """The one ending: one record, one ``done`` or ``error`` event."""
+        """The one ending: one record, one ``done`` or ``error`` event (the session was deleted meanwhile:
+        no record, and an ``error`` saying so)."""
         self.account(req.driver_id, len(req.question) + len(out.text) + len(run.state.get("evidence") or ""))
-        self.store.turn(
+        kept = self.store.turn(
             run.conv, req.driver_id, req.session_id, req.kind, 1, "assistant", out.text, out.emotion,
-            out.narrator, out.complete, out.record,
+            out.narrator, out.complete, out.record, req.asked_at,
         )  # fmt: skip
-        return CoachEvent(out.event, out.data)
+        return CoachEvent(out.event, out.data) if kept else _deleted()
 
     async def _take_model(self, ticket: Any, run: Run, clock: _Clock) -> AsyncIterator[CoachEvent]:
         """Wait for the model (the queue, then any warm-up call in progress); then start the clock."""
@@ -258,6 +267,17 @@ class CoachService(ModelServerMixin, AdkSessionsMixin):
         self, req: CoachRequest, run: Run, ticket: Any, model_ok: bool
     ) -> AsyncGenerator[CoachEvent, None]:
         return tree_events(self, req, run, ticket, model_ok)
+
+
+def _deleted() -> CoachEvent:
+    return CoachEvent(
+        "error",
+        {
+            "code": "session_deleted",
+            "message": "this session was deleted; nothing about it is kept",
+            "retryable": False,
+        },
+    )
 
 
 def ask(

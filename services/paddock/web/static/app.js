@@ -1,11 +1,12 @@
-// Pitwall tablet app: hash-routed screens over the paddock's JSON and SSE endpoints.
+// Pitwall tablet app: hash-routed screens over the paddock's JSON and SSE endpoints. Every screen is built
+// with Dom (dom.js): data is text, never HTML.
 "use strict";
 const view = document.getElementById("view");
 const banner = document.getElementById("banner");
 const conn = document.getElementById("conn");
+const {h} = Dom;
 window.pitwallEvents = [];  // every SSE event in arrival order (the browser tests read it)
 
-const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
 const num = (v, d = 3) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(d) : "–");
 // one lap-time format everywhere: m:ss.sss (the CLI and the demo use the same)
 const lapTime = (s) => {
@@ -31,6 +32,10 @@ function sessionName(s) {
     sub: [s.car_name || carName(s.car_id), file || src, file && src ? src : ""].filter(Boolean).join(" · "),
   };
 }
+const driverOf = (s) => String(s.driver_name || s.driver_id || "");
+const table = (id, head, rows) => h("div", {class: "table-wrap"}, h("table", {id},
+  h("thead", {}, h("tr", {}, head.map((c) => (c instanceof Node ? c : h("th", {}, c))))), h("tbody", {}, rows)));
+const td = (...kids) => h("td", {}, ...kids);
 
 function authHeaders() {
   const t = localStorage.getItem("pitwall-token");
@@ -62,8 +67,8 @@ async function api(path) {
 }
 
 function fail(e) {
-  view.innerHTML = `<div class="card"><h1>Something went wrong</h1><p>${esc(e.message)}</p>
-    <button onclick="route()">Try again</button></div>`;
+  Dom.fill(view, h("div", {class: "card"}, h("h1", {}, "Something went wrong"), h("p", {}, e.message),
+    h("button", {onclick: () => route()}, "Try again")));
 }
 
 // ---------- Sessions list ----------
@@ -71,20 +76,22 @@ async function sessionsScreen(seq) {
   const rows = await api("/sessions");
   if (stale(seq)) return;
   if (!rows.length) {
-    view.innerHTML = `<h1>Sessions</h1><div class="card"><p>No sessions yet. Import a log with
-      <code>pitwall import FILE</code>, or run <code>pitwall demo</code>.</p></div>`;
+    Dom.fill(view, h("h1", {}, "Sessions"), h("div", {class: "card"}, h("p", {}, "No sessions yet. Import a log with ",
+      h("code", {}, "pitwall import FILE"), ", or run ", h("code", {}, "pitwall demo"), ".")));
     return;
   }
-  view.innerHTML = `<h1>Sessions</h1><div class="card"><div class="table-wrap"><table id="sessions"><thead><tr><th>Session</th><th>Driver</th>
-    <th>Laps</th><th>Best lap</th><th>Status</th></tr></thead><tbody>
-    ${rows.map((s) => { const n = sessionName(s); return `<tr class="clickable" data-sid="${esc(s.session_id)}">
-      <td class="name"><a href="#/session/${encodeURIComponent(s.session_id)}">${esc(n.title)}</a>
-        <div class="muted small">${esc(n.sub)}</div><div class="muted small sid">${esc(s.session_id)}</div></td>
-      <td>${esc(s.driver_name || s.driver_id)}</td><td>${s.n_laps ?? "–"}</td>
-      <td>${lapTime(s.best_lap_s)}${s.best_lap != null ? ` <span class="muted">(lap ${s.best_lap})</span>` : ""}</td>
-      <td>${esc(s.status)}</td></tr>`; }).join("")}</tbody></table></div></div>`;
-  view.querySelectorAll("tr[data-sid]").forEach((tr) =>
-    tr.addEventListener("click", () => { location.hash = `#/session/${encodeURIComponent(tr.dataset.sid)}`; }));
+  Dom.fill(view, h("h1", {}, "Sessions"), h("div", {class: "card"}, table("sessions",
+    ["Session", "Driver", "Laps", "Best lap", "Status"], rows.map((s) => {
+      const n = sessionName(s);
+      const tr = h("tr", {class: "clickable", dataset: {sid: s.session_id}},
+        h("td", {class: "name"}, h("a", {href: `#/session/${encodeURIComponent(s.session_id)}`}, n.title),
+          h("div", {class: "muted small"}, n.sub), h("div", {class: "muted small sid"}, s.session_id)),
+        td(driverOf(s)), td(s.n_laps ?? "–"),
+        td(lapTime(s.best_lap_s), s.best_lap != null ? [" ", h("span", {class: "muted"}, `(lap ${s.best_lap})`)] : null),
+        td(s.status));
+      tr.addEventListener("click", () => { location.hash = `#/session/${encodeURIComponent(s.session_id)}`; });
+      return tr;
+    }))));
 }
 
 // ---------- Session page ----------
@@ -97,42 +104,45 @@ async function sessionScreen(sid, seq) {
   const best = valid.slice().sort((a, b) => a.time_s - b.time_s || a.lap - b.lap)[0];
   const other = valid.filter((l) => !best || l.lap !== best.lap).slice(-1)[0] || best;
   const nm = sessionName(s);
-  view.innerHTML = `<h1>${esc(nm.title)} · ${esc(s.driver_name || s.driver_id)}</h1><p class="muted small">${esc(nm.sub)} · <span class="sid">${esc(sid)}</span></p>
-    <div class="row"><a class="btn" id="go-debrief" href="#/debrief/${encodeURIComponent(sid)}">Debrief</a>
-      <a class="btn" href="#/ask/${encodeURIComponent(sid)}">Ask about this session</a>
-      <a class="btn" href="#/cues/${encodeURIComponent(sid)}">Cue log</a>
-      <button class="btn" id="export">Share with a coach</button>
-      <button class="btn danger" id="delete">Delete session</button></div>
-    <div class="grid">
-      <div class="card"><h2>Laps</h2><div class="table-wrap"><table id="laps"><thead><tr><th>Lap</th><th>Time</th><th>Δ to best, s</th><th>Kind</th><th>Note</th></tr></thead><tbody>
-        ${laps.map((l) => `<tr class="${(best && l.lap === best.lap) ? "best" : ""} ${l.kind === "full" && !l.valid ? "invalid" : ""}" data-lap="${l.lap}">
-          <td>${l.lap}</td><td>${lapTime(l.time_s)}</td><td>${best && l.kind === "full" ? (l.time_s - best.time_s >= 0 ? "+" : "") + num(l.time_s - best.time_s) : ""}</td>
-          <td>${esc(l.kind)}</td><td>${(best && l.lap === best.lap) ? "best" : esc(l.invalid_reason || "")}</td></tr>`).join("")}</tbody></table></div></div>
-      <div class="card"><h2>Lap times (full laps)</h2><div id="lapchart"></div></div>
-    </div>
-    <div class="card" id="quality" ${s.data_quality || s.quality ? "" : "hidden"}><h2>Data quality</h2>${qualityHtml(s.data_quality || s.quality)}</div>
-    <div class="card"><h2>Overlay</h2>
-      <div class="row">Reference <select id="lapA"><optgroup label="This session">${full.map((l) => `<option value="${esc(sid)}:${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}${best ? `<option value="${esc(sid)}:achievable">achievable lap (your laps joined where they matched)</option>` : ""}</optgroup></select>
-        <select id="refLap" hidden aria-label="lap of that session"></select>
-        against <select id="lapB">${full.map((l) => `<option value="${l.lap}">${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}</select></div>
-      <div id="overlay-speed"></div><div id="overlay-pedals"></div><div id="overlay-delta"></div></div>
-    <div class="grid"><div class="card"><h2 id="map-title">Track map</h2><div id="trackmap"></div></div>
-      <div class="card"><h2 id="corners-title">Corners</h2><div id="corners"></div></div></div>`;
+  const enc = encodeURIComponent(sid);
+  const isBest = (l) => best && l.lap === best.lap;
+  const lapRows = laps.map((l) => h("tr", {class: [isBest(l) ? "best" : "", l.kind === "full" && !l.valid ? "invalid" : ""].join(" ").trim(), dataset: {lap: l.lap}},
+    td(l.lap), td(lapTime(l.time_s)),
+    td(best && l.kind === "full" ? (l.time_s - best.time_s >= 0 ? "+" : "") + num(l.time_s - best.time_s) : ""),
+    td(l.kind), td(isBest(l) ? "best" : (l.invalid_reason || ""))));
+  const quality = s.data_quality || s.quality;
+  const selA = h("select", {id: "lapA"}, h("optgroup", {label: "This session"},
+    full.map((l) => h("option", {value: `${sid}:${l.lap}`}, `lap ${l.lap} · ${lapTime(l.time_s)}`)),
+    best ? h("option", {value: `${sid}:achievable`}, "achievable lap (your laps joined where they matched)") : null));
+  const selRef = h("select", {id: "refLap", hidden: true, "aria-label": "lap of that session"});
+  const selB = h("select", {id: "lapB"}, full.map((l) => h("option", {value: l.lap}, `${l.lap} · ${lapTime(l.time_s)}`)));
+  Dom.fill(view, h("h1", {}, `${nm.title} · ${driverOf(s)}`),
+    h("p", {class: "muted small"}, `${nm.sub} · `, h("span", {class: "sid"}, sid)),
+    h("div", {class: "row"}, h("a", {class: "btn", id: "go-debrief", href: `#/debrief/${enc}`}, "Debrief"),
+      h("a", {class: "btn", href: `#/ask/${enc}`}, "Ask about this session"),
+      h("a", {class: "btn", href: `#/cues/${enc}`}, "Cue log"),
+      h("button", {class: "btn", id: "export", onclick: () => exportSession(sid).catch((e) => showBanner(e.message, "error"))}, "Share with a coach"),
+      h("button", {class: "btn danger", id: "delete", onclick: () => deleteSession(sid, nm.title).catch((e) => showBanner(e.message, "error"))}, "Delete session")),
+    h("div", {class: "grid"},
+      h("div", {class: "card"}, h("h2", {}, "Laps"), table("laps", ["Lap", "Time", "Δ to best, s", "Kind", "Note"], lapRows)),
+      h("div", {class: "card"}, h("h2", {}, "Lap times (full laps)"), h("div", {id: "lapchart"}))),
+    h("div", {class: "card", id: "quality", hidden: !quality}, h("h2", {}, "Data quality"), qualityNodes(quality)),
+    h("div", {class: "card"}, h("h2", {}, "Overlay"),
+      h("div", {class: "row"}, "Reference ", selA, " ", selRef, " against ", selB),
+      h("div", {id: "overlay-speed"}), h("div", {id: "overlay-pedals"}), h("div", {id: "overlay-delta"})),
+    h("div", {class: "grid"}, h("div", {class: "card"}, h("h2", {id: "map-title"}, "Track map"), h("div", {id: "trackmap"})),
+      h("div", {class: "card"}, h("h2", {id: "corners-title"}, "Corners"), h("div", {id: "corners"}))));
   // the axis spans the laps' own range (not from zero), so a second's difference shows; values on wide bars
   Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
-    color: (best && l.lap === best.lap) ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, zero: false});
-  document.getElementById("export").onclick = () => exportSession(sid).catch((e) => showBanner(e.message, "error"));
-  document.getElementById("delete").onclick = () => deleteSession(sid, nm.title).catch((e) => showBanner(e.message, "error"));
-  const selA = document.getElementById("lapA"), selB = document.getElementById("lapB");
+    color: isBest(l) ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, zero: false});
   if (best) selA.value = `${sid}:${best.lap}`;
   if (other) selB.value = other.lap;
   // any other session at this track can be the reference too: its best lap (yours, a friend's, another logger's)
   const others = (await api("/sessions").catch(() => [])).filter((o) => o.session_id !== sid && o.track_id && o.track_id === s.track_id && o.best_lap != null);
   if (stale(seq)) return;
-  if (others.length) selA.insertAdjacentHTML("beforeend", `<optgroup label="Other sessions here (best lap)">${others.map((o) =>
-    `<option value="${esc(o.session_id)}:${o.best_lap}">${esc(o.driver_id)} · ${esc(when(o.started_at))} · lap ${o.best_lap} · ${lapTime(o.best_lap_s)}</option>`).join("")}</optgroup>`);
+  if (others.length) Dom.add(selA, h("optgroup", {label: "Other sessions here (best lap)"}, others.map((o) =>
+    h("option", {value: `${o.session_id}:${o.best_lap}`}, `${o.driver_id} · ${when(o.started_at)} · lap ${o.best_lap} · ${lapTime(o.best_lap_s)}`))));
   // another session's reference: its best lap first, then any of its valid laps (#refLap)
-  const selRef = document.getElementById("refLap");
   const draw = async () => {
     const [refSid, best] = selA.value.split(/:(?=[^:]*$)/);
     const ref = refSid === sid ? null : others.find((o) => o.session_id === refSid);
@@ -140,7 +150,7 @@ async function sessionScreen(sid, seq) {
       if (ref && selRef.dataset.sid !== refSid) {
         const theirs = (await api(`/sessions/${encodeURIComponent(refSid)}/laps`)).filter((l) => l.kind === "full" && l.valid);
         if (stale(seq)) return;
-        selRef.innerHTML = theirs.map((l) => `<option value="${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("");
+        Dom.fill(selRef, theirs.map((l) => h("option", {value: l.lap}, `lap ${l.lap} · ${lapTime(l.time_s)}`)));
         selRef.dataset.sid = refSid;
         selRef.value = best;
       }
@@ -205,7 +215,7 @@ async function overlay(sid, b, ref, corners, seq) {
   const pedalBox = document.getElementById("overlay-pedals");
   if (drawn.length) Charts.line(pedalBox, drawn, {title: "pedals", height: 170, xUnit: "m"});
   else pedalBox.replaceChildren();
-  if (missing.length) pedalBox.insertAdjacentHTML("beforeend", `<p class="muted small" id="not-recorded">Not recorded in this session: ${esc(missing.join(" and "))}.</p>`);
+  if (missing.length) Dom.add(pedalBox, h("p", {class: "muted small", id: "not-recorded"}, `Not recorded in this session: ${missing.join(" and ")}.`));
   Charts.line(document.getElementById("overlay-delta"), [{x, y: delta, color: "#e6edf3", label: `delta s (lap ${b} − ${a})`}],
     {title: "delta", height: 140, zeroLine: true, xUnit: "m"});
   // where time is lost, not the running total: the delta's change over ±50 m
@@ -220,15 +230,16 @@ async function overlay(sid, b, ref, corners, seq) {
     {marks, start: {lat: B.lat[0], lon: B.lon[0], label: "S/F"}});
   document.getElementById("map-title").textContent = `Track map, lap ${b} against ${a}: red where lap ${b} loses time, green where it gains`;
   document.getElementById("corners-title").textContent = `Corners, lap ${b} (Δ against ${a})`;
-  document.getElementById("corners").innerHTML = `<div class="table-wrap"><table id="corner-table"><thead><tr><th>Corner</th><th>Entry km/h</th><th>Min km/h</th>
-    <th>Exit km/h</th><th>Brakes at, m</th><th>Time, s</th><th title="lap ${b} minus ${a}; negative is faster">Δ s vs ${a}</th></tr></thead><tbody>${ids.map((id) => {
-      const c = cb[id], r = ca[id];
-      const d = r && c.time_s != null && r.time_s != null ? c.time_s - r.time_s : null;
-      return `<tr><td>${esc(c.corner_name)}</td><td>${num(c.entry_kmh, 0)}</td><td>${num(c.min_kmh, 0)}</td><td>${num(c.exit_kmh, 0)}</td>
-        <td>${c.brake_point_m != null ? num(c.brake_point_m, 0) : "–"}</td><td>${num(c.time_s, 2)}</td>
-        <td style="color:${d > 0.02 ? "var(--bad)" : d < -0.02 ? "var(--good)" : "inherit"}">${d == null ? "–" : (d >= 0 ? "+" : "") + num(d, 2)}</td></tr>`;
-    }).join("")}</tbody></table></div><p class="muted small">Entry, minimum and exit speed in km/h; brake point in metres from the
-    start/finish line; Δ = lap ${b} − ${a} through the corner, negative is faster.</p>`;
+  const sign = (d) => (d > 0.02 ? "var(--bad)" : d < -0.02 ? "var(--good)" : "inherit");
+  Dom.fill(document.getElementById("corners"), table("corner-table", ["Corner", "Entry km/h", "Min km/h", "Exit km/h", "Brakes at, m", "Time, s",
+    h("th", {title: `lap ${b} minus ${a}; negative is faster`}, `Δ s vs ${a}`)], ids.map((id) => {
+    const c = cb[id], r = ca[id];
+    const d = r && c.time_s != null && r.time_s != null ? c.time_s - r.time_s : null;
+    return h("tr", {}, td(c.corner_name), td(num(c.entry_kmh, 0)), td(num(c.min_kmh, 0)), td(num(c.exit_kmh, 0)),
+      td(c.brake_point_m != null ? num(c.brake_point_m, 0) : "–"), td(num(c.time_s, 2)),
+      h("td", {style: `color:${sign(d)}`}, d == null ? "–" : (d >= 0 ? "+" : "") + num(d, 2)));
+  })), h("p", {class: "muted small"}, `Entry, minimum and exit speed in km/h; brake point in metres from the
+    start/finish line; Δ = lap ${b} − ${a} through the corner, negative is faster.`));
 }
 
 // "Turn 11" -> "T11", "Corner 3a" -> "C3A"; one corner format: the track's name in tables, this short form on the map
@@ -238,22 +249,23 @@ function shortCorner(c) {
 }
 
 // the data-quality report of a session, whatever its shape: a list of findings or key/value facts
-function qualityHtml(q) {
-  if (!q) return "";
-  if (Array.isArray(q)) return `<ul>${q.map((x) => `<li>${esc(typeof x === "object" ? (x.message || x.text || JSON.stringify(x)) : x)}</li>`).join("")}</ul>`;
-  if (typeof q !== "object") return `<p>${esc(q)}</p>`;
-  return `<dl class="kv">${Object.entries(q).map(([k, v]) => `<dt>${esc(human(k).name)}</dt><dd>${esc(typeof v === "object" ? JSON.stringify(v) : v)}</dd>`).join("")}</dl>`;
+function qualityNodes(q) {
+  if (!q) return null;
+  const text = (v) => (typeof v === "object" ? JSON.stringify(v) : v);
+  if (Array.isArray(q)) return h("ul", {}, q.map((x) => h("li", {}, typeof x === "object" && x ? (x.message || x.text || JSON.stringify(x)) : x)));
+  if (typeof q !== "object") return h("p", {}, q);
+  return h("dl", {class: "kv"}, Object.entries(q).map(([k, v]) => [h("dt", {}, human(k).name), h("dd", {}, text(v))]));
 }
 
 // ---------- Debrief ---------- (the data cards and step names: cards.js)
 async function debriefScreen(sid, seq) {
   const s = await api(`/sessions/${sid}`);
   if (stale(seq)) return;
-  view.innerHTML = `<h1>Debrief · ${esc(sessionName(s).title)} · ${esc(s.driver_name || s.driver_id)}</h1>
-    <div class="grid"><div class="card"><h2>Progress</h2><ul class="phases" id="phases"></ul></div>
-    <div class="card"><h2>Your engineer</h2><div id="state" class="muted">Starting…</div><div class="narrative" id="narrative"></div>
-      <div id="verdict"></div><ul id="focus"></ul></div></div>
-    <h2>Data</h2><div class="grid" id="data"></div>`;
+  Dom.fill(view, h("h1", {}, `Debrief · ${sessionName(s).title} · ${driverOf(s)}`),
+    h("div", {class: "grid"}, h("div", {class: "card"}, h("h2", {}, "Progress"), h("ul", {class: "phases", id: "phases"})),
+      h("div", {class: "card"}, h("h2", {}, "Your engineer"), h("div", {id: "state", class: "muted"}, "Starting…"),
+        h("div", {class: "narrative", id: "narrative"}), h("div", {id: "verdict"}), h("ul", {id: "focus"}))),
+    h("h2", {}, "Data"), h("div", {class: "grid", id: "data"}));
   const body = {session_id: sid, driver_id: s.driver_id};
   await streamWithReconnect("/coach/debrief", body, debriefHandlers());
 }
@@ -261,11 +273,11 @@ async function debriefScreen(sid, seq) {
 function debriefHandlers() {
   const $ = (id) => document.getElementById(id);
   return {
-    reset() { $("phases").innerHTML = ""; $("narrative").textContent = ""; $("data").innerHTML = ""; $("verdict").innerHTML = ""; $("focus").innerHTML = ""; },
+    reset() { for (const id of ["phases", "narrative", "data", "verdict", "focus"]) Dom.fill($(id)); },
     phase(d) {
       const id = `ph-${d.agent}`;
       let li = document.getElementById(id);
-      if (!li) { li = document.createElement("li"); li.id = id; $("phases").appendChild(li); }
+      if (!li) { li = h("li", {id}); $("phases").appendChild(li); }
       li.className = d.status;
       const status = {started: "started", finished: "done", queued: `waiting (${d.ahead} ahead)`}[d.status] || d.status;
       li.textContent = `${stepWords(d.agent)}: ${status}${d.ms ? ` · ${num(d.ms / 1000, 1)} s` : ""}`;
@@ -278,16 +290,15 @@ function debriefHandlers() {
       $("state").textContent = `Done in ${num(d.ms / 1000, 1)} s · ${d.llm_calls} model call${d.llm_calls === 1 ? "" : "s"} · ${d.emotion}`;
       $("state").dataset.done = "1";
       const v = $("verdict");
-      if (d.narrator && d.narrator !== "llm") v.insertAdjacentHTML("beforeend", `<div class="template" id="template-note"><b>Written from the data, not by the model.</b>
-        ${esc(d.reason || "")}</div>`);
-      if (d.ungrounded && d.ungrounded.length) v.insertAdjacentHTML("beforeend", `<div class="warn" id="ungrounded"><b>Check these:</b> the
-        model mentioned ${d.ungrounded.map(esc).join(", ")}, which the session data does not contain.</div>`);
-      $("focus").innerHTML = (d.focus_items || []).map((f) => `<li>${esc(f)}</li>`).join("");
+      if (d.narrator && d.narrator !== "llm") Dom.add(v, h("div", {class: "template", id: "template-note"},
+        h("b", {}, "Written from the data, not by the model."), " ", d.reason || ""));
+      if (d.ungrounded && d.ungrounded.length) Dom.add(v, h("div", {class: "warn", id: "ungrounded"}, h("b", {}, "Check these:"),
+        ` the model mentioned ${d.ungrounded.join(", ")}, which the session data does not contain.`));
+      Dom.fill($("focus"), (d.focus_items || []).map((f) => h("li", {}, f)));
     },
     error(d) { $("state").textContent = `Error: ${d.message}`; showBanner(`The debrief failed: ${d.message}`, "error"); },
   };
 }
-
 // the stream the current screen is showing; leaving the screen cancels it (the paddock then cancels the run)
 let activeStream = null;
 
@@ -338,45 +349,46 @@ async function askScreen(sid, seq) {
   const intents = Object.keys(agents.intents || {});
   const current = sid || (sessions[0] && sessions[0].session_id) || "";
   const driver = (sessions.find((x) => x.session_id === current) || {}).driver_id || "driver";
-  view.innerHTML = `<h1>Ask your engineer</h1><div class="card"><div class="row">
-      Session <select id="ask-session">${sessions.map((x) => `<option value="${esc(x.session_id)}">${esc(sessionName(x).title)} · ${esc(x.driver_name || x.driver_id)}</option>`).join("")}</select>
-      Topic <select id="intent"><option value="">let Pitwall decide</option>${intents.map((i) => `<option value="${i}">${i.replace("_", " ")} → ${esc(agents.intents[i])}</option>`).join("")}</select></div>
-    <div class="chat" id="chat"></div>
-    <form id="ask-form" class="row" style="margin-top:.8rem"><input id="question" style="flex:1" maxlength="2000"
-      placeholder="Why was lap 7 slower than lap 5?" autocomplete="off"><button id="ask-btn">Ask</button></form></div>`;
-  document.getElementById("ask-session").value = current;
-  document.getElementById("ask-form").onsubmit = async (ev) => {
+  const sessionSel = h("select", {id: "ask-session"}, sessions.map((x) => h("option", {value: x.session_id}, `${sessionName(x).title} · ${driverOf(x)}`)));
+  const intentSel = h("select", {id: "intent"}, h("option", {value: ""}, "let Pitwall decide"),
+    intents.map((i) => h("option", {value: i}, `${i.replace("_", " ")} → ${agents.intents[i]}`)));
+  const question = h("input", {id: "question", style: "flex:1", maxlength: 2000, placeholder: "Why was lap 7 slower than lap 5?", autocomplete: "off"});
+  const btn = h("button", {id: "ask-btn"}, "Ask");
+  const chat = h("div", {class: "chat", id: "chat"});
+  const form = h("form", {id: "ask-form", class: "row", style: "margin-top:.8rem"}, question, btn);
+  Dom.fill(view, h("h1", {}, "Ask your engineer"), h("div", {class: "card"},
+    h("div", {class: "row"}, "Session ", sessionSel, " Topic ", intentSel), chat, form));
+  sessionSel.value = current;
+  form.onsubmit = async (ev) => {
     ev.preventDefault();
-    const q = document.getElementById("question").value.trim();
+    const q = question.value.trim();
     if (!q) return;
-    const chat = document.getElementById("chat"), btn = document.getElementById("ask-btn");
-    const sel = document.getElementById("ask-session").value;
+    const sel = sessionSel.value;
     const drv = (sessions.find((x) => x.session_id === sel) || {}).driver_id || driver;
-    chat.insertAdjacentHTML("beforeend", `<div class="msg user">${esc(q)}</div>`);
-    const out = document.createElement("div");
-    out.className = "msg assistant";
+    Dom.add(chat, h("div", {class: "msg user"}, q));
+    const out = h("div", {class: "msg assistant"});
     chat.appendChild(out);
     btn.disabled = true;
     const body = {driver_id: drv, session_id: sel || null, question: q};
-    const intent = document.getElementById("intent").value;
-    if (intent) body.intent = intent;
+    if (intentSel.value) body.intent = intentSel.value;
     await streamWithReconnect("/coach/ask", body, {
       reset() { out.textContent = ""; },
       phase() {},
       token(d) { out.textContent += d.text; },
       done(d) {
         out.dataset.done = "1";
-        if (d.available === false) { out.innerHTML = `<i>The model is not available: ${esc(d.reason)}</i>`; return; }
+        if (d.available === false) { Dom.fill(out, h("i", {}, `The model is not available: ${d.reason}`)); return; }
         out.textContent = d.text;
         // an answer not written by the model says so, and why (narrator "template" / "data" / anything else)
-        if (d.narrator && d.narrator !== "llm") out.insertAdjacentHTML("afterbegin", `<div class="template narrator" data-narrator="${esc(d.narrator)}"><b>${
-          d.narrator === "data" ? "Answered from your data, not by the model." : d.narrator === "template" ? "Written from the data, not by the model." : `Answered by: ${esc(d.narrator)}.`}</b> ${esc(d.reason || "")}</div>`);
-        out.insertAdjacentHTML("beforeend", `<div class="muted" style="font-size:.8rem">${esc(d.agent || "")}${(d.tools || []).length ? " · " + d.tools.map((t) => esc(t.tool)).join(", ") : ""}</div>`);
+        if (d.narrator && d.narrator !== "llm") out.prepend(h("div", {class: "template narrator", dataset: {narrator: d.narrator}}, h("b", {},
+          d.narrator === "data" ? "Answered from your data, not by the model." : d.narrator === "template" ? "Written from the data, not by the model." : `Answered by: ${d.narrator}.`),
+          " ", d.reason || ""));
+        Dom.add(out, h("div", {class: "muted", style: "font-size:.8rem"}, d.agent || "", (d.tools || []).length ? " · " + d.tools.map((t) => t.tool).join(", ") : ""));
       },
-      error(d) { out.dataset.done = "1"; out.innerHTML = `<i>Could not answer: ${esc(d.message)}</i>`; },
+      error(d) { out.dataset.done = "1"; Dom.fill(out, h("i", {}, `Could not answer: ${d.message}`)); },
     });
     btn.disabled = false;
-    document.getElementById("question").value = "";
+    question.value = "";
   };
 }
 
@@ -398,21 +410,23 @@ async function cuesScreen(sid, seq) {
   const why = {};
   for (const n of notes) if (n.status !== "spoken") why[held(n.reason)] = (why[held(n.reason)] || 0) + 1;
   const whyText = Object.entries(why).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${v} ${k}`).join("; ");
-  view.innerHTML = `<h1>Cue log <span class="muted">${esc(sessionName(s).title)}</span></h1>
-    <p>${spoken} cue${spoken === 1 ? "" : "s"} spoken${notes.length > spoken ? `, ${notes.length - spoken} held back (${esc(whyText)})` : ""}.
-      A cue that would come too late is never said: late is worse than silence.</p>
-    <div class="card"><div class="table-wrap"><table id="cue-table"><thead><tr><th>Lap</th><th>Where</th><th>Cue</th><th>Said?</th><th>Why not</th></tr></thead>
-    <tbody>${notes.map((n) => `<tr title="rule ${esc(n.rule)}"><td>${n.lap ?? "–"}</td><td>${esc(n.corner ? shortCorner({corner_name: n.corner}) : "")} ${n.dist_m != null ? `<span class="muted small">${num(n.dist_m, 0)} m</span>` : ""}</td>
-      <td>${esc(n.text)}</td><td><span class="tag ${esc(n.status)} ${n.priority >= 3 ? "safety" : ""}">${n.status === "spoken" ? "said" : "held back"}${n.priority >= 3 ? " · safety" : ""}</span></td>
-      <td>${n.status === "spoken" ? "" : esc(held(n.reason))}</td></tr>`).join("") || `<tr><td colspan="5" class="muted">No cues for this session.</td></tr>`}</tbody></table></div></div>`;
+  const rows = notes.map((n) => h("tr", {title: `rule ${n.rule}`}, td(n.lap ?? "–"),
+    td(n.corner ? shortCorner({corner_name: n.corner}) : "", " ", n.dist_m != null ? h("span", {class: "muted small"}, `${num(n.dist_m, 0)} m`) : null),
+    td(n.text), td(h("span", {class: `tag ${n.status} ${n.priority >= 3 ? "safety" : ""}`}, `${n.status === "spoken" ? "said" : "held back"}${n.priority >= 3 ? " · safety" : ""}`)),
+    td(n.status === "spoken" ? "" : held(n.reason))));
+  Dom.fill(view, h("h1", {}, "Cue log ", h("span", {class: "muted"}, sessionName(s).title)),
+    h("p", {}, `${spoken} cue${spoken === 1 ? "" : "s"} spoken${notes.length > spoken ? `, ${notes.length - spoken} held back (${whyText})` : ""}.
+      A cue that would come too late is never said: late is worse than silence.`),
+    h("div", {class: "card"}, table("cue-table", ["Lap", "Where", "Cue", "Said?", "Why not"],
+      rows.length ? rows : h("tr", {}, h("td", {colspan: 5, class: "muted"}, "No cues for this session.")))));
 }
 
 // ---------- Agent traces ----------
 let tracePoll = null;
 async function tracesScreen(seq) {
   if (stale(seq)) return;
-  view.innerHTML = `<h1>Agent traces</h1><p class="muted">Every agent run, tool call and model error, newest first; refreshed every 3 s.</p>
-    <div class="card"><div class="table-wrap"><table id="trace-table"><thead><tr><th>Time</th><th>Agent / tool</th><th>Event</th><th>Latency</th><th>OK</th><th>Session</th></tr></thead><tbody></tbody></table></div></div>`;
+  Dom.fill(view, h("h1", {}, "Agent traces"), h("p", {class: "muted"}, "Every agent run, tool call and model error, newest first; refreshed every 3 s."),
+    h("div", {class: "card"}, table("trace-table", ["Time", "Agent / tool", "Event", "Latency", "OK", "Session"], [])));
   let since = null;
   const tbody = view.querySelector("#trace-table tbody");
   const load = async () => {
@@ -420,8 +434,8 @@ async function tracesScreen(seq) {
     if (stale(seq)) return;
     if (!r.available) { showBanner(`Traces unavailable: ${r.reason}`, "error"); return; }
     if (r.traces.length) since = r.traces[0].ts;
-    tbody.insertAdjacentHTML("afterbegin", r.traces.map((t) => `<tr><td>${esc(String(t.ts).slice(11, 23))}</td><td>${esc(t.agent_name)}</td>
-      <td>${esc(t.event_type)}</td><td>${num(t.latency_ms, 1)} ms</td><td>${t.success ? "✓" : "✗"}</td><td>${esc(t.pitwall_sid || "")}</td></tr>`).join(""));
+    tbody.prepend(...r.traces.map((t) => h("tr", {}, td(String(t.ts).slice(11, 23)), td(t.agent_name), td(t.event_type),
+      td(`${num(t.latency_ms, 1)} ms`), td(t.success ? "✓" : "✗"), td(t.pitwall_sid || ""))));
   };
   await load();
   tracePoll = setInterval(() => load().catch(() => {}), 3000);
@@ -439,7 +453,7 @@ async function route() {
   showBanner("");
   const [, screen, arg] = (location.hash || "#/").split("/");
   const sid = arg ? decodeURIComponent(arg) : "";
-  view.innerHTML = `<p class="muted">Loading…</p>`;
+  Dom.fill(view, h("p", {class: "muted"}, "Loading…"));
   try {
     if (screen === "session" && sid) await sessionScreen(sid, seq);
     else if (screen === "debrief" && sid) await debriefScreen(sid, seq);

@@ -2,7 +2,7 @@
 // summary in the driver's words with labelled units: no ids the screen's title already gives, no flags or
 // bookkeeping, a lap number and its time as one row ("Best lap: lap 2 · 1:35.343"), corners as T11, and
 // what the session did not record said as such. Steps are named by what they do, never by a class name.
-// Uses num, esc and lapTime (app.js) and Charts (charts.js) when called.
+// Uses num and lapTime (app.js), Dom (dom.js) and Charts (charts.js) when called; data is text, never HTML.
 
 const CARD_TITLES = {
   highlights_data: "Session highlights", telemetry_data: "Where lap times vary", pedagogy_data: "Your practice plan",
@@ -105,51 +105,45 @@ function cardFacts(d) {
 // the opportunities and the threads: one row each, the numbers as the tools give them
 const lapWords = (xs) => (xs || []).map((x) => `lap ${x}`).join(", ");
 function opportunityRows(d) {
-  const o = d.opportunities || [];
-  if (!o.length) return `<p class="muted">No opportunity to name${d.reason ? `: ${esc(d.reason)}` : ""}.</p>`;
-  return `<ol class="opps">${o.map((x) => `<li data-corner="${esc(x.corner_id)}"><b>${esc(x.corner)}</b> · ${num(x.time_to_gain_s, 2)} s a lap
-    on ${esc(lapWords(x.laps))}<br>${esc(x.rule.says)}: <b>${esc(x.target)}</b><br><span class="muted small">Rule ${esc(x.rule.name)}
-    (${esc(x.rule.threshold_name)} ${esc(x.rule.threshold)}); check: ${esc(x.check.text)}</span></li>`).join("")}</ol>`;
+  const h = Dom.h, o = d.opportunities || [];
+  if (!o.length) return h("p", {class: "muted"}, `No opportunity to name${d.reason ? `: ${d.reason}` : ""}.`);
+  return h("ol", {class: "opps"}, o.map((x) => h("li", {dataset: {corner: x.corner_id}}, h("b", {}, x.corner),
+    ` · ${num(x.time_to_gain_s, 2)} s a lap on ${lapWords(x.laps)}`, h("br"), `${x.rule.says}: `, h("b", {}, x.target), h("br"),
+    h("span", {class: "muted small"}, `Rule ${x.rule.name} (${x.rule.threshold_name} ${x.rule.threshold}); check: ${x.check.text}`))));
 }
 function threadRows(d) {
-  const t = d.threads || [];
-  if (!t.length) return `<p class="muted">${esc(d.reason || "No thread to follow.")}</p>`;
-  const now = (x) => x.status === "no new data" ? esc(x.reason || "") : x.status === "resolved" ? "no lap loses time there now"
+  const h = Dom.h, t = d.threads || [];
+  if (!t.length) return h("p", {class: "muted"}, d.reason || "No thread to follow.");
+  const now = (x) => x.status === "no new data" ? x.reason || "" : x.status === "resolved" ? "no lap loses time there now"
     : `${num(x.now.time_to_gain_s, 2)} s a lap on ${x.now.laps_lost} of ${x.now.valid_laps} laps`;
-  return `<ul class="threads">${t.map((x) => `<li data-corner="${esc(x.corner_id)}" data-status="${esc(x.status)}"><b>${esc(x.corner)}</b>
-    <span class="status">${esc(x.status)}</span>: ${num(x.before.time_to_gain_s, 2)} s a lap on ${x.before.laps_lost} of
-    ${x.before.valid_laps} laps → ${now(x)}<br><span class="muted small">${esc(x.target)}</span></li>`).join("")}</ul>`;
+  return h("ul", {class: "threads"}, t.map((x) => h("li", {dataset: {corner: x.corner_id, status: x.status}}, h("b", {}, x.corner), " ",
+    h("span", {class: "status"}, x.status), `: ${num(x.before.time_to_gain_s, 2)} s a lap on ${x.before.laps_lost} of
+    ${x.before.valid_laps} laps → ${now(x)}`, h("br"), h("span", {class: "muted small"}, x.target))));
 }
 
 function dataCard(ev) {
-  const card = document.createElement("div");
-  card.className = "card data-card";
-  card.dataset.key = ev.key;
+  const h = Dom.h;
   const d = ev.data || {};
   const title = CARD_TITLES[ev.key] || stepWords(String(ev.key || "").replace(/_data$/, "").replace(/_(.)/g, (_, c) => c.toUpperCase()).replace(/^./, (c) => c.toUpperCase()));
-  card.innerHTML = `<h2>${esc(title)}</h2>`;
-  if (!d.error && (ev.key === "opportunities_data" || ev.key === "threads_data")) {
-    card.insertAdjacentHTML("beforeend", ev.key === "threads_data" ? threadRows(d) : opportunityRows(d));
-    return card;
-  }
+  const card = h("div", {class: "card data-card", dataset: {key: ev.key}}, h("h2", {}, title));
+  if (!d.error && (ev.key === "opportunities_data" || ev.key === "threads_data"))
+    return Dom.add(card, ev.key === "threads_data" ? threadRows(d) : opportunityRows(d));
   const [listKey, field, chartTitle] = CHARTS[ev.key] || [];
   const list = (Array.isArray(d[listKey]) ? d[listKey] : []).filter((r) => r && typeof r[field] === "number");
   if (list.length >= 2) {
-    const box = document.createElement("div");
-    box.className = "card-chart";
+    const box = h("div", {class: "card-chart"});
     card.appendChild(box);
     const label = (r) => (r.lap != null ? `lap ${r.lap}` : cornerId(r.corner ?? r.corner_id ?? ""));
     Charts.bars(box, list.slice(0, 40).map((r) => ({label: label(r), value: r[field]})),
       {height: 150, title: chartTitle, valueFmt: (v) => num(v, Math.abs(v) >= 100 ? 0 : 2)});
-    card.insertAdjacentHTML("beforeend", `<p class="muted small">${esc(chartTitle)}, per ${list[0].lap != null ? "lap" : "corner"}</p>`);
+    Dom.add(card, h("p", {class: "muted small"}, `${chartTitle}, per ${list[0].lap != null ? "lap" : "corner"}`));
   }
   if (Array.isArray(d.blocks) && d.blocks.length)  // a practice plan: its blocks, in order
-    card.insertAdjacentHTML("beforeend", `<ol class="plan">${d.blocks.map((b) =>
-      `<li>${esc(b.laps)} lap${b.laps === 1 ? "" : "s"}: ${esc(b.focus)}</li>`).join("")}</ol>`);
+    Dom.add(card, h("ol", {class: "plan"}, d.blocks.map((b) => h("li", {}, `${b.laps} lap${b.laps === 1 ? "" : "s"}: ${b.focus}`))));
   const facts = cardFacts(d);
-  if (facts.length) card.insertAdjacentHTML("beforeend", `<dl class="kv">${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`);
+  if (facts.length) Dom.add(card, h("dl", {class: "kv"}, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
   for (const note of [d.not_recorded && `Not recorded: ${d.not_recorded}`, d.available === false && d.reason, d.warning])
-    if (note) card.insertAdjacentHTML("beforeend", `<p class="muted small">${esc(note)}</p>`);
-  if (d.error) card.insertAdjacentHTML("beforeend", `<p class="warn">${esc(d.error.message || d.error)}</p>`);
+    if (note) Dom.add(card, h("p", {class: "muted small"}, note));
+  if (d.error) Dom.add(card, h("p", {class: "warn"}, d.error.message || d.error));
   return card;
 }

@@ -1,4 +1,5 @@
 // Pitwall charts: small SVG line, bar and track-map charts drawn in the browser from JSON. No CDN, no build.
+// Labels are text (textContent, Dom from dom.js), never HTML.
 "use strict";
 const Charts = (() => {
   const NS = "http://www.w3.org/2000/svg";
@@ -51,7 +52,7 @@ const Charts = (() => {
     if (series.some((s) => s.label)) {
       const lg = document.createElement("div");
       lg.className = "legend";
-      for (const s of series) lg.insertAdjacentHTML("beforeend", `<span><i style="background:${s.color}"></i>${s.label}</span>`);
+      for (const s of series) Dom.add(lg, Dom.h("span", {}, Dom.h("i", {style: `background:${s.color}`}), s.label));
       container.appendChild(lg);
     }
     return svg;
