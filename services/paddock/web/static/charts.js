@@ -19,40 +19,61 @@ const Charts = (() => {
   };
   // drawn at the container's own pixel width, so 11 px text is 11 px on a phone and on a tablet
   const widthOf = (c, dflt) => Math.max(300, Math.round((c && c.getBoundingClientRect().width) || dflt));
-  const fmt = (v) => Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
+  // axis numbers: no "-0.00" for a value that rounds to zero
+  const fmt = (v) => {
+    const s = Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
+    return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
+  };
+  // the left margin fits the longest axis label (11 px text, about 7 px a character)
+  const leftFor = (labels, min) => Math.max(min, Math.max(...labels.map((t) => String(t).length)) * 7 + 12);
+  // a y-axis title, turned along the axis
+  const yTitle = (svg, text, H, T, B) => {
+    if (!text) return;
+    el("text", {x: 11, y: T + (H - T - B) / 2, "text-anchor": "middle", class: "axis-title",
+                transform: `rotate(-90 11 ${T + (H - T - B) / 2})`}, svg).textContent = text;
+  };
 
-  // series: [{x: [...], y: [...], color, label}]; opts: {height, yLabel, zeroLine}
+  // series: [{x: [...], y: [...], color, label, width, dash}]; opts: {height, yLabel (the axis title with
+  // its unit), xUnit, zeroLine}
   function line(container, series, opts = {}) {
-    const W = widthOf(container, 900), H = opts.height || 220, L = 48, R = 10, T = 10, B = 24;
+    const [y0, y1] = opts.yRange || extent(series.map((s) => s.y));
+    const yTicks = [0, 1, 2, 3, 4].map((i) => fmt(y0 + (y1 - y0) * i / 4));
+    const W = widthOf(container, 900), H = opts.height || 220, R = 10, T = 10, B = 24;
+    const L = leftFor(yTicks, 40) + (opts.yLabel ? 16 : 0);
     const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img",
                            "aria-label": opts.title || "chart", "data-series": series.length});
     const xTicks = W < 500 ? 3 : 5;
     const [x0, x1] = extent(series.map((s) => s.x));
-    const [y0, y1] = opts.yRange || extent(series.map((s) => s.y));
+    const xText = (v) => opts.xUnit ? `${Math.round(v)} ${opts.xUnit}` : fmt(v);
     const sx = (v) => L + (v - x0) / (x1 - x0 || 1) * (W - L - R);
     const sy = (v) => T + (1 - (v - y0) / (y1 - y0 || 1)) * (H - T - B);
     el("rect", {x: L, y: T, width: W - L - R, height: H - T - B, fill: "none", stroke: "#2a3a4a"}, svg);
     for (let i = 0; i <= 4; i++) {
       const v = y0 + (y1 - y0) * i / 4, y = sy(v);
       el("line", {x1: L, x2: W - R, y1: y, y2: y, stroke: "#1f2d3b"}, svg);
-      el("text", {x: L - 6, y: y + 4, "text-anchor": "end"}, svg).textContent = fmt(v);
+      el("text", {x: L - 6, y: y + 4, "text-anchor": "end"}, svg).textContent = yTicks[i];
     }
+    yTitle(svg, opts.yLabel, H, T, B);
     for (let i = 0; i <= xTicks; i++) {
       const v = x0 + (x1 - x0) * i / xTicks;
-      el("text", {x: sx(v), y: H - 6, "text-anchor": i === 0 ? "start" : i === xTicks ? "end" : "middle"}, svg).textContent = fmt(v) + (opts.xUnit || "");
+      el("text", {x: sx(v), y: H - 6, "text-anchor": i === 0 ? "start" : i === xTicks ? "end" : "middle"}, svg).textContent = xText(v);
     }
     if (opts.zeroLine && y0 < 0 && y1 > 0) el("line", {x1: L, x2: W - R, y1: sy(0), y2: sy(0), stroke: "#8ba0b4", "stroke-dasharray": "4 4"}, svg);
     for (const s of series) {
       const pts = [];
       for (let i = 0; i < s.x.length; i++) if (finite(s.x[i]) && finite(s.y[i])) pts.push(`${sx(s.x[i]).toFixed(1)},${sy(s.y[i]).toFixed(1)}`);
-      el("polyline", {points: pts.join(" "), fill: "none", stroke: s.color, "stroke-width": s.width || 2,
-                      "data-label": s.label || "", "data-points": pts.length}, svg);
+      const pl = el("polyline", {points: pts.join(" "), fill: "none", stroke: s.color, "stroke-width": s.width || 2,
+                                 "data-label": s.label || "", "data-points": pts.length}, svg);
+      if (s.dash) pl.setAttribute("stroke-dasharray", "6 4");
     }
     container.replaceChildren(svg);
     if (series.some((s) => s.label)) {
       const lg = document.createElement("div");
       lg.className = "legend";
-      for (const s of series) Dom.add(lg, Dom.h("span", {}, Dom.h("i", {style: `background:${s.color}`}), s.label));
+      for (const s of series) {
+        const mark = s.dash ? `background:repeating-linear-gradient(90deg, ${s.color} 0 5px, transparent 5px 8px)` : `background:${s.color}`;
+        Dom.add(lg, Dom.h("span", {}, Dom.h("i", {style: mark}), s.label));
+      }
       container.appendChild(lg);
     }
     return svg;
@@ -61,7 +82,7 @@ const Charts = (() => {
   // bars: [{label, value, color}]; zero-based unless opts.zero === false (lap times: the axis spans the
   // laps' own range, so a second's difference is visible); opts.valueFmt prints values; opts.yFmt the axis
   function bars(container, items, opts = {}) {
-    const W = widthOf(container, 900), H = opts.height || 200, L = 56, R = 10, T = 10, B = 28;
+    const W = widthOf(container, 900), H = opts.height || 200, R = 10, T = 10, B = 28;
     const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": opts.title || "bars"});
     const vals = items.map((d) => d.value).filter(finite);
     let [lo, hi] = extent([vals]);
@@ -74,12 +95,15 @@ const Charts = (() => {
       hi = Math.max(0, hi);
     }
     if (lo === hi) hi = lo + 1;
+    const yTicks = [0, 1, 2, 3, 4].map((i) => (opts.yFmt || fmt)(lo + (hi - lo) * i / 4));
+    const L = leftFor(yTicks, 48) + (opts.yLabel ? 16 : 0);
+    yTitle(svg, opts.yLabel, H, T, B);
     svg.setAttribute("data-lo", lo);
     const bw = (W - L - R) / Math.max(items.length, 1);
     const sy = (v) => T + (1 - (v - lo) / (hi - lo || 1)) * (H - T - B);
     for (let i = 0; i <= 4; i++) {
       const v = lo + (hi - lo) * i / 4;
-      el("text", {x: L - 6, y: sy(v) + 4, "text-anchor": "end"}, svg).textContent = (opts.yFmt || fmt)(v);
+      el("text", {x: L - 6, y: sy(v) + 4, "text-anchor": "end"}, svg).textContent = yTicks[i];
       el("line", {x1: L, x2: W - R, y1: sy(v), y2: sy(v), stroke: "#1f2d3b"}, svg);
     }
     items.forEach((d, i) => {

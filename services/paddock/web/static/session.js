@@ -41,7 +41,7 @@ async function sessionScreen(sid, seq) {
       h("div", {class: "card"}, h("h2", {id: "corners-title"}, "Corners"), h("div", {id: "corners"}))));
   // the axis spans the laps' own range (not from zero), so a second's difference shows; values on wide bars
   Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
-    color: isBest(l) ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, zero: false});
+    color: isBest(l) ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, yLabel: "lap time", zero: false});
   if (best) selA.value = `${sid}:${best.lap}`;
   if (other) selB.value = other.lap;
   // any other session at this track can be the reference too: its best lap (yours, a friend's, another logger's)
@@ -109,22 +109,24 @@ async function overlay(sid, b, ref, corners, seq) {
   const delta = x.map((_, i) => B.time_s[i] - A.time_s[i]);
   Charts.line(document.getElementById("overlay-speed"), [
     {x: A.dist_m, y: A.speed_kmh, color: "#4cc2ff", label: `${a} speed km/h (reference)`, width: 4},
-    {x: B.dist_m, y: B.speed_kmh, color: "#f5a524", label: `lap ${b} speed km/h`, width: 1.5}], {title: "speed", xUnit: "m"});
+    {x: B.dist_m, y: B.speed_kmh, color: "#f5a524", label: `lap ${b} speed km/h`, width: 1.5}], {title: "speed", yLabel: "km/h", xUnit: "m"});
   // a channel the session did not record is said so, never drawn as a flat zero
   const has = (tr, c) => (tr[c] || []).some((v) => typeof v === "number" && Number.isFinite(v));
   const pedals = [
-    {x: A.dist_m, y: A.throttle_pct, color: "#3ccf7a", label: `${a} throttle %`, width: 1.5, ch: "throttle_pct", tr: A},
-    {x: B.dist_m, y: B.throttle_pct, color: "#9be7b8", label: `lap ${b} throttle %`, width: 1.5, ch: "throttle_pct", tr: B},
-    {x: A.dist_m, y: A.brake_bar, color: "#ff5d5d", label: `${a} brake bar`, width: 1.5, ch: "brake_bar", tr: A},
-    {x: B.dist_m, y: B.brake_bar, color: "#ffb0b0", label: `lap ${b} brake bar`, width: 1.5, ch: "brake_bar", tr: B}];
+    // one hue a pedal (throttle green, brake red), the reference solid and the other lap dashed
+    {x: A.dist_m, y: A.throttle_pct, color: "#3ccf7a", label: `${a} throttle %`, width: 2, ch: "throttle_pct", tr: A},
+    {x: B.dist_m, y: B.throttle_pct, color: "#3ccf7a", label: `lap ${b} throttle %`, width: 1.5, dash: true, ch: "throttle_pct", tr: B},
+    {x: A.dist_m, y: A.brake_bar, color: "#ff5d5d", label: `${a} brake bar`, width: 2, ch: "brake_bar", tr: A},
+    {x: B.dist_m, y: B.brake_bar, color: "#ff5d5d", label: `lap ${b} brake bar`, width: 1.5, dash: true, ch: "brake_bar", tr: B}];
   const drawn = pedals.filter((p) => has(p.tr, p.ch));
   const missing = [...new Set(pedals.filter((p) => !has(p.tr, p.ch)).map((p) => ({throttle_pct: "throttle", brake_bar: "brake pressure"}[p.ch])))];
   const pedalBox = document.getElementById("overlay-pedals");
-  if (drawn.length) Charts.line(pedalBox, drawn, {title: "pedals", height: 170, xUnit: "m"});
+  const pedalAxis = [...new Set(drawn.map((p) => ({throttle_pct: "throttle %", brake_bar: "brake bar"}[p.ch])))].join(" · ");
+  if (drawn.length) Charts.line(pedalBox, drawn, {title: "pedals", height: 170, yLabel: pedalAxis, xUnit: "m"});
   else pedalBox.replaceChildren();
   if (missing.length) Dom.add(pedalBox, h("p", {class: "muted small", id: "not-recorded"}, `Not recorded in this session: ${missing.join(" and ")}.`));
   Charts.line(document.getElementById("overlay-delta"), [{x, y: delta, color: "#e6edf3", label: `delta s (lap ${b} − ${a})`}],
-    {title: "delta", height: 140, zeroLine: true, xUnit: "m"});
+    {title: "delta", height: 140, zeroLine: true, yLabel: "s", xUnit: "m"});
   // where time is lost, not the running total: the delta's change over ±50 m
   const slope = delta.map((_, i) => delta[Math.min(n - 1, i + 5)] - delta[Math.max(0, i - 5)]);
   const pick = (lap) => Object.fromEntries(corners.filter((c) => c.lap === lap).map((c) => [c.corner_id, c]));
@@ -144,7 +146,7 @@ async function overlay(sid, b, ref, corners, seq) {
     const d = r && c.time_s != null && r.time_s != null ? c.time_s - r.time_s : null;
     return h("tr", {}, td(c.corner_name), td(num(c.entry_kmh, 0)), td(num(c.min_kmh, 0)), td(num(c.exit_kmh, 0)),
       td(c.brake_point_m != null ? num(c.brake_point_m, 0) : "–"), td(num(c.time_s, 2)),
-      h("td", {style: `color:${sign(d)}`}, d == null ? "–" : (d >= 0 ? "+" : "") + num(d, 2)));
+      h("td", {style: `color:${sign(d)}`}, d == null ? "–" : signed(d, 2)));
   })), h("p", {class: "muted small"}, `Entry, minimum and exit speed in km/h; brake point in metres from the
     start/finish line; Δ = lap ${b} − ${a} through the corner, negative is faster.`));
 }
@@ -164,3 +166,8 @@ function qualityNodes(q) {
   return h("dl", {class: "kv"}, Object.entries(q).map(([k, v]) => [h("dt", {}, human(k).name), h("dd", {}, text(v))]));
 }
 
+// a signed difference as a driver reads it: "+0.42", "-0.31", and "0.00" (never "-0.00") for what rounds to zero
+function signed(v, nd) {
+  const r = Number(v.toFixed(nd));
+  return r === 0 ? (0).toFixed(nd) : (r > 0 ? "+" : "") + r.toFixed(nd);
+}
