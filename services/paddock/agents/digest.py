@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from services.paddock.agents.alarm_text import warning_line
 from services.paddock.agents.coaching_lines import coaching_lines
 from services.paddock.agents.fmt import corner_label, lap_list, laptime, load, secs
+from services.paddock.tools.alarms import FlagReport
 
 __all__ = [
     "build_digest",
@@ -24,6 +26,7 @@ __all__ = [
     "load",
     "not_recorded",
     "secs",
+    "warning_lines",
 ]
 
 # the digest of a one-hour session stays under this many characters (about 500 SmolLM2 tokens)
@@ -213,6 +216,12 @@ def _safety_line(saf: dict[str, Any]) -> list[str]:
     return ["Safety: " + "; ".join(parts) + "."] if parts else []
 
 
+def warning_lines(saf: dict[str, Any]) -> list[str]:
+    """The warnings and alarms set in the session (``get_safety_events`` carries the flag report)."""
+    line = warning_line(FlagReport.from_dict(saf)) if saf.get("events") else None
+    return [line] if line else []
+
+
 def _car_lines(state: dict[str, Any]) -> list[str]:
     out = _tyre_line(load(state, "tire_data"))
     hb = load(state, "handling_data")
@@ -239,6 +248,7 @@ def build_digest(kind: str, state: dict[str, Any]) -> str:
     ped = load(state, "pedagogy_data")
     if kind == "debrief":
         lines += _session_lines(load(state, "highlights_data"))
+        lines += warning_lines(load(state, "safety_data"))  # early: the car's health before the coaching
         lines += coaching_lines(state, brief=False)
         lines += _variance_line(load(state, "telemetry_data"))
     elif ped.get("track"):

@@ -27,7 +27,7 @@ __all__ = ["Facts", "facts_of", "grounding_check", "parse_emotion", "template_na
 def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]]:
     """A deterministic narrative from the same structured data, for when no model answers."""
 
-    from services.paddock.agents.digest import corner_label, lap_list, load, not_recorded
+    from services.paddock.agents.digest import corner_label, lap_list, load, not_recorded, warning_lines
     from shared.display import lap_time
 
     hl, ped, eng, saf, trac = (
@@ -73,6 +73,7 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
         parts.append(f"{trac['count']} lockup or wheelspin events.")
     elif "count" in trac and trac["count"] is None:  # no wheel speeds: unknown, not "none"
         parts.append("Lockups and wheelspin were not recorded in this session.")
+    parts += warning_lines(saf)
     hits = {k: v for k, v in (saf.get("counts") or {}).items() if v}
     if hits:
         parts.append("Safety: " + ", ".join(f"{k} x{v}" for k, v in hits.items()) + ".")
