@@ -9,12 +9,14 @@ alarm channel: the answer says so instead of "none"."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from services.paddock.agents.data_answer import format_result
 from services.paddock.agents.digest import build_digest
 from services.paddock.agents.evidence import plan_for
 from services.paddock.lake import configure_lake
@@ -83,11 +85,24 @@ def flagged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     )
     settings = settings_for(tmp / "data")
     sid = import_file(csv, settings, driver_id="ana", track_id="sonoma").session_id
+    # the next session (same driver, track and car): the water alarm recorded but never set, the TPMS
+    # alarm again for 2.0 s from the middle of the 3rd corner on lap 2
+    again = np.zeros(n)
+    m, _ = _mid_corner(sim, 2, 2)
+    again[m : m + 41] = 1.0
+    nxt = replace(
+        sim, wide={**w, "tpms_alarm_fl": again, "abs_active": np.zeros(n), "dsc_active": np.zeros(n)}
+    )
+    csv2 = write_aim_csv(
+        nxt, tmp / "next.csv", {"Water Temp Alarm": (" ", warn), "OilPressWarn": (" ", warn)}
+    )
+    sid2 = import_file(csv2, settings, driver_id="ana", track_id="sonoma").session_id
     kart = import_file(KART, settings, driver_id="kart").session_id if KART.is_file() else None
     configure_lake(settings)
     yield {
         "sim": sim,
         "sid": sid,
+        "next": sid2,
         "kart": kart,
         "abs": (_window(t, abs_on > 0), _lap_of(sim, float(t[abs_on > 0][0])), held["corner_id"]),
         "dsc": (_window(t, dsc_on > 0), 2, dsc_corner),
@@ -208,3 +223,37 @@ def test_the_real_xrk_files_carry_no_alarm_channel(name: str) -> None:
     assert "EBS Error Flag" in raw.channels and "GC Lost Flag" in raw.channels
     assert [n for n, c in raw.channels.items() if is_alarm_channel(n, c.unit, c.values)] == []
     assert alarm_signals(raw, np.array([0.0, 1.0])) == {}
+
+
+def test_the_next_session_follows_the_warnings_of_the_last(flagged: dict[str, Any]) -> None:
+    """A thread per warning set last time: the water alarm recorded and never set now, the TPMS alarm set
+    again (on lap 2, as injected)."""
+    _, lap, end_lap, _ = flagged["alarm"]
+    _, tlap, tend, _ = flagged["tpms_alarm"]
+    got = run_tool("get_threads", {"session_id": flagged["next"]})
+    assert got["previous_session_id"] == flagged["sid"]
+    assert got["warnings"] == [
+        {
+            "what": "water temp alarm",
+            "status": "not this time",
+            "laps_before": [lap, end_lap],
+            "laps_now": [],
+        },
+        {
+            "what": "front-left tyre pressure alarm",
+            "status": "again",
+            "laps_before": [tlap, tend],
+            "laps_now": [2],
+        },
+    ]
+    plan = plan_for("Threads", "what happened to my threads from last time?", flagged["next"], "threads")
+    assert plan is not None and plan["tool"] == "get_threads"
+    text = format_result("get_threads", got)
+    assert plan["text"] == text
+    assert (
+        f"From last session: the water temp alarm (lap {lap}, lap {end_lap}) did not come on this time."
+        in text
+    )
+    assert f"the front-left tyre pressure alarm (lap {tlap}, lap {tend}) came on again, lap 2." in text
+    # the session before has no earlier one: no warning to follow
+    assert run_tool("get_threads", {"session_id": flagged["sid"]})["warnings"] == []

@@ -537,3 +537,33 @@ def test_which_channels_are_alarms() -> None:
     assert alarm_name("Water_Temp_Alarm") == "water temp alarm"
     assert detector_column("tpms_alarm_fl") and detector_column("abs_active") and detector_column("mil")
     assert not detector_column("water_temp_c") and not detector_column(None)
+
+
+def test_the_corner_watcher_counts_no_lockup_where_the_abs_held_the_wheel() -> None:
+    """The technique rules' slips (repeated lockup cue) come from the same detector: with the ABS on over
+    the slow wheel the corner has no slip; without it, one lockup of that wheel."""
+    from services.hotpath.corner_live import CornerWatcher
+    from shared.thresholds import thresholds_for
+
+    track = load_track("sonoma")
+    c = next(x for x in track.corners if x.id == "t4")
+
+    def observe(abs_on: float) -> list[tuple[str, str]]:
+        w = CornerWatcher(track, thresholds_for(None))
+        obs = None
+        for i, d in enumerate(np.arange(c.start_m - 60, c.end_m + 5, 1.0)):
+            braking = c.start_m - 40 <= d < c.start_m - 20  # 20 frames at 50 Hz: 0.38 s
+            row = {"t_s": i * 0.02, "dist_m": float(d), "speed_kmh": 100.0, "throttle_pct": 0.0}
+            row |= {f"wheel_speed_{wh}_kmh": 100.0 for wh in ev.WHEELS}
+            row |= {"brake_bar": 60.0 if braking else 0.0, "steer_deg": 0.0, "g_lat": 0.0}
+            row |= {
+                "wheel_speed_fl_kmh": 70.0 if braking else 100.0,
+                "abs_active": abs_on if braking else 0.0,
+            }
+            obs = w.feed(3, row) or obs
+        obs = w.feed(3, {**row, "dist_m": c.end_m + 500}) or obs
+        assert obs is not None
+        return [(s.kind, s.wheel) for s in obs.slips]
+
+    assert observe(0.0) == [("lockup", "fl")]
+    assert observe(1.0) == []

@@ -7,12 +7,9 @@ and the template debrief.
 from __future__ import annotations
 
 from services.paddock.agents.fmt import corner_label
-from services.paddock.tools.alarms import FlagEvent, FlagReport
+from services.paddock.tools.alarms import FLAG_WORDS, WARNING_KINDS, FlagEvent, FlagReport
 from shared import events as ev
 
-# what a driver calls a warning: the logger's alarms, the engine light, TPMS alarms (ABS and DSC are the
-# car's interventions, told by their own answers)
-WARNING_KINDS = (ev.ALARM, ev.MIL, ev.TPMS_ALARM)
 _SHOWN = 5  # events listed one by one; the rest counted
 
 
@@ -32,7 +29,7 @@ def event_words(e: FlagEvent) -> str:
 
 def warning_sources(rep: FlagReport) -> list[str]:
     """The warnings the file recorded, in driver words (not ABS or DSC)."""
-    return [w for w in rep.sources if w not in ("ABS", "DSC (traction and stability control)")]
+    return [w for w in rep.sources if w not in (FLAG_WORDS[ev.ABS], FLAG_WORDS[ev.DSC])]
 
 
 def warnings_text(rep: FlagReport, lap: int | None = None) -> str:

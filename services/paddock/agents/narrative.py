@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from services.paddock.agents.coaching_lines import focus as coach_focus
-from services.paddock.agents.coaching_lines import thread_sentence
+from services.paddock.agents.coaching_lines import thread_lines
 from services.paddock.agents.grounding import Facts, facts_of, grounding_check
 
 EMOTIONS = {"encouraging", "neutral", "concerned", "celebratory", "urgent"}
@@ -58,7 +58,7 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
             f"No corner stands out: each one's typical time is within {hl['opportunity_min_s']:g} s of its best."
         )
     if kind == "debrief":
-        parts += [thread_sentence(t) for t in load(state, "threads_data").get("threads") or []]
+        parts += thread_lines(load(state, "threads_data"))
     if ped.get("blocks"):
         parts.append(
             "Plan: "

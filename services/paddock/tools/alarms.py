@@ -25,6 +25,11 @@ FLAG_WORDS = {
     ev.MIL: "engine warning light",
     ev.TPMS_ALARM: "tyre pressure alarm",
 }
+# the flags' names as "recorded: ..." lists them
+SOURCE_WORDS = {k: w + ("s" if k == ev.TPMS_ALARM else "") for k, w in FLAG_WORDS.items()}
+# what a driver calls a warning: the logger's alarms, the engine light, TPMS alarms (ABS and DSC are the
+# car's interventions, told by their own answers)
+WARNING_KINDS = (ev.ALARM, ev.MIL, ev.TPMS_ALARM)
 _WHEEL_WORDS = {"fl": "front-left", "fr": "front-right", "rl": "rear-left", "rr": "rear-right"}
 FLAG_KINDS = (*FLAG_MEASURES, ev.ALARM)
 
@@ -116,10 +121,25 @@ def flag_report(session_id: str) -> FlagReport:
             )
         )
     alarms = [alarm_name(n) for n in _alarm_channels(sid)]
-    flags = [FLAG_WORDS[k] + ("s" if k == ev.TPMS_ALARM else "") for k, m in FLAG_MEASURES.items()]
-    have = [w for w, m in zip(flags, FLAG_MEASURES.values(), strict=True) if rec.has(m)]
-    lack = [w for w, m in zip(flags, FLAG_MEASURES.values(), strict=True) if not rec.has(m)]
+    have = [SOURCE_WORDS[k] for k, m in FLAG_MEASURES.items() if rec.has(m)]
+    lack = [SOURCE_WORDS[k] for k, m in FLAG_MEASURES.items() if not rec.has(m)]
     return FlagReport(sid, events, have + alarms, lack, alarms)
+
+
+def warning_threads(before: FlagReport, now: FlagReport) -> list[dict[str, Any]]:
+    """Each warning set in an earlier session, followed into this one: ``again`` (on ``laps_now``),
+    ``not this time`` (recorded, not set) or ``not recorded`` (this file cannot tell)."""
+    seen: dict[str, tuple[str, set[int]]] = {}
+    for e in before.events:
+        if e.kind in WARNING_KINDS:
+            seen.setdefault(e.what, (e.kind, set()))[1].update(range(e.lap, e.end_lap + 1))
+    out = []
+    for what, (kind, laps) in seen.items():
+        again = sorted({n for e in now.events if e.what == what for n in range(e.lap, e.end_lap + 1)})
+        can = what in now.alarm_channels if kind == ev.ALARM else SOURCE_WORDS[kind] in now.sources
+        status = "again" if again else "not this time" if can else "not recorded"
+        out.append({"what": what, "status": status, "laps_before": sorted(laps), "laps_now": again})
+    return out
 
 
 def get_flags_and_alarms(session_id: str) -> dict[str, Any]:
