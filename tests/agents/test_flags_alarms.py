@@ -183,6 +183,11 @@ def test_the_warnings_question_names_the_alarm_lap_corner_and_time(flagged: dict
     # one lap: what was on during it (the alarm that ran into lap 4 counts there)
     on4 = plan_for("TelemetryAgent", f"any alarms on lap {end_lap}?", flagged["sid"], None)
     assert on4 is not None and on4["text"].startswith(f"Yes, 1 warning on lap {end_lap}: the water temp")
+    # the ABS is an intervention, answered as such (not as "warnings")
+    (_, _), alap, acorner = flagged["abs"]
+    on_abs = plan_for("TelemetryAgent", "did the ABS warn me?", flagged["sid"], None)
+    assert on_abs is not None and on_abs["tool"] == "get_safety_events"
+    assert on_abs["text"] == f"Yes, 1 ABS interventions: at {acorner.upper()} on lap {alap}."
     # on a lap without it: none was set, and what was recorded
     other = plan_for("TelemetryAgent", "any warning lights on lap 1?", flagged["sid"], None)
     assert other is not None and other["text"].startswith("No: none was set on lap 1. Recorded: ")

@@ -15,12 +15,14 @@ ASKS = re.compile(
     r"lights? (?:came|come|went) on)\b"
 )
 _LAP = re.compile(r"\blap (\d{1,4})\b")
+# the car's interventions have their own answer (lap_routes.events_where): "did the ABS warn me?"
+_INTERVENTION = re.compile(r"\b(abs|anti.?lock|dsc|tc|traction control|stability control)\b")
 
 
 def alarms(q: str, s: dict[str, Any]) -> DataAnswer | None:
     """Which warning or alarm came on, on which lap and corner and for how long, or that none did, or
     that the file has no alarm channel."""
-    if not ASKS.search(q):
+    if not ASKS.search(q) or _INTERVENTION.search(q):
         return None
     rep = flag_report(s["session_id"])
     lap = _LAP.search(q)
