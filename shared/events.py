@@ -1,5 +1,6 @@
-"""The one event detector: lockups, wheelspin, ABS/DSC/MIL, TPMS alarms, oil pressure lost under load,
-coolant over temperature.
+"""The one event detector: lockups, wheelspin, ABS/DSC/MIL, TPMS alarms, the logger's own alarm channels
+(``shared.alarms``), oil pressure lost under load, coolant over temperature. A wheel slower than the car
+while ABS regulates is the ABS at work (an ``abs`` event), never a lockup.
 
 One vocabulary (``EVENT_KINDS``), one threshold table (``EVENT_THRESHOLDS``, overridden per car by the
 car profile's ``thresholds:``) and one set of predicates, used by the importer (``detect_events``), the
@@ -34,7 +35,8 @@ TPMS_ALARM = "tpms_alarm"
 TPMS_DROP = "tpms_drop"
 OIL_PRESSURE = "oil_pressure"
 COOLANT = "coolant"
-EVENT_KINDS = (LOCKUP, WHEELSPIN, ABS, DSC, MIL, TPMS_ALARM, TPMS_DROP, OIL_PRESSURE, COOLANT)
+ALARM = "alarm"  # a logger alarm channel (detail: its name); imports only, live frames carry wide columns
+EVENT_KINDS = (LOCKUP, WHEELSPIN, ABS, DSC, MIL, TPMS_ALARM, TPMS_DROP, OIL_PRESSURE, COOLANT, ALARM)
 # driver incidents (what "scary moments" are made of); the rest is car health
 INCIDENT_KINDS = (LOCKUP, WHEELSPIN, ABS, DSC)
 FLAG_CHANNELS = {ABS: "abs_active", DSC: "dsc_active", MIL: "mil"}
@@ -144,7 +146,8 @@ def _nz(a: np.ndarray | None, n: int) -> np.ndarray:
 def slip_runs(a: Mapping[str, np.ndarray], th: Mapping[str, float]) -> list[SlipRun]:
     """Lockups (any wheel, under braking) and wheelspin (driven wheels, on throttle) that last at least
     ``event_min_s``; ``a`` holds ``t_s``, ``speed_kmh``, ``brake_bar``, ``throttle_pct`` and
-    ``wheel_speed_<w>_kmh`` arrays of one length."""
+    ``wheel_speed_<w>_kmh`` arrays of one length, and ``abs_active`` where recorded: no lockup while it is
+    on (the ABS is regulating)."""
     t = np.asarray(a["t_s"], dtype=np.float64)
     speed = a.get("speed_kmh")
     if speed is None or len(t) < 2:
@@ -153,6 +156,7 @@ def slip_runs(a: Mapping[str, np.ndarray], th: Mapping[str, float]) -> list[Slip
     min_n = min_samples(float(np.median(np.diff(t))), th)
     spd = np.asarray(speed, dtype=np.float64)
     brake, thr = _nz(a.get("brake_bar"), n), _nz(a.get("throttle_pct"), n)
+    abs_off = ~is_flag_on(_nz(a.get("abs_active"), n))
     out: list[SlipRun] = []
     with np.errstate(invalid="ignore"):
         for w in WHEELS:
@@ -160,7 +164,7 @@ def slip_runs(a: Mapping[str, np.ndarray], th: Mapping[str, float]) -> list[Slip
             if ws is None or not np.isfinite(ws).any():
                 continue
             slip = np.asarray(ws, dtype=np.float64) - spd
-            masks = [(LOCKUP, is_lockup(ws, spd, brake, th))]
+            masks = [(LOCKUP, is_lockup(ws, spd, brake, th) & abs_off)]
             if w in DRIVEN_WHEELS:
                 masks.append((WHEELSPIN, is_wheelspin(ws, spd, thr, th)))
             for kind, mask in masks:
@@ -189,10 +193,14 @@ def corner_for(dist: float, corners: list[Corner], margin_m: float = 150.0) -> s
 
 
 def detect_events(
-    wide: Wide, corners: list[Corner], thresholds: Mapping[str, float] | None = None
+    wide: Wide,
+    corners: list[Corner],
+    thresholds: Mapping[str, float] | None = None,
+    alarms: Mapping[str, np.ndarray] | None = None,
 ) -> list[dict[str, Any]]:
     """Every event of a session (``driver_events`` rows without ``session_id``), in time order.
-    ``thresholds`` are the car profile's overrides."""
+    ``thresholds`` are the car profile's overrides; ``alarms`` the logger's alarm channels on the
+    session's time grid, by name (``shared.alarms.alarm_signals``)."""
     th = event_thresholds(thresholds)
     t = wide["t_s"]
     if len(t) < 3:
@@ -227,6 +235,10 @@ def detect_events(
         if f is not None:
             for a, b in runs(is_flag_on(np.nan_to_num(f))):
                 add(kind, a, b)
+    for name, v in (alarms or {}).items():
+        for a, b in runs(np.nan_to_num(v) > 0):
+            end_lap = int(np.nan_to_num(lap[b - 1]))
+            add(ALARM, a, b, None, None, channel=name, bitfield=int(np.nanmax(v[a:b])), end_lap=end_lap)
     for w in WHEELS:
         al = wide.get(f"tpms_alarm_{w}")
         press = wide.get(f"tpms_press_{w}_bar")
@@ -316,6 +328,8 @@ class LiveEvents:
             return  # both predicates need the car moving: no wheel to look at
         brake, thr = get("brake_bar") or 0.0, get("throttle_pct") or 0.0
         braking, driving = brake > th["slip_brake_bar"], thr > th["slip_throttle_pct"]
+        if braking and is_flag_on(get("abs_active") or 0.0):
+            braking = False  # the ABS is regulating: a slow wheel is its work, not a lockup
         if not (braking or driving):
             return  # neither braking nor driving: neither predicate can hold
         for w, key, driven in self._wheels:

@@ -1,6 +1,7 @@
 """The import pipeline: any logger file (or a simulator session) into the hot store and the lake.
 
-read_log -> car profile to_wide -> track detection -> laps -> lap distance -> corners -> events ->
+read_log -> car profile to_wide -> track detection -> laps -> lap distance -> corners -> events (the
+file's alarm channels among them) ->
 one transaction in the hot DuckDB file -> Parquet lake. A failure leaves the store and lake unchanged.
 """
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from shared.alarms import alarm_signals
 from shared.bundle import import_bundle, is_bundle
 from shared.channel_map import UserMap
 from shared.channel_user import load_user_map
@@ -99,13 +101,15 @@ def analyse(
     track: TrackProfile | None,
     beacons: list[float] | None,
     off_line_s: list[float] | None = None,
+    alarms: Mapping[str, np.ndarray] | None = None,
 ) -> Analysed:
-    """Laps, lap distance, corners and events for a wide session (in place on ``wide``)."""
+    """Laps, lap distance, corners and events for a wide session (in place on ``wide``); ``alarms``: the
+    file's alarm channels on the session's time grid (``shared.alarms.alarm_signals``)."""
     laps = detect_laps(wide, track, beacons, off_line_s)
     assign_laps(wide, laps, track)
     corner_defs = track.corners if track is not None else auto_corners(wide, laps)
     corners = corner_results(wide, laps, corner_defs)
-    events = detect_events(wide, corner_defs, car.thresholds)
+    events = detect_events(wide, corner_defs, car.thresholds, alarms)
     return Analysed(wide, laps, track, corners, events)
 
 
@@ -270,7 +274,8 @@ def _import_file(
 
         raise ImportFormatError(path, "", "at least one sample of a channel the car profile maps", "none")
     track = find_track(raw, wide, settings.data_dir, track_id)
-    an = analyse(wide, car, track, raw.beacons_s, logger_in_lap_ends(raw))
+    alarms = alarm_signals(raw, wide["t_s"], registry)
+    an = analyse(wide, car, track, raw.beacons_s, logger_in_lap_ends(raw), alarms)
     quality = quality_report(raw, wide, registry, an.laps)
     for w in quality["warnings"]:
         log.warning("%s: %s", path.name, w)

@@ -25,6 +25,7 @@ _CH = (
     "wheel_speed_fr_kmh",
     "wheel_speed_rl_kmh",
     "wheel_speed_rr_kmh",
+    "abs_active",  # a wheel the ABS holds is no lockup (shared.events.slip_runs)
 )
 
 

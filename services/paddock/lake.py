@@ -25,8 +25,8 @@ import duckdb
 from pyarrow.fs import FileSystem
 
 from services.paddock.lake_s3 import S3Lake
+from shared.ids import is_id
 from shared.settings import Settings
-from shared.store.deletion import SAFE_ID
 from shared.store.lake_catalog import catalog_settled
 from shared.store.lake_check import damaged_sessions, deep_problem, files_signature
 from shared.store.lake_layout import session_dir
@@ -80,7 +80,7 @@ class Lake:
         return any(
             isinstance(p, str)
             and p not in self._seen
-            and SAFE_ID.match(p)  # an id, never a path
+            and is_id(p)  # an id, never a path
             and session_dir(self.lake_dir, p).is_dir()
             for p in params or []
         )

@@ -123,7 +123,7 @@ class CarProfile(BaseModel):
         wide: Wide = {"t_s": grid}
         for d, ch in picked:
             assert d.spec is not None and d.canonical is not None
-            wide[d.canonical] = _resample(ch.t_s, d.spec.apply(ch.values), grid, hold=d.spec.hold)
+            wide[d.canonical] = resample_channel(ch.t_s, d.spec.apply(ch.values), grid, hold=d.spec.hold)
         notes = orient(wide)
         registry: list[RegistryRow] = []
         for d in decisions:
@@ -226,7 +226,9 @@ def _time_grid(raw: RawLog, chans: list[RawChannel], rate_hz: float | None) -> n
     return t0 + np.arange(n) / rate
 
 
-def _resample(t: np.ndarray, v: np.ndarray, grid: np.ndarray, hold: bool = False) -> np.ndarray:
+def resample_channel(t: np.ndarray, v: np.ndarray, grid: np.ndarray, hold: bool = False) -> np.ndarray:
+    """One source channel on the session's time grid: interpolated, or held (flags, gears, alarms);
+    NaN before its first sample and more than 1 s after its last."""
     if len(t) == len(grid) and (t is grid or np.array_equal(t, grid)):
         return v
     if len(t) == 0:

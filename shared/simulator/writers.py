@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -51,8 +52,11 @@ def _fmt_lap(sec: float) -> str:
     return f"{m}:{sec - 60 * m:06.3f}"
 
 
-def write_aim_csv(sim: SimSession, path: Path | str) -> Path:
-    """Race Studio 3 layout: quoted cells, LF, header block, names row, units row, data grid."""
+def write_aim_csv(
+    sim: SimSession, path: Path | str, extra: Mapping[str, tuple[str, np.ndarray]] | None = None
+) -> Path:
+    """Race Studio 3 layout: quoted cells, LF, header block, names row, units row, data grid. ``extra``:
+    channels of the logger's own that are not canonical signals, by name: (unit, values per sample)."""
     path = Path(path)
     w = sim.wide
     t = w["t_s"]
@@ -81,12 +85,13 @@ def write_aim_csv(sim: SimSession, path: Path | str) -> Path:
         ",".join([q("Beacon Markers")] + [q(f"{x:.6g}") for x in np.cumsum(seg_ms)]),
         ",".join([q("Segment Times")] + [q(_fmt_lap(float(x))) for x in seg_ms]),
         "",
-        ",".join([q("Time")] + [q(AIM_NAMES[c][0]) for c in cols]),
-        ",".join([q("s")] + [q(AIM_NAMES[c][1]) for c in cols]),
+        ",".join([q("Time")] + [q(AIM_NAMES[c][0]) for c in cols] + [q(n) for n in extra or {}]),
+        ",".join([q("s")] + [q(AIM_NAMES[c][1]) for c in cols] + [q(u) for u, _ in (extra or {}).values()]),
         "",
     ]
-    mat = np.column_stack([t] + [w[c] for c in cols])
-    decimals = ["%.3f"] + ["%.8f" if c in ("lat", "lon") else "%.4f" for c in cols]
+    more = [np.asarray(v, dtype=np.float64) for _, v in (extra or {}).values()]
+    mat = np.column_stack([t] + [w[c] for c in cols] + more)
+    decimals = ["%.3f"] + ["%.8f" if c in ("lat", "lon") else "%.4f" for c in cols] + ["%.4f"] * len(more)
     with path.open("w", encoding="utf-8", newline="\n") as fh:
         fh.write("\n".join(lines) + "\n")
         fmt = ",".join('"' + d + '"' for d in decimals)

@@ -74,7 +74,7 @@ def test_detect_events_rows_and_overrides() -> None:
     w["brake_bar"][50:70] = 60.0
     w["wheel_speed_fl_kmh"][50:60] = 70.0
     w["abs_active"] = np.zeros(200)
-    w["abs_active"][52:62] = 1.0
+    w["abs_active"][60:70] = 1.0  # after the lockup: a wheel slow while the ABS regulates is no lockup
     w["dsc_active"] = np.zeros(200)
     w["mil"] = np.zeros(200)
     w["oil_press_bar"] = np.full(200, 3.0)
@@ -117,15 +117,21 @@ def test_live_and_imported_sessions_store_the_same_event_names() -> None:
 
     sim = cached_sim()
     car, track = load_car("bmw_e46_m3_aim_mxp"), load_track("sonoma")
+    # the ABS regulating over the first simulated lockup: both paths store an ABS event and no lockup
+    wide = {k: v.copy() for k, v in sim.wide.items()}
+    held = next(e for e in sim.truth.events if e["kind"] == "lockup")
+    t = wide["t_s"]
+    wide["abs_active"][(t >= held["t_start_s"] - 0.2) & (t <= held["t_end_s"] + 0.2)] = 1.0
     rows: list[dict] = []
     sess = LiveSession("s", car, track, lambda t, r: rows.extend(r) if t == "driver_events" else None)
-    keys = list(sim.wide)
-    for i in range(len(sim.wide["t_s"])):
-        sess.process({k: float(sim.wide[k][i]) for k in keys})
+    keys = list(wide)
+    for i in range(len(wide["t_s"])):
+        sess.process({k: float(wide[k][i]) for k in keys})
     sess.finish()
-    imported = analyse(
-        {k: v.copy() for k, v in sim.wide.items()}, car, track, [lp["t_end_s"] for lp in sim.truth.laps]
-    ).events
+    imported = analyse(wide, car, track, [lp["t_end_s"] for lp in sim.truth.laps]).events
+    for got in (rows, imported):
+        near = [e["kind"] for e in got if held["t_start_s"] - 0.2 <= e["t_s"] <= held["t_end_s"] + 0.2]
+        assert near == ["abs"], near
     live_kinds = {r["kind"] for r in rows}
     assert live_kinds <= set(ev.EVENT_KINDS), live_kinds
     assert {"abs", "dsc", "lockup", "wheelspin", "oil_pressure", "tpms_alarm", "tpms_drop"} <= live_kinds
@@ -252,6 +258,7 @@ def test_the_stored_vocabulary_and_default_table_are_fixed() -> None:
         "tpms_drop",
         "oil_pressure",
         "coolant",
+        "alarm",
     )
     assert ev.INCIDENT_KINDS == ("lockup", "wheelspin", "abs", "dsc")
     assert ev.FLAG_CHANNELS == {"abs": "abs_active", "dsc": "dsc_active", "mil": "mil"}
@@ -462,3 +469,101 @@ def test_a_tpms_alarm_bitfield_of_one_is_an_alarm() -> None:
 def test_one_frame_session_has_no_frame_spacing_so_any_run_counts() -> None:
     [e] = _live(_frames(1, oil_press_bar=[0.5], rpm=[5000.0], throttle_pct=[50.0]))
     assert e["kind"] == "oil_pressure" and json.loads(e["detail"])["duration_s"] == 0.0
+
+
+def test_a_wheel_the_abs_holds_is_no_lockup_in_an_import_and_live() -> None:
+    w = _wide()  # 50 Hz
+    w["brake_bar"][50:70] = 60.0
+    w["wheel_speed_fl_kmh"][50:70] = 70.0  # 0.38 s of a slow wheel under braking
+    w["abs_active"] = np.zeros(200)
+    w["abs_active"][50:60] = 1.0  # the ABS regulates for the first 10 samples of it
+    out = ev.detect_events(w, [])
+    assert [(e["kind"], e["t_s"]) for e in out] == [("abs", 1.0), ("lockup", 1.2)]
+    assert json.loads(out[1]["detail"])["duration_s"] == pytest.approx(0.18)  # samples 60..69 only
+    w["abs_active"][50:70] = 1.0  # the ABS over all of it: no lockup at all
+    assert [e["kind"] for e in ev.detect_events(w, [])] == ["abs"]
+    assert [s.kind for s in ev.slip_runs(w, ev.EVENT_THRESHOLDS)] == []
+    w["abs_active"][:] = 0.49  # below the flag's threshold: off
+    assert [e["kind"] for e in ev.detect_events(w, [])] == ["lockup"]
+    # live, 10 Hz: the ABS on frames 0-2, the wheel slow on all 6
+    n = 6
+    base = {"speed_kmh": [100.0] * n, "wheel_speed_fl_kmh": [80.0] * n, "brake_bar": [40.0] * n}
+    got = _live(_frames(n, **base, abs_active=[1.0, 1.0, 1.0, 0.0, 0.0, 0.0]))
+    assert sorted((e["kind"], round(e["t_s"], 3)) for e in got) == [("abs", 0.0), ("lockup", 0.3)]
+    got = _live(_frames(n, **base, abs_active=[1.0] * n))
+    assert [e["kind"] for e in got] == ["abs"]
+
+
+def test_alarm_channels_are_timed_events_with_their_name_and_laps() -> None:
+    w = _wide()
+    w["lap"][100:] = 4.0
+    alarm = np.zeros(200)
+    alarm[90:130] = 1.0
+    alarm[95:100] = 4.0  # a bitfield: the highest bits seen are kept
+    out = ev.detect_events(w, load_track("sonoma").corners, None, {"Water Temp Alarm": alarm})
+    [e] = out
+    assert (e["kind"], e["t_s"], e["lap"], e["wheel"], e["severity"]) == ("alarm", 1.8, 3, None, None)
+    assert json.loads(e["detail"]) == {
+        "duration_s": pytest.approx(0.78),
+        "channel": "Water Temp Alarm",
+        "bitfield": 4,
+        "end_lap": 4,
+    }
+    never = ev.detect_events(w, [], None, {"Oil Warn": np.zeros(200)})
+    assert never == [] and ev.detect_events(w, [], None, {"Oil Warn": np.full(200, np.nan)}) == []
+
+
+def test_which_channels_are_alarms() -> None:
+    from shared.alarms import alarm_name, detector_column, is_alarm_channel
+
+    on_off = np.array([0.0, 1.0, 0.0])
+    for name, unit in (
+        ("Water Temp Alarm", ""),
+        ("OilPressWarn", ""),
+        ("WaterTempALM", ""),
+        ("Warning Light", "#"),
+        ("Alarm1", ""),
+        ("Dash Flag 3", "alarm"),
+        ("engine_warnings", ""),
+    ):
+        assert is_alarm_channel(name, unit, on_off), name
+        assert is_alarm_channel(name, unit, np.array([0.0, 6.0, 65535.0, np.nan])), name  # a bitfield
+    assert not is_alarm_channel("Water Temp Alarm", "", np.array([0.0, 0.5]))  # not whole numbers
+    assert not is_alarm_channel("Water Temp Alarm", "", np.array([0.0, -1.0]))
+    assert not is_alarm_channel("Water Temp Alarm", "", np.array([0.0, 65536.0]))
+    assert not is_alarm_channel("Water Temp Alarm", "", np.array([np.nan]))  # no reading at all
+    for name in ("Water Temp", "Warmup Lap", "Swarm", "Almond", "Brake Switch"):
+        assert not is_alarm_channel(name, "", on_off), name
+    assert alarm_name("Water_Temp_Alarm") == "water temp alarm"
+    assert detector_column("tpms_alarm_fl") and detector_column("abs_active") and detector_column("mil")
+    assert not detector_column("water_temp_c") and not detector_column(None)
+
+
+def test_the_corner_watcher_counts_no_lockup_where_the_abs_held_the_wheel() -> None:
+    """The technique rules' slips (repeated lockup cue) come from the same detector: with the ABS on over
+    the slow wheel the corner has no slip; without it, one lockup of that wheel."""
+    from services.hotpath.corner_live import CornerWatcher
+    from shared.thresholds import thresholds_for
+
+    track = load_track("sonoma")
+    c = next(x for x in track.corners if x.id == "t4")
+
+    def observe(abs_on: float) -> list[tuple[str, str]]:
+        w = CornerWatcher(track, thresholds_for(None))
+        obs = None
+        for i, d in enumerate(np.arange(c.start_m - 60, c.end_m + 5, 1.0)):
+            braking = c.start_m - 40 <= d < c.start_m - 20  # 20 frames at 50 Hz: 0.38 s
+            row = {"t_s": i * 0.02, "dist_m": float(d), "speed_kmh": 100.0, "throttle_pct": 0.0}
+            row |= {f"wheel_speed_{wh}_kmh": 100.0 for wh in ev.WHEELS}
+            row |= {"brake_bar": 60.0 if braking else 0.0, "steer_deg": 0.0, "g_lat": 0.0}
+            row |= {
+                "wheel_speed_fl_kmh": 70.0 if braking else 100.0,
+                "abs_active": abs_on if braking else 0.0,
+            }
+            obs = w.feed(3, row) or obs
+        obs = w.feed(3, {**row, "dist_m": c.end_m + 500}) or obs
+        assert obs is not None
+        return [(s.kind, s.wheel) for s in obs.slips]
+
+    assert observe(0.0) == [("lockup", "fl")]
+    assert observe(1.0) == []

@@ -87,6 +87,7 @@ FALLBACK = ("telemetry", "TelemetryAgent")
 
 # within an agent, the tool a question's topic points to (the first matching row that the agent has)
 TOPIC_TOOLS: list[tuple[str, str]] = [
+    (r"\b(alarms?|warnings?|warn(?:ed)?|alerts?)\b", "get_flags_and_alarms"),
     (r"\b(oil|coolant|engine|water temp|fuel pressure|overheat)", "get_engine_health_timeline"),
     (r"\b(tyres?|tires?|tpms)\b", "get_tire_thermal_window"),
     (r"\b(abs|dsc|mil|engine light|stability control)\b", "get_safety_events"),

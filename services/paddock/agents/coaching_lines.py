@@ -39,6 +39,23 @@ def thread_sentence(t: dict[str, Any]) -> str:
     return f"Thread {label} from last session: {t.get('status')}, {before} then, {now}."
 
 
+def warning_thread_sentence(w: dict[str, Any]) -> str:
+    """A warning of the last session followed into this one (``get_threads``' ``warnings``)."""
+    head = f"From last session: the {w.get('what')} ({lap_list(w.get('laps_before') or [])})"
+    if w.get("status") == "again":
+        return f"{head} came on again, {lap_list(w.get('laps_now') or [])}."
+    if w.get("status") == "not this time":
+        return f"{head} did not come on this time."
+    return f"{head} cannot be followed: not recorded this session."
+
+
+def thread_lines(thr: dict[str, Any]) -> list[str]:
+    """Every thread from the last session, then its warnings followed into this one."""
+    return [thread_sentence(t) for t in thr.get("threads") or []] + [
+        warning_thread_sentence(w) for w in thr.get("warnings") or []
+    ]
+
+
 def brief_picks(opps: list[dict[str, Any]], threads: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """At most two opportunities to work on next: those with a thread still open (the same corner lost
     time again) first, then by rank."""
@@ -69,7 +86,7 @@ def coaching_lines(state: dict[str, Any], brief: bool) -> list[str]:
     out = [opportunity_sentence(o) for o in opps]
     if opp and not opps and opp.get("reason"):
         out.append(f"Opportunities: none to name ({opp['reason']}).")
-    out += [thread_sentence(t) for t in threads]
+    out += thread_lines(thr)
     return out
 
 
@@ -94,9 +111,8 @@ def opportunities_text(out: dict[str, Any]) -> str:
 
 def threads_text(out: dict[str, Any]) -> str:
     """``get_threads`` in plain sentences."""
-    threads = out.get("threads") or []
-    if not threads:
-        return (
-            f"No coaching thread to follow: {out.get('reason') or 'the last session named no opportunity'}."
-        )
-    return " ".join(thread_sentence(t) for t in threads)
+    lines = thread_lines(out)
+    if not out.get("threads"):
+        why = out.get("reason") or "the last session named no opportunity"
+        lines.insert(0, f"No coaching thread to follow: {why}.")
+    return " ".join(lines)

@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.paddock.agents.alarm_text import warnings_text
 from services.paddock.agents.coaching_lines import opportunities_text, threads_text
 from services.paddock.agents.digest import corner_label, laptime, secs
 from services.paddock.agents.pace_text import achievable_text, race_pace_text
+from services.paddock.tools.alarms import FlagReport
 from services.paddock.tools.base import ToolError, session_row, track_corners
 from services.paddock.tools.registry import run_tool
 
@@ -195,6 +197,7 @@ _SENTENCES: dict[str, Callable[[dict[str, Any]], str]] = {
     "get_threads": threads_text,
     "get_race_pace_model": race_pace_text,
     "get_achievable_lap": achievable_text,
+    "get_flags_and_alarms": lambda d: warnings_text(FlagReport.from_dict(d)),
 }
 
 

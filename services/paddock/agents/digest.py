@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from services.paddock.agents.alarm_text import warning_line
 from services.paddock.agents.coaching_lines import coaching_lines
 from services.paddock.agents.fmt import corner_label, lap_list, laptime, load, secs
+from services.paddock.tools.alarms import FlagReport
 from shared.display import car_title, track_title
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "load",
     "not_recorded",
     "secs",
+    "warning_lines",
 ]
 
 # the digest of a one-hour session stays under this many characters (about 500 SmolLM2 tokens)
@@ -213,6 +216,12 @@ def _safety_line(saf: dict[str, Any]) -> list[str]:
     return ["Safety: " + "; ".join(parts) + "."] if parts else []
 
 
+def warning_lines(saf: dict[str, Any]) -> list[str]:
+    """The warnings and alarms set in the session (``get_safety_events`` carries the flag report)."""
+    line = warning_line(FlagReport.from_dict(saf)) if saf.get("events") else None
+    return [line] if line else []
+
+
 def _car_lines(state: dict[str, Any]) -> list[str]:
     out = _tyre_line(load(state, "tire_data"))
     hb = load(state, "handling_data")
@@ -238,10 +247,11 @@ def build_digest(kind: str, state: dict[str, Any]) -> str:
     lines: list[str] = []
     ped = load(state, "pedagogy_data")
     plan = _plan_lines(ped, brief=kind == "brief")
-    if kind == "debrief":  # coaching order: how it went, what to work on, why, the laps to do it in
+    if kind == "debrief":  # coaching order: how it went, the car's health, what to work on, why, the laps
         session = _session_lines(load(state, "highlights_data"))
         todo = [x for x in plan if x.startswith(("Focus next time", "Plan:"))]
-        lines += session[:2] + todo[:1] + coaching_lines(state, brief=False) + todo[1:] + session[2:]
+        lines += session[:2] + warning_lines(load(state, "safety_data"))
+        lines += todo[:1] + coaching_lines(state, brief=False) + todo[1:] + session[2:]
         lines += _variance_line(load(state, "telemetry_data"))
         plan = [x for x in plan if x not in todo]
     elif ped.get("track"):

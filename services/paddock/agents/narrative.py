@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from services.paddock.agents.coaching_lines import focus as coach_focus
-from services.paddock.agents.coaching_lines import thread_sentence
+from services.paddock.agents.coaching_lines import thread_lines
 from services.paddock.agents.grounding import Facts, facts_of, grounding_check
 
 EMOTIONS = {"encouraging", "neutral", "concerned", "celebratory", "urgent"}
@@ -27,7 +27,7 @@ __all__ = ["Facts", "facts_of", "grounding_check", "parse_emotion", "template_na
 def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]]:
     """A deterministic narrative from the same structured data, for when no model answers."""
 
-    from services.paddock.agents.digest import corner_label, lap_list, load, not_recorded
+    from services.paddock.agents.digest import corner_label, lap_list, load, not_recorded, warning_lines
     from shared.display import lap_time
 
     hl, ped, eng, saf, trac = (
@@ -58,7 +58,7 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
             f"No corner stands out: each one's typical time is within {hl['opportunity_min_s']:g} s of its best."
         )
     if kind == "debrief":
-        parts += [thread_sentence(t) for t in load(state, "threads_data").get("threads") or []]
+        parts += thread_lines(load(state, "threads_data"))
     if ped.get("blocks"):
         parts.append(
             "Plan: "
@@ -73,6 +73,7 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
         parts.append(f"{trac['count']} lockup or wheelspin events.")
     elif "count" in trac and trac["count"] is None:  # no wheel speeds: unknown, not "none"
         parts.append("Lockups and wheelspin were not recorded in this session.")
+    parts += warning_lines(saf)
     hits = {k: v for k, v in (saf.get("counts") or {}).items() if v}
     if hits:
         parts.append("Safety: " + ", ".join(f"{k} x{v}" for k, v in hits.items()) + ".")

@@ -27,6 +27,7 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
             "get_engine_health_timeline",
             "get_tire_thermal_window",
             "get_safety_events",
+            "get_flags_and_alarms",
             "get_traction_events",
             "get_opportunities",
         ],
@@ -108,8 +109,8 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
         "tools": ["get_input_smoothness"],
     },
     "SafetyMonitor": {
-        "description": "ABS, DSC, engine light, brake switch and TPMS alarm timeline.",
-        "tools": ["get_safety_events"],
+        "description": "ABS, DSC, engine light, brake switch, TPMS and logger alarm timeline.",
+        "tools": ["get_safety_events", "get_flags_and_alarms"],
     },
     "HighlightFinder": {
         "description": "Session highlights: best and theoretical best lap, biggest opportunities.",

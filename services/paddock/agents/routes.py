@@ -1,6 +1,7 @@
 """Driver-question routes answered straight from the lake, before any specialist: a lap of another
 session (``other_lap``), best, slowest and average lap, top speed, rpm, consistency, a lap the session
-does not have, a channel the file does not record, and (``lap_routes``) a named lap, a corner on it,
+does not have, a channel the file does not record, the warnings and alarms set (``alarm_routes``),
+and (``lap_routes``) a named lap, a corner on it,
 car-health and traction events by lap and the driver's sessions at the track ("not recorded", said
 plainly). Each answer is Pitwall's own sentences (times as m:ss.sss) with the figures it used kept as its
 result, for the narrator's fact sheet and the grounding check. Runs SQL (call it in a worker thread).
@@ -12,7 +13,14 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from services.paddock.agents import corner_routes, gear_routes, lap_routes, potential_routes, sector_routes
+from services.paddock.agents import (
+    alarm_routes,
+    corner_routes,
+    gear_routes,
+    lap_routes,
+    potential_routes,
+    sector_routes,
+)
 from services.paddock.agents.classifier import FALLBACK, _classify_intent
 from services.paddock.agents.data_answer import DataAnswer
 from services.paddock.agents.other_lap import other_lap
@@ -183,7 +191,8 @@ _DRIVING = re.compile(
     r"engine|rpm|rev|gear|v ?max|g.?force|lateral|line|apex|lose|losing|lost|gain|grip|abs|dsc|lock|spin|car|track|driv|steer|"
     r"consist[ae]n|sector|pressure|temp|fuel|delta|debrief|brief|coach|better|improve|where|why|how did|"
     r"best|worst|quick|pb\b|personal|finish|start|pit|kerb|curb|wheel|rain|wet|setup|balance|under|over|pace|"
-    r"stint|race|racing|qualif|tenths|stability|traction|intervene|overheat|hot\b|work on|opportunit|thread)"
+    r"stint|race|racing|qualif|tenths|stability|traction|intervene|overheat|hot\b|work on|opportunit|thread|"
+    r"alarm|warn|alert)"
 )
 
 
@@ -230,6 +239,7 @@ ROUTES: list[Route] = [
     unrelated,
     other_lap,  # before missing_lap: "lap 3 of session X" is not this session's lap 3
     missing_lap,
+    alarm_routes.alarms,  # before the channels and engine health: "did the water temp alarm come on?"
     sector_routes.sectors,  # before the opportunities: "which sector did I lose time in on lap 4?"
     gear_routes.gear,  # before the corner figures: "which gear through T3 on lap 5?"
     threads,

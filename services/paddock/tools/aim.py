@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
+from services.paddock.tools.alarms import FLAG_MEASURES, flag_report
 from services.paddock.tools.base import (
     ToolError,
     corner_of,
@@ -16,7 +18,7 @@ from services.paddock.tools.base import (
     session_arrays,
     session_row,
 )
-from services.paddock.tools.recorded import recorded
+from services.paddock.tools.recorded import MEASURES, recorded
 from shared import events as ev
 from shared.profiles.car import load_car
 
@@ -196,8 +198,8 @@ def get_traction_events(session_id: str, slip_threshold_kmh: float | None = None
     th = _car_thresholds(s.get("car_id"))
     if slip_threshold_kmh is not None:
         th["slip_lockup_kmh"] = th["slip_spin_kmh"] = float(slip_threshold_kmh)
-    cols = ("speed_kmh", "brake_bar", "throttle_pct", *(f"wheel_speed_{w}_kmh" for w in WHEELS))
-    a = session_arrays(s["session_id"], cols)
+    cols = ("speed_kmh", "brake_bar", "throttle_pct", "abs_active", *(f"wheel_speed_{w}_kmh" for w in WHEELS))
+    a = session_arrays(s["session_id"], cols)  # with the ABS flag: a wheel the ABS holds is no lockup
     measures = ("wheel_speeds", "speed", "brake_pressure", "throttle")
     rec = recorded(s["session_id"], a, (*measures, "rear_wheel_speeds"))
     # a lockup is a wheel slower than the car under braking (brake pressure), wheelspin a driven wheel
@@ -278,42 +280,13 @@ def get_input_smoothness(session_id: str) -> dict[str, Any]:
 
 
 def get_safety_events(session_id: str) -> dict[str, Any]:
-    """Safety timeline: ABS and DSC interventions, engine light, brake switch counts, TPMS alarms and safety cues spoken."""
+    """Safety timeline: ABS and DSC interventions, engine light, TPMS and logger alarms (timed, by lap and corner), brake switch counts and safety cues spoken."""
     s = session_row(session_id)
-    a = session_arrays(
-        s["session_id"],
-        (
-            "abs_active",
-            "dsc_active",
-            "mil",
-            "brake_switch",
-            "brake_bar",
-            *(f"tpms_alarm_{w}" for w in WHEELS),
-        ),
-    )
-    t = a["t_s"]
-    measures = {ev.ABS: "abs", ev.DSC: "dsc", ev.MIL: "mil", ev.TPMS_ALARM: "tpms_alarm"}
-    rec = recorded(s["session_id"], a, (*measures.values(), "brake_switch"))
-    out = []
-    for col, kind, wheel in (
-        *((ch, kind, None) for kind, ch in ev.FLAG_CHANNELS.items()),
-        *((f"tpms_alarm_{w}", ev.TPMS_ALARM, w) for w in WHEELS),
-    ):
-        v = a[col]
-        if not np.isfinite(v).any():
-            continue
-        for i0, i1 in runs(ev.is_flag_on(np.nan_to_num(v))):
-            out.append(
-                {
-                    "kind": kind,
-                    "wheel": wheel,
-                    "lap": int(a["lap"][i0]),
-                    "t_s": r(t[i0], 2),
-                    "dist_m": r(a["dist_m"][i0], 0),
-                    "corner": corner_of(s["track_id"], float(a["dist_m"][i0])),
-                    "duration_s": r(t[i1 - 1] - t[i0], 2),
-                }
-            )
+    flag_cols = (c for m in FLAG_MEASURES.values() for c in MEASURES[m].channels)
+    a = session_arrays(s["session_id"], ("brake_switch", "brake_bar", *flag_cols))
+    rec = recorded(s["session_id"], a, (*FLAG_MEASURES.values(), "brake_switch"))
+    flags = flag_report(s["session_id"])  # the one event detector's stored flag and alarm events
+    out = [asdict(e) for e in flags.events]
     bs = a["brake_switch"]
     presses = len(runs(np.nan_to_num(bs) > 0.5)) if np.isfinite(bs).any() else None
     # a switch that never comes on while the pressure shows hard braking is not wired: unknown, not 0
@@ -323,13 +296,15 @@ def get_safety_events(session_id: str) -> dict[str, Any]:
         "SELECT t_s, lap, rule, text, status FROM coaching_notes WHERE session_id = ? AND priority = 3 ORDER BY t_s",
         [s["session_id"]],
     )
-    out.sort(key=lambda x: x["t_s"])
+    shown = {k: m for k, m in FLAG_MEASURES.items() if rec.has(m)}
+    if flags.alarm_channels:
+        shown[ev.ALARM] = ev.ALARM
     return {
-        "session_id": s["session_id"],
-        **rec.fields(*measures.values()),
+        **flags.as_dict(),
+        **rec.fields(*FLAG_MEASURES.values()),
         "events": out,
         # a kind's count (0 included) only when its channel was recorded; the others are in not_recorded
-        "counts": {k: sum(1 for e in out if e["kind"] == k) for k, m in measures.items() if rec.has(m)},
+        "counts": {k: sum(1 for e in out if e["kind"] == k) for k in shown},
         "brake_presses": presses,
         "safety_cues": cues,
     }

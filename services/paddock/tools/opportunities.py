@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.tools.alarms import flag_report, warning_threads
 from services.paddock.tools.base import ToolError, rows, same_origin, session_arrays, session_row
 from shared.opportunity_rules import session_opportunities
 from shared.profiles.car import CarProfileError, load_car
@@ -113,7 +114,7 @@ def previous_session(s: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def get_threads(session_id: str) -> dict[str, Any]:
-    """Previous session's opportunities (same track and car) re-measured here: resolved, improving or unchanged with before and now, or no new data."""
+    """Previous session's opportunities (same track and car) re-measured here: resolved, improving or unchanged with before and now, or no new data; its warnings set again or not."""
     s = session_row(session_id)
     sid = s["session_id"]
     prev = previous_session(s)
@@ -121,16 +122,22 @@ def get_threads(session_id: str) -> dict[str, Any]:
         return {
             "session_id": sid,
             "threads": [],
+            "warnings": [],
             "reason": "no earlier session of yours at this track in this car",
         }
+    head = {
+        "session_id": sid,
+        "previous_session_id": prev["session_id"],
+        "warnings": warning_threads(flag_report(prev["session_id"]), flag_report(sid)),
+    }
     before = _opportunities(prev)
     opps = before.get("opportunities") or []
     if not opps:
         why = before.get("reason") or "it had no opportunity over the threshold"
-        return {"session_id": sid, "previous_session_id": prev["session_id"], "threads": [], "reason": why}
+        return {**head, "threads": [], "reason": why}
     track = _track(s)
     if track is None:
         raise ToolError("no_track", "no track profile with corners for this track", "")
     wide, laps = _inputs(sid)
     threads = session_threads(opps, wide, laps, track, car_thresholds(s.get("car_id")))
-    return {"session_id": sid, "previous_session_id": prev["session_id"], "threads": threads}
+    return {**head, "threads": threads}

@@ -1,4 +1,4 @@
-"""The 26 tools by name, their JSON schemas (from the signatures), and argument validation."""
+"""The 27 tools by name, their JSON schemas (from the signatures), and argument validation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError, create_model
 
-from services.paddock.tools import aim, coaching, laps, opportunities, optimal, progress, sessions
+from services.paddock.tools import aim, alarms, coaching, laps, opportunities, optimal, progress, sessions
 from services.paddock.tools.base import ToolError
 from services.paddock.trace_sink import record
 from shared.ids import BadIdError, check_id
@@ -39,6 +39,7 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
         aim.get_traction_events,
         aim.get_input_smoothness,
         aim.get_safety_events,
+        alarms.get_flags_and_alarms,
         optimal.get_achievable_lap,
         optimal.get_corner_consistency,
         opportunities.get_opportunities,

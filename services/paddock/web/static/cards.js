@@ -62,7 +62,7 @@ const WORDS = {
 };
 
 const COUNT_WORDS = {lockup: "Lockups", wheelspin: "Wheelspin", abs: "ABS", dsc: "DSC (stability control)",
-  mil: "Engine warning light", tpms_alarm: "TPMS alarms"};
+  mil: "Engine warning light", tpms_alarm: "TPMS alarms", alarm: "Logger alarms"};
 const WHEELS = {fl: "Front left", fr: "Front right", rl: "Rear left", rr: "Rear right"};
 // the one chart a card draws: [list, field, title]; cards without one draw none (a list of events by
 // time or a plan's blocks is not a bar chart)
