@@ -143,3 +143,24 @@ def test_charts_have_labelled_axes_lines_a_driver_can_tell_apart_and_clean_numbe
     assert bad == [], bad
     glued = [t for t in got["texts"] if t[:1].isdigit() and t.endswith("m") and not t.endswith(" m")]
     assert glued == [], glued
+
+
+def test_a_model_that_does_not_answer_is_said_once_not_under_every_answer(app: Any) -> None:
+    """This paddock's model server is a dead port: the answers come from the data, the banner says so once,
+    and no answer carries the server's address or its error."""
+    ctx, pg = _open(app, 390, "ask")
+    try:
+        for i, q in enumerate(("what was my best lap?", "what was my top speed?")):
+            pg.fill("#question", q)
+            pg.click("#ask-btn")
+            pg.wait_for_selector(f".msg.assistant >> nth={i}", timeout=120_000)
+            pg.wait_for_selector(f".msg.assistant[data-done='1'] >> nth={i}", timeout=120_000)
+        answers = pg.locator(".msg.assistant").all_inner_texts()
+        banner = pg.locator("#banner").inner_text()
+    finally:
+        ctx.close()
+    assert len(answers) == 2 and all("Answered from your data" in a for a in answers), answers
+    assert not any(
+        w in a for a in answers for w in ("http://", "127.0.0.1", "ConnectError", "model server")
+    ), answers
+    assert "No model is answering" in banner

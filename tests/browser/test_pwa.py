@@ -148,7 +148,7 @@ def test_ask_a_question_with_the_intent_picker(stack, page) -> None:
     runs and the model's picks of its facts answer."""
     pad, sid = stack["pad"].url, stack["sid"]
     _script(stack, [])
-    page.goto(f"{pad}/#/ask/{sid}")
+    page.goto(f"{pad}/?debug=1#/ask/{sid}")  # ?debug=1: the agent and tool behind the answer are shown
     page.wait_for_selector("#intent option[value='race_pace']", state="attached")
     page.select_option("#intent", "race_pace")
     page.fill("#question", "how is my pace holding up?")
@@ -158,6 +158,17 @@ def test_ask_a_question_with_the_intent_picker(stack, page) -> None:
     assert "RacePaceAgent" in answer and "get_race_pace_model" in answer, answer
     assert "work next" in answer, answer  # the model's picks, not a refusal
     assert "only answer questions" not in answer
+    # a driver's view names no agent or tool, in the answer or the topic picker
+    _script(stack, [])
+    page.goto(f"{pad}/#/ask/{sid}")
+    page.wait_for_selector("#intent option[value='race_pace']", state="attached")
+    page.select_option("#intent", "race_pace")
+    page.fill("#question", "how is my pace holding up?")
+    page.click("#ask-btn")
+    page.wait_for_selector(".msg.assistant[data-done='1']", timeout=60000)
+    shown = page.locator("#view").inner_text()
+    assert not re.search(r"[A-Z][a-z]+Agent\b|\bget_[a-z_]+", shown), shown
+    assert page.locator("a[href='#/traces']").is_hidden()
 
 
 def test_cue_log_and_traces_screens(stack, page) -> None:

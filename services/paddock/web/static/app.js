@@ -6,6 +6,19 @@ const banner = document.getElementById("banner");
 const conn = document.getElementById("conn");
 const {h} = Dom;
 window.pitwallEvents = [];  // every SSE event in arrival order (the browser tests read it)
+// ?debug=1 shows what a driver never needs: agent and tool names, the model server's own errors, traces
+const DEBUG = new URLSearchParams(location.search).get("debug") === "1";
+if (!DEBUG) document.querySelectorAll('a[href="#/traces"]').forEach((a) => { a.hidden = true; });
+const MODEL_DOWN = /model server|connecterror|connect error|not reachable|unreachable|no model/i;
+let modelNoted = false;
+// why an answer is not the model's, in a driver's words: a model that does not answer is said once, in the
+// banner, not under every answer; its own error text only with ?debug=1
+function whyNotModel(reason) {
+  if (!reason) return "";
+  if (!MODEL_DOWN.test(reason)) return reason;
+  if (!modelNoted) { modelNoted = true; showBanner("No model is answering right now: Pitwall answers from your data.", ""); }
+  return DEBUG ? reason : "";
+}
 
 const num = (v, d = 3) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(d) : "–");
 // one lap-time format everywhere: m:ss.sss (the CLI and the demo use the same)
@@ -128,7 +141,7 @@ function debriefHandlers() {
       $("state").dataset.done = "1";
       const v = $("verdict");
       if (d.narrator && d.narrator !== "llm") Dom.add(v, h("div", {class: "template", id: "template-note"},
-        h("b", {}, "Written from the data, not by the model."), " ", d.reason || ""));
+        h("b", {}, "Written from the data, not by the model."), " ", whyNotModel(d.reason)));
       if (d.ungrounded && d.ungrounded.length) Dom.add(v, h("div", {class: "warn", id: "ungrounded"}, h("b", {}, "Check these:"),
         ` the model mentioned ${d.ungrounded.join(", ")}, which the session data does not contain.`));
       Dom.fill($("focus"), (d.focus_items || []).map((f) => h("li", {}, f)));
@@ -188,7 +201,7 @@ async function askScreen(sid, seq) {
   const driver = (sessions.find((x) => x.session_id === current) || {}).driver_id || "driver";
   const sessionSel = h("select", {id: "ask-session"}, sessions.map((x) => h("option", {value: x.session_id}, `${sessionName(x).title} · ${driverOf(x)}`)));
   const intentSel = h("select", {id: "intent"}, h("option", {value: ""}, "let Pitwall decide"),
-    intents.map((i) => h("option", {value: i}, `${i.replace("_", " ")} → ${agents.intents[i]}`)));
+    intents.map((i) => h("option", {value: i}, DEBUG ? `${i.replace("_", " ")} → ${agents.intents[i]}` : i.replace(/_/g, " "))));
   const question = h("input", {id: "question", style: "flex:1", maxlength: 2000, placeholder: "Why was lap 7 slower than lap 5?", autocomplete: "off"});
   const btn = h("button", {id: "ask-btn"}, "Ask");
   const chat = h("div", {class: "chat", id: "chat"});
@@ -214,13 +227,13 @@ async function askScreen(sid, seq) {
       token(d) { out.textContent += d.text; },
       done(d) {
         out.dataset.done = "1";
-        if (d.available === false) { Dom.fill(out, h("i", {}, `The model is not available: ${d.reason}`)); return; }
+        if (d.available === false) { Dom.fill(out, h("i", {}, `No answer from your data or the model${whyNotModel(d.reason) ? `: ${whyNotModel(d.reason)}` : "."}`)); return; }
         out.textContent = d.text;
         // an answer not written by the model says so, and why (narrator "template" / "data" / anything else)
         if (d.narrator && d.narrator !== "llm") out.prepend(h("div", {class: "template narrator", dataset: {narrator: d.narrator}}, h("b", {},
           d.narrator === "data" ? "Answered from your data, not by the model." : d.narrator === "template" ? "Written from the data, not by the model." : `Answered by: ${d.narrator}.`),
-          " ", d.reason || ""));
-        Dom.add(out, h("div", {class: "muted", style: "font-size:.8rem"}, d.agent || "", (d.tools || []).length ? " · " + d.tools.map((t) => t.tool).join(", ") : ""));
+          " ", whyNotModel(d.reason)));
+        if (DEBUG) Dom.add(out, h("div", {class: "muted debug", style: "font-size:.8rem"}, d.agent || "", (d.tools || []).length ? " · " + d.tools.map((t) => t.tool).join(", ") : ""));
       },
       error(d) { out.dataset.done = "1"; Dom.fill(out, h("i", {}, `Could not answer: ${d.message}`)); },
     });
