@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from shared.channel_rules import RULES, Rule, alarm_subject, normalise_name
+from shared.channel_names import Rule, alarm_subject, normalise_name
+from shared.channel_rules import RULES
 from shared.channel_spec import Spec, profile_spec, rule_spec, unit_fits, user_spec
 from shared.channel_user import NOT_MAPPABLE, UserMap
 from shared.importers.base import RawChannel

@@ -4,7 +4,7 @@ A rule is matched three ways, strongest evidence first (see :mod:`shared.channel
 
 1. ``function``: what the file itself says the channel is (an XRK/XRZ channel's function, e.g. "Engine
    RPM", "Yaw Rate", "Percentage Throttle Load"), matched on the normalised function;
-2. ``pattern``: the channel's *normalised* name (:func:`normalise_name`), including team schemes with a
+2. ``pattern``: the channel's *normalised* name (``shared.channel_names.normalise_name``), including team schemes with a
    one-letter quantity prefix (``nEngine``, ``rPedal``, ``aSteer``, ``gLat``, ``pFuel``, ``B_ABS``);
 3. ``units``: for rules with a unit list, a channel of that unit whose name says nothing else (an
    ``rpm`` channel is an engine speed unless its name says wheel, turbo, pump...).
@@ -12,70 +12,13 @@ A rule is matched three ways, strongest evidence first (see :mod:`shared.channel
 The channel's unit must then convert to the canonical unit (``shared.units``), so a ``Fuel Level`` in %
 never becomes litres. Rules of one canonical signal are listed best first: a direct sensor (the car's
 IMU, the driver's pedal) before a GPS-derived or calculated one. Alarm and warning channels match
-:func:`alarm_subject` and feed no canonical column. Users override any of it with
+:func:`shared.channel_names.alarm_subject` and feed no canonical column. Users override any of it with
 ``<data>/channels.yaml`` or ``--map FILE``.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SEP = re.compile(r"[\s_\-./:]+")
-_CALC = re.compile(r"\s*\((calc|calculated|math)\)\s*$", re.IGNORECASE)
-_DUP = re.compile(r"\s+dup\s+\d+\s*$", re.IGNORECASE)
-
-
-def normalise_name(name: str) -> tuple[str, bool]:
-    """``"WheelSpdFL"`` -> ``("wheel spd fl", False)``; ``"Oil Press (Calc)"`` -> ``("oil press", True)``.
-
-    Camel case is split, ``_ - . / :`` become spaces, case is dropped; the flag says the name marks a
-    calculated (math) channel or a Race Studio duplicate (`` dup 1``), which rank after real sensors.
-    """
-    s = name.strip()
-    derived = False
-    for rx in (_CALC, _DUP):
-        if rx.search(s):
-            s = rx.sub("", s)
-            derived = True
-    s = _CAMEL.sub(" ", s)
-    s = _SEP.sub(" ", s).strip().lower()
-    return s, derived
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    id: str
-    canonical: str
-    pattern: str  # regular expression, full match on the normalised name
-    assume_unit: str | None = (
-        None  # the unit taken when the file declares none (only where no other is possible)
-    )
-    sign_flip: bool = False
-    sentinels: tuple[float, ...] = ()  # raw "no reading" values
-    hold: bool = False  # flags / gears: hold the previous value instead of interpolating
-    formats: tuple[str, ...] = ()  # source formats the rule is for (empty: all)
-    note: str = ""
-    function: str = ""  # regular expression, full match on the file's normalised channel function
-    units: tuple[str, ...] = ()  # a channel in one of these (normalised) units, its name saying nothing else
-
-    def for_format(self, source_format: str) -> bool:
-        return not self.formats or any(source_format.startswith(f) for f in self.formats)
-
-    def matches(self, norm: str, source_format: str) -> bool:
-        return self.for_format(source_format) and re.fullmatch(self.pattern, norm) is not None
-
-    def matches_function(self, function: str, source_format: str) -> bool:
-        return (
-            bool(self.function and function)
-            and self.for_format(source_format)
-            and (re.fullmatch(self.function, function) is not None)
-        )
-
-    def matches_unit(self, norm: str, unit: str, source_format: str) -> bool:
-        return bool(self.units) and unit in self.units and self.matches(norm, source_format)
-
+from shared.channel_names import Rule
 
 _ACC = r"(acc|accel|acceleration|g)"
 _PRESS = r"(press|pressure|pres|p)"
@@ -334,35 +277,6 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("unit-gear", "gear", r".*", units=("gear",), sentinels=(255.0, -1.0, 15.0), hold=True),
 )
-
-#: what an alarm or warning channel is about: (normalised-name pattern, the words for it)
-_ALARM = re.compile(r"(^| )(alarm|alarms|alm|warn|warning|warnings)( |$)")
-_ALARM_SUBJECTS: tuple[tuple[str, str], ...] = (
-    (
-        r"(water|coolant|wat|h2o|clt|ect).*(temp|t\b)|(temp|t) (water|coolant)|ect|water|coolant",
-        "water temperature",
-    ),
-    (r"oil.*(press|p\b)|(press|p) oil|eop", "oil pressure"),
-    (r"oil.*(temp|t\b)|(temp|t) oil|eot", "oil temperature"),
-    (r"fuel.*(press|p\b)|(press|p) fuel", "fuel pressure"),
-    (r"fuel", "fuel level"),
-    (r"rpm|rev|engine speed", "engine speed"),
-    (r"batt|volt", "battery voltage"),
-    (r"tyre|tire|tpms", "tyre pressure"),
-    (r"brake", "brakes"),
-)
-
-
-def alarm_subject(norm: str) -> str | None:
-    """``"water temp alarm"`` -> ``"water temperature"``; None when the name is no alarm or warning."""
-    if not _ALARM.search(norm):
-        return None
-    rest = _ALARM.sub(" ", norm).strip()
-    rest = re.sub(r"^b ", "", rest)
-    for rx, words in _ALARM_SUBJECTS:
-        if re.search(rx, rest):
-            return words
-    return rest or "general"
 
 
 def rules_for(canonical: str) -> list[Rule]:

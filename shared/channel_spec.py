@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from shared.channel_rules import RULES, Rule, normalise_name
+from shared.channel_names import Rule, normalise_name
+from shared.channel_rules import RULES
 from shared.channel_user import ChannelMapError, UserEntry
 from shared.importers.base import RawChannel
 from shared.signals import CHANNEL_BY_NAME
@@ -50,7 +51,7 @@ class Spec:
     def conversion_text(self) -> str:
         target = CHANNEL_BY_NAME[self.canonical].unit
         a, b = normalise_unit(self.unit), normalise_unit(target)
-        parts = [] if a == b or not a else [f"{self.unit} -> {target}"]
+        parts = [] if a == b or not a or not b else [f"{self.unit} -> {target}"]
         if self.scale != 1.0:
             parts.append(f"x{self.scale:g}")
         if self.sign_flip:
