@@ -81,7 +81,7 @@ def _rule_hits(norm: str, ch: RawChannel, source_format: str) -> list[tuple[int,
     the file's function and the name point at the same kind of signal (same unit), the name says which."""
     func = normalise_name(ch.function)[0] if ch.function else ""
     unit = normalise_unit(ch.unit).lower()
-    by_fn = [(no, r) for no, r in enumerate(RULES) if r.matches_function(func, source_format)]
+    by_fn = [(no, r) for no, r in enumerate(RULES) if r.matches_function(func, norm, source_format)]
     by_name = [(no, r) for no, r in enumerate(RULES) if not r.units and r.matches(norm, source_format)]
     by_unit = [(no, r) for no, r in enumerate(RULES) if r.matches_unit(norm, unit, source_format)]
     out: list[tuple[int, int, Rule, str]] = []

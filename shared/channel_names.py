@@ -45,6 +45,7 @@ class Rule:
     note: str = ""
     function: str = ""  # regular expression, full match on the file's normalised channel function
     units: tuple[str, ...] = ()  # a channel in one of these (normalised) units, its name saying nothing else
+    veto: str = ""  # regular expression searched in the normalised name: when found, the rule never matches
 
     def for_format(self, source_format: str) -> bool:
         return not self.formats or any(source_format.startswith(f) for f in self.formats)
@@ -52,15 +53,26 @@ class Rule:
     def matches(self, norm: str, source_format: str) -> bool:
         return self.for_format(source_format) and re.fullmatch(self.pattern, norm) is not None
 
-    def matches_function(self, function: str, source_format: str) -> bool:
+    def matches_function(self, function: str, norm: str, source_format: str) -> bool:
+        """The file's function fits (AiM gives every CAN channel in rpm "Engine RPM": the veto on the
+        name keeps a turbo or wheel speed out)."""
         return (
             bool(self.function and function)
             and self.for_format(source_format)
-            and (re.fullmatch(self.function, function) is not None)
+            and re.fullmatch(self.function, function) is not None
+            and not self.vetoed(norm)
         )
 
     def matches_unit(self, norm: str, unit: str, source_format: str) -> bool:
-        return bool(self.units) and unit in self.units and self.matches(norm, source_format)
+        return (
+            bool(self.units)
+            and unit in self.units
+            and self.matches(norm, source_format)
+            and not self.vetoed(norm)
+        )
+
+    def vetoed(self, norm: str) -> bool:
+        return bool(self.veto) and re.search(self.veto, norm) is not None
 
 
 #: what an alarm or warning channel is about: (normalised-name pattern, the words for it)

@@ -26,7 +26,8 @@ def _smooth(x: np.ndarray, n: int) -> np.ndarray:
 
 
 def gps_references(wide: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
-    """Turn rate (rad/s, positive right), lateral and longitudinal g from the GPS track and speed."""
+    """Turn rate (rad/s and deg/s, positive right), curvature, lateral and longitudinal g from the GPS
+    track and speed, and the samples moving fast enough to judge."""
     t = wide.get("t_s")
     lat, lon, v = wide.get("lat"), wide.get("lon"), wide.get("speed_kmh")
     if t is None or lat is None or lon is None or v is None or len(t) < MIN_MOVING:
@@ -54,7 +55,14 @@ def gps_references(wide: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
     moving[: 2 * n] = moving[-2 * n :] = False  # smoothing edges
     if moving.sum() < MIN_MOVING:
         return None
-    return {"turn": turn, "lat_g": vms * turn / G, "long_g": acc, "moving": moving}
+    return {
+        "turn": turn,
+        "turn_dps": np.degrees(turn),
+        "curv": turn / np.maximum(vms, 1.0),  # rad/m: what the steering wheel sets
+        "lat_g": vms * turn / G,
+        "long_g": acc,
+        "moving": moving,
+    }
 
 
 def correlation(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> float | None:

@@ -53,7 +53,10 @@ def _wheel_rules() -> list[Rule]:
 
 
 _FLAG = r"( active| act| reg| regulating| flag| intervention| interv| on| ctrl| light| lamp)?"
-_NOT_ENGINE = r"(?!.*\b(wheel|whl|turbo|tc|fan|pump|shaft|cam|diff|gearbox|gbox|idle|target|limit|max|min)\b)"
+#: an rpm channel whose name says it is another shaft, or a set point, is no engine speed
+_NOT_ENGINE = (
+    r"\b(wheel|whl|turbo|tc|fan|pump|shaft|cam|diff|gearbox|gbox|idle|target|limit|max|min|set|sp)\b"
+)
 
 #: canonical signal -> its rules in order of preference, as one flat list (order matters within a signal)
 RULES: tuple[Rule, ...] = (
@@ -76,6 +79,7 @@ RULES: tuple[Rule, ...] = (
         r"(eng |engine )?(rpm|rev|revs)|(n )?(engine|eng)( (speed|spd|rpm))?|n mot(or)?|n eng rpm",
         assume_unit="rpm",
         function=r"engine (rpm|speed)|rpm",
+        veto=_NOT_ENGINE,
     ),
     Rule(
         "gear",
@@ -129,7 +133,7 @@ RULES: tuple[Rule, ...] = (
         "brake_bar",
         rf"(brk|brake) {_PRESS}|p (brk|brake)|brake|{_PRESS} (brk|brake)( (master|mc|cyl))?",
         note="brake pressure without an axle: the master cylinder / front circuit",
-        function=r"brake pressure( front)?",
+        function=r"brake (circuit )?pressure( front)?",
     ),
     Rule(
         "brake-position",
@@ -271,8 +275,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "unit-rpm",
         "rpm",
-        _NOT_ENGINE + r".*",
+        r".*",
         units=("rpm",),
+        veto=_NOT_ENGINE,
         note="its unit is rpm and its name names no other shaft",
     ),
     Rule("unit-gear", "gear", r".*", units=("gear",), sentinels=(255.0, -1.0, 15.0), hold=True),

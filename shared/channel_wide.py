@@ -1,7 +1,8 @@
 """A log's mapped channels on one time grid in canonical units, and the registry saying, per channel,
 what it feeds, why, how it was checked and how much of it is a reading.
 
-Order: map (:mod:`shared.channel_map`), resample, let a g or yaw source that disagrees with the GPS track
+Order: map (:mod:`shared.channel_map`), resample, find unclaimed channels by their values
+(:mod:`shared.channel_values`), let a g or yaw source that disagrees with the GPS track
 give way (:mod:`shared.channel_check`), blank frozen stretches (:mod:`shared.channel_valid`), then fix
 signs (:mod:`shared.channel_orient`).
 """
@@ -18,6 +19,7 @@ from shared.channel_check import Candidates, cross_check
 from shared.channel_map import Decision
 from shared.channel_orient import CHECKS, orient
 from shared.channel_valid import blank_frozen, valid_raw, valid_share
+from shared.channel_values import find_by_values
 from shared.importers.base import RawChannel, RawLog
 
 Wide = dict[str, np.ndarray]
@@ -37,6 +39,8 @@ def build_wide(
         assert d.spec is not None and d.canonical is not None
         wide[d.canonical] = resample(ch.t_s, d.spec.apply(ch.values), grid, hold=d.spec.hold)
         source[d.canonical] = d.name
+    decisions = find_by_values(wide, raw, decisions, lambda t, v: resample(t, v, grid))
+    source = {d.canonical: d.name for d in decisions if d.canonical}
     alternates: Candidates = {}
     for d in decisions:
         if d.alt is not None and d.alt.canonical in source and d.alt.canonical in _CHECKED:

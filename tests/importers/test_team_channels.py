@@ -149,15 +149,24 @@ def test_tcr_imu_beats_gps_derived_yaw_and_g() -> None:
     assert "speed x yaw rate agrees with the lateral acceleration" in str(by["dPsi ABS"]["mapped_by"])
 
 
-def test_without_the_files_functions_those_channels_are_not_guessed() -> None:
-    raw, _ = tcr_xrk_log(functions=False)
-    _, reg = load_car("generic").to_wide(raw)
+def test_without_the_files_functions_the_values_find_the_imu_and_the_steering() -> None:
+    """Names that say nothing (ay_ABS, dPsi_ABS, LW) and no function: the values decide. Each follows the
+    car's GPS track at the right scale, so the car's own sensors feed g, yaw and steering, and the
+    GPS-derived channels give way; channels of the same units that do not follow it stay unmapped."""
+    raw, d = tcr_xrk_log(functions=False)
+    wide, reg = load_car("generic").to_wide(raw)
     by = _by(reg)
-    for name in ("ay ABS", "ax ABS", "dPsi ABS", "LW"):
-        assert by[name]["canonical"] is None, by[name]
+    found = {"ay ABS": "g_lat", "ax ABS": "g_long", "dPsi ABS": "yaw_rate_dps", "LW": "steer_deg"}
+    for name, canon in found.items():
+        assert by[name]["canonical"] == canon and "found by its values" in str(by[name]["mapped_by"]), by[
+            name
+        ]
+    for gps in ("GPS LateralAcc", "GPS Yaw Rate", "GPS InlineAcc"):
+        assert by[gps]["canonical"] is None and "gives way to" in str(by[gps]["mapped_by"])
+    assert by["IgnAdv"]["canonical"] is None  # in degrees, but it follows the pedal, not the track
+    assert np.nanmax(np.abs(wide["yaw_rate_dps"])) < 53  # the gyro's, not the GPS's 340 deg/s
     assert by["Gang"]["canonical"] == "gear" and "unit-gear" in str(by["Gang"]["mapped_by"])  # its unit
     assert by["nMot"]["canonical"] == "rpm" and by["rPedal"]["canonical"] == "throttle_pct"  # their names
-    assert by["GPS LateralAcc"]["canonical"] == "g_lat"  # the only lateral g left
 
 
 def test_a_users_mapping_still_wins_over_the_files_function() -> None:
@@ -272,3 +281,24 @@ def test_a_frozen_gyro_is_no_reading_and_its_coverage_says_so() -> None:
     assert np.isnan(wide["yaw_rate_dps"][(t > 151) & (t < 189)]).all()
     assert np.isfinite(wide["yaw_rate_dps"][(t > 10) & (t < 140)]).all()
     assert len(yaw.t_s) == SECONDS * RATE
+
+
+@pytest.mark.parametrize(
+    ("name", "function", "canonical"),
+    [
+        ("nMot", "Engine RPM", "rpm"),
+        ("nTurbo", "Engine RPM", None),  # AiM calls every CAN channel in rpm "Engine RPM"
+        ("Wheel RPM RL", "Engine RPM", None),
+        ("RPM Limit", "", None),
+        ("Motordrehzahl", "Engine RPM", "rpm"),
+    ],
+)
+def test_engine_rpm_function_is_no_engine_when_the_name_says_another_shaft(
+    name: str, function: str, canonical: str | None
+) -> None:
+    from shared.channel_map import resolve
+
+    t = np.arange(50.0)
+    ch = RawChannel(name, "rpm", t, 3000 + 10 * t, 1.0, "aim_xrk", function)
+    (dec,) = resolve({name: ch}, "aim_xrk")
+    assert dec.canonical == canonical, dec.why

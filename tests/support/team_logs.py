@@ -149,7 +149,7 @@ def tcr_channels(d: dict[str, np.ndarray], seed: int = 7) -> list[tuple[str, str
         ("pBoost", "bar", "Pressure", 1.0 + d["pedal"] / 100.0),
         ("Lambda1", "", "Lambda", _noisy(rng, const, 0.01)),
         ("TExhaust", "C", "Temperature", 600 + 3 * d["pedal"]),
-        ("nTurbo", "rpm", "", 20000 + 800 * d["pedal"]),
+        ("nTurbo", "rpm", "Engine RPM", 20000 + 800 * d["pedal"]),  # libxrk: any CAN rpm channel
         ("TGearbox", "C", "Temperature", 80 + 0.02 * d["t"]),
         ("pManifold", "mbar", "Pressure", 1000 + 10 * d["pedal"]),
         ("FuelUsed", "l", "", 0.002 * d["t"]),
