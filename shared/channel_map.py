@@ -106,6 +106,23 @@ def _throttle_floor(spec: Spec, ch: RawChannel) -> float | None:
     return float(np.percentile(v, 1)) if len(v) >= 20 else None
 
 
+def _throttle_body(cands: dict[str, list[_Cand]], channels: Mapping[str, RawChannel]) -> None:
+    """Move throttle candidates that are the throttle body, not the driver's pedal: one that never reads
+    below ``PEDAL_FLOOR_PCT`` (whatever its name), and a throttle channel beside a channel named a pedal."""
+    pedal = any(c.rule == "throttle-pedal" for c in cands.get("throttle_pct", []))
+    for c in list(cands.get("throttle_pct", [])):
+        floor = _throttle_floor(c.spec, channels[c.name])
+        if floor is not None and floor > PEDAL_FLOOR_PCT:
+            c.why += f"; it never reads below {floor:.0f} %: the throttle body, not the driver's pedal"
+        elif pedal and c.rule == "throttle":
+            c.why += "; beside a channel named the pedal, a throttle channel is the throttle body"
+        else:
+            continue
+        cands["throttle_pct"].remove(c)
+        c.spec = replace(c.spec, canonical="throttle_body_pct")
+        cands.setdefault("throttle_body_pct", []).append(c)
+
+
 def resolve(
     channels: Mapping[str, RawChannel],
     source_format: str,
@@ -166,13 +183,7 @@ def resolve(
             add(2, ev, no, derived, name, spec, what, rule.id)
             break  # the strongest evidence whose unit fits decides what the channel is
 
-    for c in list(cands.get("throttle_pct", [])):  # the throttle body is no pedal, whatever its name
-        floor = _throttle_floor(c.spec, channels[c.name])
-        if floor is not None and floor > PEDAL_FLOOR_PCT:
-            cands["throttle_pct"].remove(c)
-            c.spec = replace(c.spec, canonical="throttle_body_pct")
-            c.why += f"; it never reads below {floor:.0f} %: the throttle body, not the driver's pedal"
-            cands.setdefault("throttle_body_pct", []).append(c)
+    _throttle_body(cands, channels)
 
     for canon, cs in cands.items():
         cs.sort(key=lambda c: c.rank)

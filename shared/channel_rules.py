@@ -39,7 +39,7 @@ def _wheel_rules() -> list[Rule]:
             Rule(
                 f"wheel-speed-{w}",
                 f"wheel_speed_{w}_kmh",
-                rf"((v|speed) )?(whl|wheel)( (speed|spd|vel))? {pos}|(wheel )?(speed|spd) {pos}|{pos} (wheel )?(speed|spd)",
+                rf"((v|speed) )?(whl|wheel)( (speed|spd|vel))? {pos}|(wheel |w ?)?(speed|spd) {pos}|{pos} (wheel )?(speed|spd)",
             ),
             Rule(
                 f"tpms-press-{w}",
@@ -52,7 +52,7 @@ def _wheel_rules() -> list[Rule]:
     return out
 
 
-_FLAG = r"( active| act| reg| regulating| flag| intervention| interv| on| ctrl| light| lamp)?"
+_FLAG = r"( active| act| reg| regulating| flag| intervention| interv| on| ctrl| light| lamp| status| state)?"
 #: an rpm channel whose name says it is another shaft, or a set point, is no engine speed
 _NOT_ENGINE = (
     r"\b(wheel|whl|turbo|tc|fan|pump|shaft|cam|diff|gearbox|gbox|idle|target|limit|max|min|set|sp)\b"
@@ -95,8 +95,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "throttle-pedal",
         "throttle_pct",
-        r"(r )?((accel|accelerator|acc|gas|throttle|thr) )?pedal( (pos|position|ratio))?|app|pps"
-        r"|(r )?(accel|accelerator|gas) pedal( (pos|position))?|pedal (pos|position)",
+        r"(r )?((accel|accelerator|acc|gas|throttle|thr) )?pedal( (pos|position|ratio))?|app|pps|aps"
+        r"|(r )?(accel|accelerator|gas) pedal( (pos|position))?|pedal (pos|position)|(accel|accelerator|gas) (pos|position)|gas",
         assume_unit="%",
         note="the driver's pedal",
         function=r"(accelerator|throttle|gas) pedal( position)?|pedal position",
@@ -152,7 +152,7 @@ RULES: tuple[Rule, ...] = (
         "steering",
         "steer_deg",
         r"((ave|avg|average) )?(steer|steering|str)( (angle|ang|pos|position|wheel|wheel angle))?"
-        r"|a (ste|steer|str|steering)( (wheel|angle|wheel angle))?|steering wheel angle",
+        r"|a (ste|steer|str|steering)( (wheel|angle|wheel angle))?|steering wheel angle|swa|sas|lenkwinkel",
         sentinels=(-1024.0,),
         function=r"steering( wheel)?( angle| position)?",
     ),
@@ -183,20 +183,20 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "lateral",
         "g_lat",
-        rf"(lateral|lat|indicated lateral) {_ACC}( imu)?|g lat(eral)?( imu)?|{_ACC} lat(eral)?|a y",
+        rf"(lateral|lat|indicated lateral) {_ACC}( imu)?|g lat(eral)?( imu)?|{_ACC} lat(eral)?|a y|ay( (esp|abs|imu|ecu))?",
         function=r"lateral acc(eleration)?",
     ),
     Rule(
         "longitudinal",
         "g_long",
         rf"(inline|longitudinal|long|lon|indicated longitudinal) {_ACC}( imu)?|g (long|lon|inline)( imu)?"
-        rf"|{_ACC} (long|lon|inline)|a x",
+        rf"|{_ACC} (long|lon|inline)|a x|ax( (esp|abs|imu|ecu))?",
         function=r"(inline|longitudinal) acc(eleration)?",
     ),
     Rule(
         "vertical",
         "g_vert",
-        rf"(vertical|vert) {_ACC}( imu)?|g vert(ical)?|a z",
+        rf"(vertical|vert) {_ACC}( imu)?|g vert(ical)?|a z|az( (esp|abs|imu|ecu))?",
         function=r"vertical acc(eleration)?",
     ),
     Rule("axis-y", "g_lat", r"(accelerometer|accel|acc|g ch|g|acc ch) y", note="IMU Y axis"),
@@ -205,7 +205,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "yaw-rate",
         "yaw_rate_dps",
-        r"([a-z] )?yaw( (rate|vel|velocity|speed))?( imu)?|gyro( ch)? z|gyro yaw|yaw gyro",
+        r"([a-z] )?yaw( (rate|vel|velocity|speed))?( (imu|esp|abs|ecu))?|gyro( ch)? z|gyro yaw|yaw gyro"
+        r"|d psi( (esp|abs|imu|ecu))?|psi dot|gier ?rate",
         note="the car's gyro",
         function=r"yaw rate",
     ),
@@ -223,7 +224,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "fuel-pressure",
         "fuel_press_bar",
-        rf"(p )?fuel {_PRESS}( (rail|abs|rel))?|{_PRESS} fuel( (rail|abs|rel))?|fp",
+        rf"(p )?fuel( rail)? {_PRESS}( (rail|abs|rel))?|{_PRESS} fuel( (rail|abs|rel))?|fp|frp",
         function=r"fuel pressure",
     ),
     Rule(

@@ -5,6 +5,7 @@ markers and frozen stretches as missing. Truth comes from tests/support/team_log
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -150,13 +151,16 @@ def test_tcr_imu_beats_gps_derived_yaw_and_g() -> None:
 
 
 def test_without_the_files_functions_the_values_find_the_imu_and_the_steering() -> None:
-    """Names that say nothing (ay_ABS, dPsi_ABS, LW) and no function: the values decide. Each follows the
+    """Names that say nothing (CAN 7..10) and no function: the values decide. Each follows the
     car's GPS track at the right scale, so the car's own sensors feed g, yaw and steering, and the
     GPS-derived channels give way; channels of the same units that do not follow it stay unmapped."""
     raw, d = tcr_xrk_log(functions=False)
+    opaque = {"ay ABS": "CAN 7", "ax ABS": "CAN 8", "dPsi ABS": "CAN 9", "LW": "CAN 10"}
+    chans = [replace(c, name=opaque.get(c.name, c.name)) for c in raw.channels.values()]
+    raw = replace(raw, channels={c.name: c for c in chans})
     wide, reg = load_car("generic").to_wide(raw)
     by = _by(reg)
-    found = {"ay ABS": "g_lat", "ax ABS": "g_long", "dPsi ABS": "yaw_rate_dps", "LW": "steer_deg"}
+    found = {"CAN 7": "g_lat", "CAN 8": "g_long", "CAN 9": "yaw_rate_dps", "CAN 10": "steer_deg"}
     for name, canon in found.items():
         assert by[name]["canonical"] == canon and "found by its values" in str(by[name]["mapped_by"]), by[
             name
@@ -302,3 +306,18 @@ def test_engine_rpm_function_is_no_engine_when_the_name_says_another_shaft(
     ch = RawChannel(name, "rpm", t, 3000 + 10 * t, 1.0, "aim_xrk", function)
     (dec,) = resolve({name: ch}, "aim_xrk")
     assert dec.canonical == canonical, dec.why
+
+
+def test_a_throttle_channel_beside_the_pedal_is_the_throttle_body() -> None:
+    """A cable-less car logs both, each 0-100 %: the one named the pedal is the driver's."""
+    from shared.channel_map import resolve
+
+    t = np.arange(100.0)
+    pedal = np.clip(np.sin(t / 5) * 120, 0, 100)
+    chans = {
+        "TPS": RawChannel("TPS", "%", t, pedal * 0.98, 1.0, "aim_csv"),
+        "Pedal Pos": RawChannel("Pedal Pos", "%", t, pedal, 1.0, "aim_csv"),
+    }
+    by = {d.name: d for d in resolve(chans, "aim_csv")}
+    assert by["Pedal Pos"].canonical == "throttle_pct" and by["TPS"].canonical == "throttle_body_pct"
+    assert "beside a channel named the pedal" in by["TPS"].why
