@@ -99,6 +99,7 @@ def capabilities(wide: Wide, registry: list[dict[str, Any]] | None = None) -> di
             "available": not lacking,
             "reason": None if not lacking else _lacking(lacking, present),
             "sources": {s: source.get(s, "derived") for s in used},
+            "coverage_pct": {s: round(100 * share[s], 1) for s in used},
             "partial": None
             if not partial or lacking
             else "; ".join(
@@ -201,6 +202,15 @@ def quality_report(
         "capabilities": caps,
         "warnings": warnings,
     }
+
+
+def partial_pct(report: dict[str, Any] | None, what: str) -> float | None:
+    """The share (%) of the session ``what`` (a ``CAPABILITIES`` key) is built on when that is only part
+    of it (a channel with no reading on the rest), else None."""
+    c = ((report or {}).get("capabilities") or {}).get(what)
+    if not c or not c.get("partial") or not c.get("coverage_pct"):
+        return None
+    return float(min(c["coverage_pct"].values()))
 
 
 def unavailable(report: dict[str, Any] | None, what: str) -> str | None:
