@@ -79,10 +79,10 @@ class Rule:
 _ALARM = re.compile(r"(^| )(alarm|alarms|alm|warn|warning|warnings)( |$)")
 _ALARM_SUBJECTS: tuple[tuple[str, str], ...] = (
     (
-        r"(water|coolant|wat|h2o|clt|ect).*(temp|t\b)|(temp|t) (water|coolant)|ect|water|coolant",
+        r"(water|coolant|wat|h2o|clt|ect).*(temp|t\b)|(temp|t) (water|coolant)|\b(ect|wt|h2o|clt)\b|water|coolant",
         "water temperature",
     ),
-    (r"oil.*(press|p\b)|(press|p) oil|eop", "oil pressure"),
+    (r"oil.*(press|p\b)|(press|p) oil|\b(eop|op)\b", "oil pressure"),
     (r"oil.*(temp|t\b)|(temp|t) oil|eot", "oil temperature"),
     (r"fuel.*(press|p\b)|(press|p) fuel", "fuel pressure"),
     (r"fuel", "fuel level"),
@@ -102,4 +102,6 @@ def alarm_subject(norm: str) -> str | None:
     for rx, words in _ALARM_SUBJECTS:
         if re.search(rx, rest):
             return words
+    if rest.isdigit():
+        return f"number {rest}"
     return rest or "general"

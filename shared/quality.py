@@ -14,6 +14,7 @@ import numpy as np
 
 from shared.importers.base import RawLog
 from shared.laps import Lap
+from shared.profiles.car import DERIVED_FROM
 
 Wide = dict[str, np.ndarray]
 
@@ -98,12 +99,12 @@ def capabilities(wide: Wide, registry: list[dict[str, Any]] | None = None) -> di
         out[what] = {
             "available": not lacking,
             "reason": None if not lacking else _lacking(lacking, present),
-            "sources": {s: source.get(s, "derived") for s in used},
+            "sources": {s: source.get(s, DERIVED_FROM.get(s, "derived")) for s in used},
             "coverage_pct": {s: round(100 * share[s], 1) for s in used},
             "partial": None
             if not partial or lacking
             else "; ".join(
-                f"built on {s} ({source.get(s, 'derived')!r}), which has a reading in only "
+                f"built on {s} ({source.get(s, DERIVED_FROM.get(s, 'derived'))!r}), which has a reading in only "
                 f"{100 * share[s]:.0f} % of the session"
                 for s in partial
             ),

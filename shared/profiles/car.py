@@ -35,6 +35,14 @@ PROFILE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"  # no separators, no dots: a 
 _PROFILE_NAME = re.compile(PROFILE_NAME)
 
 
+#: signals Pitwall computes when no channel feeds them, and from what (shown as their source)
+DERIVED_FROM: dict[str, str] = {
+    "g_combo": "derived from g_lat and g_long",
+    "gear": "derived from rpm over rear wheel (or GPS) speed and the gear ratios",
+    "brake_pct": "derived from brake_bar as a share of the session's peak pressure",
+}
+
+
 class CarProfileError(ValueError):
     """A car profile file is missing or invalid; the message names the file and the field."""
 

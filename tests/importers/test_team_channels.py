@@ -321,3 +321,24 @@ def test_a_throttle_channel_beside_the_pedal_is_the_throttle_body() -> None:
     by = {d.name: d for d in resolve(chans, "aim_csv")}
     assert by["Pedal Pos"].canonical == "throttle_pct" and by["TPS"].canonical == "throttle_body_pct"
     assert "beside a channel named the pedal" in by["TPS"].why
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("WT Alarm", "alarm: water temperature"),  # a kart's water-temperature alarm
+        ("AlarmWaterTemp", "alarm: water temperature"),
+        ("B_WarnTWater", "alarm: water temperature"),
+        ("Oil Press Warning", "alarm: oil pressure"),
+        ("Alarm_OP", "alarm: oil pressure"),
+        ("Warn_Rev", "alarm: engine speed"),
+        ("Alarm 3", "alarm: number 3"),
+    ],
+)
+def test_alarm_channels_are_named_and_feed_no_column(name: str, why: str) -> None:
+    from shared.channel_map import resolve
+
+    t = np.arange(50.0)
+    ch = RawChannel(name, "", t, (t > 20).astype(float), 1.0, "aim_csv", "Number")
+    (dec,) = resolve({name: ch}, "aim_csv")
+    assert dec.canonical is None and dec.why.startswith(why + " "), dec.why
