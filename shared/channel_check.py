@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shared.channel_orient import CHECKS, correlation, gps_references
+from shared.channel_orient import CHECKS, correlation
 
 AGREE_R = 0.5  # |r| a source needs with the GPS track to be trusted over another that has it
 G = 9.80665
@@ -19,15 +19,18 @@ Candidates = dict[str, list[tuple[str, np.ndarray]]]  # canonical -> (channel na
 
 
 def cross_check(
-    wide: dict[str, np.ndarray], source: dict[str, str], alternates: Candidates
+    wide: dict[str, np.ndarray],
+    source: dict[str, str],
+    alternates: Candidates,
+    refs: dict[str, np.ndarray] | None,
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Swap, in place, a g or yaw source that disagrees with the GPS track for one that agrees.
 
     ``source``: canonical -> the channel feeding it. Returns (canonical -> the channel now feeding it,
-    for the swaps) and (channel name -> a note for its registry reason)."""
+    for the swaps) and (channel name -> a note for its registry reason). ``refs``: the GPS track's
+    references (:func:`shared.channel_orient.gps_references`), None without a usable track."""
     swaps: dict[str, str] = {}
     notes: dict[str, str] = {}
-    refs = gps_references(wide)
     if refs is None:
         return swaps, notes
     moving = refs["moving"]

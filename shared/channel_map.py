@@ -20,8 +20,10 @@ nothing are still stored by their original name (``telemetry_signals``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -76,16 +78,23 @@ class _Cand:
     why: str
 
 
-def _rule_hits(norm: str, ch: RawChannel, source_format: str) -> list[tuple[int, int, Rule, str]]:
-    """(evidence, rule number, rule, how) for every rule the channel fits, strongest evidence first. When
-    the file's function and the name point at the same kind of signal (same unit), the name says which."""
-    func = normalise_name(ch.function)[0] if ch.function else ""
-    unit = normalise_unit(ch.unit).lower()
-    by_fn = [(no, r) for no, r in enumerate(RULES) if r.matches_function(func, norm, source_format)]
-    by_name = [(no, r) for no, r in enumerate(RULES) if not r.units and r.matches(norm, source_format)]
-    by_unit = [(no, r) for no, r in enumerate(RULES) if r.matches_unit(norm, unit, source_format)]
+@lru_cache(maxsize=4096)
+def _rule_hits(
+    norm: str, function: str, unit: str, source_format: str
+) -> tuple[tuple[int, int, Rule, str], ...]:
+    """(evidence, rule number, rule, how) for every rule a channel fits, strongest evidence first. When
+    the file's function and the name point at the same kind of signal (same unit), the name says which.
+    Cached: a team's channel names come back with every session."""
+    func = normalise_name(function)[0] if function else ""
+    unit = normalise_unit(unit).lower()
+    fn_rules, name_rules, unit_rules, any_name = _tables()
+    by_fn = [(no, r) for no, r in fn_rules if func and r.matches_function(func, norm, source_format)]
+    by_name: list[tuple[int, Rule]] = []
+    if any_name.fullmatch(norm):  # one test first: most channels of a big file match no name rule
+        by_name = [(no, r) for no, r, rx in name_rules if r.for_format(source_format) and rx.fullmatch(norm)]
+    by_unit = [(no, r) for no, r in unit_rules if r.matches_unit(norm, unit, source_format)]
     out: list[tuple[int, int, Rule, str]] = []
-    said = f"the file says it is {ch.function.strip()!r}"
+    said = f"the file says it is {function.strip()!r}"
     for no, r in by_fn:
         kin = [(n2, r2) for n2, r2 in by_name if _kind(r2) == _kind(r)]
         if kin:
@@ -93,7 +102,23 @@ def _rule_hits(norm: str, ch: RawChannel, source_format: str) -> list[tuple[int,
         out.append((_FUNCTION, no, r, f"{said} (rule {r.id!r})"))
     out += [(_NAME, no, r, f"rule {r.id!r}") for no, r in by_name]
     out += [(_UNIT, no, r, f"rule {r.id!r}") for no, r in by_unit]
-    return out
+    return tuple(out)
+
+
+@cache
+def _tables() -> tuple[
+    list[tuple[int, Rule]], list[tuple[int, Rule, re.Pattern[str]]], list[tuple[int, Rule]], re.Pattern[str]
+]:
+    """The rule table split by what each rule can match on, name patterns compiled once (on first use),
+    and one pattern that some rule's name pattern matches whenever it does."""
+    rules = list(enumerate(RULES))
+    names = [(no, r, re.compile(r.pattern)) for no, r in rules if not r.units]
+    return (
+        [(no, r) for no, r in rules if r.function],
+        names,
+        [(no, r) for no, r in rules if r.units],
+        re.compile("|".join(f"(?:{r.pattern})" for _, r, _ in names)),
+    )
 
 
 def _kind(rule: Rule) -> str:
@@ -165,7 +190,7 @@ def resolve(
             add(1, 0, 0, False, name, Spec(name, unit), "already named as the canonical signal", "canonical")
             continue
         norm, derived = normalise_name(name)
-        hits = _rule_hits(norm, ch, source_format)
+        hits = _rule_hits(norm, ch.function, ch.unit, source_format)
         alarm = alarm_subject(norm)
         if alarm is not None and not any(ev == _NAME for ev, *_ in hits):
             decided[name] = Decision(

@@ -80,7 +80,7 @@ CHECKS = (
 )
 
 
-def orient(wide: dict[str, np.ndarray]) -> dict[str, str]:
+def orient(wide: dict[str, np.ndarray], refs: dict[str, np.ndarray] | None = None) -> dict[str, str]:
     """Negate, in place, signals whose sign is clearly reversed; canonical -> why, for the registry."""
     notes: dict[str, str] = {}
     gv = wide.get("g_vert")
@@ -89,7 +89,7 @@ def orient(wide: dict[str, np.ndarray]) -> dict[str, str]:
         if med < -0.5:
             wide["g_vert"] = -gv
             notes["g_vert"] = f"sign flipped: it reads {med:.2f} g at rest, Pitwall's convention is +1 g"
-    refs = gps_references(wide)
+    refs = refs if refs is not None else gps_references(wide)
     if refs is None:
         return notes
     for canon, ref, what in CHECKS:

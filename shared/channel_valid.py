@@ -46,7 +46,9 @@ def valid_raw(t: np.ndarray, values: np.ndarray, unit: str) -> np.ndarray:
     """Which raw samples of any channel are readings: finite, no universal marker, not all-ones, and not
     a sensor's unit holding one exact value for a whole session (an input with nothing connected)."""
     v = np.asarray(values, dtype=np.float64)
-    ok = np.isfinite(v) & ~np.isin(v, NO_READING)
+    ok = np.isfinite(v)
+    for marker in NO_READING:
+        ok &= v != marker
     fin = v[ok]
     if len(fin) and fin.min() == fin.max():
         span = float(t[-1] - t[0]) if len(t) > 1 else 0.0
@@ -62,11 +64,11 @@ def frozen_runs(t: np.ndarray, v: np.ndarray, moving: np.ndarray) -> np.ndarray:
         return out
     change = np.r_[True, (v[1:] != v[:-1]) | ~np.isfinite(v[1:])]
     starts = np.flatnonzero(change)
-    ends = np.r_[starts[1:], len(v)]
-    for a, b in zip(starts, ends, strict=True):
-        if b - a < 2 or not np.isfinite(v[a]) or t[b - 1] - t[a] < FROZEN_S:
-            continue
-        if moving[a:b].all():
+    ends = np.r_[starts[1:], len(v)]  # exclusive
+    long = (t[ends - 1] - t[starts] >= FROZEN_S) & np.isfinite(v[starts])
+    still = np.r_[0, np.cumsum(~moving)]  # samples not moving before each index
+    for a, b in zip(starts[long], ends[long], strict=True):
+        if still[b] == still[a]:
             out[a:b] = True
     return out
 
@@ -97,6 +99,6 @@ def blank_frozen(wide: dict[str, np.ndarray]) -> dict[str, str]:
 
 def valid_share(t_grid: np.ndarray, values: np.ndarray, t_first: float, t_last: float) -> float:
     """Share of the grid rows inside the channel's own time span that hold a reading."""
-    inside = (t_grid >= t_first - 1e-9) & (t_grid <= t_last + 1e-9)
-    n = int(inside.sum())
-    return float(np.isfinite(values[inside]).sum() / n) if n else 0.0
+    a = int(np.searchsorted(t_grid, t_first - 1e-9, side="left"))
+    b = int(np.searchsorted(t_grid, t_last + 1e-9, side="right"))
+    return float(np.isfinite(values[a:b]).sum() / (b - a)) if b > a else 0.0

@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from shared.channel_map import Decision
-from shared.channel_orient import correlation, gps_references
+from shared.channel_orient import correlation
 from shared.channel_spec import Spec, unit_fits
 from shared.importers.base import RawLog
 from shared.signals import CHANNEL_BY_NAME
@@ -55,10 +55,14 @@ def _score(v: np.ndarray, ref: np.ndarray, moving: np.ndarray, scaled: bool) -> 
 
 
 def find_by_values(
-    wide: dict[str, np.ndarray], raw: RawLog, decisions: list[Decision], resample: Resample
+    wide: dict[str, np.ndarray],
+    raw: RawLog,
+    decisions: list[Decision],
+    resample: Resample,
+    refs: dict[str, np.ndarray] | None,
 ) -> list[Decision]:
-    """Decisions with channels found by their values (``wide`` updated in place)."""
-    refs = gps_references(wide)
+    """Decisions with channels found by their values (``wide`` updated in place); ``refs`` are the GPS
+    track's references (:func:`shared.channel_orient.gps_references`), None without a usable track."""
     if refs is None:
         return decisions
     by_canon = {d.canonical: d for d in decisions if d.canonical}

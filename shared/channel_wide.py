@@ -17,7 +17,7 @@ import numpy as np
 
 from shared.channel_check import Candidates, cross_check
 from shared.channel_map import Decision
-from shared.channel_orient import CHECKS, orient
+from shared.channel_orient import CHECKS, gps_references, orient
 from shared.channel_valid import blank_frozen, valid_raw, valid_share
 from shared.channel_values import find_by_values
 from shared.importers.base import RawChannel, RawLog
@@ -39,7 +39,8 @@ def build_wide(
         assert d.spec is not None and d.canonical is not None
         wide[d.canonical] = resample(ch.t_s, d.spec.apply(ch.values), grid, hold=d.spec.hold)
         source[d.canonical] = d.name
-    decisions = find_by_values(wide, raw, decisions, lambda t, v: resample(t, v, grid))
+    refs = gps_references(wide)  # lat, lon and speed are final here: one reference for every check
+    decisions = find_by_values(wide, raw, decisions, lambda t, v: resample(t, v, grid), refs)
     source = {d.canonical: d.name for d in decisions if d.canonical}
     alternates: Candidates = {}
     for d in decisions:
@@ -47,10 +48,10 @@ def build_wide(
             ch = raw.channels[d.name]
             vals = resample(ch.t_s, d.alt.apply(ch.values), grid, hold=d.alt.hold)
             alternates.setdefault(d.alt.canonical, []).append((d.name, vals))
-    swaps, checked = cross_check(wide, source, alternates)
+    swaps, checked = cross_check(wide, source, alternates, refs)
     decisions = _swapped(decisions, swaps)
     frozen = blank_frozen(wide)
-    signs = orient(wide)
+    signs = orient(wide, refs)
     registry: list[RegistryRow] = []
     for d in decisions:
         ch = raw.channels[d.name]
