@@ -14,6 +14,7 @@ import numpy as np
 from shared.channel_orient import CHECKS, correlation
 
 AGREE_R = 0.5  # |r| a source needs with the GPS track to be trusted over another that has it
+CHECKED = ("g_lat", "g_long", "yaw_rate_dps")  # the signals whose source may give way
 G = 9.80665
 Candidates = dict[str, list[tuple[str, np.ndarray]]]  # canonical -> (channel name, values on the grid)
 
@@ -36,7 +37,7 @@ def cross_check(
     moving = refs["moving"]
     for canon, ref, what in CHECKS:
         name = source.get(canon)
-        if name is None or canon == "steer_deg":
+        if name is None or canon not in CHECKED:
             continue
         r = correlation(wide[canon], refs[ref], moving)
         if r is None:

@@ -36,6 +36,7 @@ from shared.importers.base import RawChannel
 from shared.signals import CHANNEL_BY_NAME
 from shared.units import declared, normalise_unit, source_unit
 
+NO_RULE = "no rule matches the name, the file's function or the unit"
 PEDAL_FLOOR_PCT = 10.0  # a throttle channel whose 1st percentile is above this is not the driver's pedal
 _NOT_CANONICAL = NOT_MAPPABLE
 _FUNCTION, _NAME, _UNIT = 0, 1, 2  # evidence, strongest first

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from shared.channel_map import Decision
+from shared.channel_map import NO_RULE, Decision
 from shared.channel_orient import correlation
 from shared.channel_spec import Spec, unit_fits
 from shared.importers.base import RawLog
@@ -39,7 +39,7 @@ def _gps_fed(d: Decision | None) -> bool:
 
 def _open(d: Decision) -> bool:
     """An unmapped channel no rule claimed: not ignored by the user, no alarm, no other candidate."""
-    return d.canonical is None and not d.candidate_for and d.why.startswith("no rule matches")
+    return d.canonical is None and not d.candidate_for and d.why == NO_RULE
 
 
 def _score(v: np.ndarray, ref: np.ndarray, moving: np.ndarray, scaled: bool) -> float:

@@ -15,16 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from shared.channel_check import Candidates, cross_check
+from shared.channel_check import CHECKED, Candidates, cross_check
 from shared.channel_map import Decision
-from shared.channel_orient import CHECKS, gps_references, orient
+from shared.channel_orient import gps_references, orient
 from shared.channel_valid import blank_frozen, valid_raw, valid_share
 from shared.channel_values import find_by_values
 from shared.importers.base import RawChannel, RawLog
 
 Wide = dict[str, np.ndarray]
 RegistryRow = dict[str, Any]
-_CHECKED = {c for c, _, _ in CHECKS}
 
 
 def build_wide(
@@ -34,17 +33,15 @@ def build_wide(
     picked = [(d, raw.channels[d.name]) for d in decisions if d.spec is not None]
     grid = time_grid(raw, [ch for _, ch in picked], rate_hz)
     wide: Wide = {"t_s": grid}
-    source: dict[str, str] = {}
     for d, ch in picked:
         assert d.spec is not None and d.canonical is not None
         wide[d.canonical] = resample(ch.t_s, d.spec.apply(ch.values), grid, hold=d.spec.hold)
-        source[d.canonical] = d.name
     refs = gps_references(wide)  # lat, lon and speed are final here: one reference for every check
     decisions = find_by_values(wide, raw, decisions, lambda t, v: resample(t, v, grid), refs)
     source = {d.canonical: d.name for d in decisions if d.canonical}
     alternates: Candidates = {}
     for d in decisions:
-        if d.alt is not None and d.alt.canonical in source and d.alt.canonical in _CHECKED:
+        if d.alt is not None and d.alt.canonical in source and d.alt.canonical in CHECKED:
             ch = raw.channels[d.name]
             vals = resample(ch.t_s, d.alt.apply(ch.values), grid, hold=d.alt.hold)
             alternates.setdefault(d.alt.canonical, []).append((d.name, vals))
@@ -85,7 +82,8 @@ def _swapped(decisions: list[Decision], swaps: dict[str, str]) -> list[Decision]
     out: list[Decision] = []
     for d in decisions:
         if d.canonical in swaps:
-            d = replace(d, canonical=None, spec=None, candidate_for=[d.canonical], alt=d.spec)
+            why = f"fits {d.canonical} by {d.why}"
+            d = replace(d, canonical=None, spec=None, candidate_for=[d.canonical], alt=d.spec, why=why)
         elif d.alt is not None and swaps.get(d.alt.canonical) == d.name:
             d = replace(
                 d, canonical=d.alt.canonical, spec=d.alt, alt=None, why=f"second choice for {d.alt.canonical}"
