@@ -249,9 +249,7 @@ def resolve(
                 name,
                 ch.unit,
                 None,
-                "; ".join(reasons)
-                if reasons
-                else "no rule matches the name, the file's function or the unit",
+                "; ".join(reasons) if reasons else NO_RULE,
                 candidate_for=[canon_alt] if canon_alt else [],
                 alt=spec_alt,
             )
