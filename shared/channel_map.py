@@ -37,7 +37,9 @@ from shared.signals import CHANNEL_BY_NAME
 from shared.units import declared, normalise_unit, source_unit
 
 NO_RULE = "no rule matches the name, the file's function or the unit"
-PEDAL_FLOOR_PCT = 10.0  # a throttle channel whose 1st percentile is above this is not the driver's pedal
+PEDAL_FLOOR_PCT = 10.0
+FLAGS = ("abs_active", "dsc_active", "mil", "brake_switch")  # 0/1 signals: any other value is no flag
+FLAG_SHARE = 0.99  # share of a flag's readings that must be 0 or 1  # a throttle channel whose 1st percentile is above this is not the driver's pedal
 _NOT_CANONICAL = NOT_MAPPABLE
 _FUNCTION, _NAME, _UNIT = 0, 1, 2  # evidence, strongest first
 
@@ -58,6 +60,14 @@ def _usable(spec: Spec, ch: RawChannel) -> tuple[bool, str]:
     if not len(ch.values):
         return False, "it holds no samples"
     v = spec.apply(ch.values)
+    if spec.canonical in FLAGS:
+        raw = ch.values[np.isfinite(ch.values) & ~np.isin(ch.values, spec.sentinels)]
+        other = raw[(raw != 0.0) & (raw != 1.0)]
+        if len(raw) and len(other) > (1 - FLAG_SHARE) * len(raw):
+            return False, (
+                f"it holds values other than 0 and 1 ({other.min():g}..{other.max():g}): "
+                "a setting or a count, not an on/off flag"
+            )
     if np.isfinite(v).any():
         return True, ""
     c = CHANNEL_BY_NAME[spec.canonical]

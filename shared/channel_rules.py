@@ -21,7 +21,7 @@ from __future__ import annotations
 from shared.channel_names import Rule
 
 _ACC = r"(acc|accel|acceleration|g)"
-_PRESS = r"(press|pressure|pres|p)"
+_PRESS = r"(press|pressure|pres|prs|p)"
 _TEMP = r"(temp|temperature|t)"
 _POS = {
     "fl": r"(fl|lf|front left|left front|f l)",
@@ -39,7 +39,7 @@ def _wheel_rules() -> list[Rule]:
             Rule(
                 f"wheel-speed-{w}",
                 f"wheel_speed_{w}_kmh",
-                rf"((v|speed) )?(whl|wheel)( (speed|spd|vel))? {pos}|(wheel |w ?)?(speed|spd) {pos}|{pos} (wheel )?(speed|spd)",
+                rf"((v|speed) )?(whl|wheel)( (speed|spd|vel))? {pos}|(wheel |w ?)?(speed|spd) {pos}|{pos} (wheel )?(speed|spd)|wss {pos}",
             ),
             Rule(
                 f"tpms-press-{w}",
@@ -52,7 +52,7 @@ def _wheel_rules() -> list[Rule]:
     return out
 
 
-_FLAG = r"( active| act| reg| regulating| flag| intervention| interv| on| ctrl| light| lamp| status| state)?"
+_FLAG = r"( active| act| reg| regulating| flag| intervention| interv| on| ctrl| status| state)?"  # no lamp: a fault
 #: an rpm channel whose name says it is another shaft, or a set point, is no engine speed
 _NOT_ENGINE = (
     r"\b(wheel|whl|turbo|tc|fan|pump|shaft|cam|diff|gearbox|gbox|idle|target|limit|max|min|set|sp)\b"

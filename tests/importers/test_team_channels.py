@@ -342,3 +342,16 @@ def test_alarm_channels_are_named_and_feed_no_column(name: str, why: str) -> Non
     ch = RawChannel(name, "", t, (t > 20).astype(float), 1.0, "aim_csv", "Number")
     (dec,) = resolve({name: ch}, "aim_csv")
     assert dec.canonical is None and dec.why.startswith(why + " "), dec.why
+
+
+def test_a_traction_control_knob_is_no_intervention_flag() -> None:
+    """'TC' holding the knob's position (1-9) is a setting: only a 0/1 channel is an intervention flag."""
+    from shared.channel_map import resolve
+
+    t = np.arange(200.0)
+    knob = np.where(t < 100, 4.0, 1.0)
+    flag = ((t % 40) < 2).astype(float)
+    (knob_d,) = resolve({"TC": RawChannel("TC", "", t, knob, 1.0, "aim_xrk", "Number")}, "aim_xrk")
+    assert knob_d.canonical is None and "values other than 0 and 1 (4..4)" in knob_d.why
+    (flag_d,) = resolve({"TC": RawChannel("TC", "", t, flag, 1.0, "aim_xrk", "Number")}, "aim_xrk")
+    assert flag_d.canonical == "dsc_active"
