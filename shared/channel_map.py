@@ -32,6 +32,7 @@ from shared.channel_names import Rule, alarm_subject, normalise_name
 from shared.channel_rules import RULES
 from shared.channel_spec import Spec, profile_spec, rule_spec, unit_fits, user_spec
 from shared.channel_user import NOT_MAPPABLE, UserMap
+from shared.channel_valid import no_marker
 from shared.importers.base import RawChannel
 from shared.signals import CHANNEL_BY_NAME
 from shared.units import declared, normalise_unit, source_unit
@@ -61,7 +62,7 @@ def _usable(spec: Spec, ch: RawChannel) -> tuple[bool, str]:
         return False, "it holds no samples"
     v = spec.apply(ch.values)
     if spec.canonical in FLAGS:
-        raw = ch.values[np.isfinite(ch.values) & ~np.isin(ch.values, spec.sentinels)]
+        raw = ch.values[np.isfinite(ch.values) & no_marker(ch.values) & ~np.isin(ch.values, spec.sentinels)]
         other = raw[(raw != 0.0) & (raw != 1.0)]
         if len(raw) and len(other) > (1 - FLAG_SHARE) * len(raw):
             return False, (

@@ -12,6 +12,7 @@ import numpy as np
 from shared.channel_names import Rule, normalise_name
 from shared.channel_rules import RULES
 from shared.channel_user import ChannelMapError, UserEntry
+from shared.channel_valid import no_marker
 from shared.importers.base import RawChannel
 from shared.signals import CHANNEL_BY_NAME
 from shared.units import conversion, declared, normalise_unit
@@ -32,6 +33,7 @@ class Spec:
 
     def apply(self, values: np.ndarray) -> np.ndarray:
         v = np.asarray(values, dtype=np.float64).copy()
+        v[~no_marker(v)] = np.nan  # -1024, 65535, -32768: never a reading
         if self.sentinels:
             v[np.isin(v, self.sentinels)] = np.nan
         ch = CHANNEL_BY_NAME[self.canonical]

@@ -42,13 +42,19 @@ SENSOR_UNITS = (
 MIN_SESSION_S = 60.0
 
 
+def no_marker(v: np.ndarray) -> np.ndarray:
+    """False where a raw value is one of the universal "no reading" markers (``NO_READING``)."""
+    ok = np.ones(len(v), dtype=bool)
+    for marker in NO_READING:
+        ok &= v != marker
+    return ok
+
+
 def valid_raw(t: np.ndarray, values: np.ndarray, unit: str) -> np.ndarray:
     """Which raw samples of any channel are readings: finite, no universal marker, not all-ones, and not
     a sensor's unit holding one exact value for a whole session (an input with nothing connected)."""
     v = np.asarray(values, dtype=np.float64)
-    ok = np.isfinite(v)
-    for marker in NO_READING:
-        ok &= v != marker
+    ok = np.isfinite(v) & no_marker(v)
     fin = v[ok]
     if len(fin) and fin.min() == fin.max():
         span = float(t[-1] - t[0]) if len(t) > 1 else 0.0

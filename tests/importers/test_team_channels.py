@@ -355,3 +355,23 @@ def test_a_traction_control_knob_is_no_intervention_flag() -> None:
     assert knob_d.canonical is None and "values other than 0 and 1 (4..4)" in knob_d.why
     (flag_d,) = resolve({"TC": RawChannel("TC", "", t, flag, 1.0, "aim_xrk", "Number")}, "aim_xrk")
     assert flag_d.canonical == "dsc_active"
+
+
+def test_no_reading_markers_in_mapped_channels_are_gaps_not_values() -> None:
+    """An unset CAN field (65535) in the engine speed and 255 in the ABS flag: no reading, not 65,535 rpm
+    or a flag that is neither on nor off; coverage is the share left."""
+    raw, d = tcr_xrk_log()
+    rpm, abs_ = raw.channels["nMot"], raw.channels["B ABS"]
+    lost = (rpm.t_s >= 40.0) & (rpm.t_s < 70.0)  # 30 s of 300
+    rpm.values[lost] = 65535.0
+    abs_.values[lost] = 255.0
+    wide, reg = load_car("generic").to_wide(raw)
+    by = _by(reg)
+    assert by["nMot"]["canonical"] == "rpm" and by["B ABS"]["canonical"] == "abs_active"
+    assert (
+        by["nMot"]["valid_share"] == pytest.approx(1 - lost.sum() / len(lost), abs=1e-9) == pytest.approx(0.9)
+    )
+    assert by["B ABS"]["valid_share"] == pytest.approx(0.9)
+    assert np.nanmax(wide["rpm"]) == pytest.approx(np.max(d["rpm"]), abs=1.0)
+    own = _rises(np.where(lost, 0.0, d["abs"]))  # the flag's rises outside the lost stretch
+    assert _rises(wide["abs_active"]) == own < ABS_SETS
