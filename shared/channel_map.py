@@ -279,6 +279,8 @@ def _rank_reason(a: _Cand, b: _Cand) -> str:
             if ea == _FUNCTION
             else "a name outranks a unit"
         )
+    if ra != rb and "GPS-derived" in b.why and "GPS-derived" not in a.why:
+        return "the car's own sensor ranks before a GPS-derived channel"
     if ra != rb:
         return f"rule {a.rule!r} comes before rule {b.rule!r} in the rule table"
     if da != db:

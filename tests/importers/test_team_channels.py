@@ -230,6 +230,8 @@ def test_audi_csv_pedal_beats_the_throttle_body_and_words_with_spaces_map(tmp_pa
     assert coast.sum() == (own & moving).sum() > 0  # coasting is seen on the pedal
     assert _rises(wide["abs_active"]) == ABS_SETS and _rises(wide["dsc_active"]) == TC_SETS
     assert str(by["Oil Press Warning"]["mapped_by"]).startswith("alarm: oil pressure")
+    for gps in ("GPS LatAcc", "GPS LonAcc", "GPS Gyro"):  # no functions in a CSV: the rule order decides
+        assert "the car's own sensor ranks before a GPS-derived channel" in str(by[gps]["mapped_by"])
     caps = capabilities(wide, reg)
     assert caps["throttle pickup and throttle use"]["sources"] == {"throttle_pct": "Accelerator Pedal"}
     assert caps["gears and shift points"]["sources"] == {"gear": "Gear"}
