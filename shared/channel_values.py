@@ -23,6 +23,7 @@ from shared.units import declared
 
 FIND_R = 0.85
 SLOPE = (0.7, 1.4)
+MIN_STEER_DEG = 20.0  # a steering wheel turns this far in corners; a body roll angle never does
 #: canonical, the GPS reference it must follow, in words, whether its scale must match the reference
 TARGETS = (
     ("yaw_rate_dps", "turn_dps", "the turn rate of the GPS track", True),
@@ -46,11 +47,13 @@ def _score(v: np.ndarray, ref: np.ndarray, moving: np.ndarray, scaled: bool) -> 
     r = correlation(v, ref, moving)
     if r is None or abs(r) < FIND_R:
         return 0.0
+    ok = moving & np.isfinite(v) & np.isfinite(ref)
     if scaled:
-        ok = moving & np.isfinite(v) & np.isfinite(ref)
         slope = abs(float(np.sum(v[ok] * ref[ok]) / max(float(np.sum(ref[ok] ** 2)), 1e-12)))
         if not SLOPE[0] <= slope <= SLOPE[1]:
             return 0.0
+    elif float(np.percentile(np.abs(v[ok]), 99)) < MIN_STEER_DEG:  # a roll or pitch angle, not a wheel
+        return 0.0
     return abs(r)
 
 

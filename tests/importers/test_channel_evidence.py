@@ -3,11 +3,15 @@ engine speed, throttle pedal and body, intervention flags and alarms."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from shared.channel_map import resolve
-from shared.importers.base import RawChannel
+from shared.importers.base import RawChannel, RawLog
+from shared.profiles.car import load_car
+from tests.support.team_logs import RATE, drive
 
 
 @pytest.mark.parametrize(
@@ -70,3 +74,36 @@ def test_a_traction_control_knob_is_no_intervention_flag() -> None:
     assert knob_d.canonical is None and "values other than 0 and 1 (4..4)" in knob_d.why
     (flag_d,) = resolve({"TC": RawChannel("TC", "", t, flag, 1.0, "aim_xrk", "Number")}, "aim_xrk")
     assert flag_d.canonical == "dsc_active"
+
+
+def test_a_roll_angle_following_the_corners_is_not_taken_for_steering() -> None:
+    """With no steering channel, a body roll angle (a few degrees) follows the track's curvature as well
+    as a steering wheel would; only a channel that turns like a steering wheel (tens of degrees) is one."""
+    d = drive()
+
+    def ch(name: str, unit: str, v: np.ndarray) -> RawChannel:
+        return RawChannel(name, unit, d["t"], v.astype(np.float64), RATE, "aim_csv")
+
+    base = [
+        ch("GPS Speed", "km/h", d["v"] * 3.6),
+        ch("GPS Latitude", "deg", d["lat"]),
+        ch("GPS Longitude", "deg", d["lon"]),
+    ]
+    roll = RawLog(
+        "aim_csv",
+        Path("a.csv"),
+        "0" * 64,
+        {},
+        {c.name: c for c in [*base, ch("CAN 3", "deg", 2.5 * d["g_lat"])]},
+    )
+    _, reg = load_car("generic").to_wide(roll)
+    assert {r["name"]: r["canonical"] for r in reg}["CAN 3"] is None
+    wheel = RawLog(
+        "aim_csv",
+        Path("b.csv"),
+        "0" * 64,
+        {},
+        {c.name: c for c in [*base, ch("CAN 3", "deg", d["steer_deg"])]},
+    )
+    _, reg = load_car("generic").to_wide(wheel)
+    assert {r["name"]: r["canonical"] for r in reg}["CAN 3"] == "steer_deg"

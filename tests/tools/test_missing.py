@@ -6,6 +6,7 @@ live session)."""
 
 from __future__ import annotations
 
+import csv
 import json
 from typing import Any
 
@@ -201,7 +202,6 @@ def test_corner_names_in_any_case(lake_env, name: str) -> None:
 def test_vbox_smoothness_says_its_steering_is_half_the_session(lake_env, shared_dir) -> None:
     """The VBOX steering channel is -1024 ("no reading") in about half its samples: the smoothness score
     says it is built on part of the session, with the share counted here from the file itself."""
-    import csv
 
     with (shared_dir / "data/vbox/sonoma_vbox0240.csv").open(encoding="utf-8-sig") as fh:
         rows_ = list(csv.reader(fh))
