@@ -54,6 +54,7 @@ class Decision:
     spec: Spec | None = None
     candidate_for: list[str] = field(default_factory=list)  # canonicals it fit but lost
     alt: Spec | None = None  # for a channel that lost: how it would feed the first of candidate_for
+    pinned: bool = False  # fed by the user's mapping or the car profile: no value check moves it
 
 
 def _usable(spec: Spec, ch: RawChannel) -> tuple[bool, str]:
@@ -148,6 +149,8 @@ def _throttle_body(cands: dict[str, list[_Cand]], channels: Mapping[str, RawChan
     below ``PEDAL_FLOOR_PCT`` (whatever its name), and a throttle channel beside a channel named a pedal."""
     pedal = any(c.rule == "throttle-pedal" for c in cands.get("throttle_pct", []))
     for c in list(cands.get("throttle_pct", [])):
+        if c.rank[0] < 2:  # the user's mapping or the car profile says what it is
+            continue
         floor = _throttle_floor(c.spec, channels[c.name])
         if floor is not None and floor > PEDAL_FLOOR_PCT:
             c.why += f"; it never reads below {floor:.0f} %: the throttle body, not the driver's pedal"
@@ -239,7 +242,9 @@ def resolve(
         why = winner.why + (f"; {conv}" if conv else "")
         if passed:
             why += f"; chosen over {', '.join(repr(p) for p in passed)} (no usable values)"
-        decided[winner.name] = Decision(winner.name, channels[winner.name].unit, canon, why, winner.spec)
+        decided[winner.name] = Decision(
+            winner.name, channels[winner.name].unit, canon, why, winner.spec, pinned=winner.rank[0] < 2
+        )
         for c in cs:
             if c is winner or c.name in passed:
                 continue

@@ -72,7 +72,7 @@ def find_by_values(
     out = {d.name: d for d in decisions}
     for canon, ref, what, scaled in TARGETS:
         current = by_canon.get(canon)
-        if current is not None and not _gps_fed(current):
+        if current is not None and (current.pinned or not _gps_fed(current)):
             continue
         target = CHANNEL_BY_NAME[canon].unit
         best: tuple[float, str, Spec, np.ndarray] | None = None

@@ -38,7 +38,7 @@ def build_wide(
         wide[d.canonical] = resample(ch.t_s, d.spec.apply(ch.values), grid, hold=d.spec.hold)
     refs = gps_references(wide)  # lat, lon and speed are final here: one reference for every check
     decisions = find_by_values(wide, raw, decisions, lambda t, v: resample(t, v, grid), refs)
-    source = {d.canonical: d.name for d in decisions if d.canonical}
+    source = {d.canonical: d.name for d in decisions if d.canonical and not d.pinned}
     alternates: Candidates = {}
     for d in decisions:
         if d.alt is not None and d.alt.canonical in source and d.alt.canonical in CHECKED:

@@ -184,6 +184,12 @@ def test_a_users_mapping_still_wins_over_the_files_function() -> None:
     assert by["ay ABS"]["canonical"] is None and by["LW"]["canonical"] is None
     assert "steer_deg" not in wide
     assert np.nanmax(np.abs(wide["g_lat"])) > 2.2
+    # even a channel that does not follow the track stays where the user put it
+    um = parse_user_map("channels:\n  ax ABS: g_lat\n", "m.yaml")
+    wide, reg = load_car("generic").to_wide(raw, user=um)
+    assert _by(reg)["ax ABS"]["canonical"] == "g_lat" and "does not follow" not in str(
+        _by(reg)["ax ABS"]["mapped_by"]
+    )
 
 
 def test_an_imu_axis_that_does_not_follow_the_track_gives_way_to_gps() -> None:
@@ -246,6 +252,15 @@ def test_throttle_body_alone_is_not_the_pedal_and_the_report_says_why(tmp_path: 
     )
     cap = capabilities(wide, reg)["throttle pickup and throttle use"]
     assert cap["available"] is False and "only the throttle body" in str(cap["reason"])
+
+
+def test_the_users_mapping_of_the_throttle_body_as_the_pedal_stands(tmp_path: Path) -> None:
+    f, _ = _audi(tmp_path, drop=("Accelerator Pedal",))
+    um = parse_user_map("channels:\n  Percentage Throttle Load: throttle_pct\n", "m.yaml")
+    wide, reg = load_car("generic").to_wide(read_log(f), user=um)
+    r = _by(reg)["Percentage Throttle Load"]
+    assert r["canonical"] == "throttle_pct" and "user mapping" in str(r["mapped_by"])
+    assert "throttle_body_pct" not in wide and np.nanmin(wide["throttle_pct"]) == pytest.approx(12.0)
 
 
 def test_audi_import_keeps_the_alarm_by_name_with_its_reason(tmp_path: Path) -> None:
