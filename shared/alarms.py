@@ -7,16 +7,14 @@ already and are left out here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from shared.channel_rules import normalise_name
+from shared.channel_names import alarm_subject, normalise_name
+from shared.channel_wide import resample
 from shared.importers import RawLog
-from shared.profiles.car import resample_channel
 
-_ALARM_WORD = re.compile(r"\b(alarms?|warnings?|warn|alm)\d*\b")
 # wide columns the detector reads as flags or alarms itself: a channel mapped to one is not counted twice
 _DETECTOR_COLUMNS = ("abs_active", "dsc_active", "mil", "tpms_alarm_")
 
@@ -28,7 +26,7 @@ def detector_column(canonical: object) -> bool:
 
 def named_alarm(name: str, unit: str = "") -> bool:
     """The channel's name or unit says alarm, warning, warn or ALM (any case, camel case split)."""
-    return bool(_ALARM_WORD.search(normalise_name(name)[0] + " " + normalise_name(unit or "")[0]))
+    return any(alarm_subject(normalise_name(x)[0]) is not None for x in (name, unit or ""))
 
 
 def is_alarm_channel(name: str, unit: str, values: np.ndarray) -> bool:
@@ -57,5 +55,5 @@ def alarm_signals(
     for name, ch in raw.channels.items():
         if name in mapped or not is_alarm_channel(name, ch.unit, ch.values):
             continue
-        out[name] = resample_channel(ch.t_s, np.asarray(ch.values, dtype=np.float64), grid, hold=True)
+        out[name] = resample(ch.t_s, np.asarray(ch.values, dtype=np.float64), grid, hold=True)
     return out

@@ -25,8 +25,9 @@ def _smooth(x: np.ndarray, n: int) -> np.ndarray:
     return np.convolve(x, np.ones(n) / n, mode="same")
 
 
-def _references(wide: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
-    """Turn rate (rad/s, positive right), lateral and longitudinal g from the GPS track and speed."""
+def gps_references(wide: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
+    """Turn rate (rad/s and deg/s, positive right), curvature, lateral and longitudinal g from the GPS
+    track and speed, and the samples moving fast enough to judge."""
     t = wide.get("t_s")
     lat, lon, v = wide.get("lat"), wide.get("lon"), wide.get("speed_kmh")
     if t is None or lat is None or lon is None or v is None or len(t) < MIN_MOVING:
@@ -54,17 +55,24 @@ def _references(wide: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
     moving[: 2 * n] = moving[-2 * n :] = False  # smoothing edges
     if moving.sum() < MIN_MOVING:
         return None
-    return {"turn": turn, "lat_g": vms * turn / G, "long_g": acc, "moving": moving}
+    return {
+        "turn": turn,
+        "turn_dps": np.degrees(turn),
+        "curv": turn / np.maximum(vms, 1.0),  # rad/m: what the steering wheel sets
+        "lat_g": vms * turn / G,
+        "long_g": acc,
+        "moving": moving,
+    }
 
 
-def _r(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> float | None:
+def correlation(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> float | None:
     ok = m & np.isfinite(a) & np.isfinite(b)
     if ok.sum() < MIN_MOVING or np.std(a[ok]) == 0 or np.std(b[ok]) == 0:
         return None
     return float(np.corrcoef(a[ok], b[ok])[0, 1])
 
 
-_CHECKS = (
+CHECKS = (
     ("g_lat", "lat_g", "the lateral g from GPS speed and turn rate"),
     ("yaw_rate_dps", "turn", "the turn rate of the GPS track"),
     ("steer_deg", "turn", "the turn rate of the GPS track"),
@@ -72,7 +80,7 @@ _CHECKS = (
 )
 
 
-def orient(wide: dict[str, np.ndarray]) -> dict[str, str]:
+def orient(wide: dict[str, np.ndarray], refs: dict[str, np.ndarray] | None = None) -> dict[str, str]:
     """Negate, in place, signals whose sign is clearly reversed; canonical -> why, for the registry."""
     notes: dict[str, str] = {}
     gv = wide.get("g_vert")
@@ -81,14 +89,14 @@ def orient(wide: dict[str, np.ndarray]) -> dict[str, str]:
         if med < -0.5:
             wide["g_vert"] = -gv
             notes["g_vert"] = f"sign flipped: it reads {med:.2f} g at rest, Pitwall's convention is +1 g"
-    refs = _references(wide)
+    refs = refs if refs is not None else gps_references(wide)
     if refs is None:
         return notes
-    for canon, ref, what in _CHECKS:
+    for canon, ref, what in CHECKS:
         vals = wide.get(canon)
         if vals is None:
             continue
-        r = _r(vals, refs[ref], refs["moving"])
+        r = correlation(vals, refs[ref], refs["moving"])
         if r is not None and r <= -MIN_R:
             wide[canon] = -vals
             notes[canon] = f"sign flipped: it runs against {what} (r = {r:.2f})"

@@ -34,6 +34,8 @@ def channel_report(path: Path, settings: Any, car_id: str | None, map_file: Path
             "unit": r["unit"],
             "canonical": r["canonical"],
             "canonical_unit": _unit(r["canonical"]),
+            "function": raw.channels[r["name"]].function,
+            "valid_pct": round(100.0 * r["valid_share"], 1),
             "why": r["mapped_by"],
         }
         for r in registry
@@ -77,10 +79,25 @@ def channels_cmd(
     if as_json:
         _emit(rep)
         return
-    tbl = Table("channel", "unit", "signal", "why", title=f"{path.name}: {rep['source_format']}")
+    tbl = Table(
+        "channel",
+        "unit",
+        "function",
+        "signal",
+        "readings %",
+        "why",
+        title=f"{path.name}: {rep['source_format']}",
+    )
     for r in rep["channels"]:
         sig = f"{r['canonical']} ({r['canonical_unit'] or '-'})" if r["canonical"] else "-"
-        tbl.add_row(escape(r["channel"]), escape(r["unit"] or "-"), sig, escape(r["why"] or ""))
+        tbl.add_row(
+            escape(r["channel"]),
+            escape(r["unit"] or "-"),
+            escape(r["function"] or "-"),
+            sig,
+            f"{r['valid_pct']:.0f}",
+            escape(r["why"] or ""),
+        )
     Console().print(tbl)
     via = f" (mapping: {', '.join(rep['mapping_files'])})" if rep["mapping_files"] else ""
     err.print(

@@ -14,6 +14,7 @@ import numpy as np
 
 from shared.importers.base import RawLog
 from shared.laps import Lap
+from shared.profiles.car import DERIVED_FROM
 
 Wide = dict[str, np.ndarray]
 
@@ -37,6 +38,7 @@ CAPABILITIES: dict[str, list[list[str]]] = {
     ],
 }
 MIN_PRESENT = 0.2  # a signal finite on fewer than this share of rows counts as missing
+PARTIAL = 0.9  # an analysis built on a signal with readings on fewer than this share of rows says so
 EARLY_END_S = 2.0  # a file whose data stops this long before its declared length ends early
 
 
@@ -77,22 +79,44 @@ def _declared_length(raw: RawLog) -> float | None:
     return None
 
 
-def capabilities(wide: Wide) -> dict[str, dict[str, Any]]:
-    """Each analysis of ``CAPABILITIES``: available or not, and if not, the signals it lacks."""
+def capabilities(wide: Wide, registry: list[dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """Each analysis of ``CAPABILITIES``: available or not (and if not, the signals it lacks), the source
+    channel of each signal it uses, and ``partial`` when one of them has a reading on only part of the
+    session (a sentinel-filled or frozen channel)."""
     n = max(1, len(wide.get("t_s", ())))
-    present = {
-        k for k, v in wide.items() if isinstance(v, np.ndarray) and np.isfinite(v).sum() / n >= MIN_PRESENT
+    share = {
+        k: float(np.isfinite(v).sum() / n)
+        for k, v in wide.items()
+        if isinstance(v, np.ndarray) and k != "t_s"
     }
+    present = {k for k, f in share.items() if f >= MIN_PRESENT}
+    source = {r["canonical"]: r["name"] for r in registry or [] if r.get("canonical")}
     out: dict[str, dict[str, Any]] = {}
     for what, groups in CAPABILITIES.items():
         lacking = [g for g in groups if not any(s in present for s in g)]
+        used = [next(s for s in g if s in present) for g in groups if g not in lacking]
+        partial = [s for s in used if share[s] < PARTIAL]
         out[what] = {
             "available": not lacking,
-            "reason": None
-            if not lacking
-            else "no " + " and no ".join(" or ".join(g) for g in lacking) + " channel in this session",
+            "reason": None if not lacking else _lacking(lacking, present),
+            "sources": {s: source.get(s, DERIVED_FROM.get(s, "derived")) for s in used},
+            "coverage_pct": {s: round(100 * share[s], 1) for s in used},
+            "partial": None
+            if not partial or lacking
+            else "; ".join(
+                f"built on {s} ({source.get(s, DERIVED_FROM.get(s, 'derived'))!r}), which has a reading in only "
+                f"{100 * share[s]:.0f} % of the session"
+                for s in partial
+            ),
         }
     return out
+
+
+def _lacking(lacking: list[list[str]], present: set[str]) -> str:
+    text = "no " + " and no ".join(" or ".join(g) for g in lacking) + " channel in this session"
+    if any("throttle_pct" in g for g in lacking) and "throttle_body_pct" in present:
+        text += " (only the throttle body, which never closes: coasting cannot be told from it)"
+    return text
 
 
 def quality_report(
@@ -104,6 +128,7 @@ def quality_report(
     t_end = float(t[-1]) if len(t) else 0.0
     span = max(t_end - t0, 1e-9)
     canon = {r["name"]: r.get("canonical") for r in registry}
+    valid = {r["name"]: r.get("valid_share") for r in registry}
     channels: list[dict[str, Any]] = []
     spans: list[tuple[float, float, str]] = []
     for name, ch in raw.channels.items():
@@ -114,7 +139,10 @@ def quality_report(
         covered = 0.0
         if len(tt) >= 2:
             covered = float(tt[-1] - tt[0]) - sum(b - a for a, b in holes)
-        coverage = min(1.0, covered / span) * (float(finite.mean()) if len(finite) else 0.0)
+        share = valid.get(name)  # readings: no sentinel, no frozen stretch (shared.channel_valid)
+        if share is None:
+            share = float(finite.mean()) if len(finite) else 0.0
+        coverage = min(1.0, covered / span) * share
         channels.append(
             {
                 "name": name,
@@ -157,10 +185,12 @@ def quality_report(
             f"{len(bad_full)} full lap(s) cannot be trusted: "
             + "; ".join(f"lap {u['lap']}: {u['reason']}" for u in bad_full[:3])
         )
-    caps = capabilities(wide)
+    caps = capabilities(wide, registry)
     for what, c in caps.items():
         if not c["available"] and what in ("speed, corner speeds and corners", "lap times from GPS"):
             warnings.append(f"{what}: {c['reason']}")
+        if c["partial"]:
+            warnings.append(f"{what}: {c['partial']}")
     return {
         "duration_s": round(t_end - t0, 3),
         "declared_duration_s": declared,
@@ -173,6 +203,15 @@ def quality_report(
         "capabilities": caps,
         "warnings": warnings,
     }
+
+
+def partial_pct(report: dict[str, Any] | None, what: str) -> float | None:
+    """The share (%) of the session ``what`` (a ``CAPABILITIES`` key) is built on when that is only part
+    of it (a channel with no reading on the rest), else None."""
+    c = ((report or {}).get("capabilities") or {}).get(what)
+    if not c or not c.get("partial") or not c.get("coverage_pct"):
+        return None
+    return float(min(c["coverage_pct"].values()))
 
 
 def unavailable(report: dict[str, Any] | None, what: str) -> str | None:

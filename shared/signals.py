@@ -70,7 +70,12 @@ _VITALS: tuple[Channel, ...] = (
 )
 
 # added after the first release: last, so a store file that gains them by ALTER TABLE keeps this order
-_ADDED: tuple[Channel, ...] = (Channel("brake_rear_bar", "bar", "rear brake line pressure", -5, 250),)
+_ADDED: tuple[Channel, ...] = (
+    Channel("brake_rear_bar", "bar", "rear brake line pressure", -5, 250),
+    Channel(
+        "throttle_body_pct", "%", "throttle body (valve) opening, apart from the driver's pedal", -5, 105
+    ),
+)
 
 #: Every wide numeric channel, in storage order (after ``session_id`` and ``lap``).
 CHANNELS: tuple[Channel, ...] = _CORE + _WHEEL + _VITALS + _ADDED

@@ -96,7 +96,9 @@ def _parse(data: bytes, name: str) -> tuple[dict[str, RawChannel], list[str], An
         field = table.schema.field(1)
         md = {k.decode(): v.decode() for k, v in (field.metadata or {}).items()}
         dname = display_name(cname)
-        channels[dname] = RawChannel(dname, md.get("units", ""), tc, vals, estimate_rate(tc), "aim_xrk")
+        channels[dname] = RawChannel(
+            dname, md.get("units", ""), tc, vals, estimate_rate(tc), "aim_xrk", md.get("function", "")
+        )
     return channels, empty, _lap_table(xlog.laps), dict(xlog.metadata or {})
 
 

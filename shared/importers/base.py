@@ -22,6 +22,7 @@ class RawChannel:
     values: np.ndarray  # float64; sentinels still present (the car profile drops them)
     rate_hz: float | None
     source: str  # "aim_csv", "aim_xrk", "vbox", "candump:0x420", ...
+    function: str = ""  # what the file says the channel measures (an XRK/XRZ channel's function), if it says
 
 
 @dataclass

@@ -20,9 +20,10 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from shared.channel_map import Decision, UserMap, live_rule_spec, profile_spec, resolve
-from shared.channel_orient import orient
-from shared.importers.base import RawChannel, RawLog
+from shared.channel_map import Decision, UserMap, resolve
+from shared.channel_spec import live_rule_spec, profile_spec
+from shared.channel_wide import build_wide
+from shared.importers.base import RawLog
 from shared.signals import CHANNEL_BY_NAME, WIDE_COLUMNS
 from shared.units import source_unit
 
@@ -32,6 +33,14 @@ RegistryRow = dict[str, Any]
 _CARS_DIR = "cars"
 PROFILE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"  # no separators, no dots: a name, never a path
 _PROFILE_NAME = re.compile(PROFILE_NAME)
+
+
+#: signals Pitwall computes when no channel feeds them, and from what (shown as their source)
+DERIVED_FROM: dict[str, str] = {
+    "g_combo": "derived from g_lat and g_long",
+    "gear": "derived from rpm over rear wheel (or GPS) speed and the gear ratios",
+    "brake_pct": "derived from brake_bar as a share of the session's peak pressure",
+}
 
 
 class CarProfileError(ValueError):
@@ -116,29 +125,9 @@ class CarProfile(BaseModel):
     def to_wide(
         self, raw: RawLog, rate_hz: float | None = None, user: UserMap | None = None
     ) -> tuple[Wide, list[RegistryRow]]:
-        """Resample every mapped channel onto one time grid in canonical units; sentinels become NaN."""
-        decisions = self.plan(raw, user)
-        picked = [(d, raw.channels[d.name]) for d in decisions if d.spec is not None]
-        grid = _time_grid(raw, [ch for _, ch in picked], rate_hz)
-        wide: Wide = {"t_s": grid}
-        for d, ch in picked:
-            assert d.spec is not None and d.canonical is not None
-            wide[d.canonical] = resample_channel(ch.t_s, d.spec.apply(ch.values), grid, hold=d.spec.hold)
-        notes = orient(wide)
-        registry: list[RegistryRow] = []
-        for d in decisions:
-            ch = raw.channels[d.name]
-            why = d.why + (f"; {notes[d.canonical]}" if d.canonical in notes else "")
-            registry.append(
-                {
-                    "name": d.name,
-                    "unit": ch.unit,
-                    "source": ch.source,
-                    "rate_hz": ch.rate_hz,
-                    "canonical": d.canonical,
-                    "mapped_by": why,
-                }
-            )
+        """Every mapped channel on one time grid in canonical units (sentinels NaN), derived signals
+        filled, and the registry: per channel what it feeds and why (:mod:`shared.channel_wide`)."""
+        wide, registry = build_wide(raw, self.plan(raw, user), rate_hz)
         self.derive(wide)
         return wide, registry
 
@@ -208,40 +197,6 @@ def derive_gear(wide: Wide, gears: GearModel) -> np.ndarray:
     bad = ~np.isfinite(overall) | (speed < gears.min_speed_kmh) | (rpm < 500)
     gear[bad] = np.nan
     return gear
-
-
-def _time_grid(raw: RawLog, chans: list[RawChannel], rate_hz: float | None) -> np.ndarray:
-    if not chans:
-        chans = list(raw.channels.values())
-    if not chans:
-        return np.zeros(0)
-    first = chans[0].t_s
-    if rate_hz is None and all(c.t_s is first or np.array_equal(c.t_s, first) for c in chans):
-        return first.astype(np.float64)
-    rates = [c.rate_hz for c in chans if c.rate_hz]
-    rate = rate_hz or min(max(rates) if rates else 20.0, 50.0)
-    t0 = min(float(c.t_s[0]) for c in chans if len(c.t_s))
-    t1 = max(float(c.t_s[-1]) for c in chans if len(c.t_s))
-    n = int(math.floor((t1 - t0) * rate + 1e-9)) + 1
-    return t0 + np.arange(n) / rate
-
-
-def resample_channel(t: np.ndarray, v: np.ndarray, grid: np.ndarray, hold: bool = False) -> np.ndarray:
-    """One source channel on the session's time grid: interpolated, or held (flags, gears, alarms);
-    NaN before its first sample and more than 1 s after its last."""
-    if len(t) == len(grid) and (t is grid or np.array_equal(t, grid)):
-        return v
-    if len(t) == 0:
-        return np.full(len(grid), np.nan)
-    ok = np.isfinite(v)
-    idx = np.clip(np.searchsorted(t, grid, side="right") - 1, 0, len(t) - 1)
-    if hold or ok.sum() < 2:
-        out = v[idx].astype(np.float64)
-    else:
-        out = np.interp(grid, t[ok], v[ok])
-        out[~ok[idx]] = np.nan  # the sample at or before this instant was "no reading"
-    out[(grid < t[0] - 1e-9) | (grid > t[-1] + 1.0)] = np.nan
-    return out
 
 
 def user_cars_dir(data_dir: Path) -> Path:

@@ -154,6 +154,7 @@ ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("signal_registry", "mapped_by", "VARCHAR"),
     ("sessions", "driver_name", "VARCHAR"),
     ("sessions", "car_name", "VARCHAR"),
+    ("telemetry", "throttle_body_pct", "DOUBLE"),
 )
 
 #: table name -> file stem in the lake (one file per session, except telemetry: one per lap)

@@ -48,7 +48,7 @@ def _drive(rate: float = 20.0, seconds: float = 90.0) -> dict[str, np.ndarray]:
         "g_lat": v**2 / R / 9.80665,
         "g_long": np.gradient(v, t) / 9.80665,
         "brake_bar": np.where(brake, 60.0, 0.0),
-        "steer_deg": np.full(len(t), 30.0),
+        "steer_deg": 30.0 + 0.5 * np.sin(t),  # a sensor's wobble: one exact value held 15 s is a frozen one
         "oil_c": np.full(len(t), 110.0),
         "water_c": np.full(len(t), 90.0),
     }
@@ -249,7 +249,11 @@ def test_real_calculated_channel_ranks_after_the_sensor_and_converts(
 def test_real_kart_and_xrk_accelerations_map(shared_dir: Path) -> None:
     kart, reg = load_car("generic").to_wide(read_log(shared_dir / KART))
     by = {r["name"]: r["canonical"] for r in reg}
-    assert by["GPS LatAcc"] == "g_lat" and by["GPS LonAcc"] == "g_long" and by["GyroZ"] == "yaw_rate_dps"
+    # the kart's own accelerometer and gyro, not the GPS-derived g and yaw
+    assert (
+        by["AccelerometerY"] == "g_lat" and by["AccelerometerX"] == "g_long" and by["GyroZ"] == "yaw_rate_dps"
+    )
+    assert by["GPS LatAcc"] is None and by["GPS LonAcc"] is None and by["GPS Gyro"] is None
     assert by["AccelerometerZ"] == "g_vert"  # raw axes feed what no named channel does
     assert np.nanmedian(kart["g_vert"]) > 0.5  # +1 g at rest (the logger writes -1 g)
     xrk, reg = load_car("generic").to_wide(read_log(shared_dir / "data/aim/scut_fsev_du.xrk"))
@@ -489,7 +493,8 @@ NAMES = [  # (name, unit, source format, canonical) as AiM Race Studio, ECUs and
     ("Brake_Pressure", "bar", "vbox_csv", "brake_bar"),
     ("Steering_Angle", "deg", "vbox_csv", "steer_deg"),
     ("Engine_Speed", "rpm", "vbox_csv", "rpm"),
-    ("L MOTOR SPEED", "rpm", "aim_xrk", None),  # an electric motor is no engine
+    ("L MOTOR SPEED", "rpm", "aim_xrk", "rpm"),  # its unit says shaft speed, its name no other shaft
+    ("nWheelFL", "rpm", "aim_xrk", None),  # a wheel's rpm is no engine speed
     ("Exhaust Temp", "°C", "aim_csv", None),
     ("LoggerTemp", "°C", "aim_xrk", None),
     ("Vertical velocity", "km/h", "vbox_csv", None),

@@ -271,3 +271,29 @@ def test_a_hot_file_from_an_older_version_gains_the_columns_added_since(settings
         assert con.execute("SELECT rule, superseded_by FROM coaching_notes").fetchall() == [("r", None)]
         con.close()
     assert ("coaching_notes", "superseded_by", "VARCHAR") in ADDED_COLUMNS
+
+
+def test_a_hot_telemetry_table_from_before_the_throttle_body_gains_it_last(settings) -> None:
+    """A telemetry table made before ``throttle_body_pct`` existed gains it when the store opens it, at the
+    end, so its column order is the storage order of shared.signals (what the lake files are written in)."""
+    from shared.signals import WIDE_COLUMNS
+    from shared.store.hot import open_hot_db
+
+    settings.ensure_dirs()
+    old = [c for c in WIDE_COLUMNS if c != "throttle_body_pct"]
+    assert len(old) == len(WIDE_COLUMNS) - 1
+    con = duckdb.connect(str(settings.hot_db_path))
+    con.execute(
+        "CREATE TABLE telemetry (session_id VARCHAR, lap INTEGER, "
+        + ", ".join(f"{c} DOUBLE" for c in old)
+        + ")"
+    )
+    con.execute("INSERT INTO telemetry (session_id, lap, rpm) VALUES ('s', 1, 6800)")
+    con.close()
+    con = open_hot_db(settings)
+    try:
+        cols = [r[0] for r in con.execute("DESCRIBE telemetry").fetchall()]
+        assert cols == ["session_id", "lap", *WIDE_COLUMNS] and cols[-1] == "throttle_body_pct"
+        assert con.execute("SELECT rpm, throttle_body_pct FROM telemetry").fetchall() == [(6800.0, None)]
+    finally:
+        con.close()

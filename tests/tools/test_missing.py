@@ -6,6 +6,7 @@ live session)."""
 
 from __future__ import annotations
 
+import csv
 import json
 from typing import Any
 
@@ -118,7 +119,9 @@ def test_xrk_with_gps_and_g_only(lake_env) -> None:
     # the file has steering ("Ave Steer") and a yaw gyro ("GYRO Z"), mapped by name: recorded, too few corners
     assert bal["recorded"] is True and bal["missing"] == [] and bal["available"] is False
     setup = run_tool("get_setup_indicators", {"session_id": sid})
-    assert not setup["balance_verdict"].startswith("not recorded") and setup["max_rpm"] is None
+    assert not setup["balance_verdict"].startswith("not recorded")
+    # the file says 'L MOTOR SPEED' is its "Engine RPM" (rpm): the motor's speed, 1,973 rpm at most in the file
+    assert setup["max_rpm"] is not None and 1900 <= setup["max_rpm"] <= 1973
     inc = run_tool("get_incident_moments", {"session_id": sid})
     assert {"lockup", "abs"} <= set(inc["kinds_not_recorded"]) and "steer_spike" not in inc[
         "kinds_not_recorded"
@@ -194,3 +197,21 @@ def test_corner_min_speed_is_the_best_laps_and_never_above_entry_or_exit(lake_en
 def test_corner_names_in_any_case(lake_env, name: str) -> None:
     h = run_tool("get_corner_history", {"session_id": lake_env["sid"], "corner_name": name})
     assert "error" not in h and h["corner"].lower() == "t3a" and h["sessions"]
+
+
+def test_vbox_smoothness_says_its_steering_is_half_the_session(lake_env, shared_dir) -> None:
+    """The VBOX steering channel is -1024 ("no reading") in about half its samples: the smoothness score
+    says it is built on part of the session, with the share counted here from the file itself."""
+
+    with (shared_dir / "data/vbox/sonoma_vbox0240.csv").open(encoding="utf-8-sig") as fh:
+        rows_ = list(csv.reader(fh))
+    col = rows_[0].index("Steering Angle (Degrees)")
+    vals = [float(r[col]) for r in rows_[1:] if len(r) > col and r[col].strip()]
+    own = 100.0 * sum(v != -1024.0 for v in vals) / len(vals)
+    sid = _sid(lake_env, "vbox_sid")
+    inp = run_tool("get_input_smoothness", {"session_id": sid})
+    sentence = f"Recorded on only part of this session: steering angle ({own:.0f} %)."
+    assert inp["score"] is not None and inp["partly_recorded"] == sentence
+    assert sentence in build_digest("debrief", _state(sid))
+    kart = run_tool("get_input_smoothness", {"session_id": _sid(lake_env, "kart_sid")})
+    assert kart["partly_recorded"] is None  # no steering at all: not recorded, not partial

@@ -235,6 +235,8 @@ def _car_lines(state: dict[str, Any]) -> list[str]:
     if inp.get("score") is not None:
         line = f"Inputs: smoothness {inp['score']:g}/100, {inp.get('verdict')}"
         out.append(line + (f"; not recorded: {not_recorded(inp)}." if not_recorded(inp) else "."))
+        if isinstance(inp.get("partly_recorded"), str):
+            out.append(inp["partly_recorded"])
     elif inp.get("recorded") is False:
         out.append("Inputs: steering, throttle and brake not recorded.")
     out += _safety_line(load(state, "safety_data"))

@@ -10,13 +10,13 @@ value in the whole session), which covers live and simulated sessions too.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from services.paddock.tools.base import rows, session_arrays
-from shared.quality import unavailable
+from shared.quality import partial_pct, unavailable
 
 _WHEELS = ("fl", "fr", "rl", "rr")
 
@@ -82,19 +82,25 @@ class Recorded:
 
     lacking: dict[str, str]
     missing: list[str]
+    partial: dict[str, float] = field(default_factory=dict)  # measure -> % of the session with a reading
 
     def has(self, measure: str) -> bool:
         return measure not in self.lacking
 
     def fields(self, *measures: str) -> dict[str, Any]:
         """The fields a tool adds: ``recorded`` (every one of ``measures`` recorded), ``missing`` (their
-        channels with no value) and ``not_recorded`` (a plain sentence, or None)."""
+        channels with no value), ``not_recorded`` (a plain sentence, or None) and ``partly_recorded`` (a
+        plain sentence naming what has a reading on only part of the session, or None)."""
         chans = {c for m in measures for c in MEASURES[m].channels}
         gone = [m for m in measures if m in self.lacking]
+        part = [f"{MEASURES[m].words} ({self.partial[m]:.0f} %)" for m in measures if m in self.partial]
         return {
             "recorded": not gone,
             "missing": [c for c in self.missing if c in chans],
             "not_recorded": not_recorded_sentence(gone),
+            "partly_recorded": ("Recorded on only part of this session: " + ", ".join(part) + ".")
+            if part
+            else None,
         }
 
 
@@ -113,10 +119,14 @@ def recorded(session_id: str, arrays: dict[str, np.ndarray], measures: tuple[str
     report = quality_report(session_id)
     lacking: dict[str, str] = {}
     missing: list[str] = []
+    partial: dict[str, float] = {}
     for m in measures:
         spec = MEASURES[m]
         empty = [c for c in spec.channels if _empty(arrays.get(c))]
         why = unavailable(report, spec.capability) if spec.capability else None
+        pct = partial_pct(report, spec.capability) if spec.capability else None
+        if why is None and pct is not None:
+            partial[m] = pct
         if why is None and len(empty) == len(spec.channels):
             why = f"{spec.words} not recorded: no {', '.join(spec.channels)} in this session"
         if why is not None:
@@ -124,7 +134,7 @@ def recorded(session_id: str, arrays: dict[str, np.ndarray], measures: tuple[str
             # the report also rules out a channel recorded on too little of the session (shared.quality)
             empty = empty or list(spec.channels)
         missing += [c for c in empty if c not in missing]
-    return Recorded(lacking, missing)
+    return Recorded(lacking, missing, partial)
 
 
 def session_recorded(session_id: str, measures: tuple[str, ...]) -> Recorded:
