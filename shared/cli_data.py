@@ -120,7 +120,8 @@ def import_cmd(
             err.print(
                 f"[green]{p.name}[/green] -> {res.session_id}{dup}: {res.source_format}, "
                 f"track {escape(res.track_name or res.track or 'unknown')}, "
-                f"{sum(1 for lp in res.laps if lp['kind'] == 'full')} full laps, best {_fmt_time(res.best_lap_s)}"
+                f"{sum(1 for lp in res.laps if lp['kind'] == 'full')} full laps, best {_fmt_time(res.best_lap_s)}",
+                soft_wrap=True,
             )
             _print_quality(res.quality)
     if as_json:
@@ -130,25 +131,25 @@ def import_cmd(
 
 
 def _print_quality(q: dict[str, Any] | None) -> None:
-    """The data-quality report, short: warnings, channels with their rate, unit and coverage."""
+    """The data-quality report, short: every finding in a driver's words (gaps and untrusted laps
+    included), then the channels with their rate, unit and coverage."""
+    from shared.quality_words import quality_lines
+
     if not q:
         return
-    for w in q.get("warnings", []):
-        err.print(f"  [yellow]warning[/yellow]: {w}")
+    for line in quality_lines(q):
+        err.print(f"  [yellow]note[/yellow]: {escape(line)}", soft_wrap=True)
     tbl = Table("channel", "signal", "unit", "Hz", "coverage %", title="data quality", title_justify="left")
     for c in q.get("channels", []):
         rate = c.get("rate_hz")
         tbl.add_row(
-            str(c["name"]),
+            escape(str(c["name"])),
             str(c.get("canonical") or "-"),
-            str(c.get("unit") or "-"),
+            escape(str(c.get("unit") or "-")),
             f"{rate:g}" if rate else "-",
             f"{c['coverage_pct']:.0f}",
         )
     err.print(tbl)
-    missing = [f"{k} ({v['reason']})" for k, v in q.get("capabilities", {}).items() if not v["available"]]
-    if missing:
-        err.print("  not available: " + "; ".join(missing))
 
 
 def _read(settings: Any, sql: str, params: list[Any], hot_call: Any) -> list[dict[str, Any]]:

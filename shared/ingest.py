@@ -270,8 +270,8 @@ def _import_file(
     track = find_track(raw, wide, settings.data_dir, track_id)
     an = analyse(wide, car, track, raw.beacons_s, logger_in_lap_ends(raw))
     quality = quality_report(raw, wide, registry, an.laps)
-    for w in quality["warnings"]:
-        log.warning("%s: %s", path.name, w)
+    for w in quality["warnings"]:  # the importer's caller shows the whole report (pitwall import, the tablet)
+        log.info("%s: %s", path.name, w)
     limits.check_time(path, "analysing laps and corners")
     sid = new_session_id()
     meta = {

@@ -14,21 +14,9 @@ from shared.display import corner_name, lap_time
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator import simulate
+from tests.support.cli import pitwall
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def pitwall(*args: str, columns: int = 200) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": str(columns), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    env.pop("PITWALL_DATA_DIR", None)
-    return subprocess.run(
-        [sys.executable, "-m", "shared.cli", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
 
 
 def test_one_lap_time_and_corner_format() -> None:

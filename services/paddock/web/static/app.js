@@ -110,7 +110,7 @@ async function sessionScreen(sid, seq) {
           <td>${esc(l.kind)}</td><td>${(best && l.lap === best.lap) ? "best" : esc(l.invalid_reason || "")}</td></tr>`).join("")}</tbody></table></div></div>
       <div class="card"><h2>Lap times (full laps)</h2><div id="lapchart"></div></div>
     </div>
-    <div class="card" id="quality" ${s.data_quality || s.quality ? "" : "hidden"}><h2>Data quality</h2>${qualityHtml(s.data_quality || s.quality)}</div>
+    <div class="card" id="quality" hidden></div>
     <div class="card"><h2>Overlay</h2>
       <div class="row">Reference <select id="lapA"><optgroup label="This session">${full.map((l) => `<option value="${esc(sid)}:${l.lap}">lap ${l.lap} · ${lapTime(l.time_s)}</option>`).join("")}${best ? `<option value="${esc(sid)}:achievable">achievable lap (your laps joined where they matched)</option>` : ""}</optgroup></select>
         <select id="refLap" hidden aria-label="lap of that session"></select>
@@ -121,6 +121,8 @@ async function sessionScreen(sid, seq) {
   // the axis spans the laps' own range (not from zero), so a second's difference shows; values on wide bars
   Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
     color: (best && l.lap === best.lap) ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, zero: false});
+  api(`/sessions/${sid}/quality`).then((q) => { if (!stale(seq)) QualityCard.render(document.getElementById("quality"), q); })
+    .catch(() => {});  // the card stays hidden; the rest of the page does not depend on it
   document.getElementById("export").onclick = () => exportSession(sid).catch((e) => showBanner(e.message, "error"));
   document.getElementById("delete").onclick = () => deleteSession(sid, nm.title).catch((e) => showBanner(e.message, "error"));
   const selA = document.getElementById("lapA"), selB = document.getElementById("lapB");
@@ -235,14 +237,6 @@ async function overlay(sid, b, ref, corners, seq) {
 function shortCorner(c) {
   const m = /^(turn|corner)\s*(\w+)$/i.exec(String(c.corner_name || ""));
   return m ? `${m[1][0].toUpperCase()}${m[2].toUpperCase()}` : String(c.corner_name || c.corner_id || "");
-}
-
-// the data-quality report of a session, whatever its shape: a list of findings or key/value facts
-function qualityHtml(q) {
-  if (!q) return "";
-  if (Array.isArray(q)) return `<ul>${q.map((x) => `<li>${esc(typeof x === "object" ? (x.message || x.text || JSON.stringify(x)) : x)}</li>`).join("")}</ul>`;
-  if (typeof q !== "object") return `<p>${esc(q)}</p>`;
-  return `<dl class="kv">${Object.entries(q).map(([k, v]) => `<dt>${esc(human(k).name)}</dt><dd>${esc(typeof v === "object" ? JSON.stringify(v) : v)}</dd>`).join("")}</dl>`;
 }
 
 // ---------- Debrief ---------- (the data cards and step names: cards.js)
