@@ -10,6 +10,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from shared.cli_lookup import session_or_exit
+
 DataDir = Annotated[
     Path | None, typer.Option("--data-dir", help="Pitwall data directory (default: PITWALL_DATA_DIR)")
 ]
@@ -46,6 +48,7 @@ def export_cmd(
     from shared.bundle import SUFFIX, export_bundle, export_channels
 
     settings = _settings(data_dir)
+    session_id = session_or_exit(settings, session_id)
     try:
         if channels is not None:
             if channels not in ("csv", "parquet"):
@@ -77,6 +80,7 @@ def delete_cmd(
     from shared.store.lake_mirror import mirror_for
 
     settings = _settings(data_dir)
+    session_id = session_or_exit(settings, session_id)
     if not yes:
         if not sys.stdin.isatty():
             raise _fail("deleting cannot be undone: confirm with --yes", 2)

@@ -31,10 +31,9 @@ def hotpath_cmd(
     ] = None,
 ) -> None:
     """Run the in-car hot path service (live ingest, RuleCoach, CoachArbiter, cue stream)."""
-    import uvicorn
-
     from services.hotpath.app import create_app
     from shared.profiles.track import use_data_dir
+    from shared.serve import PortTaken, listen, serve
     from shared.settings import settings_for
 
     overrides: dict[str, object] = {}
@@ -76,16 +75,28 @@ def hotpath_cmd(
             soft_wrap=True,
         )
         raise typer.Exit(1) from None
+    try:
+        sock = listen(settings.hotpath_host, settings.hotpath_port, "the hot path")
+    except PortTaken as exc:
+        err.print(f"[red]error[/red]: {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(1) from None
     use_data_dir(settings.data_dir)  # stored tracks: this service's, whatever code asks for one
-    uvicorn.run(
+    err.print(f"drive screen: {drive_address(settings.hotpath_host, settings.hotpath_port)}", soft_wrap=True)
+    serve(
         create_app(settings, can=can),
-        host=settings.hotpath_host,
-        port=settings.hotpath_port,
+        sock,
         log_level="info",
         ws_max_size=16 * 1024 * 1024,
         timeout_graceful_shutdown=3,
         ws_per_message_deflate=False,
     )  # deflate costs more CPU than loopback/LAN bandwidth
+
+
+def drive_address(host: str, port: int) -> str:
+    """The drive screen's address as a phone or this machine opens it."""
+    if host in ("0.0.0.0", "::", ""):  # every interface: the phone uses this machine's own address
+        return f"http://127.0.0.1:{port}/drive on this machine, http://<this machine's address>:{port}/drive on a phone"
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/drive"
 
 
 def replay_cmd(
