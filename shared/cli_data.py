@@ -134,6 +134,7 @@ def simulate_cmd(
             "default: the seed draws them",
         ),
     ] = None,
+    as_json: AsJson = False,
 ) -> None:
     """Simulate a session with injected mistakes: AiM CSV, candump log and ground-truth JSON."""
     from shared.simulator import Scenario, simulate, write_aim_csv, write_candump, write_ground_truth
@@ -154,7 +155,13 @@ def simulate_cmd(
         "candump": write_candump(sim, out / f"{stem}.log"),
         "truth": write_ground_truth(sim, out / f"{stem}.truth.json"),
     }
-    _emit({k: str(v) for k, v in files.items()})
+    if as_json:
+        _emit({k: str(v) for k, v in files.items()})
+        return
+    typer.echo(
+        f"wrote {files['aim_csv']} (an AiM CSV to import or replay), {files['candump']} (the same as a CAN log)"
+    )
+    typer.echo(f"and {files['truth']} (what was injected where: brake points, minimum speeds, time lost)")
 
 
 def sample_cmd(out: Annotated[Path, typer.Option("--out")] = Path("pitwall-sample")) -> None:
@@ -185,6 +192,7 @@ def gold_save(
         ),
     ] = False,
     data_dir: DataDir = None,
+    as_json: AsJson = False,
 ) -> None:
     """Save a stored lap as the driver's gold lap for the session's track."""
     from shared.store.gold import save_gold_lap
@@ -195,7 +203,10 @@ def gold_save(
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc
-    _emit(res.summary())
+    if as_json:
+        _emit(res.summary())
+    else:
+        typer.echo(res.summary()["message"])
 
 
 @gold_app.command("import")
@@ -210,6 +221,7 @@ def gold_import(
         bool, typer.Option("--force", help="Replace your own gold lap, a faster one or one from another car")
     ] = False,
     data_dir: DataDir = None,
+    as_json: AsJson = False,
 ) -> None:
     """Import a coach's lap from a logger file as the gold lap (through the running hot path, when one
     holds the store)."""
@@ -229,7 +241,10 @@ def gold_import(
     ) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc
-    _emit(res.summary())
+    if as_json:
+        _emit(res.summary())
+    else:
+        typer.echo(res.summary()["message"])
 
 
 def register(app: typer.Typer) -> None:

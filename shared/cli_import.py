@@ -127,10 +127,10 @@ def _say_interrupted(settings: Any, stored: list[tuple[Path, str]], current: Pat
         )
     else:
         try:  # an import is stored whole or not at all (shared.ingest): ask the store which
-            sid = store.session_by_sha(file_sha256(current)) if current.is_file() else None
+            found = store.session_by_sha(file_sha256(current)) if current.is_file() else None
         finally:
             store.close()
-        what = f"stored as session {sid}" if sid else "not stored (nothing of it was kept)"
+        what = f"stored as session {found}" if found else "not stored (nothing of it was kept)"
         err.print(f"  {escape(current.name)}: {what}", soft_wrap=True)
     if rest:
         err.print(f"  not imported: {escape(', '.join(p.name for p in rest))}", soft_wrap=True)
