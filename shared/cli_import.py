@@ -70,6 +70,11 @@ def import_cmd(
         results.append(d)
         if not as_json:
             dup = " (already imported)" if res.duplicate else ""
+            dup = (
+                " (imported again into the same session: the channel mapping changed)"
+                if res.remapped
+                else dup
+            )
             err.print(
                 f"[green]{escape(p.name)}[/green] -> {res.session_id}{dup}: {res.source_format}, "
                 f"track {escape(res.track_name or res.track or 'unknown')}, "
