@@ -283,7 +283,7 @@ def voices_build_cmd(
         sys.stdout.write(json.dumps(summary) + "\n")
         return
     typer.echo(
-        f"{len(ms)} phrases rendered with {m['engine']} into {summary['dir']} "
+        f"{len(ms)} phrases rendered with {str(m['engine']).split(':')[0]} into {summary['dir']} "
         f"({summary['bytes'] / 1e6:.1f} MB; median {summary['ms_median']} ms, longest {summary['ms_max']} ms)"
     )
     if over:

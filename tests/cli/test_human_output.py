@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,10 @@ from shared.display import lap_time
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator import Scenario, simulate
+from tests.support import require
 from tests.support.cli import pitwall
 from tests.support.procs import start_hotpath
+from tests.support.require import missing
 
 
 def _not_json(text: str) -> None:
@@ -134,3 +137,24 @@ def test_simulate_and_replay_summarise_in_words(tmp_path: Path) -> None:
     lines = r.stdout.strip().splitlines()
     assert len(lines) == 1 and len(lines[0]) < 200, r.stdout
     assert f": {len(sim.wide['t_s']):,} frames taken; " in lines[0] and "refused" not in lines[0]
+
+
+def test_voices_build_says_what_it_rendered_and_what_longer_means(tmp_path: Path) -> None:
+    if not shutil.which("espeak-ng"):
+        missing(require.VOICE, "espeak-ng is not installed (scripts/check installs it as root)")
+    r = pitwall("voices", "build", "--track", "sonoma", "--data-dir", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    _not_json(r.stdout)
+    manifest = json.loads((tmp_path / "voices" / "manifest.json").read_text())
+    wavs = list((tmp_path / "voices").glob("*.wav"))
+    first = r.stdout.splitlines()[0]
+    assert first.startswith(f"{len(manifest['entries'])} phrases rendered with eSpeak NG") and len(
+        wavs
+    ) == len(manifest["entries"])
+    assert "longer_than_arbiter_budget" not in r.stdout
+    if len(r.stdout.splitlines()) > 1:  # phrases longer than the coach's budget: said with what it means
+        assert "take longer to say than the coach allows for them" in r.stdout and "--wpm" in r.stdout
+    out = json.loads(
+        pitwall("voices", "build", "--track", "sonoma", "--json", "--data-dir", str(tmp_path)).stdout
+    )
+    assert out["phrases"] == len(manifest["entries"])
