@@ -503,6 +503,7 @@ class Check:
                 "pitwall:local",
                 "pitwall",
                 "replay",
+                "--json",
                 "--sim",
                 "--laps",
                 str(self.args.laps),

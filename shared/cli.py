@@ -10,7 +10,9 @@ import typer
 
 # module path -> it exposes ``register(app: typer.Typer) -> None``
 _COMMAND_MODULES = (
-    "shared.cli_data",  # import, sessions, laps, simulate, gold
+    "shared.cli_import",  # import
+    "shared.cli_data",  # sessions, laps, simulate, gold save/import
+    "shared.cli_gold",  # gold list/show/clear
     "shared.cli_share",  # export, delete
     "shared.cli_repair",  # repair
     "shared.cli_channels",  # channels

@@ -60,13 +60,25 @@ def _unit(canonical: str | None) -> str | None:
 
 
 def channels_cmd(
-    path: Annotated[Path, typer.Argument(help="A logger file: AiM XRK/XRZ/CSV, VBOX CSV/.vbo, candump")],
+    path: Annotated[
+        Path | None, typer.Argument(help="A logger file: AiM XRK/XRZ/CSV, VBOX CSV/.vbo, candump")
+    ] = None,
+    signals: Annotated[
+        bool, typer.Option("--signals", help="List the signals a channel can be mapped to, with their units")
+    ] = False,
     map_file: MapFile = None,
     car: Annotated[str | None, typer.Option("--car", help="Car profile id (default: guessed)")] = None,
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
-    """Show every channel of a file: the signal it feeds (with unit conversion) and why, or why not."""
+    """Show every channel of a file: the signal it feeds (with unit conversion) and why, or why not; or,
+    with --signals, every signal a channel can be mapped to in channels.yaml."""
+    if signals:
+        _print_signals(as_json)
+        return
+    if path is None:
+        err.print("[red]error[/red]: give a logger FILE, or --signals for the signals a channel can map to")
+        raise typer.Exit(2)
     from shared.channel_user import ChannelMapError
     from shared.importers import ImportFormatError
     from shared.importers.limits import printable
@@ -103,6 +115,28 @@ def channels_cmd(
     err.print(
         f"{rep['mapped']} of {rep['total']} channels mapped{via}: {', '.join(rep['canonical']) or 'none'}. "
         "Unmapped channels are stored by their own name in telemetry_signals."
+    )
+
+
+def _print_signals(as_json: bool) -> None:
+    """The canonical signals a mapping entry may name (not those Pitwall computes itself)."""
+    from shared.channel_user import NOT_MAPPABLE
+    from shared.signals import CHANNEL_BY_NAME
+
+    rows = [
+        {"signal": c.name, "unit": c.unit, "what": c.description}
+        for c in CHANNEL_BY_NAME.values()
+        if c.name not in NOT_MAPPABLE
+    ]
+    if as_json:
+        _emit(rows)
+        return
+    tbl = Table("signal", "unit", "what it is", title="signals a channel can feed (channels.yaml)")
+    for r in rows:
+        tbl.add_row(r["signal"], r["unit"] or "-", r["what"])
+    Console().print(tbl)
+    err.print(
+        "Map a channel in <data>/channels.yaml (format: docs/REFERENCE.md, 'Your own channel mapping')."
     )
 
 

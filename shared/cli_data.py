@@ -1,4 +1,4 @@
-"""``pitwall import | sessions | laps | simulate | sample | gold``."""
+"""``pitwall sessions | laps | simulate | sample | gold``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from shared.cli_lookup import read_rows, session_or_exit
 
 DataDir = Annotated[
     Path | None, typer.Option("--data-dir", help="Pitwall data directory (default: PITWALL_DATA_DIR)")
@@ -43,157 +45,9 @@ def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, default=str, indent=1) + "\n")
 
 
-def import_cmd(
-    paths: Annotated[
-        list[Path], typer.Argument(help="Logger files: AiM XRK/XRZ/CSV, VBOX CSV/.vbo, candump")
-    ],
-    data_dir: DataDir = None,
-    driver: Annotated[
-        str | None, typer.Option("--driver", help="Driver id (default: driver; the file names the driver)")
-    ] = None,
-    car: Annotated[str | None, typer.Option("--car", help="Car profile id (default: guessed)")] = None,
-    track: Annotated[
-        str | None, typer.Option("--track", help="Track id (default: detected from GPS)")
-    ] = None,
-    map_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--map", help="Channel mapping YAML; overrides <data>/channels.yaml (see `pitwall channels`)"
-        ),
-    ] = None,
-    mine: Annotated[
-        bool,
-        typer.Option(
-            "--mine",
-            help="A .pitwall bundle of your own (from another Pitwall): count it in your personal bests, as "
-            "--driver. Without it a bundle keeps its driver and never counts as yours",
-        ),
-    ] = False,
-    as_json: AsJson = False,
-) -> None:
-    """Import logger files into the store and the lake."""
-    from rich.progress import Progress
-
-    from shared.channel_user import ChannelMapError
-    from shared.hotpath_link import HotpathUnavailable
-    from shared.hotpath_link import import_anywhere as import_file
-    from shared.importers import ImportFormatError
-    from shared.store.hot import StoreLockedError
-
-    settings = _settings(data_dir)
-    results: list[dict[str, Any]] = []
-    failed = 0
-    for p in paths:
-        try:
-            big = p.is_file() and p.stat().st_size > 2_000_000 and not as_json
-            if big:
-                with Progress(console=err, transient=True) as prog:
-                    task = prog.add_task(f"reading {p.name}", total=1.0)
-
-                    def advance(f: float, prog: Progress = prog, task: Any = task) -> None:
-                        prog.update(task, completed=f)
-
-                    res = import_file(
-                        p, settings, driver, car, track, progress=advance, channel_map=map_file, mine=mine
-                    )
-            else:
-                res = import_file(p, settings, driver, car, track, channel_map=map_file, mine=mine)
-        except (
-            ImportFormatError,
-            StoreLockedError,
-            HotpathUnavailable,
-            ChannelMapError,
-            KeyError,
-            ValueError,
-            OSError,
-            MemoryError,
-        ) as exc:
-            from shared.importers.limits import printable
-
-            failed += 1
-            msg = printable(str(exc).strip('"'), 600)  # file content never reaches the terminal raw
-            named = (
-                ImportFormatError | StoreLockedError | HotpathUnavailable | ChannelMapError
-            )  # they name the file
-            where = "" if isinstance(exc, named) else f"{printable(str(p))}: "
-            err.print(f"[red]error[/red]: {escape(where + msg)}", soft_wrap=True)
-            continue
-        d = res.as_json()
-        if d.pop("duplicate") and as_json:
-            err.print(f"{p.name}: already imported as {res.session_id}")
-        if d.get("quality") is None:
-            d.pop("quality", None)
-        d["laps"] = [{k: lp[k] for k in ("lap", "time_s", "kind")} for lp in d["laps"]]
-        results.append(d)
-        if not as_json:
-            dup = " (already imported)" if res.duplicate else ""
-            err.print(
-                f"[green]{p.name}[/green] -> {res.session_id}{dup}: {res.source_format}, "
-                f"track {escape(res.track_name or res.track or 'unknown')}, "
-                f"{sum(1 for lp in res.laps if lp['kind'] == 'full')} full laps, best {_fmt_time(res.best_lap_s)}"
-            )
-            _print_quality(res.quality)
-    if as_json:
-        _emit(results[0] if len(results) == 1 and len(paths) == 1 else results)
-    if failed:
-        raise typer.Exit(1)
-
-
-def _print_quality(q: dict[str, Any] | None) -> None:
-    """The data-quality report, short: warnings, channels with their rate, unit and coverage."""
-    if not q:
-        return
-    for w in q.get("warnings", []):
-        err.print(f"  [yellow]warning[/yellow]: {w}")
-    tbl = Table("channel", "signal", "unit", "Hz", "coverage %", title="data quality", title_justify="left")
-    for c in q.get("channels", []):
-        rate = c.get("rate_hz")
-        tbl.add_row(
-            str(c["name"]),
-            str(c.get("canonical") or "-"),
-            str(c.get("unit") or "-"),
-            f"{rate:g}" if rate else "-",
-            f"{c['coverage_pct']:.0f}",
-        )
-    err.print(tbl)
-    missing = [f"{k} ({v['reason']})" for k, v in q.get("capabilities", {}).items() if not v["available"]]
-    if missing:
-        err.print("  not available: " + "; ".join(missing))
-
-
-def _read(settings: Any, sql: str, params: list[Any], hot_call: Any) -> list[dict[str, Any]]:
-    """Rows from the hot store; while another process (the running hot path) holds it, from the
-    published lake instead, with a one-line note (never a traceback)."""
-    from shared.store.hot import HotStore, StoreLockedError
-
-    try:
-        store = HotStore(settings)
-    except StoreLockedError:
-        import duckdb
-
-        from shared.store.publisher import lake_reader_views
-
-        err.print(
-            "[yellow]note[/yellow]: the hot path holds the store; showing what it has published to the lake "
-            "(live laps may lag)"
-        )
-        con = duckdb.connect()
-        try:
-            lake_reader_views(con, settings.lake_dir)
-            rel = con.execute(sql, params)
-            cols = [d[0] for d in rel.description or []]
-            return [dict(zip(cols, r, strict=True)) for r in rel.fetchall()]
-        finally:
-            con.close()
-    try:
-        return hot_call(store)  # type: ignore[no-any-return]
-    finally:
-        store.close()
-
-
 def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     """List stored sessions."""
-    rows = _read(
+    rows = read_rows(
         _settings(data_dir),
         "SELECT * FROM sessions ORDER BY created_at DESC, session_id DESC",
         [],
@@ -241,16 +95,8 @@ def laps_cmd(
 ) -> None:
     """List a session's laps."""
     settings = _settings(data_dir)
-    known = _read(
-        settings,
-        "SELECT session_id FROM sessions WHERE session_id = ?",
-        [session_id],
-        lambda store: [store.session(session_id)] if store.session(session_id) else [],
-    )
-    if not known:
-        err.print(f"[red]error[/red]: no session {session_id!r}; see `pitwall sessions`")
-        raise typer.Exit(1)
-    rows = _read(
+    session_id = session_or_exit(settings, session_id)
+    rows = read_rows(
         settings,
         "SELECT * FROM laps WHERE session_id = ? ORDER BY lap",
         [session_id],
@@ -288,6 +134,7 @@ def simulate_cmd(
             "default: the seed draws them",
         ),
     ] = None,
+    as_json: AsJson = False,
 ) -> None:
     """Simulate a session with injected mistakes: AiM CSV, candump log and ground-truth JSON."""
     from shared.simulator import Scenario, simulate, write_aim_csv, write_candump, write_ground_truth
@@ -308,7 +155,13 @@ def simulate_cmd(
         "candump": write_candump(sim, out / f"{stem}.log"),
         "truth": write_ground_truth(sim, out / f"{stem}.truth.json"),
     }
-    _emit({k: str(v) for k, v in files.items()})
+    if as_json:
+        _emit({k: str(v) for k, v in files.items()})
+        return
+    typer.echo(
+        f"wrote {files['aim_csv']} (an AiM CSV to import or replay), {files['candump']} (the same as a CAN log)"
+    )
+    typer.echo(f"and {files['truth']} (what was injected where: brake points, minimum speeds, time lost)")
 
 
 def sample_cmd(out: Annotated[Path, typer.Option("--out")] = Path("pitwall-sample")) -> None:
@@ -339,16 +192,21 @@ def gold_save(
         ),
     ] = False,
     data_dir: DataDir = None,
+    as_json: AsJson = False,
 ) -> None:
     """Save a stored lap as the driver's gold lap for the session's track."""
     from shared.store.gold import save_gold_lap
 
+    settings = _settings(data_dir)
     try:
-        res = save_gold_lap(_settings(data_dir), track, driver, session_id, lap, force=force)
+        res = save_gold_lap(settings, track, driver, session_or_exit(settings, session_id), lap, force=force)
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc
-    _emit(res.summary())
+    if as_json:
+        _emit(res.summary())
+    else:
+        typer.echo(res.summary()["message"])
 
 
 @gold_app.command("import")
@@ -363,6 +221,7 @@ def gold_import(
         bool, typer.Option("--force", help="Replace your own gold lap, a faster one or one from another car")
     ] = False,
     data_dir: DataDir = None,
+    as_json: AsJson = False,
 ) -> None:
     """Import a coach's lap from a logger file as the gold lap (through the running hot path, when one
     holds the store)."""
@@ -382,11 +241,13 @@ def gold_import(
     ) as exc:
         err.print(f"[red]error[/red]: {exc}")
         raise typer.Exit(1) from exc
-    _emit(res.summary())
+    if as_json:
+        _emit(res.summary())
+    else:
+        typer.echo(res.summary()["message"])
 
 
 def register(app: typer.Typer) -> None:
-    app.command("import")(import_cmd)
     app.command("sessions")(sessions_cmd)
     app.command("laps")(laps_cmd)
     app.command("simulate")(simulate_cmd)

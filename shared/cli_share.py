@@ -9,6 +9,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+
+from shared.cli_data import AsJson
+from shared.cli_lookup import session_or_exit
 
 DataDir = Annotated[
     Path | None, typer.Option("--data-dir", help="Pitwall data directory (default: PITWALL_DATA_DIR)")
@@ -40,6 +44,7 @@ def export_cmd(
         ),
     ] = None,
     data_dir: DataDir = None,
+    as_json: AsJson = False,
 ) -> None:
     """Export a session: one .pitwall file (its data and an HTML report a coach opens in any browser) that
     another Pitwall imports with `pitwall import`; or every channel as CSV/Parquet."""
@@ -47,26 +52,40 @@ def export_cmd(
     from shared.ids import check_id
 
     settings = _settings(data_dir)
+    session_id = session_or_exit(settings, session_id)
     try:
         if channels is not None:
             if channels not in ("csv", "parquet"):
                 raise _fail(f"--channels takes 'csv' or 'parquet', not {channels!r}", 2)
             files = export_channels(settings, session_id, out or Path("."), channels)
-            sys.stdout.write(json.dumps({"files": [str(f) for f in files]}) + "\n")
+            if as_json:
+                sys.stdout.write(json.dumps({"files": [str(f) for f in files]}) + "\n")
+            else:
+                typer.echo(f"wrote {len(files)} {channels} files in {out or Path('.')}")
             return
         target = out or Path(f"{check_id(session_id, 'session id')}{SUFFIX}")
         m = export_bundle(settings, session_id, target)
     except (FileNotFoundError, ValueError) as exc:  # ValueError: not an id, a path leaving its folder
         raise _fail(str(exc)) from exc
     size = target.stat().st_size
-    err.print(f"wrote {target} ({size / 1e6:.1f} MB, {len(m['members'])} files incl. report.html)")
-    sys.stdout.write(json.dumps({"path": str(target), "bytes": size, "session_id": session_id}) + "\n")
+    if as_json:
+        sys.stdout.write(json.dumps({"path": str(target), "bytes": size, "session_id": session_id}) + "\n")
+        return
+    typer.echo(
+        f"wrote {target} ({size / 1e6:.1f} MB): a zip file with report.html inside (laps, corners, map and "
+        f"traces; unzip it and open report.html in any browser) and the session's data ({len(m['members'])} "
+        f"files). Another Pitwall takes it whole with `pitwall import {target.name}`."
+    )
 
 
 def delete_cmd(
     session_id: Annotated[str, typer.Argument(help="Session id (see `pitwall sessions`)")],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation")] = False,
+    clear_gold: Annotated[
+        bool, typer.Option("--clear-gold", help="Also clear a gold lap that came from this session")
+    ] = False,
     data_dir: DataDir = None,
+    as_json: AsJson = False,
 ) -> None:
     """Delete a session everywhere: the hot store, the lake and the paddock's conversations about it.
     Through the running hot path and paddock when they hold their stores."""
@@ -75,10 +94,13 @@ def delete_cmd(
     from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
     from shared.paths import PathEscapeError
     from shared.store.deletion import UnknownSessionError, delete_session
+    from shared.store.gold_list import gold_from_session
     from shared.store.hot import HotStore, StoreLockedError
     from shared.store.lake_mirror import mirror_for
 
     settings = _settings(data_dir)
+    session_id = session_or_exit(settings, session_id)
+    golds = gold_from_session(settings, session_id)
     if not yes:
         if not sys.stdin.isatty():
             raise _fail("deleting cannot be undone: confirm with --yes", 2)
@@ -123,8 +145,37 @@ def delete_cmd(
                 turns = 0
             finally:
                 con.close()
-    err.print(f"deleted session {session_id}: {done.get('laps', 0)} laps, {turns} conversation turns")
-    sys.stdout.write(json.dumps({**done, "conversation_turns": turns}, default=str) + "\n")
+    cleared = _gold_after_delete(settings, golds, clear_gold)
+    if as_json:
+        out = {**done, "conversation_turns": turns, "gold_from_session": golds, "gold_cleared": cleared}
+        sys.stdout.write(json.dumps(out, default=str) + "\n")
+        return
+    typer.echo(f"deleted session {session_id}: {done.get('laps', 0)} laps, {turns} conversation turns")
+
+
+def _gold_after_delete(settings: Any, golds: list[dict[str, Any]], clear: bool) -> bool:
+    """A gold lap from the deleted session stays the reference until cleared: say so, and clear it when
+    asked (--clear-gold, or yes at the prompt)."""
+    from shared.cli_gold import gold_line
+    from shared.store.gold_list import clear_gold as clear_file
+
+    for g in golds:
+        err.print(f"[yellow]note[/yellow]: {escape(gold_line(g))}: it came from this session", soft_wrap=True)
+    if not golds:
+        return False
+    if not clear and sys.stdin.isatty():
+        clear = typer.confirm("Clear that gold lap too?", default=False)
+    if not clear:
+        err.print(
+            "  it stays the reference until you clear it: `pitwall gold clear --track "
+            f"{escape(str(golds[0].get('track_id')))} --driver {escape(str(golds[0].get('driver_id')))}`",
+            soft_wrap=True,
+        )
+        return False
+    for g in golds:
+        clear_file(settings, g)
+    err.print(f"  cleared {len(golds)} gold lap{'s' * (len(golds) > 1)}")
+    return True
 
 
 def register(app: typer.Typer) -> None:

@@ -32,6 +32,7 @@ from shared.profiles.car import CarProfile, guess_car, load_car
 from shared.profiles.track import TrackProfile, load_track
 from shared.quality import quality_report
 from shared.settings import Settings
+from shared.store.deletion import delete_session
 from shared.store.hot import (
     HotStore,
     SessionBundle,
@@ -79,6 +80,7 @@ class ImportResult:
     track_name: str | None = None  # as people read it: the file's venue or the track profile's name
     driver_name: str | None = None
     car_name: str | None = None
+    remapped: bool = False  # imported before, and again into the same session: the channel mapping changed
 
     def as_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -154,11 +156,18 @@ def _lap_rows(laps: list[Lap]) -> list[dict[str, Any]]:
 
 
 def _store_and_publish(
-    settings: Settings, bundle: SessionBundle, truth_json: str | None = None, run: StoreRun[Any] | None = None
+    settings: Settings,
+    bundle: SessionBundle,
+    truth_json: str | None = None,
+    run: StoreRun[Any] | None = None,
+    replace: bool = False,
 ) -> None:
+    """Store and publish a session; ``replace``: the stored session of this id goes first (a re-import)."""
     sid = bundle.session["session_id"]
 
     def write(store: HotStore) -> None:
+        if replace:
+            delete_session(store, settings.lake_dir, sid, mirror_for(settings))
         store.write_bundle(bundle)
         pub = LakePublisher(store.con, settings.lake_dir, mirror_for(settings))
         try:
@@ -265,10 +274,15 @@ def _import_file(
         )
 
     dup = run(already)
-    if dup is not None:
-        return dup
     car = load_car(car_id or guess_car(raw), settings.data_dir)
     wide, registry = car.to_wide(raw, user=user)
+    if dup is not None:
+        old_id = dup.session_id
+        if run(lambda store: _mapping(store, old_id)) == _mapping_of(registry):
+            return dup
+        log.info(
+            "%s: the channel mapping changed since %s was imported: importing it again", shown, dup.session_id
+        )
     if len(wide["t_s"]) == 0:
         from shared.importers.errors import ImportFormatError
 
@@ -277,10 +291,10 @@ def _import_file(
     alarms = alarm_signals(raw, wide["t_s"], registry)
     an = analyse(wide, car, track, raw.beacons_s, logger_in_lap_ends(raw), alarms)
     quality = quality_report(raw, wide, registry, an.laps)
-    for w in quality["warnings"]:
-        log.warning("%s: %s", path.name, w)
+    for w in quality["warnings"]:  # the importer's caller shows the whole report (pitwall import, the tablet)
+        log.info("%s: %s", path.name, w)
     limits.check_time(path, "analysing laps and corners")
-    sid = new_session_id()
+    sid = dup.session_id if dup is not None else new_session_id()
     meta = {
         k: (v if isinstance(v, str | int | float | list | type(None)) else str(v))
         for k, v in raw.meta.items()
@@ -313,9 +327,23 @@ def _import_file(
         events=an.events,
         quality=[{"session_id": sid, "report_json": json.dumps(quality, default=str)}],
     )
-    _store_and_publish(settings, bundle, run=run)
+    _store_and_publish(settings, bundle, run=run, replace=dup is not None)
     log.info("imported %s as %s (%s, %d laps)", shown, sid, session["track_id"], session["n_laps"])
-    return _result(bundle, an.laps, shown, quality)
+    res = _result(bundle, an.laps, shown, quality)
+    res.remapped = dup is not None
+    return res
+
+
+def _mapping(store: HotStore, session_id: str) -> list[tuple[Any, ...]]:
+    """How a stored session's channels were mapped: (channel, signal, why) for each."""
+    rows = store.con.execute(
+        "SELECT name, canonical, mapped_by FROM signal_registry WHERE session_id = ?", [session_id]
+    ).fetchall()
+    return sorted(tuple(r) for r in rows)
+
+
+def _mapping_of(registry: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return sorted((r["name"], r.get("canonical"), r.get("mapped_by")) for r in registry)
 
 
 def _import_bundle(

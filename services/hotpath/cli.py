@@ -31,10 +31,9 @@ def hotpath_cmd(
     ] = None,
 ) -> None:
     """Run the in-car hot path service (live ingest, RuleCoach, CoachArbiter, cue stream)."""
-    import uvicorn
-
     from services.hotpath.app import create_app
     from shared.profiles.track import use_data_dir
+    from shared.serve import PortTaken, listen, serve
     from shared.settings import settings_for
 
     overrides: dict[str, object] = {}
@@ -76,16 +75,28 @@ def hotpath_cmd(
             soft_wrap=True,
         )
         raise typer.Exit(1) from None
+    try:
+        sock = listen(settings.hotpath_host, settings.hotpath_port, "the hot path")
+    except PortTaken as exc:
+        err.print(f"[red]error[/red]: {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(1) from None
     use_data_dir(settings.data_dir)  # stored tracks: this service's, whatever code asks for one
-    uvicorn.run(
+    err.print(f"drive screen: {drive_address(settings.hotpath_host, settings.hotpath_port)}", soft_wrap=True)
+    serve(
         create_app(settings, can=can),
-        host=settings.hotpath_host,
-        port=settings.hotpath_port,
+        sock,
         log_level="info",
         ws_max_size=16 * 1024 * 1024,
         timeout_graceful_shutdown=3,
         ws_per_message_deflate=False,
     )  # deflate costs more CPU than loopback/LAN bandwidth
+
+
+def drive_address(host: str, port: int) -> str:
+    """The drive screen's address as a phone or this machine opens it."""
+    if host in ("0.0.0.0", "::", ""):  # every interface: the phone uses this machine's own address
+        return f"http://127.0.0.1:{port}/drive on this machine, http://<this machine's address>:{port}/drive on a phone"
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/drive"
 
 
 def replay_cmd(
@@ -115,6 +126,7 @@ def replay_cmd(
             "--token", envvar="PITWALL_API_TOKEN", help="Bearer token for a hot path beyond loopback"
         ),
     ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a summary")] = False,
 ) -> None:
     """Play a logger file or a simulated session as live frames at N x real time."""
     from services.hotpath.replay import load_for_replay, replay_can, replay_ws, session_start
@@ -146,7 +158,10 @@ def replay_cmd(
         raise typer.Exit(2) from exc
     if to.startswith("can:"):
         n = replay_can(wide, to[4:], speed)
-        sys.stdout.write(json.dumps({"can_frames_sent": n}) + "\n")
+        if as_json:
+            sys.stdout.write(json.dumps({"can_frames_sent": n}) + "\n")
+        else:
+            typer.echo(f"sent {n:,} CAN frames to {to[4:]}")
         return
     err.print(
         f"track: {track_p.name} ({track_p.id})" if track_p else "track: none (no GPS lap to find it from)"
@@ -187,10 +202,27 @@ def replay_cmd(
     except (OSError, httpx.TransportError, WebSocketException) as exc:
         err.print(f"[red]error[/red]: cannot stream to {to}: {exc}")
         raise typer.Exit(1) from exc
-    sys.stdout.write(
-        json.dumps({k: v for k, v in res.items() if k != "live"} | {"laps": res["live"]["laps"]}, default=str)
-        + "\n"
-    )
+    if as_json:
+        out = {k: v for k, v in res.items() if k != "live"} | {"laps": res["live"]["laps"]}
+        sys.stdout.write(json.dumps(out, default=str) + "\n")
+        return
+    typer.echo(replay_summary(res))
+
+
+def replay_summary(res: dict[str, Any]) -> str:
+    """What a replay did, in a line or two: the session, frames taken and refused, laps and the best."""
+    from shared.display import lap_time
+
+    laps = res["live"].get("laps") or []
+    full = [lp for lp in laps if lp.get("kind") == "full"]
+    times = [
+        lp["time_s"] for lp in full if lp.get("valid", True) and isinstance(lp.get("time_s"), int | float)
+    ]
+    refused = sum(int(v) for v in (res.get("rejected") or {}).values())
+    line = f"session {res['session_id']}: {res['accepted']:,} frames taken"
+    line += f", {refused:,} refused ({', '.join(sorted(res['rejected']))})" if refused else ""
+    line += f"; {len(full)} full lap{'s' * (len(full) != 1)} of {len(laps)}"
+    return line + (f", best {lap_time(min(times))}" if times else "")
 
 
 def voices_build_cmd(
@@ -204,6 +236,7 @@ def voices_build_cmd(
     ] = None,
     wpm: Annotated[int, typer.Option("--wpm", min=80, max=450, help="Speaking rate, words a minute")] = 300,
     voice: Annotated[str, typer.Option("--voice", help="espeak-ng voice")] = "en-us",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a summary")] = False,
 ) -> None:
     """Pre-render every phrase x corner of the phrase library to audio the drive screen plays."""
     from rich.progress import Progress
@@ -246,7 +279,18 @@ def voices_build_cmd(
         "tracks": m["tracks"],
         "dir": str(settings.data_dir / "voices"),
     }
-    sys.stdout.write(json.dumps(summary) + "\n")
+    if as_json:
+        sys.stdout.write(json.dumps(summary) + "\n")
+        return
+    typer.echo(
+        f"{len(ms)} phrases rendered with {str(m['engine']).split(':')[0]} into {summary['dir']} "
+        f"({summary['bytes'] / 1e6:.1f} MB; median {summary['ms_median']} ms, longest {summary['ms_max']} ms)"
+    )
+    if over:
+        typer.echo(
+            f"{len(over)} take longer to say than the coach allows for them (up to {summary['max_ms_over_budget']} ms "
+            "more): those cues end that much later than planned; a higher --wpm shortens them"
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -14,21 +14,9 @@ from shared.display import corner_name, lap_time
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator import simulate
+from tests.support.cli import pitwall
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def pitwall(*args: str, columns: int = 200) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": str(columns), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    env.pop("PITWALL_DATA_DIR", None)
-    return subprocess.run(
-        [sys.executable, "-m", "shared.cli", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
 
 
 def test_one_lap_time_and_corner_format() -> None:
@@ -50,7 +38,7 @@ def two_cars(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def test_gold_save_takes_the_sessions_track_and_keeps_another_cars_gold(two_cars) -> None:
     d = two_cars["data"]
-    r = pitwall("gold", "save", two_cars["bmw"], "2", "--driver", "ana", "--data-dir", d)
+    r = pitwall("gold", "save", two_cars["bmw"], "2", "--driver", "ana", "--json", "--data-dir", d)
     assert r.returncode == 0, r.stderr
     path = Path(json.loads(r.stdout)["path"])
     assert path == Path(d) / "gold" / "sonoma" / "ana.parquet"  # no --track: the session's own
@@ -137,7 +125,9 @@ def test_replay_of_a_kart_file_finds_the_kart_track_not_sonoma(shared_dir: Path,
         bad = pitwall("replay", str(kart), "--speed", "0", "--to", url, "--track", "laguna")
         assert bad.returncode == 2 and "unknown track 'laguna'" in bad.stderr and "sonoma" in bad.stderr
         assert "Traceback" not in bad.stderr
-        r = pitwall("replay", str(kart), "--speed", "0", "--to", url, "--data-dir", str(tmp_path / "mine"))
+        r = pitwall(
+            "replay", str(kart), "--speed", "0", "--to", url, "--json", "--data-dir", str(tmp_path / "mine")
+        )
         assert r.returncode == 0, r.stderr[-2000:]
     finally:
         hot.stop()

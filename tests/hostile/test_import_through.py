@@ -69,7 +69,9 @@ def test_import_goes_through_the_running_hot_path(running) -> None:  # type: ign
 
 def test_gold_import_goes_through_the_running_hot_path(running) -> None:  # type: ignore[no-untyped-def]
     _, data, csv, _ = running
-    r = _cli("gold", "import", str(csv), "--track", "sonoma", "--driver", "ana", "--data-dir", str(data))
+    r = _cli(
+        "gold", "import", str(csv), "--track", "sonoma", "--driver", "ana", "--json", "--data-dir", str(data)
+    )
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stdout + r.stderr
     assert Path(json.loads(r.stdout)["path"]).is_file()
 

@@ -76,7 +76,7 @@ def test_cli_delete_removes_it_everywhere_and_a_restart_does_not_restore_it(tmp_
     d = str(settings.data_dir)
     r = _cli("delete", gone, "--data-dir", d)  # no terminal to confirm on: refused, nothing deleted
     assert r.returncode == 2 and "--yes" in r.stderr and _ids(settings) == {keep, gone}
-    r = _cli("delete", gone, "--yes", "--data-dir", d)
+    r = _cli("delete", gone, "--yes", "--json", "--data-dir", d)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["session_id"] == gone and out["conversation_turns"] == 1 and out["laps"] >= 2

@@ -86,7 +86,7 @@ def test_the_cli_says_what_it_saved_and_what_it_replaced(session) -> None:
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
     def gold(*args: str) -> subprocess.CompletedProcess[str]:
-        cmd = [sys.executable, "-m", "shared.cli", "gold", "save", *args, "--driver", "ana"]
+        cmd = [sys.executable, "-m", "shared.cli", "gold", "save", *args, "--driver", "ana", "--json"]
         cmd += ["--data-dir", str(settings.data_dir)]
         return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
 

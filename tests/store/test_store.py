@@ -208,7 +208,9 @@ def test_cli_import_json_in_a_real_process(shared_dir: Path, tmp_path: Path) -> 
         "track_name",  # names as people read them (the file's, or the profile's)
         "driver_name",
         "car_name",
+        "remapped",  # imported again into the same session because the channel mapping changed
     }
+    assert got["remapped"] is False
     assert got["track"] == "sonoma" and got["rows"] == 11_539
     assert got["track_name"] == "Sonoma Raceway" and got["car_name"] == "Generic car (AiM or VBOX logger)"
     assert [lp["kind"] for lp in got["laps"]].count("full") == 8  # the out lap is not a flying lap

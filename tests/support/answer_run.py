@@ -64,6 +64,7 @@ def prepare(root: Path, seed: int = SIM_SEED, laps: int = SIM_LAPS) -> Prepared:
     out = json.loads(
         _cli(
             "simulate",
+            "--json",
             "--seed",
             str(seed),
             "--laps",

@@ -30,6 +30,7 @@ from shared.achievable_trace import stitched_trace
 from shared.bundle import SUFFIX, export_bundle
 from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
 from shared.ids import is_id
+from shared.quality_words import quality_lines
 from shared.report import session_report_html
 from shared.store.lake_read import SessionFiles
 
@@ -176,7 +177,8 @@ def get_quality(session_id: str) -> dict[str, Any]:
             "available": False,
             "reason": "no data-quality report: a live or simulated session",
         }
-    return {"session_id": sid, "available": True, **json.loads(got[0]["report_json"])}
+    report = json.loads(got[0]["report_json"])
+    return {"session_id": sid, "available": True, **report, "summary": quality_lines(report)}
 
 
 @router.get("/sessions/{session_id}/laps")

@@ -1,7 +1,7 @@
 // Pitwall service worker: an offline shell. The app's files come from the cache when the paddock is
 // unreachable; data (JSON, SSE) always goes to the network, so nothing stale is shown as current.
-const SHELL = "pitwall-shell-v5";
-const FILES = ["/", "/static/app.css", "/static/app.js", "/static/session.js", "/static/dom.js", "/static/charts.js", "/static/sse.js", "/static/cards.js",
+const SHELL = "pitwall-shell-v6";
+const FILES = ["/", "/static/app.css", "/static/app.js", "/static/session.js", "/static/dom.js", "/static/charts.js", "/static/sse.js", "/static/cards.js", "/static/quality.js",
                "/static/icon.svg", "/manifest.webmanifest"];
 
 self.addEventListener("install", (e) => {

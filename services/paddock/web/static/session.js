@@ -17,7 +17,6 @@ async function sessionScreen(sid, seq) {
     td(l.lap), td(lapTime(l.time_s)),
     td(best && l.kind === "full" ? (l.time_s - best.time_s >= 0 ? "+" : "") + num(l.time_s - best.time_s) : ""),
     td(l.kind), td(isBest(l) ? "best" : (l.invalid_reason || ""))));
-  const quality = s.data_quality || s.quality;
   const selA = h("select", {id: "lapA"}, h("optgroup", {label: "This session"},
     full.map((l) => h("option", {value: `${sid}:${l.lap}`}, `lap ${l.lap} · ${lapTime(l.time_s)}`)),
     best ? h("option", {value: `${sid}:achievable`}, "achievable lap (your laps joined where they matched)") : null));
@@ -33,7 +32,7 @@ async function sessionScreen(sid, seq) {
     h("div", {class: "grid"},
       h("div", {class: "card"}, h("h2", {}, "Laps"), table("laps", ["Lap", "Time", "Δ to best, s", "Kind", "Note"], lapRows)),
       h("div", {class: "card"}, h("h2", {}, "Lap times (full laps)"), h("div", {id: "lapchart"}))),
-    h("div", {class: "card", id: "quality", hidden: !quality}, h("h2", {}, "Data quality"), qualityNodes(quality)),
+    h("div", {class: "card", id: "quality", hidden: true}),
     h("div", {class: "card"}, h("h2", {}, "Overlay"),
       h("div", {class: "row"}, "Reference ", selA, " ", selRef, " against ", selB),
       h("div", {id: "overlay-speed"}), h("div", {id: "overlay-pedals"}), h("div", {id: "overlay-delta"})),
@@ -42,6 +41,8 @@ async function sessionScreen(sid, seq) {
   // the axis spans the laps' own range (not from zero), so a second's difference shows; values on wide bars
   Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
     color: isBest(l) ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, yLabel: "lap time", zero: false});
+  api(`/sessions/${enc}/quality`).then((q) => { if (!stale(seq)) QualityCard.render(document.getElementById("quality"), q); })
+    .catch(() => {});  // the card stays hidden; the rest of the page does not depend on it
   if (best) selA.value = `${sid}:${best.lap}`;
   if (other) selB.value = other.lap;
   // any other session at this track can be the reference too: its best lap (yours, a friend's, another logger's)
@@ -155,15 +156,6 @@ async function overlay(sid, b, ref, corners, seq) {
 function shortCorner(c) {
   const m = /^(turn|corner)\s*(\w+)$/i.exec(String(c.corner_name || ""));
   return m ? `${m[1][0].toUpperCase()}${m[2].toUpperCase()}` : String(c.corner_name || c.corner_id || "");
-}
-
-// the data-quality report of a session, whatever its shape: a list of findings or key/value facts
-function qualityNodes(q) {
-  if (!q) return null;
-  const text = (v) => (typeof v === "object" ? JSON.stringify(v) : v);
-  if (Array.isArray(q)) return h("ul", {}, q.map((x) => h("li", {}, typeof x === "object" && x ? (x.message || x.text || JSON.stringify(x)) : x)));
-  if (typeof q !== "object") return h("p", {}, q);
-  return h("dl", {class: "kv"}, Object.entries(q).map(([k, v]) => [h("dt", {}, human(k).name), h("dd", {}, text(v))]));
 }
 
 // a signed difference as a driver reads it: "+0.42", "-0.31", and "0.00" (never "-0.00") for what rounds to zero
