@@ -164,3 +164,34 @@ def test_a_model_that_does_not_answer_is_said_once_not_under_every_answer(app: A
         w in a for a in answers for w in ("http://", "127.0.0.1", "ConnectError", "model server")
     ), answers
     assert "No model is answering" in banner
+
+
+def test_a_session_without_a_full_lap_says_so_in_every_card(
+    app: Any, tmp_path: Path, shared_dir: Path
+) -> None:
+    """The real FS-EV run never crosses a start/finish line: no empty axis, no empty select, no bare
+    card title; a sentence says what is missing and why."""
+    from shared.ingest import import_file
+
+    src = shared_dir / "data" / "aim" / "scut_fsev_du.csv"
+    data = tmp_path / "data"
+    sid = import_file(src, settings_for(data), driver_id="ana").session_id
+    pad = start_paddock(data, tmp_path, "http://127.0.0.1:9/v1")
+    ctx = app["browser"].new_context(viewport={"width": 390, "height": 844}, service_workers="block")
+    try:
+        pg = ctx.new_page()
+        pg.goto(f"{pad.url}/#/session/{sid}")
+        pg.wait_for_selector("#no-full-lap", timeout=60_000)
+        got = pg.evaluate(
+            """() => ({
+          svgs: document.querySelectorAll("#lapchart svg, #overlay-speed svg").length,
+          selects: [...document.querySelectorAll("#view select")].filter((s) => !s.hidden).length,
+          cards: [...document.querySelectorAll("#view .card")].filter((c) => !c.hidden)
+            .map((c) => c.textContent.replace(c.querySelector("h2")?.textContent || "", "").trim()),
+        })"""
+        )
+    finally:
+        ctx.close()
+        pad.stop()
+    assert got["svgs"] == 0 and got["selects"] == 0, got
+    assert all(len(text) > 20 for text in got["cards"]), got["cards"]  # every card says something

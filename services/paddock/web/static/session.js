@@ -39,8 +39,9 @@ async function sessionScreen(sid, seq) {
     h("div", {class: "grid"}, h("div", {class: "card"}, h("h2", {id: "map-title"}, "Track map"), h("div", {id: "trackmap"})),
       h("div", {class: "card"}, h("h2", {id: "corners-title"}, "Corners"), h("div", {id: "corners"}))));
   // the axis spans the laps' own range (not from zero), so a second's difference shows; values on wide bars
-  Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
+  if (full.length) Charts.bars(document.getElementById("lapchart"), full.map((l) => ({label: `lap ${l.lap}`, value: l.time_s,
     color: isBest(l) ? "#3ccf7a" : l.valid ? "#4cc2ff" : "#56606b"})), {title: "lap times", valueFmt: lapTime, yFmt: lapTime, yLabel: "lap time", zero: false});
+  else noFullLap(laps);
   api(`/sessions/${enc}/quality`).then((q) => { if (!stale(seq)) QualityCard.render(document.getElementById("quality"), q); })
     .catch(() => {});  // the card stays hidden; the rest of the page does not depend on it
   if (best) selA.value = `${sid}:${best.lap}`;
@@ -162,4 +163,17 @@ function shortCorner(c) {
 function signed(v, nd) {
   const r = Number(v.toFixed(nd));
   return r === 0 ? (0).toFixed(nd) : (r > 0 ? "+" : "") + r.toFixed(nd);
+}
+
+// a session without a full lap (a run that never crossed the line twice): a sentence in each card, never
+// an empty axis, empty selects or a bare title
+function noFullLap(laps) {
+  const why = laps.length
+    ? "This session has no full lap (from the line back to the line): only " + laps.map((l) => `lap ${l.lap} (${l.kind})`).join(", ") + "."
+    : "This session has no laps: the file never crossed a start/finish line Pitwall knows.";
+  Dom.fill(document.getElementById("lapchart"), h("p", {class: "muted", id: "no-full-lap"}, why, " Lap times need a full lap."));
+  const row = document.getElementById("lapA").closest(".row");
+  Dom.fill(row, h("p", {class: "muted"}, "Nothing to overlay: comparing laps needs a full lap."));
+  Dom.fill(document.getElementById("trackmap"), h("p", {class: "muted"}, "The map is drawn from a full lap; this session has none."));
+  Dom.fill(document.getElementById("corners"), h("p", {class: "muted"}, "Corner times need a full lap; this session has none."));
 }
