@@ -1,0 +1,124 @@
+"""What a lap did at one corner, read off its trace: where it lifted and braked, how long it coasted, its
+minimum and exit speed, where it picked up the throttle, and slip where wheel speeds exist."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from shared.analysis.trace import WHEEL_CHANNELS, LapTrace
+from shared.corners import BRAKE_LOOKBACK_M, THROTTLE_ON_PCT, brake_zone
+from shared.events import DRIVEN_WHEELS, is_lockup, is_wheelspin
+
+NAN = float("nan")
+BLIP_S = 0.25  # throttle on for less than this before a corner is a blip, not the drive towards it
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) index pairs of the true runs in ``mask``."""
+    d = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    return list(zip(np.where(d == 1)[0].tolist(), np.where(d == -1)[0].tolist(), strict=True))
+
+
+@dataclass
+class Marks:
+    """One corner on one trace (distances on the trace's axis)."""
+
+    start_m: float
+    apex_m: float
+    end_m: float
+    min_x: float = NAN  # where the lap was slowest in the corner
+    min_kmh: float = NAN
+    brake_m: float = NAN
+    lift_m: float = NAN
+    pickup_m: float = NAN
+    exit_kmh: float = NAN
+
+    @property
+    def onset_m(self) -> float:
+        """Where the lap stopped driving towards the corner: the lift, else the brake point (NaN: taken
+        flat)."""
+        return self.lift_m if np.isfinite(self.lift_m) else self.brake_m
+
+
+def marks(tr: LapTrace, start: float, apex: float, end: float, prev_x: float, th: Mapping[str, float]) -> Marks:
+    """The corner [start, end] (apex ``apex``) on ``tr``; ``prev_x``: the previous corner's slowest point
+    on this lap (nothing before it belongs to this corner)."""
+    mk = Marks(start, apex, end)
+    if start < tr.lo or end > tr.hi:
+        return mk
+    w = tr.window(start, end)
+    spd = tr.ch["speed_kmh"][w]
+    if len(spd) < 2:
+        return mk
+    k = int(np.argmin(spd))
+    mk.min_x, mk.min_kmh = float(tr.x[w][k]), float(spd[k])
+    mk.exit_kmh = float(tr.speed_at(end))
+    lo = max(start - BRAKE_LOOKBACK_M, prev_x, tr.lo)
+    zw = tr.window(lo, mk.min_x)
+    sub = {"dist_m": tr.x[zw]} | {c: v[zw] for c, v in tr.ch.items() if c in ("brake_bar", "g_long")}
+    if len(sub["dist_m"]) > 2:
+        bp, _ = brake_zone(sub, lo, mk.min_x)
+        # a zone already on where the window opens is the previous corner's braking, not this one's
+        mk.brake_m = NAN if bp is None or bp <= float(sub["dist_m"][0]) + 1.0 else bp
+    thr = tr.ch.get("throttle_pct")
+    if thr is not None:
+        until = mk.brake_m if np.isfinite(mk.brake_m) else mk.min_x
+        lw = tr.window(lo, until)
+        on = np.nan_to_num(thr[lw], nan=100.0) >= th["coast_throttle_pct"]
+        xs, ts = tr.x[lw], tr.t[lw]
+        runs = [r for r in _runs(on) if ts[r[1] - 1] - ts[r[0]] >= BLIP_S]  # a blip is no drive
+        flat = bool(runs) and runs[-1][1] == len(on) and not np.isfinite(mk.brake_m)
+        if len(on) and not flat:
+            i = runs[-1][1] if runs else 0  # off the throttle from the first sample after the drive
+            mk.lift_m = float(xs[i]) if i < len(on) else float(until)
+        after = tr.window(mk.min_x, tr.hi)
+        up = np.where(np.nan_to_num(thr[after]) > THROTTLE_ON_PCT)[0]
+        if len(up):
+            mk.pickup_m = float(tr.x[after][up[0]])
+    return mk
+
+
+def coast_s(tr: LapTrace, a: float, b: float, th: Mapping[str, float]) -> float:
+    """Seconds in [a, b] with neither pedal at speed (NaN without a throttle channel)."""
+    thr = tr.ch.get("throttle_pct")
+    if thr is None or b <= a:
+        return NAN if thr is None else 0.0
+    w = tr.window(a, b)
+    m = np.nan_to_num(thr[w], nan=100.0) < th["coast_throttle_pct"]
+    brk = tr.ch.get("brake_bar")
+    if brk is not None:
+        m &= np.nan_to_num(brk[w]) < th["coast_brake_bar"]
+    m &= tr.ch["speed_kmh"][w] > th["coast_speed_kmh"]
+    dt = np.diff(tr.t[w], append=tr.t[w][-1:] if len(tr.t[w]) else [])
+    return float(np.sum(dt[m])) if len(dt) == len(m) else 0.0
+
+
+def slip(tr: LapTrace, a: float, min_x: float, b: float, th: Mapping[str, float]) -> tuple[float, float, float]:
+    """(seconds of lockup before the slowest point, seconds of wheelspin after it, worst slip km/h) in
+    [a, b]; NaN each without wheel speeds."""
+    wheels = [c for c in WHEEL_CHANNELS if c in tr.ch]
+    if not wheels:
+        return NAN, NAN, NAN
+    w = tr.window(a, b)
+    x, spd = tr.x[w], tr.ch["speed_kmh"][w]
+    dt = np.diff(tr.t[w], append=tr.t[w][-1:] if len(tr.t[w]) else [])
+    n = len(x)
+    brake = np.nan_to_num(tr.ch["brake_bar"][w]) if "brake_bar" in tr.ch else np.zeros(n)
+    thr = np.nan_to_num(tr.ch["throttle_pct"][w]) if "throttle_pct" in tr.ch else np.zeros(n)
+    lock, spin = np.zeros(n, bool), np.zeros(n, bool)
+    worst = 0.0
+    with np.errstate(invalid="ignore"):
+        for c in wheels:
+            ws = tr.ch[c][w]
+            lk = np.asarray(is_lockup(ws, spd, brake, th), bool) & (x < min_x)
+            sp = np.zeros(n, bool)
+            if c.split("_")[2] in DRIVEN_WHEELS:
+                sp = np.asarray(is_wheelspin(ws, spd, thr, th), bool) & (x >= min_x)
+            lock |= lk
+            spin |= sp
+            if (lk | sp).any():
+                worst = max(worst, float(np.nanmax(np.abs(ws - spd)[lk | sp])))
+    return float(dt[lock].sum()), float(dt[spin].sum()), worst
