@@ -34,6 +34,7 @@ of the table: the importer, the hot path and the paddock tools detect events wit
 from __future__ import annotations
 
 from shared.events import EVENT_THRESHOLDS
+from shared.profiles.car import CarProfileError, load_car
 
 DEFAULT_THRESHOLDS: dict[str, float] = {
     "brake_point_delta_m": 10.0,
@@ -68,3 +69,15 @@ def thresholds_for(overrides: dict[str, float] | None) -> dict[str, float]:
     if unknown:
         raise ValueError(f"unknown coaching thresholds in car profile: {sorted(unknown)}")
     return {**DEFAULT_THRESHOLDS, **(overrides or {})}
+
+
+def car_thresholds(car_id: str | None) -> dict[str, float]:
+    """The coaching threshold table with the car profile's overrides (the defaults for an unknown car)."""
+    try:
+        over = load_car(car_id).thresholds if car_id else {}
+    except (KeyError, CarProfileError, ValueError):
+        over = {}
+    try:
+        return thresholds_for(over)
+    except ValueError:
+        return thresholds_for(None)

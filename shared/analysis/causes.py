@@ -25,27 +25,37 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "lockup",
         lambda r, th: finite(r.lockup_s) and r.lockup_s >= th["event_min_s"],
-        lambda r: f"a wheel locked for {r.lockup_s:.1f} s under braking ({r.slip_kmh:.0f} km/h slower than the car)",
+        lambda r: (
+            f"a wheel locked for {r.lockup_s:.1f} s under braking ({r.slip_kmh:.0f} km/h slower than the car)"
+        ),
     ),
     Rule(
         "wheelspin",
         lambda r, th: finite(r.wheelspin_s) and r.wheelspin_s >= th["event_min_s"],
-        lambda r: f"the rear wheels spun for {r.wheelspin_s:.1f} s on the exit ({r.slip_kmh:.0f} km/h faster than the car)",
+        lambda r: (
+            f"the rear wheels spun for {r.wheelspin_s:.1f} s on the exit ({r.slip_kmh:.0f} km/h faster than the car)"
+        ),
     ),
     Rule(
         "coasting",
         lambda r, th: _d(r.coast_s, r.typ_coast_s) >= th["coast_min_s"],
-        lambda r: f"{r.coast_s:.1f} s with neither pedal from {r.lift_m:.0f} m (on {TYPICAL}: {r.typ_coast_s:.1f} s)",
+        lambda r: (
+            f"{r.coast_s:.1f} s with neither pedal from {r.lift_m:.0f} m (on {TYPICAL}: {r.typ_coast_s:.1f} s)"
+        ),
     ),
     Rule(
         "early_brake",
         lambda r, th: _d(r.typ_brake_m, r.brake_m) >= th["brake_point_delta_m"],
-        lambda r: f"braked {r.typ_brake_m - r.brake_m:.0f} m earlier than on {TYPICAL} ({r.brake_m:.0f} m, not {r.typ_brake_m:.0f} m)",
+        lambda r: (
+            f"braked {r.typ_brake_m - r.brake_m:.0f} m earlier than on {TYPICAL} ({r.brake_m:.0f} m, not {r.typ_brake_m:.0f} m)"
+        ),
     ),
     Rule(
         "late_brake",
         lambda r, th: _d(r.brake_m, r.typ_brake_m) >= th["brake_point_delta_m"],
-        lambda r: f"braked {r.brake_m - r.typ_brake_m:.0f} m later than on {TYPICAL} ({r.brake_m:.0f} m, not {r.typ_brake_m:.0f} m), minimum {r.min_kmh:.0f} km/h",
+        lambda r: (
+            f"braked {r.brake_m - r.typ_brake_m:.0f} m later than on {TYPICAL} ({r.brake_m:.0f} m, not {r.typ_brake_m:.0f} m), minimum {r.min_kmh:.0f} km/h"
+        ),
     ),
     Rule(
         "slow_minimum",
@@ -54,8 +64,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "weak_exit",
-        lambda r, th: _d(r.typ_exit_kmh, r.exit_kmh) >= th["weak_exit_kmh"]
-        or _d(r.pickup_m, r.typ_pickup_m) >= th["late_power_m"],
+        lambda r, th: (
+            _d(r.typ_exit_kmh, r.exit_kmh) >= th["weak_exit_kmh"]
+            or _d(r.pickup_m, r.typ_pickup_m) >= th["late_power_m"]
+        ),
         lambda r: f"exit {r.exit_kmh:.0f} km/h, on {TYPICAL} {r.typ_exit_kmh:.0f} km/h",
     ),
 )

@@ -13,6 +13,7 @@ from shared.corners import BRAKE_LOOKBACK_M, THROTTLE_ON_PCT, brake_zone
 from shared.events import DRIVEN_WHEELS, is_lockup, is_wheelspin
 
 NAN = float("nan")
+LIFT_GAP_M = 25.0  # an off-throttle run ending this close before the brake point leads into it
 BLIP_S = 0.25  # throttle on for less than this before a corner is a blip, not the drive towards it
 
 
@@ -43,9 +44,9 @@ class Marks:
         return self.lift_m if np.isfinite(self.lift_m) else self.brake_m
 
 
-def marks(tr: LapTrace, start: float, apex: float, end: float, prev_x: float, th: Mapping[str, float]) -> Marks:
+def marks(tr: LapTrace, start: float, apex: float, end: float, prev_x: float) -> Marks:
     """The corner [start, end] (apex ``apex``) on ``tr``; ``prev_x``: the previous corner's slowest point
-    on this lap (nothing before it belongs to this corner)."""
+    on this lap (a braking zone already on there is that corner's). The lift is ``lifts``'."""
     mk = Marks(start, apex, end)
     if start < tr.lo or end > tr.hi:
         return mk
@@ -65,15 +66,6 @@ def marks(tr: LapTrace, start: float, apex: float, end: float, prev_x: float, th
         mk.brake_m = NAN if bp is None or bp <= float(sub["dist_m"][0]) + 1.0 else bp
     thr = tr.ch.get("throttle_pct")
     if thr is not None:
-        until = mk.brake_m if np.isfinite(mk.brake_m) else mk.min_x
-        lw = tr.window(lo, until)
-        on = np.nan_to_num(thr[lw], nan=100.0) >= th["coast_throttle_pct"]
-        xs, ts = tr.x[lw], tr.t[lw]
-        runs = [r for r in _runs(on) if ts[r[1] - 1] - ts[r[0]] >= BLIP_S]  # a blip is no drive
-        flat = bool(runs) and runs[-1][1] == len(on) and not np.isfinite(mk.brake_m)
-        if len(on) and not flat:
-            i = runs[-1][1] if runs else 0  # off the throttle from the first sample after the drive
-            mk.lift_m = float(xs[i]) if i < len(on) else float(until)
         after = tr.window(mk.min_x, tr.hi)
         up = np.where(np.nan_to_num(thr[after]) > THROTTLE_ON_PCT)[0]
         if len(up):
@@ -81,10 +73,48 @@ def marks(tr: LapTrace, start: float, apex: float, end: float, prev_x: float, th
     return mk
 
 
-def coast_s(tr: LapTrace, a: float, b: float, th: Mapping[str, float]) -> float:
-    """Seconds in [a, b] with neither pedal at speed (NaN without a throttle channel)."""
+def off_runs(tr: LapTrace, th: Mapping[str, float]) -> list[tuple[float, float]]:
+    """(from, to) distances where the lap was off the throttle (a blip on it shorter than ``BLIP_S`` does
+    not end a run)."""
     thr = tr.ch.get("throttle_pct")
-    if thr is None or b <= a:
+    if thr is None:
+        return []
+    on = np.nan_to_num(thr, nan=100.0) >= th["coast_throttle_pct"]
+    for i0, i1 in _runs(on):
+        if tr.t[i1 - 1] - tr.t[i0] < BLIP_S:
+            on[i0:i1] = False
+    return [(float(tr.x[i0]), float(tr.x[i1 - 1])) for i0, i1 in _runs(~on)]
+
+
+def lifts(ms: list[Marks], runs: list[tuple[float, float]]) -> None:
+    """Each corner's lift: the start of the off-throttle run it is driven in (its slowest point, or its
+    brake point, inside it), when that run is this corner's: the last corner it reaches is the one it
+    leads into (a coast through a flat corner into the next belongs to the next). Never before the
+    previous corner's slowest point when that corner was braked for."""
+    for j, mk in enumerate(ms):
+        at = mk.brake_m if np.isfinite(mk.brake_m) else mk.min_x
+        # the run it is in, or one that ended just before it (the throttle fades as the brake comes on)
+        run = (
+            next((r for r in reversed(runs) if r[0] <= at <= r[1] + LIFT_GAP_M), None)
+            if np.isfinite(at)
+            else None
+        )
+        if run is None:
+            continue
+        nxt = ms[j + 1] if j + 1 < len(ms) else None
+        if nxt is not None and np.isfinite(nxt.min_x) and run[0] <= nxt.min_x <= run[1]:
+            continue  # the run goes on into the next corner: it is that one's
+        lift = run[0]
+        if j > 0 and np.isfinite(ms[j - 1].brake_m) and np.isfinite(ms[j - 1].min_x):
+            lift = max(lift, ms[j - 1].min_x)
+        mk.lift_m = lift
+
+
+def coast_s(tr: LapTrace, a: float, b: float, th: Mapping[str, float]) -> float:
+    """Seconds in [a, b] with neither pedal at speed (0 when there was no lift, ``a`` NaN; NaN without a
+    throttle channel)."""
+    thr = tr.ch.get("throttle_pct")
+    if thr is None or not np.isfinite(a) or not b > a:
         return NAN if thr is None else 0.0
     w = tr.window(a, b)
     m = np.nan_to_num(thr[w], nan=100.0) < th["coast_throttle_pct"]
@@ -96,7 +126,9 @@ def coast_s(tr: LapTrace, a: float, b: float, th: Mapping[str, float]) -> float:
     return float(np.sum(dt[m])) if len(dt) == len(m) else 0.0
 
 
-def slip(tr: LapTrace, a: float, min_x: float, b: float, th: Mapping[str, float]) -> tuple[float, float, float]:
+def slip(
+    tr: LapTrace, a: float, min_x: float, b: float, th: Mapping[str, float]
+) -> tuple[float, float, float]:
     """(seconds of lockup before the slowest point, seconds of wheelspin after it, worst slip km/h) in
     [a, b]; NaN each without wheel speeds."""
     wheels = [c for c in WHEEL_CHANNELS if c in tr.ch]

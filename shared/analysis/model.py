@@ -53,7 +53,8 @@ class CornerLap:
     to_m: float
     time_s: float  # this lap's time over [from_m, to_m]
     typical_s: float  # your typical lap's time over the same stretch
-    best_s: float  # your best time at this corner (over the typical split, any valid lap)
+    best_s: float  # your best time at this corner (over its usual segment, any valid lap)
+    good_s: float  # your good laps' time at this corner (over its usual segment)
     inherited_s: float  # lost here to the previous corner's exit: moved to that corner
     loss_s: float  # time to find at this corner on this lap (the one definition)
     entry_kmh: float = NAN
@@ -88,6 +89,13 @@ def arrow_schema() -> pa.Schema:
             for c in COLUMNS
         ]
     )
+
+
+def ddl() -> str:
+    """The ``corner_analysis`` table (hot store; ``analysis.parquet`` in the lake)."""
+    sql = {pa.string(): "VARCHAR", pa.int32(): "INTEGER", pa.float64(): "DOUBLE"}
+    cols = ",\n".join(f"    {f.name} {sql[f.type]}" for f in arrow_schema())
+    return f"CREATE TABLE IF NOT EXISTS corner_analysis (\n{cols}\n)"
 
 
 def to_table(session_id: str, rows: Iterable[CornerLap]) -> pa.Table:

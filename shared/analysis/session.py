@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from shared.analysis.causes import name_cause
-from shared.analysis.measures import Marks, coast_s, marks, slip
+from shared.analysis.measures import Marks, coast_s, lifts, marks, off_runs, slip
 from shared.analysis.model import NAN, CornerLap
 from shared.analysis.trace import STEP_M, LapTrace, Typical, Wide, lap_traces, paces, pin, splits, typical
 from shared.profiles.track import Corner
@@ -39,22 +39,20 @@ def _starts(
     tr: LapTrace, ring: list[tuple[Corner, float]], cuts: list[float], th: Mapping[str, float]
 ) -> tuple[list[float], list[Marks]]:
     """Where each ring corner's segment starts on this lap: the split before it, or earlier where the lap
-    lifted or braked for it before the split (never before it was back on the throttle after the
-    previous corner: ``marks`` looks for the lift and the brake point only after that)."""
+    lifted or braked for it before the split (``lifts``: a coast belongs to the corner it leads into)."""
     n = len(ring) - 2
     ms: list[Marks] = []
-    starts: list[float] = []
     prev_x = tr.lo
-    for j, (c, off) in enumerate(ring):
-        mk = marks(tr, c.start_m + off, c.apex_m + off, c.end_m + off, prev_x, th)
+    for c, off in ring:
+        mk = marks(tr, c.start_m + off, c.apex_m + off, c.end_m + off, prev_x)
         ms.append(mk)
-        if j == 0:
-            starts.append(NAN)
-        else:
-            cut = cuts[(j - 2) % n] - (ring[-1][1] if j == 1 else 0.0)  # the split after the ring's last
-            starts.append(mk.onset_m if mk.onset_m < cut else cut)
-        # what comes before the lap is back on the throttle after a corner is still that corner's
-        prev_x = next((v for v in (mk.pickup_m, mk.min_x) if np.isfinite(v)), mk.apex_m)
+        prev_x = mk.min_x if np.isfinite(mk.min_x) else mk.apex_m
+    lifts(ms, off_runs(tr, th))
+    starts = [NAN]
+    for j in range(1, len(ring)):
+        cut = cuts[(j - 2) % n] - (ring[-1][1] if j == 1 else 0.0)  # the split after the ring's last
+        on = ms[j].onset_m
+        starts.append(on if on < cut else cut)
     return starts, ms
 
 
@@ -72,7 +70,10 @@ def _inherited(tr: LapTrace, pace: float, typ: Typical, a: float, limit: float) 
 def _lap_rows(
     tr: LapTrace,
     pace: float,
-    ring: list[tuple[Corner, float]], cuts: list[float], typ: Typical, th: Mapping[str, float]
+    ring: list[tuple[Corner, float]],
+    cuts: list[float],
+    typ: Typical,
+    th: Mapping[str, float],
 ) -> list[CornerLap]:
     starts, ms = _starts(tr, ring, cuts, th)
     out = []
@@ -95,14 +96,13 @@ def _lap_rows(
                 time_s=t_ab,
                 typical_s=typ_ab,
                 best_s=NAN,
+                good_s=NAN,
                 inherited_s=inh,
                 loss_s=t_ab - typ_ab - inh,
                 entry_kmh=float(tr.speed_at(a)),
                 brake_m=mk.brake_m,
                 lift_m=mk.lift_m,
-                coast_s=coast_s(tr, mk.lift_m, mk.brake_m if np.isfinite(mk.brake_m) else mk.min_x, th)
-                if np.isfinite(mk.lift_m)
-                else NAN,
+                coast_s=coast_s(tr, mk.lift_m, mk.brake_m if np.isfinite(mk.brake_m) else mk.min_x, th),
                 min_kmh=mk.min_kmh,
                 pickup_m=mk.pickup_m,
                 exit_kmh=mk.exit_kmh,
@@ -114,7 +114,7 @@ def _lap_rows(
     return out
 
 
-def _typicals(rows: list[CornerLap], best: dict[str, float], th: Mapping[str, float]) -> None:
+def _typicals(rows: list[CornerLap], best: dict[str, tuple[float, float]], th: Mapping[str, float]) -> None:
     """Each corner's figures on your good laps there (those that lost under ``opportunity_min_s``)."""
     by: dict[str, list[CornerLap]] = {}
     for r in rows:
@@ -126,24 +126,30 @@ def _typicals(rows: list[CornerLap], best: dict[str, float], th: Mapping[str, fl
             v = [getattr(r, k) for r in good if np.isfinite(getattr(r, k))]
             typ[k] = float(np.median(v)) if v else NAN
         for r in rs:
-            r.best_s = best.get(cid, NAN)
+            r.best_s, r.good_s = best.get(cid, (NAN, NAN))
             r.typ_brake_m, r.typ_coast_s, r.typ_min_kmh = typ["brake_m"], typ["coast_s"], typ["min_kmh"]
             r.typ_pickup_m, r.typ_exit_kmh = typ["pickup_m"], typ["exit_kmh"]
 
 
-def _best(traces: list[LapTrace], corners: list[Corner], cuts: list[float], length_m: float) -> dict[str, float]:
-    """Each corner's fastest time over its typical split (any valid full lap)."""
+def _best(
+    traces: list[LapTrace], typ: Typical, corners: list[Corner], cuts: list[float], length_m: float
+) -> dict[str, tuple[float, float]]:
+    """Each corner's (fastest time, your good laps' time) over its usual segment (between the splits)."""
     out = {}
     for i, c in enumerate(corners):
         a = cuts[i - 1] - (length_m if i == 0 else 0.0)
         b = cuts[i]
         ts = [float(tr.time_at(b) - tr.time_at(a)) for tr in traces if tr.lo <= a and b <= tr.hi]
-        out[c.id] = min(ts) if ts else NAN
+        out[c.id] = (min(ts) if ts else NAN, float(typ.time_at(b) - typ.time_at(a)))
     return out
 
 
 def analyse_session(
-    wide: Wide, laps: Sequence[Mapping[str, Any]], corners: list[Corner], length_m: float, th: Mapping[str, float]
+    wide: Wide,
+    laps: Sequence[Mapping[str, Any]],
+    corners: list[Corner],
+    length_m: float,
+    th: Mapping[str, float],
 ) -> SessionAnalysis:
     """The session's corner analysis (``wide``: lap-assigned arrays with ``lap`` and ``dist_m``)."""
     cs = sorted(corners, key=lambda c: c.apex_m)
@@ -157,7 +163,9 @@ def analyse_session(
     pace = paces(typ, cuts, length_m)
     pin(typ, cuts, length_m)
     ring = _ring(cs, length_m)
-    rows = [r for tr, p in zip(traces, pace, strict=True) for r in _lap_rows(tr, float(p), ring, cuts, typ, th)]
+    rows = [
+        r for tr, p in zip(traces, pace, strict=True) for r in _lap_rows(tr, float(p), ring, cuts, typ, th)
+    ]
     # what a segment inherited from the exit before it is the previous corner's loss
     key = {(r.lap, r.seq): r for r in rows}
     for r in rows:
@@ -165,7 +173,7 @@ def analyse_session(
             prev = key.get((r.lap, r.seq - 1)) if r.seq > 0 else key.get((r.lap - 1, len(cs) - 1))
             if prev is not None:
                 prev.loss_s += r.inherited_s
-    _typicals(rows, _best(traces, cs, cuts, length_m), th)
+    _typicals(rows, _best(traces, typ, cs, cuts, length_m), th)
     for r in rows:
         name_cause(r, th)
     return SessionAnalysis(rows=rows, laps=[t.lap for t in traces])

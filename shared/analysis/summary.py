@@ -35,8 +35,8 @@ class CornerSummary:
     says: str = ""  # the cause in words
     evidence: str = ""  # the worst lap of that cause, in words with both numbers
     worst_lap: int | None = None
-    typical_s: float = float("nan")
-    best_s: float = float("nan")
+    typical_s: float = float("nan")  # your good laps' time over its usual segment
+    best_s: float = float("nan")  # your best time over it
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -60,8 +60,7 @@ def _summary(rows: list[CornerLap]) -> CornerSummary:
     r0 = rows[0]
     lost = [r for r in rows if r.cause]
     s = CornerSummary(r0.corner_id, r0.corner, r0.seq, len(rows), best_s=r0.best_s)
-    typ = [r.typical_s for r in rows if not r.cause and finite(r.typical_s)]
-    s.typical_s = float(np.median(typ)) if typ else float("nan")
+    s.typical_s = r0.good_s
     if not lost:
         return s
     s.laps = sorted(r.lap for r in lost)

@@ -9,8 +9,11 @@ from typing import Any
 import numpy as np
 
 from services.paddock.lake import get_lake
+from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.base import ToolError, find_corner, r, rows, session_row
-from services.paddock.tools.opportunities import corner_gaps, get_opportunities
+from services.paddock.tools.opportunities import get_opportunities
+from services.paddock.tools.optimal import session_achievable
+from shared.analysis.summary import LABELS, corner_summaries
 
 
 def _same_track(
@@ -51,8 +54,16 @@ def _scope(s: dict[str, Any], sess: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _grade(delta_s: float) -> str:
-    return "A" if delta_s < 0.05 else "B" if delta_s < 0.15 else "C" if delta_s < 0.35 else "D"
+def _time_to_find(session_id: str, corner_id: str) -> dict[str, Any]:
+    """The corner's time to find in one session (its analysis: the one figure every screen shows)."""
+    s = next((x for x in corner_summaries(session_analysis(session_id)) if x.corner_id == corner_id), None)
+    if s is None:
+        return {"time_to_find_s": None, "laps_lost": None}
+    return {
+        "time_to_find_s": r(s.per_lap_s) if s.laps else 0.0,
+        "laps_lost": s.laps,
+        "cause": s.cause or None,
+    }
 
 
 def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) -> dict[str, Any]:
@@ -114,7 +125,7 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
                 "min_speed_kmh": r(best.get("min_kmh"), 1),  # the best lap's (as the sentences say)
                 "min_speed_median_kmh": r(x["min_kmh"], 1),
                 "brake_point_m": r(x["brake_point_m"], 1),
-                "grade": _grade((x["median_s"] or 0) - (x["best_s"] or 0)),
+                **_time_to_find(sid, c.id),
                 "notes": notes.get(sid, []),
             }
         )
@@ -177,33 +188,33 @@ def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]
 
 
 def get_goal_targets(session_id: str) -> dict[str, Any]:
-    """Lap-time goals from this session: personal best at this track and car, theoretical gain from this session's best corners, a realistic next target and per-corner targets."""
+    """Lap-time goals from this session: personal best at this track and car, the achievable lap (the target), and the corners with most time to find."""
     s, sess = _same_track(session_id, 20, ())  # the others' catalog rows only
     with_pb = [x for x in sess if x["best_lap_s"]]
     pb_row = min(with_pb, key=lambda x: x["best_lap_s"]) if with_pb else None
     pb = pb_row["best_lap_s"] if pb_row else None
-    corners, over, bar = corner_gaps(s["session_id"], s.get("car_id"))
-    theo_gain = sum(max(0.0, (c["median_s"] or 0) - (c["best_s"] or 0)) for c in corners)
-    target = pb - 0.5 * theo_gain if pb else None
+    ach = session_achievable(s["session_id"])[2]
+    achievable = ach.time_s if ach is not None else None
+    # the next target: this session's achievable lap when it beats the personal best, else the best
+    target = min(x for x in (pb, achievable) if x is not None) if (pb or achievable) else None
+    lost = [x for x in corner_summaries(session_analysis(s["session_id"])) if x.laps]
     return {
         "session_id": s["session_id"],
         "driver_id": s["driver_id"],
         "personal_best_s": r(pb),
         "personal_best_session": pb_row["session_id"] if pb_row else None,
         "session_best_s": r(s["best_lap_s"]),
-        "theoretical_gain_s": r(theo_gain),
+        "achievable_lap_s": r(achievable),
         "next_target_s": r(target),
-        "opportunity_min_s": bar,
-        "corners_compared": len(corners),
-        # only corners whose typical time is opportunity_min_s or more over their best: a target of a
-        # few hundredths is noise, not a goal
-        "corner_targets": sorted(
-            (
-                {"corner": c["corner_id"], "target_s": r(c["best_s"]), "typical_s": r(c["median_s"])}
-                for c in over
-            ),
-            key=lambda x: -((x["typical_s"] or 0) - (x["target_s"] or 0)),
-        )[:5],
+        "labels": {
+            "achievable_lap_s": "achievable lap: your best pieces joined where laps agree",
+            "next_target_s": "the achievable lap when it beats your personal best, else your personal best",
+            "time_to_find_s": LABELS["per_lap_s"],
+        },
+        "corner_targets": [
+            {"corner": x.corner, "time_to_find_s": r(x.per_lap_s), "laps": x.laps, "cause": x.cause}
+            for x in lost[:5]
+        ],
         **_scope(s, sess),
     }
 
@@ -213,16 +224,10 @@ def get_session_plan_context(session_id: str, n_laps: int = 10) -> dict[str, Any
     if n_laps < 1 or n_laps > 60:
         raise ToolError("bad_argument", "n_laps must be between 1 and 60", "")
     goals = get_goal_targets(session_id)
-    # what to work on: the session's opportunities first (the debrief's focus, with their targets), then
-    # corners whose typical time is well over their best; never more focus blocks than work laps
+    # what to work on: the session's opportunities (the debrief's focus, with their targets); never more
+    # focus blocks than work laps
     opps = get_opportunities(goals["session_id"]).get("opportunities") or []
     focus = [f"{o['corner']}: {o['target']}" for o in opps if o.get("target")]
-    named = {str(o.get("corner_id") or "").lower() for o in opps}
-    focus += [
-        f"{str(f['corner']).upper()}: aim for {f['target_s']} s (typical {f['typical_s']} s)"
-        for f in goals["corner_targets"]
-        if str(f["corner"]).lower() not in named
-    ]
     warm = 0 if n_laps < 3 else 1 if n_laps < 5 else 2
     cool = 1 if n_laps >= 3 else 0
     work = n_laps - warm - cool
@@ -232,12 +237,11 @@ def get_session_plan_context(session_id: str, n_laps: int = 10) -> dict[str, Any
         share = work // len(focus) + (1 if i < work % len(focus) else 0)
         blocks.append({"laps": share, "focus": text})
     if not focus and work:
-        settled = bool(goals["corners_compared"])
         blocks.append(
             {
                 "laps": work,
-                "focus": f"every corner within {goals['opportunity_min_s']:g} s of its best: push for a new best lap"
-                if settled
+                "focus": "no corner loses time against your good laps: push for a new best lap"
+                if goals["corner_targets"] == [] and goals["session_best_s"] is not None
                 else "steady laps to set a first reference",
             }
         )

@@ -38,7 +38,7 @@ const HIDDEN = new Set(["session_id", "driver_id", "track", "track_id", "car", "
   "recorded", "not_recorded", "note", "warning", "reason", "hint", "samples", "n_laps", "seq", "wheelbase_m",
   "steering_ratio", "yaw_gain", "corner", "error",
   // how a figure was chosen, not a figure of the session
-  "opportunity_min_s", "corners_compared"]);
+  "labels", "opportunities_reason", "cause"]);
 // the driver's words for a figure: [label, how to show the value]
 const lap = (v) => lapTime(v);
 const unit = (u, d = 2) => (v) => `${Number.isInteger(v) ? v : num(v, d)} ${u}`;
@@ -67,7 +67,7 @@ const WHEELS = {fl: "Front left", fr: "Front right", rl: "Rear left", rr: "Rear 
 // the one chart a card draws: [list, field, title]; cards without one draw none (a list of events by
 // time or a plan's blocks is not a bar chart)
 const CHARTS = {
-  highlights_data: ["biggest_opportunities", "median_minus_best_s", "Time to find per corner (typical − best), s"],
+  highlights_data: ["biggest_opportunities", "time_to_gain_s", "Time to find a lap, on the laps it was lost, s"],
   telemetry_data: ["corners", "cv_time_pct", "Corner time spread lap to lap, %"],
   engine_health_data: ["laps", "oil_floor_under_load_bar", "Lowest oil pressure under load, bar"],
 };
@@ -108,17 +108,15 @@ function opportunityRows(d) {
   const o = d.opportunities || [];
   if (!o.length) return `<p class="muted">No opportunity to name${d.reason ? `: ${esc(d.reason)}` : ""}.</p>`;
   return `<ol class="opps">${o.map((x) => `<li data-corner="${esc(x.corner_id)}"><b>${esc(x.corner)}</b> · ${num(x.time_to_gain_s, 2)} s a lap
-    on ${esc(lapWords(x.laps))}<br>${esc(x.rule.says)}: <b>${esc(x.target)}</b><br><span class="muted small">Rule ${esc(x.rule.name)}
-    (${esc(x.rule.threshold_name)} ${esc(x.rule.threshold)}); check: ${esc(x.check.text)}</span></li>`).join("")}</ol>`;
+    on ${esc(lapWords(x.laps))} (against your good laps)<br>${esc(x.says)}: <b>${esc(x.target)}</b><br><span class="muted small">${esc(x.evidence)}
+    (lap ${esc(x.worst_lap)})</span></li>`).join("")}</ol>`;
 }
 function threadRows(d) {
   const t = d.threads || [];
   if (!t.length) return `<p class="muted">${esc(d.reason || "No thread to follow.")}</p>`;
-  const now = (x) => x.status === "no new data" ? esc(x.reason || "") : x.status === "resolved" ? "no lap loses time there now"
-    : `${num(x.now.time_to_gain_s, 2)} s a lap on ${x.now.laps_lost} of ${x.now.valid_laps} laps`;
+  const side = (v) => v ? `${num(v.time_to_gain_s, 2)} s a lap on ${v.laps_lost} of ${v.valid_laps} laps` : "no lap lost time there";
   return `<ul class="threads">${t.map((x) => `<li data-corner="${esc(x.corner_id)}" data-status="${esc(x.status)}"><b>${esc(x.corner)}</b>
-    <span class="status">${esc(x.status)}</span>: ${num(x.before.time_to_gain_s, 2)} s a lap on ${x.before.laps_lost} of
-    ${x.before.valid_laps} laps → ${now(x)}<br><span class="muted small">${esc(x.target)}</span></li>`).join("")}</ul>`;
+    <span class="status">${esc(x.status)}</span>: ${side(x.before)} → ${side(x.now)}</li>`).join("")}</ul>`;
 }
 
 function dataCard(ev) {
