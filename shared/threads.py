@@ -20,7 +20,7 @@ def _side(s: CornerSummary | None) -> dict[str, Any] | None:
     if s is None or not s.laps:
         return None
     return {
-        "time_to_gain_s": round(s.per_lap_s, 3),
+        "time_to_find_s": round(s.per_lap_s, 3),
         "laps_lost": len(s.laps),
         "laps": s.laps,
         "valid_laps": s.valid_laps,

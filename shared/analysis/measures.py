@@ -126,31 +126,47 @@ def coast_s(tr: LapTrace, a: float, b: float, th: Mapping[str, float]) -> float:
     return float(np.sum(dt[m])) if len(dt) == len(m) else 0.0
 
 
-def slip(
-    tr: LapTrace, a: float, min_x: float, b: float, th: Mapping[str, float]
-) -> tuple[float, float, float]:
-    """(seconds of lockup before the slowest point, seconds of wheelspin after it, worst slip km/h) in
-    [a, b]; NaN each without wheel speeds."""
+@dataclass
+class Slip:
+    """A trace's slip, found once: samples locking (under braking) or spinning (a driven wheel on
+    throttle), the worst slip there and each sample's duration. ``None`` without wheel speeds."""
+
+    lock: np.ndarray
+    spin: np.ndarray
+    worst: np.ndarray
+    dt: np.ndarray
+
+
+def slip_of(tr: LapTrace, th: Mapping[str, float]) -> Slip | None:
     wheels = [c for c in WHEEL_CHANNELS if c in tr.ch]
     if not wheels:
-        return NAN, NAN, NAN
-    w = tr.window(a, b)
-    x, spd = tr.x[w], tr.ch["speed_kmh"][w]
-    dt = np.diff(tr.t[w], append=tr.t[w][-1:] if len(tr.t[w]) else [])
-    n = len(x)
-    brake = np.nan_to_num(tr.ch["brake_bar"][w]) if "brake_bar" in tr.ch else np.zeros(n)
-    thr = np.nan_to_num(tr.ch["throttle_pct"][w]) if "throttle_pct" in tr.ch else np.zeros(n)
-    lock, spin = np.zeros(n, bool), np.zeros(n, bool)
-    worst = 0.0
+        return None
+    spd, n = tr.ch["speed_kmh"], len(tr.x)
+    brake = np.nan_to_num(tr.ch["brake_bar"]) if "brake_bar" in tr.ch else np.zeros(n)
+    thr = np.nan_to_num(tr.ch["throttle_pct"]) if "throttle_pct" in tr.ch else np.zeros(n)
+    lock, spin, worst = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n)
     with np.errstate(invalid="ignore"):
         for c in wheels:
-            ws = tr.ch[c][w]
-            lk = np.asarray(is_lockup(ws, spd, brake, th), bool) & (x < min_x)
+            ws = tr.ch[c]
+            lk = np.asarray(is_lockup(ws, spd, brake, th), bool)
             sp = np.zeros(n, bool)
             if c.split("_")[2] in DRIVEN_WHEELS:
-                sp = np.asarray(is_wheelspin(ws, spd, thr, th), bool) & (x >= min_x)
+                sp = np.asarray(is_wheelspin(ws, spd, thr, th), bool)
             lock |= lk
             spin |= sp
-            if (lk | sp).any():
-                worst = max(worst, float(np.nanmax(np.abs(ws - spd)[lk | sp])))
-    return float(dt[lock].sum()), float(dt[spin].sum()), worst
+            worst = np.fmax(worst, np.where(lk | sp, np.abs(ws - spd), 0.0))
+    return Slip(lock, spin, worst, np.diff(tr.t, append=tr.t[-1]))
+
+
+def slip(tr: LapTrace, sl: Slip | None, a: float, min_x: float, b: float) -> tuple[float, float, float]:
+    """(seconds of lockup before the slowest point, seconds of wheelspin after it, worst slip km/h) in
+    [a, b]; NaN each without wheel speeds."""
+    if sl is None:
+        return NAN, NAN, NAN
+    w = tr.window(a, b)
+    before = tr.x[w] < min_x
+    lock = sl.lock[w] & before
+    spin = sl.spin[w] & ~before
+    hit = lock | spin
+    worst = float(sl.worst[w][hit].max()) if hit.any() else 0.0
+    return float(sl.dt[w][lock].sum()), float(sl.dt[w][spin].sum()), worst

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from shared.analysis.causes import name_cause
-from shared.analysis.measures import Marks, coast_s, lifts, marks, off_runs, slip
+from shared.analysis.measures import Marks, coast_s, lifts, marks, off_runs, slip, slip_of
 from shared.analysis.model import NAN, CornerLap
 from shared.analysis.trace import STEP_M, LapTrace, Typical, Wide, lap_traces, paces, pin, splits, typical
 from shared.profiles.track import Corner
@@ -76,12 +76,13 @@ def _lap_rows(
     th: Mapping[str, float],
 ) -> list[CornerLap]:
     starts, ms = _starts(tr, ring, cuts, th)
+    sl = slip_of(tr, th)
     out = []
     for j in range(1, len(ring) - 1):
         c, a, b, mk = ring[j][0], starts[j], starts[j + 1], ms[j]
         if a < tr.lo or b > tr.hi or not np.isfinite(mk.min_kmh):
             continue
-        lock, spin, worst = slip(tr, a, mk.min_x, b, th)
+        lock, spin, worst = slip(tr, sl, a, mk.min_x, b)
         t_ab = float(tr.time_at(b) - tr.time_at(a))
         typ_ab = float(typ.time_at(b) - typ.time_at(a)) * pace
         inh = _inherited(tr, pace, typ, a, mk.onset_m if np.isfinite(mk.onset_m) else b)

@@ -40,12 +40,13 @@ def analyse(
 def analyse_stored(
     con: duckdb.DuckDBPyConnection, session_id: str, data_dir: Path | None = None
 ) -> SessionAnalysis:
-    got = con.execute("SELECT track_id, car_id FROM sessions WHERE session_id = ?", [session_id]).fetchone()
-    if got is None:
+    found = con.execute("SELECT track_id, car_id FROM sessions WHERE session_id = ?", [session_id]).fetchall()
+    if not found:
         return SessionAnalysis(reason="no such session")
+    got = found[0]
     cols = ", ".join(("t_s", "lap", "dist_m", *ANALYSIS_CHANNELS))
-    tbl = con.execute(
-        f"SELECT {cols} FROM telemetry WHERE session_id = ? ORDER BY t_s", [session_id]
+    tbl = con.sql(
+        f"SELECT {cols} FROM telemetry WHERE session_id = ? ORDER BY t_s", params=[session_id]
     ).to_arrow_table()
     wide = {
         c: np.asarray(tbl.column(c).to_numpy(zero_copy_only=False), dtype=np.float64)

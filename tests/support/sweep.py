@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from shared.analysis.session import analyse_session
 from shared.analysis.summary import where_the_time_is
 from shared.laps import assign_laps, detect_laps
@@ -20,6 +22,15 @@ from shared.simulator import DRIVING_MISTAKES, simulate
 from shared.thresholds import DEFAULT_THRESHOLDS
 
 SIZE_TOL_S = 0.05
+
+
+def injected(sim: Any) -> dict[str, float]:
+    """Each corner a mistake was injected at -> the simulator's cost of it a lap (median over its laps)."""
+    by: dict[str, list[float]] = {}
+    for e in sim.truth.events:
+        if e["kind"] in DRIVING_MISTAKES and "time_lost_s" in e:
+            by.setdefault(e["corner_id"], []).append(e["time_lost_s"])
+    return {c: float(np.median(v)) for c, v in by.items()}
 
 
 @dataclass

@@ -16,7 +16,7 @@ OPEN = ("new", "worse", "unchanged", "better")
 
 
 def opportunity_sentence(o: dict[str, Any]) -> str:
-    gain = secs(o.get("time_to_gain_s"), 2)
+    gain = secs(o.get("time_to_find_s"), 2)
     laps = lap_list(o.get("laps") or [])
     if len(o.get("laps") or []) > 1 and o.get("session_s") is not None:  # ranked by this total
         laps += f" ({secs(o['session_s'], 2)} over the session)"
@@ -29,7 +29,7 @@ def opportunity_sentence(o: dict[str, Any]) -> str:
 def _side(v: dict[str, Any] | None) -> str:
     if not v:
         return "no lap lost time there"
-    return f"{secs(v.get('time_to_gain_s'), 2)} a lap on {v.get('laps_lost')} of {v.get('valid_laps')} laps"
+    return f"{secs(v.get('time_to_find_s'), 2)} a lap on {v.get('laps_lost')} of {v.get('valid_laps')} laps"
 
 
 def thread_sentence(t: dict[str, Any]) -> str:
@@ -50,7 +50,7 @@ def brief_picks(opps: list[dict[str, Any]], threads: list[dict[str, Any]]) -> li
 def brief_sentence(o: dict[str, Any], threads: list[dict[str, Any]]) -> str:
     t = next((x for x in threads if x["corner_id"] == o["corner_id"] and x.get("status") in OPEN), None)
     why = f" ({t['status']} since the session before)" if t else ""
-    return f"{corner_label(o.get('corner'), o.get('name'))}, {o['target']}{why}, worth {secs(o['time_to_gain_s'], 2)} a lap"
+    return f"{corner_label(o.get('corner'), o.get('name'))}, {o['target']}{why}, worth {secs(o['time_to_find_s'], 2)} a lap"
 
 
 def coaching_lines(state: dict[str, Any], brief: bool) -> list[str]:

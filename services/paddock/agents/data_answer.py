@@ -130,7 +130,7 @@ def _corner_text(h: dict[str, Any]) -> str:
 def _lose_text(hl: dict[str, Any]) -> str:
     if not hl.get("valid_laps"):
         return "No valid lap in this session, so there is no lap time to compare yet."
-    opp = [o for o in hl.get("biggest_opportunities") or [] if o.get("time_to_gain_s")]
+    opp = [o for o in hl.get("biggest_opportunities") or [] if o.get("time_to_find_s")]
     if not opp:
         why = hl.get("opportunities_reason")
         return f"Best lap {hl['best_lap']} in {laptime(hl['best_lap_s'])}; no corner stands out" + (
@@ -138,7 +138,7 @@ def _lose_text(hl: dict[str, Any]) -> str:
         )
     return (
         "The most time to find, a lap on the laps it was lost, against your good laps: "
-        + "; ".join(f"{corner_label(o['corner'], o.get('name'))} {secs(o['time_to_gain_s'], 2)}" for o in opp)
+        + "; ".join(f"{corner_label(o['corner'], o.get('name'))} {secs(o['time_to_find_s'], 2)}" for o in opp)
         + f". Best lap {hl['best_lap']} in {laptime(hl['best_lap_s'])}."
     )
 

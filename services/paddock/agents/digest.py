@@ -58,9 +58,9 @@ def _session_lines(hl: dict[str, Any]) -> list[str]:
             parts.append(f"slowest valid lap {hl['slowest_lap']}, {slow}")
         out.append("Consistency: " + "; ".join(parts) + ".")
     opp = [
-        f"{corner_label(o.get('corner'), o.get('name'))} {secs(o.get('time_to_gain_s'), 2)} on {lap_list(o.get('laps') or [])}"
+        f"{corner_label(o.get('corner'), o.get('name'))} {secs(o.get('time_to_find_s'), 2)} on {lap_list(o.get('laps') or [])}"
         for o in hl.get("biggest_opportunities", [])[:3]
-        if secs(o.get("time_to_gain_s"), 2)
+        if secs(o.get("time_to_find_s"), 2)
     ]
     if opp:
         out.append("Time to find a lap, against your good laps: " + "; ".join(opp) + ".")

@@ -36,9 +36,9 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
     )
     picks = coach_focus(state, brief=kind == "brief")
     focus = picks or [
-        f"{corner_label(o.get('corner'), o.get('name'))}: {o['time_to_gain_s']:.2f} s a lap to find"
+        f"{corner_label(o.get('corner'), o.get('name'))}: {o['time_to_find_s']:.2f} s a lap to find"
         for o in hl.get("biggest_opportunities", [])[:3]
-        if o.get("time_to_gain_s") is not None
+        if o.get("time_to_find_s") is not None
     ]
     parts = []
     if kind == "debrief" and hl:

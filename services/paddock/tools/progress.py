@@ -8,50 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from services.paddock.lake import get_lake
 from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.base import ToolError, find_corner, r, rows, session_row
+from services.paddock.tools.history import history_scope, same_track
 from services.paddock.tools.opportunities import get_opportunities
 from services.paddock.tools.optimal import session_achievable
 from shared.analysis.summary import LABELS, corner_summaries
-
-
-def _same_track(
-    session_id: str, n: int, tables: tuple[str, ...] | None = None
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(the session, up to ``n`` sessions of its driver at its track in its car, oldest first, ending with
-    it). Their small tables (or ``tables``, the ones the caller reads) are fetched in parallel first."""
-    s = session_row(session_id)
-    if not s["track_id"]:  # an unknown track: nothing else is comparable
-        return s, [s]
-    sess = rows(
-        """SELECT * FROM sessions WHERE driver_id = ? AND track_id = ? AND car_id = ?
-           AND (session_id = ? OR ? IS NULL OR started_at IS NULL OR started_at <= ?)
-           ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?""",
-        [
-            s["driver_id"],
-            s["track_id"],
-            s["car_id"],
-            s["session_id"],
-            s["started_at"],
-            s["started_at"],
-            n + 1,
-        ],
-    )
-    others = [x for x in sess if x["session_id"] != s["session_id"]][: max(0, n - 1)]
-    history = [*reversed(others), s]
-    if tables != ():
-        get_lake().prefetch([x["session_id"] for x in history], set(tables) if tables is not None else None)
-    return s, history
-
-
-def _scope(s: dict[str, Any], sess: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "track": s["track_id"],
-        "car": s["car_id"],
-        "sessions_compared": len(sess),
-        "note": f"only {s['driver_id']}'s sessions at {s['track_id'] or 'this track'} in {s['car_id']}",
-    }
 
 
 def _time_to_find(session_id: str, corner_id: str) -> dict[str, Any]:
@@ -70,7 +32,7 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
     """One corner across the driver's recent sessions at this session's track and car: best and median corner time, minimum speed, brake point, grade, coaching notes and trend."""
     if not 1 <= n_sessions <= 50:
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
-    s, sess = _same_track(session_id, n_sessions, ("laps", "corner_results", "coaching_notes"))
+    s, sess = same_track(session_id, n_sessions, ("laps", "corner_results", "coaching_notes"))
     c = find_corner(s["track_id"], corner_name)
     ids = [x["session_id"] for x in sess]
     inn = ", ".join("?" * len(ids))
@@ -141,7 +103,7 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
         "name": c.name,
         "sessions": out,
         "trend": trend,
-        **_scope(s, sess),
+        **history_scope(s, sess),
     }
 
 
@@ -149,7 +111,7 @@ def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]
     """Progress up to this session at its track and car: best-lap trend, corners improving or regressing, and plateau detection."""
     if not 1 <= n_sessions <= 50:
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
-    s, sess = _same_track(session_id, n_sessions, ("laps", "corner_results"))
+    s, sess = same_track(session_id, n_sessions, ("laps", "corner_results"))
     bests = [{"session_id": x["session_id"], "best_lap_s": r(x["best_lap_s"])} for x in sess]
     vals = [b["best_lap_s"] for b in bests if b["best_lap_s"] is not None]
     plateau = len(vals) >= 3 and (max(vals[-3:]) - min(vals[-3:])) / min(vals[-3:]) < 0.003
@@ -183,13 +145,13 @@ def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]
         "plateau": plateau,
         "improving_corners": improving,
         "regressing_corners": regressing,
-        **_scope(s, sess),
+        **history_scope(s, sess),
     }
 
 
 def get_goal_targets(session_id: str) -> dict[str, Any]:
     """Lap-time goals from this session: personal best at this track and car, the achievable lap (the target), and the corners with most time to find."""
-    s, sess = _same_track(session_id, 20, ())  # the others' catalog rows only
+    s, sess = same_track(session_id, 20, ())  # the others' catalog rows only
     with_pb = [x for x in sess if x["best_lap_s"]]
     pb_row = min(with_pb, key=lambda x: x["best_lap_s"]) if with_pb else None
     pb = pb_row["best_lap_s"] if pb_row else None
@@ -215,7 +177,7 @@ def get_goal_targets(session_id: str) -> dict[str, Any]:
             {"corner": x.corner, "time_to_find_s": r(x.per_lap_s), "laps": x.laps, "cause": x.cause}
             for x in lost[:5]
         ],
-        **_scope(s, sess),
+        **history_scope(s, sess),
     }
 
 

@@ -45,7 +45,7 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
     # where the time is: the session analysis' top corners, the same figures as the opportunities
     opp = get_opportunities(sid)
     gain = [
-        {k: o[k] for k in ("corner", "corner_id", "name", "time_to_gain_s", "session_s", "laps", "cause")}
+        {k: o[k] for k in ("corner", "corner_id", "name", "time_to_find_s", "session_s", "laps", "cause")}
         for o in opp["opportunities"]
     ]
     # one theoretical best everywhere: the achievable lap's pieces, each one's best time added up

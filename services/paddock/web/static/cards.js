@@ -67,7 +67,7 @@ const WHEELS = {fl: "Front left", fr: "Front right", rl: "Rear left", rr: "Rear 
 // the one chart a card draws: [list, field, title]; cards without one draw none (a list of events by
 // time or a plan's blocks is not a bar chart)
 const CHARTS = {
-  highlights_data: ["biggest_opportunities", "time_to_gain_s", "Time to find a lap, on the laps it was lost, s"],
+  highlights_data: ["biggest_opportunities", "time_to_find_s", "Time to find a lap, on the laps it was lost, s"],
   telemetry_data: ["corners", "cv_time_pct", "Corner time spread lap to lap, %"],
   engine_health_data: ["laps", "oil_floor_under_load_bar", "Lowest oil pressure under load, bar"],
 };
@@ -107,14 +107,14 @@ const lapWords = (xs) => (xs || []).map((x) => `lap ${x}`).join(", ");
 function opportunityRows(d) {
   const o = d.opportunities || [];
   if (!o.length) return `<p class="muted">No opportunity to name${d.reason ? `: ${esc(d.reason)}` : ""}.</p>`;
-  return `<ol class="opps">${o.map((x) => `<li data-corner="${esc(x.corner_id)}"><b>${esc(x.corner)}</b> · ${num(x.time_to_gain_s, 2)} s a lap
+  return `<ol class="opps">${o.map((x) => `<li data-corner="${esc(x.corner_id)}"><b>${esc(x.corner)}</b> · ${num(x.time_to_find_s, 2)} s a lap
     on ${esc(lapWords(x.laps))} (against your good laps)<br>${esc(x.says)}: <b>${esc(x.target)}</b><br><span class="muted small">${esc(x.evidence)}
     (lap ${esc(x.worst_lap)})</span></li>`).join("")}</ol>`;
 }
 function threadRows(d) {
   const t = d.threads || [];
   if (!t.length) return `<p class="muted">${esc(d.reason || "No thread to follow.")}</p>`;
-  const side = (v) => v ? `${num(v.time_to_gain_s, 2)} s a lap on ${v.laps_lost} of ${v.valid_laps} laps` : "no lap lost time there";
+  const side = (v) => v ? `${num(v.time_to_find_s, 2)} s a lap on ${v.laps_lost} of ${v.valid_laps} laps` : "no lap lost time there";
   return `<ul class="threads">${t.map((x) => `<li data-corner="${esc(x.corner_id)}" data-status="${esc(x.status)}"><b>${esc(x.corner)}</b>
     <span class="status">${esc(x.status)}</span>: ${side(x.before)} → ${side(x.now)}</li>`).join("")}</ul>`;
 }
