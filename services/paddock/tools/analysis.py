@@ -4,6 +4,7 @@ analysis existed), the same ``shared.analysis`` computed from its telemetry."""
 
 from __future__ import annotations
 
+from services.paddock.lake import get_lake
 from services.paddock.tools.base import rows, session_arrays, session_row
 from shared.analysis.model import from_records
 from shared.analysis.session import SessionAnalysis
@@ -19,4 +20,4 @@ def session_analysis(session_id: str) -> SessionAnalysis:
         return SessionAnalysis(rows=stored, laps=sorted({r.lap for r in stored}))
     wide = session_arrays(sid, ANALYSIS_CHANNELS)
     laps = rows(f"SELECT {LAP_FIELDS} FROM laps WHERE session_id = ? ORDER BY lap", [sid])
-    return analyse(wide, laps, s.get("track_id"), s.get("car_id"))
+    return analyse(wide, laps, s.get("track_id"), s.get("car_id"), get_lake().settings.data_dir)

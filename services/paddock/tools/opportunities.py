@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.lake import get_lake
 from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.base import rows, session_row
 from shared.analysis.advice import opportunity
@@ -22,7 +23,8 @@ METHOD = (
 
 def _track(s: dict[str, Any]) -> TrackProfile | None:
     try:
-        tr = load_track(s["track_id"]) if s.get("track_id") else None
+        # a track Pitwall detected and stored lives in the lake's data directory
+        tr = load_track(s["track_id"], get_lake().settings.data_dir) if s.get("track_id") else None
     except KeyError:
         return None
     return tr if tr is not None and tr.corners else None
