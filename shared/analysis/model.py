@@ -118,7 +118,7 @@ def from_records(records: Iterable[Mapping[str, Any]]) -> list[CornerLap]:
             if c in _STR:
                 kw[c] = v or ""
             elif c in _INT:
-                kw[c] = int(v)
+                kw[c] = int(v or 0)
             else:
                 kw[c] = NAN if v is None else float(v)
         out.append(CornerLap(**kw))
