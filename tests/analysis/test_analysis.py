@@ -28,6 +28,8 @@ EVENTS = [
     Event("lockup", 5, "t2", "fr", duration_s=0.6),
     Event("wheelspin", 6, "t11", "rr", duration_s=0.8),
     Event("wheelspin", 7, "t11", "rr", duration_s=0.8),
+    Event("late_brake", 3, "t4", offset_m=45.0),  # runs deep: a slow exit onto T5, taken flat
+    Event("late_brake", 4, "t4", offset_m=45.0),
 ]
 
 
@@ -101,6 +103,17 @@ def test_slip_names_lockup_and_wheelspin_and_the_next_corner_is_clean() -> None:
             assert r.loss_s == pytest.approx(e["time_lost_s"], abs=0.05)
     for lap in (7, 8):  # T11's wheelspin exits onto the straight past the line: T1 of the next lap
         assert rows[(lap, "t1")].cause == "" and rows[(lap, "t2")].cause == ""
+
+
+def test_a_slow_exit_is_the_corner_it_came_from() -> None:
+    """A late brake into T4 runs deep and leaves slowly onto T5: all of it is T4's, none T5's."""
+    sim, an, _ = _session()
+    rows = {(r.lap, r.corner_id): r for r in an.rows}
+    for e in sim.truth.events_of("late_brake"):
+        r = rows[(e["lap"], "t4")]
+        assert r.cause == "late_brake" and r.loss_s == pytest.approx(e["time_lost_s"], abs=0.05)
+        assert rows[(e["lap"], "t5")].cause == ""
+        assert rows[(e["lap"], "t5")].inherited_s > 0.0  # T5 entered slower: that time went back to T4
 
 
 def test_the_publisher_stores_the_analysis_beside_the_session(tmp_path: Path) -> None:
