@@ -1,5 +1,5 @@
-"""The same figure on every surface: every corner's "time to find" as the tools, the CLI's JSON (a real
-subprocess), the debrief's facts, the goals, the corner history answer and report.html give it, for a
+"""The same figure on every surface: every corner's "time to find" as the REST routes (a real paddock
+process), the tools, the CLI's JSON (a real subprocess), the debrief's facts, the goals, the corner history answer and report.html give it, for a
 simulated session and the shared Sonoma VBOX file, against the stored analysis; a surface whose figure
 differs fails the test. The VBOX file's corner times are also checked against our own split of its raw
 telemetry."""
@@ -11,9 +11,11 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
@@ -31,18 +33,24 @@ from shared.report import session_report_html
 from shared.settings import settings_for
 from shared.simulator import simulate
 from shared.store.lake_read import LocalSession
+from tests.support.procs import start_paddock
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def lake(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> dict[str, Any]:
-    data = tmp_path_factory.mktemp("same") / "data"
+def lake(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> Iterator[dict[str, Any]]:
+    root = tmp_path_factory.mktemp("same")
+    data = root / "data"
     settings = settings_for(data)
     sim = import_sim(simulate(laps=10, seed=311, rate_hz=50.0), settings, driver_id="ana").session_id
     vbox = import_file(shared_dir / "data/vbox/sonoma_vbox0240.csv", settings, driver_id="ana").session_id
     configure_lake(settings)
-    return {"data": data, "sessions": [sim, vbox], "vbox": vbox}
+    pad = start_paddock(data, root, "http://127.0.0.1:9/v1")  # the REST routes, a real process
+    try:
+        yield {"data": data, "sessions": [sim, vbox], "vbox": vbox, "pad": pad.url}
+    finally:
+        pad.stop()
 
 
 def _stored(data: Path, sid: str) -> dict[str, float]:
@@ -51,9 +59,17 @@ def _stored(data: Path, sid: str) -> dict[str, float]:
     return {s.corner: round(s.per_lap_s, 2) for s in corner_summaries(SessionAnalysis(rows=rows)) if s.laps}
 
 
-def _surfaces(data: Path, sid: str) -> dict[str, dict[str, float]]:
+def _surfaces(data: Path, sid: str, pad: str) -> dict[str, dict[str, float]]:
     """Every surface's (corner -> time to find) for the session."""
     got: dict[str, dict[str, float]] = {}
+    rest = httpx.post(f"{pad}/api/tools/get_opportunities", json={"session_id": sid}, timeout=60).json()
+    got["REST opportunities"] = {o["corner"]: round(o["time_to_find_s"], 2) for o in rest["opportunities"]}
+    hl = httpx.post(f"{pad}/api/tools/get_session_highlights", json={"session_id": sid}, timeout=60).json()
+    got["REST highlights"] = {o["corner"]: round(o["time_to_find_s"], 2) for o in hl["biggest_opportunities"]}
+    page = httpx.get(f"{pad}/sessions/{sid}/report", timeout=60).text
+    got["REST report"] = {
+        m[0]: float(m[1]) for m in re.findall(r"<tr><td>(T\w+)</td><td>(\d+\.\d\d)</td>", page)
+    }
     opp = run_tool("get_opportunities", {"session_id": sid})["opportunities"]
     got["opportunities"] = {o["corner"]: round(o["time_to_find_s"], 2) for o in opp}
     hl = run_tool("get_session_highlights", {"session_id": sid})["biggest_opportunities"]
@@ -96,7 +112,7 @@ def test_every_surface_gives_each_corner_the_stored_figure(lake: dict[str, Any])
     for sid in lake["sessions"]:
         truth = _stored(lake["data"], sid)
         assert truth, sid  # both sessions lose time somewhere
-        surfaces = _surfaces(lake["data"], sid)
+        surfaces = _surfaces(lake["data"], sid, lake["pad"])
         for name, figures in surfaces.items():
             assert figures, (sid, name)  # every surface names a corner
             for corner, value in figures.items():
