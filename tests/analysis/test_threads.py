@@ -44,4 +44,12 @@ def test_a_problem_new_this_session_is_new_and_one_that_grows_is_worse(tmp_path:
         t6["now"]["cost_per_lap_s"] - t6["before"]["cost_per_lap_s"], abs=0.002
     )
     assert set(got) == {"t3", "t6"}
+    # the progress report says the same: both corners regressing, with the threads' figures
+    prog = run_tool("get_progress_report", {"session_id": b.session_id})
+    reg = {x["corner"]: x["lost_per_lap_s"] for x in prog["regressing_corners"]}
+    assert reg["T6"] == pytest.approx(
+        [t6["before"]["cost_per_lap_s"], t6["now"]["cost_per_lap_s"]], abs=0.001
+    )
+    assert reg["T3"] == pytest.approx([0.0, got["t3"]["now"]["cost_per_lap_s"]], abs=0.001)
+    assert prog["improving_corners"] == []
     del a

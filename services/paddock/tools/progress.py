@@ -15,6 +15,8 @@ from services.paddock.tools.opportunities import get_opportunities
 from services.paddock.tools.optimal import session_achievable
 from shared.analysis.summary import LABELS, corner_summaries
 
+CORNER_TREND_S = 0.02  # a corner losing this much less (more) a lap per session is improving (regressing)
+
 
 def _time_to_find(session_id: str, corner_id: str) -> dict[str, Any]:
     """The corner's time to find in one session (its analysis: the one figure every screen shows)."""
@@ -108,33 +110,26 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
 
 
 def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]:
-    """Progress up to this session at its track and car: best-lap trend, corners improving or regressing, and plateau detection."""
+    """Progress up to this session at its track and car: best-lap trend, corners losing less or more time a lap, and plateau detection."""
     if not 1 <= n_sessions <= 50:
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
-    s, sess = same_track(session_id, n_sessions, ("laps", "corner_results"))
+    s, sess = same_track(session_id, n_sessions, ("laps", "corner_analysis"))
     bests = [{"session_id": x["session_id"], "best_lap_s": r(x["best_lap_s"])} for x in sess]
     vals = [b["best_lap_s"] for b in bests if b["best_lap_s"] is not None]
     plateau = len(vals) >= 3 and (max(vals[-3:]) - min(vals[-3:])) / min(vals[-3:]) < 0.003
-    ids = [x["session_id"] for x in sess]
-    per = rows(
-        f"""SELECT c.corner_id, c.session_id, median(c.time_s) AS m FROM corner_results c
-            JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
-            WHERE c.session_id IN ({", ".join("?" * len(ids))}) AND l.kind = 'full' AND l.valid GROUP BY 1, 2""",
-        ids,
-    )
-    order = {sid: i for i, sid in enumerate(ids)}
+    # each corner's time lost a lap in each session (its analysis: the figure threads and debriefs give)
     corners: dict[str, list[tuple[int, float]]] = {}
-    for p in per:
-        corners.setdefault(p["corner_id"], []).append((order[p["session_id"]], p["m"]))
+    for i, x in enumerate(sess):
+        for c in corner_summaries(session_analysis(x["session_id"])):
+            corners.setdefault(c.corner, []).append((i, c.session_s / max(c.valid_laps, 1)))
     improving: list[dict[str, Any]] = []
     regressing: list[dict[str, Any]] = []
     for cid, pts in corners.items():
         if len(pts) < 2:
             continue
-        pts.sort()
         slope = float(np.polyfit([p[0] for p in pts], [p[1] for p in pts], 1)[0])
-        (improving if slope < -0.02 else regressing if slope > 0.02 else []).append(
-            {"corner": cid, "s_per_session": r(slope)}
+        (improving if slope < -CORNER_TREND_S else regressing if slope > CORNER_TREND_S else []).append(
+            {"corner": cid, "lost_per_lap_s": [r(p[1]) for p in pts], "change_per_session_s": r(slope)}
         )
     return {
         "session_id": s["session_id"],
@@ -145,6 +140,7 @@ def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]
         "plateau": plateau,
         "improving_corners": improving,
         "regressing_corners": regressing,
+        "labels": {"lost_per_lap_s": "time lost at the corner a lap (against your good laps), each session"},
         **history_scope(s, sess),
     }
 
