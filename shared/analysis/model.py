@@ -18,16 +18,7 @@ BEST = "your best at this corner"
 #: how a corner's segment is cut from the next one
 SPLIT_RULE = "the top speed between the two corners on your typical lap"
 
-CAUSES = (
-    "lockup",
-    "wheelspin",
-    "coasting",
-    "early_brake",
-    "late_brake",
-    "slow_minimum",
-    "weak_exit",
-    "unexplained",
-)
+#: every cause the rules name (``shared.analysis.causes``), in the driver's words
 CAUSE_WORDS = {
     "lockup": "a lockup under braking",
     "wheelspin": "wheelspin on the exit",
@@ -72,7 +63,7 @@ class CornerLap:
     typ_min_kmh: float = NAN
     typ_pickup_m: float = NAN
     typ_exit_kmh: float = NAN
-    cause: str = ""  # one of CAUSES when the lap lost time here, else ""
+    cause: str = ""  # a key of CAUSE_WORDS when the lap lost time here, else ""
     evidence: str = ""  # the cause in driver words, with both numbers
 
 

@@ -86,8 +86,3 @@ def corner_summaries(an: SessionAnalysis) -> list[CornerSummary]:
 def where_the_time_is(an: SessionAnalysis, n: int = TOP_N) -> list[CornerSummary]:
     """The ``n`` corners with the most time lost over the session (only corners that lost time)."""
     return [s for s in corner_summaries(an) if s.laps][:n]
-
-
-def lap_losses(an: SessionAnalysis, lap: int) -> list[CornerLap]:
-    """One lap's corners that lost time, the biggest first."""
-    return sorted((r for r in an.rows if r.lap == lap and r.cause), key=lambda r: -r.loss_s)
