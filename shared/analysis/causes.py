@@ -40,7 +40,7 @@ RULES: tuple[Rule, ...] = (
         "coasting",
         lambda r, th: _d(r.coast_s, r.typ_coast_s) >= th["coast_min_s"],
         lambda r: (
-            f"{r.coast_s:.1f} s with neither pedal from {r.lift_m:.0f} m (on {TYPICAL}: {r.typ_coast_s:.1f} s)"
+            f"{r.coast_s:.1f} s with neither pedal into {r.corner} (on {TYPICAL}: {r.typ_coast_s:.1f} s)"
         ),
     ),
     Rule(
