@@ -34,7 +34,9 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
     """One corner across the driver's recent sessions at this session's track and car: best and median corner time, minimum speed, brake point, grade, coaching notes and trend."""
     if not 1 <= n_sessions <= 50:
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
-    s, sess = same_track(session_id, n_sessions, ("laps", "corner_results", "coaching_notes", "corner_analysis"))
+    s, sess = same_track(
+        session_id, n_sessions, ("laps", "corner_results", "coaching_notes", "corner_analysis")
+    )
     c = find_corner(s["track_id"], corner_name)
     ids = [x["session_id"] for x in sess]
     inn = ", ".join("?" * len(ids))
