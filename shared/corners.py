@@ -46,9 +46,7 @@ def _interp(d: np.ndarray, v: np.ndarray | None, at: float) -> float | None:
     return float(np.interp(at, d[ok], v[ok]))
 
 
-def _brake_zone(
-    a: dict[str, np.ndarray], zone_start: float, apex: float
-) -> tuple[float | None, float | None]:
+def brake_zone(a: dict[str, np.ndarray], zone_start: float, apex: float) -> tuple[float | None, float | None]:
     """(brake point, peak pressure) of the braking zone that belongs to the corner: the last substantial
     zone before the apex (an earlier zone belongs to a bend before, or is a dab), its start where the
     pressure first rises above the sensor's resting level. Without a pressure channel, deceleration."""
@@ -99,7 +97,7 @@ def corner_metrics(
     zone_start = c.start_m - BRAKE_LOOKBACK_M
     if prev_end_m is not None and prev_end_m < c.start_m:
         zone_start = max(zone_start, prev_end_m)
-    brake_point, brake_peak = _brake_zone(a, zone_start, apex)
+    brake_point, brake_peak = brake_zone(a, zone_start, apex)
     thr = a.get("throttle_pct")
     pickup = None
     if thr is not None:

@@ -2,7 +2,7 @@
 Every value from the files enters the page through ``_t`` (escaped); a Content-Security-Policy forbids
 any script, so even a mistake could not run one.
 
-Lap table, the best lap's corner table, a track map and the best lap's traces (speed, throttle, brake
+Lap table, where the time is (the session analysis' top corners), the best lap's corner table, a track map and the best lap's traces (speed, throttle, brake
 against distance), drawn as inline SVG from the session's lake files. A channel the session did not
 record says so instead of drawing a flat line.
 """
@@ -18,6 +18,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from shared.analysis.model import from_records
+from shared.analysis.session import SessionAnalysis
+from shared.analysis.summary import LABELS, where_the_time_is
 from shared.display import lap_time
 from shared.store.lake_read import SessionFiles
 
@@ -101,6 +104,27 @@ def _trace_svg(dist: np.ndarray, v: np.ndarray | None, label: str, unit: str) ->
     )
 
 
+def _where_the_time_is(files: SessionFiles) -> list[str]:
+    """The session analysis' top corners (the same figures as the tablet and the debrief)."""
+    stored = from_records(_rows(files.table("analysis")))
+    top = where_the_time_is(SessionAnalysis(rows=stored))
+    if not stored:
+        return ["<h2>Where the time is</h2><p>This session was published without its corner analysis.</p>"]
+    if not top:
+        return ["<h2>Where the time is</h2><p>No corner loses time against your good laps.</p>"]
+    out = [
+        f"<h2>Where the time is</h2><p class=dim>{html.escape(LABELS['per_lap_s'])}.</p>",
+        "<table><tr><th>Corner</th><th>Time to find s</th><th>Laps</th><th>Why</th></tr>",
+    ]
+    for x in top:
+        out.append(
+            f"<tr><td>{html.escape(x.corner)}</td><td>{x.per_lap_s:.2f}</td>"
+            f"<td>{', '.join(str(k) for k in x.laps)}</td>"
+            f"<td>{html.escape(x.says)}: {html.escape(x.evidence)} (lap {x.worst_lap})</td></tr>"
+        )
+    return [*out, "</table>"]
+
+
 def session_report_html(files: SessionFiles) -> str:
     """The report of the session in ``files`` (its lake files, local or on S3)."""
     session_id = files.session_id
@@ -138,6 +162,7 @@ def session_report_html(files: SessionFiles) -> str:
     if best is None:
         out.append("<p>No valid full lap: no corner table, map or traces.</p></html>")
         return "".join(out)
+    out += _where_the_time_is(files)
     corners = sorted(
         (c for c in _rows(files.table("corners")) if c["lap"] == best["lap"]),
         key=lambda c: c["seq"],

@@ -1,5 +1,5 @@
 """Every coaching threshold in one table: RuleCoach's (the hot path) and the session opportunities'
-(``shared.opportunities``, the paddock). A car profile's ``thresholds:`` overrides any of them.
+(``shared.analysis``, the paddock). A car profile's ``thresholds:`` overrides any of them.
 
 The event thresholds (slip, oil pressure, coolant, TPMS: ``shared.events.EVENT_THRESHOLDS``) are part
 of the table: the importer, the hot path and the paddock tools detect events with the same numbers.
@@ -27,13 +27,13 @@ of the table: the importer, the hot path and the paddock tools detect events wit
 | slip_repeats | 3 | - | repeated slip: this many times in 3 laps |
 | steer_corrections | 3 | - | steering-rate reversals over 5 deg on the exit |
 | safety_cooldown_s | 20 | s | repeat interval of one safety cue |
-| opportunity_min_s | 0.05 | s | an opportunity: a corner segment this much slower than its reference; a corner named as time to find (highlights, goal targets, the session plan) only when its typical time is this much over its best |
-| opportunity_lead_m | 15 | m | a corner segment starts this far before its earliest brake or lift |
+| opportunity_min_s | 0.05 | s | a lap loses time at a corner when its segment is this much slower than your good laps there (shared.analysis) |
 """
 
 from __future__ import annotations
 
 from shared.events import EVENT_THRESHOLDS
+from shared.profiles.car import CarProfileError, load_car
 
 DEFAULT_THRESHOLDS: dict[str, float] = {
     "brake_point_delta_m": 10.0,
@@ -58,7 +58,6 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "steer_corrections": 3.0,
     "safety_cooldown_s": 20.0,
     "opportunity_min_s": 0.05,
-    "opportunity_lead_m": 15.0,
     **EVENT_THRESHOLDS,
 }
 
@@ -68,3 +67,15 @@ def thresholds_for(overrides: dict[str, float] | None) -> dict[str, float]:
     if unknown:
         raise ValueError(f"unknown coaching thresholds in car profile: {sorted(unknown)}")
     return {**DEFAULT_THRESHOLDS, **(overrides or {})}
+
+
+def car_thresholds(car_id: str | None) -> dict[str, float]:
+    """The coaching threshold table with the car profile's overrides (the defaults for an unknown car)."""
+    try:
+        over = load_car(car_id).thresholds if car_id else {}
+    except (KeyError, CarProfileError, ValueError):
+        over = {}
+    try:
+        return thresholds_for(over)
+    except ValueError:
+        return thresholds_for(None)

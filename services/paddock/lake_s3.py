@@ -37,7 +37,15 @@ _DATA_TABLES = [*(t for t in LAKE_TABLES if t != "sessions"), "telemetry"]
 _BY_STEM = {stem: t for t, stem in LAKE_TABLES.items()} | {"telemetry": "telemetry"}
 # read whole and kept in memory per session (tens of kB); telemetry and the long signals table are not
 _SMALL_TABLES = frozenset(
-    {"laps", "corner_results", "coaching_notes", "driver_events", "signal_registry", "session_quality"}
+    {
+        "laps",
+        "corner_results",
+        "coaching_notes",
+        "driver_events",
+        "signal_registry",
+        "session_quality",
+        "corner_analysis",
+    }
 )
 _SMALL_CACHE_OBJECTS = 256 * len(_SMALL_TABLES)
 _READERS = 8  # parallel object reads of one query (S3 latency, not CPU, is what they wait for)

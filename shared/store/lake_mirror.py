@@ -30,7 +30,7 @@ from shared.store.lake_catalog import KEYS_COLUMN, hive_base
 from shared.store.lake_layout import session_dir
 from shared.store.spool import Spool, Uploader
 
-LIVE_SMALL = ("session", "laps", "corners", "notes", "events", "quality")
+LIVE_SMALL = ("session", "laps", "corners", "notes", "events", "quality", "analysis")
 
 
 class LakeMirror:

@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 
+from shared.analysis.model import to_table as analysis_table
+from shared.analysis.stored import analyse_stored
 from shared.faults import crash_point
 from shared.ids import is_id
 from shared.paths import inside
 from shared.signals import WIDE_COLUMNS, registry_schema, signals_schema, telemetry_schema
-from shared.store.hot import mark_best_lap
+from shared.store.hot import insert_arrow, mark_best_lap
 from shared.store.lake_check import session_problem
 from shared.store.lake_layout import glob_for, lap_path, session_dir, table_path, write_parquet_atomic
 from shared.store.schema import ALL_DDL, LAKE_TABLES
@@ -81,6 +83,7 @@ class LakePublisher:
         staging_root = self.lake_dir / STAGING
         staging = inside(staging_root, f"{session_id}.{os.getpid()}.{secrets.token_hex(3)}")
         staging.mkdir(parents=True, exist_ok=True)
+        self.store_analysis(session_id)
         try:
             self._publish_into(session_id, staging, truth_json)  # staging/sessions/<id>/...
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -96,6 +99,19 @@ class LakePublisher:
             self.mirror.session_published(self.con, session_id)
         inside(self.lake_dir / PUBLISHING, session_id).unlink(missing_ok=True)
         return session_dir(self.lake_dir, session_id)
+
+    def store_analysis(self, session_id: str) -> None:
+        """The session's corner analysis (``shared.analysis``), computed once here: an import and a live
+        session's close both publish through ``publish_session``. A failure leaves the session without
+        it (the paddock then computes it with the same function) and is logged, never fatal."""
+        self.con.execute("DELETE FROM corner_analysis WHERE session_id = ?", [session_id])
+        try:
+            an = analyse_stored(self.con, session_id, self.lake_dir.parent)
+        except Exception:  # the lake must be published whatever the analysis finds
+            log.exception("session %s: the corner analysis failed; the paddock will compute it", session_id)
+            return
+        if an.rows:
+            insert_arrow(self.con, "corner_analysis", analysis_table(session_id, an.rows))
 
     def _publish_into(self, session_id: str, lake_dir: Path, truth_json: str | None) -> None:
         laps = [

@@ -6,6 +6,7 @@ DuckDB file, read-write. The paddock never opens it: it reads the lake.
 
 from __future__ import annotations
 
+from shared.analysis.model import ddl as analysis_ddl
 from shared.signals import WIDE_COLUMNS
 
 SESSIONS_DDL = """
@@ -134,6 +135,9 @@ CREATE TABLE IF NOT EXISTS session_quality (
     report_json VARCHAR NOT NULL       -- shared.quality.quality_report: channels, gaps, file end, laps, capabilities
 )"""
 
+# one row per corner and valid full lap: shared.analysis (computed when the session is published)
+ANALYSIS_DDL = analysis_ddl()
+
 ALL_DDL: tuple[str, ...] = (
     SESSIONS_DDL,
     LAPS_DDL,
@@ -144,6 +148,7 @@ ALL_DDL: tuple[str, ...] = (
     NOTES_DDL,
     EVENTS_DDL,
     QUALITY_DDL,
+    ANALYSIS_DDL,
 )
 
 #: columns added to a table after it was first released: (table, column, type). A hot file written by an
@@ -167,4 +172,5 @@ LAKE_TABLES: dict[str, str] = {
     "telemetry_signals": "signals",
     "signal_registry": "registry",
     "session_quality": "quality",
+    "corner_analysis": "analysis",
 }

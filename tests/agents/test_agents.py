@@ -100,7 +100,7 @@ def test_emotion_contract_and_grounding() -> None:
                 "valid_laps": 5,
                 "best_lap": 2,
                 "best_lap_s": 108.211,
-                "biggest_opportunities": [{"corner": "t11", "median_minus_best_s": 0.214}],
+                "biggest_opportunities": [{"corner": "t11", "time_to_find_s": 0.214, "laps": [2]}],
             }
         )
     }

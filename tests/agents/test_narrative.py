@@ -118,12 +118,13 @@ def _state() -> dict[str, object]:
             "valid_laps": 8,
             "best_lap": 5,
             "best_lap_s": 98.1234,
-            "theoretical_best_s": 97.5,
+            "theoretical_best_s": 97.4,
+            "achievable_lap_s": 97.5,
             "biggest_opportunities": [
-                {"corner": "t11", "name": "Turn 11", "median_minus_best_s": 0.456},
-                {"corner": "t6", "name": "Carousel", "median_minus_best_s": 0.3},
-                {"corner": "t2", "median_minus_best_s": None},  # third, but no figure: not shown
-                {"corner": "t7", "median_minus_best_s": 0.2},  # fourth: only the first three are read
+                {"corner": "t11", "name": "Turn 11", "time_to_find_s": 0.456},
+                {"corner": "t6", "name": "Carousel", "time_to_find_s": 0.3},
+                {"corner": "t2", "time_to_find_s": None},  # third, but no figure: not shown
+                {"corner": "t7", "time_to_find_s": 0.2},  # fourth: only the first three are read
             ],
         },
         "pedagogy_data": {
@@ -135,14 +136,14 @@ def _state() -> dict[str, object]:
     }
 
 
-FOCUS = ["T11: 0.46 s between your typical and best", "T6 Carousel: 0.30 s between your typical and best"]
+FOCUS = ["T11: 0.46 s a lap to find", "T6 Carousel: 0.30 s a lap to find"]
 
 
 def test_the_template_debrief_says_what_the_data_says() -> None:
     text, focus = template_narrative("debrief", _state())
     assert focus == FOCUS
     assert text == (
-        "8 valid laps, best 1:38.123 on lap 5 (theoretical 1:37.500). "
+        "8 valid laps, best 1:38.123 on lap 5 (achievable 1:37.500). "
         f"Focus: {FOCUS[0]}; {FOCUS[1]}. "
         "Plan: 1 lap brake later at T11; 3 laps flow. "
         "Oil pressure dropped under load on lap 4, lap 6: check the oil level. "

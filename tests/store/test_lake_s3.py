@@ -182,7 +182,8 @@ def test_a_drivers_history_reads_only_the_tables_it_needs_of_that_drivers_sessio
     car: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The corner history of ana's session opens ana's objects only (never ben's), only the laps,
-    corners and notes objects, each once (read whole: no footer or column requests, no HEAD, no LIST)."""
+    corners, notes and analysis objects, each once (read whole: no footer or column requests, no HEAD,
+    no LIST)."""
     sid_a, sid_b = car["a"][0], car["b"][0]
     cfs, calls = counting(car["w"].filesystem())
     lake = Lake(_settings(car), fs=cfs)
@@ -197,6 +198,7 @@ def test_a_drivers_history_reads_only_the_tables_it_needs_of_that_drivers_sessio
         "laps.parquet",
         "corners.parquet",
         "notes.parquet",
+        "analysis.parquet",  # each session's time to find at the corner (the session analysis)
     }
     assert (
         len(calls.opened) == len(set(calls.opened)) and calls.calls["list"] == 0 and calls.calls["head"] == 0

@@ -1,8 +1,8 @@
 """The opportunities and threads as the digest, the template narrator and the tablet say them.
 
-Debrief: the session's (up to) three opportunities, each one sentence (corner, time to gain a lap and on
-which laps, the cause, the target), then every thread from the last session with its status and numbers
-("no new data" said as such). Brief: at most two things to work on, a still-open thread first.
+Debrief: the session's (up to) three opportunities, each one sentence (corner, time to find a lap and on
+which laps, the cause with its evidence, the target), then every thread with its status and numbers
+(new, worse, better, resolved, unchanged). Brief: at most two things to work on, a still-open thread first.
 """
 
 from __future__ import annotations
@@ -12,31 +12,31 @@ from typing import Any
 from services.paddock.agents.fmt import corner_label, lap_list, load, secs
 
 BRIEF_PICKS = 2
-OPEN = ("unchanged", "improving")
+OPEN = ("new", "worse", "unchanged", "better")
 
 
 def opportunity_sentence(o: dict[str, Any]) -> str:
-    gain = secs(o.get("time_to_gain_s"), 2)
+    gain = secs(o.get("time_to_find_s"), 2)
     laps = lap_list(o.get("laps") or [])
     if len(o.get("laps") or []) > 1 and o.get("session_s") is not None:  # ranked by this total
         laps += f" ({secs(o['session_s'], 2)} over the session)"
     return (
         f"Opportunity {o.get('rank')}, {corner_label(o.get('corner'), o.get('name'))}: {gain} a lap on {laps}, "
-        f"{o['rule']['says']}: {o['target']}."
+        f"{o['says']} ({o['evidence']}, lap {o['worst_lap']}): {o['target']}."
     )
+
+
+def _side(v: dict[str, Any] | None) -> str:
+    if not v:
+        return "no lap lost time there"
+    return f"{secs(v.get('time_to_find_s'), 2)} a lap on {v.get('laps_lost')} of {v.get('valid_laps')} laps"
 
 
 def thread_sentence(t: dict[str, Any]) -> str:
     label = corner_label(t.get("corner"))
-    if t.get("status") == "no new data":
-        return f"Thread {label} from last session: no new data ({t.get('reason')})."
-    b, n = t.get("before") or {}, t.get("now") or {}
-    before = f"{secs(b.get('time_to_gain_s'), 2)} a lap on {b.get('laps_lost')} of {b.get('valid_laps')} laps"
-    if t.get("status") == "resolved":
-        now = "no lap loses time there now"
-    else:
-        now = f"{secs(n.get('time_to_gain_s'), 2)} a lap on {n.get('laps_lost')} of {n.get('valid_laps')} laps now"
-    return f"Thread {label} from last session: {t.get('status')}, {before} then, {now}."
+    if t.get("status") == "new":
+        return f"New this session at {label}: {_side(t.get('now'))}."
+    return f"Thread {label} from last session: {t.get('status')}, {_side(t.get('before'))} then, {_side(t.get('now'))} now."
 
 
 def warning_thread_sentence(w: dict[str, Any]) -> str:
@@ -67,7 +67,7 @@ def brief_picks(opps: list[dict[str, Any]], threads: list[dict[str, Any]]) -> li
 def brief_sentence(o: dict[str, Any], threads: list[dict[str, Any]]) -> str:
     t = next((x for x in threads if x["corner_id"] == o["corner_id"] and x.get("status") in OPEN), None)
     why = f" ({t['status']} since the session before)" if t else ""
-    return f"{corner_label(o.get('corner'), o.get('name'))}, {o['target']}{why}, worth {secs(o['time_to_gain_s'], 2)} a lap"
+    return f"{corner_label(o.get('corner'), o.get('name'))}, {o['target']}{why}, worth {secs(o['time_to_find_s'], 2)} a lap"
 
 
 def coaching_lines(state: dict[str, Any], brief: bool) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from services.paddock.agents.alarm_text import warnings_text
 from services.paddock.agents.coaching_lines import opportunities_text, threads_text
-from services.paddock.agents.digest import corner_label, laptime, secs
+from services.paddock.agents.digest import corner_label, lap_list, laptime, secs
 from services.paddock.agents.pace_text import achievable_text, race_pace_text
 from services.paddock.tools.alarms import FlagReport
 from services.paddock.tools.base import ToolError, session_row, track_corners
@@ -112,16 +112,18 @@ def _corner_text(h: dict[str, Any]) -> str:
     this = next((s for s in h.get("sessions") or [] if s["session_id"] == h["session_id"]), None)
     if this is None:
         return f"{label}: no valid lap through it in this session."
-    parts = [f"{label} this session: best {secs(this['best_s'])}, typical {secs(this['median_s'])}"]
+    parts = [
+        f"{label} this session: corner time best {secs(this['best_s'])}, typical {secs(this['median_s'])}"
+    ]
     if this.get("min_speed_kmh") is not None:
         parts[0] += f", minimum speed {this['min_speed_kmh']:g} km/h"
     if this.get("brake_point_m") is not None:
         parts[0] += f", braking at {this['brake_point_m']:g} m"
     parts[0] += "."
-    gap = round((this["median_s"] or 0) - (this["best_s"] or 0), 3)
-    this["median_minus_best_s"] = gap  # the answer's one derived figure, kept with the data it came from
-    if gap > 0.005:
-        parts.append(f"Driving it like your best every lap is worth {secs(gap, 3)} a lap.")
+    if this.get("laps_lost"):
+        parts.append(
+            f"Time to find there: {secs(this['time_to_find_s'], 2)} a lap on {lap_list(this['laps_lost'])}, against your good laps."
+        )
     if len(h.get("sessions") or []) > 1:
         parts.append(f"Across your {len(h['sessions'])} sessions at {h.get('track')}: {h['trend']}.")
     return " ".join(parts)
@@ -130,17 +132,15 @@ def _corner_text(h: dict[str, Any]) -> str:
 def _lose_text(hl: dict[str, Any]) -> str:
     if not hl.get("valid_laps"):
         return "No valid lap in this session, so there is no lap time to compare yet."
-    opp = [o for o in hl.get("biggest_opportunities") or [] if o.get("median_minus_best_s")]
+    opp = [o for o in hl.get("biggest_opportunities") or [] if o.get("time_to_find_s")]
     if not opp:
-        bar = hl.get("opportunity_min_s")
+        why = hl.get("opportunities_reason")
         return f"Best lap {hl['best_lap']} in {laptime(hl['best_lap_s'])}; no corner stands out" + (
-            f" (none is {secs(bar, 2)} a lap or more over its best)." if bar else "."
+            f" ({why})." if why else "."
         )
     return (
-        "The most time to find, typical minus best corner time per lap: "
-        + "; ".join(
-            f"{corner_label(o['corner'], o.get('name'))} {secs(o['median_minus_best_s'], 3)}" for o in opp
-        )
+        "The most time to find, a lap on the laps it was lost, against your good laps: "
+        + "; ".join(f"{corner_label(o['corner'], o.get('name'))} {secs(o['time_to_find_s'], 2)}" for o in opp)
         + f". Best lap {hl['best_lap']} in {laptime(hl['best_lap_s'])}."
     )
 

@@ -61,16 +61,14 @@ def _session_lines(hl: dict[str, Any]) -> list[str]:
             parts.append(f"slowest valid lap {hl['slowest_lap']}, {slow}")
         out.append("Consistency: " + "; ".join(parts) + ".")
     opp = [
-        f"{corner_label(o.get('corner'), o.get('name'))} {secs(o.get('median_minus_best_s'), 2)}"
+        f"{corner_label(o.get('corner'), o.get('name'))} {secs(o.get('time_to_find_s'), 2)} on {lap_list(o.get('laps') or [])}"
         for o in hl.get("biggest_opportunities", [])[:3]
-        if secs(o.get("median_minus_best_s"), 2)
+        if secs(o.get("time_to_find_s"), 2)
     ]
     if opp:
-        out.append("Time to find (typical minus best corner time): " + "; ".join(opp) + ".")
-    elif hl.get("corners_compared") and hl.get("opportunity_min_s") is not None:
-        out.append(
-            f"Time to find: no corner's typical time is {hl['opportunity_min_s']:g} s or more over its best."
-        )
+        out.append("Time to find a lap, against your good laps: " + "; ".join(opp) + ".")
+    elif hl.get("valid_laps") and hl.get("opportunities_reason"):
+        out.append(f"Time to find: none ({hl['opportunities_reason']}).")
     return out
 
 

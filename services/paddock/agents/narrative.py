@@ -36,10 +36,9 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
     )
     picks = coach_focus(state, brief=kind == "brief")
     focus = picks or [
-        f"{corner_label(o.get('corner'), o.get('name'))}: {o['median_minus_best_s']:.2f} s between your typical"
-        " and best"
+        f"{corner_label(o.get('corner'), o.get('name'))}: {o['time_to_find_s']:.2f} s a lap to find"
         for o in hl.get("biggest_opportunities", [])[:3]
-        if o.get("median_minus_best_s") is not None
+        if o.get("time_to_find_s") is not None
     ]
     parts = []
     if kind == "debrief" and hl:
@@ -48,15 +47,13 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
         else:
             n = int(hl["valid_laps"])
             line = f"{n} valid lap{'' if n == 1 else 's'}, best {lap_time(hl['best_lap_s'])} on lap {hl.get('best_lap')}"
-            if hl.get("theoretical_best_s") is not None:
-                line += f" (theoretical {lap_time(hl['theoretical_best_s'])})"
+            if hl.get("achievable_lap_s") is not None:
+                line += f" (achievable {lap_time(hl['achievable_lap_s'])})"
             parts.append(line + ".")
     if focus:
         parts.append(("Work on: " if kind == "brief" and picks else "Focus: ") + "; ".join(focus) + ".")
-    elif hl.get("corners_compared") and hl.get("opportunity_min_s") is not None:
-        parts.append(
-            f"No corner stands out: each one's typical time is within {hl['opportunity_min_s']:g} s of its best."
-        )
+    elif hl.get("valid_laps") and hl.get("opportunities_reason"):
+        parts.append(f"No corner stands out: {hl['opportunities_reason']}.")
     if kind == "debrief":
         parts += thread_lines(load(state, "threads_data"))
     if ped.get("blocks"):

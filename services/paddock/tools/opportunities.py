@@ -1,88 +1,61 @@
-"""Opportunity tools: a session's three biggest opportunities, and the coaching threads from the driver's
-previous session at the same track in the same car (computed from the lake on demand; nothing stored)."""
+"""Opportunity tools: where the time is in a session (its analysis' top corners, each with its cause,
+evidence and one target), and the coaching threads from the driver's previous session at the same
+track in the same car (both sessions' analyses compared; nothing stored)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.lake import get_lake
 from services.paddock.tools.alarms import flag_report, warning_threads
-from services.paddock.tools.base import ToolError, rows, same_origin, session_arrays, session_row
-from shared.opportunity_rules import session_opportunities
-from shared.profiles.car import CarProfileError, load_car
+from services.paddock.tools.analysis import session_analysis
+from services.paddock.tools.base import rows, same_origin, session_row
+from shared.analysis.advice import opportunity
+from shared.analysis.model import SPLIT_RULE, TYPICAL
+from shared.analysis.summary import LABELS, corner_summaries, where_the_time_is
 from shared.profiles.track import TrackProfile, load_track
 from shared.threads import session_threads
-from shared.thresholds import thresholds_for
 
-CHANNELS = ("speed_kmh", "throttle_pct", "brake_bar", "g_long", "g_lat")
+METHOD = (
+    f"each corner's time on every valid lap against {TYPICAL} there, a corner ending at {SPLIT_RULE}; "
+    "ranked by the time lost over the session"
+)
 
 
 def _track(s: dict[str, Any]) -> TrackProfile | None:
     try:
-        tr = load_track(s["track_id"]) if s.get("track_id") else None
+        # a track Pitwall detected and stored lives in the lake's data directory
+        tr = load_track(s["track_id"], get_lake().settings.data_dir) if s.get("track_id") else None
     except KeyError:
         return None
     return tr if tr is not None and tr.corners else None
 
 
-def car_thresholds(car_id: str | None) -> dict[str, float]:
-    """The coaching threshold table with the car profile's overrides (the defaults for an unknown car)."""
-    try:
-        over = load_car(car_id).thresholds if car_id else {}
-    except (KeyError, CarProfileError, ValueError):
-        over = {}
-    try:
-        return thresholds_for(over)
-    except ValueError:
-        return thresholds_for(None)
-
-
-def corner_gaps(
-    session_id: str, car_id: str | None
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], float]:
-    """(each corner's best and typical (median) time over the session's valid full laps, those whose
-    typical time is the car's ``opportunity_min_s`` or more over their best, that bar): hundredths are
-    noise, not time to find."""
-    corners = rows(
-        """SELECT c.corner_id, any_value(c.corner_name) AS name, min(c.time_s) AS best_s, median(c.time_s) AS median_s
-           FROM corner_results c JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
-           WHERE c.session_id = ? AND l.kind = 'full' AND l.valid GROUP BY 1""",
-        [session_id],
-    )
-    bar = car_thresholds(car_id)["opportunity_min_s"]
-    over = [
-        c
-        for c in corners
-        if c["median_s"] is not None and c["best_s"] is not None and c["median_s"] - c["best_s"] >= bar
-    ]
-    return corners, over, bar
-
-
-def _inputs(sid: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    wide = session_arrays(sid, CHANNELS)
-    laps = rows(
-        "SELECT lap, kind, valid, t_start_s, t_end_s FROM laps WHERE session_id = ? ORDER BY lap", [sid]
-    )
-    return wide, laps
-
-
 def _opportunities(s: dict[str, Any]) -> dict[str, Any]:
     sid = s["session_id"]
     track = _track(s)
-    if track is None:
-        return {
-            "session_id": sid,
-            "opportunities": [],
-            "reason": "no track profile with corners for this track",
-        }
-    wide, laps = _inputs(sid)
-    out = session_opportunities(wide, laps, track, car_thresholds(s.get("car_id")))
-    for o in out["opportunities"]:
-        o["session_id"] = sid
-    return {"session_id": sid, "track": track.id, **out}
+    an = session_analysis(sid)
+    if track is None or not an.rows:
+        why = "no track profile with corners for this track" if track is None else an.reason
+        return {"session_id": sid, "valid_laps": len(an.laps), "opportunities": [], "reason": why}
+    ops = []
+    for i, x in enumerate(where_the_time_is(an), start=1):
+        c = track.find_corner(x.corner_id)
+        if c is not None:
+            ops.append({**opportunity(i, x, c, an.corner_rows(x.corner_id)), "session_id": sid})
+    out: dict[str, Any] = {
+        "session_id": sid,
+        "track": track.id,
+        "valid_laps": len(an.laps),
+        "opportunities": ops,
+    }
+    if not ops:
+        out["reason"] = "no corner loses time against your good laps often enough to name"
+    return out | {"method": METHOD, "labels": LABELS}
 
 
 def get_opportunities(session_id: str) -> dict[str, Any]:
-    """Three biggest opportunities by time lost over the session: corner, time to gain a lap, evidence (brake point, minimum speed, throttle pick-up, coasting), one target, the rule, next session's check."""
+    """Three corners with most time lost over the session: time to find a lap, laps, cause with evidence (brake point, minimum speed, coasting, slip), one target."""
     return _opportunities(session_row(session_id))
 
 
@@ -114,7 +87,7 @@ def previous_session(s: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def get_threads(session_id: str) -> dict[str, Any]:
-    """Previous session's opportunities (same track and car) re-measured here: resolved, improving or unchanged with before and now, or no new data; its warnings set again or not."""
+    """Corners that lost time last session (same track and car) or this one: new, worse, better, resolved or unchanged, with before and now; its warnings set again or not."""
     s = session_row(session_id)
     sid = s["session_id"]
     prev = previous_session(s)
@@ -130,14 +103,9 @@ def get_threads(session_id: str) -> dict[str, Any]:
         "previous_session_id": prev["session_id"],
         "warnings": warning_threads(flag_report(prev["session_id"]), flag_report(sid)),
     }
-    before = _opportunities(prev)
-    opps = before.get("opportunities") or []
-    if not opps:
-        why = before.get("reason") or "it had no opportunity over the threshold"
+    before, now = session_analysis(prev["session_id"]), session_analysis(sid)
+    if not before.rows or not now.rows:
+        why = (before.reason if not before.rows else now.reason) or "not enough valid laps"
         return {**head, "threads": [], "reason": why}
-    track = _track(s)
-    if track is None:
-        raise ToolError("no_track", "no track profile with corners for this track", "")
-    wide, laps = _inputs(sid)
-    threads = session_threads(opps, wide, laps, track, car_thresholds(s.get("car_id")))
+    threads = session_threads(corner_summaries(before), corner_summaries(now))
     return {**head, "threads": threads}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.paddock.tools.base import find_corner, r, rows, session_arrays, session_row, valid_laps
-from services.paddock.tools.progress import _same_track
+from services.paddock.tools.history import same_track
 from services.paddock.tools.recorded import session_recorded
 from shared import achievable as ac
 from shared.achievable import Achievable, achievable_lap
@@ -130,7 +130,7 @@ def _figs(sp: dict[str, Any], unit: str, nd: int) -> dict[str, Any]:
 
 def get_corner_consistency(session_id: str, corner: str | None = None) -> dict[str, Any]:
     """Consistency per corner over valid laps: spread (IQR, SD) of brake point in metres and minimum speed in km/h, and its trend against the driver's earlier sessions here."""
-    s, sess = _same_track(session_id, 10, ("laps", "corner_results"))
+    s, sess = same_track(session_id, 10, ("laps", "corner_results"))
     sid = s["session_id"]
     want = find_corner(s["track_id"], corner).id if corner else None
     per: dict[str, list[dict[str, Any]]] = {}

@@ -8,60 +8,35 @@ from typing import Any
 
 import numpy as np
 
-from services.paddock.lake import get_lake
-from services.paddock.tools.base import ToolError, find_corner, r, rows, same_origin, session_row
-from services.paddock.tools.opportunities import corner_gaps, get_opportunities
+from services.paddock.tools.analysis import session_analysis
+from services.paddock.tools.base import ToolError, find_corner, r, rows, session_row
+from services.paddock.tools.history import history_scope, same_track
+from services.paddock.tools.opportunities import get_opportunities
+from services.paddock.tools.optimal import session_achievable
+from shared.analysis.summary import LABELS, corner_summaries
+
+CORNER_TREND_S = 0.02  # a corner losing this much less (more) a lap per session is improving (regressing)
 
 
-def _same_track(
-    session_id: str, n: int, tables: tuple[str, ...] | None = None
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(the session, up to ``n`` of its driver's own sessions at its track in its car, oldest first, ending
-    with it; :func:`same_origin`). Their small tables (or ``tables``, the ones the caller reads) are fetched in parallel first."""
-    s = session_row(session_id)
-    if not s["track_id"]:  # an unknown track: nothing else is comparable
-        return s, [s]
-    own, own_params = same_origin(s)  # a friend's bundle under the same name is never "yours"
-    sess = rows(
-        f"""SELECT * FROM sessions WHERE driver_id = ? AND track_id = ? AND car_id = ? AND {own}
-           AND (session_id = ? OR ? IS NULL OR started_at IS NULL OR started_at <= ?)
-           ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?""",
-        [
-            s["driver_id"],
-            s["track_id"],
-            s["car_id"],
-            *own_params,
-            s["session_id"],
-            s["started_at"],
-            s["started_at"],
-            n + 1,
-        ],
-    )
-    others = [x for x in sess if x["session_id"] != s["session_id"]][: max(0, n - 1)]
-    history = [*reversed(others), s]
-    if tables != ():
-        get_lake().prefetch([x["session_id"] for x in history], set(tables) if tables is not None else None)
-    return s, history
-
-
-def _scope(s: dict[str, Any], sess: list[dict[str, Any]]) -> dict[str, Any]:
+def _time_to_find(session_id: str, corner_id: str) -> dict[str, Any]:
+    """The corner's time to find in one session (its analysis: the one figure every screen shows)."""
+    s = next((x for x in corner_summaries(session_analysis(session_id)) if x.corner_id == corner_id), None)
+    if s is None:
+        return {"time_to_find_s": None, "laps_lost": None}
     return {
-        "track": s["track_id"],
-        "car": s["car_id"],
-        "sessions_compared": len(sess),
-        "note": f"only {s['driver_id']}'s sessions at {s['track_id'] or 'this track'} in {s['car_id']}",
+        "time_to_find_s": r(s.per_lap_s) if s.laps else 0.0,
+        "laps_lost": s.laps,
+        "cause": s.cause or None,
     }
-
-
-def _grade(delta_s: float) -> str:
-    return "A" if delta_s < 0.05 else "B" if delta_s < 0.15 else "C" if delta_s < 0.35 else "D"
 
 
 def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) -> dict[str, Any]:
     """One corner across the driver's recent sessions at this session's track and car: best and median corner time, minimum speed, brake point, grade, coaching notes and trend."""
     if not 1 <= n_sessions <= 50:
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
-    s, sess = _same_track(session_id, n_sessions, ("laps", "corner_results", "coaching_notes"))
+    s, sess = same_track(
+        session_id, n_sessions, ("laps", "corner_results", "coaching_notes", "corner_analysis")
+    )
     c = find_corner(s["track_id"], corner_name)
     ids = [x["session_id"] for x in sess]
     inn = ", ".join("?" * len(ids))
@@ -116,7 +91,7 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
                 "min_speed_kmh": r(best.get("min_kmh"), 1),  # the best lap's (as the sentences say)
                 "min_speed_median_kmh": r(x["min_kmh"], 1),
                 "brake_point_m": r(x["brake_point_m"], 1),
-                "grade": _grade((x["median_s"] or 0) - (x["best_s"] or 0)),
+                **_time_to_find(sid, c.id),
                 "notes": notes.get(sid, []),
             }
         )
@@ -132,38 +107,31 @@ def get_corner_history(session_id: str, corner_name: str, n_sessions: int = 10) 
         "name": c.name,
         "sessions": out,
         "trend": trend,
-        **_scope(s, sess),
+        **history_scope(s, sess),
     }
 
 
 def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]:
-    """Progress up to this session at its track and car: best-lap trend, corners improving or regressing, and plateau detection."""
+    """Progress up to this session at its track and car: best-lap trend, corners losing less or more time a lap, and plateau detection."""
     if not 1 <= n_sessions <= 50:
         raise ToolError("bad_argument", "n_sessions must be 1-50", "")
-    s, sess = _same_track(session_id, n_sessions, ("laps", "corner_results"))
+    s, sess = same_track(session_id, n_sessions, ("laps", "corner_analysis"))
     bests = [{"session_id": x["session_id"], "best_lap_s": r(x["best_lap_s"])} for x in sess]
     vals = [b["best_lap_s"] for b in bests if b["best_lap_s"] is not None]
     plateau = len(vals) >= 3 and (max(vals[-3:]) - min(vals[-3:])) / min(vals[-3:]) < 0.003
-    ids = [x["session_id"] for x in sess]
-    per = rows(
-        f"""SELECT c.corner_id, c.session_id, median(c.time_s) AS m FROM corner_results c
-            JOIN laps l ON l.session_id = c.session_id AND l.lap = c.lap
-            WHERE c.session_id IN ({", ".join("?" * len(ids))}) AND l.kind = 'full' AND l.valid GROUP BY 1, 2""",
-        ids,
-    )
-    order = {sid: i for i, sid in enumerate(ids)}
+    # each corner's time lost a lap in each session (its analysis: the figure threads and debriefs give)
     corners: dict[str, list[tuple[int, float]]] = {}
-    for p in per:
-        corners.setdefault(p["corner_id"], []).append((order[p["session_id"]], p["m"]))
+    for i, x in enumerate(sess):
+        for c in corner_summaries(session_analysis(x["session_id"])):
+            corners.setdefault(c.corner, []).append((i, c.session_s / max(c.valid_laps, 1)))
     improving: list[dict[str, Any]] = []
     regressing: list[dict[str, Any]] = []
     for cid, pts in corners.items():
         if len(pts) < 2:
             continue
-        pts.sort()
         slope = float(np.polyfit([p[0] for p in pts], [p[1] for p in pts], 1)[0])
-        (improving if slope < -0.02 else regressing if slope > 0.02 else []).append(
-            {"corner": cid, "s_per_session": r(slope)}
+        (improving if slope < -CORNER_TREND_S else regressing if slope > CORNER_TREND_S else []).append(
+            {"corner": cid, "lost_per_lap_s": [r(p[1]) for p in pts], "change_per_session_s": r(slope)}
         )
     return {
         "session_id": s["session_id"],
@@ -174,39 +142,40 @@ def get_progress_report(session_id: str, n_sessions: int = 10) -> dict[str, Any]
         "plateau": plateau,
         "improving_corners": improving,
         "regressing_corners": regressing,
-        **_scope(s, sess),
+        "labels": {"lost_per_lap_s": "time lost at the corner a lap (against your good laps), each session"},
+        **history_scope(s, sess),
     }
 
 
 def get_goal_targets(session_id: str) -> dict[str, Any]:
-    """Lap-time goals from this session: personal best at this track and car, theoretical gain from this session's best corners, a realistic next target and per-corner targets."""
-    s, sess = _same_track(session_id, 20, ())  # the others' catalog rows only
+    """Lap-time goals from this session: personal best at this track and car, the achievable lap (the target), and the corners with most time to find."""
+    s, sess = same_track(session_id, 20, ())  # the others' catalog rows only
     with_pb = [x for x in sess if x["best_lap_s"]]
     pb_row = min(with_pb, key=lambda x: x["best_lap_s"]) if with_pb else None
     pb = pb_row["best_lap_s"] if pb_row else None
-    corners, over, bar = corner_gaps(s["session_id"], s.get("car_id"))
-    theo_gain = sum(max(0.0, (c["median_s"] or 0) - (c["best_s"] or 0)) for c in corners)
-    target = pb - 0.5 * theo_gain if pb else None
+    ach = session_achievable(s["session_id"])[2]
+    achievable = ach.time_s if ach is not None else None
+    # the next target: this session's achievable lap when it beats the personal best, else the best
+    target = min(x for x in (pb, achievable) if x is not None) if (pb or achievable) else None
+    lost = [x for x in corner_summaries(session_analysis(s["session_id"])) if x.laps]
     return {
         "session_id": s["session_id"],
         "driver_id": s["driver_id"],
         "personal_best_s": r(pb),
         "personal_best_session": pb_row["session_id"] if pb_row else None,
         "session_best_s": r(s["best_lap_s"]),
-        "theoretical_gain_s": r(theo_gain),
+        "achievable_lap_s": r(achievable),
         "next_target_s": r(target),
-        "opportunity_min_s": bar,
-        "corners_compared": len(corners),
-        # only corners whose typical time is opportunity_min_s or more over their best: a target of a
-        # few hundredths is noise, not a goal
-        "corner_targets": sorted(
-            (
-                {"corner": c["corner_id"], "target_s": r(c["best_s"]), "typical_s": r(c["median_s"])}
-                for c in over
-            ),
-            key=lambda x: -((x["typical_s"] or 0) - (x["target_s"] or 0)),
-        )[:5],
-        **_scope(s, sess),
+        "labels": {
+            "achievable_lap_s": "achievable lap: your best pieces joined where laps agree",
+            "next_target_s": "the achievable lap when it beats your personal best, else your personal best",
+            "time_to_find_s": LABELS["per_lap_s"],
+        },
+        "corner_targets": [
+            {"corner": x.corner, "time_to_find_s": r(x.per_lap_s), "laps": x.laps, "cause": x.cause}
+            for x in lost[:5]
+        ],
+        **history_scope(s, sess),
     }
 
 
@@ -215,16 +184,10 @@ def get_session_plan_context(session_id: str, n_laps: int = 10) -> dict[str, Any
     if n_laps < 1 or n_laps > 60:
         raise ToolError("bad_argument", "n_laps must be between 1 and 60", "")
     goals = get_goal_targets(session_id)
-    # what to work on: the session's opportunities first (the debrief's focus, with their targets), then
-    # corners whose typical time is well over their best; never more focus blocks than work laps
+    # what to work on: the session's opportunities (the debrief's focus, with their targets); never more
+    # focus blocks than work laps
     opps = get_opportunities(goals["session_id"]).get("opportunities") or []
     focus = [f"{o['corner']}: {o['target']}" for o in opps if o.get("target")]
-    named = {str(o.get("corner_id") or "").lower() for o in opps}
-    focus += [
-        f"{str(f['corner']).upper()}: aim for {f['target_s']} s (typical {f['typical_s']} s)"
-        for f in goals["corner_targets"]
-        if str(f["corner"]).lower() not in named
-    ]
     warm = 0 if n_laps < 3 else 1 if n_laps < 5 else 2
     cool = 1 if n_laps >= 3 else 0
     work = n_laps - warm - cool
@@ -234,12 +197,11 @@ def get_session_plan_context(session_id: str, n_laps: int = 10) -> dict[str, Any
         share = work // len(focus) + (1 if i < work % len(focus) else 0)
         blocks.append({"laps": share, "focus": text})
     if not focus and work:
-        settled = bool(goals["corners_compared"])
         blocks.append(
             {
                 "laps": work,
-                "focus": f"every corner within {goals['opportunity_min_s']:g} s of its best: push for a new best lap"
-                if settled
+                "focus": "no corner loses time against your good laps: push for a new best lap"
+                if goals["corner_targets"] == [] and goals["session_best_s"] is not None
                 else "steady laps to set a first reference",
             }
         )

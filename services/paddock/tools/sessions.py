@@ -8,7 +8,7 @@ import numpy as np
 
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import corner_of, r, rows, runs, session_arrays, session_row, valid_laps
-from services.paddock.tools.opportunities import corner_gaps
+from services.paddock.tools.opportunities import get_opportunities
 from services.paddock.tools.optimal import session_achievable
 from services.paddock.tools.recorded import (
     EVENT_MEASURES,
@@ -35,25 +35,19 @@ def query_pitwall_db(sql: str) -> dict[str, Any]:
 
 
 def get_session_highlights(session_id: str) -> dict[str, Any]:
-    """Session highlights: best lap, theoretical best (best pieces added up), achievable lap (pieces joined where laps agree), consistency, biggest gains and problems, event counts."""
+    """Session highlights: best lap, achievable lap (the target), theoretical best, consistency, the corners with most time to find, event counts."""
     s = session_row(session_id)
     sid = s["session_id"]
     laps = valid_laps(sid)
     times = [x["time_s"] for x in laps]
     best = min(laps, key=lambda x: x["time_s"]) if laps else None
     slowest = max(laps, key=lambda x: x["time_s"]) if len(laps) > 1 else None
-    corner, over, bar = corner_gaps(sid, s.get("car_id"))
-    gain = sorted(
-        (
-            {
-                "corner": c["corner_id"],
-                "name": c["name"],
-                "median_minus_best_s": r(c["median_s"] - c["best_s"]),
-            }
-            for c in over
-        ),
-        key=lambda x: -(x["median_minus_best_s"] or 0),
-    )
+    # where the time is: the session analysis' top corners, the same figures as the opportunities
+    opp = get_opportunities(sid)
+    gain = [
+        {k: o[k] for k in ("corner", "corner_id", "name", "time_to_find_s", "session_s", "laps", "cause")}
+        for o in opp["opportunities"]
+    ]
     # one theoretical best everywhere: the achievable lap's pieces, each one's best time added up
     ach = session_achievable(sid)[2] if laps else None
     events = rows(
@@ -75,9 +69,13 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
         "theoretical_best_s": r(ach.theoretical_s) if ach else None,
         "achievable_lap_s": r(ach.time_s) if ach else None,
         "consistency_std_s": r(np.std(times)) if len(times) > 1 else None,
-        "biggest_opportunities": gain[:3],
-        "opportunity_min_s": bar,
-        "corners_compared": len(corner),
+        "biggest_opportunities": gain,
+        "opportunities_reason": opp.get("reason"),
+        "labels": {
+            **opp.get("labels", {}),
+            "achievable_lap_s": "achievable lap: your best pieces joined where laps agree (the target)",
+            "theoretical_best_s": "theoretical best: every best piece added up (never driven)",
+        },
         # an event kind's count, 0 included, only when the session recorded what detects it
         "events": {**{k: 0 for k in can}, **{e["kind"]: e["n"] for e in events if e["kind"] not in cannot}},
         "events_not_recorded": cannot,

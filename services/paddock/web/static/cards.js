@@ -38,7 +38,7 @@ const HIDDEN = new Set(["session_id", "driver_id", "track", "track_id", "car", "
   "recorded", "not_recorded", "note", "warning", "reason", "hint", "samples", "n_laps", "seq", "wheelbase_m",
   "steering_ratio", "yaw_gain", "corner", "error",
   // how a figure was chosen, not a figure of the session
-  "opportunity_min_s", "corners_compared"]);
+  "labels", "opportunities_reason", "cause"]);
 // the driver's words for a figure: [label, how to show the value]
 const lap = (v) => lapTime(v);
 const unit = (u, d = 2) => (v) => `${Number.isInteger(v) ? v : num(v, d)} ${u}`;
@@ -67,7 +67,7 @@ const WHEELS = {fl: "Front left", fr: "Front right", rl: "Rear left", rr: "Rear 
 // the one chart a card draws: [list, field, title]; cards without one draw none (a list of events by
 // time or a plan's blocks is not a bar chart)
 const CHARTS = {
-  highlights_data: ["biggest_opportunities", "median_minus_best_s", "Time to find per corner (typical − best), s"],
+  highlights_data: ["biggest_opportunities", "time_to_find_s", "Time to find a lap, on the laps it was lost, s"],
   telemetry_data: ["corners", "cv_time_pct", "Corner time spread lap to lap, %"],
   engine_health_data: ["laps", "oil_floor_under_load_bar", "Lowest oil pressure under load, bar"],
 };
@@ -108,17 +108,15 @@ function opportunityRows(d) {
   const h = Dom.h, o = d.opportunities || [];
   if (!o.length) return h("p", {class: "muted"}, `No opportunity to name${d.reason ? `: ${d.reason}` : ""}.`);
   return h("ol", {class: "opps"}, o.map((x) => h("li", {dataset: {corner: x.corner_id}}, h("b", {}, x.corner),
-    ` · ${num(x.time_to_gain_s, 2)} s a lap on ${lapWords(x.laps)}`, h("br"), `${x.rule.says}: `, h("b", {}, x.target), h("br"),
-    h("span", {class: "muted small"}, `Rule ${x.rule.name} (${x.rule.threshold_name} ${x.rule.threshold}); check: ${x.check.text}`))));
+    ` · ${num(x.time_to_find_s, 2)} s a lap on ${lapWords(x.laps)} (against your good laps)`, h("br"), `${x.says}: `, h("b", {}, x.target), h("br"),
+    h("span", {class: "muted small"}, `${x.evidence} (lap ${x.worst_lap})`))));
 }
 function threadRows(d) {
   const h = Dom.h, t = d.threads || [];
   if (!t.length) return h("p", {class: "muted"}, d.reason || "No thread to follow.");
-  const now = (x) => x.status === "no new data" ? x.reason || "" : x.status === "resolved" ? "no lap loses time there now"
-    : `${num(x.now.time_to_gain_s, 2)} s a lap on ${x.now.laps_lost} of ${x.now.valid_laps} laps`;
+  const side = (v) => v ? `${num(v.time_to_find_s, 2)} s a lap on ${v.laps_lost} of ${v.valid_laps} laps` : "no lap lost time there";
   return h("ul", {class: "threads"}, t.map((x) => h("li", {dataset: {corner: x.corner_id, status: x.status}}, h("b", {}, x.corner), " ",
-    h("span", {class: "status"}, x.status), `: ${num(x.before.time_to_gain_s, 2)} s a lap on ${x.before.laps_lost} of
-    ${x.before.valid_laps} laps → ${now(x)}`, h("br"), h("span", {class: "muted small"}, x.target))));
+    h("span", {class: "status"}, x.status), `: ${side(x.before)} → ${side(x.now)}`)));
 }
 
 function dataCard(ev) {

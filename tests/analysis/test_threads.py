@@ -1,0 +1,55 @@
+"""Threads over two real sessions of one driver in the lake: a problem that is new in the later session
+is flagged "new", one that grows is "worse", each with its numbers (the analyses' figures, checked against
+the simulator's own cost of the mistakes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from services.paddock.lake import configure_lake
+from services.paddock.tools.registry import run_tool
+from shared.ingest import import_sim
+from shared.settings import settings_for
+from shared.simulator import Event, Scenario, simulate
+
+
+def _scenario(events: list[Event]) -> Scenario:
+    return Scenario(events, [k for k in range(1, 11) if k not in {e.lap for e in events}])
+
+
+def test_a_problem_new_this_session_is_new_and_one_that_grows_is_worse(tmp_path: Path) -> None:
+    """Session 1: early braking at T6 on two laps. Session 2: the same on five laps, braking later still,
+    and a coast into T3 that was not there before."""
+    settings = settings_for(tmp_path / "data")
+    before = [Event("early_brake", k, "t6", offset_m=25.0) for k in (3, 4)]
+    now = [Event("early_brake", k, "t6", offset_m=40.0) for k in (3, 4, 5, 6, 7)]
+    now += [Event("coasting", k, "t3", duration_s=2.0) for k in (4, 5)]
+    a = import_sim(
+        simulate(laps=10, seed=901, rate_hz=20, scenario=_scenario(before)), settings, driver_id="cy"
+    )
+    sim_b = simulate(laps=10, seed=902, rate_hz=20, scenario=_scenario(now))
+    b = import_sim(sim_b, settings, driver_id="cy")
+    configure_lake(settings)
+    got = {t["corner_id"]: t for t in run_tool("get_threads", {"session_id": b.session_id})["threads"]}
+    assert got["t3"]["status"] == "new" and got["t3"]["before"] is None
+    assert got["t3"]["now"]["laps"] == [4, 5] and got["t3"]["cause"] == "coasting"
+    t6 = got["t6"]
+    assert t6["status"] == "worse"
+    assert (t6["before"]["laps"], t6["now"]["laps"]) == ([3, 4], [3, 4, 5, 6, 7])
+    cost = [e["time_lost_s"] for e in sim_b.truth.events_of("early_brake")]
+    assert t6["now"]["cost_per_lap_s"] == pytest.approx(sum(cost) / 10, abs=0.05)
+    assert t6["change_per_lap_s"] == pytest.approx(
+        t6["now"]["cost_per_lap_s"] - t6["before"]["cost_per_lap_s"], abs=0.002
+    )
+    assert set(got) == {"t3", "t6"}
+    # the progress report says the same: both corners regressing, with the threads' figures
+    prog = run_tool("get_progress_report", {"session_id": b.session_id})
+    reg = {x["corner"]: x["lost_per_lap_s"] for x in prog["regressing_corners"]}
+    assert reg["T6"] == pytest.approx(
+        [t6["before"]["cost_per_lap_s"], t6["now"]["cost_per_lap_s"]], abs=0.001
+    )
+    assert reg["T3"] == pytest.approx([0.0, got["t3"]["now"]["cost_per_lap_s"]], abs=0.001)
+    assert prog["improving_corners"] == []
+    del a
