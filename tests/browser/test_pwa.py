@@ -143,31 +143,30 @@ def test_template_and_ungrounded_states_are_labelled(stack, page) -> None:
     assert "not by the model" in page.locator("#template-note").inner_text()
 
 
-def test_ask_a_question_with_the_intent_picker(stack, page) -> None:
-    """The picked intent routes the question (here one with no lap or corner word): its specialist's tool
-    runs and the model's picks of its facts answer."""
-    pad, sid = stack["pad"].url, stack["sid"]
+def _ask_race_pace(stack: Any, page: Any, query: str = "") -> str:
+    """The race-pace topic picked and a question asked on the Ask page (``query``: e.g. ``?debug=1``);
+    the page's text once the answer is done."""
     _script(stack, [])
-    page.goto(f"{pad}/?debug=1#/ask/{sid}")  # ?debug=1: the agent and tool behind the answer are shown
+    page.goto(f"{stack['pad'].url}/{query}#/ask/{stack['sid']}")
     page.wait_for_selector("#intent option[value='race_pace']", state="attached")
     page.select_option("#intent", "race_pace")
     page.fill("#question", "how is my pace holding up?")
     page.click("#ask-btn")
     page.wait_for_selector(".msg.assistant[data-done='1']", timeout=60000)
+    return page.locator("#view").inner_text()
+
+
+def test_ask_a_question_with_the_intent_picker(stack, page) -> None:
+    """The picked intent routes the question (here one with no lap or corner word): its specialist's tool
+    runs and the model's picks of its facts answer; ``?debug=1`` shows the agent and tool behind it."""
+    _ask_race_pace(stack, page, "?debug=1")
     answer = page.locator(".msg.assistant").inner_text()
     assert "RacePaceAgent" in answer and "get_race_pace_model" in answer, answer
     assert "work next" in answer, answer  # the model's picks, not a refusal
     assert "only answer questions" not in answer
     # a driver's view names no agent or tool, in the answer or the topic picker
-    _script(stack, [])
-    page.goto(f"{pad}/#/ask/{sid}")
-    page.wait_for_selector("#intent option[value='race_pace']", state="attached")
-    page.select_option("#intent", "race_pace")
-    page.fill("#question", "how is my pace holding up?")
-    page.click("#ask-btn")
-    page.wait_for_selector(".msg.assistant[data-done='1']", timeout=60000)
-    shown = page.locator("#view").inner_text()
-    assert not re.search(r"[A-Z][a-z]+Agent\b|\bget_[a-z_]+", shown), shown
+    shown = _ask_race_pace(stack, page)
+    assert "work next" in shown and not re.search(r"[A-Z][a-z]+Agent\b|\bget_[a-z_]+", shown), shown
     assert page.locator("a[href='#/traces']").is_hidden()
 
 
