@@ -10,31 +10,17 @@ the corner and is still going at the exit leads into the next corner)."""
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Any
 
 import numpy as np
 
+from services.hotpath.corner_frames import Slice, columns, tail
 from shared.corners import corner_metrics
 from shared.events import slip_runs
 from shared.profiles.track import Corner, TrackProfile
 
 APPROACH_M = 300.0
-_CH = (
-    "t_s",
-    "dist_m",
-    "speed_kmh",
-    "brake_bar",
-    "throttle_pct",
-    "steer_deg",
-    "g_lat",
-    "wheel_speed_fl_kmh",
-    "wheel_speed_fr_kmh",
-    "wheel_speed_rl_kmh",
-    "wheel_speed_rr_kmh",
-)
 
 
 @dataclass
@@ -115,7 +101,7 @@ class CornerWatcher:
             if lap == self.lap:  # include the first sample past the exit so exit values interpolate
                 nxt = self._first(d)
                 if nxt is not None:  # the next corner's frames began before this exit: they go on
-                    carry = _tail(self.rows, self.windows[nxt].lo)
+                    carry = tail(self.rows, self.windows[nxt].lo)
                 self._append(row)
                 done = self._finish()
             self.active = None
@@ -151,10 +137,10 @@ class CornerWatcher:
             if self.active is not None and (lap != self.lap or di > ends[self.active]):
                 carry: list[Any] = []
                 if lap == self.lap:  # include the first sample past the exit so exit values interpolate
-                    self.rows.append(_Slice(cols, seg, i))  # type: ignore[arg-type]
+                    self.rows.append(Slice(cols, seg, i))  # type: ignore[arg-type]
                     if first[i] >= 0:  # the next corner's frames began before this exit: they go on
-                        carry = _tail(self.rows, starts[first[i]])
-                    self.rows.append(_Slice(cols, i, i + 1))  # type: ignore[arg-type]
+                        carry = tail(self.rows, starts[first[i]])
+                    self.rows.append(Slice(cols, i, i + 1))  # type: ignore[arg-type]
                     obs = self._finish()
                     if obs is not None:
                         out.append((i, obs))
@@ -168,7 +154,7 @@ class CornerWatcher:
                 else:
                     self._reset()
         if self.active is not None:
-            self.rows.append(_Slice(cols, seg, n))  # type: ignore[arg-type]
+            self.rows.append(Slice(cols, seg, n))  # type: ignore[arg-type]
         return out
 
     def _append(self, row: dict[str, float]) -> None:
@@ -179,7 +165,7 @@ class CornerWatcher:
         assert self.active is not None
         w = self.windows[self.active]
         c = w.corner
-        arr = _columns(self.rows)
+        arr = columns(self.rows)
         if len(arr["t_s"]) < 5 or np.nanmax(arr["dist_m"]) < c.end_m - 20:
             return None
         arr["dist_m"] = np.maximum.accumulate(arr["dist_m"]) + np.arange(len(arr["dist_m"])) * 1e-6
@@ -239,49 +225,6 @@ class CornerWatcher:
         return obs
 
 
-_GET_CH = operator.itemgetter(*_CH)
-
-
-class _Slice:
-    """Frames ``a``..``b`` of a run fed as columns (``feed_run``): kept in place of their rows."""
-
-    __slots__ = ("cols", "a", "b")
-
-    def __init__(self, cols: dict[str, np.ndarray], a: int, b: int) -> None:
-        self.cols, self.a, self.b = cols, a, b
-
-
-def _columns(rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
-    """The window's frames as one float array per channel of ``_CH`` (NaN where a frame has none);
-    frames kept as column slices (``feed_run``) are taken as they are."""
-    if not any(type(r) is _Slice for r in rows):
-        return _row_columns(rows)
-    parts: list[dict[str, np.ndarray]] = []
-    run: list[dict[str, float]] = []
-    for r in rows:
-        if type(r) is _Slice:
-            if run:
-                parts.append(_row_columns(run))
-                run = []
-            parts.append({k: r.cols[k][r.a : r.b] for k in _CH})
-        else:
-            run.append(r)
-    if run:
-        parts.append(_row_columns(run))
-    return {k: np.concatenate([p[k] for p in parts]).astype(np.float64, copy=False) for k in _CH}
-
-
-def _row_columns(rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
-    n = len(rows)
-    try:
-        flat = chain.from_iterable(map(_GET_CH, rows))
-        table = np.fromiter(flat, np.float64, count=n * len(_CH)).reshape(n, len(_CH))
-    except (KeyError, TypeError, ValueError):  # a channel this car does not send (or not yet): NaN there
-        nan = float("nan")
-        return {k: np.asarray([r.get(k, nan) for r in rows], dtype=np.float64) for k in _CH}
-    return {k: table[:, j].copy() for j, k in enumerate(_CH)}
-
-
 def _dip(seg: np.ndarray) -> float:
     """The largest throttle fall after pickup that is followed by a recovery (a hesitation, not a lift
     for the next corner)."""
@@ -293,18 +236,6 @@ def _dip(seg: np.ndarray) -> float:
         if drop > best and np.max(seg[i:]) >= seg[i] + 0.5 * drop:
             best = float(drop)
     return best
-
-
-def _tail(rows: list[Any], lo: float) -> list[Any]:
-    """The kept frames from the first one at or past ``lo`` on (rows or column slices)."""
-    for j, r in enumerate(rows):
-        if type(r) is _Slice:
-            past = np.flatnonzero(r.cols["dist_m"][r.a : r.b] >= lo)
-            if len(past):
-                return [_Slice(r.cols, r.a + int(past[0]), r.b), *rows[j + 1 :]]
-        elif r.get("dist_m", 0.0) >= lo:
-            return rows[j:]
-    return []
 
 
 def _coast_into(

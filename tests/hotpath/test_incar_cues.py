@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from services.demo import DEMO_KINDS
 from services.hotpath.arbiter import Decision
 from services.hotpath.frame_path import LiveSession
 from services.hotpath.replay import frames_of, load_for_replay
@@ -118,9 +119,28 @@ def test_a_coast_is_named_by_the_corner_it_leads_into(sims) -> None:
             hits = [d.hit for d in decisions if d.hit.corner is not None and d.hit.source_lap == e["lap"]]
             assert any(h.rule == "coasting" and h.corner.id == e["corner_id"] for h in hits), (seed, e)
             if (before, e["lap"]) not in mistakes:
-                named = [h.rule for h in hits if h.corner.id == before and h.rule in ("coasting", *SPEED_RULES)]
+                named = [
+                    h.rule for h in hits if h.corner.id == before and h.rule in ("coasting", *SPEED_RULES)
+                ]
                 assert not named, (seed, e["corner_id"], e["lap"], before, named)
     assert seen >= 2
+
+
+def test_the_demos_coast_into_turn_3_is_spoken_as_a_coast_on_the_next_lap() -> None:
+    """``pitwall demo``'s session: the injected coast into T3 is heard as a coast (not as "brake earlier":
+    the coast is why the car brakes later) on the lap after it first appears."""
+    sim = simulate(laps=5, seed=7, rate_hz=20.0, kinds=DEMO_KINDS)
+    coast = [e for e in sim.truth.events if e["kind"] == "coasting"]
+    assert coast and {e["corner_id"] for e in coast} == {"t3"}
+    first = min(e["lap"] for e in coast)
+    decisions = _replay(list(frames_of(sim.wide)), sim.meta["car_id"], sim.track)["decisions"]
+    at_t3 = [
+        (d.hit.rule, d.status, d.lap, d.phrase.text)
+        for d in decisions
+        if d.hit.corner and d.hit.corner.id == "t3"
+    ]
+    assert ("coasting", "spoken", first + 1, "No coasting, turn three") in at_t3, at_t3
+    assert not [x for x in at_t3 if x[0] == "brake_point_off"], at_t3
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +160,9 @@ def test_a_kart_track_back_to_back_gets_corner_rows_and_cues_live(kart) -> None:
     wide, car_id, track, laps, imported_rows = kart
     got = _replay(list(frames_of(wide)), car_id, track)
     full = [lp.lap for lp in laps if lp.kind == "full" and lp.valid]
-    assert [(lp.lap, lp.kind, lp.valid) for lp in got["laps"]] == [(lp.lap, lp.kind, lp.valid) for lp in laps[:-1]]
+    assert [(lp.lap, lp.kind, lp.valid) for lp in got["laps"]] == [
+        (lp.lap, lp.kind, lp.valid) for lp in laps[:-1]
+    ]
     # corners back to back: every corner but the one the line cuts (its approach is the lap before)
     cut = [c.id for c in track.corners if c.start_m < 5.0]
     rows = {(r["lap"], r["corner_id"]): r for r in got["corner_rows"]}

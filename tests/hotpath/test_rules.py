@@ -81,6 +81,20 @@ def test_brake_point_off_needs_two_consecutive_laps_beyond_the_limit(t4: Corner)
     assert T.brake_point_off(early[1], ctx(obs(t4, 2, metrics={"brake_point_m": None}), [early[0]])) is None
 
 
+def test_a_later_brake_point_after_a_coast_is_the_coast_not_a_late_brake(t4: Corner) -> None:
+    ref = obs(t4, 2, coast_s=0.0)
+    bp = ref.metrics["brake_point_m"]
+    assert bp is not None
+    late = [obs(t4, k, metrics={"brake_point_m": bp + 25}, coast_s=2.0) for k in (4, 5)]
+    assert T.brake_point_off(late[1], ctx(ref, [late[0]])) is None
+    assert T.coasting(late[1], ctx(ref, [late[0]])) is not None
+    late[1].coast_s = 0.3  # a short coast, no longer than the reference's allows: a late brake
+    h = T.brake_point_off(late[1], ctx(ref, [late[0]]))
+    assert h is not None and h.detail["direction"] == "late"
+    early = obs(t4, 5, metrics={"brake_point_m": bp - 25}, coast_s=2.0)  # early after a coast: still said
+    assert T.brake_point_off(early, ctx(ref, [])) is not None
+
+
 def test_a_brake_point_twice_the_limit_off_is_said_after_one_lap(t4: Corner) -> None:
     """20 m off (twice the limit) costs time on its own: the next lap hears it, no second lap needed."""
     ref = obs(t4, 2)

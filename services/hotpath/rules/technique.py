@@ -47,7 +47,7 @@ def brake_point_off(obs: CornerObservation, ctx: CornerContext) -> RuleHit | Non
     if d_now <= -lim and d_prev <= -lim:  # braking early twice
         tpl = "brake_at_marker" if obs.corner.brake_marker else "brake_later"
         return _hit("brake_point_off", 2, tpl, obs, True, delta_m=round(d_now, 1), direction="early")
-    if d_now >= lim and d_prev >= lim:  # braking late twice
+    if d_now >= lim and d_prev >= lim and not _coasted(obs, ctx):  # late twice, not after a coast
         return _hit(
             "brake_point_off", 2, "brake_earlier", obs, False, delta_m=round(d_now, 1), direction="late"
         )
@@ -94,8 +94,14 @@ def slow_brake_ramp(obs: CornerObservation, ctx: CornerContext) -> RuleHit | Non
     )
 
 
+def _coasted(obs: CornerObservation, ctx: CornerContext) -> bool:
+    """A coast into the corner, longer than the reference's: the car arrives slower, so it also brakes
+    later (that is the coast, not a late brake)."""
+    return obs.coast_s > ctx.th["coast_min_s"] and obs.coast_s > ctx.ref.coast_s + 0.3
+
+
 def coasting(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
-    if obs.coast_s > ctx.th["coast_min_s"] and obs.coast_s > ctx.ref.coast_s + 0.3:
+    if _coasted(obs, ctx):
         return _hit("coasting", 2, "no_coast", obs, True, coast_s=round(obs.coast_s, 2))
     return None
 
@@ -137,7 +143,10 @@ def weak_exit(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     ent, ref_ent = _m(obs, "entry_kmh"), _m(ctx.ref, "entry_kmh")
     if v is None or ref is None or ent is None or ref_ent is None or obs.coast_out:
         return None  # a coast still going at the exit leads into the next corner: that one names it
-    if ref - v - inherited_kmh(obs, ctx) >= ctx.th["weak_exit_kmh"] and ent - ref_ent < ctx.th["entry_fast_kmh"]:
+    if (
+        ref - v - inherited_kmh(obs, ctx) >= ctx.th["weak_exit_kmh"]
+        and ent - ref_ent < ctx.th["entry_fast_kmh"]
+    ):
         return _hit("weak_exit", 1, "better_exit", obs, True, delta_kmh=round(v - ref, 1))
     return None
 
