@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from shared.geo import LocalProjection
+from shared.laps import fit_near
 from shared.resample import line_to_line
 
 Wide = Mapping[str, np.ndarray]
@@ -82,6 +83,15 @@ class _Gates:
     at_m: np.ndarray  # (G,) reference lap distance
 
 
+def _odometer(wide: Wide, idx: np.ndarray) -> np.ndarray:
+    """Metres driven from the lap's first row, from the speed (NaN everywhere without one)."""
+    v = wide.get("speed_kmh")
+    if v is None or not np.isfinite(v[idx]).all():
+        return np.full(len(idx), np.nan)
+    t, ms = wide["t_s"][idx], v[idx] / 3.6
+    return np.concatenate([[0.0], np.cumsum((ms[1:] + ms[:-1]) / 2 * np.diff(t))])
+
+
 def _lap_state(
     wide: Wide, lp: Mapping[str, Any], idx: np.ndarray, proj: LocalProjection, g: _Gates, expect: np.ndarray
 ) -> tuple[np.ndarray, ...]:
@@ -93,6 +103,7 @@ def _lap_state(
     fr = _fresh(x, y)
     if fr.sum() < 3:
         return none
+    odo = _odometer(wide, idx)[fr]
     x, y, t, d = x[fr], y[fr], wide["t_s"][idx][fr], wide["dist_m"][idx][fr]
     rel_x, rel_y = x[:, None] - g.point[:, 0], y[:, None] - g.point[:, 1]
     along = rel_x * g.travel[:, 0] + rel_y * g.travel[:, 1]  # (fixes, G)
@@ -106,8 +117,19 @@ def _lap_state(
     cand &= (np.diff(t) <= 2.0)[:, None]  # a GPS gap: no honest interpolation
     k = np.arange(n_g)
     j = np.argmin(np.where(cand, near, np.inf), axis=0)
-    fj = frac[j, k]
-    tc = t[j] + fj * (t[j + 1] - t[j])
+    found = cand[j, k]
+    # each crossing fitted to the fixes around it, as the lap line's is: two noisy fixes alone would
+    # move it by their noise, and the fastest piece over the laps would pick the luckiest noise
+    tc = np.array(
+        [
+            fit_near(
+                t, along[:, g], t[j[g]] + frac[j[g], g] * (t[j[g] + 1] - t[j[g]]), t[j[g]], t[j[g] + 1], odo
+            )
+            if found[g]
+            else np.nan
+            for g in range(n_g)
+        ]
+    )
     vc = np.full(n_g, np.nan)
     v = wide.get("speed_kmh")
     if v is not None and np.isfinite(v[idx]).sum() > 1:
@@ -115,10 +137,9 @@ def _lap_state(
         vc = np.interp(tc, wide["t_s"][idx][ok], v[idx][ok])
     # heading: the chord of the lap's own path CHORD_M either side of the crossing
     s = np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(x), np.diff(y)))]) + np.arange(len(x)) * 1e-9
-    sc = s[j] + fj * (s[j + 1] - s[j])
+    sc = np.interp(tc, t, s)
     dx = np.interp(sc + CHORD_M, s, x) - np.interp(sc - CHORD_M, s, x)
     dy = np.interp(sc + CHORD_M, s, y) - np.interp(sc - CHORD_M, s, y)
-    found = cand[j, k]
     return found, tc - float(lp["t_start_s"]), vc, np.degrees(np.arctan2(dx, dy)), lateral[j, k]
 
 

@@ -21,6 +21,7 @@ PIT_SPEED_RATIO = 0.6  # a crossing below this share of the typical crossing spe
 OFF_LINE_M = 12.0  # a crossing further than this from the racing line's crossing point is beside it
 AWAY_M = 50.0  # a boundary further than this along the track from the line is no crossing of it
 END_TOL_S = 0.25  # a boundary this close to the last sample is the end of the recording
+SPEED_FIT_S = 1.5  # with the speed giving the path's shape, the fixes this long either side are fitted
 FIT_S = 0.3  # a line crossing is fitted to the GPS fixes this long either side of it (noise averages out)
 ON_LINE_M = 20.0  # GPS further than this from the track's line is not projected onto it: distance
 # is carried on from the last point on the line by the speed (a GPS glitch, a wrong line, a run-off)
@@ -110,10 +111,7 @@ def gps_crossings(wide: Wide, gate: Gate, min_lap_s: float = MIN_LAP_S) -> list[
             continue
         if t[i + 1] - t[i] > 2.0:  # a GPS gap: no honest interpolation
             continue
-        tc = float(t[i] + frac * (t[i + 1] - t[i]))
-        near = np.where((np.abs(t - tc) <= FIT_S) & fresh)[0]
-        got = fit_crossing(t[near].tolist(), along[near].tolist(), t[i] - FIT_S / 3, t[i + 1] + FIT_S / 3)
-        tc = tc if got is None else float(got)
+        tc = fit_near(t[fresh], along[fresh], float(t[i] + frac * (t[i + 1] - t[i])), t[i], t[i + 1])
         if out and tc - out[-1] < min_lap_s:
             continue
         out.append(tc)
@@ -135,6 +133,25 @@ def fit_crossing(ts: Sequence[float], along: Sequence[float], lo: float, hi: flo
     return None
 
 
+def fit_near(
+    ts: np.ndarray, along: np.ndarray, t_near: float, t0: float, t1: float, odo: np.ndarray | None = None
+) -> float:
+    """The crossing first put at ``t_near`` between the fixes at ``t0`` and ``t1``, fitted to the fixes
+    (``ts``, ``along``: fresh fixes only) within ``FIT_S`` of it and kept near those two (``FIT_S / 3``).
+    The one fit of a line crossing: lap boundaries (import and live) and the achievable lap's gates.
+    ``odo`` (metres driven at each fix, from the speed): the path's shape is the speed's, only where it
+    is along the line is fitted, over ``SPEED_FIT_S`` (more fixes, so less of their noise)."""
+    lo, hi = float(t0) - FIT_S / 3, float(t1) + FIT_S / 3
+    if odo is not None:
+        near = (np.abs(ts - t_near) <= SPEED_FIT_S) & np.isfinite(odo)
+        o, a, tt = odo[near], along[near], ts[near]
+        if len(o) >= 3 and bool((np.diff(o) > 0).all()):
+            return min(hi, max(lo, float(np.interp(float(np.mean(o - a)), o, tt))))
+    near = np.abs(ts - t_near) <= FIT_S
+    got = fit_crossing(ts[near].tolist(), along[near].tolist(), lo, hi)
+    return float(t_near) if got is None else float(got)
+
+
 def fitted_crossing(fixes: Sequence[tuple[float, float, float]], t_near: float) -> float:
     """A crossing near ``t_near`` fitted to the fixes ``(t, along, across)`` within ``FIT_S`` of it."""
     near = [f for f in fixes if abs(f[0] - t_near) <= FIT_S]
@@ -142,9 +159,8 @@ def fitted_crossing(fixes: Sequence[tuple[float, float, float]], t_near: float) 
     after = [f for f in near if f[0] > t_near]
     if not before or not after:
         return t_near
-    lo, hi = before[-1][0] - FIT_S / 3, after[0][0] + FIT_S / 3
-    got = fit_crossing([f[0] for f in near], [f[1] for f in near], lo, hi)
-    return t_near if got is None else got
+    ts = np.array([f[0] for f in near])
+    return fit_near(ts, np.array([f[1] for f in near]), t_near, before[-1][0], after[0][0])
 
 
 @dataclass

@@ -72,6 +72,7 @@ class LiveLapTracker:
         self._speeds: list[float] = []  # speeds and lateral offsets of the on-track crossings so far
         self._laterals: list[float] = []
         self._first_off: float | None = None  # lateral of a fast off-centre crossing before any on-track one
+        self._first_on: Boundary | None = None  # the first crossing judged on track, with nothing to compare
 
     def feed(self, t_s: float, lat: float | None, lon: float | None, speed_kmh: float | None) -> LiveLapState:
         have_gps = lat is not None and lon is not None and math.isfinite(lat) and math.isfinite(lon)
@@ -224,12 +225,28 @@ class LiveLapTracker:
             if not self._laterals:
                 self._first_off = lateral
         else:
+            if not self._speeds:
+                self._first_on = b
             self._speeds.append(speed_kmh)
             self._laterals.append(lateral)
         return b
 
+    def _rejudge_first(self, edge: Boundary) -> None:
+        """The first crossing had nothing to be compared with (only ``MIN_CROSS_KMH``): once the next
+        on-track one is known, a first one slow against it was the pit lane, as the import judges it,
+        so the lap it started is the out-lap (a session started in the pits)."""
+        first, self._first_on = self._first_on, None
+        if first is None or first is edge or not edge.on_track or first.speed_kmh is None:
+            return
+        if edge.speed_kmh is not None and first.speed_kmh < PIT_SPEED_RATIO * edge.speed_kmh:
+            first.on_track, first.reason = False, f"crossed at {first.speed_kmh:.0f} km/h: pit lane"
+            self._speeds.pop(0)
+            self._laterals.pop(0)
+
     def _close(self, tc: float, t_now: float, v: float, edge: Boundary) -> Lap:
         start = self.lap_start_t if self.lap_start_t is not None else tc
+        if self._first_on is not None and self._first_on is self.start_edge:
+            self._rejudge_first(edge)
         kind = lap_kind(self.start_edge, edge)
         odo_tc = self.odo - v * (t_now - tc)  # the lap closes FIT_S after the line: back to it
         lap = Lap(

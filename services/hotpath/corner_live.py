@@ -1,32 +1,26 @@
-"""Per-corner observations built live, frame by frame, from each corner's approach to its exit."""
+"""Per-corner observations built live, frame by frame, from each corner's approach to its exit.
+
+A corner's frames start at the previous corner's apex (or ``APPROACH_M`` before its entry, when that
+is later): corners back to back (a kart track, a chicane) share the frames between them, so each has
+its entry. What the corner owns starts at its own approach (``from_m``: the previous corner's exit, or
+``APPROACH_M`` before the entry): its top speed, the speed it was handed (``carried_kmh``), slips and
+pedal overlap. A coast belongs to the corner it leads into: the longest coast that ends inside this
+corner's frames after its approach began, or runs through it from before its entry (one that began in
+the corner and is still going at the exit leads into the next corner)."""
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
-from itertools import chain
+from typing import Any
 
 import numpy as np
 
+from services.hotpath.corner_frames import Slice, columns, tail
 from shared.corners import corner_metrics
 from shared.events import slip_runs
 from shared.profiles.track import Corner, TrackProfile
 
 APPROACH_M = 300.0
-_CH = (
-    "t_s",
-    "dist_m",
-    "speed_kmh",
-    "brake_bar",
-    "throttle_pct",
-    "steer_deg",
-    "g_lat",
-    "wheel_speed_fl_kmh",
-    "wheel_speed_fr_kmh",
-    "wheel_speed_rl_kmh",
-    "wheel_speed_rr_kmh",
-    "abs_active",  # a wheel the ABS holds is no lockup (shared.events.slip_runs)
-)
 
 
 @dataclass
@@ -49,18 +43,31 @@ class CornerObservation:
     throttle_drop_pct: float = 0.0
     steer_reversals: int = 0
     approach_kmh: float | None = None  # top speed between the previous corner and this one
+    carried_kmh: float | None = None  # speed where this corner's approach begins (the previous one's exit)
+    coast_out: bool = False  # a coast begun in the corner is still going at its exit: it leads on
     lifted: bool = False  # throttle went below 20 % in the corner (there is a pickup to judge)
     slips: list[SlipEvent] = field(default_factory=list)
     clean: bool = True
 
 
-def _windows(track: TrackProfile) -> list[tuple[float, float, Corner]]:
+@dataclass(frozen=True)
+class _Window:
+    lo: float  # the first frame kept: the previous corner's apex, or APPROACH_M before the entry
+    hi: float  # the exit
+    corner: Corner
+    from_m: float  # where the corner's own approach begins: the previous exit, or APPROACH_M before
+    prev_end_m: float | None  # the previous corner's exit (its brake zone starts after it)
+
+
+def _windows(track: TrackProfile) -> list[_Window]:
     out = []
-    prev_end = -1e9
+    prev: Corner | None = None
     for c in sorted(track.corners, key=lambda c: c.start_m):
-        start = max(c.start_m - APPROACH_M, prev_end, 0.0)
-        out.append((start, c.end_m, c))
-        prev_end = c.end_m
+        lead = max(c.start_m - APPROACH_M, 0.0)
+        lo = min(max(lead, prev.apex_m if prev is not None else 0.0), c.start_m)
+        own = max(lead, prev.end_m if prev is not None else 0.0)
+        out.append(_Window(lo, c.end_m, c, own, prev.end_m if prev is not None else None))
+        prev = c
     return out
 
 
@@ -71,8 +78,8 @@ class CornerWatcher:
         self.track = track
         self.th = th
         self.windows = _windows(track)
-        self._lo = np.array([w[0] for w in self.windows])  # the windows as arrays, for feed_run
-        self._hi = np.array([w[1] for w in self.windows])
+        self._lo = np.array([w.lo for w in self.windows])  # the windows as arrays, for feed_run
+        self._hi = np.array([w.hi for w in self.windows])
         self.active: int | None = None
         self.lap = -1
         self.rows: list[dict[str, float]] = []  # the frames inside the active corner window
@@ -80,21 +87,31 @@ class CornerWatcher:
     def _reset(self) -> None:
         self.rows = []
 
+    def _first(self, d: float) -> int | None:
+        for i, w in enumerate(self.windows):
+            if w.lo <= d <= w.hi:
+                return i
+        return None
+
     def feed(self, lap: int, row: dict[str, float]) -> CornerObservation | None:
         d = row.get("dist_m", 0.0)
         done: CornerObservation | None = None
-        if self.active is not None and (lap != self.lap or d > self.windows[self.active][1]):
+        if self.active is not None and (lap != self.lap or d > self.windows[self.active].hi):
+            carry: list[dict[str, float]] = []
             if lap == self.lap:  # include the first sample past the exit so exit values interpolate
+                nxt = self._first(d)
+                if nxt is not None:  # the next corner's frames began before this exit: they go on
+                    carry = tail(self.rows, self.windows[nxt].lo)
                 self._append(row)
                 done = self._finish()
             self.active = None
-            self._reset()
+            self.rows = carry
         if self.active is None:
-            for i, (a, b, _c) in enumerate(self.windows):
-                if a <= d <= b:
-                    self.active = i
-                    self.lap = lap
-                    break
+            self.active = self._first(d)
+            if self.active is None:
+                self._reset()
+            else:
+                self.lap = lap
         if self.active is not None:
             self._append(row)
         return done
@@ -112,24 +129,32 @@ class CornerWatcher:
         inside = (lo <= d[:, None]) & (d[:, None] <= hi)
         first = np.where(inside.any(axis=1), inside.argmax(axis=1), -1).tolist() if len(lo) else [-1] * n
         ends = hi.tolist()
+        starts = lo.tolist()
         out: list[tuple[int, CornerObservation]] = []
         seg = 0
         for i in range(n):
             lap, di = laps[i], dists[i]
             if self.active is not None and (lap != self.lap or di > ends[self.active]):
+                carry: list[Any] = []
                 if lap == self.lap:  # include the first sample past the exit so exit values interpolate
-                    self.rows.append(_Slice(cols, seg, i + 1))  # type: ignore[arg-type]
+                    self.rows.append(Slice(cols, seg, i))  # type: ignore[arg-type]
+                    if first[i] >= 0:  # the next corner's frames began before this exit: they go on
+                        carry = tail(self.rows, starts[first[i]])
+                    self.rows.append(Slice(cols, i, i + 1))  # type: ignore[arg-type]
                     obs = self._finish()
                     if obs is not None:
                         out.append((i, obs))
                 self.active = None
-                self._reset()
-            if self.active is None and first[i] >= 0:
-                self.active = first[i]
-                self.lap = lap
-                seg = i
+                self.rows = carry
+            if self.active is None:
+                if first[i] >= 0:
+                    self.active = first[i]
+                    self.lap = lap
+                    seg = i
+                else:
+                    self._reset()
         if self.active is not None:
-            self.rows.append(_Slice(cols, seg, n))  # type: ignore[arg-type]
+            self.rows.append(Slice(cols, seg, n))  # type: ignore[arg-type]
         return out
 
     def _append(self, row: dict[str, float]) -> None:
@@ -138,24 +163,26 @@ class CornerWatcher:
 
     def _finish(self) -> CornerObservation | None:
         assert self.active is not None
-        _a, _b, c = self.windows[self.active]
-        arr = _columns(self.rows)
+        w = self.windows[self.active]
+        c = w.corner
+        arr = columns(self.rows)
         if len(arr["t_s"]) < 5 or np.nanmax(arr["dist_m"]) < c.end_m - 20:
             return None
         arr["dist_m"] = np.maximum.accumulate(arr["dist_m"]) + np.arange(len(arr["dist_m"])) * 1e-6
-        m = corner_metrics(arr, c)
+        m = corner_metrics(arr, c, w.prev_end_m)
         if m is None:
             return None
         th = self.th
         t, d = arr["t_s"], arr["dist_m"]
         thr, brk, spd = (np.nan_to_num(arr[k]) for k in ("throttle_pct", "brake_bar", "speed_kmh"))
+        own = d >= w.from_m
         coast = (
             (thr < th["coast_throttle_pct"]) & (brk < th["coast_brake_bar"]) & (spd > th["coast_speed_kmh"])
         )
-        coast_s = _longest_run_s(coast, t)
+        coast_s, coast_out = _coast_into(coast, t, own, d <= c.start_m)
         overlap = (thr > th["overlap_throttle_pct"]) & (brk > th["overlap_brake_bar"])
-        overlap_s = _longest_run_s(overlap, t)
-        obs = CornerObservation(self.lap, c, m, coast_s=coast_s, overlap_s=overlap_s)
+        overlap_s = _longest_run_s(overlap[own], t[own])
+        obs = CornerObservation(self.lap, c, m, coast_s=coast_s, overlap_s=overlap_s, coast_out=coast_out)
         if np.isfinite(arr["brake_bar"]).any():
             obs.brake_at_turn_in_bar = float(np.interp(c.start_m, d, brk))
             bp = m.get("brake_point_m")
@@ -165,7 +192,11 @@ class CornerWatcher:
                 above = np.where(brk[k0:] >= 0.8 * peak)[0]
                 if len(above):
                     obs.ramp_s = float(t[k0 + above[0]] - t[k0])
-        obs.approach_kmh = float(np.nanmax(arr["speed_kmh"])) if np.isfinite(arr["speed_kmh"]).any() else None
+        v_own = arr["speed_kmh"][own]
+        obs.approach_kmh = float(np.nanmax(v_own)) if np.isfinite(v_own).any() else None
+        ok = np.isfinite(arr["speed_kmh"])
+        if d[0] <= w.from_m + 5.0 and ok.sum() > 1:
+            obs.carried_kmh = float(np.interp(w.from_m, d[ok], arr["speed_kmh"][ok]))
         in_corner = (d >= c.start_m) & (d <= c.end_m)
         obs.lifted = bool(in_corner.any() and np.min(thr[in_corner]) < 20)
         pick = m.get("throttle_pickup_m")
@@ -186,53 +217,12 @@ class CornerWatcher:
             rate = np.diff(sm) / max(float(np.median(np.diff(ts))), 1e-3)
             sig = np.sign(rate[np.abs(rate) > 30.0])  # deliberate hand movement, deg/s
             obs.steer_reversals = int(np.sum(sig[1:] != sig[:-1])) if len(sig) > 1 else 0
-        for sr in slip_runs(arr, th):  # the one event detector, on this corner's frames
-            obs.slips.append(SlipEvent(sr.kind, sr.wheel, float(d[sr.start]), self.lap))
+        k_own = int(np.argmax(own)) if own.any() else len(d)
+        mine = {k: v[k_own:] for k, v in arr.items()}
+        for sr in slip_runs(mine, th):  # the one event detector, on the frames this corner owns
+            obs.slips.append(SlipEvent(sr.kind, sr.wheel, float(d[k_own + sr.start]), self.lap))
         obs.clean = not obs.slips
         return obs
-
-
-_GET_CH = operator.itemgetter(*_CH)
-
-
-class _Slice:
-    """Frames ``a``..``b`` of a run fed as columns (``feed_run``): kept in place of their rows."""
-
-    __slots__ = ("cols", "a", "b")
-
-    def __init__(self, cols: dict[str, np.ndarray], a: int, b: int) -> None:
-        self.cols, self.a, self.b = cols, a, b
-
-
-def _columns(rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
-    """The window's frames as one float array per channel of ``_CH`` (NaN where a frame has none);
-    frames kept as column slices (``feed_run``) are taken as they are."""
-    if not any(type(r) is _Slice for r in rows):
-        return _row_columns(rows)
-    parts: list[dict[str, np.ndarray]] = []
-    run: list[dict[str, float]] = []
-    for r in rows:
-        if type(r) is _Slice:
-            if run:
-                parts.append(_row_columns(run))
-                run = []
-            parts.append({k: r.cols[k][r.a : r.b] for k in _CH})
-        else:
-            run.append(r)
-    if run:
-        parts.append(_row_columns(run))
-    return {k: np.concatenate([p[k] for p in parts]).astype(np.float64, copy=False) for k in _CH}
-
-
-def _row_columns(rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
-    n = len(rows)
-    try:
-        flat = chain.from_iterable(map(_GET_CH, rows))
-        table = np.fromiter(flat, np.float64, count=n * len(_CH)).reshape(n, len(_CH))
-    except (KeyError, TypeError, ValueError):  # a channel this car does not send (or not yet): NaN there
-        nan = float("nan")
-        return {k: np.asarray([r.get(k, nan) for r in rows], dtype=np.float64) for k in _CH}
-    return {k: table[:, j].copy() for j, k in enumerate(_CH)}
 
 
 def _dip(seg: np.ndarray) -> float:
@@ -246,6 +236,26 @@ def _dip(seg: np.ndarray) -> float:
         if drop > best and np.max(seg[i:]) >= seg[i] + 0.5 * drop:
             best = float(drop)
     return best
+
+
+def _coast_into(
+    mask: np.ndarray, t: np.ndarray, own: np.ndarray, before_entry: np.ndarray
+) -> tuple[float, bool]:
+    """The longest coast that leads into this corner: it ends after the corner's approach began, or
+    it began before the entry and runs through the corner; and whether one that began in the corner is
+    still going at the exit (it leads into the next corner, which names it)."""
+    best = 0.0
+    start = None
+    for i, on in enumerate(mask):
+        if on and start is None:
+            start = i
+        elif not on and start is not None:
+            if own[i - 1]:
+                best = max(best, float(t[i - 1] - t[start]))
+            start = None
+    if start is not None and before_entry[start]:
+        return max(best, float(t[-1] - t[start])), False
+    return best, start is not None
 
 
 def _longest_run_s(mask: np.ndarray, t: np.ndarray) -> float:

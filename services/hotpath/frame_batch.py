@@ -22,7 +22,7 @@ import numpy as np
 
 from services.hotpath import records
 from services.hotpath.arbiter import BUSY_BRAKE_BAR, BUSY_G_LAT, FrameState
-from services.hotpath.corner_live import _CH
+from services.hotpath.corner_frames import CHANNELS
 from services.hotpath.frame_columns import ColumnBlock, RunColumns
 from services.hotpath.phrases import render
 from shared.events import WHEELS, is_flag_on
@@ -132,7 +132,7 @@ def _run(
     obs_at: dict[int, Any] = {}
     if sess.watcher is not None:
         nan_col = np.full(n, _NAN)
-        wcols = {k: dist if k == "dist_m" else _nan_if_none(col(k), nan_col) for k in _CH}
+        wcols = {k: dist if k == "dist_m" else _nan_if_none(col(k), nan_col) for k in CHANNELS}
         obs_at = dict(sess.watcher.feed_run(lap_l, dist_l, wcols))
     ev = sess.events
     maybe = ev.maybe(col, n)

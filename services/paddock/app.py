@@ -103,7 +103,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "model": settings.llm_model_id,
             },
             "lake": {"newest_file_age_s": round(time.time() - newest, 1) if newest else None},
-            "active_driver_sessions": len(request.app.state.coach._adk_sessions),
+            "active_driver_sessions": request.app.state.coach.active_drivers,
             "warm_up": request.app.state.coach.warm_state,
             "agents_ready": request.app.state.coach.runner is not None,
             "queue": {"waiting": request.app.state.gate.waiting, "size": request.app.state.gate.size},

@@ -357,10 +357,12 @@ def simulate(
     scenario: Scenario | None = None,
     kinds: Collection[str] | None = None,
     fixed: Collection[str] = (),
+    gps_noise_m: float = 0.4,
 ) -> SimSession:
     """A session of ``laps`` full laps. Without ``scenario`` the mistakes are drawn from ``seed``
     (``kinds``: exactly these kinds of event); ``fixed``: corners whose driving mistakes are fixed in
-    this session (with ``scenario`` from an earlier session: "the next session")."""
+    this session (with ``scenario`` from an earlier session: "the next session"); ``gps_noise_m``: the
+    position noise (SD, metres; 0: the exact driven line, the ground truth a timing is checked against)."""
     if laps < 1:
         raise ValueError("laps must be at least 1")
     if rate_hz <= 0 or rate_hz > 1000:
@@ -472,7 +474,7 @@ def simulate(
     wide["rpm"] = rpm + rng.normal(0, 15, ns)
     for w in ("fl", "fr", "rl", "rr"):
         wide[f"wheel_speed_{w}_kmh"] = v * 3.6 * (1 + rng.normal(0, 0.002, ns))
-    lat, lon = _latlon(track, lap_dist, rng)
+    lat, lon = _latlon(track, lap_dist, rng, gps_noise_m)
     wide["lat"], wide["lon"] = lat, lon
     wide["alt_m"] = 30 + 20 * np.sin(2 * np.pi * lap_dist / L)
     hx = np.gradient(wide["lon"]) * math.cos(math.radians(track.start_finish.lat))
@@ -561,14 +563,14 @@ def _brake_points_from_signals(
 
 
 def _latlon(
-    track: TrackProfile, lap_dist: np.ndarray, rng: np.random.Generator
+    track: TrackProfile, lap_dist: np.ndarray, rng: np.random.Generator, noise_m: float
 ) -> tuple[np.ndarray, np.ndarray]:
     line = track.line
     scale = line.length / track.length_m
     x, y = line.point_at(lap_dist * scale)
-    # a little lateral line variation and GPS noise (~0.4 m)
-    x = x + rng.normal(0, 0.4, len(x))
-    y = y + rng.normal(0, 0.4, len(y))
+    # a little lateral line variation and GPS noise (~0.4 m by default)
+    x = x + rng.normal(0, noise_m, len(x))
+    y = y + rng.normal(0, noise_m, len(y))
     return track.proj.latlon(x, y)
 
 

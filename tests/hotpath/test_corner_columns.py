@@ -1,11 +1,12 @@
-"""The corner watcher's window as columns (``corner_live._columns``, one pass over the frames) is exactly
+"""The corner watcher's window as columns (``corner_frames.columns``, one pass over the frames) is exactly
 what one list per channel gave: NaN for a channel a frame lacks or holds as None, booleans as 0/1."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from services.hotpath.corner_live import _CH, _columns
+from services.hotpath.corner_frames import CHANNELS as _CH
+from services.hotpath.corner_frames import columns as _columns
 from services.hotpath.replay import frames_of
 from shared.simulator import simulate
 

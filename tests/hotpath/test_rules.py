@@ -81,6 +81,33 @@ def test_brake_point_off_needs_two_consecutive_laps_beyond_the_limit(t4: Corner)
     assert T.brake_point_off(early[1], ctx(obs(t4, 2, metrics={"brake_point_m": None}), [early[0]])) is None
 
 
+def test_a_later_brake_point_after_a_coast_is_the_coast_not_a_late_brake(t4: Corner) -> None:
+    ref = obs(t4, 2, coast_s=0.0)
+    bp = ref.metrics["brake_point_m"]
+    assert bp is not None
+    late = [obs(t4, k, metrics={"brake_point_m": bp + 25}, coast_s=2.0) for k in (4, 5)]
+    assert T.brake_point_off(late[1], ctx(ref, [late[0]])) is None
+    assert T.coasting(late[1], ctx(ref, [late[0]])) is not None
+    late[1].coast_s = 0.3  # a short coast, no longer than the reference's allows: a late brake
+    h = T.brake_point_off(late[1], ctx(ref, [late[0]]))
+    assert h is not None and h.detail["direction"] == "late"
+    early = obs(t4, 5, metrics={"brake_point_m": bp - 25}, coast_s=2.0)  # early after a coast: still said
+    assert T.brake_point_off(early, ctx(ref, [])) is not None
+
+
+def test_a_brake_point_twice_the_limit_off_is_said_after_one_lap(t4: Corner) -> None:
+    """20 m off (twice the limit) costs time on its own: the next lap hears it, no second lap needed."""
+    ref = obs(t4, 2)
+    bp = ref.metrics["brake_point_m"]
+    assert bp is not None
+    h = T.brake_point_off(obs(t4, 4, metrics={"brake_point_m": bp - 20}), ctx(ref, []))
+    assert h is not None and h.detail == {"delta_m": -20.0, "direction": "early"} and h.time_lost
+    h = T.brake_point_off(obs(t4, 4, metrics={"brake_point_m": bp + 20}), ctx(ref, [obs(t4, 1)]))
+    assert h is not None and h.detail == {"delta_m": 20.0, "direction": "late"} and not h.time_lost
+    assert T.brake_point_off(obs(t4, 4, metrics={"brake_point_m": bp - 19.9}), ctx(ref, [])) is None
+    assert T.brake_point_off(obs(t4, 4, metrics={"brake_point_m": bp + 19.9}), ctx(ref, [])) is None
+
+
 def test_brake_later_without_a_marker(track: TrackProfile) -> None:
     c = track.find_corner("t3")
     assert c is not None and c.brake_marker is None
@@ -565,9 +592,9 @@ def test_only_an_inconsistency_hit_leaves_the_lap_clean(track: TrackProfile) -> 
         rc.on_corner(o)
     rc.on_lap(_lap(1, 100.0), None)
     ref = c.start_m - 60  # the reference lap's brake point (obs)
-    for lap, bp in ((2, ref - 10), (3, ref + 30)):
+    for lap, bp in ((2, ref - 19), (3, ref + 19)):  # each under twice the limit off, and on one lap only
         rc.on_corner(obs(c, lap, metrics={"brake_point_m": bp}))
-    o = obs(c, 4, metrics={"brake_point_m": ref + 5})  # sigma 16.5 m, but 5 m from the reference
+    o = obs(c, 4, metrics={"brake_point_m": ref + 5})  # sigma 15.6 m, but 5 m from the reference
     assert [h.rule for h in rc.on_corner(o)] == ["brake_inconsistent"] and o.clean
 
 

@@ -22,6 +22,7 @@ from shared.profiles.track import TrackProfile
 # the event kinds a safety rule can fire on (lockups and wheelspin are technique, per corner)
 SAFETY_KINDS = frozenset((ev.OIL_PRESSURE, ev.COOLANT, ev.TPMS_ALARM, ev.TPMS_DROP, ev.ABS, ev.DSC, ev.MIL))
 AT_PACE = 0.93  # approach speed below this share of the reference's: cool-down, traffic, no technique cues
+CARRIED_PACE = 0.9  # nor with the approach begun this much slower (a slower exit before is not a cool-down)
 
 
 @dataclass
@@ -119,11 +120,12 @@ class RuleCoach:
 
 
 def _at_pace(obs: CornerObservation, ref: CornerObservation) -> bool:
-    """False on a cool-down lap, behind a safety car or in traffic: no technique cues then."""
-    a, ra = obs.approach_kmh, ref.approach_kmh
-    if a is None or ra is None:
-        return True
-    return a >= AT_PACE * ra
+    """False on a cool-down lap, behind a safety car or in traffic: no technique cues then. Either the
+    speed the corner's approach began at or its top speed will do: a coast or an early lift lowers
+    the top speed (the very mistake to cue), never the speed the approach began at."""
+    pairs = [(obs.carried_kmh, ref.carried_kmh, CARRIED_PACE), (obs.approach_kmh, ref.approach_kmh, AT_PACE)]
+    known = [(a, r, k) for a, r, k in pairs if a is not None and r is not None]
+    return not known or any(a >= k * r for a, r, k in known)
 
 
 def reference_from_trace(

@@ -31,17 +31,23 @@ def _hit(
 
 def brake_point_off(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     bp, ref = _m(obs, "brake_point_m"), _m(ctx.ref, "brake_point_m")
-    if bp is None or ref is None or not ctx.history:
-        return None
-    prev = _m(ctx.history[-1], "brake_point_m")
-    if prev is None or ctx.history[-1].lap != obs.lap - 1:
+    if bp is None or ref is None:
         return None
     lim = ctx.th["brake_point_delta_m"]
-    d_now, d_prev = bp - ref, prev - ref
+    d_now = bp - ref
+    # twice the limit off costs time on its own (a 20 m early brake: about 0.2 s): said by the next lap;
+    # a smaller shift only when the lap before was off the same way
+    prev = _m(ctx.history[-1], "brake_point_m") if ctx.history else None
+    if abs(d_now) >= 2 * lim:
+        d_prev = d_now
+    elif prev is None or ctx.history[-1].lap != obs.lap - 1:
+        return None
+    else:
+        d_prev = prev - ref
     if d_now <= -lim and d_prev <= -lim:  # braking early twice
         tpl = "brake_at_marker" if obs.corner.brake_marker else "brake_later"
         return _hit("brake_point_off", 2, tpl, obs, True, delta_m=round(d_now, 1), direction="early")
-    if d_now >= lim and d_prev >= lim:  # braking late twice
+    if d_now >= lim and d_prev >= lim and not _coasted(obs, ctx):  # late twice, not after a coast
         return _hit(
             "brake_point_off", 2, "brake_earlier", obs, False, delta_m=round(d_now, 1), direction="late"
         )
@@ -88,27 +94,43 @@ def slow_brake_ramp(obs: CornerObservation, ctx: CornerContext) -> RuleHit | Non
     )
 
 
+def _coasted(obs: CornerObservation, ctx: CornerContext) -> bool:
+    """A coast into the corner, longer than the reference's: the car arrives slower, so it also brakes
+    later (that is the coast, not a late brake)."""
+    return obs.coast_s > ctx.th["coast_min_s"] and obs.coast_s > ctx.ref.coast_s + 0.3
+
+
 def coasting(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
-    if obs.coast_s > ctx.th["coast_min_s"] and obs.coast_s > ctx.ref.coast_s + 0.3:
+    if _coasted(obs, ctx):
         return _hit("coasting", 2, "no_coast", obs, True, coast_s=round(obs.coast_s, 2))
     return None
 
 
+def inherited_kmh(obs: CornerObservation, ctx: CornerContext) -> float:
+    """A speed loss up to this much came from the corner before, not from this one: how much slower than
+    the reference the car was handed over (the previous corner's exit), in a corner it did not brake
+    for. Where it braked, the speed it braked to was the driver's choice here."""
+    a, r = obs.carried_kmh, ctx.ref.carried_kmh
+    if a is None or r is None or _m(obs, "brake_point_m") is not None:
+        return 0.0
+    return max(0.0, r - a)
+
+
 def over_slowing(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     v, ref = _m(obs, "min_kmh"), _m(ctx.ref, "min_kmh")
-    if v is None or ref is None:
-        return None
+    if v is None or ref is None or obs.coast_out:
+        return None  # a lift still held at the exit leads into the next corner: that one names it
     return (
         _hit("over_slowing", 1, "carry_speed", obs, True, delta_kmh=round(v - ref, 1))
-        if ref - v >= ctx.th["over_slow_kmh"]
+        if ref - v - inherited_kmh(obs, ctx) >= ctx.th["over_slow_kmh"]
         else None
     )
 
 
 def late_to_power(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     p, ref = _m(obs, "throttle_pickup_m"), _m(ctx.ref, "throttle_pickup_m")
-    if p is None or ref is None or not (obs.lifted and ctx.ref.lifted):
-        return None  # flat-out corners have no pickup point worth coaching
+    if p is None or ref is None or not (obs.lifted and ctx.ref.lifted) or obs.coast_out:
+        return None  # flat-out corners have no pickup point worth coaching; a lift for the next one
     return (
         _hit("late_to_power", 1, "power_earlier", obs, True, delta_m=round(p - ref, 1))
         if p - ref >= ctx.th["late_power_m"]
@@ -119,9 +141,12 @@ def late_to_power(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
 def weak_exit(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     v, ref = _m(obs, "exit_kmh"), _m(ctx.ref, "exit_kmh")
     ent, ref_ent = _m(obs, "entry_kmh"), _m(ctx.ref, "entry_kmh")
-    if v is None or ref is None or ent is None or ref_ent is None:
-        return None
-    if ref - v >= ctx.th["weak_exit_kmh"] and ent - ref_ent < ctx.th["entry_fast_kmh"]:
+    if v is None or ref is None or ent is None or ref_ent is None or obs.coast_out:
+        return None  # a coast still going at the exit leads into the next corner: that one names it
+    if (
+        ref - v - inherited_kmh(obs, ctx) >= ctx.th["weak_exit_kmh"]
+        and ent - ref_ent < ctx.th["entry_fast_kmh"]
+    ):
         return _hit("weak_exit", 1, "better_exit", obs, True, delta_kmh=round(v - ref, 1))
     return None
 
@@ -156,7 +181,17 @@ def pedal_overlap(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
     return None
 
 
+def _slip_cost_kmh(obs: CornerObservation, ctx: CornerContext, kind: str) -> float:
+    """The speed a slip cost against the reference: at the exit for wheelspin, at the minimum for a
+    lockup (less what the corner was handed over slow)."""
+    k = "exit_kmh" if kind == "wheelspin" else "min_kmh"
+    v, ref = _m(obs, k), _m(ctx.ref, k)
+    return 0.0 if v is None or ref is None else ref - v - inherited_kmh(obs, ctx)
+
+
 def repeated_slip(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
+    """A slip repeated (``slip_repeats`` in 3 laps), or one that cost speed (``over_slow_kmh``): that
+    one is heard on the next lap."""
     window = ctx.th["slip_window_m"]
     for s in obs.slips:
         same = [
@@ -167,7 +202,8 @@ def repeated_slip(obs: CornerObservation, ctx: CornerContext) -> RuleHit | None:
             and abs(x.dist_m - s.dist_m) <= window
             and x.lap > obs.lap - 3
         ]
-        if len({(x.lap, round(x.dist_m)) for x in same}) >= ctx.th["slip_repeats"]:
+        costly = _slip_cost_kmh(obs, ctx, s.kind) >= ctx.th["over_slow_kmh"]
+        if costly or len({(x.lap, round(x.dist_m)) for x in same}) >= ctx.th["slip_repeats"]:
             tpl = "lockup_repeat" if s.kind == "lockup" else "wheelspin_repeat"
             hit = _hit("repeated_slip", 2, tpl, obs, False, kind=s.kind, count=len(same))
             hit.wheel = s.wheel

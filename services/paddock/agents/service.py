@@ -241,7 +241,8 @@ class CoachService(ModelServerMixin, AdkSessionsMixin):
     def _write(self, req: CoachRequest, run: Run, out: Outcome) -> CoachEvent:
         """The one ending: one record, one ``done`` or ``error`` event (the session was deleted meanwhile:
         no record, and an ``error`` saying so)."""
-        self.account(req.driver_id, len(req.question) + len(out.text) + len(run.state.get("evidence") or ""))
+        chars = len(req.question) + len(out.text) + len(run.state.get("evidence") or "")
+        self.account(req.driver_id, req.session_id, chars)
         kept = self.store.turn(
             run.conv, req.driver_id, req.session_id, req.kind, 1, "assistant", out.text, out.emotion,
             out.narrator, out.complete, out.record, req.asked_at,

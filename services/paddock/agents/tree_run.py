@@ -38,11 +38,13 @@ async def tree_events(
     if model_ok and svc.settings.data_agents == "llm" and req.kind != "ask":
         async for qev in svc._take_model(ticket, run, clock):  # the data agents call the model
             yield qev
-    sid = await svc._session(req.driver_id, {})
+    sid = await svc._session(req.driver_id, req.session_id, {})
     request = {"kind": req.kind, "intent": req.intent, "model_ok": model_ok}
     request["specialist_tools"] = svc.settings.specialist_tools
     delta: dict[str, Any] = {"session_id": req.session_id, "driver_id": req.driver_id, "request": request}
-    delta |= {"plan": None, "route": None, "narration": None, "model_call": None}
+    # nothing an earlier request left is read by this one: its data, evidence and question are its own
+    delta |= {"plan": None, "route": None, "narration": None, "model_call": None, "evidence": None}
+    delta |= {k: None for k in DATA_KEYS} | {"user_question": req.question}
 
     # tools Pitwall runs (data agents, the question's tool) and the narrator's model call are trace rows
     # of this request, beside the agent runs the plugin records
