@@ -256,8 +256,8 @@ def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -
             if not sse.data:  # a ": keepalive" comment (a real model can take longer than 15 s)
                 continue
             data = json.loads(sse.data)
-            if sse.event == "phase" and not quiet:
-                console.print(f"  [dim]{data['agent']} {data['status']} ({data['ms']:.0f} ms)[/dim]")
+            if sse.event == "phase" and not quiet and data.get("status") == "finished":
+                console.print(f"  [dim]the data read in {data['ms'] / 1000:.1f} s[/dim]")
             elif sse.event == "data" and not quiet:
                 console.print(
                     f"  [dim]data: {str(data['key']).removesuffix('_data').replace('_', ' ')}[/dim]"
@@ -273,7 +273,7 @@ def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -
         elif done.get("text"):
             console.print(done["text"])
         if done.get("narrator") not in (None, "llm"):
-            console.print(f"  [yellow]written from the data, not by the model[/yellow]: {done.get('reason')}")
+            console.print(f"  [yellow]written from your data, not by a model[/yellow]{_why_not_model(done)}")
     return {
         "text": done.get("text", ""),
         "focus_items": done.get("focus_items", []),
@@ -392,9 +392,20 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
     if s.get("injected"):
         tbl.add_row("injected", "\n".join(s["injected"]))
     tbl.add_row("focus", "\n".join(s["focus_items"]) or "-")
-    tbl.add_row("narrator", d["narrator"] + (f" ({d['reason']})" if d.get("reason") else ""))
+    tbl.add_row("written by", "the model" if d["narrator"] == "llm" else f"your data{_why_not_model(d)}")
     tbl.add_row("took", f"{s['seconds']} s")
     console.print(Panel(tbl, title="Pitwall demo summary"))
+
+
+def _why_not_model(done: dict[str, Any]) -> str:
+    """Why a debrief is not the model's, in a driver's words: no model server answering is said as that
+    (its address and error stay in ``--json`` and the paddock's log); another reason as it is."""
+    reason = str(done.get("reason") or "")
+    if not reason:
+        return ""
+    if "model server" in reason or "ConnectError" in reason:
+        return ": no model is answering (start one, or try --llm embedded)"
+    return f": {reason}"
 
 
 def register(app: typer.Typer) -> None:
