@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from services.paddock.agents.service import CoachService
 from services.paddock.lake import configure_lake
 from services.paddock.prefetch import prefetch_loop
-from services.paddock.routers import coach, conversations, sessions, tools, web
+from services.paddock.routers import coach, conversations, gold, sessions, tools, web
 from services.paddock.sse import ModelBusy, ModelGate
 from services.paddock.store import PaddockStore
 from services.paddock.tools.base import ToolError
@@ -61,7 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.store.close()
 
     app = FastAPI(title="Pitwall paddock", version=__version__, lifespan=lifespan)
-    for r in (sessions.router, coach.router, conversations.router, tools.router, web.router):
+    for r in (sessions.router, coach.router, conversations.router, gold.router, tools.router, web.router):
         app.include_router(r)
     app.mount("/static", web.static_files(), name="static")
     # inside the token check: the body limit, enforced while the body streams (a chunked body has no

@@ -9,6 +9,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from shared.paths import inside
 from shared.settings import Settings
 
 
@@ -36,7 +37,10 @@ def gold_from_session(settings: Settings, session_id: str) -> list[dict[str, Any
 
 def clear_gold(settings: Settings, entry: dict[str, Any]) -> None:
     """Remove the gold lap file of ``entry`` (one of ``gold_laps``): only ever a file in the gold folder."""
-    path = Path(entry["path"]).resolve()
-    if path.parent.parent != settings.gold_dir.resolve() or path.suffix != ".parquet":
-        raise ValueError(f"{path} is not a gold lap file")
-    path.unlink(missing_ok=True)
+    try:
+        rel = Path(entry["path"]).resolve().relative_to(settings.gold_dir.resolve())
+    except ValueError:
+        rel = Path()
+    if len(rel.parts) != 2 or rel.suffix != ".parquet":
+        raise ValueError(f"{entry['path']} is not a gold lap file")
+    inside(settings.gold_dir, *rel.parts).unlink(missing_ok=True)  # the one inside-the-data-dir check

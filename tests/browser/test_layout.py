@@ -195,3 +195,41 @@ def test_a_session_without_a_full_lap_says_so_in_every_card(
         pad.stop()
     assert got["svgs"] == 0 and got["selects"] == 0, got
     assert all(len(text) > 20 for text in got["cards"]), got["cards"]  # every card says something
+
+
+def test_the_gold_laps_card_names_each_gold_lap_and_one_whose_session_was_deleted(
+    app: Any, tmp_path: Path
+) -> None:
+    """The sessions page lists every gold lap (the drive screen's reference); one saved from a session
+    since deleted says so, with the command that clears it."""
+    import httpx
+
+    from shared.store.gold import save_gold_lap
+    from tests.support.cli import pitwall
+
+    data = tmp_path / "data"
+    settings = settings_for(data)
+    kept = import_sim(cached_sim(laps=6, seed=7), settings, driver_id="ana").session_id
+    gone = import_sim(cached_sim(laps=6, seed=8), settings, driver_id="bo").session_id
+    save_gold_lap(settings, None, "ana", kept, 2)
+    save_gold_lap(settings, None, "bo", gone, 3)
+    r = pitwall("delete", gone, "--yes", "--data-dir", str(data))  # no terminal: the gold lap is kept
+    assert r.returncode == 0, r.stderr
+    pad = start_paddock(data, tmp_path, "http://127.0.0.1:9/v1")
+    ctx = app["browser"].new_context(viewport={"width": 390, "height": 844}, service_workers="block")
+    try:
+        laps = {x["lap"]: x["time_s"] for x in httpx.get(f"{pad.url}/sessions/{kept}/laps").json()}
+        pg = ctx.new_page()
+        pg.goto(f"{pad.url}/#/")
+        pg.wait_for_selector("#gold li >> nth=1", timeout=60_000)
+        items = pg.locator("#gold li").all_inner_texts()
+        overflow = pg.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    finally:
+        ctx.close()
+        pad.stop()
+    ana = next(x for x in items if "· ana ·" in x)
+    bo = next(x for x in items if "· bo ·" in x)
+    m, sec = divmod(round(laps[2] * 1000), 60_000)
+    assert f"{m}:{sec / 1000:06.3f} (lap 2)" in ana and "deleted" not in ana, ana
+    assert "(lap 3)" in bo and "its session was deleted" in bo and "pitwall gold clear" in bo, bo
+    assert overflow <= 0

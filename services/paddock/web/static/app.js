@@ -105,6 +105,18 @@ async function sessionsScreen(seq) {
       tr.addEventListener("click", () => { location.hash = `#/session/${encodeURIComponent(s.session_id)}`; });
       return tr;
     }))));
+  const gold = await api("/gold").catch(() => []);
+  if (!stale(seq)) Dom.add(view, goldCard(gold));
+}
+
+// the gold laps the drive screen compares against: which lap, and whether its session is still here
+function goldCard(gold) {
+  const card = h("div", {class: "card", id: "gold"}, h("h2", {}, "Gold laps (the drive screen's reference)"));
+  if (!gold.length) return Dom.add(card, h("p", {class: "muted"}, "No gold lap saved yet: ", h("code", {}, "pitwall gold save SESSION LAP"), " makes one."));
+  return Dom.add(card, h("ul", {}, gold.map((g) => h("li", {dataset: {track: g.track_id || ""}},
+    h("b", {}, g.track_name), ` · ${g.driver_id || "driver"} · `, g.damaged ? "a damaged file" : `${lapTime(g.time_s)} (lap ${g.lap})`,
+    g.session_stored ? "" : h("span", {class: "muted small"},
+      " · its session was deleted: it stays the reference until ", h("code", {}, "pitwall gold clear"))))));
 }
 
 // ---------- Debrief ---------- (the data cards and step names: cards.js)
