@@ -99,8 +99,6 @@ def _surfaces(data: Path, sid: str, pad: str) -> dict[str, dict[str, float]]:
     got["debrief facts"] = {
         m[0]: float(m[1]) for m in re.findall(r"Opportunity \d, (T\w+)[^:]*: (\d+\.\d\d) s a lap", digest)
     }
-    line = next((x for x in digest.splitlines() if x.startswith("Time to find a lap")), "")
-    got["debrief summary"] = {m[0]: float(m[1]) for m in re.findall(r"(T\w+) (\d+\.\d\d) s on", line)}
     report = session_report_html(LocalSession(data / "lake", sid))
     got["report.html"] = {
         m[0]: float(m[1]) for m in re.findall(r"<tr><td>(T\w+)</td><td>(\d+\.\d\d)</td>", report)

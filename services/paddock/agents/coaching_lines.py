@@ -15,14 +15,16 @@ BRIEF_PICKS = 2
 OPEN = ("new", "worse", "unchanged", "better")
 
 
-def opportunity_sentence(o: dict[str, Any]) -> str:
+def opportunity_sentence(o: dict[str, Any], target: bool = True) -> str:
+    """One opportunity: where, how much, on which laps, the cause with its evidence, then (``target``)
+    what to do; a debrief's digest leaves the target to its focus line, which says it once."""
     gain = secs(o.get("time_to_find_s"), 2)
     laps = lap_list(o.get("laps") or [])
     if len(o.get("laps") or []) > 1 and o.get("session_s") is not None:  # ranked by this total
         laps += f" ({secs(o['session_s'], 2)} over the session)"
     return (
         f"Opportunity {o.get('rank')}, {corner_label(o.get('corner'), o.get('name'))}: {gain} a lap on {laps}, "
-        f"{o['says']} ({o['evidence']}, lap {o['worst_lap']}): {o['target']}."
+        f"{o['says']} ({o['evidence']}, lap {o['worst_lap']})" + (f": {o['target']}." if target else ".")
     )
 
 
@@ -70,7 +72,7 @@ def brief_sentence(o: dict[str, Any], threads: list[dict[str, Any]]) -> str:
     return f"{corner_label(o.get('corner'), o.get('name'))}, {o['target']}{why}, worth {secs(o['time_to_find_s'], 2)} a lap"
 
 
-def coaching_lines(state: dict[str, Any], brief: bool) -> list[str]:
+def coaching_lines(state: dict[str, Any], brief: bool, targets: bool = True) -> list[str]:
     opp, thr = load(state, "opportunities_data"), load(state, "threads_data")
     opps = opp.get("opportunities") or []
     threads = thr.get("threads") or []
@@ -83,7 +85,7 @@ def coaching_lines(state: dict[str, Any], brief: bool) -> list[str]:
             + "; ".join(brief_sentence(o, threads) for o in picks)
             + "."
         ]
-    out = [opportunity_sentence(o) for o in opps]
+    out = [opportunity_sentence(o, targets) for o in opps]
     if opp and not opps and opp.get("reason"):
         out.append(f"Opportunities: none to name ({opp['reason']}).")
     out += thread_lines(thr)

@@ -60,16 +60,7 @@ def _session_lines(hl: dict[str, Any]) -> list[str]:
         if slow and hl.get("slowest_lap") is not None:
             parts.append(f"slowest valid lap {hl['slowest_lap']}, {slow}")
         out.append("Consistency: " + "; ".join(parts) + ".")
-    opp = [
-        f"{corner_label(o.get('corner'), o.get('name'))} {secs(o.get('time_to_find_s'), 2)} on {lap_list(o.get('laps') or [])}"
-        for o in hl.get("biggest_opportunities", [])[:3]
-        if secs(o.get("time_to_find_s"), 2)
-    ]
-    if opp:
-        out.append("Time to find a lap, against your good laps: " + "; ".join(opp) + ".")
-    elif hl.get("valid_laps") and hl.get("opportunities_reason"):
-        out.append(f"Time to find: none ({hl['opportunities_reason']}).")
-    return out
+    return out  # where the time is: the opportunities' lines (the same analysis), said once
 
 
 def _variance_line(tel: dict[str, Any]) -> list[str]:
@@ -97,7 +88,12 @@ def _plan_lines(ped: dict[str, Any], brief: bool) -> list[str]:
         corners = [b["focus"] for b in blocks if ":" in str(b["focus"])]
         if not brief and corners:  # the debrief's focus: the corners to work on, before the plan's laps
             out.append("Focus next time: " + "; ".join(corners) + ".")
-        items = [f"{b['laps']} lap{'' if b['laps'] == 1 else 's'} {b['focus']}" for b in blocks]
+        # the debrief's plan names each focus corner only: its target is the focus line's
+        items = [
+            f"{b['laps']} lap{'' if b['laps'] == 1 else 's'} "
+            + (str(b["focus"]).split(":")[0] if not brief and str(b["focus"]) in corners else str(b["focus"]))
+            for b in blocks
+        ]
         out.append("Plan: " + "; ".join(items) + ".")
     elif brief:
         out.append("Plan: no lap data to plan from yet; build up to pace and set a first reference lap.")
@@ -251,7 +247,8 @@ def build_digest(kind: str, state: dict[str, Any]) -> str:
         session = _session_lines(load(state, "highlights_data"))
         todo = [x for x in plan if x.startswith(("Focus next time", "Plan:"))]
         lines += session[:2] + warning_lines(load(state, "safety_data"))
-        lines += todo[:1] + coaching_lines(state, brief=False) + todo[1:] + session[2:]
+        focus = [x for x in todo if x.startswith("Focus next time")]  # the targets, said once
+        lines += todo[:1] + coaching_lines(state, brief=False, targets=not focus) + todo[1:] + session[2:]
         lines += _variance_line(load(state, "telemetry_data"))
         plan = [x for x in plan if x not in todo]
     elif ped.get("track"):
