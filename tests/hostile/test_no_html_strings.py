@@ -66,14 +66,14 @@ def test_the_sink_pattern_finds_every_sink() -> None:
 def test_every_page_loads_the_dom_helper_before_its_scripts() -> None:
     index = (REPO / "services/paddock/web/index.html").read_text(encoding="utf-8")
     order = re.findall(r'<script src="/static/(\w+)\.js">', index)
-    assert order[0] == "dom" and set(order) == {"dom", "charts", "sse", "cards", "session", "app"}
+    assert order[0] == "dom" and set(order) == {"dom", "charts", "sse", "cards", "session", "quality", "app"}
     drive = (REPO / "services/hotpath/web/drive.html").read_text(encoding="utf-8")
     assert drive.index("/*DOM_JS*/") < drive.index("/*DRIVE_JS*/")
     from services.hotpath.drive import drive_html
 
     served = drive_html()
     assert "const Dom = (() =>" in served and served.index("const Dom = (() =>") < served.index("Dom.fill(")
-    for name in ("app.js", "session.js", "cards.js", "charts.js"):
+    for name in ("app.js", "session.js", "cards.js", "charts.js", "quality.js"):
         assert "Dom." in (REPO / "services/paddock/web/static" / name).read_text(encoding="utf-8"), name
 
 
