@@ -112,7 +112,18 @@ def test_delete_and_repair_never_follow_a_session_folder_linking_out(tmp_path: P
     r = _cli("delete", "evil", "--yes", "--data-dir", str(data))
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 1 and len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
-    assert "evil would leave" in lines[0], lines[0]
+    assert "'evil'" in lines[0], lines[0]  # the CLI finds no stored session of that name first
+    # the deletion itself, asked for the linked folder, refuses it before anything moves
+    from shared.settings import settings_for
+    from shared.store.deletion import delete_session
+    from shared.store.hot import HotStore
+
+    store = HotStore(settings_for(data))
+    try:
+        with pytest.raises(PathEscapeError, match="evil would leave"):
+            delete_session(store, data / "lake", "evil")
+    finally:
+        store.close()
     r = _cli("repair", "--data-dir", str(data), "--json")
     assert "Traceback" not in r.stderr, r.stderr
     assert _hash(sentinel) == want and (data / "lake" / "sessions" / "evil").is_symlink()
