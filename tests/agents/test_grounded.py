@@ -111,7 +111,7 @@ def test_a_bad_pick_stops_the_reply(picks: tuple[tuple[str, str], ...], why: str
 
 DIGEST = (
     "Session at Sonoma Raceway: 8 valid laps.\n"
-    "Best: lap 8, 1:35.287. Theoretical best (best corners joined): 1:35.129.\n"
+    "Best: lap 8, 1:35.287. Theoretical best (every best piece added up): 1:35.129.\n"
     "Focus next time: T3: brake 28 m later, 8 m before T3.\n"
     "Plan: 2 laps warm tyres and brakes; 3 laps T3: brake 28 m later"
 )
@@ -134,7 +134,7 @@ def test_a_narrative_keeps_every_fact_the_model_left_out_after_its_picks() -> No
     assert parts == [
         focus,
         "Session at Sonoma Raceway: 8 valid laps.",
-        "Best: lap 8, 1:35.287. Theoretical best (best corners joined): 1:35.129.",
+        "Best: lap 8, 1:35.287. Theoretical best (every best piece added up): 1:35.129.",
         "Plan: 2 laps warm tyres and brakes; 3 laps T3: brake 28 m later.",
     ]
     # a question's reply is its picks alone
@@ -146,7 +146,7 @@ def test_a_prose_narrative_is_followed_by_the_facts_whose_figures_it_does_not_st
     _, parts = _narrate(prose)
     assert parts == [
         prose,
-        "Best: lap 8, 1:35.287. Theoretical best (best corners joined): 1:35.129.",  # 1:35.129 unsaid
+        "Best: lap 8, 1:35.287. Theoretical best (every best piece added up): 1:35.129.",  # 1:35.129 unsaid
         "Focus next time: T3: brake 28 m later, 8 m before T3.",
         "Plan: 2 laps warm tyres and brakes; 3 laps T3: brake 28 m later.",
     ]

@@ -59,9 +59,20 @@ def test_the_digest_engine_line_does_not_say_no_warnings_for_what_it_could_not_c
 
 def test_the_digest_writes_lap_times_as_minutes_and_seconds() -> None:
     d = build_digest(
-        "debrief", {"highlights_data": {**HL, "slowest_lap_s": 101.5, "theoretical_best_s": 97.5}}
+        "debrief",
+        {
+            "highlights_data": {
+                **HL,
+                "slowest_lap_s": 101.5,
+                "theoretical_best_s": 97.5,
+                "achievable_lap_s": 97.75,
+            }
+        },
     )
-    assert "Best: lap 2, 1:38.123. Theoretical best (best corners joined): 1:37.500." in d
+    assert (
+        "Best: lap 2, 1:38.123. Achievable lap (your best pieces joined where laps agree, the target): 1:37.750."
+        " Theoretical best (every best piece added up): 1:37.500." in d
+    )
     assert "slowest valid lap 3, 1:41.500" in d
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from tests.support.answer_eval import Expect, Fig
 from tests.support.answer_expect import (
     at_corners,
@@ -130,11 +132,21 @@ def questions(t: dict[str, SessionTruth]) -> list[Question]:
     for text, kind in (
         ("Did I lock any wheels?", "lockup"),
         ("Did I get wheelspin anywhere?", "wheelspin"),
-        ("Did the ABS kick in?", "lockup"),
     ):
         where = at_corners(s, kind, deny)
         if where:  # asked only when the seed drew it: "none" would need its own expectation
             add("traction", "sim", text, where)
+    # the ABS from the file's own ABS channel: the simulator's lockups are locked wheels with the ABS silent
+    if not np.nanmax(s.channels["ABS Active"]) > 0.5:
+        add(
+            "traction",
+            "sim",
+            "Did the ABS kick in?",
+            Expect(
+                words=[r"\bno abs\b|\babs\b[^.]{0,40}\b(?:not|never|none)\b"],
+                forbid=r"\babs\b[^.]{0,30}\b\d+ times?\b",
+            ),
+        )
     add(
         "other_sessions",
         "sim",

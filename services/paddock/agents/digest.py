@@ -47,9 +47,11 @@ def _session_lines(hl: dict[str, Any]) -> list[str]:
     best = laptime(hl.get("best_lap_s"))
     if best and hl.get("best_lap") is not None:
         line = f"Best: lap {hl['best_lap']}, {best}."
-        theo = laptime(hl.get("theoretical_best_s"))
+        ach, theo = laptime(hl.get("achievable_lap_s")), laptime(hl.get("theoretical_best_s"))
+        if ach:  # the session's target, as the highlights label it; then the never-driven sum
+            line += f" Achievable lap (your best pieces joined where laps agree, the target): {ach}."
         if theo:
-            line += f" Theoretical best (best corners joined): {theo}."
+            line += f" Theoretical best (every best piece added up): {theo}."
         out.append(line)
     spread = secs(hl.get("consistency_std_s"), 2)
     slow = laptime(hl.get("slowest_lap_s"))
