@@ -68,7 +68,13 @@ def match_session(given: str, known: list[str]) -> str:
         raise UnknownSession(
             f"{given!r} is the start of {len(starts)} sessions ({shown}): give more of the id"
         )
-    close = difflib.get_close_matches(given, known, n=3, cutoff=0.8)
+    # the closest ids only: ids of one import second share their start, so a one-character typo of one is
+    # also "close" to the others; only those as close as the best are offered
+    scored = sorted(
+        ((difflib.SequenceMatcher(None, given, k).ratio(), k) for k in known), key=lambda x: (-x[0], x[1])
+    )
+    best = scored[0][0] if scored else 0.0
+    close = [k for r, k in scored if r >= 0.8 and r >= best - 1e-9][:3]
     hint = f"; did you mean {' or '.join(close)}?" if close else "; see `pitwall sessions`"
     raise UnknownSession(f"no session {given!r}{hint}")
 

@@ -100,9 +100,25 @@ def test_emotion_contract_and_grounding() -> None:
                 "valid_laps": 5,
                 "best_lap": 2,
                 "best_lap_s": 108.211,
-                "biggest_opportunities": [{"corner": "t11", "time_to_find_s": 0.214, "laps": [2]}],
             }
-        )
+        ),
+        # where the time is: the opportunities' lines (the one analysis), as the debrief reads them
+        "opportunities_data": json.dumps(
+            {
+                "opportunities": [
+                    {
+                        "rank": 1,
+                        "corner": "t11",
+                        "time_to_find_s": 0.214,
+                        "laps": [2],
+                        "says": "braking early",
+                        "evidence": "braked 20 m early",
+                        "worst_lap": 2,
+                        "target": "brake 20 m later",
+                    }
+                ]
+            }
+        ),
     }
     facts = facts_of(build_digest("debrief", state))
     assert grounding_check("Lap 2 in 108.211 s, about 108.2 s; fix T11 (0.21 s).", facts) == []

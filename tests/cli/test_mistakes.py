@@ -173,3 +173,19 @@ def test_ctrl_c_during_an_import_through_the_hot_path(shared_dir: Path, tmp_path
         assert [Path(s["source_path"]).name for s in _stored(tmp_path / "data")] == [vbox.name]
     finally:
         hot.stop()
+
+
+def test_a_typo_is_offered_only_the_closest_ids() -> None:
+    """Ids imported in one second share their start: a one-character typo of one is offered that one, not
+    every id of that second; a typo as close to two ids offers both."""
+    from shared.cli_lookup import UnknownSession, match_session
+
+    known = ["20261127-083831-abf5bb", "20261127-083831-41a7fa", "20261127-083832-dda4ad"]
+    with pytest.raises(UnknownSession, match=r"did you mean 20261127-083831-abf5bb\?$"):
+        match_session("20261127-083831-abf5bx", known)
+    with pytest.raises(
+        UnknownSession, match=r"did you mean 20261127-08383x-aaaaaa or 20261127-08383x-aaaaab\?$"
+    ):
+        match_session("20261127-08383x-aaaaaz", ["20261127-08383x-aaaaaa", "20261127-08383x-aaaaab"])
+    with pytest.raises(UnknownSession, match="see `pitwall sessions`"):
+        match_session("nothing-like-it", known)
