@@ -17,7 +17,7 @@ import numpy as np
 
 from services.hotpath.corner_frames import Slice, columns, tail
 from shared.corners import corner_metrics
-from shared.events import slip_runs
+from shared.events import runs, slip_runs
 from shared.profiles.track import Corner, TrackProfile
 
 APPROACH_M = 300.0
@@ -245,28 +245,15 @@ def _coast_into(
     it began before the entry and runs through the corner; and whether one that began in the corner is
     still going at the exit (it leads into the next corner, which names it)."""
     best = 0.0
-    start = None
-    for i, on in enumerate(mask):
-        if on and start is None:
-            start = i
-        elif not on and start is not None:
-            if own[i - 1]:
-                best = max(best, float(t[i - 1] - t[start]))
-            start = None
-    if start is not None and before_entry[start]:
-        return max(best, float(t[-1] - t[start])), False
-    return best, start is not None
+    for a, b in runs(mask):
+        if b == len(mask):  # still going at the last frame: the last run
+            if before_entry[a]:
+                return max(best, float(t[-1] - t[a])), False
+            return best, True
+        if own[b - 1]:
+            best = max(best, float(t[b - 1] - t[a]))
+    return best, False
 
 
 def _longest_run_s(mask: np.ndarray, t: np.ndarray) -> float:
-    best = 0.0
-    start = None
-    for i, on in enumerate(mask):
-        if on and start is None:
-            start = i
-        elif not on and start is not None:
-            best = max(best, float(t[i - 1] - t[start]))
-            start = None
-    if start is not None:
-        best = max(best, float(t[-1] - t[start]))
-    return best
+    return max((float(t[b - 1] - t[a]) for a, b in runs(mask)), default=0.0)

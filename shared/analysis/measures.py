@@ -10,17 +10,11 @@ import numpy as np
 
 from shared.analysis.trace import WHEEL_CHANNELS, LapTrace
 from shared.corners import BRAKE_LOOKBACK_M, THROTTLE_ON_PCT, brake_zone
-from shared.events import DRIVEN_WHEELS, is_lockup, is_wheelspin
+from shared.events import DRIVEN_WHEELS, is_lockup, is_wheelspin, runs
 
 NAN = float("nan")
 LIFT_GAP_M = 25.0  # an off-throttle run ending this close before the brake point leads into it
 BLIP_S = 0.25  # throttle on for less than this before a corner is a blip, not the drive towards it
-
-
-def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
-    """[start, end) index pairs of the true runs in ``mask``."""
-    d = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
-    return list(zip(np.where(d == 1)[0].tolist(), np.where(d == -1)[0].tolist(), strict=True))
 
 
 @dataclass
@@ -80,10 +74,10 @@ def off_runs(tr: LapTrace, th: Mapping[str, float]) -> list[tuple[float, float]]
     if thr is None:
         return []
     on = np.nan_to_num(thr, nan=100.0) >= th["coast_throttle_pct"]
-    for i0, i1 in _runs(on):
+    for i0, i1 in runs(on):
         if tr.t[i1 - 1] - tr.t[i0] < BLIP_S:
             on[i0:i1] = False
-    return [(float(tr.x[i0]), float(tr.x[i1 - 1])) for i0, i1 in _runs(~on)]
+    return [(float(tr.x[i0]), float(tr.x[i1 - 1])) for i0, i1 in runs(~on)]
 
 
 def lifts(ms: list[Marks], runs: list[tuple[float, float]]) -> None:
