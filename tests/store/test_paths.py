@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +13,7 @@ from shared.ids import BadIdError, check_id, is_id
 from shared.paths import PathEscapeError, inside
 from shared.settings import settings_for
 from shared.store.gold import gold_path
-from tests.support.procs import REPO
+from tests.support.cli import pitwall
 
 
 @pytest.mark.parametrize(
@@ -87,18 +84,6 @@ def _hash(root: Path) -> dict[str, str]:
     }
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "300"}
-    return subprocess.run(
-        [sys.executable, "-m", "shared.cli", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 def test_delete_and_repair_never_follow_a_session_folder_linking_out(tmp_path: Path) -> None:
     sentinel = tmp_path / "sentinel"
     (sentinel / "inner").mkdir(parents=True)
@@ -109,7 +94,7 @@ def test_delete_and_repair_never_follow_a_session_folder_linking_out(tmp_path: P
     (data / "lake" / "deleted").mkdir()
     (data / "lake" / "deleted" / "evil.json").write_text("{}")  # an interrupted deletion of it
     want = _hash(sentinel)
-    r = _cli("delete", "evil", "--yes", "--data-dir", str(data))
+    r = pitwall("delete", "evil", "--yes", "--data-dir", str(data))
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 1 and len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
     assert "'evil'" in lines[0], lines[0]  # the CLI finds no stored session of that name first
@@ -124,7 +109,7 @@ def test_delete_and_repair_never_follow_a_session_folder_linking_out(tmp_path: P
             delete_session(store, data / "lake", "evil")
     finally:
         store.close()
-    r = _cli("repair", "--data-dir", str(data), "--json")
+    r = pitwall("repair", "--data-dir", str(data), "--json")
     assert "Traceback" not in r.stderr, r.stderr
     assert _hash(sentinel) == want and (data / "lake" / "sessions" / "evil").is_symlink()
 
@@ -153,7 +138,7 @@ def test_repair_never_publishes_a_stored_session_whose_id_is_a_path(tmp_path: Pa
     finally:
         store.close()
     before = sorted(p.name for p in tmp_path.iterdir())
-    r = _cli("repair", "--data-dir", str(data), "--json")
+    r = pitwall("repair", "--data-dir", str(data), "--json")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert json.loads(r.stdout) == {"repaired": [], "still_damaged": {}}
     assert "'../../../escaped' has an id that is not one" in r.stderr
