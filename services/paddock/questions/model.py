@@ -1,0 +1,66 @@
+"""The question layer's types: what a driver asked (``Question``) and what Pitwall answers (``Answer``).
+
+Pure data, no I/O. ``parse`` builds a ``Question``; ``plan`` picks the family from its ``intent`` and
+filled slots; a family returns an ``Answer`` whose ``text`` is Pitwall's own sentences and whose
+``result`` holds every figure it used (the narrator's fact sheet and the grounding check read it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Intent = Literal[
+    "lap_time",  # a lap's time, best / slowest / average, how many laps
+    "compare",  # lap vs lap (whole lap, a sector or a corner), or a session vs another
+    "corner",  # a corner's figures (speed, brake marker, gear ...) per lap or over the session
+    "sector",  # a sector's times
+    "channel",  # a channel's figures per lap or over the session (top speed, rpm, oil pressure ...)
+    "judge",  # "was my oil pressure ok?": a channel against the car profile's limits
+    "events",  # alarms and warnings, ABS/TC interventions, lockups, wheelspin
+    "balance",  # understeer / oversteer
+    "where_time",  # where do I lose time, which corner to work on
+    "why_slower",  # why was lap N slower
+    "potential",  # achievable / theoretical best, optimal lap
+    "consistency",
+    "sessions",  # the driver's sessions here, another session with the gap
+    "debrief",
+    "brief",
+    "unrelated",  # not about driving data
+    "unknown",  # about the data, but not understood
+]
+Pick = Literal["fastest", "slowest", "last", "first"]
+Aggregation = Literal["max", "min", "avg", "count", "each_lap"]
+
+
+@dataclass(frozen=True)
+class LapRef:
+    """A lap as the driver named it: a number, or a pick; in this session, "my other session", or an id."""
+
+    number: int | None = None  # "lap 7"
+    pick: Pick | None = None  # "my fastest lap", "the last lap"
+    session: str = "this"  # "this", "other" ("my other session"), or a session id
+
+
+@dataclass(frozen=True)
+class Question:
+    """A driver's question, read once. Slots left empty were not named."""
+
+    text: str  # the driver's words, shown and narrated as written
+    intent: Intent
+    laps: tuple[LapRef, ...] = ()  # in the order named; two or more: a comparison
+    corner: str | None = None  # corner id of the session's track ("t11")
+    sector: int | None = None
+    measure: str | None = None  # a name of words.MEASURES: top_speed, min_speed, brake_point, rpm ...
+    aggregation: Aggregation | None = None
+    follow_up: bool = False  # slots were taken from the previous question
+
+
+@dataclass
+class Answer:
+    """Pitwall's answer from the data: its sentences, the tool that gave the figures, and those figures."""
+
+    text: str
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] = field(default_factory=dict)
