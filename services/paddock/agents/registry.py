@@ -38,7 +38,7 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
     },
     "CornerCoachAgent": {
         "description": "Coaching for one named corner: braking, apex, exit, history across sessions and what to try next lap.",
-        "tools": ["get_corner_history", "get_track_variance_map", "get_traction_events"],
+        "tools": ["get_corner_history", "get_track_variance_map", "get_traction_events", "get_brake_markers"],
     },
     "GoldLapAgent": {
         "description": "Compares laps with the saved gold reference lap corner by corner: speed gaps and lap-time leverage.",
@@ -98,7 +98,7 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
     },
     "EngineHealth": {
         "description": "Engine vitals: oil pressure under load, coolant and oil temperature drift, fuel pressure.",
-        "tools": ["get_engine_health_timeline"],
+        "tools": ["get_engine_health_timeline", "get_vital_limits"],
     },
     "Traction": {
         "description": "Wheelspin and lockups from wheel speeds, attributed to corners.",

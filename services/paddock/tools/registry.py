@@ -1,4 +1,4 @@
-"""The 27 tools by name, their JSON schemas (from the signatures), and argument validation."""
+"""The tools by name, their JSON schemas (from the signatures), and argument validation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,18 @@ from typing import Any
 
 from pydantic import ValidationError, create_model
 
-from services.paddock.tools import aim, alarms, coaching, laps, opportunities, optimal, progress, sessions
+from services.paddock.tools import (
+    aim,
+    alarms,
+    coaching,
+    laps,
+    limits,
+    markers,
+    opportunities,
+    optimal,
+    progress,
+    sessions,
+)
 from services.paddock.tools.base import ToolError
 from services.paddock.trace_sink import record
 from shared.ids import BadIdError, check_id
@@ -44,6 +55,8 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
         optimal.get_corner_consistency,
         opportunities.get_opportunities,
         opportunities.get_threads,
+        limits.get_vital_limits,
+        markers.get_brake_markers,
     )
 }
 

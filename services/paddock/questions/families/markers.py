@@ -1,0 +1,102 @@
+"""Brake markers: "where's my brake marker for T3?", "how late can I brake into turn 11?". Where braking
+started on the best lap, the latest and earliest, the latest that still kept the corner's best minimum
+speed, and what the session analysis says about braking there (``tools.markers.get_brake_markers``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.paddock.agents.fmt import corner_label, lap_list
+from services.paddock.questions.model import Answer, Question
+from services.paddock.tools.base import ToolError, track_corners
+from services.paddock.tools.markers import get_brake_markers
+
+
+def _mark(x: dict[str, Any]) -> str:
+    return f"{x['where']} ({x['before_apex_m']:.0f} m before the apex)"
+
+
+def _one(c: dict[str, Any], name: str, laps: list[int]) -> str:
+    """A corner's markers in full."""
+    if not c["braked"]:
+        return f"You did not brake for {name} on any analysed lap."
+    out = []
+    if c["best_lap"]:
+        out.append(
+            f"Into {name} you braked {_mark(c['best_lap'])} on your best lap (lap {c['best_lap']['lap']})."
+        )
+    for n in laps:
+        got = next((x for x in c["laps"] if x["lap"] == n), None)
+        out.append(f"On lap {n} you braked {_mark(got)}." if got else f"Lap {n} has no braking for {name}.")
+    lt, er = c["latest"], c["earliest"]
+    out.append(
+        f"Latest: lap {lt['lap']}, {lt['where']}; earliest: lap {er['lap']}, {er['where']} "
+        f"({c['spread_m']:.0f} m apart)."
+    )
+    ok = c["latest_that_worked"]
+    out.append(
+        f"The latest braking that still kept your best minimum speed there ({c['best_min_kmh']:.1f} km/h, "
+        f"within {c['min_kmh_slack']:.0f} km/h) was lap {ok['lap']}, {_mark(ok)}."
+    )
+    slow = c["later_and_slower"]
+    if slow:
+        out.append(
+            "Braking later cost minimum speed: "
+            + ", ".join(f"lap {x['lap']} {x['where']} ({x['min_kmh']:.1f} km/h)" for x in slow[:4])
+            + "."
+        )
+    an = c["analysis"]
+    if an:
+        by: dict[str, list[int]] = {}
+        for x in an:
+            by.setdefault(x["cause"], []).append(x["lap"])
+        out.append(
+            "The analysis: "
+            + "; ".join(f"{lap_list(v)} lost time at {name} to {k}" for k, v in by.items())
+            + f": {an[0]['evidence']}."
+        )
+    return " ".join(out)
+
+
+def _short(c: dict[str, Any], name: str) -> str:
+    """A corner's markers in one line (every corner at once)."""
+    if not c["braked"]:
+        return f"{name}: no braking."
+    ok = c["latest_that_worked"]
+    best = f"best lap {c['best_lap']['where']}, " if c["best_lap"] else ""
+    return f"{name}: {best}latest that kept your minimum speed lap {ok['lap']}, {ok['where']}."
+
+
+def answer(q: Question, s: dict[str, Any]) -> Answer | None:
+    """The brake markers of the corner asked (or of every corner) in metres before the corner."""
+    sid, track = s["session_id"], s.get("track_id")
+    names = {c.id: corner_label(c.id, c.name) for c in track_corners(track)}
+    args = {"session_id": sid, "corner_name": q.corner}
+    try:
+        res = get_brake_markers(sid, q.corner)
+    except ToolError as exc:
+        if exc.code == "unknown_corner":
+            listed = ", ".join(names.values()) or "none"
+            return Answer(
+                f"This track has no corner {str(q.corner).upper()}: its corners are {listed}.",
+                "get_brake_markers",
+                args,
+                exc.as_dict(),
+            )
+        if exc.code == "no_corners":
+            return Answer(
+                "This session's track has no corners Pitwall knows, so no brake markers.",
+                "get_brake_markers",
+                args,
+                exc.as_dict(),
+            )
+        raise
+    if not res["available"]:
+        return Answer(f"No brake markers for this session: {res['reason']}.", "get_brake_markers", args, res)
+    if q.corner:
+        c = res["corners"][0]
+        laps = [x.number for x in q.laps if x.number is not None and x.session == "this"]
+        text = _one(c, names.get(c["corner"], c["name"]), laps)
+    else:
+        text = " ".join(_short(c, names.get(c["corner"], c["name"])) for c in res["corners"])
+    return Answer(text, "get_brake_markers", args, res)

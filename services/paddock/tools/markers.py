@@ -1,0 +1,89 @@
+"""Brake markers in driver terms: where braking starts for a corner on each valid lap, as metres before the
+corner's entry (or from the track's named brake marker, ``shared.analysis.advice.where``), the latest and
+the earliest, and the latest that still kept the corner's best minimum speed ("how late can I brake?").
+
+The brake points are the session analysis' (``shared.analysis``: the start of the corner's braking zone,
+``shared.corners.brake_zone``: brake pressure, else deceleration), so every surface reads one figure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.paddock.tools.analysis import session_analysis
+from services.paddock.tools.base import ToolError, find_corner, r, session_row, track_corners
+from shared.analysis.advice import where
+from shared.analysis.model import CAUSE_WORDS, CornerLap, finite
+from shared.profiles.track import Corner
+from shared.thresholds import car_thresholds
+
+BRAKE_CAUSES = ("late_brake", "early_brake", "lockup")
+
+
+def _lap(c: Corner, x: CornerLap) -> dict[str, Any]:
+    return {
+        "lap": x.lap,
+        "brake_m": r(x.brake_m, 1),
+        "before_entry_m": r(c.start_m - x.brake_m, 1),
+        "before_apex_m": r(c.apex_m - x.brake_m, 1),
+        "where": where(c, x.brake_m),
+        "min_kmh": r(x.min_kmh, 1),
+    }
+
+
+def corner_markers(
+    c: Corner, rows: list[CornerLap], best_lap: int | None, slack_kmh: float
+) -> dict[str, Any]:
+    """One corner's brake markers over its analysis rows (one per valid full lap)."""
+    braked = [x for x in rows if finite(x.brake_m)]
+    out: dict[str, Any] = {"corner": c.id, "name": c.name, "entry_m": c.start_m, "apex_m": c.apex_m}
+    if not braked:
+        return {**out, "braked": False, "laps": []}
+    laps = [_lap(c, x) for x in braked]
+    latest = max(braked, key=lambda x: x.brake_m)
+    earliest = min(braked, key=lambda x: x.brake_m)
+    best_min = max(x.min_kmh for x in braked if finite(x.min_kmh))
+    kept = [x for x in braked if finite(x.min_kmh) and x.min_kmh >= best_min - slack_kmh]
+    ok = max(kept, key=lambda x: x.brake_m)
+    too_late = [x for x in braked if x.brake_m > ok.brake_m]
+    best = next((x for x in braked if x.lap == best_lap), None)
+    return {
+        **out,
+        "braked": True,
+        "laps": laps,
+        "best_lap": _lap(c, best) if best else None,
+        "latest": _lap(c, latest),
+        "earliest": _lap(c, earliest),
+        "spread_m": r(latest.brake_m - earliest.brake_m, 1),
+        "best_min_kmh": r(best_min, 1),
+        "min_kmh_slack": slack_kmh,
+        "latest_that_worked": _lap(c, ok),
+        "later_and_slower": [_lap(c, x) for x in sorted(too_late, key=lambda x: -x.brake_m)],
+        "analysis": [
+            {"lap": x.lap, "cause": CAUSE_WORDS[x.cause], "loss_s": r(x.loss_s), "evidence": x.evidence}
+            for x in rows
+            if x.cause in BRAKE_CAUSES
+        ],
+    }
+
+
+def get_brake_markers(session_id: str, corner_name: str | None = None) -> dict[str, Any]:
+    """Brake markers per corner (or for one corner): where braking starts on each valid lap and on the best lap, in metres before the corner's entry and from the track's named marker, the latest and earliest, and the latest brake point that still kept the corner's best minimum speed (within the over_slow_kmh threshold), with the analysis' braking causes."""
+    s = session_row(session_id)
+    sid = s["session_id"]
+    corners = track_corners(s.get("track_id"))
+    if corner_name:
+        corners = [find_corner(s.get("track_id"), corner_name)]
+    if not corners:
+        raise ToolError("no_corners", f"session {sid} has no corners", "the track is unknown")
+    an = session_analysis(sid)
+    base = {"session_id": sid, "best_lap": s.get("best_lap")}
+    if not an.rows:
+        return {**base, "available": False, "reason": an.reason or "no valid full laps to analyse"}
+    slack = car_thresholds(s.get("car_id"))["over_slow_kmh"]
+    return {
+        **base,
+        "available": True,
+        "laps": an.laps,
+        "corners": [corner_markers(c, an.corner_rows(c.id), s.get("best_lap"), slack) for c in corners],
+    }
