@@ -49,7 +49,7 @@ def _vehicle(car_id: str | None) -> tuple[VehicleConstants, str]:
 
 
 def get_handling_balance(session_id: str, corner_name: str | None = None) -> dict[str, Any]:
-    """Understeer or oversteer: measured yaw rate against a bicycle-model yaw rate from steering, speed, wheelbase and steering ratio; over the session with a verdict per corner, or for one corner."""
+    """Understeer or oversteer: measured yaw rate against a bicycle-model yaw rate from steering, speed, wheelbase and steering ratio; per corner, or for one corner."""
     s = session_row(session_id)
     sid = s["session_id"]
     veh, source = _vehicle(s.get("car_id"))

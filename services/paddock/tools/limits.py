@@ -88,7 +88,7 @@ def _where(track_id: str | None, dist: float) -> tuple[str | None, bool]:
 
 
 def get_vital_limits(session_id: str, measure: str) -> dict[str, Any]:
-    """A car vital (oil_pressure, coolant_temp, oil_temp, rpm, fuel_pressure, coolant_pressure, battery_voltage, fuel_level, tyre_pressure, tyre_temp) per lap and over the session: minimum, maximum, time beyond the car's limit (oil pressure: under load), and each crossing with its lap, lap distance and corner. No limit for the car: figures only; not in the file: recorded false."""
+    """A car vital (oil_pressure, coolant_temp, oil_temp, rpm, tyre_temp ...) per lap and session: minimum, maximum, time beyond the car's limit, each crossing's lap and corner."""
     if measure not in VITALS:
         raise ToolError("bad_argument", f"no vital {measure!r}", f"one of: {', '.join(VITALS)}")
     s = session_row(session_id)

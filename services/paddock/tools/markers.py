@@ -68,7 +68,7 @@ def corner_markers(
 
 
 def get_brake_markers(session_id: str, corner_name: str | None = None) -> dict[str, Any]:
-    """Brake markers per corner (or for one corner): where braking starts on each valid lap and on the best lap, in metres before the corner's entry and from the track's named marker, the latest and earliest, and the latest brake point that still kept the corner's best minimum speed (within the over_slow_kmh threshold), with the analysis' braking causes."""
+    """Brake markers per corner: braking start on each valid lap and the best lap, metres before the corner, latest, earliest, and the latest that kept the best minimum speed."""
     s = session_row(session_id)
     sid = s["session_id"]
     corners = track_corners(s.get("track_id"))

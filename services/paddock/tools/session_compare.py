@@ -40,7 +40,7 @@ def own_sessions_here(s: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def get_sessions_here(session_id: str) -> dict[str, Any]:
-    """The driver's own sessions at this session's track (a friend's imported sessions excluded), newest first: date, car, valid laps and best lap of each, and which one is the newest other session."""
+    """The driver's own sessions at this track (friends' bundles excluded), newest first: date, car, valid laps, best lap; and the newest other session."""
     s = session_row(session_id)
     got = own_sessions_here(s)
     others = [g for g in got if g["session_id"] != s["session_id"]]
@@ -75,7 +75,7 @@ def _times(session_id: str, lap: int, stretches: list[tuple[str, float, float]])
 
 
 def compare_sessions(session_id: str, other_session_id: str) -> dict[str, Any]:
-    """This session's best lap against another session's best lap (one of the driver's own, at the same track): both times, the gap (positive: this session slower), and each corner's time on the two best laps with its gap, largest first."""
+    """This session's best lap against another own session's at the same track: both times, the gap (positive: slower), and the gap per corner, largest first."""
     s, o = session_row(session_id), session_row(other_session_id)
     own = {g["session_id"]: g for g in own_sessions_here(s)}
     if o["session_id"] not in own or o["session_id"] == s["session_id"]:
