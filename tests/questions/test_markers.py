@@ -53,6 +53,12 @@ def test_t3_latest_is_the_late_braking_laps_and_the_latest_that_worked_is_a_clea
     assert {x["lap"] for x in c["later_and_slower"]} == set(late)
     ok = c["latest_that_worked"]
     assert ok["lap"] not in late and abs(ok["brake_m"] - clean) < 2.0
+    # the latest of the laps within 2 km/h (the threshold table's over_slow_kmh) of the best minimum speed
+    top = max(x["min_kmh"] for x in c["laps"])
+    kept = [x for x in c["laps"] if x["min_kmh"] >= top - 2.0]
+    assert ok["lap"] == max(kept, key=lambda x: x["brake_m"])["lap"] and len(kept) == len(c["laps"]) - len(
+        late
+    )
     assert abs(ok["before_apex_m"] - (T3_APEX - clean)) < 2.0
     # the laps that braked late lost the minimum speed the truth says
     for lap, e in late.items():

@@ -85,6 +85,9 @@ def test_a_friends_session_is_not_one_to_compare_with(q_lake) -> None:
         f"I can't compare with that session: session {q_lake['friend']} is not another"
     )
     assert got.result["error"]["code"] == "not_comparable"
+    # and from the friend's session, only that session is theirs here
+    listed = [g["session_id"] for g in _ask(q_lake["friend"]).result["sessions"]]
+    assert listed == [q_lake["friend"]]
 
 
 def test_no_other_session_is_said(q_lake) -> None:

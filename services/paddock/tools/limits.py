@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from services.paddock.lake import get_lake
 from services.paddock.tools.base import ToolError, r, session_arrays, session_row, track_corners
 from shared import events as ev
-from shared.profiles.car import CarProfileError, load_car
+from shared.profiles.car import CarProfile, CarProfileError, load_car
 from shared.thresholds import car_thresholds
 
 _WHEELS = ("fl", "fr", "rl", "rr")
@@ -48,18 +49,25 @@ VITALS: dict[str, Vital] = {
 TEMPS = ("coolant_temp", "oil_temp", "tyre_temp")
 
 
-def _limit(v: Vital, car_id: str | None) -> tuple[float | None, str]:
-    """(the limit's value, where it comes from) for the session's car; (None, "") when none is known."""
+def _car(car_id: str | None) -> CarProfile:
+    """The session's car profile (shipped, or the driver's own in the lake's data directory), else the
+    generic one."""
+    try:
+        return load_car(car_id or "generic", get_lake().settings.data_dir)
+    except (KeyError, CarProfileError):
+        return load_car("generic")
+
+
+def _limit(v: Vital, car: CarProfile, th: dict[str, float]) -> tuple[float | None, str]:
+    """(the limit's value, where it comes from) for the car; (None, "") when none is known."""
     if v.limit is None:
         return None, ""
-    try:
-        car = load_car(car_id or "generic")
-    except (KeyError, CarProfileError):
-        car = load_car("generic")
-    if v.limit == "redline":
+    if v.limit == "redline":  # a redline the profile does not state is no limit to judge by
+        if "redline_rpm" not in car.vehicle.model_fields_set:
+            return None, ""
         return float(car.vehicle.redline_rpm), "the car profile's redline"
     src = "the car profile's limit" if v.limit in car.thresholds else "Pitwall's default limit"
-    return car_thresholds(car_id)[v.limit], src
+    return th[v.limit], src
 
 
 def _outside(v: Vital, a: dict[str, np.ndarray], limit: float, th: dict[str, float]) -> np.ndarray:
@@ -98,8 +106,9 @@ def get_vital_limits(session_id: str, measure: str) -> dict[str, Any]:
     vals = np.vstack([a[c] for c in v.channels])
     if not np.isfinite(vals).any():
         return {**base, "recorded": False, "not_recorded": f"Not recorded in this session: {v.words}."}
-    limit, source = _limit(v, s.get("car_id"))
-    th = car_thresholds(s.get("car_id"))
+    car = _car(s.get("car_id"))
+    th = car_thresholds(car.id, get_lake().settings.data_dir)
+    limit, source = _limit(v, car, th)
     dt = float(np.median(np.diff(a["t_s"]))) if len(a["t_s"]) > 1 else 0.0
     out = _outside(v, a, limit, th) if limit is not None else np.zeros(len(a["t_s"]), dtype=bool)
     laps = []
