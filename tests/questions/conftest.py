@@ -37,6 +37,8 @@ def q_lake(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> dict[s
     env["balance"] = import_sim(balance_sim(sim), settings, driver_id="bal").session_id
     no_steer = {k: v for k, v in sim.wide.items() if k != "steer_deg"}
     env["no_steer"] = import_sim(replace(sim, wide=no_steer), settings, driver_id="ns").session_id
+    no_brake = {k: v for k, v in sim.wide.items() if k not in ("brake_bar", "g_long")}
+    env["no_brake"] = import_sim(replace(sim, wide=no_brake), settings, driver_id="nb").session_id
     # the driver's own car profile (in the data directory) with a coolant limit of 90 °C
     mine = load_car(sim.meta["car_id"]).model_copy(
         update={"id": "my_m3", "thresholds": {"coolant_max_c": 90.0}}

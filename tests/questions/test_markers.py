@@ -142,3 +142,10 @@ def test_real_file_brake_points_match_our_own_reading_of_the_raw_pressure(q_lake
         diff = np.array([tool[n] - own[n] for n in both])
         assert np.abs(diff).max() < 10 and float(np.median(np.abs(diff))) < 4, (corner, diff)
         assert c["latest"]["brake_m"] == max(tool.values()) and c["earliest"]["brake_m"] == min(tool.values())
+
+
+def test_without_brake_pressure_or_deceleration_markers_are_not_recorded(q_lake) -> None:
+    got = _ask(q_lake["no_brake"], "t3")
+    assert got.text == (
+        "No brake markers for this session. Not recorded in this session: brake pressure, longitudinal g."
+    )

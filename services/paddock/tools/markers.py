@@ -12,12 +12,14 @@ from typing import Any
 
 from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.base import ToolError, find_corner, r, session_row, track_corners
+from services.paddock.tools.recorded import session_recorded
 from shared.analysis.advice import where
 from shared.analysis.model import CAUSE_WORDS, CornerLap, finite
 from shared.profiles.track import Corner
 from shared.thresholds import car_thresholds
 
 BRAKE_CAUSES = ("late_brake", "early_brake", "lockup")
+_NEEDS = ("brake_pressure", "g_long")
 
 
 def _lap(c: Corner, x: CornerLap) -> dict[str, Any]:
@@ -76,8 +78,16 @@ def get_brake_markers(session_id: str, corner_name: str | None = None) -> dict[s
         corners = [find_corner(s.get("track_id"), corner_name)]
     if not corners:
         raise ToolError("no_corners", f"session {sid} has no corners", "the track is unknown")
-    an = session_analysis(sid)
     base = {"session_id": sid, "best_lap": s.get("best_lap")}
+    rec = session_recorded(sid, _NEEDS)
+    if not any(rec.has(m) for m in _NEEDS):  # braking is read from the pressure, else the deceleration
+        return {
+            **base,
+            "available": False,
+            **rec.fields(*_NEEDS),
+            "reason": "no brake pressure or longitudinal g",
+        }
+    an = session_analysis(sid)
     if not an.rows:
         return {**base, "available": False, "reason": an.reason or "no valid full laps to analyse"}
     slack = car_thresholds(s.get("car_id"))["over_slow_kmh"]

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.agents.fmt import corner_label
+from services.paddock.questions.families.track_words import corner_names
 from services.paddock.questions.model import Answer, Question
-from services.paddock.tools.base import track_corners
 from services.paddock.tools.limits import TEMPS, VITALS, get_vital_limits
 
 #: what a judge question with no single measure ("is everything ok?") looks at
@@ -71,7 +70,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     else:
         return None  # not a vital: another family's question
     sid = s["session_id"]
-    names = {c.id: corner_label(c.id, c.name) for c in track_corners(s.get("track_id"))}
+    names = corner_names(s)
     results = [get_vital_limits(sid, m) for m in measures]
     if len(results) > 1:  # several at once: what was not recorded goes in one line at the end
         lacking = [x["words"] for x in results if not x["recorded"]]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.agents.fmt import corner_label
+from services.paddock.questions.families.track_words import corner_names
 from services.paddock.questions.model import Answer, Question
-from services.paddock.tools.base import ToolError, track_corners
+from services.paddock.tools.base import ToolError
 from services.paddock.tools.session_compare import compare_sessions, get_sessions_here
 from shared.display import lap_time
 
@@ -83,7 +83,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             {"session_id": sid},
             here,
         )
-    names = {c.id: corner_label(c.id, c.name) for c in track_corners(s.get("track_id"))}
+    names = corner_names(s)
     args = {"session_id": sid, "other_session_id": other}
     try:
         res = compare_sessions(sid, other)
