@@ -31,8 +31,8 @@ def _one(c: dict[str, Any], name: str, laps: list[int]) -> str:
         out.append(f"On lap {n} you braked {_mark(got)}." if got else f"Lap {n} has no braking for {name}.")
     lt, er = c["latest"], c["earliest"]
     out.append(
-        f"Latest: lap {lt['lap']}, {lt['where']}; earliest: lap {er['lap']}, {er['where']} "
-        f"({c['spread_m']:.0f} m apart)."
+        f"Latest: lap {lt['lap']}, {_mark(lt)}; earliest: lap {er['lap']}, {_mark(er)}; "
+        f"{c['spread_m']:.0f} m apart."
     )
     ok = c["latest_that_worked"]
     out.append(
@@ -43,7 +43,7 @@ def _one(c: dict[str, Any], name: str, laps: list[int]) -> str:
     if slow:
         out.append(
             "Braking later cost minimum speed: "
-            + ", ".join(f"lap {x['lap']} {x['where']} ({x['min_kmh']:.1f} km/h)" for x in slow[:4])
+            + "; ".join(f"lap {x['lap']} {_mark(x)}, minimum {x['min_kmh']:.1f} km/h" for x in slow[:4])
             + "."
         )
     an = c["analysis"]
