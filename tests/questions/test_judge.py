@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from services.paddock.questions.families import judge
-from services.paddock.questions.model import Question
+from services.paddock.questions.model import LapRef, Question
 from services.paddock.tools.base import session_row
 from tests.support.truth import vbox_truth
 
@@ -15,8 +15,8 @@ from tests.support.truth import vbox_truth
 T5_END, T6_START = 1261.2, 1406.2
 
 
-def _ask(sid: str, measure: str | None, text: str = "was it ok?") -> Any:
-    got = judge.answer(Question(text=text, intent="judge", measure=measure), session_row(sid))
+def _ask(sid: str, measure: str | None, text: str = "was it ok?", laps: tuple[LapRef, ...] = ()) -> Any:
+    got = judge.answer(Question(text=text, intent="judge", measure=measure, laps=laps), session_row(sid))
     assert got is not None
     return got
 
@@ -140,3 +140,25 @@ def test_engine_speed_against_the_profiles_redline(q_lake) -> None:
 def test_a_generic_car_has_no_redline_to_judge_by(q_lake) -> None:
     got = _ask(q_lake["vbox"], "rpm")
     assert got.result["vitals"][0]["limit"] is None and "so no verdict" in got.text
+
+
+def test_a_named_lap_is_judged_on_its_own(q_lake) -> None:
+    sim = q_lake["sim_obj"]
+    drop = sim.truth.events_of("oil_pressure_drop")[0]
+    w, t = sim.wide, sim.wide["t_s"]
+    low = (w["oil_press_bar"] < 1.0) & (w["rpm"] > 3000) & (w["throttle_pct"] > 10)
+    laps = {lp["lap"]: lp for lp in sim.truth.laps}
+    bad, good = drop["lap"], drop["lap"] - 1
+    on_bad = (t >= laps[bad]["t_start_s"]) & (t < laps[bad]["t_end_s"])
+    got = _ask(q_lake["sim"], "oil_pressure", laps=(LapRef(number=bad), LapRef(number=good)))
+    first, second = got.text.split(f". On lap {good} ")
+    assert first.startswith(f"On lap {bad} your oil pressure was not OK: it went below 1.00 bar under load")
+    assert f"for {float((low & on_bad).sum()) * 0.02:.2f} s: lap {bad}, " in first
+    on_good = (t >= laps[good]["t_start_s"] + 0.05) & (t < laps[good]["t_end_s"] - 0.05)
+    lo, hi = float(np.min(w["oil_press_bar"][on_good])), float(np.max(w["oil_press_bar"][on_good]))
+    assert second.startswith(
+        "your oil pressure was OK: never below 1.00 bar under load (the car profile's limit)."
+    )
+    fig = next(x for x in got.result["vitals"][0]["laps"] if x["lap"] == good)
+    assert abs(fig["min"] - lo) < 0.1 and abs(fig["max"] - hi) < 0.1
+    assert second.endswith(f"On that lap it ranged from {fig['min']:.2f} bar to {fig['max']:.2f} bar.")
