@@ -10,7 +10,7 @@ from services.paddock.questions.families.track_words import corner_names
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.base import ToolError
 from services.paddock.tools.session_compare import compare_sessions, get_sessions_here
-from shared.display import lap_time
+from shared.display import lap_time, track_title
 
 TOP_CORNERS = 3
 
@@ -24,13 +24,18 @@ def _other(q: Question, here: dict[str, Any]) -> str | None:
     return here["other_session_id"]
 
 
+def _track(here: dict[str, Any]) -> str:
+    """The track as the file names it, else as Pitwall's profile does (never an id)."""
+    return str(here.get("track_name") or track_title(here.get("track")))
+
+
 def _day(started: str | None) -> str:
     return f"on {started[:10]}" if started else "date unknown"
 
 
 def _list(here: dict[str, Any]) -> str:
     got = here["sessions"]
-    track = here.get("track_name") or here.get("track") or "this track"
+    track = _track(here)
     n = len(got)
     parts = []
     for g in got:
@@ -76,7 +81,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return Answer(_list(here), "get_sessions_here", {"session_id": sid}, here)
     other = _other(q, here)
     if other is None:
-        track = here.get("track_name") or "this track"
+        track = _track(here)
         return Answer(
             f"You have no other session of your own at {track}.",
             "get_sessions_here",
