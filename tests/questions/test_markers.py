@@ -73,6 +73,10 @@ def test_t3_latest_is_the_late_braking_laps_and_the_latest_that_worked_is_a_clea
         f"Into T3 you braked {best['where']} ({T3_APEX - best['brake_m']:.0f} m before the apex)"
     )
     assert f"was lap {ok['lap']}, {ok['where']}" in t
+    each = ", ".join(f"lap {n} {T3_APEX - by_lap[n]['brake_m']:.0f} m" for n in sorted(by_lap))
+    assert f"Braking started before the T3 apex on each lap: {each}." in t
+    for lap, e in late.items():  # the truth's brake points, to the metre give or take the detection
+        assert abs(T3_APEX - by_lap[lap]["brake_m"] - (T3_APEX - e["brake_point_m"])) < 2.0
     assert "braking late and running in deep" in t
     assert all(f"lap {lap}" in t for lap in late)
 

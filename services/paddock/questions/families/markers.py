@@ -29,6 +29,8 @@ def _one(c: dict[str, Any], name: str, laps: list[int]) -> str:
     for n in laps:
         got = next((x for x in c["laps"] if x["lap"] == n), None)
         out.append(f"On lap {n} you braked {_mark(got)}." if got else f"Lap {n} has no braking for {name}.")
+    each = ", ".join(f"lap {x['lap']} {x['before_apex_m']:.0f} m" for x in c["laps"])
+    out.append(f"Braking started before the {name} apex on each lap: {each}.")
     lt, er = c["latest"], c["earliest"]
     out.append(
         f"Latest: lap {lt['lap']}, {_mark(lt)}; earliest: lap {er['lap']}, {_mark(er)}; "
