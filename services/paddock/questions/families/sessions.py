@@ -30,7 +30,7 @@ def _track(here: dict[str, Any]) -> str:
 
 
 def _day(started: str | None) -> str:
-    return f"on {started[:10]}" if started else "date unknown"
+    return f"on {started[:10]}" if started else "(date unknown)"
 
 
 def _list(here: dict[str, Any]) -> str:
@@ -45,7 +45,7 @@ def _list(here: dict[str, Any]) -> str:
             if g["best_s"] is not None
             else "no valid lap"
         )
-        parts.append(f"{name}: {g['valid_laps']} valid laps, {best}")
+        parts.append(f"{name}: {g['valid_laps']} valid lap{'s' if g['valid_laps'] != 1 else ''}, {best}")
     return f"You have {n} session{'s' if n != 1 else ''} of your own at {track}: " + "; ".join(parts) + "."
 
 
@@ -95,7 +95,6 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     except ToolError as exc:
         if exc.code not in ("not_comparable", "unknown_session"):
             raise
-        return Answer(
-            f"I can't compare with that session: {exc.message}.", "compare_sessions", args, exc.as_dict()
-        )
+        text = f"That session is not another of your own at {_track(here)}, so I can't compare with it."
+        return Answer(text, "compare_sessions", args, exc.as_dict())
     return Answer(_compare(res, names), "compare_sessions", args, res)
