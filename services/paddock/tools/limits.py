@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from services.paddock.lake import get_lake
-from services.paddock.tools.base import ToolError, r, session_arrays, session_row, track_corners
+from services.paddock.tools.base import ToolError, car_profile, r, session_arrays, session_row, track_corners
 from shared import events as ev
-from shared.profiles.car import CarProfile, CarProfileError, load_car
+from shared.profiles.car import CarProfile
 from shared.thresholds import car_thresholds
 
 _WHEELS = ("fl", "fr", "rl", "rr")
@@ -47,15 +47,6 @@ VITALS: dict[str, Vital] = {
 }
 #: what "my temps" / "my vitals" means when no single measure is named
 TEMPS = ("coolant_temp", "oil_temp", "tyre_temp")
-
-
-def _car(car_id: str | None) -> CarProfile:
-    """The session's car profile (shipped, or the driver's own in the lake's data directory), else the
-    generic one."""
-    try:
-        return load_car(car_id or "generic", get_lake().settings.data_dir)
-    except (KeyError, CarProfileError):
-        return load_car("generic")
 
 
 def _limit(v: Vital, car: CarProfile, th: dict[str, float]) -> tuple[float | None, str]:
@@ -106,7 +97,7 @@ def get_vital_limits(session_id: str, measure: str) -> dict[str, Any]:
     vals = np.vstack([a[c] for c in v.channels])
     if not np.isfinite(vals).any():
         return {**base, "recorded": False, "not_recorded": f"Not recorded in this session: {v.words}."}
-    car = _car(s.get("car_id"))
+    car = car_profile(s.get("car_id"))
     th = car_thresholds(car.id, get_lake().settings.data_dir)
     limit, source = _limit(v, car, th)
     dt = float(np.median(np.diff(a["t_s"]))) if len(a["t_s"]) > 1 else 0.0
@@ -128,16 +119,14 @@ def get_vital_limits(session_id: str, measure: str) -> dict[str, Any]:
     crossings = []
     for i, j in ev.runs(out):
         worst = np.nanmin(vals[:, i:j]) if v.side == "min" else np.nanmax(vals[:, i:j])
+        corner, inside = _where(s.get("track_id"), float(a["dist_m"][i]))
         crossings.append(
             {
                 "lap": int(a["lap"][i]),
                 "t_s": r(a["t_s"][i], 2),
                 "dist_m": r(a["dist_m"][i], 0),
-                **dict(
-                    zip(
-                        ("corner", "in_corner"), _where(s.get("track_id"), float(a["dist_m"][i])), strict=True
-                    )
-                ),
+                "corner": corner,
+                "in_corner": inside,
                 "duration_s": r((j - i) * dt, 2),
                 "worst": r(worst, v.nd),
             }
