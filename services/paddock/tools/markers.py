@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.lake import get_lake
 from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.base import ToolError, find_corner, r, session_row, track_corners
 from services.paddock.tools.recorded import session_recorded
@@ -90,7 +91,7 @@ def get_brake_markers(session_id: str, corner_name: str | None = None) -> dict[s
     an = session_analysis(sid)
     if not an.rows:
         return {**base, "available": False, "reason": an.reason or "no valid full laps to analyse"}
-    slack = car_thresholds(s.get("car_id"))["over_slow_kmh"]
+    slack = car_thresholds(s.get("car_id"), get_lake().settings.data_dir)["over_slow_kmh"]
     return {
         **base,
         "available": True,
