@@ -234,7 +234,7 @@ class Uploader:
             done += self._merge(list(rows.values()))
         for f in self.spool.files("forget"):
             sent = self.spool.sent_keys(f.name)
-            for key in sorted({*forget_in_catalog(self.fs, self.target, f.name, self.writer), *sent}):
+            for key in sorted({*forget_in_catalog(self.fs, self.target, f.name), *sent}):
                 self._delete(key)
             self.spool.clear_sent(f.name)
             f.unlink(missing_ok=True)
@@ -259,7 +259,7 @@ class Uploader:
         for deletion, then its waiting superseded files and its sent record go. Each step may be redone
         after a crash (the row file is removed last)."""
         new = pa.concat_tables([r.table for r in rows], promote_options="permissive")
-        superseded, named = merge_into_catalog(self.fs, self.target, new, self.writer)
+        superseded, named = merge_into_catalog(self.fs, self.target, new)
         closed = [r.path.stem for r in rows if r.closed]
         if closed:
             crash_point("catalog_merged")

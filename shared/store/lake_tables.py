@@ -1,0 +1,168 @@
+"""The lake's tables in Delta Lake format (``deltalake``), one code path for a local lake and an S3 one.
+
+    <lake>/_delta/sessions   the session catalog: a row per publication of a session (its ``sessions`` row,
+                             ``object_keys`` on S3, ``published_at``; ``deleted`` for a deletion)
+    <lake>/_delta/laps       ``laps`` rows of each publication of a finished session
+    <lake>/_delta/corners    ``corner_results``
+    <lake>/_delta/events     ``driver_events``
+
+``<lake>`` is the local lake directory or ``s3://bucket/prefix``: the same ``deltalake`` call writes and
+reads both (the S3 settings become its storage options). Every table is partitioned by ``track`` and
+``date`` (Hive folders ``track=<track>/date=<YYYY-MM-DD>``), so a driver's history at a track reads that
+track's files only. Telemetry stays per session (one object per session, named by its catalog row).
+
+Writes are appends only, each one commit: a commit is one new log entry written with a conditional PUT
+(``If-None-Match``), so writers never overwrite each other and a losing writer retries on the next version
+(delta-rs does; a failure past its retries is retried here). A session published again appends a newer
+publication; readers keep each session's newest ``published_at`` (its rows in every table carry it), and a
+deletion is a newer catalog row marked ``deleted``. Compaction, checkpoints and vacuum are the library's (:meth:`LakeTables.maintain`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from deltalake import DeltaTable, write_deltalake
+from deltalake.exceptions import CommitFailedError, TableNotFoundError
+
+from shared.lake_url import LakeTarget
+
+TABLES_DIR = "_delta"
+# table -> the hot store's table its rows come from, and the per-session file stem they are published as
+TABLES = {"sessions": "session", "laps": "laps", "corners": "corners", "events": "events"}
+PARTITION_BY = ["track", "date"]
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_COMMIT_TRIES = 20
+
+
+def partition_values(track_id: object, started_at: object) -> tuple[str, str]:
+    """(track, date) of a session: its track id and start date made safe for a key, ``unknown`` /
+    ``undated`` when not known (the same values as the S3 objects' Hive keys)."""
+    track = _UNSAFE.sub("_", str(track_id)) if track_id else "unknown"
+    date = _UNSAFE.sub("_", str(started_at)[:10]) if started_at is not None else "undated"
+    return track, date
+
+
+@dataclass(frozen=True)
+class LakeTables:
+    """The Delta tables of one lake: ``root`` a local directory or ``s3://bucket/prefix``."""
+
+    root: str
+    options: dict[str, str] = field(default_factory=dict)  # deltalake storage options (S3)
+
+    @classmethod
+    def local(cls, lake_dir: Path) -> LakeTables:
+        return cls(str(Path(lake_dir).resolve()))
+
+    @classmethod
+    def s3(cls, target: LakeTarget) -> LakeTables:
+        return cls(target.url, dict(target.options))
+
+    def uri(self, name: str) -> str:
+        return f"{self.root.rstrip('/')}/{TABLES_DIR}/{name}"
+
+    def table(self, name: str) -> DeltaTable | None:
+        """The table's newest version; None when it was never written."""
+        try:
+            return DeltaTable(self.uri(name), storage_options=self.options or None)
+        except TableNotFoundError:
+            return None
+
+    def append(self, name: str, rows: pa.Table) -> None:
+        """One commit adding ``rows`` (which carry the partition columns); new columns are added to the
+        table's schema. A commit that loses to another writer's past delta-rs's own retries is retried."""
+        if rows.num_rows == 0:
+            return
+        for attempt in range(_COMMIT_TRIES):
+            try:
+                write_deltalake(
+                    self.uri(name),
+                    rows,
+                    mode="append",
+                    partition_by=PARTITION_BY,
+                    schema_mode="merge",
+                    storage_options=self.options or None,
+                )
+                return
+            except CommitFailedError:  # e.g. two writers creating the table at once: one wins
+                if attempt == _COMMIT_TRIES - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+
+    def read(self, name: str, session_ids: list[str] | None = None) -> pa.Table | None:
+        """Every row of a table (or of ``session_ids``' rows); None when it was never written."""
+        dt = self.table(name)
+        if dt is None:
+            return None
+        flt = None if session_ids is None else pc.field("session_id").isin(sorted(set(session_ids)))
+        return dt.to_pyarrow_dataset().to_table(filter=flt)
+
+    def version(self, name: str) -> int | None:
+        dt = self.table(name)
+        return None if dt is None else dt.version()
+
+    def maintain(self, name: str, retention_hours: float = 1.0) -> dict[str, Any]:
+        """Compact small files, write a checkpoint, vacuum files no version newer than
+        ``retention_hours`` needs, drop expired log entries: all through the library."""
+        dt = self.table(name)
+        if dt is None:
+            return {"table": name, "written": False}
+        metrics = dt.optimize.compact()
+        dt.create_checkpoint()
+        removed = dt.vacuum(
+            retention_hours=int(retention_hours), enforce_retention_duration=False, dry_run=False
+        )
+        dt.cleanup_metadata()
+        return {
+            "table": name,
+            "written": True,
+            "files_added": int(metrics.get("numFilesAdded", 0)),
+            "files_removed": int(metrics.get("numFilesRemoved", 0)),
+            "vacuumed": len(removed),
+            "version": dt.version(),
+        }
+
+
+def session_tables(
+    tables: LakeTables,
+    row: pa.Table,
+    read: Callable[[str], pa.Table | None],
+    before_row: Callable[[], None] | None = None,
+) -> None:
+    """Append a finished session's publication: its laps, corners and events (``read(stem)``: the
+    session's per-session file), then its catalog row (``row``: one row with ``published_at``) last, so
+    the catalog never names a publication whose rows are missing. Already appended (a redo after a
+    crash): each table's rows of this publication are not appended twice."""
+    r = row.to_pylist()[0]
+    track, date = partition_values(r.get("track_id"), r.get("started_at"))
+    sid, published = r["session_id"], r["published_at"]
+    for name, stem in reversed(TABLES.items()):  # the catalog row (first in TABLES) last
+        got = row if name == "sessions" else read(stem)
+        if name == "sessions" and before_row is not None:
+            before_row()
+        if got is None or got.num_rows == 0 or _has(tables, name, sid, published):
+            continue
+        if name != "sessions":
+            got = got.append_column(
+                "published_at", pa.array([published] * got.num_rows, row.schema.field("published_at").type)
+            )
+        got = got.append_column("track", pa.array([track] * got.num_rows, pa.string()))
+        got = got.append_column("date", pa.array([date] * got.num_rows, pa.string()))
+        tables.append(name, got)
+
+
+def _has(tables: LakeTables, name: str, sid: str, published: object) -> bool:
+    dt = tables.table(name)
+    if dt is None:
+        return False
+    flt = (pc.field("session_id") == sid) & (
+        pc.field("published_at") == pa.scalar(published, pa.timestamp("us", tz="UTC"))
+    )
+    return dt.to_pyarrow_dataset().count_rows(filter=flt) > 0
