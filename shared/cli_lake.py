@@ -20,12 +20,15 @@ DataDir = Annotated[
 
 
 def _settings(data_dir: Path | None):  # type: ignore[no-untyped-def]
+    from pydantic import ValidationError
+
     from shared.settings import settings_for
 
     try:
         return settings_for(data_dir)
     except ValueError as exc:  # a bad PITWALL_LAKE_URL or S3 setting: one line naming it
-        err.print(f"[red]error[/red]: {str(exc).splitlines()[0]}")
+        msg = "; ".join(e["msg"] for e in exc.errors()) if isinstance(exc, ValidationError) else str(exc)
+        err.print(f"[red]error[/red]: {msg.splitlines()[0]}")
         raise typer.Exit(2) from exc
 
 
@@ -64,7 +67,9 @@ def migrate_cmd(
 @lake_app.command("maintain")
 def maintain_cmd(
     data_dir: DataDir = None,
-    retention_hours: Annotated[float, typer.Option(help="Keep files older versions need this long")] = 1.0,
+    retention_hours: Annotated[
+        int, typer.Option(help="Keep files that versions of the last N hours need")
+    ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Compact the tables' small files, write checkpoints, vacuum files no recent version needs."""

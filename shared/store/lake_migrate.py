@@ -86,6 +86,6 @@ def _counts(tables: LakeTables) -> dict[str, int]:
     return out
 
 
-def maintain(tables: LakeTables, retention_hours: float = 1.0) -> list[dict[str, Any]]:
+def maintain(tables: LakeTables, retention_hours: int = 1) -> list[dict[str, Any]]:
     """Compaction, a checkpoint and vacuum of every table (the library's own operations)."""
     return [tables.maintain(name, retention_hours) for name in TABLES]

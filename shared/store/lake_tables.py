@@ -108,7 +108,7 @@ class LakeTables:
         dt = self.table(name)
         return None if dt is None else dt.version()
 
-    def maintain(self, name: str, retention_hours: float = 1.0) -> dict[str, Any]:
+    def maintain(self, name: str, retention_hours: int = 1) -> dict[str, Any]:
         """Compact small files, write a checkpoint, vacuum files no version newer than
         ``retention_hours`` needs, drop expired log entries: all through the library."""
         dt = self.table(name)
@@ -116,9 +116,7 @@ class LakeTables:
             return {"table": name, "written": False}
         metrics = dt.optimize.compact()
         dt.create_checkpoint()
-        removed = dt.vacuum(
-            retention_hours=int(retention_hours), enforce_retention_duration=False, dry_run=False
-        )
+        removed = dt.vacuum(retention_hours=retention_hours, enforce_retention_duration=False, dry_run=False)
         dt.cleanup_metadata()
         return {
             "table": name,
