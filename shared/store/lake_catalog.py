@@ -18,9 +18,11 @@ from __future__ import annotations
 import contextlib
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -29,7 +31,7 @@ import pyarrow.parquet as pq
 
 from shared.faults import crash_point
 from shared.lake_url import LakeTarget
-from shared.store.lake_tables import LakeTables, partition_values, session_tables
+from shared.store.lake_tables import LakeTables, partition_values, publish
 
 CATALOG_DIR = "_catalog"  # the layout before the Delta table: read until migrated
 KEYS_COLUMN = "object_keys"
@@ -194,10 +196,16 @@ class SpooledRow:
         return False
 
 
-def object_reader(fs: pafs.FileSystem, target: LakeTarget, keys: list[str]):  # type: ignore[no-untyped-def]
-    """A session's per-session table by file stem, read from its object (None when it has none)."""
+def object_reader(
+    fs: pafs.FileSystem, target: LakeTarget
+) -> Callable[[dict[str, Any], str], pa.Table | None]:
+    """A finished session's per-session table by file stem, read from the object its catalog row names
+    (None for a live session or a deletion: their catalog row only)."""
 
-    def read(stem: str) -> pa.Table | None:
+    def read(row: dict[str, Any], stem: str) -> pa.Table | None:
+        if row.get("status") == "live" or row.get(DELETED_COLUMN):
+            return None
+        keys = row.get(KEYS_COLUMN) or []
         key = next(
             (k for k in keys if k.rsplit("/", 1)[-1] == f"{stem}.parquet" and "/telemetry/" not in k), None
         )
@@ -207,23 +215,14 @@ def object_reader(fs: pafs.FileSystem, target: LakeTarget, keys: list[str]):  # 
 
 
 def merge_into_catalog(fs: pafs.FileSystem, target: LakeTarget, new: pa.Table) -> tuple[list[str], set[str]]:
-    """Append the publications in ``new`` (a row per session, objects already up) to the catalog: a
-    finished session's laps, corners and events first (read from its objects), its catalog row last;
-    a live one's row only. A publication already appended is not appended again. Returns the keys the
+    """Append the publications in ``new`` (a row per session, objects already up) to the catalog: the
+    finished sessions' laps, corners and events first (read from their objects), the catalog rows last,
+    one commit per table (:func:`shared.store.lake_tables.publish`); a live session: its row only. Returns the keys the
     sessions' previous rows named and the new ones do not (superseded: compacted lap files, a moved
     session), and the keys the new rows name."""
     sids = new.column("session_id").to_pylist()
     before = _keys_of(read_catalog(fs, target, session_ids=sids))
-    tables = LakeTables.s3(target)
-    for i in range(new.num_rows):
-        row = new.slice(i, 1)
-        if row.column("status")[0].as_py() == "live":
-            session_tables(tables, row, lambda _stem: None)
-        else:
-            keys = row.column(KEYS_COLUMN)[0].as_py() or []
-            session_tables(
-                tables, row, object_reader(fs, target, keys), lambda: crash_point("tables_appended")
-            )
+    publish(LakeTables.s3(target), new, object_reader(fs, target), lambda: crash_point("tables_appended"))
     after = _keys_of(new)
     return sorted(before - after), after
 

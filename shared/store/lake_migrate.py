@@ -20,58 +20,53 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from shared.ids import is_id
 from shared.lake_url import LakeTarget
-from shared.store.lake_catalog import (
-    DELETED_COLUMN,
-    KEYS_COLUMN,
-    legacy_fragments,
-    object_reader,
-    read_catalog,
-)
+from shared.store.lake_catalog import legacy_fragments, object_reader, read_catalog
 from shared.store.lake_read import LocalSession
-from shared.store.lake_tables import TABLES, LakeTables, session_tables
+from shared.store.lake_tables import TABLES, LakeTables, publish
 
 _STAMP = pa.timestamp("us", tz="UTC")
 
 
 def migrate_local(lake_dir: Path) -> dict[str, Any]:
-    """Every session folder of a local lake into its Delta tables. Returns the sessions converted
-    (``sessions``) and the rows of each table after the run (``rows``)."""
-    tables = LakeTables.local(lake_dir)
+    """Every session folder of a local lake into its Delta tables (one commit per table). Returns the
+    sessions converted (``sessions``) and the rows of each table after the run (``rows``)."""
     root = Path(lake_dir) / "sessions"
-    seen = 0
+    rows = []
     for d in sorted(root.iterdir()) if root.is_dir() else []:
         f = d / "session.parquet"
         if not (is_id(d.name) and f.is_file()):
             continue
         when = datetime.fromtimestamp(f.stat().st_mtime, UTC)
         row = pq.read_table(f)
-        row = row.append_column("published_at", pa.array([when] * row.num_rows, _STAMP))
-        session_tables(tables, row, LocalSession(lake_dir, d.name).table)
-        seen += 1
-    return {"sessions": seen, "rows": _counts(tables)}
+        rows.append(row.append_column("published_at", pa.array([when] * row.num_rows, _STAMP)))
+    tables = LakeTables.local(lake_dir)
+    if rows:
+        publish(
+            tables,
+            pa.concat_tables(rows, promote_options="permissive"),
+            lambda r, stem: LocalSession(lake_dir, r["session_id"]).table(stem),
+        )
+    return {"sessions": len(rows), "rows": _counts(tables)}
 
 
 def migrate_s3(fs: pafs.FileSystem, target: LakeTarget) -> dict[str, Any]:
-    """The old catalog fragments of an S3 lake into its Delta tables, then the fragments deleted."""
+    """The old catalog fragments of an S3 lake into its Delta tables (one commit per table), then the
+    fragments deleted."""
     tables = LakeTables.s3(target)
     listed = legacy_fragments(fs, target)
     old = read_catalog(fs, target, listed=listed, keep_deleted=True)
-    for i in range(old.num_rows if old is not None else 0):
-        assert old is not None
-        row = old.slice(i, 1)
-        r = row.to_pylist()[0]
-        if r.get("published_at") is None:  # a row written before rows were dated: dated now, once
-            now = pa.array([datetime.now(UTC)], _STAMP)
-            row = row.set_column(row.schema.get_field_index("published_at"), "published_at", now)
-        if r.get(DELETED_COLUMN) or r.get("status") == "live":
-            session_tables(tables, row, lambda _stem: None)
-        else:
-            session_tables(tables, row, object_reader(fs, target, r.get(KEYS_COLUMN) or []))
+    if old is not None and old.num_rows:
+        if "published_at" not in old.column_names:  # rows written before rows were dated: dated now
+            old = old.append_column("published_at", pa.nulls(old.num_rows, _STAMP))
+        when = pc.fill_null(old.column("published_at").cast(_STAMP), pa.scalar(datetime.now(UTC), _STAMP))
+        old = old.set_column(old.schema.get_field_index("published_at"), "published_at", when)
+        publish(tables, old, object_reader(fs, target))
     for info in listed:
         with contextlib.suppress(FileNotFoundError):
             fs.delete_file(info.path)

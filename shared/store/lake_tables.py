@@ -128,39 +128,48 @@ class LakeTables:
         }
 
 
-def session_tables(
+def publish(
     tables: LakeTables,
-    row: pa.Table,
-    read: Callable[[str], pa.Table | None],
+    rows: pa.Table,
+    read: Callable[[dict[str, Any], str], pa.Table | None],
     before_row: Callable[[], None] | None = None,
 ) -> None:
-    """Append a finished session's publication: its laps, corners and events (``read(stem)``: the
-    session's per-session file), then its catalog row (``row``: one row with ``published_at``) last, so
-    the catalog never names a publication whose rows are missing. Already appended (a redo after a
-    crash): each table's rows of this publication are not appended twice."""
-    r = row.to_pylist()[0]
-    track, date = partition_values(r.get("track_id"), r.get("started_at"))
-    sid, published = r["session_id"], r["published_at"]
-    for name, stem in reversed(TABLES.items()):  # the catalog row (first in TABLES) last
-        got = row if name == "sessions" else read(stem)
+    """Append publications of sessions, one commit per table for all of them: their laps, corners and
+    events (``read(row, stem)``: that session's per-session table, None for none), then their catalog rows
+    (``rows``: one per publication, with ``published_at``) last, so the catalog never names a publication
+    whose rows are missing. A publication a table already has (a redo after a crash, a second migration)
+    is not appended to it again. ``before_row``: called between the tables and the rows (a crash point)."""
+    stamp = pa.timestamp("us", tz="UTC")
+    rows = rows.set_column(
+        rows.schema.get_field_index("published_at"), "published_at", rows.column("published_at").cast(stamp)
+    )
+    listed = rows.to_pylist()
+    sids = sorted({r["session_id"] for r in listed})
+    for name, stem in reversed(TABLES.items()):  # the catalog rows (first in TABLES) last
         if name == "sessions" and before_row is not None:
             before_row()
-        if got is None or got.num_rows == 0 or _has(tables, name, sid, published):
-            continue
-        if name != "sessions":
-            got = got.append_column(
-                "published_at", pa.array([published] * got.num_rows, row.schema.field("published_at").type)
-            )
-        got = got.append_column("track", pa.array([track] * got.num_rows, pa.string()))
-        got = got.append_column("date", pa.array([date] * got.num_rows, pa.string()))
-        tables.append(name, got)
+        done = _published(tables, name, sids)
+        parts = []
+        for i, r in enumerate(listed):
+            if (r["session_id"], r["published_at"]) in done:
+                continue
+            got = rows.slice(i, 1) if name == "sessions" else read(r, stem)
+            if got is None or got.num_rows == 0:
+                continue
+            n = got.num_rows
+            track, date = partition_values(r.get("track_id"), r.get("started_at"))
+            if name != "sessions":
+                got = got.append_column("published_at", pa.array([r["published_at"]] * n, stamp))
+            got = got.append_column("track", pa.array([track] * n, pa.string()))
+            parts.append(got.append_column("date", pa.array([date] * n, pa.string())))
+        if parts:
+            tables.append(name, pa.concat_tables(parts, promote_options="permissive"))
 
 
-def _has(tables: LakeTables, name: str, sid: str, published: object) -> bool:
-    dt = tables.table(name)
-    if dt is None:
-        return False
-    flt = (pc.field("session_id") == sid) & (
-        pc.field("published_at") == pa.scalar(published, pa.timestamp("us", tz="UTC"))
-    )
-    return dt.to_pyarrow_dataset().count_rows(filter=flt) > 0
+def _published(tables: LakeTables, name: str, sids: list[str]) -> set[tuple[str, Any]]:
+    """The (session, published_at) publications ``name`` already holds of these sessions."""
+    got = tables.read(name, sids)
+    if got is None or got.num_rows == 0:
+        return set()
+    pairs = got.select(["session_id", "published_at"]).to_pylist()
+    return {(p["session_id"], p["published_at"]) for p in pairs}

@@ -26,7 +26,7 @@ from shared.store.lake_catalog import forget_local
 from shared.store.lake_check import session_problem
 from shared.store.lake_layout import glob_for, lap_path, session_dir, table_path, write_parquet_atomic
 from shared.store.lake_read import LocalSession
-from shared.store.lake_tables import LakeTables, session_tables
+from shared.store.lake_tables import LakeTables, publish
 from shared.store.schema import ALL_DDL, LAKE_TABLES
 
 if TYPE_CHECKING:
@@ -110,10 +110,11 @@ class LakePublisher:
         corners, events: :mod:`shared.store.lake_tables`), from the files just put in place."""
         row = self._arrow("SELECT * FROM sessions WHERE session_id = ?", [session_id])
         now = pa.array([datetime.now(UTC)] * row.num_rows, pa.timestamp("us", tz="UTC"))
-        session_tables(
+        files = LocalSession(self.lake_dir, session_id)
+        publish(
             LakeTables.local(self.lake_dir),
             row.append_column("published_at", now),
-            LocalSession(self.lake_dir, session_id).table,
+            lambda _r, stem: files.table(stem),
         )
 
     def store_analysis(self, session_id: str) -> None:
