@@ -2,6 +2,7 @@
 on a real SeaweedFS server on loopback: what decided the lake's table format (``docs/SCALING.md``).
 
     python bench/lake_format.py [--sessions 500] [--writers 8 40] [--json out.json]
+    python bench/lake_format.py --sessions 0 --catalog 1000 10000 [--commits 1000]
 
 Per format, on one table of lap rows partitioned by track and date (a publish = one session's laps, one
 commit):
@@ -293,6 +294,45 @@ def history(fmt: Any, sessions: int) -> tuple[str, dict[str, Any]]:
     }
 
 
+def catalog_scale(s3: SeaweedS3, sessions: int, commits: int) -> dict[str, Any]:
+    """Pitwall's own catalog (``shared.store.lake_catalog``) of ``sessions`` rows written in ``commits``
+    appends: what a reader pays to load it whole, to follow one more commit incrementally, and after
+    compaction and a checkpoint."""
+    from deltalake import DeltaTable
+
+    from shared.lake_url import LakeTarget
+    from shared.store.lake_catalog import fragments, read_catalog
+    from shared.store.lake_tables import LakeTables
+
+    opts = DeltaFormat(s3).opts
+    target = LakeTarget(s3.bucket, f"catalog{sessions}", tuple(sorted(opts.items())))
+    tables, fs = LakeTables.s3(target), s3.filesystem()
+    rows = session_rows(sessions).filter(pc.field("lap") == 1)
+    now = pa.array([datetime.now(UTC)] * rows.num_rows, pa.timestamp("us", tz="UTC"))
+    rows = rows.append_column("published_at", now).append_column("track", rows.column("track_id"))
+    per = max(1, sessions // commits)
+    t0 = time.perf_counter()
+    for start in range(0, sessions, per):
+        tables.append("sessions", rows.slice(start, per))
+    out: dict[str, Any] = {"sessions": sessions, "commits": commits, "write_s": round(time.perf_counter() - t0, 1)}
+
+    def load() -> float:
+        t = time.perf_counter()
+        got = read_catalog(fs, target, listed=fragments(fs, target))
+        assert got is not None and got.num_rows == sessions
+        return round((time.perf_counter() - t) * 1000, 1)
+
+    out["full_read_ms"] = load()
+    dt = DeltaTable(tables.uri("sessions"), storage_options=opts)
+    tables.append("sessions", rows.slice(0, 1))
+    t1 = time.perf_counter()
+    dt.update_incremental()
+    out["incremental_ms"] = round((time.perf_counter() - t1) * 1000, 1)
+    out["maintain"] = tables.maintain("sessions", retention_hours=0)
+    out["full_read_after_maintain_ms"] = load()
+    return out
+
+
 def run(fmt: Any, sessions: int, writers: list[int]) -> dict[str, Any]:
     out: dict[str, Any] = {"format": fmt.name}
     out["concurrent"] = []
@@ -319,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--writers", type=int, nargs="+", default=[8, 40])
     ap.add_argument("--only", choices=["delta", "iceberg"], default=None)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--catalog", type=int, nargs="*", default=[], help="also: a catalog of N sessions")
+    ap.add_argument("--commits", type=int, default=1000, help="the catalog's commits")
     args = ap.parse_args(argv)
     formats: list[Callable[[SeaweedS3], Any]] = [DeltaFormat, IcebergFormat]
     if args.only:
@@ -327,7 +369,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="pitwall-lakeformat-") as tmp:
         s3 = SeaweedS3(Path(tmp), iceberg=True).start()
         try:
-            for make in formats:
+            for n in args.catalog:
+                results.append(catalog_scale(s3, n, min(n, args.commits)))
+                _say(results[-1])
+            for make in formats if args.sessions else []:
                 res = run(make(s3), args.sessions, args.writers)
                 results.append(res)
                 sys.stdout.write(json.dumps(res, indent=1) + "\n")

@@ -16,7 +16,6 @@ beside the table, until ``pitwall lake migrate`` has converted it (:mod:`shared.
 from __future__ import annotations
 
 import contextlib
-import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,13 +30,12 @@ import pyarrow.parquet as pq
 
 from shared.faults import crash_point
 from shared.lake_url import LakeTarget
-from shared.store.lake_tables import LakeTables, partition_values, publish
+from shared.store.lake_tables import LakeTables, key_part, partition_values, publish
 
 CATALOG_DIR = "_catalog"  # the layout before the Delta table: read until migrated
 KEYS_COLUMN = "object_keys"
 DELETED_COLUMN = "deleted"  # a deletion: the session's newest row, so it wins over any older row
 DELTA_MARK = "_delta/sessions"  # the "path" of the Delta catalog's entry in :func:`fragments`
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def hive_base(session_id: str, track_id: str | None, started_at: object) -> str:
@@ -48,7 +46,7 @@ def hive_base(session_id: str, track_id: str | None, started_at: object) -> str:
 
 def fragment_key(writer: str) -> str:
     """The old layout's catalog object of one writer (read until migrated)."""
-    return f"{CATALOG_DIR}/sessions-{_UNSAFE.sub('_', writer)}.parquet"
+    return f"{CATALOG_DIR}/sessions-{key_part(writer)}.parquet"
 
 
 def legacy_fragments(fs: pafs.FileSystem, target: LakeTarget) -> list[pafs.FileInfo]:
@@ -222,7 +220,9 @@ def merge_into_catalog(fs: pafs.FileSystem, target: LakeTarget, new: pa.Table) -
     session), and the keys the new rows name."""
     sids = new.column("session_id").to_pylist()
     before = _keys_of(read_catalog(fs, target, session_ids=sids))
-    publish(LakeTables.s3(target), new, object_reader(fs, target), lambda: crash_point("tables_appended"))
+    closed = any(s != "live" for s in new.column("status").to_pylist())
+    between = (lambda: crash_point("tables_appended")) if closed else None
+    publish(LakeTables.s3(target), new, object_reader(fs, target), between)
     after = _keys_of(new)
     return sorted(before - after), after
 

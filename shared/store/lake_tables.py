@@ -7,9 +7,9 @@
     <lake>/_delta/events     ``driver_events``
 
 ``<lake>`` is the local lake directory or ``s3://bucket/prefix``: the same ``deltalake`` call writes and
-reads both (the S3 settings become its storage options). Every table is partitioned by ``track`` and
-``date`` (Hive folders ``track=<track>/date=<YYYY-MM-DD>``), so a driver's history at a track reads that
-track's files only. Telemetry stays per session (one object per session, named by its catalog row).
+reads both (the S3 settings become its storage options). Laps, corners and events are partitioned by
+``track`` and ``date`` (Hive folders ``track=<track>/date=<YYYY-MM-DD>``), so a driver's history at a track
+reads that track's files only; the catalog, read whole, by ``track`` only (every row still has ``date``). Telemetry stays per session (one object per session, named by its catalog row).
 
 Writes are appends only, each one commit: a commit is one new log entry written with a conditional PUT
 (``If-None-Match``), so writers never overwrite each other and a losing writer retries on the next version
@@ -20,6 +20,7 @@ deletion is a newer catalog row marked ``deleted``. Compaction, checkpoints and 
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -35,18 +36,32 @@ from deltalake.exceptions import CommitFailedError, TableNotFoundError
 from shared.lake_url import LakeTarget
 
 TABLES_DIR = "_delta"
-# table -> the hot store's table its rows come from, and the per-session file stem they are published as
+# table -> the per-session file its rows come from (``sessions/<id>/<stem>.parquet``, or its S3 object)
 TABLES = {"sessions": "session", "laps": "laps", "corners": "corners", "events": "events"}
-PARTITION_BY = ["track", "date"]
+# the catalog is read whole (``/sessions``): by track only, so compaction leaves a file per track; the
+# other tables are read by session or by driver at a track: by track and date
+PARTITION_BY = {
+    "sessions": ["track"],
+    "laps": ["track", "date"],
+    "corners": ["track", "date"],
+    "events": ["track", "date"],
+}
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _COMMIT_TRIES = 20
+MAINTAIN_EVERY = 50  # versions between compactions of a table (by whichever writer reaches one)
+log = logging.getLogger(__name__)
+
+
+def key_part(text: str) -> str:
+    """``text`` safe in an object key or a partition folder (letters, digits, ``.``, ``_``, ``-``)."""
+    return _UNSAFE.sub("_", text)
 
 
 def partition_values(track_id: object, started_at: object) -> tuple[str, str]:
     """(track, date) of a session: its track id and start date made safe for a key, ``unknown`` /
     ``undated`` when not known (the same values as the S3 objects' Hive keys)."""
-    track = _UNSAFE.sub("_", str(track_id)) if track_id else "unknown"
-    date = _UNSAFE.sub("_", str(started_at)[:10]) if started_at is not None else "undated"
+    track = key_part(str(track_id)) if track_id else "unknown"
+    date = key_part(str(started_at)[:10]) if started_at is not None else "undated"
     return track, date
 
 
@@ -77,24 +92,32 @@ class LakeTables:
 
     def append(self, name: str, rows: pa.Table) -> None:
         """One commit adding ``rows`` (which carry the partition columns); new columns are added to the
-        table's schema. A commit that loses to another writer's past delta-rs's own retries is retried."""
+        table's schema. A commit that loses to another writer's past delta-rs's own retries is retried.
+        Every :data:`MAINTAIN_EVERY` versions the writer that reached it compacts the table (a file per
+        partition, not one per publication) and checkpoints it (readers replay a short log)."""
         if rows.num_rows == 0:
             return
         for attempt in range(_COMMIT_TRIES):
+            dt = self.table(name)
             try:
                 write_deltalake(
-                    self.uri(name),
+                    self.uri(name) if dt is None else dt,
                     rows,
                     mode="append",
-                    partition_by=PARTITION_BY,
+                    partition_by=PARTITION_BY[name],
                     schema_mode="merge",
                     storage_options=self.options or None,
                 )
-                return
+                break
             except CommitFailedError:  # e.g. two writers creating the table at once: one wins
                 if attempt == _COMMIT_TRIES - 1:
                     raise
                 time.sleep(0.05 * (attempt + 1))
+        if dt is not None and dt.version() % MAINTAIN_EVERY == 0:
+            try:
+                self.maintain(name)
+            except Exception:  # the rows are committed; a lost race with another compaction: next time
+                log.warning("compacting the lake table %s failed; tried again later", name, exc_info=True)
 
     def read(self, name: str, session_ids: list[str] | None = None) -> pa.Table | None:
         """Every row of a table (or of ``session_ids``' rows); None when it was never written."""

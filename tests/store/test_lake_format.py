@@ -191,3 +191,27 @@ def test_migrate_converts_an_s3_lake_the_old_layout_read_until_then(old_local: P
         )  # type: ignore[union-attr]
     finally:
         w.stop()
+
+
+def test_a_table_is_compacted_and_checkpointed_every_50_versions(tmp_path: Path) -> None:
+    """60 publications, one commit each: the writer that reaches version 50 compacts the 51 files of the
+    one partition into one and checkpoints; the 9 after it add a file each. Every row is still there."""
+    from datetime import UTC, datetime
+
+    tables = LakeTables.local(tmp_path / "lake")
+    for i in range(60):
+        tables.append(
+            "sessions",
+            pa.table(
+                {
+                    "session_id": [f"s{i:02d}"],
+                    "track": ["sonoma"],
+                    "date": ["2026-11-27"],
+                    "published_at": pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")),
+                }
+            ),  # fmt: skip
+        )
+    dt = tables.table("sessions")
+    assert dt is not None and len(dt.file_uris()) == 1 + 9
+    assert sorted(dt.to_pyarrow_table().column("session_id").to_pylist()) == [f"s{i:02d}" for i in range(60)]
+    assert (tmp_path / "lake" / "_delta" / "sessions" / "_delta_log" / "_last_checkpoint").is_file()
