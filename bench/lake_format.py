@@ -314,7 +314,11 @@ def catalog_scale(s3: SeaweedS3, sessions: int, commits: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     for start in range(0, sessions, per):
         tables.append("sessions", rows.slice(start, per))
-    out: dict[str, Any] = {"sessions": sessions, "commits": commits, "write_s": round(time.perf_counter() - t0, 1)}
+    out: dict[str, Any] = {
+        "sessions": sessions,
+        "commits": commits,
+        "write_s": round(time.perf_counter() - t0, 1),
+    }
 
     def load() -> float:
         t = time.perf_counter()
