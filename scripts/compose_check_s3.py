@@ -62,19 +62,27 @@ infos = fs.get_file_info(pafs.FileSelector(root, recursive=True, allow_not_found
 objs = {i.path[len(root) + 1:]: i.size for i in infos if i.type == pafs.FileType.File}
 out = {"objects_in_bucket": len(objs), "session_keys": sorted(k for k in objs if f"session={sid}/" in k)}
 out["session_bytes"] = sum(objs[k] for k in out["session_keys"])
-# the catalog: one fragment per writer (_catalog/sessions-<writer>.parquet); a session's row is the one
-# published last by any writer, and a deleted session's last row is a tombstone
-row, n_rows, frags = None, 0, sorted(k for k in objs if k.startswith("_catalog/sessions"))
-for k in frags:
-    cat = pq.read_table(fs.open_input_file(root + "/" + k))
-    n_rows += cat.num_rows
+# the catalog: the Delta table _delta/sessions, read with deltalake alone; a session's row is the one
+# published last by any writer, and a deleted session's last row is marked deleted
+from deltalake import DeltaTable
+from deltalake.exceptions import TableNotFoundError
+opts = {"AWS_ENDPOINT_URL": os.environ["PITWALL_S3_ENDPOINT"], "AWS_REGION": "us-east-1",
+        "AWS_ACCESS_KEY_ID": os.environ["PITWALL_S3_ACCESS_KEY"],
+        "AWS_SECRET_ACCESS_KEY": os.environ["PITWALL_S3_SECRET_KEY"], "AWS_ALLOW_HTTP": "true"}
+row, n_rows = None, 0
+try:
+    cat = DeltaTable(f"s3://{root}/_delta/sessions", storage_options=opts).to_pyarrow_table()
+except TableNotFoundError:
+    cat = None
+if cat is not None:
+    n_rows = cat.num_rows
     for r in cat.filter(pc.equal(cat["session_id"], sid)).to_pylist():
         if row is None or str(r.get("published_at") or "") > str(row.get("published_at") or ""):
             row = r
 if row is not None and row.get("deleted"):
     row = None
 out["catalog_sessions"] = None if row is None else n_rows
-out["catalog_object"] = [[k, objs[k]] for k in frags]
+out["catalog_log"] = sum(1 for k in objs if k.startswith("_delta/sessions/_delta_log/"))
 if row is not None:
     named = sorted(row["object_keys"] or [])
     out["named"] = named

@@ -15,6 +15,7 @@ _COMMAND_MODULES = (
     "shared.cli_gold",  # gold list/show/clear
     "shared.cli_share",  # export, delete
     "shared.cli_repair",  # repair
+    "shared.cli_lake",  # lake migrate, lake maintain
     "shared.cli_channels",  # channels
     "services.hotpath.cli",  # hotpath, replay
     "services.paddock.cli",  # paddock

@@ -18,6 +18,7 @@ STEPS = (
     "compacting",  # half the lap files are in the compacted telemetry file (still a temporary file)
     "compacted_spooled",  # the compacted object and small files wait in the spool, its catalog row not yet
     "compacted_uploaded",  # the compacted object is in the bucket, its spool entry not yet removed
+    "tables_appended",  # the session's laps, corners and events are committed to their tables, its row not yet
     "catalog_merged",  # the session's closed catalog row is in the bucket, superseded laps not yet queued
     "superseded_queued",  # the superseded lap objects are queued for deletion, the spool not yet cleared
     "superseded_deleting",  # one superseded lap object deleted, the others not yet

@@ -8,7 +8,7 @@ bucket). It does no I/O at import and never prints a secret.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
@@ -27,10 +27,12 @@ class LakeUnavailable(ValueError):
 
 @dataclass(frozen=True)
 class LakeTarget:
-    """An S3 lake: bucket and key prefix (no leading or trailing slash; may be empty)."""
+    """An S3 lake: bucket and key prefix (no leading or trailing slash; may be empty), and the
+    ``deltalake`` storage options that reach it (endpoint, credentials: never printed)."""
 
     bucket: str
     prefix: str
+    options: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
 
     @property
     def url(self) -> str:
@@ -76,7 +78,21 @@ def lake_url_problem(settings: Any) -> None:
 
 def s3_target(settings: Any) -> LakeTarget:
     p = urlparse(settings.lake_url)
-    return LakeTarget(p.netloc, p.path.strip("/"))
+    return LakeTarget(p.netloc, p.path.strip("/"), delta_options(settings))
+
+
+def delta_options(settings: Any) -> tuple[tuple[str, str], ...]:
+    """The S3 settings as ``deltalake`` storage options (the same endpoint, credentials and timeout as
+    :func:`s3_filesystem`)."""
+    opts = {"AWS_REGION": settings.s3_region, "timeout": f"{max(1, int(settings.s3_timeout_s))}s"}
+    if settings.s3_endpoint:
+        opts["AWS_ENDPOINT_URL"] = settings.s3_endpoint.rstrip("/")
+        if urlparse(settings.s3_endpoint).scheme == "http":
+            opts["AWS_ALLOW_HTTP"] = "true"
+    if settings.s3_access_key is not None:
+        opts["AWS_ACCESS_KEY_ID"] = _secret(settings.s3_access_key)
+        opts["AWS_SECRET_ACCESS_KEY"] = _secret(settings.s3_secret_key)
+    return tuple(sorted(opts.items()))
 
 
 def s3_filesystem(settings: Any, attempts: int = 3) -> pafs.S3FileSystem:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from shared.ids import check_id, is_id
 from shared.paths import PathEscapeError, inside
 from shared.store.hot import HotStore
+from shared.store.lake_catalog import forget_local
 from shared.store.lake_layout import session_dir
 
 if TYPE_CHECKING:
@@ -44,8 +45,10 @@ def tombstoned(lake_dir: Path) -> set[str]:
 
 def _remove_lake_copy(lake_dir: Path, session_id: str) -> bool:
     """Move the session's folder out of ``sessions/`` in one rename (readers see it whole or gone). A
-    folder that is a link out of the lake is never followed (:class:`PathEscapeError`)."""
+    folder that is a link out of the lake is never followed (:class:`PathEscapeError`). Its catalog row
+    is marked deleted (a redo after a crash marks it again: harmless)."""
     src = session_dir(lake_dir, session_id)
+    forget_local(lake_dir, session_id)
     if not src.exists():
         return False
     trash = inside(lake_dir, _TRASH, f"{session_id}.{os.getpid()}")

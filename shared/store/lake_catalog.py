@@ -1,73 +1,84 @@
-"""The session catalog of an S3 lake: small Parquet objects, one row per session, one object per writer.
+"""The session catalog of a lake: the Delta table ``_delta/sessions`` (:mod:`shared.store.lake_tables`).
 
-    <prefix>/_catalog/sessions-<writer>.parquet      the rows of the sessions one uploader publishes
-
-A row is the session's ``sessions`` row (driver, car, track, date, best lap, ...) plus ``object_keys``:
-every object of the session, relative to the lake prefix, under Hive-style keys
-``track=<track>/date=<YYYY-MM-DD>/session=<id>/...``, and ``published_at``. ``/sessions`` reads the catalog
+A row is a publication of a session: its ``sessions`` row (driver, car, track, date, best lap, ...), on S3
+``object_keys`` (every object of the session, relative to the lake prefix, under Hive-style keys
+``track=<track>/date=<YYYY-MM-DD>/session=<id>/...``), and ``published_at``. ``/sessions`` reads the catalog
 instead of listing the bucket, and the paddock reads a session by its own keys, never by a listing.
 
-Several writers share one prefix safely (two cars publishing to one bucket prefix): each uploader is the
-only writer of its own fragment (read, replace the rows of the sessions it uploads, write it back: an
-object is replaced atomically), so no writer can overwrite another's rows. A reader lists ``_catalog/``
-(one LIST of a handful of keys, never the sessions), reads every fragment and keeps, per session, the row
-published last (a deletion is a tombstone row, so it wins over any writer's older row). A conditional
-PUT (``If-None-Match`` / ``If-Match``) would allow one shared object, but pyarrow's S3 filesystem does
-not send those headers (a second write with ``If-None-Match: *`` replaced the object on SeaweedFS), so
-the fragments are what makes concurrent writers safe.
+Several writers share one prefix safely: each publication is an append, one Delta commit, written with a
+conditional PUT of the next log entry, so no writer overwrites another's rows; readers keep each session's
+newest publication, and a deletion is a newer row marked ``deleted``.
+
+The layout before this one (``_catalog/sessions-<writer>.parquet``, one object per writer) is still read,
+beside the table, until ``pitwall lake migrate`` has converted it (:mod:`shared.store.lake_migrate`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from shared.faults import crash_point
 from shared.lake_url import LakeTarget
+from shared.store.lake_tables import LakeTables, key_part, partition_values, publish
 
-CATALOG_DIR = "_catalog"
+CATALOG_DIR = "_catalog"  # the layout before the Delta table: read until migrated
 KEYS_COLUMN = "object_keys"
-DELETED_COLUMN = "deleted"  # a tombstone: the session was deleted (rows of other writers are older)
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+DELETED_COLUMN = "deleted"  # a deletion: the session's newest row, so it wins over any older row
+DELTA_MARK = "_delta/sessions"  # the "path" of the Delta catalog's entry in :func:`fragments`
 
 
 def hive_base(session_id: str, track_id: str | None, started_at: object) -> str:
     """``track=<track>/date=<YYYY-MM-DD>/session=<id>`` (``unknown`` / ``undated`` when not known)."""
-    track = _UNSAFE.sub("_", track_id) if track_id else "unknown"
-    date = str(started_at)[:10] if started_at is not None else "undated"
-    return f"track={track}/date={_UNSAFE.sub('_', date)}/session={session_id}"
+    track, date = partition_values(track_id, started_at)
+    return f"track={track}/date={date}/session={session_id}"
 
 
 def fragment_key(writer: str) -> str:
-    """The catalog object of one writer (an uploader's id: letters, digits, ``-``, ``_``)."""
-    return f"{CATALOG_DIR}/sessions-{_UNSAFE.sub('_', writer)}.parquet"
+    """The old layout's catalog object of one writer (read until migrated)."""
+    return f"{CATALOG_DIR}/sessions-{key_part(writer)}.parquet"
 
 
-def fragments(fs: pafs.FileSystem, target: LakeTarget) -> list[pafs.FileInfo]:
-    """The catalog's fragments (one LIST of ``_catalog/``: a key per writer, never a session's)."""
+def legacy_fragments(fs: pafs.FileSystem, target: LakeTarget) -> list[pafs.FileInfo]:
+    """The old layout's fragments (one LIST of ``_catalog/``; none once migrated)."""
     sel = pafs.FileSelector(target.path(CATALOG_DIR), allow_not_found=True)
     got = [i for i in fs.get_file_info(sel) if i.type == pafs.FileType.File and i.path.endswith(".parquet")]
     return sorted(got, key=lambda i: i.path)
+
+
+def fragments(fs: pafs.FileSystem, target: LakeTarget) -> list[pafs.FileInfo]:
+    """What the catalog is made of now, for :func:`catalog_signature`: the Delta table as one entry (its
+    version as the size, its last commit's time as the time: the log's own listing, from the last
+    checkpoint), and any fragment of the old layout not yet migrated."""
+    out = legacy_fragments(fs, target)
+    dt = LakeTables.s3(target).table("sessions")
+    if dt is not None:
+        last = dt.history(1)
+        when = last[0].get("timestamp", 0) if last else 0
+        out.append(pafs.FileInfo(DELTA_MARK, pafs.FileType.File, size=dt.version(), mtime=when / 1000.0))
+    return out
 
 
 def _read(fs: pafs.FileSystem, path: str) -> pa.Table | None:
     try:
         with fs.open_input_stream(path) as f:
             return pq.read_table(pa.BufferReader(f.read()))
-    except FileNotFoundError:  # removed between the listing and the read
+    except FileNotFoundError:  # removed between the listing and the read (migrated)
         return None
 
 
-def _newest_per_session(table: pa.Table) -> pa.Table:
-    """One row per session: the one published last (a session two writers published)."""
+def _newest_row(table: pa.Table) -> pa.Table:
+    """One row per session: its newest publication (two rows of one time: either, they are equal)."""
     if table.num_rows == 0 or "published_at" not in table.column_names:
         return table
     order = table.sort_by([("session_id", "ascending"), ("published_at", "descending")])
@@ -76,30 +87,55 @@ def _newest_per_session(table: pa.Table) -> pa.Table:
     return order.take(pa.array(keep, pa.int64()))
 
 
-def read_catalog(
-    fs: pafs.FileSystem,
-    target: LakeTarget,
-    writer: str | None = None,
-    listed: list[pafs.FileInfo] | None = None,
-) -> pa.Table | None:
-    """The catalog (every writer's fragment, one row per session; ``listed``: the fragments when just
-    listed), or only ``writer``'s fragment; None when there is none yet."""
-    if writer is not None:
-        return _read(fs, target.path(fragment_key(writer)))
-    infos = fragments(fs, target) if listed is None else listed
-    parts = [t for t in (_read(fs, i.path) for i in infos) if t is not None]
+def _newest(parts: list[pa.Table], session_ids: list[str] | None, keep_deleted: bool) -> pa.Table | None:
+    """One row per session (its newest publication); deleted ones (and the ``deleted`` column) left out
+    unless ``keep_deleted``."""
+    parts = [
+        p.drop_columns([c for c in ("track", "date") if c in p.column_names]) for p in parts if p.num_rows
+    ]
     if not parts:
         return None
-    newest = _newest_per_session(pa.concat_tables(parts, promote_options="permissive"))
-    if DELETED_COLUMN in newest.column_names:  # a session deleted last: gone, whoever published it
-        gone = pc.fill_null(newest.column(DELETED_COLUMN), False)
-        newest = newest.filter(pc.invert(gone)).drop_columns([DELETED_COLUMN])
+    both = pa.concat_tables(parts, promote_options="permissive")
+    if session_ids is not None:
+        both = both.filter(
+            pc.is_in(both.column("session_id"), pa.array(sorted(set(session_ids)), pa.string()))
+        )
+    newest = _newest_row(both)
+    if DELETED_COLUMN in newest.column_names and not keep_deleted:  # deleted last: gone, whoever published it
+        newest = newest.filter(pc.invert(pc.fill_null(newest.column(DELETED_COLUMN), False)))
+        newest = newest.drop_columns([DELETED_COLUMN])
     return newest
 
 
+def read_catalog(
+    fs: pafs.FileSystem,
+    target: LakeTarget,
+    listed: list[pafs.FileInfo] | None = None,
+    session_ids: list[str] | None = None,
+    keep_deleted: bool = False,
+) -> pa.Table | None:
+    """An S3 lake's catalog, one row per session (its newest publication; deleted sessions left out
+    unless ``keep_deleted``): the Delta table and any old-layout fragment (``listed``: as just listed by
+    :func:`fragments`). ``session_ids``: only these sessions' rows. None when there is none yet."""
+    infos = fragments(fs, target) if listed is None else listed
+    parts = [t for t in (_read(fs, i.path) for i in infos if i.path != DELTA_MARK) if t is not None]
+    if any(i.path == DELTA_MARK for i in infos):
+        delta = LakeTables.s3(target).read("sessions", session_ids)
+        parts += [delta] if delta is not None else []
+    return _newest(parts, session_ids, keep_deleted)
+
+
+def read_local_catalog(
+    lake_dir: Path, session_ids: list[str] | None = None, keep_deleted: bool = False
+) -> pa.Table | None:
+    """A local lake's catalog, as :func:`read_catalog` (the same Delta table, under the lake directory)."""
+    delta = LakeTables.local(lake_dir).read("sessions", session_ids)
+    return _newest([delta] if delta is not None else [], session_ids, keep_deleted)
+
+
 def catalog_signature(infos: list[pafs.FileInfo]) -> tuple[int, float]:
-    """(a digest of the fragments' names, sizes and times, the newest time): changes whenever any writer
-    publishes a session."""
+    """(a digest of the catalog's entries: the Delta table's version, old fragments' names, sizes and
+    times; the newest time): changes whenever any writer publishes a session."""
     if not infos:
         return (0, 0.0)
     stamp = [(i.path, i.size, i.mtime_ns) for i in infos]
@@ -120,16 +156,10 @@ def catalog_settled(newest_mtime: float, fetched_at: float) -> bool:
     return fetched_at >= newest_mtime + 1.0 + CLOCK_SLACK_S
 
 
-def _write(fs: pafs.FileSystem, target: LakeTarget, writer: str, table: pa.Table) -> None:
-    with fs.open_output_stream(target.path(fragment_key(writer))) as out:
-        pq.write_table(table, out, compression="zstd")
-
-
-def _keys_of(table: pa.Table | None, session_ids: set[str]) -> set[str]:
+def _keys_of(table: pa.Table | None) -> set[str]:
     if table is None or table.num_rows == 0:
         return set()
-    mask = pc.is_in(table.column("session_id"), pa.array(sorted(session_ids), pa.string()))
-    return {k for keys in table.filter(mask).column(KEYS_COLUMN).to_pylist() for k in keys or []}
+    return {k for keys in table.column(KEYS_COLUMN).to_pylist() for k in keys or []}
 
 
 @dataclass(frozen=True)
@@ -164,39 +194,66 @@ class SpooledRow:
         return False
 
 
-def merge_into_catalog(
-    fs: pafs.FileSystem, target: LakeTarget, new: pa.Table, writer: str
-) -> tuple[list[str], set[str]]:
-    """Replace the rows of the sessions in ``new`` (a row per session) in ``writer``'s fragment, in one
-    PUT (merging the same rows again changes nothing). Returns the keys its old rows named and the new
-    ones do not (superseded: compacted lap files, a moved session), and the keys the new rows name."""
-    sids = set(new.column("session_id").to_pylist())
-    old = read_catalog(fs, target, writer)
-    before = _keys_of(old, sids)
-    if old is not None and old.num_rows:
-        keep = old.filter(pc.invert(pc.is_in(old.column("session_id"), pa.array(sorted(sids), pa.string()))))
-        new = pa.concat_tables([keep, new], promote_options="permissive")
-    _write(fs, target, writer, new.sort_by([("session_id", "ascending")]))
-    after = _keys_of(new, sids)
+def object_reader(
+    fs: pafs.FileSystem, target: LakeTarget
+) -> Callable[[dict[str, Any], str], pa.Table | None]:
+    """A finished session's per-session table by file stem, read from the object its catalog row names
+    (None for a live session or a deletion: their catalog row only)."""
+
+    def read(row: dict[str, Any], stem: str) -> pa.Table | None:
+        if row.get("status") == "live" or row.get(DELETED_COLUMN):
+            return None
+        keys = row.get(KEYS_COLUMN) or []
+        key = next(
+            (k for k in keys if k.rsplit("/", 1)[-1] == f"{stem}.parquet" and "/telemetry/" not in k), None
+        )
+        return None if key is None else _read(fs, target.path(key))
+
+    return read
+
+
+def merge_into_catalog(fs: pafs.FileSystem, target: LakeTarget, new: pa.Table) -> tuple[list[str], set[str]]:
+    """Append the publications in ``new`` (a row per session, objects already up) to the catalog: the
+    finished sessions' laps, corners and events first (read from their objects), the catalog rows last,
+    one commit per table (:func:`shared.store.lake_tables.publish`); a live session: its row only. Returns the keys the
+    sessions' previous rows named and the new ones do not (superseded: compacted lap files, a moved
+    session), and the keys the new rows name."""
+    sids = new.column("session_id").to_pylist()
+    before = _keys_of(read_catalog(fs, target, session_ids=sids))
+    closed = any(s != "live" for s in new.column("status").to_pylist())
+    between = (lambda: crash_point("tables_appended")) if closed else None
+    publish(LakeTables.s3(target), new, object_reader(fs, target), between)
+    after = _keys_of(new)
     return sorted(before - after), after
 
 
-def forget_in_catalog(fs: pafs.FileSystem, target: LakeTarget, session_id: str, writer: str) -> list[str]:
-    """A deleted session: its row in ``writer``'s fragment becomes a tombstone (newer than any writer's
-    row of it, so the session is gone for every reader even if another writer published it too).
-    Returns the keys of its objects (to delete)."""
-    old = read_catalog(fs, target, writer)
-    keys = _keys_of(old, {session_id})
+def _tombstone(tables: LakeTables, session_id: str, old: pa.Table | None) -> None:
+    """A newer row of the session marked deleted, in its partition."""
+    first = old.to_pylist()[0] if old is not None and old.num_rows else {}
+    track, date = partition_values(first.get("track_id"), first.get("started_at"))
     tomb = pa.table(
         {
             "session_id": pa.array([session_id], pa.string()),
             KEYS_COLUMN: pa.array([[]], pa.list_(pa.string())),
             "published_at": pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")),
             DELETED_COLUMN: pa.array([True]),
+            "track": pa.array([track], pa.string()),
+            "date": pa.array([date], pa.string()),
         }
     )
+    tables.append("sessions", tomb)
+
+
+def forget_in_catalog(fs: pafs.FileSystem, target: LakeTarget, session_id: str) -> list[str]:
+    """A deleted session: a newer row marked deleted (the session is gone for every reader, whoever
+    published it). Returns the keys of its objects (to delete)."""
+    old = read_catalog(fs, target, session_ids=[session_id], keep_deleted=True)
+    _tombstone(LakeTables.s3(target), session_id, old)
+    return sorted(_keys_of(old))
+
+
+def forget_local(lake_dir: Path, session_id: str) -> None:
+    """A session deleted from a local lake: its catalog row marked deleted (when it has one)."""
+    old = read_local_catalog(lake_dir, [session_id], keep_deleted=True)
     if old is not None and old.num_rows:
-        keep = old.filter(pc.not_equal(old.column("session_id"), session_id))
-        tomb = pa.concat_tables([keep, tomb], promote_options="permissive")
-    _write(fs, target, writer, tomb.sort_by([("session_id", "ascending")]))
-    return sorted(keys)
+        _tombstone(LakeTables.local(lake_dir), session_id, old)

@@ -157,12 +157,13 @@ def _present(schema: pa.Schema, columns: Sequence[str] | None) -> list[str] | No
 
 def open_session(settings: Any, session_id: str) -> SessionFiles | None:
     """A session's files: the local lake when it holds the session (the car's own copy), else, on an S3
-    lake, the bucket by the session's catalog row (one GET of the catalog). None: not in the lake."""
+    lake, the bucket by the session's catalog row (the catalog table's rows of that session). None: not
+    in the lake."""
     local = LocalSession(settings.lake_dir, session_id)
     if local.exists() or not settings.lake_is_s3:
         return local if local.exists() else None
     fs, target = s3_filesystem(settings), s3_target(settings)
-    cat = read_catalog(fs, target)
+    cat = read_catalog(fs, target, session_ids=[session_id])
     if cat is None:
         return None
     mine = cat.filter(pc.equal(cat.column("session_id"), session_id))

@@ -8,6 +8,7 @@ import logging
 import os
 import secrets
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,8 +22,11 @@ from shared.ids import is_id
 from shared.paths import inside
 from shared.signals import WIDE_COLUMNS, registry_schema, signals_schema, telemetry_schema
 from shared.store.hot import insert_arrow, mark_best_lap
+from shared.store.lake_catalog import forget_local
 from shared.store.lake_check import session_problem
 from shared.store.lake_layout import glob_for, lap_path, session_dir, table_path, write_parquet_atomic
+from shared.store.lake_read import LocalSession
+from shared.store.lake_tables import LakeTables, publish
 from shared.store.schema import ALL_DDL, LAKE_TABLES
 
 if TYPE_CHECKING:
@@ -94,11 +98,24 @@ class LakePublisher:
             shutil.rmtree(staging, ignore_errors=True)
             with contextlib.suppress(OSError):
                 staging_root.rmdir()  # only when no other publish is under way
+        self.publish_tables(session_id)
         crash_point("lake_published")
         if self.mirror is not None:
             self.mirror.session_published(self.con, session_id)
         inside(self.lake_dir / PUBLISHING, session_id).unlink(missing_ok=True)
         return session_dir(self.lake_dir, session_id)
+
+    def publish_tables(self, session_id: str) -> None:
+        """The finished session's publication in the local lake's Delta tables (the catalog row, laps,
+        corners, events: :mod:`shared.store.lake_tables`), from the files just put in place."""
+        row = self._arrow("SELECT * FROM sessions WHERE session_id = ?", [session_id])
+        now = pa.array([datetime.now(UTC)] * row.num_rows, pa.timestamp("us", tz="UTC"))
+        files = LocalSession(self.lake_dir, session_id)
+        publish(
+            LakeTables.local(self.lake_dir),
+            row.append_column("published_at", now),
+            lambda _r, stem: files.table(stem),
+        )
 
     def store_analysis(self, session_id: str) -> None:
         """The session's corner analysis (``shared.analysis``), computed once here: an import and a live
@@ -137,6 +154,7 @@ class LakePublisher:
 
     def remove_session(self, session_id: str) -> None:
         shutil.rmtree(session_dir(self.lake_dir, session_id), ignore_errors=True)
+        forget_local(self.lake_dir, session_id)
         if self.mirror is not None:
             self.mirror.forget(session_id)
 

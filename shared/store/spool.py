@@ -7,7 +7,7 @@
     <data>/spool/forget/<session>       a deleted session: its catalog row and objects are removed
     <data>/spool/delete/<name>.json     superseded keys, deleted after a grace period
     <data>/spool/tmp/                   files being written (a crash leaves them: removed at the next start)
-    <data>/spool/writer                 this spool's writer id: the catalog fragment it alone writes
+    <data>/spool/writer                 this spool's writer id (which car's uploader: /health names it)
 
 The publisher adds entries (a hard link or ``os.replace``: never a partial entry); one uploader thread
 sends them with retries and backoff, never on the frame path. An entry is removed only after the server
@@ -59,8 +59,8 @@ class Spool:
 
     @property
     def writer(self) -> str:
-        """This spool's writer id (random, made once, kept with the spool): the catalog fragment its
-        uploader alone writes, so several cars can publish to one prefix."""
+        """This spool's writer id (random, made once, kept with the spool): which car's uploader this is
+        (``/health``); several cars publish to one prefix through the catalog table's commits."""
         f = self.root / "writer"
         if not f.is_file():
             tmp = self.tmp_path("writer")
@@ -234,7 +234,7 @@ class Uploader:
             done += self._merge(list(rows.values()))
         for f in self.spool.files("forget"):
             sent = self.spool.sent_keys(f.name)
-            for key in sorted({*forget_in_catalog(self.fs, self.target, f.name, self.writer), *sent}):
+            for key in sorted({*forget_in_catalog(self.fs, self.target, f.name), *sent}):
                 self._delete(key)
             self.spool.clear_sent(f.name)
             f.unlink(missing_ok=True)
@@ -254,12 +254,12 @@ class Uploader:
         return done
 
     def _merge(self, rows: list[SpooledRow]) -> int:
-        """Merge the rows into this writer's catalog fragment. A closed row's session: every key this
+        """Append the rows to the catalog table (:func:`merge_into_catalog`). A closed row's session: every key this
         spool sent of it that the row does not name (its lap files, a moved session's old keys) is queued
         for deletion, then its waiting superseded files and its sent record go. Each step may be redone
         after a crash (the row file is removed last)."""
         new = pa.concat_tables([r.table for r in rows], promote_options="permissive")
-        superseded, named = merge_into_catalog(self.fs, self.target, new, self.writer)
+        superseded, named = merge_into_catalog(self.fs, self.target, new)
         closed = [r.path.stem for r in rows if r.closed]
         if closed:
             crash_point("catalog_merged")

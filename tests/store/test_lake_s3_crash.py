@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +24,17 @@ import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
+from deltalake import DeltaTable
 
 from services.hotpath.replay import replay_ws
 from shared.faults import ENV, STEPS
 from shared.lake_url import LakeTarget
 from shared.simulator import simulate
-from shared.store.lake_catalog import fragment_key
+from shared.store.lake_catalog import read_catalog
 from shared.store.spool import Spool, Uploader
 from tests.support.counting_fs import CountingHandler
 from tests.support.procs import start_hotpath
-from tests.support.seaweed import SeaweedS3, seaweed_or_skip
+from tests.support.seaweed import ACCESS_KEY, SECRET_KEY, SeaweedS3, seaweed_or_skip
 
 START = {"driver_id": "ana", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}
 
@@ -84,10 +86,7 @@ def _bucket(w: SeaweedS3, prefix: str, sid: str) -> tuple[dict[str, Any], dict[s
     the session's prefix, and the compacted object's table."""
     fs = w.filesystem()
     root = f"{w.bucket}/{prefix}"
-    frags = fs.get_file_info(pafs.FileSelector(f"{root}/_catalog"))
-    cat = pa.concat_tables(
-        [pq.read_table(i.path, filesystem=fs) for i in frags], promote_options="permissive"
-    )
+    cat = DeltaTable(f"s3://{root}/_delta/sessions", storage_options=_opts(w)).to_pyarrow_table()
     mine = cat.filter(pc.equal(cat.column("session_id"), sid)).sort_by([("published_at", "descending")])
     row = mine.slice(0, 1).to_pylist()[0]
     objects = fs.get_file_info(pafs.FileSelector(root, recursive=True))
@@ -99,6 +98,13 @@ def _bucket(w: SeaweedS3, prefix: str, sid: str) -> tuple[dict[str, Any], dict[s
     }
     compact = next((k for k in row["object_keys"] if k.endswith("/telemetry.parquet")), None)
     return row, tel, None if compact is None else pq.read_table(f"{root}/{compact}", filesystem=fs)
+
+
+def _opts(w: SeaweedS3) -> dict[str, str]:
+    return {
+        "AWS_ENDPOINT_URL": w.endpoint, "AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+        "AWS_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true",
+    }  # fmt: skip
 
 
 def _restart_and_check(weed: SeaweedS3, tmp_path: Path, env: dict[str, str], sid: str, acked: int) -> int:
@@ -191,7 +197,8 @@ def test_the_uploader_merges_the_row_it_read_before_the_objects_and_keeps_a_newe
 ) -> None:
     """A row that arrives during a pass is neither merged before its objects are up nor lost; a closed
     row leaves the laps it supersedes unsent and deletes the ones already up."""
-    spool, target, src = Spool(tmp_path / "spool"), LakeTarget(weed.bucket, "race"), tmp_path / "src"
+    target = LakeTarget(weed.bucket, "race", tuple(sorted(_opts(weed).items())))
+    spool, src = Spool(tmp_path / "spool"), tmp_path / "src"
     src.mkdir()
     base = "track=t/date=2026-01-01/session=S1"
 
@@ -203,8 +210,13 @@ def test_the_uploader_merges_the_row_it_read_before_the_objects_and_keeps_a_newe
         row = src / f"row-{name.replace('/', '-')}"
         pq.write_table(
             pa.table(
-                {"session_id": ["S1"], "status": [status], "object_keys": [[f"{base}/{k}" for k in keys]]}
-            ),
+                {
+                    "session_id": ["S1"],
+                    "status": [status],
+                    "object_keys": [[f"{base}/{k}" for k in keys]],
+                    "published_at": pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")),
+                }
+            ),  # fmt: skip
             row,
         )
         spool.add_catalog_row("S1", row)
@@ -215,7 +227,8 @@ def test_the_uploader_merges_the_row_it_read_before_the_objects_and_keeps_a_newe
     up = Uploader(spool, pafs.PyFileSystem(handler), target, grace_s=0)
 
     def named() -> set[str]:
-        cat = pq.read_table(target.path(fragment_key(up.writer)), filesystem=fs)
+        cat = read_catalog(fs, target)
+        assert cat is not None
         return {k.rsplit("/", 1)[1] for k in cat.column("object_keys")[0].as_py()}
 
     def in_bucket() -> set[str]:
@@ -232,6 +245,8 @@ def test_the_uploader_merges_the_row_it_read_before_the_objects_and_keeps_a_newe
     publish("telemetry.parquet", "closed", ["telemetry.parquet"])  # the closed row supersedes it
     handler.reset()
     up.drain()
-    assert handler.calls["put"] == 2  # the compacted object and the catalog, never lap 3
+    assert (
+        handler.calls["put"] == 1
+    )  # the compacted object (the catalog commits through deltalake), never lap 3
     assert named() == in_bucket() == {"telemetry.parquet"}
     assert _left(tmp_path, ("put", "sent", "catalog", "delete")) == []

