@@ -1,0 +1,193 @@
+"""A channel's figures, per lap or over the session: top speed, rpm, the average speed, the gears used,
+the highest and lowest of any recorded channel (oil pressure, coolant, throttle ...); a channel the file
+does not record is said so plainly, never a zero. Runs SQL (worker thread)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.paddock.questions.families.laps import named_laps
+from services.paddock.questions.model import Answer, Question
+from services.paddock.tools.base import rows
+
+MPH = 1.609344
+WHEELS = ("fl", "fr", "rl", "rr")
+
+# a measure (``words.MEASURES``) -> (telemetry columns, what a driver calls it, unit, figure per lap)
+CHANNELS: dict[str, tuple[tuple[str, ...], str, str, str]] = {
+    "top_speed": (("speed_kmh",), "top speed", "km/h", "max"),
+    "min_speed": (("speed_kmh",), "lowest speed", "km/h", "min"),
+    "speed": (("speed_kmh",), "speed", "km/h", "max"),
+    "rpm": (("rpm",), "engine speed (rpm)", "rpm", "max"),
+    "gear": (("gear",), "gear", "", "max"),
+    "throttle": (("throttle_pct",), "throttle position", "%", "avg"),
+    "brake_pressure": (("brake_bar",), "brake pressure", "bar", "max"),
+    "steering": (("steer_deg",), "steering angle", "°", "max"),
+    "lat_g": (("g_lat",), "lateral acceleration", "g", "max"),
+    "long_g": (("g_long",), "longitudinal acceleration", "g", "max"),
+    "yaw_rate": (("yaw_rate_dps",), "yaw rate", "°/s", "max"),
+    "oil_pressure": (("oil_press_bar",), "oil pressure", "bar", "min"),
+    "oil_temp": (("oil_temp_c",), "oil temperature", "°C", "max"),
+    "coolant_temp": (("water_temp_c",), "coolant temperature", "°C", "max"),
+    "water_pressure": (("water_press_bar",), "water pressure", "bar", "min"),
+    "fuel_pressure": (("fuel_press_bar",), "fuel pressure", "bar", "min"),
+    "fuel_level": (("fuel_level_l",), "fuel level", "l", "min"),
+    "battery_voltage": (("battery_v",), "battery voltage", "V", "min"),
+    "tyre_pressure": (tuple(f"tpms_press_{w}_bar" for w in WHEELS), "tyre pressure", "bar", "max"),
+    "tyre_temp": (tuple(f"tpms_temp_{w}_c" for w in WHEELS), "tyre temperature", "°C", "max"),
+    "wheel_speed": (tuple(f"wheel_speed_{w}_kmh" for w in WHEELS), "wheel speed", "km/h", "max"),
+    "altitude": (("alt_m",), "altitude", "m", "max"),
+}
+# measures a driver may name that no telemetry column holds: always "not recorded"
+UNRECORDED = {"lambda": "lambda (air-fuel ratio)", "boost": "boost pressure", "exhaust_temp": "exhaust temperature"}
+
+
+def label(measure: str) -> str:
+    if measure in CHANNELS:
+        return CHANNELS[measure][1]
+    return UNRECORDED.get(measure, measure.replace("_", " "))
+
+
+def show(measure: str, v: float) -> str:
+    unit = CHANNELS[measure][2] if measure in CHANNELS else ""
+    if unit == "km/h":
+        return f"{v:.1f} km/h ({v / MPH:.1f} mph)"
+    if unit == "rpm":
+        return f"{v:.0f} rpm"
+    if measure == "gear":
+        return f"gear {v:.0f}"
+    return f"{v:.{2 if unit == 'g' else 1}f} {unit}".rstrip()
+
+
+def _agg(cols: tuple[str, ...], fn: str, where: str, params: list[Any]) -> float | None:
+    sel = ", ".join(f"{fn}({c}) AS v{i}" for i, c in enumerate(cols))
+    try:
+        got = rows(f"SELECT {sel} FROM telemetry WHERE session_id = ?{where}", params)
+    except Exception:  # a lake without the column at all
+        return None
+    vals = [float(v) for v in (got[0].values() if got else []) if v is not None]
+    if not vals:
+        return None
+    return {"max": max, "min": min}.get(fn, lambda x: sum(x) / len(x))(vals)
+
+
+def on_lap(sid: str, measure: str, lap: int | None, fn: str | None = None) -> tuple[float, str] | None:
+    """(the measure's figure on ``lap`` (None: the whole session), the aggregate used); None: not recorded."""
+    if measure not in CHANNELS:
+        return None
+    cols, _, _, default = CHANNELS[measure]
+    fn = fn or default
+    where, params = ("", [sid]) if lap is None else (" AND lap = ?", [sid, lap])
+    v = _agg(cols, fn, where, params)
+    return None if v is None else (v, fn)
+
+
+def not_recorded(s: dict[str, Any], measure: str) -> Answer:
+    what = label(measure)
+    text = f"{what[0].upper()}{what[1:]} is not recorded in this session's file."
+    return Answer(text, "telemetry", {"session_id": s["session_id"]}, {"recorded": False, "measure": measure})
+
+
+def answer(q: Question, s: dict[str, Any]) -> Answer | None:
+    m = q.measure
+    if m is None or m == "lap_time":
+        return None
+    sid = str(s["session_id"])
+    if on_lap(sid, m, None) is None:
+        return not_recorded(s, m)
+    laps = named_laps(q, s)
+    if isinstance(laps, Answer):
+        return laps
+    lap = laps[0][1] if laps and laps[0][0] == sid else None
+    if m == "gear":
+        return _gears_used(sid, lap)
+    if q.aggregation == "each_lap":
+        return _each_lap(s, m)
+    if q.aggregation == "avg" or (m == "speed" and q.aggregation is None and lap is None):
+        return _average(sid, m, lap)
+    if m in ("top_speed", "rpm", "min_speed") or q.aggregation in ("max", "min"):
+        fn = q.aggregation if q.aggregation in ("max", "min") else CHANNELS[m][3]
+        got = on_lap(sid, m, lap, fn)
+        if got is None:
+            return not_recorded(s, m)
+        v = got[0]
+        what = {"top_speed": "top speed", "rpm": "highest engine speed", "min_speed": "lowest speed"}.get(m)
+        what = what or f"{'highest' if fn == 'max' else 'lowest'} {label(m)}"
+        scope = f" on lap {lap}" if lap is not None else ""
+        res = {"lap": lap} if lap is not None else {}
+        key = {"top_speed": "top_speed_kmh", "rpm": "max_rpm", "min_speed": "min_speed_kmh"}.get(m, f"{fn}_{m}")
+        return Answer(f"Your {what}{scope} was {show(m, v)}.", "telemetry", {"session_id": sid}, res | {key: v})
+    return _range(sid, m, lap)
+
+
+def _range(sid: str, m: str, lap: int | None) -> Answer:
+    """Highest and lowest of a recorded channel, over the session or the lap named."""
+    hi, lo = on_lap(sid, m, lap, "max"), on_lap(sid, m, lap, "min")
+    assert hi is not None and lo is not None
+    what, col = label(m), CHANNELS[m][0][0]
+    nd = 2 if CHANNELS[m][2] == "g" else 1
+    scope = f"on lap {lap}" if lap is not None else "this session"
+    text = f"{what[0].upper()}{what[1:]} {scope}: highest {show(m, hi[0])}, lowest {show(m, lo[0])}."
+    res = {f"{col}_max": round(hi[0], nd), f"{col}_min": round(lo[0], nd)}
+    return Answer(text, "telemetry", {"session_id": sid, "lap": lap}, res)
+
+
+def _average(sid: str, m: str, lap: int | None) -> Answer | None:
+    """The mean of the samples over the valid laps (or the lap named)."""
+    col = CHANNELS[m][0][0]
+    where, params = ("", [sid]) if lap is None else (" AND t.lap = ?", [sid, lap])
+    got = rows(
+        f"SELECT avg(t.{col}) AS v, count(DISTINCT t.lap) AS laps FROM telemetry t JOIN laps l "
+        f"USING (session_id, lap) WHERE t.session_id = ? AND l.kind = 'full' AND l.valid{where}",
+        params,
+    )
+    if not got or got[0]["v"] is None:
+        return None
+    v, n = float(got[0]["v"]), int(got[0]["laps"])
+    what = "speed" if col == "speed_kmh" else label(m)
+    scope = f"on lap {lap}" if lap is not None else f"over your {n} valid laps"
+    text = f"Your average {what} {scope} was {show(m, v)}."
+    key = "average_speed_kmh" if col == "speed_kmh" else f"average_{m}"
+    return Answer(text, "telemetry", {"session_id": sid}, {key: round(v, 1), "valid_laps": n})
+
+
+def _each_lap(s: dict[str, Any], m: str) -> Answer:
+    sid = str(s["session_id"])
+    cols, _, _, fn = CHANNELS[m]
+    sel = ", ".join(f"{fn}({c})" for c in cols)
+    pick = "greatest" if fn == "max" else "least" if fn == "min" else None
+    expr = f"{pick}({sel})" if pick and len(cols) > 1 else f"{fn}({cols[0]})"
+    got = rows(
+        f"SELECT t.lap, {expr} AS v FROM telemetry t JOIN laps l USING (session_id, lap) WHERE t.session_id = ? "
+        "AND l.kind = 'full' AND l.valid GROUP BY t.lap ORDER BY t.lap",
+        [sid],
+    )
+    by = {int(x["lap"]): float(x["v"]) for x in got if x["v"] is not None}
+    if not by:
+        return not_recorded(s, m)
+    word = {"max": "highest", "min": "lowest", "avg": "average"}[fn]
+    text = f"Your {word} {label(m)} on each valid lap: " + "; ".join(f"lap {k} {show(m, v)}" for k, v in by.items()) + "."
+    return Answer(text, "telemetry", {"session_id": sid}, {f"{m}_by_lap": by, "figure": word})
+
+
+def ordinal(g: int) -> str:
+    return f"{g}{'th' if 10 <= g % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(g % 10, 'th')}"
+
+
+def _gears_used(sid: str, lap: int | None) -> Answer | None:
+    """The gears used (lowest to top) and the one used most, by share of the moving samples."""
+    where, params = ("", [sid]) if lap is None else (" AND lap = ?", [sid, lap])
+    got = rows(
+        "SELECT round(gear) AS g, count(*) AS n FROM telemetry WHERE session_id = ? AND gear > 0 "
+        f"AND speed_kmh > 5{where} GROUP BY 1 ORDER BY 2 DESC",
+        params,
+    )
+    if not got:
+        return None
+    lo, hi = round(float(min(x["g"] for x in got))), round(float(max(x["g"] for x in got)))
+    most, share = round(float(got[0]["g"])), 100.0 * got[0]["n"] / sum(x["n"] for x in got)
+    scope = f"on lap {lap}" if lap is not None else "this session"
+    text = f"Gears used {scope}: {ordinal(lo)} to {ordinal(hi)}, top gear {ordinal(hi)}; "
+    text += f"most of the time in {ordinal(most)} ({share:.0f} % of the time moving)."
+    res = {"lowest_gear": lo, "highest_gear": hi, "most_used_gear": most, "most_used_pct": round(share)}
+    return Answer(text, "telemetry", {"session_id": sid}, res)
