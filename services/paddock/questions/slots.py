@@ -1,0 +1,317 @@
+"""The slots of a question, filled from its words (``words.tokens``): the measures named (longest phrase
+first), the corner (a number or a name of the track's), the sector, the laps (numbers, ranges, ordinals,
+picks, another session's), the aggregation, and the cues ``parse`` chooses the intent by. Pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from services.paddock.questions import words as w
+from services.paddock.questions.model import LapRef
+
+MAX_RANGE = 20
+_SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]+$")
+_CORNER_NO = re.compile(r"^(\d{1,3})([a-z]?)$")
+_GLUE = w.word_set("of in on from at during my the that")
+_LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
+_DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other")
+_LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
+
+
+@dataclass
+class Slots:
+    toks: list[str]
+    used: list[bool]
+    joined: str = ""
+    measures: list[str] = field(default_factory=list)
+    corner: str | None = None
+    sector: int | None = None
+    sector_word: bool = False  # "which sector", "my sectors": sectors asked without a number
+    laps: list[LapRef] = field(default_factory=list)
+    aggregation: str | None = None
+    other: bool = False  # another session named, no lap of it
+    ever: bool = False  # "all-time", "across all my sessions", "ever"
+    picked_fastest: bool = False
+
+    cues: frozenset[str] = frozenset()  # the CUES found among the words
+
+    def has(self, cue: str) -> bool:
+        return cue in self.cues
+
+    @property
+    def measure(self) -> str | None:
+        kinds = [m for m in self.measures if w.MEASURES[m].kind == "event"]
+        rest = [m for m in self.measures if m != "lap_time"]
+        got = kinds or rest or self.measures
+        return got[0] if got else None
+
+    @property
+    def compare(self) -> bool:
+        return any(t in w.COMPARE for t in self.toks)
+
+    @property
+    def driving(self) -> bool:
+        cued = any(self.has(c) for c in _DRIVING_CUES)
+        return cued or any(t in w.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
+
+    @property
+    def unrelated(self) -> bool:
+        return any(t in w.UNRELATED for t in self.toks)
+
+    @property
+    def bare(self) -> bool:
+        """Only words the vocabulary knows, leaning on what came before ("why?", "was it ok?", "and that?"): a
+        follow-up, never a question about something else."""
+        known = w.vocabulary()
+        leans = any(t in w.REFERS for t in self.toks) or self.has("why") or self.has("judge")
+        leans |= any(self.joined.startswith(f" {p} ") for p in w.CARRY_ON)
+        return leans and not self.unrelated and all(t in known for t in self.toks)
+
+    @property
+    def lap_speed(self) -> bool:
+        """ "how fast was lap 7?", "my slowest lap, and how slow?": a lap's time, not a speed."""
+        return (
+            bool(self.laps)
+            and not self.corner
+            and bool(re.search(r" how (?:fast|slow|quick) (?:was|$)", self.joined))
+        )
+
+    @property
+    def lap_figure(self) -> bool:
+        return self.aggregation is not None and not self.measures and bool(re.search(r" laps? ", self.joined))
+
+
+def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[str]]) -> Slots:
+    s = Slots(toks, [False] * len(toks), " " + " ".join(toks) + " ")
+    s.cues = frozenset(c for c, ps in w.CUES.items() if any(f" {p} " in s.joined for p in ps))
+    _corner(s, corners)
+    _sector(s)
+    spans = _session_spans(s)
+    found = _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE)
+    s.measures = [m for _, m in found]
+    positions = _laps(s) + _picks(s)
+    _attach(s, positions, spans)
+    s.laps = [x for _, x in sorted(positions, key=lambda p: p[0])]
+    agg = [a for _, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG)]
+    s.aggregation = agg[0] if agg else None
+    s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
+    return s
+
+
+def _phrases(s: Slots, table: Mapping[str, str], longest: int) -> list[tuple[int, str]]:
+    """Phrases of ``table`` among the words not read yet, longest first, each word read once; in the order
+    they stand."""
+    out: list[tuple[int, str]] = []
+    n = len(s.toks)
+    for size in range(min(longest, n), 0, -1):
+        for i in range(n - size + 1):
+            if any(s.used[i : i + size]):
+                continue
+            got = table.get(" ".join(s.toks[i : i + size]))
+            if got is not None:
+                out.append((i, got))
+                s.used[i : i + size] = [True] * size
+    return sorted(out)
+
+
+def number(toks: list[str], i: int) -> tuple[int, int] | None:
+    """(the number at ``toks[i]``, the index after it): digits or words ("eleven", "twenty one")."""
+    if i >= len(toks):
+        return None
+    t = toks[i]
+    if t.isdigit():
+        return int(t), i + 1
+    if t in w.NUMBERS:
+        v = w.NUMBERS[t]
+        if t in w.TENS and i + 1 < len(toks) and toks[i + 1] in w.NUMBERS and 0 < w.NUMBERS[toks[i + 1]] < 10:
+            return v + w.NUMBERS[toks[i + 1]], i + 2
+        return v, i + 1
+    return None
+
+
+def _ordinal(toks: list[str], i: int) -> tuple[int, int] | None:
+    """(N, index after) for "3 th" / "third" at ``i`` (not "first", which is a pick of a lap)."""
+    if i + 1 < len(toks) and toks[i].isdigit() and toks[i + 1] == "th":
+        return int(toks[i]), i + 2
+    if i < len(toks) and toks[i] in w.ORDINAL and toks[i] != "first":
+        return w.ORDINAL[toks[i]], i + 1
+    return None
+
+
+def _mark(s: Slots, a: int, b: int) -> None:
+    s.used[a:b] = [True] * (b - a)
+
+
+def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> None:
+    ids = [str(c).lower() for c in corners]
+    names = corners if isinstance(corners, Mapping) else {}
+    for cid, said in names.items():  # a name of the track's own ("the hairpin", "carousel")
+        for name in said:
+            phrase = _name_words(name)
+            at = s.joined.find(f" {phrase} ") if phrase else -1
+            if at >= 0 and not phrase.replace(" ", "").isdigit():
+                i = s.joined[:at].count(" ")
+                _mark(s, i, i + len(phrase.split()))
+                s.corner = str(cid).lower()
+                return
+    for i, t in enumerate(s.toks):
+        if t not in ("turn", "corner") or s.used[i]:
+            continue
+        m = _CORNER_NO.match(s.toks[i + 1]) if i + 1 < len(s.toks) else None
+        got = number(s.toks, i + 1)
+        before = _ordinal_before(s.toks, i)  # "the 3rd corner", "the third turn"
+        if m is not None:
+            key, a, b = m.group(1) + m.group(2), i, i + 2
+        elif got is not None:
+            key, a, b = str(got[0]), i, got[1]
+        elif before is not None:
+            key, a, b = str(before[0]), before[1], i + 1
+        else:
+            continue
+        s.corner = _corner_id(key, ids)
+        _mark(s, a, b)
+        return
+
+
+def _ordinal_before(toks: list[str], i: int) -> tuple[int, int] | None:
+    """(N, where it starts) for an ordinal right before ``toks[i]``: "3 th" or "third"."""
+    for start in (i - 2, i - 1):
+        o = _ordinal(toks, start) if start >= 0 else None
+        if o is not None and o[1] == i:
+            return o[0], start
+    return None
+
+
+@lru_cache(maxsize=512)
+def _name_words(name: str) -> str:
+    return " ".join(w.tokens(name.lower().removeprefix("the ")))
+
+
+def _corner_id(key: str, ids: list[str]) -> str:
+    """The track's id for corner number ``key`` ("11", "3a"): ``t11`` or, on a track numbered C1, C2 ...,
+    ``c11``; a number the track does not have keeps the track's form (the family says it has no such)."""
+    for prefix in ("t", "c"):
+        if prefix + key in ids:
+            return prefix + key
+    prefix = re.match(r"[a-z]*", ids[0]).group(0) if ids else "t"  # type: ignore[union-attr]
+    return (prefix or "t") + key
+
+
+def _sector(s: Slots) -> None:
+    for i, t in enumerate(s.toks):
+        if t != "sector" or s.used[i]:
+            continue
+        got = number(s.toks, i + 1)
+        before = _ordinal_before(s.toks, i)
+        if got is not None:
+            s.sector = got[0]
+            _mark(s, i, got[1])
+        elif before is not None:
+            s.sector = before[0]
+            _mark(s, before[1], i + 1)
+        else:
+            s.sector_word = True
+            _mark(s, i, i + 1)
+        return
+
+
+def _laps(s: Slots) -> list[tuple[int, LapRef]]:
+    """Lap numbers: "lap 5", "laps 4 and 6", "laps 3 to 5", "lap 5 vs 3", "3rd lap", "lap three"."""
+    out: list[tuple[int, LapRef]] = []
+    toks = s.toks
+    for i, t in enumerate(toks):
+        if s.used[i]:
+            continue
+        o = _ordinal(toks, i)
+        if o is not None and o[1] < len(toks) and toks[o[1]] in ("lap", "laps"):
+            out.append((i, LapRef(number=o[0])))
+            _mark(s, i, o[1] + 1)
+            continue
+        if t not in ("lap", "laps"):
+            continue
+        j = i + 1 + (i + 1 < len(toks) and toks[i + 1] in ("number", "no"))
+        got = number(toks, j)
+        if got is None:
+            continue
+        out.append((i, LapRef(number=got[0])))
+        _mark(s, i, got[1])
+        j = got[1]
+        while j < len(toks) and (toks[j] in w.LAP_SEP or (t == "laps" and toks[j].isdigit())):
+            k = j if toks[j].isdigit() else j + 1 + (j + 1 < len(toks) and toks[j + 1] == "lap")
+            nxt = number(toks, k)
+            if nxt is None:
+                break
+            first = out[-1][1].number or 0
+            if toks[j] in ("to", "through") and t == "laps" and 0 < nxt[0] - first <= MAX_RANGE:
+                out += [(j, LapRef(number=n)) for n in range(first + 1, nxt[0] + 1)]
+            else:
+                out.append((k, LapRef(number=nxt[0])))
+            _mark(s, j, nxt[1])
+            j = nxt[1]
+    if out:  # "was lap 5 faster than 9?": a bare number after a comparing word is a lap too
+        for i in range(1, len(toks)):
+            if not s.used[i] and toks[i].isdigit() and toks[i - 1] in w.LAP_SEP | w.COMPARE:
+                out.append((i, LapRef(number=int(toks[i]))))
+                _mark(s, i, i + 1)
+    return out
+
+
+def _picks(s: Slots) -> list[tuple[int, LapRef]]:
+    """Laps named by what they were: "my fastest lap", "best vs worst", "the last one", "and the slowest?"."""
+    out: list[tuple[int, LapRef]] = []
+    toks = s.toks
+    for i, t in enumerate(toks):
+        if t not in w.PICKS or s.used[i] or any(x in w.NOT_A_LAP for x in toks[max(0, i - 2) : i]):
+            continue
+        if any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
+            continue
+        j = i + 1
+        while j < len(toks) and toks[j] in w.PICK_SKIP:
+            j += 1
+        before = [x for x in toks[max(0, i - 3) : i] if x not in ("my", "the", "our")]
+        after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | {"from"}
+        if j < len(toks) and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp)):
+            continue
+        out.append((i, LapRef(pick=w.PICKS[t])))  # type: ignore[arg-type]
+        s.picked_fastest |= w.PICKS[t] == "fastest"
+        _mark(s, i, min(j + 1, len(toks)) if j < len(toks) and toks[j] in ("lap", "laps", "one") else i + 1)
+    return out
+
+
+def _glue(t: str) -> bool:
+    return t in _GLUE or t.isdigit() or t in w.PICK_SKIP or t in ("lap", "laps", "one", "time", "session")
+
+
+def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
+    """Another session named ("my other session", "last time out", a session id): where, and which; its
+    words are read (so "last" there is no lap)."""
+    spans: list[tuple[int, int, str]] = [(i, i + 1, t) for i, t in enumerate(s.toks) if _SESSION_ID.match(t)]
+    for phrase in w.CUES["other"]:
+        at = s.joined.find(f" {phrase} ")
+        if at >= 0:
+            i = s.joined[:at].count(" ")
+            spans.append((i, i + len(phrase.split()), "other"))
+            break
+    for a, b, _ in spans:
+        _mark(s, a, b)
+    return spans
+
+
+def _attach(s: Slots, positions: list[tuple[int, LapRef]], spans: list[tuple[int, int, str]]) -> None:
+    """The lap named right beside another session is that session's; with none, the question is about
+    that session."""
+    for a, b, sid in spans:
+        near = [
+            k
+            for k, (p, _) in enumerate(positions)
+            if (p < a and a - p <= 5 and all(_glue(x) for x in s.toks[p + 1 : a])) or (b <= p <= b + 2)
+        ]
+        for k in near:
+            p, ref = positions[k]
+            positions[k] = (p, LapRef(ref.number, ref.pick, sid))
+        if not near:
+            positions.append((a, LapRef(session=sid)))
+            s.other = True

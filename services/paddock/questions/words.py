@@ -1,0 +1,314 @@
+"""The one vocabulary a driver's question is read with: spellings and shorthand, numbers, the measures
+(``MEASURES``: every channel a driver might name, and the figures of a lap and a corner), the words that
+pick a lap, aggregate, compare, and cue an intent; and the typo fixer (difflib over this vocabulary, word
+by word, cached). Pure data and pure functions: ``parse`` reads questions with it."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+MeasureKind = Literal["lap", "corner", "channel", "event"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What a driver can ask a figure of: its words for the driver, the telemetry columns behind it (none
+    for a lap's or a corner's own figures and for events), its unit, and what kind of figure it is."""
+
+    label: str
+    columns: tuple[str, ...] = ()
+    unit: str = ""
+    kind: MeasureKind = "channel"
+
+
+def _wheels(pattern: str) -> tuple[str, ...]:
+    return tuple(pattern.format(w) for w in ("fl", "fr", "rl", "rr"))
+
+
+# name -> what it is; the names are the ``Question.measure`` values every family reads
+MEASURES: dict[str, Measure] = {
+    "lap_time": Measure("lap time", (), "s", "lap"),  # the time of the lap, or of the sector/corner named
+    "speed": Measure(
+        "speed", ("speed_kmh",), "km/h"
+    ),  # a speed not said which: a corner's three, a lap's top
+    "top_speed": Measure("top speed", ("speed_kmh",), "km/h"),
+    "min_speed": Measure("minimum speed", ("speed_kmh",), "km/h"),
+    "entry_speed": Measure("entry speed", ("speed_kmh",), "km/h", "corner"),
+    "exit_speed": Measure("exit speed", ("speed_kmh",), "km/h", "corner"),
+    "brake_point": Measure("brake marker", (), "m", "corner"),
+    "brake_pressure": Measure("brake pressure", ("brake_bar", "brake_rear_bar"), "bar"),
+    "throttle": Measure("throttle", ("throttle_pct",), "%"),
+    "rpm": Measure("engine speed", ("rpm",), "rpm"),
+    "gear": Measure("gear", ("gear",), ""),
+    "steering": Measure("steering angle", ("steer_deg",), "°"),
+    "lat_g": Measure("lateral g", ("g_lat",), "g"),
+    "long_g": Measure("braking and acceleration g", ("g_long",), "g"),
+    "combined_g": Measure("combined g", ("g_combo",), "g"),
+    "yaw_rate": Measure("yaw rate", ("yaw_rate_dps",), "°/s"),
+    "wheel_speed": Measure("wheel speeds", _wheels("wheel_speed_{}_kmh"), "km/h"),
+    "oil_pressure": Measure("oil pressure", ("oil_press_bar",), "bar"),
+    "oil_temp": Measure("oil temperature", ("oil_temp_c",), "°C"),
+    "coolant_temp": Measure("coolant temperature", ("water_temp_c",), "°C"),
+    "coolant_pressure": Measure("coolant pressure", ("water_press_bar",), "bar"),
+    "fuel_pressure": Measure("fuel pressure", ("fuel_press_bar",), "bar"),
+    "fuel_level": Measure("fuel level", ("fuel_level_l",), "l"),
+    "battery_voltage": Measure("battery voltage", ("battery_v",), "V"),
+    "tyre_pressure": Measure("tyre pressures", _wheels("tpms_press_{}_bar"), "bar"),
+    "tyre_temp": Measure("tyre temperatures", _wheels("tpms_temp_{}_c"), "°C"),
+    "lambda": Measure("lambda (air-fuel ratio)", (), ""),  # no column in the signal model: not recorded
+    "altitude": Measure("altitude", ("alt_m",), "m"),
+    "abs": Measure("ABS interventions", ("abs_active",), "", "event"),
+    "dsc": Measure("traction and stability control", ("dsc_active",), "", "event"),
+    "engine_light": Measure("engine warning light", ("mil",), "", "event"),
+    "lockup": Measure("lockups", (), "", "event"),
+    "wheelspin": Measure("wheelspin", (), "", "event"),
+    "alarm": Measure("alarms and warnings", (), "", "event"),
+}
+HEALTH = frozenset(
+    {
+        "oil_pressure",
+        "oil_temp",
+        "coolant_temp",
+        "coolant_pressure",
+        "fuel_pressure",
+        "fuel_level",
+        "battery_voltage",
+        "tyre_pressure",
+        "tyre_temp",
+        "lambda",
+    }
+)
+
+# phrases (after spelling, as words) -> measure; the longest phrase found first wins its words
+_MEASURE_PHRASES: dict[str, str] = {
+    "lap_time": "lap time, time, times, pace, how long, how quick",
+    "speed": "speed, speeds, how fast",
+    "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
+        max speed""",
+    "min_speed": """minimum speed, lowest speed, slowest speed, apex speed, mid corner speed, how slow,
+        corner speed""",
+    "entry_speed": "entry speed, turn in speed, speed into, carry in, carried in",
+    "exit_speed": "exit speed, speed out of, carry out, carried out",
+    "brake_point": """brake point, braking point, brake marker, braking marker, brake zone, brake, brakes,
+        braking, braked, brake later, brake earlier""",
+    "brake_pressure": """brake pressure, braking pressure, how hard did i brake, how hard was i braking,
+        how hard did i hit the brakes, how hard i braked, brake hard""",
+    "throttle": "throttle, gas, pedal, full throttle, on the gas, on the power, back on the power",
+    "rpm": "rpm, revs, rev, revved, rev limiter, engine speed",
+    "gear": "gear, gears",
+    "steering": "steering, steering angle, steer",
+    "lat_g": "lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
+    "long_g": "longitudinal g, braking g, long g",
+    "combined_g": "combined g",
+    "yaw_rate": "yaw, yaw rate",
+    "wheel_speed": "wheel speed, wheel speeds",
+    "oil_pressure": "oil pressure",
+    "oil_temp": "oil, oil temp, oil temperature",
+    "coolant_temp": """coolant, coolant temp, coolant temperature, water, water temp, water temperature,
+        engine temp, engine temperature, overheat, overheating, overheated, running hot, engine hot""",
+    "coolant_pressure": "coolant pressure, water pressure",
+    "fuel_pressure": "fuel pressure",
+    "fuel_level": "fuel, fuel level, how much fuel",
+    "battery_voltage": "battery, voltage, battery voltage",
+    "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
+    "tyre_temp": "tyre temp, tyre temperature",
+    "lambda": "lambda, afr, air fuel, mixture",
+    "altitude": "altitude, elevation",
+    "abs": "abs, anti lock",
+    "dsc": "dsc, tc, traction control, stability control",
+    "engine_light": "engine light, check engine, mil",
+    "lockup": "lock, locked, locking, lockup, lockups, lock up, lock ups, lock the brakes, flat spot",
+    "wheelspin": "wheelspin, wheel spin, spin the wheels, spinning the wheels, traction, spin, spun",
+    "alarm": "alarm, alarms, warning, warnings, alert, alerts, warning light",
+}
+MEASURE_WORDS: dict[str, str] = {
+    " ".join(p.split()): m for m, ps in _MEASURE_PHRASES.items() for p in ps.split(",") if p.strip()
+}
+
+
+def word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def word_list(text: str) -> list[str]:
+    return text.split()
+
+
+def _pairs(text: str) -> dict[str, str]:
+    """``"a=b, c=d e"`` -> ``{"a": "b", "c": "d e"}``."""
+    return {k.strip(): v.strip() for k, v in (p.split("=") for p in text.split(",") if p.strip())}
+
+
+def _lists(table: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    return {k: tuple(p.strip() for p in v.split(",") if p.strip()) for k, v in table.items()}
+
+
+# a misspelling, contraction or shorthand -> its words (whole words only; before the typo fixer)
+SPELLING: dict[str, str] = _pairs(
+    """hw=how, wat=what, wht=what, whats=what is, wats=what is, wheres=where is, hows=how is, whys=why is,
+    u=you, r=are, ur=your, im=i am, ive=i have, didnt=did not, wasnt=was not, isnt=is not, pls=please,
+    plz=please, laptime=lap time, laptimes=lap time, avg=average, ave=average, breaking=braking,
+    brakeing=braking, break=brake, breaks=brakes, tire=tyre, tires=tyre, tyres=tyre, temps=temp,
+    temperatures=temperature, pressures=pressure, rpms=rpm, kph=kmh, pb=personal best, vs=versus,
+    vrs=versus, compared=compare, comparing=compare, comparison=compare, secs=seconds, diff=difference,
+    sectors=sector, splits=sector, split=sector, corners=corner, turns=turn, quicker=faster,
+    quickest=fastest, worst=slowest, final=last, latest=last, okay=ok, alright=ok, understeering=understeer,
+    understeers=understeer, oversteering=oversteer, oversteers=oversteer, consistant=consistent,
+    consistancy=consistency, consistensy=consistency, inconsistent=consistent, max=maximum, min=minimum,
+    alltime=all time, sec=sector, thru=through"""
+)
+
+ONES = word_list(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen"
+)
+ORDINALS = word_list(
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+    "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+)
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+NUMBERS: dict[str, int] = {w: i for i, w in enumerate(ONES)} | TENS
+ORDINAL: dict[str, int] = {w: i for i, w in enumerate(ORDINALS)}
+
+# a lap named by what it was ("my fastest lap"); "first" is the first full lap, not lap 1
+PICKS: dict[str, str] = _pairs("fastest=fastest, best=fastest, slowest=slowest, last=last, first=first")
+# after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst", "and the slowest?")
+PICK_LAP = word_set("lap laps one time run versus and or to than with against compare")
+PICK_NOT = word_set("corner turn sector bits parts sections segments pieces speed")  # "my best corners"
+PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
+NOT_A_LAP = word_set("theoretical ideal perfect achievable optimal possible potential")
+LAP_SEP = word_set("and or versus to through with against than compare")
+AGGREGATIONS: dict[str, str] = _pairs(
+    """maximum=max, highest=max, peak=max, top=max, most=max, how hot=max, how high=max, how hard=max,
+    minimum=min, lowest=min, least=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
+    how many=count, number of=count, count=count, each lap=each_lap, every lap=each_lap, per lap=each_lap,
+    by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap"""
+)
+# how a comparison joins its two sides
+COMPARE = word_set("versus against compare than difference gap delta between off behind")
+# the words that carry a question on from the previous one ("and the slowest?", "what about turn 3?")
+CARRY_ON = ("and", "also", "what about", "how about", "same for", "then", "now")
+REFERS = word_set("that it them those both")
+
+# intent cue phrases (as words, after spelling); parse decides between them by the slots filled
+CUES: dict[str, tuple[str, ...]] = _lists(
+    {
+        "debrief": "debrief, how did i do, how did i go, session summary, summary, review my session, recap",
+        "brief": "brief, briefing, before i go out, plan for today, todays plan, next session",
+        "other": """other session, previous session, last session, earlier session, session before,
+                 last time out, last time""",
+        "sessions": "session, sessions, all time, ever, here before",
+        "judge": """ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried, concern,
+                 within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too high,
+                 too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right""",
+        "health": "temp, temperature, pressure, engine, vitals, gauges, health",
+        "balance": """understeer, oversteer, balance, rotate, rotation, rotating, snap, snappy, car feel,
+                 front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide""",
+        "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
+                 could i do, could i run, could i go, capable of, best bits, all my best""",
+        "consistency": "consistent, consistency, repeatable, repeatability, spread, variance",
+        "where_time": """lose time, losing time, lost time, lose the most, losing the most, lost the most,
+                 find time, find more time, gain time, opportunity, opportunities, work on, focus on,
+                 improve, go faster, be faster, costs me, cost me, costing me, biggest gain, weakest, bleed,
+                 bleeding, lose, losing, lost, time loss""",
+        "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
+                 what did i go, lap""",
+        "why": "why, how come",
+    }
+)
+# words that make a question about driving data (with the measures, corners, sectors and laps)
+DRIVING = word_set("""lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower slowest
+    session sessions tyre oil coolant water engine rpm gear line apex lose losing lost gain grip car track
+    drive driving driver steer steering consistent consistency pressure temp temperature fuel delta debrief
+    brief coach improve best personal pace stint race racing qualifying tenths traction balance understeer
+    oversteer alarm warning kerb curb wheel wheels setup entry exit marker markers versus compare gap
+    hairpin carousel esses chicane straight""")
+# words that make a question plainly about something else
+UNRELATED = word_set("""weather forecast joke jokes poem poems song story capital france paris president recipe cook movie
+    film news stock stocks bitcoin football soccer squared plus minus multiply divided cat dog
+    championship won translate sky""")
+# plain English words the typo fixer leaves alone (with the vocabulary above)
+COMMON = word_set("""a about above after again against all am an and any anything are around as at away back be
+    because been before being below between both but by can could day did do does doing done down during
+    each else end enough even every everything few for from get gets getting give go goes going good got
+    had has have having he her here him his how i if in into is it its just keep know last late later
+    least less let like little long look made make many may me more most much must my need never
+    new next no nor not now of off on once one only or other our out over own please put really right same
+    say see she should show so some still such take tell than that the their them then there these they
+    thing think this those through to too under until up upon us very want was way we well were what when
+    where which while who whom why will with would yes yet you your first second third hard harder hit
+    early earlier carry carried went ran run running came lower higher high low gave bits together
+    sure show list number quick slow fast reach reached biggest big small across seconds metres meters
+    feet kmh mph whole overall entire stay stayed hold held rate rated grade into onto kick kicked step
+    stepped come came were where here there""")
+NUMBERISH = frozenset(NUMBERS) | frozenset(ORDINAL)
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> frozenset[str]:
+    """Every word the reader knows: the typo fixer corrects towards these and leaves them alone."""
+    words: set[str] = set(DRIVING | UNRELATED | COMMON | NUMBERISH | COMPARE | REFERS)
+    for table in (MEASURE_WORDS, AGGREGATIONS, SPELLING, PICKS):
+        for phrase in table:
+            words.update(phrase.split())
+    for phrases in CUES.values():
+        for phrase in phrases:
+            words.update(phrase.split())
+    for value in SPELLING.values():
+        words.update(value.split())
+    return frozenset(words)
+
+
+@lru_cache(maxsize=1)
+def _targets() -> dict[int, tuple[str, ...]]:
+    """The words a typo may be of, by length: the driving vocabulary's own (a typo of a plain English word
+    is left as it is)."""
+    plain = COMMON | UNRELATED | NUMBERISH
+    out: dict[int, list[str]] = {}
+    for w in sorted(vocabulary() - plain):
+        if len(w) >= 4 and w.isalpha():
+            out.setdefault(len(w), []).append(w)
+    return {n: tuple(ws) for n, ws in out.items()}
+
+
+@lru_cache(maxsize=4096)
+def fix(word: str) -> str:
+    """A word as the vocabulary spells it: ``throtle`` -> ``throttle``, ``brakng`` -> ``braking``; a word
+    the vocabulary knows, a short word or one close to nothing is returned as it is."""
+    if len(word) < 4 or not word.isalpha() or word in vocabulary():
+        return word
+    near = [w for n in range(len(word) - 2, len(word) + 3) for w in _targets().get(n, ())]
+    got = difflib.get_close_matches(word, near, 1, 0.8)
+    return got[0] if got else word
+
+
+_SESSION_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{2,}\b")
+_CLOCK = re.compile(r"\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b")  # a lap time or a decimal: not a lap number
+_POSSESSIVE = re.compile(r"'s\b")  # "my other session's best", "what's": the 's says nothing here
+_RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
+_TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|[a-z0-9]+")
+# shorthand with a number: T11, T3A, C4, L5, S2, 3rd
+_SHORT = re.compile(r"^(?:(t|c|l|s)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
+_SHORT_WORD = {"t": "turn", "c": "corner", "l": "lap", "s": "sector"}
+
+
+def tokens(text: str) -> list[str]:
+    """The question's words, once: lower case, apostrophes dropped, spellings and shorthand spelled out
+    ("T11" -> ``turn 11``, "3rd" -> ``3 th``, "3-5" -> ``3 to 5``), typos of vocabulary words fixed;
+    a session id stays one word, numbers stay digits (number words are read in context by ``parse``)."""
+    t = _POSSESSIVE.sub("", (text or "").lower().replace("’", "'")).replace("'", "")
+    t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
+    out: list[str] = []
+    for raw in _TOKEN.findall(t):
+        m = _SHORT.match(raw)
+        if m and m.group(1):
+            out += [_SHORT_WORD[m.group(1)], m.group(2)]
+        elif m:
+            out += [m.group(3), "th"]
+        else:
+            out += SPELLING.get(raw, fix(raw)).split()
+    return out
