@@ -74,7 +74,13 @@ AGENT_REGISTRY: dict[str, dict[str, Any]] = {
     },
     "ProgressTrackerAgent": {
         "description": "Progress across sessions: best-lap trend, improving and regressing corners, plateaus.",
-        "tools": ["get_progress_report", "get_corner_history", "get_threads"],
+        "tools": [
+            "get_progress_report",
+            "get_corner_history",
+            "get_threads",
+            "get_sessions_here",
+            "compare_sessions",
+        ],
     },
     "SetupAdvisorAgent": {
         "description": "Car setup advice: understeer, oversteer, balance from steering, yaw and g data.",

@@ -1,4 +1,4 @@
-"""AiM-aware tools: tyres, handling balance, engine health, traction, input smoothness, safety."""
+"""AiM-aware tools: tyres, engine health, traction, input smoothness, safety (the balance: ``balance``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from services.paddock.tools.alarms import FLAG_MEASURES, flag_report
 from services.paddock.tools.base import (
     ToolError,
     corner_of,
-    find_corner,
     r,
     rows,
     runs,
@@ -66,54 +65,6 @@ def get_tire_thermal_window(session_id: str) -> dict[str, Any]:
         "wheels": out,
         "alarms": alarms,
         "window_bar": [1.9, 2.6],
-    }
-
-
-def get_handling_balance(session_id: str, corner_name: str | None = None) -> dict[str, Any]:
-    """Understeer or oversteer: measured yaw rate against a bicycle-model yaw rate from steering, speed, wheelbase and steering ratio."""
-    s = session_row(session_id)
-    car = load_car(s["car_id"])
-    wb, ratio = car.vehicle.wheelbase_m, car.vehicle.steering_ratio
-    a = session_arrays(s["session_id"], ("speed_kmh", "steer_deg", "yaw_rate_dps"))
-    rec = recorded(s["session_id"], a, ("speed", "steering", "yaw_rate"))
-    if not rec.fields("speed", "steering", "yaw_rate")["recorded"]:
-        return {
-            "available": False,
-            "session_id": s["session_id"],
-            **rec.fields("speed", "steering", "yaw_rate"),
-            "reason": "the balance needs speed, steering angle and yaw rate",
-        }
-    v, st, yaw = a["speed_kmh"] / 3.6, a["steer_deg"], a["yaw_rate_dps"]
-    m = np.isfinite(st) & np.isfinite(yaw) & (v > 10) & (np.abs(st) > 5)
-    if corner_name:
-        c = find_corner(s["track_id"], corner_name)
-        m &= (a["dist_m"] >= c.start_m) & (a["dist_m"] <= c.end_m)
-    if m.sum() < 20:
-        return {
-            "available": False,
-            "session_id": s["session_id"],
-            **rec.fields("speed", "steering", "yaw_rate"),
-            "reason": "not enough cornering samples with steering and yaw rate",
-        }
-    expected = np.degrees(v[m] * np.tan(np.radians(st[m] / ratio)) / wb)
-    meas = yaw[m]
-    counter = float(np.mean(np.sign(meas) != np.sign(expected)))
-    gain = float(np.median(np.abs(meas) / np.maximum(np.abs(expected), 1e-3)))
-    verdict = "understeer" if gain < 0.85 else ("oversteer" if gain > 1.15 else "neutral")
-    warn = None
-    if counter > 0.5:
-        warn = "steering and yaw rate disagree in sign on over 50 % of samples: check the sign convention"
-    return {
-        "session_id": s["session_id"],
-        **rec.fields("speed", "steering", "yaw_rate"),
-        "corner": corner_name,
-        "wheelbase_m": wb,
-        "steering_ratio": ratio,
-        "yaw_gain": r(gain),
-        "verdict": verdict,
-        "counter_steer_share": r(counter),
-        "warning": warn,
-        "samples": int(m.sum()),
     }
 
 

@@ -12,6 +12,7 @@ from pydantic import ValidationError, create_model
 from services.paddock.tools import (
     aim,
     alarms,
+    balance,
     coaching,
     laps,
     limits,
@@ -19,6 +20,7 @@ from services.paddock.tools import (
     opportunities,
     optimal,
     progress,
+    session_compare,
     sessions,
 )
 from services.paddock.tools.base import ToolError
@@ -45,7 +47,7 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
         coaching.get_audio_script_context,
         coaching.save_voice_scripts,
         aim.get_tire_thermal_window,
-        aim.get_handling_balance,
+        balance.get_handling_balance,
         aim.get_engine_health_timeline,
         aim.get_traction_events,
         aim.get_input_smoothness,
@@ -57,6 +59,8 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
         opportunities.get_threads,
         limits.get_vital_limits,
         markers.get_brake_markers,
+        session_compare.get_sessions_here,
+        session_compare.compare_sessions,
     )
 }
 

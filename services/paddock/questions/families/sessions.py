@@ -1,11 +1,96 @@
-"""Stub until qfacts' sessions family lands: answers nothing, so the plan says what it understood."""
+"""The driver's sessions here and one against another: "what sessions do I have here?", "how did I do
+compared with my other session?". Own sessions only (``tools.session_compare``); "my other session" is
+the newest other own session at the same track."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.agents.fmt import corner_label
 from services.paddock.questions.model import Answer, Question
+from services.paddock.tools.base import ToolError, track_corners
+from services.paddock.tools.session_compare import compare_sessions, get_sessions_here
+from shared.display import lap_time
+
+TOP_CORNERS = 3
+
+
+def _other(q: Question, here: dict[str, Any]) -> str | None:
+    """The session a question's laps name (an id), else the newest other own session here. (Private until
+    ``questions.resolve.other_session`` is on this branch; the lead keeps one.)"""
+    named = [x.session for x in q.laps if x.session not in ("this", "other")]
+    if named:
+        return named[0]
+    return here["other_session_id"]
+
+
+def _day(started: str | None) -> str:
+    return f"on {started[:10]}" if started else "date unknown"
+
+
+def _list(here: dict[str, Any]) -> str:
+    got = here["sessions"]
+    track = here.get("track_name") or here.get("track") or "this track"
+    n = len(got)
+    parts = []
+    for g in got:
+        name = "this session" if g["this"] else f"the session {_day(g['started'])}"
+        best = (
+            f"best {lap_time(g['best_s'])} (lap {g['best_lap']})"
+            if g["best_s"] is not None
+            else "no valid lap"
+        )
+        parts.append(f"{name}: {g['valid_laps']} valid laps, {best}")
+    return f"You have {n} session{'s' if n != 1 else ''} of your own at {track}: " + "; ".join(parts) + "."
+
+
+def _compare(res: dict[str, Any], names: dict[str, str]) -> str:
+    when = _day(res["other_started"])
+    if not res["available"]:
+        return f"I can't compare with your session {when}: {res['reason']}."
+    gap = res["gap_s"]
+    verdict = f"{abs(gap):.3f} s {'slower' if gap > 0 else 'faster'}" if gap else "exactly as fast"
+    out = [
+        f"Your best lap here, {lap_time(res['best_s'])} (lap {res['best_lap']}), was {verdict} than your best in "
+        f"your other session {when}, {lap_time(res['other_best_s'])} (lap {res['other_best_lap']})."
+    ]
+    lost = [c for c in res["corners"] if c["gap_s"] > 0][:TOP_CORNERS]
+    won = [c for c in res["corners"] if c["gap_s"] < 0][:TOP_CORNERS]
+    for label, cs in (("Slower at", lost), ("Faster at", won)):
+        if cs:
+            out.append(
+                f"{label} "
+                + ", ".join(f"{names.get(c['corner'], c['name'])} ({abs(c['gap_s']):.3f} s)" for c in cs)
+                + "."
+            )
+    return " ".join(out)
 
 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
-    return None
+    """This session against the other one the question names (or the newest other), else the list of the
+    driver's sessions here."""
+    sid = s["session_id"]
+    here = get_sessions_here(sid)
+    wants_other = any(x.session != "this" for x in q.laps) or q.intent == "compare"
+    if not wants_other:
+        return Answer(_list(here), "get_sessions_here", {"session_id": sid}, here)
+    other = _other(q, here)
+    if other is None:
+        track = here.get("track_name") or "this track"
+        return Answer(
+            f"You have no other session of your own at {track}.",
+            "get_sessions_here",
+            {"session_id": sid},
+            here,
+        )
+    names = {c.id: corner_label(c.id, c.name) for c in track_corners(s.get("track_id"))}
+    args = {"session_id": sid, "other_session_id": other}
+    try:
+        res = compare_sessions(sid, other)
+    except ToolError as exc:
+        if exc.code not in ("not_comparable", "unknown_session"):
+            raise
+        return Answer(
+            f"I can't compare with that session: {exc.message}.", "compare_sessions", args, exc.as_dict()
+        )
+    return Answer(_compare(res, names), "compare_sessions", args, res)
