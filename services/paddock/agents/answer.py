@@ -16,7 +16,8 @@ from services.paddock.agents.compose import FactSheet, prose_problem
 from services.paddock.agents.evidence import fallback, sheet_and_facts
 from services.paddock.agents.grounding import grounding_check
 from services.paddock.agents.narrative import parse_emotion, template_narrative
-from services.paddock.agents.question_words import asks_figure
+from services.paddock.questions.conversation import STATE_KEY
+from services.paddock.questions.figure import asks_figure
 
 if TYPE_CHECKING:
     from services.paddock.agents.service import CoachRequest, CoachService, Run
@@ -53,7 +54,7 @@ def _specialist(req: CoachRequest, run: Run) -> tuple[str, str, str | None, list
     why = prose_problem(text, FactSheet(), req.question) if text.strip() else "empty model reply"
     if not [t for t in run.tools if not t.get("by")] and any(ch.isdigit() for ch in text):
         why = why or "figures without a tool call"
-    if not why and asks_figure(req.question) and not any(ch.isdigit() for ch in text):
+    if not why and asks_figure(run.state.get(STATE_KEY)) and not any(ch.isdigit() for ch in text):
         why = NO_FIGURE  # "what was my top speed?" answered in words alone
     return text, emotion, ("unsupported: " + ", ".join(bad)) if bad else why, bad
 

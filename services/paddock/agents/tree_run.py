@@ -19,6 +19,7 @@ from services.paddock.agents.stream import (
     _Clock,
     _deadlined,
 )
+from services.paddock.questions.conversation import STATE_KEY
 from services.paddock.trace_sink import SINK
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ async def _tree(
                 if k in DATA_KEYS:
                     run.state[k] = v
                     yield _ev("data", {"agent": ev.author, "key": k, "data": _as_json(v), "ms": run.ms()})
-                elif k in ("evidence", "plan", "route") and v is not None:
+                elif k in ("evidence", "plan", "route", STATE_KEY) and v is not None:
                     run.state[k] = v
                 elif k == "narration" and v is not None:
                     run.narration = v

@@ -39,7 +39,11 @@ CHANNELS: dict[str, tuple[tuple[str, ...], str, str, str]] = {
     "altitude": (("alt_m",), "altitude", "m", "max"),
 }
 # measures a driver may name that no telemetry column holds: always "not recorded"
-UNRECORDED = {"lambda": "lambda (air-fuel ratio)", "boost": "boost pressure", "exhaust_temp": "exhaust temperature"}
+UNRECORDED = {
+    "lambda": "lambda (air-fuel ratio)",
+    "boost": "boost pressure",
+    "exhaust_temp": "exhaust temperature",
+}
 
 
 def label(measure: str) -> str:
@@ -115,8 +119,12 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         what = what or f"{'highest' if fn == 'max' else 'lowest'} {label(m)}"
         scope = f" on lap {lap}" if lap is not None else ""
         res = {"lap": lap} if lap is not None else {}
-        key = {"top_speed": "top_speed_kmh", "rpm": "max_rpm", "min_speed": "min_speed_kmh"}.get(m, f"{fn}_{m}")
-        return Answer(f"Your {what}{scope} was {show(m, v)}.", "telemetry", {"session_id": sid}, res | {key: v})
+        key = {"top_speed": "top_speed_kmh", "rpm": "max_rpm", "min_speed": "min_speed_kmh"}.get(
+            m, f"{fn}_{m}"
+        )
+        return Answer(
+            f"Your {what}{scope} was {show(m, v)}.", "telemetry", {"session_id": sid}, res | {key: v}
+        )
     return _range(sid, m, lap)
 
 
@@ -166,7 +174,10 @@ def _each_lap(s: dict[str, Any], m: str) -> Answer:
     if not by:
         return not_recorded(s, m)
     word = {"max": "highest", "min": "lowest", "avg": "average"}[fn]
-    text = f"Your {word} {label(m)} on each valid lap: " + "; ".join(f"lap {k} {show(m, v)}" for k, v in by.items()) + "."
+    what = label(m) if m in ("top_speed", "min_speed") else f"{word} {label(m)}"
+    text = (
+        f"Your {what} on each valid lap: " + "; ".join(f"lap {k} {show(m, v)}" for k, v in by.items()) + "."
+    )
     return Answer(text, "telemetry", {"session_id": sid}, {f"{m}_by_lap": by, "figure": word})
 
 

@@ -10,8 +10,9 @@ from typing import Any
 
 from services.paddock.agents.coaching_lines import opportunities_text, threads_text
 from services.paddock.agents.fmt import corner_label, laptime, secs
-from services.paddock.agents.pace_text import achievable_text
+from services.paddock.agents.pace_text import achievable_text, race_pace_text
 from services.paddock.questions.families import corners
+from services.paddock.questions.families.compare import delta_text
 from services.paddock.questions.families.laps import all_laps, named_laps, timed
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.analysis import session_analysis
@@ -59,7 +60,8 @@ def threads(q: Question, s: dict[str, Any]) -> Answer:
 
 
 def why_slower(q: Question, s: dict[str, Any]) -> Answer | None:
-    """Why one lap was slower: against the best lap, the corners where it lost time with their causes."""
+    """Why one lap was slower: against the best lap by distance (``get_lap_delta``), then the corners
+    where the session analysis found it lost time against the good laps, with their causes."""
     sid = str(s["session_id"])
     laps = named_laps(q, s)
     if isinstance(laps, Answer):
@@ -69,26 +71,34 @@ def why_slower(q: Question, s: dict[str, Any]) -> Answer | None:
         return None
     n = laps[0][1]
     best = min(good, key=lambda x: x["time_s"])
-    this = next(x for x in good if x["lap"] == n)
-    args = {"session_id": sid, "lap": n}
-    res: dict[str, Any] = {"lap": n, "lap_time_s": this["time_s"], "best_lap": best["lap"], "best_lap_s": best["time_s"]}
     if best["lap"] == n:
-        return Answer(f"Lap {n} was not slower: it was your best lap, {lap_time(this['time_s'])}.", "laps", args, res)
-    gap = this["time_s"] - best["time_s"]
-    res["gap_to_best_s"] = round(gap, 3)
-    text = (
-        f"Lap {n} ({lap_time(this['time_s'])}) was {gap:.3f} s slower than your best, lap {best['lap']} "
-        f"({lap_time(best['time_s'])})."
+        t = lap_time(best["time_s"])
+        return Answer(
+            f"Lap {n} was not slower: it was your best lap, {t}.",
+            "laps",
+            {"session_id": sid},
+            {"lap": n, "lap_time_s": best["time_s"]},
+        )
+    args = {"session_id": sid, "lap_a": best["lap"], "lap_b": n}
+    d = run_tool("get_lap_delta", args)
+    if "error" in d:
+        return Answer(str(d["error"].get("message")) + ".", "get_lap_delta", args, d)
+    text = delta_text(d, s.get("driver_id"))
+    lost = sorted(
+        (r for r in session_analysis(sid).rows if r.lap == n and r.loss_s > 0.005), key=lambda r: -r.loss_s
     )
-    lost = sorted((r for r in session_analysis(sid).rows if r.lap == n and r.loss_s > 0.005), key=lambda r: -r.loss_s)
     if lost:
         said = [
             f"{r.corner} {r.loss_s:.2f} s" + (f", {r.evidence}" if r.cause and r.evidence else "")
             for r in lost[:SHOWN]
         ]
-        text += " Against your good laps it lost the most at " + "; ".join(said) + "."
-        res["losses"] = [{"corner": r.corner, "loss_s": round(r.loss_s, 3), "cause": r.cause} for r in lost[:SHOWN]]
-    return Answer(text, "session_analysis", args, res)
+        text += f" Against your good laps, lap {n} lost the most at " + "; ".join(said) + "."
+        d = d | {
+            "losses": [
+                {"corner": r.corner, "loss_s": round(r.loss_s, 3), "cause": r.cause} for r in lost[:SHOWN]
+            ]
+        }
+    return Answer(text, "get_lap_delta", args, d)
 
 
 def potential(q: Question, s: dict[str, Any]) -> Answer | None:
@@ -104,21 +114,20 @@ def potential(q: Question, s: dict[str, Any]) -> Answer | None:
 
 
 def consistency(q: Question, s: dict[str, Any]) -> Answer:
-    """The spread of the valid lap times, with the fastest and the slowest."""
+    """Race pace and consistency (``get_race_pace_model``): the median and quickest lap, the spread, the
+    trend over the stint; then the fastest and the slowest lap."""
     sid = str(s["session_id"])
+    args = {"session_id": sid}
     good = timed(all_laps(sid))
     if len(good) < 2:
         text = "Consistency needs at least two valid laps; this session has " + ("one." if good else "none.")
-        return Answer(text, "laps", {"session_id": sid}, {"valid_laps": len(good)})
-    t = [x["time_s"] for x in good]
-    mean = sum(t) / len(t)
-    std = (sum((x - mean) ** 2 for x in t) / len(t)) ** 0.5
+        return Answer(text, "get_race_pace_model", args, {"valid_laps": len(good)})
+    d = run_tool("get_race_pace_model", args)
     best, slow = min(good, key=lambda y: y["time_s"]), max(good, key=lambda y: y["time_s"])
-    text = (
-        f"Your lap times spread by {std:.2f} s (standard deviation) over {len(good)} valid laps. "
-        f"Fastest lap {best['lap']} in {lap_time(best['time_s'])}, slowest lap {slow['lap']} in "
+    text = race_pace_text(d) + (
+        f" Fastest lap {best['lap']} in {lap_time(best['time_s'])}, slowest lap {slow['lap']} in "
         f"{lap_time(slow['time_s'])}."
     )
-    res = {"consistency_std_s": std, "best_lap": best["lap"], "best_lap_s": best["time_s"]}
+    res = d | {"best_lap": best["lap"], "best_lap_s": best["time_s"]}
     res |= {"slowest_lap": slow["lap"], "slowest_lap_s": slow["time_s"], "valid_laps": len(good)}
-    return Answer(text, "laps", {"session_id": sid}, res)
+    return Answer(text, "get_race_pace_model", args, res)

@@ -42,6 +42,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "corner_time": ("time_s",),
 }
 DEFAULT = ("brake_point_m", "min_kmh", "time_s")  # "how was turn 11 on lap 3?"
+SHOWN = ("brake_point_m", *SPEEDS, "time_s")  # two laps at a corner
 
 
 def show(col: str, v: float) -> str:
@@ -115,12 +116,21 @@ def _figures(
 ) -> Answer | None:
     name, by = got
     args = {"session_id": sid, "corner_name": name}
-    lead = f"Pitwall does not record the top speed through {name}; it has entry, minimum and exit speed. " if top else ""
+    lead = (
+        f"Pitwall does not record the top speed through {name}; it has entry, minimum and exit speed. "
+        if top
+        else ""
+    )
     if n is None:
         return _over_session(name, by, cols, lead, args)
     this = by.get(n)
     if this is None:
-        return Answer(f"Lap {n} has no figures at {name}: it is not a valid timed lap through it.", "get_corner_history", args, {"lap": n})
+        return Answer(
+            f"Lap {n} has no figures at {name}: it is not a valid timed lap through it.",
+            "get_corner_history",
+            args,
+            {"lap": n},
+        )
     res: dict[str, Any] = {"lap": n, "corner": this["corner_id"]}
     res |= {c: this[c] for c in LABELS if this.get(c) is not None}
     bits = [f"{LABELS[c]} {show(c, this[c])}" for c in cols if this.get(c) is not None]
@@ -137,7 +147,11 @@ def _figures(
         ref = [f"{LABELS[c]} {show(c, quick[c])}" for c in cols if quick.get(c) is not None]
         if "brake_point_m" in cols and None not in (quick.get("brake_point_m"), this.get("brake_point_m")):
             shift = this["brake_point_m"] - quick["brake_point_m"]
-            moved = f"{abs(shift):.0f} m {'later' if shift > 0 else 'earlier'}" if abs(shift) >= 0.5 else "at the same point"
+            moved = (
+                f"{abs(shift):.0f} m {'later' if shift > 0 else 'earlier'}"
+                if abs(shift) >= 0.5
+                else "at the same point"
+            )
             ref.append(f"so lap {n} braked {moved}")
             res["brake_shift_m"] = round(abs(shift), 1)
         if "time_s" in cols and this.get("time_s") is not None:
@@ -161,7 +175,9 @@ def _over_session(
             bits.append(f"{LABELS[c]} not recorded")
             continue
         hi, lo = max(got, key=lambda r: r[c]), min(got, key=lambda r: r[c])
-        bits.append(f"{LABELS[c]} from {show(c, lo[c])} (lap {lo['lap']}) to {show(c, hi[c])} (lap {hi['lap']})")
+        bits.append(
+            f"{LABELS[c]} from {show(c, lo[c])} (lap {lo['lap']}) to {show(c, hi[c])} (lap {hi['lap']})"
+        )
         res |= {f"{c}_lo": lo[c], f"{c}_lo_lap": lo["lap"], f"{c}_hi": hi[c], f"{c}_hi_lap": hi["lap"]}
     text = lead + f"{name} over your {len(by)} valid laps: " + "; ".join(bits) + "."
     return Answer(text, "get_corner_history", args, res)
@@ -200,7 +216,9 @@ def _gear(s: dict[str, Any], corner: str, name: str, n: int | None) -> Answer:
     if not by:
         return Answer(f"No valid lap has a gear reading at {name}.", "telemetry", args, res)
     typical, k = Counter(g for g, _ in by.values()).most_common(1)[0]
-    text = f"At {name} you were in {ordinal(typical)} gear at the slowest point on {k} of {len(by)} valid laps"
+    text = (
+        f"At {name} you were in {ordinal(typical)} gear at the slowest point on {k} of {len(by)} valid laps"
+    )
     others = sorted((lap, g) for lap, (g, _) in by.items() if g != typical)
     if others:
         text += " (" + ", ".join(f"{ordinal(g)} on lap {lap}" for lap, g in others) + ")"
@@ -215,7 +233,9 @@ def history_text(h: dict[str, Any]) -> str:
     this = next((x for x in h.get("sessions") or [] if x["session_id"] == h["session_id"]), None)
     if this is None:
         return f"{label}: no valid lap through it in this session."
-    parts = [f"{label} this session: corner time best {secs(this['best_s'])}, typical {secs(this['median_s'])}"]
+    parts = [
+        f"{label} this session: corner time best {secs(this['best_s'])}, typical {secs(this['median_s'])}"
+    ]
     if this.get("min_speed_kmh") is not None:
         parts[0] += f", minimum speed {this['min_speed_kmh']:g} km/h"
     if this.get("brake_point_m") is not None:

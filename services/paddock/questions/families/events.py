@@ -23,7 +23,13 @@ KINDS: dict[str, tuple[str, str, str]] = {
 }
 # a car-health measure -> (engine-health key, the laps it flags, what it is, unit, worst is the lowest)
 HEALTH: dict[str, tuple[str, str, str, str, bool]] = {
-    "oil_pressure": ("oil_floor_under_load_bar", "oil_pressure_low_laps", "oil pressure under load", "bar", True),
+    "oil_pressure": (
+        "oil_floor_under_load_bar",
+        "oil_pressure_low_laps",
+        "oil pressure under load",
+        "bar",
+        True,
+    ),
     "coolant_temp": ("water_max_c", "coolant_hot_laps", "coolant temperature", "°C", False),
 }
 
@@ -34,14 +40,16 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return _interventions(sid, q.measure)
     if q.measure in HEALTH:
         return _health(sid, q.measure)
-    if q.measure not in (None, "alarm", "warning"):
+    if q.measure not in (None, "alarm", "engine_light"):
         return None
     laps = named_laps(q, s)
     if isinstance(laps, Answer):
         return laps
     rep = flag_report(sid)
     lap = laps[0][1] if laps else None
-    return Answer(warnings_text(rep, lap), "get_flags_and_alarms", {"session_id": rep.session_id}, rep.as_dict())
+    return Answer(
+        warnings_text(rep, lap), "get_flags_and_alarms", {"session_id": rep.session_id}, rep.as_dict()
+    )
 
 
 def _interventions(sid: str, measure: str) -> Answer | None:
@@ -60,8 +68,12 @@ def _interventions(sid: str, measure: str) -> Answer | None:
     by: dict[str, list[int]] = {}
     for e in evs:
         by.setdefault(str(e.get("corner") or "off-corner").upper(), []).append(int(e["lap"]))
-    where = "; ".join(f"at {c} on lap{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}" for c, v in by.items())
-    return Answer(f"Yes, {len(evs)} {label}: {where}.", tool, {"session_id": sid}, {"count": len(evs), "events": evs})
+    where = "; ".join(
+        f"at {c} on lap{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}" for c, v in by.items()
+    )
+    return Answer(
+        f"Yes, {len(evs)} {label}: {where}.", tool, {"session_id": sid}, {"count": len(evs), "events": evs}
+    )
 
 
 def _health(sid: str, measure: str) -> Answer | None:

@@ -4,6 +4,7 @@ session does not have, or an out lap, is said so before any family answers). Run
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from services.paddock.questions import resolve
@@ -36,16 +37,40 @@ def lap_problem(sid: str, lap: int, whose: str = "this session") -> str | None:
 
 
 def ref_session(ref: LapRef, s: dict[str, Any]) -> str | None:
-    """The session a lap reference is in: this one, the driver's other one here, or the one named."""
-    if ref.session == "this":
-        return str(s["session_id"])
-    if ref.session == "other":
-        return resolve.other_session(str(s["session_id"]))
-    return ref.session
+    """The session a lap reference is in (``resolve.session_of``); a name that is no stored session id is
+    a driver's: their newest session at this track ("bo's lap 4")."""
+    sid = str(s["session_id"])
+    got = resolve.session_of(ref, sid)
+    if (
+        got is None
+        or ref.session in ("this", "other")
+        or rows("SELECT 1 FROM sessions WHERE session_id = ?", [got])
+    ):
+        return got
+    named = rows(
+        "SELECT session_id FROM sessions WHERE lower(driver_id) = lower(?) AND track_id IS NOT DISTINCT FROM ? "
+        "AND session_id <> ? ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1",
+        [ref.session, s.get("track_id"), sid],
+    )
+    return str(named[0]["session_id"]) if named else None
 
 
 def whose(sid: str, s: dict[str, Any]) -> str:
-    return "this session" if sid == s["session_id"] else f"session {sid}"
+    """A session as an answer names it: this session, a session of the driver's, a friend's session."""
+    if sid == s["session_id"]:
+        return "this session"
+    got = rows("SELECT driver_id FROM sessions WHERE session_id = ?", [sid])
+    who = got[0]["driver_id"] if got else None
+    return f"session {sid}" if who in (None, s.get("driver_id")) else f"{who}'s session {sid}"
+
+
+def _elsewhere(other: str, s: dict[str, Any]) -> str | None:
+    """Why a session cannot be compared with this one (another track), or None."""
+    got = rows("SELECT track_id FROM sessions WHERE session_id = ?", [other])
+    track = got[0]["track_id"] if got else None
+    if track == s.get("track_id"):
+        return None
+    return f"Session {other} was driven at {track or 'another track'}, not at {s.get('track_id') or 'this track'}: only a session at this track can be compared."
 
 
 def named_laps(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer:
@@ -60,16 +85,27 @@ def named_laps(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer
         other = ref_session(ref, s)
         if other is None:
             text = "There is no other session of yours at this track in the lake to compare with."
+            if ref.session not in ("this", "other"):
+                text = f"No session of {ref.session} at this track is in the lake to compare with."
             return Answer(text, "sessions", args, {"other_session": None})
-        one = Question(q.text, q.intent, laps=(ref,))
-        got = resolve.lap_numbers(one, other if ref.session != "this" else sid)
+        if other != sid and (why := _elsewhere(other, s)) is not None:
+            return Answer(why, "sessions", args, {"other_session": other})
+        if ref.number is None and ref.pick is None:  # "my other session", "bo's lap": its best
+            ref = replace(ref, pick="fastest")
+        one = Question(q.text, q.intent, laps=(replace(ref, session="this"),))
+        got = resolve.lap_numbers(one, other)
         if not got:
             text = f"No valid lap in {whose(other, s)}, so there is no lap time to give."
             return Answer(text, "laps", args | {"lap_session_id": other}, {"valid_laps": 0})
         lap = int(got[0])
         problem = lap_problem(other, lap, whose(other, s))
         if problem is not None:
-            return Answer(problem, "laps", args | {"lap": lap}, {"lap": lap, "laps": [x["lap"] for x in all_laps(other)]})
+            return Answer(
+                problem,
+                "laps",
+                args | {"lap": lap},
+                {"lap": lap, "laps": [x["lap"] for x in all_laps(other)]},
+            )
         out.append((other, lap))
     return out
 
@@ -81,7 +117,9 @@ def _count(sid: str) -> Answer:
     text = f"You have {len(good)} valid timed laps this session"
     if rest:
         names = {"out": "out lap", "in": "in lap"}
-        text += ", plus " + ", ".join(f"lap {x['lap']} ({names.get(str(x['kind']), 'not valid')})" for x in rest)
+        text += ", plus " + ", ".join(
+            f"lap {x['lap']} ({names.get(str(x['kind']), 'not valid')})" for x in rest
+        )
     text += f": {len(laps)} laps recorded."
     res = {"valid_laps": len(good), "laps_recorded": len(laps), "other_laps": [x["lap"] for x in rest]}
     return Answer(text, "laps", {"session_id": sid}, res)
@@ -124,7 +162,9 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         if other != sid:
             t = next(x["time_s"] for x in timed(all_laps(other)) if x["lap"] == lap)
             text = f"Lap {lap} of session {other} was {lap_time(t)}."
-            return Answer(text, "laps", {"session_id": sid, "ref_session_id": other}, {"lap": lap, "lap_time_s": t})
+            return Answer(
+                text, "laps", {"session_id": sid, "ref_session_id": other}, {"lap": lap, "lap_time_s": t}
+            )
         if ref.pick in ("fastest", "slowest") and ref.number is None:
             word = "best" if ref.pick == "fastest" else "slowest"
             return _pick(sid, word, next(x for x in good if x["lap"] == lap), len(good))

@@ -22,7 +22,9 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     args: dict[str, Any] = {"session_id": sid}
     d = sector_times(sid)
     if not d.get("available"):
-        return Answer(f"There are no sector times: {d.get('reason')}.", "sector_times", args, {"available": False})
+        return Answer(
+            f"There are no sector times: {d.get('reason')}.", "sector_times", args, {"available": False}
+        )
     secs = d["sectors"]
     res: dict[str, Any] = {k: d[k] for k in ("best_lap", "best_lap_s", "theoretical_best_s")}
     res["sector_count"] = len(secs)
@@ -62,7 +64,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             for x in worst
         ]
         text = "The most time between your typical and your best sector: " + "; ".join(
-            f"{_name(x)} {x['median_s'] - x['best_s']:.3f} s a lap (best on lap {x['best_lap']})" for x in worst
+            f"{_name(x)} {x['median_s'] - x['best_s']:.3f} s a lap (best on lap {x['best_lap']})"
+            for x in worst
         )
         return Answer(text + ".", "sector_times", args, res)
     res["best_sectors"] = [{"sector": x["sector"], "best_s": x["best_s"], "lap": x["best_lap"]} for x in secs]
@@ -94,7 +97,8 @@ def _on_lap(n: int, k: int | None, d: dict[str, Any], res: dict[str, Any]) -> st
     res["lap_minus_theoretical_s"] = round(total, 3)
     if top[0][1] < 0.0005:
         return f"Lap {n} was your best in every sector."
-    text = f"Lap {n} ({lap_time(d['lap_times_s'][n])}) lost the most against your best sectors in " + "; ".join(
-        f"{_name(x)} {g:.3f} s (best on lap {x['best_lap']})" for x, g in top if g >= 0.0005
+    text = (
+        f"Lap {n} ({lap_time(d['lap_times_s'][n])}) lost the most against your best sectors in "
+        + "; ".join(f"{_name(x)} {g:.3f} s (best on lap {x['best_lap']})" for x, g in top if g >= 0.0005)
     )
     return text + f". In all it was {total:.3f} s over your best sectors added up."
