@@ -8,52 +8,36 @@ from typing import Any
 
 from services.paddock.questions.families.laps import named_laps
 from services.paddock.questions.model import Answer, Question
+from services.paddock.questions.words import MEASURES, Measure
 from services.paddock.tools.base import rows
 
 MPH = 1.609344
-WHEELS = ("fl", "fr", "rl", "rr")
+# the figure of a measure on a lap, when the question names none: a floor for a pressure or a voltage
+# (a drop is what matters), the mean of the throttle, else the peak (the measures: ``words.MEASURES``)
+LOWEST = frozenset(
+    {"min_speed", "oil_pressure", "coolant_pressure", "fuel_pressure", "fuel_level", "battery_voltage"}
+)
+AVERAGED = frozenset({"throttle"})
 
-# a measure (``words.MEASURES``) -> (telemetry columns, what a driver calls it, unit, figure per lap)
-CHANNELS: dict[str, tuple[tuple[str, ...], str, str, str]] = {
-    "top_speed": (("speed_kmh",), "top speed", "km/h", "max"),
-    "min_speed": (("speed_kmh",), "lowest speed", "km/h", "min"),
-    "speed": (("speed_kmh",), "speed", "km/h", "max"),
-    "rpm": (("rpm",), "engine speed (rpm)", "rpm", "max"),
-    "gear": (("gear",), "gear", "", "max"),
-    "throttle": (("throttle_pct",), "throttle position", "%", "avg"),
-    "brake_pressure": (("brake_bar",), "brake pressure", "bar", "max"),
-    "steering": (("steer_deg",), "steering angle", "°", "max"),
-    "lat_g": (("g_lat",), "lateral acceleration", "g", "max"),
-    "long_g": (("g_long",), "longitudinal acceleration", "g", "max"),
-    "yaw_rate": (("yaw_rate_dps",), "yaw rate", "°/s", "max"),
-    "oil_pressure": (("oil_press_bar",), "oil pressure", "bar", "min"),
-    "oil_temp": (("oil_temp_c",), "oil temperature", "°C", "max"),
-    "coolant_temp": (("water_temp_c",), "coolant temperature", "°C", "max"),
-    "water_pressure": (("water_press_bar",), "water pressure", "bar", "min"),
-    "fuel_pressure": (("fuel_press_bar",), "fuel pressure", "bar", "min"),
-    "fuel_level": (("fuel_level_l",), "fuel level", "l", "min"),
-    "battery_voltage": (("battery_v",), "battery voltage", "V", "min"),
-    "tyre_pressure": (tuple(f"tpms_press_{w}_bar" for w in WHEELS), "tyre pressure", "bar", "max"),
-    "tyre_temp": (tuple(f"tpms_temp_{w}_c" for w in WHEELS), "tyre temperature", "°C", "max"),
-    "wheel_speed": (tuple(f"wheel_speed_{w}_kmh" for w in WHEELS), "wheel speed", "km/h", "max"),
-    "altitude": (("alt_m",), "altitude", "m", "max"),
-}
-# measures a driver may name that no telemetry column holds: always "not recorded"
-UNRECORDED = {
-    "lambda": "lambda (air-fuel ratio)",
-    "boost": "boost pressure",
-    "exhaust_temp": "exhaust temperature",
-}
+
+def _channel(measure: str) -> Measure | None:
+    """The measure, when it is a channel with telemetry columns (not a lap's, a corner's or an event)."""
+    m = MEASURES.get(measure)
+    return m if m is not None and m.kind == "channel" else None
+
+
+def _default(measure: str) -> str:
+    return "min" if measure in LOWEST else "avg" if measure in AVERAGED else "max"
 
 
 def label(measure: str) -> str:
-    if measure in CHANNELS:
-        return CHANNELS[measure][1]
-    return UNRECORDED.get(measure, measure.replace("_", " "))
+    m = MEASURES.get(measure)
+    return m.label if m is not None else measure.replace("_", " ")
 
 
 def show(measure: str, v: float) -> str:
-    unit = CHANNELS[measure][2] if measure in CHANNELS else ""
+    m = MEASURES.get(measure)
+    unit = m.unit if m is not None else ""
     if unit == "km/h":
         return f"{v:.1f} km/h ({v / MPH:.1f} mph)"
     if unit == "rpm":
@@ -77,10 +61,10 @@ def _agg(cols: tuple[str, ...], fn: str, where: str, params: list[Any]) -> float
 
 def on_lap(sid: str, measure: str, lap: int | None, fn: str | None = None) -> tuple[float, str] | None:
     """(the measure's figure on ``lap`` (None: the whole session), the aggregate used); None: not recorded."""
-    if measure not in CHANNELS:
+    m = _channel(measure)
+    if m is None or not m.columns:
         return None
-    cols, _, _, default = CHANNELS[measure]
-    fn = fn or default
+    cols, fn = m.columns, fn or _default(measure)
     where, params = ("", [sid]) if lap is None else (" AND lap = ?", [sid, lap])
     v = _agg(cols, fn, where, params)
     return None if v is None else (v, fn)
@@ -94,7 +78,7 @@ def not_recorded(s: dict[str, Any], measure: str) -> Answer:
 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     m = q.measure
-    if m is None or m == "lap_time":
+    if m is None or _channel(m) is None:
         return None
     sid = str(s["session_id"])
     if on_lap(sid, m, None) is None:
@@ -110,7 +94,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     if q.aggregation == "avg" or (m == "speed" and q.aggregation is None and lap is None):
         return _average(sid, m, lap)
     if m in ("top_speed", "rpm", "min_speed") or q.aggregation in ("max", "min"):
-        fn = q.aggregation if q.aggregation in ("max", "min") else CHANNELS[m][3]
+        fn = q.aggregation if q.aggregation in ("max", "min") else _default(m)
         got = on_lap(sid, m, lap, fn)
         if got is None:
             return not_recorded(s, m)
@@ -132,8 +116,8 @@ def _range(sid: str, m: str, lap: int | None) -> Answer:
     """Highest and lowest of a recorded channel, over the session or the lap named."""
     hi, lo = on_lap(sid, m, lap, "max"), on_lap(sid, m, lap, "min")
     assert hi is not None and lo is not None
-    what, col = label(m), CHANNELS[m][0][0]
-    nd = 2 if CHANNELS[m][2] == "g" else 1
+    what, col = label(m), MEASURES[m].columns[0]
+    nd = 2 if MEASURES[m].unit == "g" else 1
     scope = f"on lap {lap}" if lap is not None else "this session"
     text = f"{what[0].upper()}{what[1:]} {scope}: highest {show(m, hi[0])}, lowest {show(m, lo[0])}."
     res = {f"{col}_max": round(hi[0], nd), f"{col}_min": round(lo[0], nd)}
@@ -142,7 +126,7 @@ def _range(sid: str, m: str, lap: int | None) -> Answer:
 
 def _average(sid: str, m: str, lap: int | None) -> Answer | None:
     """The mean of the samples over the valid laps (or the lap named)."""
-    col = CHANNELS[m][0][0]
+    col = MEASURES[m].columns[0]
     where, params = ("", [sid]) if lap is None else (" AND t.lap = ?", [sid, lap])
     got = rows(
         f"SELECT avg(t.{col}) AS v, count(DISTINCT t.lap) AS laps FROM telemetry t JOIN laps l "
@@ -161,7 +145,7 @@ def _average(sid: str, m: str, lap: int | None) -> Answer | None:
 
 def _each_lap(s: dict[str, Any], m: str) -> Answer:
     sid = str(s["session_id"])
-    cols, _, _, fn = CHANNELS[m]
+    cols, fn = MEASURES[m].columns, _default(m)
     sel = ", ".join(f"{fn}({c})" for c in cols)
     pick = "greatest" if fn == "max" else "least" if fn == "min" else None
     expr = f"{pick}({sel})" if pick and len(cols) > 1 else f"{fn}({cols[0]})"
