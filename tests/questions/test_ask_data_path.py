@@ -5,6 +5,7 @@ its speed, its GPS crossing the sector lines), never against the tools."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -29,15 +30,16 @@ def pad(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     settings = settings_for(d / "data")
     sim = cached_sim(laps=10, seed=7)
     sid = import_sim(sim, settings, driver_id="ana").session_id
+    later = import_sim(cached_sim(laps=3, seed=9), settings, driver_id="ana").session_id
     proc = start_paddock(d / "data", d, NO_MODEL)
-    yield {"url": proc.url, "sid": sid, "sim": sim}
+    yield {"url": proc.url, "sid": sid, "later": later, "sim": sim}
     proc.stop()
 
 
-def ask(pad: dict[str, Any], question: str, driver: str = "ana") -> str:
+def ask(pad: dict[str, Any], question: str, driver: str = "ana", session: str = "sid") -> str:
     r = httpx.post(
         f"{pad['url']}/coach/ask",
-        json={"driver_id": driver, "session_id": pad["sid"], "question": question},
+        json={"driver_id": driver, "session_id": pad[session], "question": question},
         timeout=120,
     )
     assert r.status_code == 200, r.text
@@ -132,3 +134,14 @@ def test_follow_ups_keep_the_thread(pad) -> None:
     ask(pad, "compare lap 3 and lap 5", driver="cal")
     text = ask(pad, "what's the gap between them?", driver="cal")
     assert _gap(text, 5, 3) == pytest.approx(_lap(sim, 5)["time_s"] - _lap(sim, 3)["time_s"], abs=0.05), text
+
+
+def test_another_session_starts_a_new_thread_and_the_trace_keeps_the_parsed_question(pad) -> None:
+    ask(pad, "compare lap 3 and lap 5", driver="eve")
+    text = ask(pad, "what's the gap between them?", driver="eve", session="later")
+    assert "lap 5" not in text, text  # the other session's thread does not carry laps 3 and 5 over
+    traces = httpx.get(f"{pad['url']}/coach/traces", params={"limit": 1000}).json()["traces"]
+    kept = [json.loads(t["detail"])["question"] for t in traces if t["agent_name"] == "AskEvidence"]
+    asked = [q for q in kept if q and q["text"] == "compare lap 3 and lap 5"]
+    assert asked and asked[0]["intent"] == "compare"
+    assert [(x["number"], x["session"]) for x in asked[0]["laps"]] == [(3, "this"), (5, "this")]
