@@ -36,7 +36,7 @@ def pad(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     proc.stop()
 
 
-def ask(pad: dict[str, Any], question: str, driver: str = "ana", session: str = "sid") -> str:
+def ask_done(pad: dict[str, Any], question: str, driver: str = "ana", session: str = "sid") -> dict[str, Any]:
     r = httpx.post(
         f"{pad['url']}/coach/ask",
         json={"driver_id": driver, "session_id": pad[session], "question": question},
@@ -45,7 +45,11 @@ def ask(pad: dict[str, Any], question: str, driver: str = "ana", session: str = 
     assert r.status_code == 200, r.text
     done = r.json()
     assert done["type"] == "done" and done["narrator"] == "data", done
-    return str(done["text"])
+    return dict(done)
+
+
+def ask(pad: dict[str, Any], question: str, driver: str = "ana", session: str = "sid") -> str:
+    return str(ask_done(pad, question, driver, session)["text"])
 
 
 def _lap(sim: Any, n: int) -> dict[str, Any]:
@@ -137,7 +141,8 @@ def test_follow_ups_keep_the_thread(pad) -> None:
 
 
 def test_another_session_starts_a_new_thread_and_the_trace_keeps_the_parsed_question(pad) -> None:
-    ask(pad, "compare lap 3 and lap 5", driver="eve")
+    done = ask_done(pad, "compare lap 3 and lap 5", driver="eve")
+    assert done["question"]["intent"] == "compare"  # the reply carries it for ?debug=1
     text = ask(pad, "what's the gap between them?", driver="eve", session="later")
     assert "lap 5" not in text, text  # the other session's thread does not carry laps 3 and 5 over
     traces = httpx.get(f"{pad['url']}/coach/traces", params={"limit": 1000}).json()["traces"]

@@ -155,5 +155,6 @@ def _shape(svc: CoachService, req: CoachRequest, run: Run, out: Outcome) -> None
             "available": out.narrator != "none",
             "agent": agent,
             "tools": run.tools,
+            "question": run.state.get(STATE_KEY),  # as parsed: shown with ?debug=1
             "error": str(run.error) if run.error else None,
         }
