@@ -87,11 +87,13 @@ def from_state(value: object) -> Question | None:
             for x in value.get("laps") or ()
         )
         intent = _member(value.get("intent"), Intent)
+        if intent is None:
+            return None
         measure = value.get("measure")
         sector = value.get("sector")
         return Question(
             text=str(value.get("text") or ""),
-            intent=intent or "unknown",
+            intent=intent,
             laps=laps,
             corner=str(value["corner"]) if value.get("corner") else None,
             sector=int(sector) if sector is not None else None,
