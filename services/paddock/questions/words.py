@@ -288,6 +288,7 @@ def fix(word: str) -> str:
 
 _SESSION_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{2,}\b")
 _CLOCK = re.compile(r"\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b")  # a lap time or a decimal: not a lap number
+MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay costs no more than this
 _POSSESSIVE = re.compile(r"'s\b")  # "my other session's best", "what's": the 's says nothing here
 _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|[a-z0-9]+")
@@ -299,11 +300,14 @@ _SHORT_WORD = {"t": "turn", "c": "corner", "l": "lap", "s": "sector"}
 def tokens(text: str) -> list[str]:
     """The question's words, once: lower case, apostrophes dropped, spellings and shorthand spelled out
     ("T11" -> ``turn 11``, "3rd" -> ``3 th``, "3-5" -> ``3 to 5``), typos of vocabulary words fixed;
-    a session id stays one word, numbers stay digits (number words are read in context by ``parse``)."""
-    t = _POSSESSIVE.sub("", (text or "").lower().replace("’", "'")).replace("'", "")
+    a session id stays one word, numbers stay digits (number words are read in context by ``parse``); the
+    first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
+    t = _POSSESSIVE.sub("", (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
-    for raw in _TOKEN.findall(t):
+    for raw in _TOKEN.findall(t)[:MAX_WORDS]:
+        if raw.isdigit() and len(raw) > 4:
+            continue  # no lap, corner or sector has a number that long
         m = _SHORT.match(raw)
         if m and m.group(1):
             out += [_SHORT_WORD[m.group(1)], m.group(2)]
