@@ -266,13 +266,13 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
     for i, t in enumerate(toks):
         if t not in w.PICKS or s.used[i] or any(x in w.NOT_A_LAP for x in toks[max(0, i - 2) : i]):
             continue
-        if any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
-            continue
         j = i + 1
         while j < len(toks) and toks[j] in w.PICK_SKIP:
             j += 1
         before = [x for x in toks[max(0, i - 3) : i] if x not in ("my", "the", "our")]
         after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | {"from"}
+        if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
+            continue  # "which sector was my slowest": a sector, not a lap
         if j < len(toks) and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp)):
             continue
         out.append((i, LapRef(pick=w.PICKS[t])))  # type: ignore[arg-type]

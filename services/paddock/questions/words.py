@@ -32,6 +32,7 @@ def _wheels(pattern: str) -> tuple[str, ...]:
 # name -> what it is; the names are the ``Question.measure`` values every family reads
 MEASURES: dict[str, Measure] = {
     "lap_time": Measure("lap time", (), "s", "lap"),  # the time of the lap, or of the sector/corner named
+    "coasting": Measure("time coasting", (), "%", "lap"),  # neither pedal: the lap comparison's share
     "speed": Measure(
         "speed", ("speed_kmh",), "km/h"
     ),  # a speed not said which: a corner's three, a lap's top
@@ -115,7 +116,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "fuel_level": "fuel, fuel level, how much fuel",
     "battery_voltage": "battery, voltage, battery voltage",
     "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
-    "tyre_temp": "tyre temp, tyre temperature",
+    "tyre_temp": "tyre temp, tyre temperature, tyre",  # "how hot were the tyres"; pressure only when said
+    "coasting": "coast, coasting, coasted, coasts",
     "lambda": "lambda, afr, air fuel, mixture",
     "altitude": "altitude, elevation",
     "abs": "abs, anti lock",
@@ -209,9 +211,11 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "balance": """understeer, oversteer, balance, rotate, rotation, rotating, snap, snappy, car feel,
                  front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide""",
         "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
+                 could i be, on the table, best possible, possible, how much faster could,
                  could i do, could i run, could i go, capable of, best bits, all my best""",
         "consistency": "consistent, consistency, repeatable, repeatability, spread, variance",
-        "where_time": """lose time, losing time, lost time, lose the most, losing the most, lost the most,
+        "where_time": """where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
+                 best corner, weak spot, weak spots, lose time, losing time, lost time, lose the most, losing the most, lost the most,
                  find time, find more time, gain time, opportunity, opportunities, work on, focus on,
                  improve, go faster, be faster, costs me, cost me, costing me, biggest gain, weakest, bleed,
                  bleeding, lose, losing, lost, time loss""",
@@ -221,7 +225,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
     }
 )
 # words that make a question about driving data (with the measures, corners, sectors and laps)
-DRIVING = word_set("""lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower slowest
+DRIVING = word_set("""coast coasting lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower slowest
     session sessions tyre oil coolant water engine rpm gear line apex lose losing lost gain grip car track
     drive driving driver steer steering consistent consistency pressure temp temperature fuel delta debrief
     brief coach improve best personal pace stint race racing qualifying tenths traction balance understeer
@@ -232,7 +236,12 @@ UNRELATED = word_set("""weather forecast joke jokes poem poems song story capita
     film news stock stocks bitcoin football soccer squared plus minus multiply divided cat dog
     championship won translate sky""")
 # plain English words the typo fixer leaves alone (with the vocabulary above)
-COMMON = word_set("""a about above after again against all am an and any anything are around as at away back be
+COMMON = word_set("""looking look looks looked seem seems seemed feel feels felt feeling doing went
+    going gone showing told given working worked works work happen happened happening change changed better
+    worse bad great help try trying tried thought knew said says ask asked maybe today yesterday morning
+    afternoon place brave trace making taking talking lucky pretty nice cool mind wrong true false kind
+    leaving left table leave able lets thanks thank hello hey hi again done else anyway actually probably
+    a about above after again against all am an and any anything are around as at away back be
     because been before being below between both but by can could day did do does doing done down during
     each else end enough even every everything few for from get gets getting give go goes going good got
     had has have having he her here him his how i if in into is it its just keep know last late later
@@ -282,7 +291,7 @@ def fix(word: str) -> str:
     if len(word) < 4 or not word.isalpha() or word in vocabulary():
         return word
     near = [w for n in range(len(word) - 2, len(word) + 3) for w in _targets().get(n, ())]
-    got = difflib.get_close_matches(word, near, 1, 0.8)
+    got = difflib.get_close_matches(word, near, 1, 0.84)
     return got[0] if got else word
 
 
