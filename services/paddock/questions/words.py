@@ -112,7 +112,7 @@ _MEASURE_PHRASES: dict[str, str] = {
     "vert_g": "vertical g, vert g, bumps, bumpy, kerb strike",
     "throttle_body": "throttle body, throttle valve, throttle plate, butterfly",
     "brake_pedal": "brake pedal, brake position, pedal position",
-    "distance": "distance, how far, mileage, kilometres, kilometers, miles, odometer",
+    "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
     "yaw_rate": "yaw, yaw rate",
     "wheel_speed": "wheel speed, wheel speeds",
     "oil_pressure": "oil pressure",
