@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import Any, get_args
 
+from services.paddock.questions import cues as c
 from services.paddock.questions import words as w
 from services.paddock.questions.model import Aggregation, Intent, LapRef, Pick, Question
 
@@ -25,7 +26,7 @@ def carries_on(text: str) -> bool:
     """The words lean on the question before: "and ...", "what about ...", "that", "it", "them"."""
     toks = w.tokens(text)
     joined = " ".join(toks) + " "
-    return any(joined.startswith(p + " ") for p in w.CARRY_ON) or any(t in w.REFERS for t in toks)
+    return any(joined.startswith(p + " ") for p in c.CARRY_ON) or any(t in c.REFERS for t in toks)
 
 
 def follow(previous: Question | None, q: Question) -> Question:

@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from services.paddock.questions import cues as c
+from services.paddock.questions import numerals as n
 from services.paddock.questions import words as w
 from services.paddock.questions.model import LapRef
 
@@ -55,19 +57,19 @@ class Slots:
     @property
     def driving(self) -> bool:
         cued = any(self.has(c) for c in _DRIVING_CUES)
-        return cued or any(t in w.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
+        return cued or any(t in c.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
 
     @property
     def unrelated(self) -> bool:
-        return any(t in w.UNRELATED for t in self.toks)
+        return any(t in c.UNRELATED for t in self.toks)
 
     @property
     def bare(self) -> bool:
         """Only words the vocabulary knows, leaning on what came before ("why?", "was it ok?", "and that?"): a
         follow-up, never a question about something else."""
         known = w.vocabulary()
-        leans = any(t in w.REFERS for t in self.toks) or self.has("why") or self.has("judge")
-        leans |= any(self.joined.startswith(f" {p} ") for p in w.CARRY_ON)
+        leans = any(t in c.REFERS for t in self.toks) or self.has("why") or self.has("judge")
+        leans |= any(self.joined.startswith(f" {p} ") for p in c.CARRY_ON)
         return leans and not self.unrelated and all(t in known for t in self.toks)
 
     @property
@@ -86,7 +88,7 @@ class Slots:
 
 def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[str]]) -> Slots:
     s = Slots(toks, [False] * len(toks), " " + " ".join(toks) + " ")
-    s.cues = frozenset(c for c, ps in w.CUES.items() if any(f" {p} " in s.joined for p in ps))
+    s.cues = frozenset(c for c, ps in c.CUES.items() if any(f" {p} " in s.joined for p in ps))
     _corner(s, corners)
     _sector(s)
     spans = _session_spans(s)
@@ -117,30 +119,6 @@ def _phrases(s: Slots, table: Mapping[str, str], longest: int) -> list[tuple[int
     return sorted(out)
 
 
-def number(toks: list[str], i: int) -> tuple[int, int] | None:
-    """(the number at ``toks[i]``, the index after it): digits or words ("eleven", "twenty one")."""
-    if i >= len(toks):
-        return None
-    t = toks[i]
-    if t.isdigit():
-        return int(t), i + 1
-    if t in w.NUMBERS:
-        v = w.NUMBERS[t]
-        if t in w.TENS and i + 1 < len(toks) and toks[i + 1] in w.NUMBERS and 0 < w.NUMBERS[toks[i + 1]] < 10:
-            return v + w.NUMBERS[toks[i + 1]], i + 2
-        return v, i + 1
-    return None
-
-
-def _ordinal(toks: list[str], i: int) -> tuple[int, int] | None:
-    """(N, index after) for "3 th" / "third" at ``i`` (not "first", which is a pick of a lap)."""
-    if i + 1 < len(toks) and toks[i].isdigit() and toks[i + 1] == "th":
-        return int(toks[i]), i + 2
-    if i < len(toks) and toks[i] in w.ORDINAL and toks[i] != "first":
-        return w.ORDINAL[toks[i]], i + 1
-    return None
-
-
 def _mark(s: Slots, a: int, b: int) -> None:
     s.used[a:b] = [True] * (b - a)
 
@@ -161,8 +139,8 @@ def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> N
         if t not in ("turn", "corner") or s.used[i]:
             continue
         m = _CORNER_NO.match(s.toks[i + 1]) if i + 1 < len(s.toks) else None
-        got = number(s.toks, i + 1)
-        before = _ordinal_before(s.toks, i)  # "the 3rd corner", "the third turn"
+        got = n.number(s.toks, i + 1)
+        before = n.ordinal_before(s.toks, i)  # "the 3rd corner", "the third turn"
         if m is not None:
             key, a, b = m.group(1) + m.group(2), i, i + 2
         elif got is not None:
@@ -174,15 +152,6 @@ def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> N
         s.corner = _corner_id(key, ids)
         _mark(s, a, b)
         return
-
-
-def _ordinal_before(toks: list[str], i: int) -> tuple[int, int] | None:
-    """(N, where it starts) for an ordinal right before ``toks[i]``: "3 th" or "third"."""
-    for start in (i - 2, i - 1):
-        o = _ordinal(toks, start) if start >= 0 else None
-        if o is not None and o[1] == i:
-            return o[0], start
-    return None
 
 
 @lru_cache(maxsize=512)
@@ -204,8 +173,8 @@ def _sector(s: Slots) -> None:
     for i, t in enumerate(s.toks):
         if t != "sector" or s.used[i]:
             continue
-        got = number(s.toks, i + 1)
-        before = _ordinal_before(s.toks, i)
+        got = n.number(s.toks, i + 1)
+        before = n.ordinal_before(s.toks, i)
         if got is not None:
             s.sector = got[0]
             _mark(s, i, got[1])
@@ -225,7 +194,7 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
     for i, t in enumerate(toks):
         if s.used[i]:
             continue
-        o = _ordinal(toks, i)
+        o = n.ordinal(toks, i)
         if o is not None and o[1] < len(toks) and toks[o[1]] in ("lap", "laps"):
             out.append((i, LapRef(number=o[0])))
             _mark(s, i, o[1] + 1)
@@ -233,7 +202,7 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
         if t not in ("lap", "laps"):
             continue
         j = i + 1 + (i + 1 < len(toks) and toks[i + 1] in ("number", "no"))
-        got = number(toks, j)
+        got = n.number(toks, j)
         if got is None:
             continue
         out.append((i, LapRef(number=got[0])))
@@ -241,7 +210,7 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
         j = got[1]
         while j < len(toks) and (toks[j] in w.LAP_SEP or (t == "laps" and toks[j].isdigit())):
             k = j if toks[j].isdigit() else j + 1 + (j + 1 < len(toks) and toks[j + 1] == "lap")
-            nxt = number(toks, k)
+            nxt = n.number(toks, k)
             if nxt is None:
                 break
             first = out[-1][1].number or 0
@@ -289,7 +258,7 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
     """Another session named ("my other session", "last time out", a session id): where, and which; its
     words are read (so "last" there is no lap)."""
     spans: list[tuple[int, int, str]] = [(i, i + 1, t) for i, t in enumerate(s.toks) if _SESSION_ID.match(t)]
-    for phrase in w.CUES["other"]:
+    for phrase in c.CUES["other"]:
         at = s.joined.find(f" {phrase} ")
         if at >= 0:
             i = s.joined[:at].count(" ")

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from services.paddock.questions import cues as c
+from services.paddock.questions import numerals as n
+
 MeasureKind = Literal["lap", "corner", "channel", "event"]
 
 
@@ -144,17 +147,9 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def word_list(text: str) -> list[str]:
-    return text.split()
-
-
 def _pairs(text: str) -> dict[str, str]:
     """``"a=b, c=d e"`` -> ``{"a": "b", "c": "d e"}``."""
     return {k.strip(): v.strip() for k, v in (p.split("=") for p in text.split(",") if p.strip())}
-
-
-def _lists(table: dict[str, str]) -> dict[str, tuple[str, ...]]:
-    return {k: tuple(p.strip() for p in v.split(",") if p.strip()) for k, v in table.items()}
 
 
 # a misspelling, contraction or shorthand -> its words (whole words only; before the typo fixer)
@@ -172,17 +167,6 @@ SPELLING: dict[str, str] = _pairs(
     alltime=all time, sec=sector, thru=through"""
 )
 
-ONES = word_list(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen"
-)
-ORDINALS = word_list(
-    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-    "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
-)
-TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
-NUMBERS: dict[str, int] = {w: i for i, w in enumerate(ONES)} | TENS
-ORDINAL: dict[str, int] = {w: i for i, w in enumerate(ORDINALS)}
 
 # a lap named by what it was ("my fastest lap"); "first" is the first full lap, not lap 1
 PICKS: dict[str, str] = _pairs("fastest=fastest, best=fastest, slowest=slowest, last=last, first=first")
@@ -200,79 +184,16 @@ AGGREGATIONS: dict[str, str] = _pairs(
 )
 # how a comparison joins its two sides
 COMPARE = word_set("versus against compare than difference gap delta between off behind")
-# the words that carry a question on from the previous one ("and the slowest?", "what about turn 3?")
-CARRY_ON = ("and", "also", "what about", "how about", "same for", "then", "now")
-REFERS = word_set("that it them those both")
-
-# intent cue phrases (as words, after spelling); parse decides between them by the slots filled
-CUES: dict[str, tuple[str, ...]] = _lists(
-    {
-        "debrief": "debrief, how did i do, how did i go, session summary, summary, review my session, recap",
-        "brief": "brief, briefing, before i go out, plan for today, todays plan, next session",
-        "other": """other session, previous session, last session, earlier session, session before,
-                 last time out, last time""",
-        "sessions": "session, sessions, all time, ever, here before",
-        "judge": """ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried, concern,
-                 within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too high,
-                 too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right""",
-        "health": "temp, temperature, pressure, engine, vitals, gauges, health",
-        "balance": """understeer, oversteer, balance, rotate, rotation, rotating, snap, snappy, car feel,
-                 front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide""",
-        "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
-                 could i be, on the table, best possible, possible, how much faster could,
-                 could i do, could i run, could i go, capable of, best bits, all my best""",
-        "consistency": "consistent, consistency, repeatable, repeatability, spread, variance",
-        "where_time": """where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
-                 best corner, weak spot, weak spots, lose time, losing time, lost time, lose the most, losing the most, lost the most,
-                 find time, find more time, gain time, opportunity, opportunities, work on, focus on,
-                 improve, go faster, be faster, costs me, cost me, costing me, biggest gain, weakest, bleed,
-                 bleeding, lose, losing, lost, time loss""",
-        "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
-                 what did i go, lap""",
-        "why": "why, how come",
-    }
-)
-# words that make a question about driving data (with the measures, corners, sectors and laps)
-DRIVING = word_set("""coast coasting lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower slowest
-    session sessions tyre oil coolant water engine rpm gear line apex lose losing lost gain grip car track
-    drive driving driver steer steering consistent consistency pressure temp temperature fuel delta debrief
-    brief coach improve best personal pace stint race racing qualifying tenths traction balance understeer
-    oversteer alarm warning kerb curb wheel wheels setup entry exit marker markers versus compare gap
-    hairpin carousel esses chicane straight""")
-# words that make a question plainly about something else
-UNRELATED = word_set("""weather forecast joke jokes poem poems song story capital france paris president recipe cook movie
-    film news stock stocks bitcoin football soccer squared plus minus multiply divided cat dog
-    championship won translate sky""")
-# plain English words the typo fixer leaves alone (with the vocabulary above)
-COMMON = word_set("""looking look looks looked seem seems seemed feel feels felt feeling doing went
-    going gone showing told given working worked works work happen happened happening change changed better
-    worse bad great help try trying tried thought knew said says ask asked maybe today yesterday morning
-    afternoon place brave trace making taking talking lucky pretty nice cool mind wrong true false kind
-    leaving left table leave able lets thanks thank hello hey hi again done else anyway actually probably
-    a about above after again against all am an and any anything are around as at away back be
-    because been before being below between both but by can could day did do does doing done down during
-    each else end enough even every everything few for from get gets getting give go goes going good got
-    had has have having he her here him his how i if in into is it its just keep know last late later
-    least less let like little long look made make many may me more most much must my need never
-    new next no nor not now of off on once one only or other our out over own please put really right same
-    say see she should show so some still such take tell than that the their them then there these they
-    thing think this those through to too under until up upon us very want was way we well were what when
-    where which while who whom why will with would yes yet you your first second third hard harder hit
-    early earlier carry carried went ran run running came lower higher high low gave bits together
-    sure show list number quick slow fast reach reached biggest big small across seconds metres meters
-    feet kmh mph whole overall entire stay stayed hold held rate rated grade into onto kick kicked step
-    stepped come came were where here there""")
-NUMBERISH = frozenset(NUMBERS) | frozenset(ORDINAL)
 
 
 @lru_cache(maxsize=1)
 def vocabulary() -> frozenset[str]:
     """Every word the reader knows: the typo fixer corrects towards these and leaves them alone."""
-    words: set[str] = set(DRIVING | UNRELATED | COMMON | NUMBERISH | COMPARE | REFERS)
+    words: set[str] = set(c.DRIVING | c.UNRELATED | c.COMMON | n.NUMBERISH | COMPARE | c.REFERS)
     for table in (MEASURE_WORDS, AGGREGATIONS, SPELLING, PICKS):
         for phrase in table:
             words.update(phrase.split())
-    for phrases in CUES.values():
+    for phrases in c.CUES.values():
         for phrase in phrases:
             words.update(phrase.split())
     for value in SPELLING.values():
@@ -284,7 +205,7 @@ def vocabulary() -> frozenset[str]:
 def _targets() -> dict[int, tuple[str, ...]]:
     """The words a typo may be of, by length: the driving vocabulary's own (a typo of a plain English word
     is left as it is)."""
-    plain = COMMON | UNRELATED | NUMBERISH
+    plain = c.COMMON | c.UNRELATED | n.NUMBERISH
     out: dict[int, list[str]] = {}
     for w in sorted(vocabulary() - plain):
         if len(w) >= 4 and w.isalpha():
