@@ -10,6 +10,7 @@ laps; "first lap" is the first full lap (a pick), "second/3rd lap" is that lap n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from services.paddock.questions import words as w
@@ -74,7 +75,7 @@ def _intent(s: Slots) -> Intent:
         return "sector"
     if s.has("where_time"):
         return "where_time"
-    health = s.measure in w.HEALTH or (s.measure is None and s.has("health"))
+    health = s.measure in w.JUDGED or (s.measure is None and s.has("health"))
     if s.has("judge") and s.aggregation is None and (health or (s.bare and not s.measure)):
         return "judge"
     if s.corner:
@@ -101,6 +102,8 @@ def _tidy(q: Question, s: Slots) -> Question:
     elif q.intent == "sessions":
         measure = "lap_time" if s.ever or s.picked_fastest else measure
         agg = "min" if s.ever or s.picked_fastest else agg
+    if q.intent == "judge" and measure is None and re.search(r" temp(?:erature)? ", s.joined):
+        measure = "temps"  # "are my temps fine?": the engine's temperatures
     if q.intent in ("unrelated", "debrief", "brief", "unknown"):
         measure, agg = None, None
     if measure == "speed" and q.corner is None:

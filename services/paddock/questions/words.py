@@ -59,6 +59,7 @@ MEASURES: dict[str, Measure] = {
     "wheel_speed": Measure("wheel speeds", _wheels("wheel_speed_{}_kmh"), "km/h"),
     "oil_pressure": Measure("oil pressure", ("oil_press_bar",), "bar"),
     "oil_temp": Measure("oil temperature", ("oil_temp_c",), "°C"),
+    "temps": Measure("engine temperatures", ("oil_temp_c", "water_temp_c"), "°C"),  # "are my temps fine?"
     "coolant_temp": Measure("coolant temperature", ("water_temp_c",), "°C"),
     "coolant_pressure": Measure("coolant pressure", ("water_press_bar",), "bar"),
     "fuel_pressure": Measure("fuel pressure", ("fuel_press_bar",), "bar"),
@@ -76,19 +77,10 @@ MEASURES: dict[str, Measure] = {
     "wheelspin": Measure("wheelspin", (), "", "event"),
     "alarm": Measure("alarms and warnings", _wheels("tpms_alarm_{}"), "", "event"),  # + the file's own
 }
-HEALTH = frozenset(
-    {
-        "oil_pressure",
-        "oil_temp",
-        "coolant_temp",
-        "coolant_pressure",
-        "fuel_pressure",
-        "fuel_level",
-        "battery_voltage",
-        "tyre_pressure",
-        "tyre_temp",
-        "lambda",
-    }
+# the readings a judge question is about ("was my oil pressure ok?", "did I hit the rev limiter?")
+JUDGED = frozenset(
+    {"oil_pressure", "oil_temp", "coolant_temp", "coolant_pressure", "fuel_pressure", "fuel_level", "rpm"}
+    | {"battery_voltage", "tyre_pressure", "tyre_temp", "lambda", "temps"}
 )
 
 # phrases (after spelling, as words) -> measure; the longest phrase found first wins its words
@@ -106,7 +98,7 @@ _MEASURE_PHRASES: dict[str, str] = {
     "brake_pressure": """brake pressure, braking pressure, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, how hard i braked, brake hard""",
     "throttle": "throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat, flat out",
-    "rpm": "rpm, revs, rev, revved, rev limiter, engine speed",
+    "rpm": "rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving",
     "gear": "gear, gears",
     "steering": "steering, steering angle, steer",
     "lat_g": "lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
