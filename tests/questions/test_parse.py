@@ -317,6 +317,8 @@ def test_table_is_wide() -> None:
         ("min speed at the hairpin", SONOMA, None),  # ids alone carry no names
         ("min speed at the hairpin", {"t7": ["the hairpin"]}, "t7"),
         ("min speed at turn 3a", SONOMA, "t3a"),
+        ("min speed at devls elbow", {"t1": ["Turn 1", "Devils Elbow"], "t2": ["Bus Stop"]}, "t1"),  # a typo
+        ("min speed at paddok hill bend", {"t1": ["Devils Elbow"], "t3": ["Paddock Hill Bend"]}, "t3"),
     ],
 )
 def test_corner_ids_follow_the_track(text: str, corners: object, corner: str | None) -> None:

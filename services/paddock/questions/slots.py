@@ -4,6 +4,7 @@ picks, another session's), the aggregation, and the cues ``parse`` chooses the i
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -87,6 +88,10 @@ class Slots:
 
 
 def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[str]]) -> Slots:
+    if isinstance(corners, Mapping):
+        toks = _name_typos(
+            toks, {x for said in corners.values() for name in said for x in _name_words(name).split()}
+        )
     s = Slots(toks, [False] * len(toks), " " + " ".join(toks) + " ")
     s.cues = frozenset(c for c, ps in c.CUES.items() if any(f" {p} " in s.joined for p in ps))
     _corner(s, corners)
@@ -152,6 +157,17 @@ def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> N
         s.corner = _corner_id(key, ids)
         _mark(s, a, b)
         return
+
+
+def _name_typos(toks: list[str], said: set[str]) -> list[str]:
+    """A typo of a word of the track's own corner names ("carosel") spelled as the track spells it."""
+    known = w.vocabulary()
+    targets = sorted(x for x in said if len(x) >= 4 and not x.isdigit())
+    out = []
+    for t in toks:
+        near = difflib.get_close_matches(t, targets, 1, 0.84) if len(t) >= 4 and t not in known else []
+        out.append(near[0] if near else t)
+    return out
 
 
 @lru_cache(maxsize=512)
