@@ -297,6 +297,9 @@ def _attach(s: Slots, positions: list[tuple[int, LapRef]], spans: list[tuple[int
         for k in near:
             p, ref = positions[k]
             positions[k] = (p, LapRef(ref.number, ref.pick, sid))
-        if not near:
+        picks = [r.pick for _, r in positions if r.session == "this" and r.pick]
+        if not near and picks:  # "my best lap compared to my other session": that session's best
+            positions.append((a, LapRef(pick=picks[0], session=sid)))
+        elif not near:
             positions.append((a, LapRef(session=sid)))
             s.other = True

@@ -97,11 +97,12 @@ _MEASURE_PHRASES: dict[str, str] = {
         braking, braked, brake later, brake earlier""",
     "brake_pressure": """brake pressure, braking pressure, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, how hard i braked, brake hard""",
-    "throttle": "throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat, flat out",
+    "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
+        flat out""",
     "rpm": "rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving",
     "gear": "gear, gears",
     "steering": "steering, steering angle, steer",
-    "lat_g": "lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
+    "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
     "long_g": "longitudinal g, braking g, long g",
     "combined_g": "combined g",
     "vert_g": "vertical g, vert g, bumps, bumpy, kerb strike",
@@ -162,7 +163,7 @@ SPELLING: dict[str, str] = _pairs(
 
 # a lap named by what it was ("my fastest lap"); "first" is the first full lap, not lap 1
 PICKS: dict[str, str] = _pairs("fastest=fastest, best=fastest, slowest=slowest, last=last, first=first")
-# after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst", "and the slowest?")
+# after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst")
 PICK_LAP = word_set("lap laps one time run versus and or to than with against compare")
 PICK_NOT = word_set("corner turn sector bits parts sections segments pieces speed")  # "my best corners"
 PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
