@@ -93,7 +93,7 @@ def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[s
             toks, {x for said in corners.values() for name in said for x in _name_words(name).split()}
         )
     s = Slots(toks, [False] * len(toks), " " + " ".join(toks) + " ")
-    s.cues = frozenset(c for c, ps in c.CUES.items() if any(f" {p} " in s.joined for p in ps))
+    s.cues = _cues(toks)
     _corner(s, corners)
     _sector(s)
     spans = _session_spans(s)
@@ -106,6 +106,26 @@ def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[s
     s.aggregation = agg[0] if agg else None
     s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
     return s
+
+
+def _cues(toks: list[str]) -> frozenset[str]:
+    """The CUES whose phrases stand among the words (every run of words looked up once)."""
+    cue_of, longest = _cue_table()
+    found: set[str] = set()
+    for i in range(len(toks)):
+        for j in range(i + 1, min(len(toks), i + longest) + 1):
+            found |= cue_of.get(" ".join(toks[i:j]), frozenset())
+    return frozenset(found)
+
+
+@lru_cache(maxsize=1)
+def _cue_table() -> tuple[dict[str, frozenset[str]], int]:
+    """Each cue phrase -> the cues it stands for; the longest phrase's length in words."""
+    got: dict[str, set[str]] = {}
+    for cue, said in c.CUES.items():
+        for phrase in said:
+            got.setdefault(phrase, set()).add(cue)
+    return {k: frozenset(v) for k, v in got.items()}, max(len(p.split()) for p in got)
 
 
 def _phrases(s: Slots, table: Mapping[str, str], longest: int) -> list[tuple[int, str]]:
