@@ -32,6 +32,7 @@ THREADS: list[list[tuple[str, str, bool]]] = [
         ("top speed on my fastest lap", "channel laps=fastest measure=top_speed", False),
         ("and the slowest?", "channel laps=slowest measure=top_speed", True),
         ("how consistent was I?", "consistency", False),  # complete in itself
+        ("what about turn 3?", "corner corner=t3", False),  # leans on it, but it has nothing to give
         ("what was my top speed?", "channel measure=top_speed", False),  # names its own measure: no lap taken
     ],
     [
@@ -50,6 +51,26 @@ THREADS: list[list[tuple[str, str, bool]]] = [
         ("what was my lap time on lap 5?", "lap_time laps=5 measure=lap_time", False),
         ("what about the hairpin?", "corner laps=5 corner=t7 measure=lap_time", True),
         ("and the top speed?", "corner laps=5 corner=t7 measure=top_speed", True),
+        ("and sector 2?", "sector laps=5 sector=2 measure=top_speed", True),
+    ],
+    [
+        ("top speed on lap 3", "channel laps=3 measure=top_speed", False),
+        ("what about turn 3?", "corner laps=3 corner=t3 measure=top_speed", True),
+    ],
+    [
+        ("what was the highest oil pressure?", "channel measure=oil_pressure agg=max", False),
+        ("and the coolant?", "channel measure=coolant_temp agg=max", True),
+        ("and on lap 4?", "channel laps=4 measure=coolant_temp agg=max", True),
+    ],
+    [
+        ("what was my average lap time?", "lap_time measure=lap_time agg=avg", False),
+        ("and the slowest?", "lap_time laps=slowest measure=lap_time", True),  # a pick is no average
+    ],
+    [
+        ("any lockups?", "events measure=lockup", False),
+        ("and on lap 5?", "events laps=5 measure=lockup", True),
+        ("is the car understeering?", "balance", False),
+        ("what about the carousel?", "balance corner=t6", True),
     ],
     [
         ("why?", "why_slower", False),  # nothing before it: nothing to take

@@ -356,6 +356,10 @@ def test_corner_ids_follow_the_track(text: str, corners: object, corner: str | N
 def test_a_range_is_every_lap_of_it_up_to_twenty() -> None:
     assert [x.number for x in parse("top speed laps 2 to 7").laps] == [2, 3, 4, 5, 6, 7]
     assert [x.number for x in parse("top speed laps 2 to 40").laps] == [2, 40]  # too wide: the ends
+    assert [x.number for x in parse("laps 1 to 21").laps] == list(range(1, 22))  # 20 more: still a range
+    assert [x.number for x in parse("laps 1 to 22").laps] == [1, 22]
+    assert [x.number for x in parse("lap 1234 time").laps] == [1234]  # four digits: a lap number
+    assert parse("lap 12345 time").laps == ()  # five: no lap has it
 
 
 def test_bench_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -46,6 +46,7 @@ def test_every_column_a_driver_names_is_a_measure() -> None:
         ("xyzzy", "xyzzy"),  # close to nothing
         ("rpm", "rpm"),
         ("lapp", "lapp"),  # one letter off a four-letter word: no sure typo
+        ("speef", "speef"),  # one letter off a five-letter word (0.8 alike): no sure typo either
     ],
 )
 def test_fix(typed: str, meant: str) -> None:

@@ -18,7 +18,9 @@ _NEEDS = frozenset({"unknown", "why_slower", "compare", "judge"})
 # intents read from the words alone: carried on, they keep the previous question's intent
 _WEAK = frozenset({"unknown", "lap_time", "channel", "corner", "sector"})
 # the previous question's frame a fragment stays in ("what about turn 3?" after lap 3 vs lap 5)
-_FRAMES = frozenset({"compare", "why_slower", "where_time", "judge", "corner", "channel", "sector"})
+_FRAMES = frozenset(
+    {"compare", "why_slower", "where_time", "judge", "corner", "channel", "sector", "events", "balance"}
+)
 _STANDALONE = frozenset({"unrelated", "debrief", "brief"})
 
 
@@ -32,7 +34,7 @@ def carries_on(text: str) -> bool:
 def follow(previous: Question | None, q: Question) -> Question:
     """``q`` with the laps, corner or sector and measure it did not name taken from ``previous`` when it
     leans on it (``follow_up=True``); a question complete in itself is returned as it is."""
-    if previous is None or q.intent in _STANDALONE or previous.intent in ("unrelated", "unknown"):
+    if previous is None or q.intent in _STANDALONE:
         return q
     own = bool(q.laps or q.corner or q.sector is not None or q.measure)
     carry = carries_on(q.text)
@@ -54,8 +56,6 @@ def follow(previous: Question | None, q: Question) -> Question:
     measure = q.measure
     if measure is None and intent not in ("why_slower", "where_time"):
         measure = previous.measure
-    if intent == "lap_time" and measure not in (None, "lap_time"):
-        intent = "channel" if corner is None else "corner"  # "and the slowest?" after a top speed
     out = replace(
         q,
         intent=intent,
@@ -63,7 +63,7 @@ def follow(previous: Question | None, q: Question) -> Question:
         corner=corner,
         sector=sector,
         measure=measure,
-        aggregation=q.aggregation or (previous.aggregation if not q.laps else None),
+        aggregation=q.aggregation or (None if any(x.pick for x in q.laps) else previous.aggregation),
     )
     return replace(out, follow_up=out != q)
 
