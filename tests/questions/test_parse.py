@@ -281,6 +281,15 @@ TABLE: list[tuple[str, str]] = [
     ("What was my average speed on lap 4?", "channel laps=4 measure=speed agg=avg"),
     ("Give me a summary of my session", "debrief"),
     ("How can I go faster?", "where_time"),
+    (
+        "how did the weather change my lap 5 time",
+        "lap_time laps=5 measure=lap_time",
+    ),  # a lap named: not declined
+    ("before I go out, what was my best lap?", "lap_time laps=fastest measure=lap_time"),
+    ("how do lap 3 and lap 5 add up together?", "compare laps=3,5"),  # two laps: a comparison
+    ("speed, highest on lap 3?", "channel laps=3 measure=top_speed"),
+    ("was lap 5 faster than 9?", "compare laps=5,9"),
+    ("lap 3 against 7 at turn 2", "compare laps=3,7 corner=t2"),
 ]
 
 

@@ -74,7 +74,7 @@ def _intent(s: Slots) -> Intent:
         return "sessions"
     if s.laps and s.compare:
         return "compare"
-    if s.sector_word and s.has("where_time") and s.sector is None:
+    if s.sector_word and s.has("where_time"):
         return "sector"
     if s.has("where_time"):
         return "where_time"
@@ -103,8 +103,7 @@ def _tidy(q: Question, s: Slots) -> Question:
     elif q.intent in ("sector", "compare", "why_slower", "where_time", "potential", "consistency", "balance"):
         measure = None if measure == "lap_time" else measure
     elif q.intent == "sessions":
-        measure = "lap_time" if s.ever or s.picked_fastest else None
-        agg = "min" if s.ever or s.picked_fastest else agg
+        measure, agg = ("lap_time", "min") if s.ever else (None, agg)  # "my best lap ever": the best of all
     if q.intent == "judge" and measure is None and re.search(r" temp(?:erature)? ", s.joined):
         measure = "temps"  # "are my temps fine?": the engine's temperatures
     if q.intent in ("unrelated", "debrief", "brief", "unknown"):
@@ -116,9 +115,6 @@ def _tidy(q: Question, s: Slots) -> Question:
         measure, agg = ("top_speed" if agg == "max" else "min_speed"), None
     if agg is not None and q.intent not in ("lap_time", "channel", "corner", "sector", "sessions", "events"):
         agg = None
-    laps = q.laps
-    if q.intent == "sessions":
-        laps = tuple(x for x in laps if x.session != "this" or x.number is not None) or laps
-        laps = () if s.ever or s.picked_fastest and not s.other else laps
+    laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up)
     return replace(out, aggregation=agg)

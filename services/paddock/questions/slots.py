@@ -37,7 +37,6 @@ class Slots:
     aggregation: str | None = None
     other: bool = False  # another session named, no lap of it
     ever: bool = False  # "all-time", "across all my sessions", "ever"
-    picked_fastest: bool = False
 
     cues: frozenset[str] = frozenset()  # the CUES found among the words
 
@@ -198,11 +197,8 @@ def _name_words(name: str) -> str:
 def _corner_id(key: str, ids: list[str]) -> str:
     """The track's id for corner number ``key`` ("11", "3a"): ``t11`` or, on a track numbered C1, C2 ...,
     ``c11``; a number the track does not have keeps the track's form (the family says it has no such)."""
-    for prefix in ("t", "c"):
-        if prefix + key in ids:
-            return prefix + key
-    prefix = re.match(r"[a-z]*", ids[0]).group(0) if ids else "t"  # type: ignore[union-attr]
-    return (prefix or "t") + key
+    m = re.match(r"[a-z]+", ids[0]) if ids else None
+    return (m.group(0) if m else "t") + key
 
 
 def _sector(s: Slots) -> None:
@@ -281,8 +277,7 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
         if j < len(toks) and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp)):
             continue
         out.append((i, LapRef(pick=w.PICKS[t])))  # type: ignore[arg-type]
-        s.picked_fastest |= w.PICKS[t] == "fastest"
-        _mark(s, i, min(j + 1, len(toks)) if j < len(toks) and toks[j] in ("lap", "laps", "one") else i + 1)
+        _mark(s, i, i + 1)
     return out
 
 
