@@ -138,7 +138,11 @@ TABLE: list[tuple[str, str]] = [
     ("was my oil pressure ok?", "judge measure=oil_pressure"),
     ("how late can I brake into turn 11?", "corner corner=t11 measure=brake_point"),
     ("did I get any warnings or alarms?", "events measure=alarm"),
-    ("are my temps fine?", "judge"),
+    ("are my temps fine?", "judge measure=temps"),
+    ("is everything ok with the engine?", "judge"),
+    ("did I hit the rev limiter", "judge measure=rpm"),
+    ("was I over revving on lap 3", "judge laps=3 measure=rpm"),
+    ("what was my highest rpm on lap 3", "channel laps=3 measure=rpm agg=max"),
     ("where's my brake marker for T3", "corner corner=t3 measure=brake_point"),
     ("how did I do vs my other session", "sessions laps=@other"),
     ("compare with my other session", "sessions laps=@other"),
@@ -218,6 +222,74 @@ TABLE: list[tuple[str, str]] = [
     ("lap number 12 time", "lap_time laps=12 measure=lap_time"),
     ("laps 4 through 6 rpm", "compare laps=4,5,6 measure=rpm"),
     ("corner twenty one speed", "corner corner=t21 measure=speed"),
+    ("where do I brake for the carosel", "corner corner=t6 measure=brake_point"),
+    ("gap to my best on lap 7", "compare laps=fastest,7"),
+    ("time in sector 3 on my best lap", "sector laps=fastest sector=3"),
+    ("How's my T4 looking?", "corner corner=t4"),
+    ("lap 5 sector 2 vs best", "compare laps=5,fastest sector=2"),
+    ("How much quicker could I be?", "potential"),
+    ("what's my best possible lap", "potential"),
+    ("how much time am I leaving on the table", "potential"),
+    ("am I coasting too much", "channel measure=coasting"),
+    ("where am I slow", "where_time"),
+    ("which lap had the highest top speed", "channel measure=top_speed agg=max"),
+    ("what's my typical lap", "lap_time measure=lap_time agg=avg"),
+    ("what was my slowest corner", "where_time"),
+    ("my worst sector?", "sector"),
+    ("which sector was my slowest", "sector"),
+    ("what's my delta on lap 5", "compare laps=5"),
+    ("any abs on lap 6?", "events laps=6 measure=abs"),
+    ("was the tc working", "events measure=dsc"),
+    ("how hot were the tyres", "channel measure=tyre_temp agg=max"),
+    ("is my oil temp too high", "judge measure=oil_temp"),
+    ("water temp ok?", "judge measure=coolant_temp"),
+    ("how do I go faster through turn 10", "where_time corner=t10"),
+    (
+        "did I carry more speed into turn 7 on lap 4 than lap 2",
+        "compare laps=4,2 corner=t7 measure=entry_speed",
+    ),
+    ("compare turn 3 on lap 2 and lap 5", "compare laps=2,5 corner=t3"),
+    ("lap two vs lap four", "compare laps=2,4"),
+    ("second lap vs fourth lap", "compare laps=2,4"),
+    ("where did I gain time on lap 6", "where_time laps=6"),
+    ("hi", "unrelated"),
+    ("thanks!", "unrelated"),
+    ("How close were my laps to each other?", "consistency"),
+    ("How many g's did I pull in the carousel?", "corner corner=t6 measure=lat_g"),
+    ("Did the coolant go above 110?", "judge measure=coolant_temp"),
+    ("Does the car push mid-corner?", "balance"),
+    ("How much time can I gain in turn 11?", "where_time corner=t11"),
+    ("How many times have I been to this track?", "sessions agg=count"),
+    ("What's the one thing I should fix?", "where_time"),
+    ("Am I getting faster?", "sessions"),
+    ("How did my best lap compare to the session before?", "compare laps=fastest,fastest@other"),
+    ("what's my best lap compared to my other session?", "compare laps=fastest,fastest@other"),
+    ("Have I improved since last time?", "sessions laps=@other"),
+    ("What was my quickest lap today?", "lap_time laps=fastest measure=lap_time"),
+    ("How much slower was lap 8 than my best?", "compare laps=8,fastest"),
+    ("Am I braking too early for turn 11?", "corner corner=t11 measure=brake_point"),
+    ("How much speed am I carrying through the carousel?", "corner corner=t6 measure=speed"),
+    ("What's my exit speed out of turn 11?", "corner corner=t11 measure=exit_speed"),
+    ("When do I pick up the throttle in turn 10?", "corner corner=t10 measure=throttle"),
+    ("Was my oil temperature within limits?", "judge measure=oil_temp"),
+    ("In which corner did lap 9 lose the most compared to lap 4?", "compare laps=9,4"),
+    ("What's the time difference between lap 2 and lap 5 in sector 3?", "compare laps=2,5 sector=3"),
+    ("If I put my best sectors together, what would I get?", "potential"),
+    ("Why was my last lap slow?", "why_slower laps=last"),
+    ("Was traction control cutting in?", "events measure=dsc"),
+    ("Did I get an oil pressure warning?", "events measure=alarm"),
+    ("What was my average speed on lap 4?", "channel laps=4 measure=speed agg=avg"),
+    ("Give me a summary of my session", "debrief"),
+    ("How can I go faster?", "where_time"),
+    (
+        "how did the weather change my lap 5 time",
+        "lap_time laps=5 measure=lap_time",
+    ),  # a lap named: not declined
+    ("before I go out, what was my best lap?", "lap_time laps=fastest measure=lap_time"),
+    ("how do lap 3 and lap 5 add up together?", "compare laps=3,5"),  # two laps: a comparison
+    ("speed, highest on lap 3?", "channel laps=3 measure=top_speed"),
+    ("was lap 5 faster than 9?", "compare laps=5,9"),
+    ("lap 3 against 7 at turn 2", "compare laps=3,7 corner=t2"),
 ]
 
 
@@ -281,6 +353,8 @@ def test_table_is_wide() -> None:
         ("min speed at the hairpin", SONOMA, None),  # ids alone carry no names
         ("min speed at the hairpin", {"t7": ["the hairpin"]}, "t7"),
         ("min speed at turn 3a", SONOMA, "t3a"),
+        ("min speed at devls elbow", {"t1": ["Turn 1", "Devils Elbow"], "t2": ["Bus Stop"]}, "t1"),  # a typo
+        ("min speed at paddok hill bend", {"t1": ["Devils Elbow"], "t3": ["Paddock Hill Bend"]}, "t3"),
     ],
 )
 def test_corner_ids_follow_the_track(text: str, corners: object, corner: str | None) -> None:
@@ -291,6 +365,10 @@ def test_corner_ids_follow_the_track(text: str, corners: object, corner: str | N
 def test_a_range_is_every_lap_of_it_up_to_twenty() -> None:
     assert [x.number for x in parse("top speed laps 2 to 7").laps] == [2, 3, 4, 5, 6, 7]
     assert [x.number for x in parse("top speed laps 2 to 40").laps] == [2, 40]  # too wide: the ends
+    assert [x.number for x in parse("laps 1 to 21").laps] == list(range(1, 22))  # 20 more: still a range
+    assert [x.number for x in parse("laps 1 to 22").laps] == [1, 22]
+    assert [x.number for x in parse("lap 1234 time").laps] == [1234]  # four digits: a lap number
+    assert parse("lap 12345 time").laps == ()  # five: no lap has it
 
 
 def test_bench_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -63,13 +63,21 @@ def lake(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> dict[str
 
 def _laps(lake: dict[str, Any], sid: str) -> list[dict[str, Any]]:
     path = table_path(lake["settings"].lake_dir, sid, "laps")
-    rel = duckdb.sql(f"SELECT lap, kind, valid, time_s FROM read_parquet('{path}') ORDER BY lap")
-    return [dict(zip(rel.columns, r, strict=True)) for r in rel.fetchall()]
+    got = _read(f"SELECT lap, kind, valid, time_s FROM read_parquet('{path}') ORDER BY lap")
+    return [dict(zip(("lap", "kind", "valid", "time_s"), r, strict=True)) for r in got]
 
 
 def _started(lake: dict[str, Any], sid: str) -> Any:
     path = table_path(lake["settings"].lake_dir, sid, "session")
-    return duckdb.sql(f"SELECT started_at FROM read_parquet('{path}')").fetchall()[0][0]
+    return _read(f"SELECT started_at FROM read_parquet('{path}')")[0][0]
+
+
+def _read(sql: str) -> list[tuple[Any, ...]]:
+    con = duckdb.connect()
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
 
 
 def _truth(lake: dict[str, Any], sid: str) -> dict[str, int]:

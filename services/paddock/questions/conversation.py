@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import Any, get_args
 
+from services.paddock.questions import cues as c
 from services.paddock.questions import words as w
 from services.paddock.questions.model import Aggregation, Intent, LapRef, Pick, Question
 
@@ -17,7 +18,9 @@ _NEEDS = frozenset({"unknown", "why_slower", "compare", "judge"})
 # intents read from the words alone: carried on, they keep the previous question's intent
 _WEAK = frozenset({"unknown", "lap_time", "channel", "corner", "sector"})
 # the previous question's frame a fragment stays in ("what about turn 3?" after lap 3 vs lap 5)
-_FRAMES = frozenset({"compare", "why_slower", "where_time", "judge", "corner", "channel", "sector"})
+_FRAMES = frozenset(
+    {"compare", "why_slower", "where_time", "judge", "corner", "channel", "sector", "events", "balance"}
+)
 _STANDALONE = frozenset({"unrelated", "debrief", "brief"})
 
 
@@ -25,13 +28,13 @@ def carries_on(text: str) -> bool:
     """The words lean on the question before: "and ...", "what about ...", "that", "it", "them"."""
     toks = w.tokens(text)
     joined = " ".join(toks) + " "
-    return any(joined.startswith(p + " ") for p in w.CARRY_ON) or any(t in w.REFERS for t in toks)
+    return any(joined.startswith(p + " ") for p in c.CARRY_ON) or any(t in c.REFERS for t in toks)
 
 
 def follow(previous: Question | None, q: Question) -> Question:
     """``q`` with the laps, corner or sector and measure it did not name taken from ``previous`` when it
     leans on it (``follow_up=True``); a question complete in itself is returned as it is."""
-    if previous is None or q.intent in _STANDALONE or previous.intent in ("unrelated", "unknown"):
+    if previous is None or q.intent in _STANDALONE:
         return q
     own = bool(q.laps or q.corner or q.sector is not None or q.measure)
     carry = carries_on(q.text)
@@ -53,8 +56,6 @@ def follow(previous: Question | None, q: Question) -> Question:
     measure = q.measure
     if measure is None and intent not in ("why_slower", "where_time"):
         measure = previous.measure
-    if intent == "lap_time" and measure not in (None, "lap_time"):
-        intent = "channel" if corner is None else "corner"  # "and the slowest?" after a top speed
     out = replace(
         q,
         intent=intent,
@@ -62,7 +63,7 @@ def follow(previous: Question | None, q: Question) -> Question:
         corner=corner,
         sector=sector,
         measure=measure,
-        aggregation=q.aggregation or (previous.aggregation if not q.laps else None),
+        aggregation=q.aggregation or (None if any(x.pick for x in q.laps) else previous.aggregation),
     )
     return replace(out, follow_up=out != q)
 
@@ -87,11 +88,13 @@ def from_state(value: object) -> Question | None:
             for x in value.get("laps") or ()
         )
         intent = _member(value.get("intent"), Intent)
+        if intent is None:
+            return None
         measure = value.get("measure")
         sector = value.get("sector")
         return Question(
             text=str(value.get("text") or ""),
-            intent=intent or "unknown",
+            intent=intent,
             laps=laps,
             corner=str(value["corner"]) if value.get("corner") else None,
             sector=int(sector) if sector is not None else None,

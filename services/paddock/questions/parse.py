@@ -3,14 +3,16 @@
 aggregation) and the intent chosen from the cues and the slots; a question that leans on the one before
 it takes what it lacks from ``previous`` (``conversation.follow``). Pure: no I/O.
 
-Rules (docs/ARCHITECTURE.md, "Questions"): two or more laps named make a comparison of those laps, never
-the session's opportunities ("where did lap 5 lose time against lap 3?" is ``compare`` 5 and 3); "laps 3
-to 5" (plural, or "3-5") is every lap of the range, at most ``slots.MAX_RANGE`` (20) of them; "lap 3 to lap 5" is two
-laps; "first lap" is the first full lap (a pick), "second/3rd lap" is that lap number."""
+Rules (docs/ARCHITECTURE.md, "Questions"): two or more laps named make a comparison of those laps, never the
+session's opportunities ("where did lap 5 lose time against lap 3?" is ``compare`` 5 and 3); "laps 3 to 5"
+(plural, or "3-5") is every lap of the range, at most ``slots.MAX_RANGE`` (20) of them; "lap 3 to lap 5" is
+two laps; "first lap" is the first full lap (a pick), "second/3rd lap" is that lap number."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from services.paddock.questions import words as w
 from services.paddock.questions.conversation import follow
@@ -65,16 +67,18 @@ def _intent(s: Slots) -> Intent:
     if (
         s.other
         or s.ever
+        or s.has("visits")
+        or s.has("progress")
         or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or s.ever))
     ):
         return "sessions"
     if s.laps and s.compare:
         return "compare"
-    if s.sector_word and s.has("where_time") and s.sector is None:
+    if s.sector_word and s.has("where_time"):
         return "sector"
     if s.has("where_time"):
         return "where_time"
-    health = s.measure in w.HEALTH or (s.measure is None and s.has("health"))
+    health = s.measure in w.JUDGED or (s.measure is None and s.has("health"))
     if s.has("judge") and s.aggregation is None and (health or (s.bare and not s.measure)):
         return "judge"
     if s.corner:
@@ -99,8 +103,9 @@ def _tidy(q: Question, s: Slots) -> Question:
     elif q.intent in ("sector", "compare", "why_slower", "where_time", "potential", "consistency", "balance"):
         measure = None if measure == "lap_time" else measure
     elif q.intent == "sessions":
-        measure = "lap_time" if s.ever or s.picked_fastest else measure
-        agg = "min" if s.ever or s.picked_fastest else agg
+        measure, agg = ("lap_time", "min") if s.ever else (None, agg)  # "my best lap ever": the best of all
+    if q.intent == "judge" and measure is None and re.search(r" temp(?:erature)? ", s.joined):
+        measure = "temps"  # "are my temps fine?": the engine's temperatures
     if q.intent in ("unrelated", "debrief", "brief", "unknown"):
         measure, agg = None, None
     if measure == "speed" and q.corner is None:
@@ -110,8 +115,6 @@ def _tidy(q: Question, s: Slots) -> Question:
         measure, agg = ("top_speed" if agg == "max" else "min_speed"), None
     if agg is not None and q.intent not in ("lap_time", "channel", "corner", "sector", "sessions", "events"):
         agg = None
-    laps = q.laps
-    if q.intent == "sessions":
-        laps = tuple(x for x in laps if x.session != "this" or x.number is not None) or laps
-        laps = () if s.ever or s.picked_fastest and not s.other else laps
-    return Question(q.text, q.intent, laps, q.corner, q.sector, measure, agg, q.follow_up)  # type: ignore[arg-type]
+    laps = () if q.intent == "sessions" and s.ever else q.laps
+    out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up)
+    return replace(out, aggregation=agg)

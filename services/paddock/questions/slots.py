@@ -4,11 +4,14 @@ picks, another session's), the aggregation, and the cues ``parse`` chooses the i
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from services.paddock.questions import cues as c
+from services.paddock.questions import numerals as n
 from services.paddock.questions import words as w
 from services.paddock.questions.model import LapRef
 
@@ -34,7 +37,6 @@ class Slots:
     aggregation: str | None = None
     other: bool = False  # another session named, no lap of it
     ever: bool = False  # "all-time", "across all my sessions", "ever"
-    picked_fastest: bool = False
 
     cues: frozenset[str] = frozenset()  # the CUES found among the words
 
@@ -55,19 +57,19 @@ class Slots:
     @property
     def driving(self) -> bool:
         cued = any(self.has(c) for c in _DRIVING_CUES)
-        return cued or any(t in w.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
+        return cued or any(t in c.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
 
     @property
     def unrelated(self) -> bool:
-        return any(t in w.UNRELATED for t in self.toks)
+        return any(t in c.UNRELATED for t in self.toks)
 
     @property
     def bare(self) -> bool:
         """Only words the vocabulary knows, leaning on what came before ("why?", "was it ok?", "and that?"): a
         follow-up, never a question about something else."""
         known = w.vocabulary()
-        leans = any(t in w.REFERS for t in self.toks) or self.has("why") or self.has("judge")
-        leans |= any(self.joined.startswith(f" {p} ") for p in w.CARRY_ON)
+        leans = any(t in c.REFERS for t in self.toks) or self.has("why") or self.has("judge")
+        leans |= any(self.joined.startswith(f" {p} ") for p in c.CARRY_ON)
         return leans and not self.unrelated and all(t in known for t in self.toks)
 
     @property
@@ -85,8 +87,12 @@ class Slots:
 
 
 def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[str]]) -> Slots:
+    if isinstance(corners, Mapping):
+        toks = _name_typos(
+            toks, {x for said in corners.values() for name in said for x in _name_words(name).split()}
+        )
     s = Slots(toks, [False] * len(toks), " " + " ".join(toks) + " ")
-    s.cues = frozenset(c for c, ps in w.CUES.items() if any(f" {p} " in s.joined for p in ps))
+    s.cues = _cues(toks)
     _corner(s, corners)
     _sector(s)
     spans = _session_spans(s)
@@ -99,6 +105,26 @@ def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[s
     s.aggregation = agg[0] if agg else None
     s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
     return s
+
+
+def _cues(toks: list[str]) -> frozenset[str]:
+    """The CUES whose phrases stand among the words (every run of words looked up once)."""
+    cue_of, longest = _cue_table()
+    found: set[str] = set()
+    for i in range(len(toks)):
+        for j in range(i + 1, min(len(toks), i + longest) + 1):
+            found |= cue_of.get(" ".join(toks[i:j]), frozenset())
+    return frozenset(found)
+
+
+@lru_cache(maxsize=1)
+def _cue_table() -> tuple[dict[str, frozenset[str]], int]:
+    """Each cue phrase -> the cues it stands for; the longest phrase's length in words."""
+    got: dict[str, set[str]] = {}
+    for cue, said in c.CUES.items():
+        for phrase in said:
+            got.setdefault(phrase, set()).add(cue)
+    return {k: frozenset(v) for k, v in got.items()}, max(len(p.split()) for p in got)
 
 
 def _phrases(s: Slots, table: Mapping[str, str], longest: int) -> list[tuple[int, str]]:
@@ -115,30 +141,6 @@ def _phrases(s: Slots, table: Mapping[str, str], longest: int) -> list[tuple[int
                 out.append((i, got))
                 s.used[i : i + size] = [True] * size
     return sorted(out)
-
-
-def number(toks: list[str], i: int) -> tuple[int, int] | None:
-    """(the number at ``toks[i]``, the index after it): digits or words ("eleven", "twenty one")."""
-    if i >= len(toks):
-        return None
-    t = toks[i]
-    if t.isdigit():
-        return int(t), i + 1
-    if t in w.NUMBERS:
-        v = w.NUMBERS[t]
-        if t in w.TENS and i + 1 < len(toks) and toks[i + 1] in w.NUMBERS and 0 < w.NUMBERS[toks[i + 1]] < 10:
-            return v + w.NUMBERS[toks[i + 1]], i + 2
-        return v, i + 1
-    return None
-
-
-def _ordinal(toks: list[str], i: int) -> tuple[int, int] | None:
-    """(N, index after) for "3 th" / "third" at ``i`` (not "first", which is a pick of a lap)."""
-    if i + 1 < len(toks) and toks[i].isdigit() and toks[i + 1] == "th":
-        return int(toks[i]), i + 2
-    if i < len(toks) and toks[i] in w.ORDINAL and toks[i] != "first":
-        return w.ORDINAL[toks[i]], i + 1
-    return None
 
 
 def _mark(s: Slots, a: int, b: int) -> None:
@@ -161,8 +163,8 @@ def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> N
         if t not in ("turn", "corner") or s.used[i]:
             continue
         m = _CORNER_NO.match(s.toks[i + 1]) if i + 1 < len(s.toks) else None
-        got = number(s.toks, i + 1)
-        before = _ordinal_before(s.toks, i)  # "the 3rd corner", "the third turn"
+        got = n.number(s.toks, i + 1)
+        before = n.ordinal_before(s.toks, i)  # "the 3rd corner", "the third turn"
         if m is not None:
             key, a, b = m.group(1) + m.group(2), i, i + 2
         elif got is not None:
@@ -176,13 +178,15 @@ def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> N
         return
 
 
-def _ordinal_before(toks: list[str], i: int) -> tuple[int, int] | None:
-    """(N, where it starts) for an ordinal right before ``toks[i]``: "3 th" or "third"."""
-    for start in (i - 2, i - 1):
-        o = _ordinal(toks, start) if start >= 0 else None
-        if o is not None and o[1] == i:
-            return o[0], start
-    return None
+def _name_typos(toks: list[str], said: set[str]) -> list[str]:
+    """A typo of a word of the track's own corner names ("carosel") spelled as the track spells it."""
+    known = w.vocabulary()
+    targets = sorted(x for x in said if len(x) >= 4 and not x.isdigit())
+    out = []
+    for t in toks:
+        near = difflib.get_close_matches(t, targets, 1, 0.84) if len(t) >= 4 and t not in known else []
+        out.append(near[0] if near else t)
+    return out
 
 
 @lru_cache(maxsize=512)
@@ -193,19 +197,16 @@ def _name_words(name: str) -> str:
 def _corner_id(key: str, ids: list[str]) -> str:
     """The track's id for corner number ``key`` ("11", "3a"): ``t11`` or, on a track numbered C1, C2 ...,
     ``c11``; a number the track does not have keeps the track's form (the family says it has no such)."""
-    for prefix in ("t", "c"):
-        if prefix + key in ids:
-            return prefix + key
-    prefix = re.match(r"[a-z]*", ids[0]).group(0) if ids else "t"  # type: ignore[union-attr]
-    return (prefix or "t") + key
+    m = re.match(r"[a-z]+", ids[0]) if ids else None
+    return (m.group(0) if m else "t") + key
 
 
 def _sector(s: Slots) -> None:
     for i, t in enumerate(s.toks):
         if t != "sector" or s.used[i]:
             continue
-        got = number(s.toks, i + 1)
-        before = _ordinal_before(s.toks, i)
+        got = n.number(s.toks, i + 1)
+        before = n.ordinal_before(s.toks, i)
         if got is not None:
             s.sector = got[0]
             _mark(s, i, got[1])
@@ -225,7 +226,7 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
     for i, t in enumerate(toks):
         if s.used[i]:
             continue
-        o = _ordinal(toks, i)
+        o = n.ordinal(toks, i)
         if o is not None and o[1] < len(toks) and toks[o[1]] in ("lap", "laps"):
             out.append((i, LapRef(number=o[0])))
             _mark(s, i, o[1] + 1)
@@ -233,7 +234,7 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
         if t not in ("lap", "laps"):
             continue
         j = i + 1 + (i + 1 < len(toks) and toks[i + 1] in ("number", "no"))
-        got = number(toks, j)
+        got = n.number(toks, j)
         if got is None:
             continue
         out.append((i, LapRef(number=got[0])))
@@ -241,7 +242,7 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
         j = got[1]
         while j < len(toks) and (toks[j] in w.LAP_SEP or (t == "laps" and toks[j].isdigit())):
             k = j if toks[j].isdigit() else j + 1 + (j + 1 < len(toks) and toks[j + 1] == "lap")
-            nxt = number(toks, k)
+            nxt = n.number(toks, k)
             if nxt is None:
                 break
             first = out[-1][1].number or 0
@@ -266,18 +267,17 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
     for i, t in enumerate(toks):
         if t not in w.PICKS or s.used[i] or any(x in w.NOT_A_LAP for x in toks[max(0, i - 2) : i]):
             continue
-        if any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
-            continue
         j = i + 1
         while j < len(toks) and toks[j] in w.PICK_SKIP:
             j += 1
         before = [x for x in toks[max(0, i - 3) : i] if x not in ("my", "the", "our")]
         after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | {"from"}
+        if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
+            continue  # "which sector was my slowest": a sector, not a lap
         if j < len(toks) and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp)):
             continue
         out.append((i, LapRef(pick=w.PICKS[t])))  # type: ignore[arg-type]
-        s.picked_fastest |= w.PICKS[t] == "fastest"
-        _mark(s, i, min(j + 1, len(toks)) if j < len(toks) and toks[j] in ("lap", "laps", "one") else i + 1)
+        _mark(s, i, i + 1)
     return out
 
 
@@ -289,7 +289,7 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
     """Another session named ("my other session", "last time out", a session id): where, and which; its
     words are read (so "last" there is no lap)."""
     spans: list[tuple[int, int, str]] = [(i, i + 1, t) for i, t in enumerate(s.toks) if _SESSION_ID.match(t)]
-    for phrase in w.CUES["other"]:
+    for phrase in c.CUES["other"]:
         at = s.joined.find(f" {phrase} ")
         if at >= 0:
             i = s.joined[:at].count(" ")
@@ -312,6 +312,9 @@ def _attach(s: Slots, positions: list[tuple[int, LapRef]], spans: list[tuple[int
         for k in near:
             p, ref = positions[k]
             positions[k] = (p, LapRef(ref.number, ref.pick, sid))
-        if not near:
+        picks = [r.pick for _, r in positions if r.session == "this" and r.pick]
+        if not near and picks:  # "my best lap compared to my other session": that session's best
+            positions.append((a, LapRef(pick=picks[0], session=sid)))
+        elif not near:
             positions.append((a, LapRef(session=sid)))
             s.other = True

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from services.paddock.questions import cues as c
+from services.paddock.questions import numerals as n
+
 MeasureKind = Literal["lap", "corner", "channel", "event"]
 
 
@@ -32,6 +35,7 @@ def _wheels(pattern: str) -> tuple[str, ...]:
 # name -> what it is; the names are the ``Question.measure`` values every family reads
 MEASURES: dict[str, Measure] = {
     "lap_time": Measure("lap time", (), "s", "lap"),  # the time of the lap, or of the sector/corner named
+    "coasting": Measure("time coasting", (), "%", "lap"),  # neither pedal: the lap comparison's share
     "speed": Measure(
         "speed", ("speed_kmh",), "km/h"
     ),  # a speed not said which: a corner's three, a lap's top
@@ -42,16 +46,20 @@ MEASURES: dict[str, Measure] = {
     "brake_point": Measure("brake marker", (), "m", "corner"),
     "brake_pressure": Measure("brake pressure", ("brake_bar", "brake_rear_bar"), "bar"),
     "throttle": Measure("throttle", ("throttle_pct",), "%"),
+    "throttle_body": Measure("throttle body opening", ("throttle_body_pct",), "%"),
+    "brake_pedal": Measure("brake pedal", ("brake_pct",), "%"),
     "rpm": Measure("engine speed", ("rpm",), "rpm"),
     "gear": Measure("gear", ("gear",), ""),
     "steering": Measure("steering angle", ("steer_deg",), "°"),
     "lat_g": Measure("lateral g", ("g_lat",), "g"),
     "long_g": Measure("braking and acceleration g", ("g_long",), "g"),
     "combined_g": Measure("combined g", ("g_combo",), "g"),
+    "vert_g": Measure("vertical g", ("g_vert",), "g"),
     "yaw_rate": Measure("yaw rate", ("yaw_rate_dps",), "°/s"),
     "wheel_speed": Measure("wheel speeds", _wheels("wheel_speed_{}_kmh"), "km/h"),
     "oil_pressure": Measure("oil pressure", ("oil_press_bar",), "bar"),
     "oil_temp": Measure("oil temperature", ("oil_temp_c",), "°C"),
+    "temps": Measure("engine temperatures", ("oil_temp_c", "water_temp_c"), "°C"),  # "are my temps fine?"
     "coolant_temp": Measure("coolant temperature", ("water_temp_c",), "°C"),
     "coolant_pressure": Measure("coolant pressure", ("water_press_bar",), "bar"),
     "fuel_pressure": Measure("fuel pressure", ("fuel_press_bar",), "bar"),
@@ -61,26 +69,18 @@ MEASURES: dict[str, Measure] = {
     "tyre_temp": Measure("tyre temperatures", _wheels("tpms_temp_{}_c"), "°C"),
     "lambda": Measure("lambda (air-fuel ratio)", (), ""),  # no column in the signal model: not recorded
     "altitude": Measure("altitude", ("alt_m",), "m"),
+    "distance": Measure("distance driven", ("odo_m",), "m"),
     "abs": Measure("ABS interventions", ("abs_active",), "", "event"),
     "dsc": Measure("traction and stability control", ("dsc_active",), "", "event"),
     "engine_light": Measure("engine warning light", ("mil",), "", "event"),
     "lockup": Measure("lockups", (), "", "event"),
     "wheelspin": Measure("wheelspin", (), "", "event"),
-    "alarm": Measure("alarms and warnings", (), "", "event"),
+    "alarm": Measure("alarms and warnings", _wheels("tpms_alarm_{}"), "", "event"),  # + the file's own
 }
-HEALTH = frozenset(
-    {
-        "oil_pressure",
-        "oil_temp",
-        "coolant_temp",
-        "coolant_pressure",
-        "fuel_pressure",
-        "fuel_level",
-        "battery_voltage",
-        "tyre_pressure",
-        "tyre_temp",
-        "lambda",
-    }
+# the readings a judge question is about ("was my oil pressure ok?", "did I hit the rev limiter?")
+JUDGED = frozenset(
+    {"oil_pressure", "oil_temp", "coolant_temp", "coolant_pressure", "fuel_pressure", "fuel_level", "rpm"}
+    | {"battery_voltage", "tyre_pressure", "tyre_temp", "lambda", "temps"}
 )
 
 # phrases (after spelling, as words) -> measure; the longest phrase found first wins its words
@@ -97,13 +97,18 @@ _MEASURE_PHRASES: dict[str, str] = {
         braking, braked, brake later, brake earlier""",
     "brake_pressure": """brake pressure, braking pressure, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, how hard i braked, brake hard""",
-    "throttle": "throttle, gas, pedal, full throttle, on the gas, on the power, back on the power",
-    "rpm": "rpm, revs, rev, revved, rev limiter, engine speed",
+    "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
+        flat out""",
+    "rpm": "rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving",
     "gear": "gear, gears",
     "steering": "steering, steering angle, steer",
-    "lat_g": "lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
+    "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
     "long_g": "longitudinal g, braking g, long g",
     "combined_g": "combined g",
+    "vert_g": "vertical g, vert g, bumps, bumpy, kerb strike",
+    "throttle_body": "throttle body, throttle valve, throttle plate, butterfly",
+    "brake_pedal": "brake pedal, brake position, pedal position",
+    "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
     "yaw_rate": "yaw, yaw rate",
     "wheel_speed": "wheel speed, wheel speeds",
     "oil_pressure": "oil pressure",
@@ -115,7 +120,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "fuel_level": "fuel, fuel level, how much fuel",
     "battery_voltage": "battery, voltage, battery voltage",
     "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
-    "tyre_temp": "tyre temp, tyre temperature",
+    "tyre_temp": "tyre temp, tyre temperature, tyre",  # "how hot were the tyres"; pressure only when said
+    "coasting": "coast, coasting, coasted, coasts",
     "lambda": "lambda, afr, air fuel, mixture",
     "altitude": "altitude, elevation",
     "abs": "abs, anti lock",
@@ -134,17 +140,9 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def word_list(text: str) -> list[str]:
-    return text.split()
-
-
 def _pairs(text: str) -> dict[str, str]:
     """``"a=b, c=d e"`` -> ``{"a": "b", "c": "d e"}``."""
     return {k.strip(): v.strip() for k, v in (p.split("=") for p in text.split(",") if p.strip())}
-
-
-def _lists(table: dict[str, str]) -> dict[str, tuple[str, ...]]:
-    return {k: tuple(p.strip() for p in v.split(",") if p.strip()) for k, v in table.items()}
 
 
 # a misspelling, contraction or shorthand -> its words (whole words only; before the typo fixer)
@@ -162,21 +160,10 @@ SPELLING: dict[str, str] = _pairs(
     alltime=all time, sec=sector, thru=through"""
 )
 
-ONES = word_list(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen"
-)
-ORDINALS = word_list(
-    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-    "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
-)
-TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
-NUMBERS: dict[str, int] = {w: i for i, w in enumerate(ONES)} | TENS
-ORDINAL: dict[str, int] = {w: i for i, w in enumerate(ORDINALS)}
 
 # a lap named by what it was ("my fastest lap"); "first" is the first full lap, not lap 1
 PICKS: dict[str, str] = _pairs("fastest=fastest, best=fastest, slowest=slowest, last=last, first=first")
-# after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst", "and the slowest?")
+# after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst")
 PICK_LAP = word_set("lap laps one time run versus and or to than with against compare")
 PICK_NOT = word_set("corner turn sector bits parts sections segments pieces speed")  # "my best corners"
 PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
@@ -190,72 +177,16 @@ AGGREGATIONS: dict[str, str] = _pairs(
 )
 # how a comparison joins its two sides
 COMPARE = word_set("versus against compare than difference gap delta between off behind")
-# the words that carry a question on from the previous one ("and the slowest?", "what about turn 3?")
-CARRY_ON = ("and", "also", "what about", "how about", "same for", "then", "now")
-REFERS = word_set("that it them those both")
-
-# intent cue phrases (as words, after spelling); parse decides between them by the slots filled
-CUES: dict[str, tuple[str, ...]] = _lists(
-    {
-        "debrief": "debrief, how did i do, how did i go, session summary, summary, review my session, recap",
-        "brief": "brief, briefing, before i go out, plan for today, todays plan, next session",
-        "other": """other session, previous session, last session, earlier session, session before,
-                 last time out, last time""",
-        "sessions": "session, sessions, all time, ever, here before",
-        "judge": """ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried, concern,
-                 within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too high,
-                 too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right""",
-        "health": "temp, temperature, pressure, engine, vitals, gauges, health",
-        "balance": """understeer, oversteer, balance, rotate, rotation, rotating, snap, snappy, car feel,
-                 front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide""",
-        "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
-                 could i do, could i run, could i go, capable of, best bits, all my best""",
-        "consistency": "consistent, consistency, repeatable, repeatability, spread, variance",
-        "where_time": """lose time, losing time, lost time, lose the most, losing the most, lost the most,
-                 find time, find more time, gain time, opportunity, opportunities, work on, focus on,
-                 improve, go faster, be faster, costs me, cost me, costing me, biggest gain, weakest, bleed,
-                 bleeding, lose, losing, lost, time loss""",
-        "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
-                 what did i go, lap""",
-        "why": "why, how come",
-    }
-)
-# words that make a question about driving data (with the measures, corners, sectors and laps)
-DRIVING = word_set("""lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower slowest
-    session sessions tyre oil coolant water engine rpm gear line apex lose losing lost gain grip car track
-    drive driving driver steer steering consistent consistency pressure temp temperature fuel delta debrief
-    brief coach improve best personal pace stint race racing qualifying tenths traction balance understeer
-    oversteer alarm warning kerb curb wheel wheels setup entry exit marker markers versus compare gap
-    hairpin carousel esses chicane straight""")
-# words that make a question plainly about something else
-UNRELATED = word_set("""weather forecast joke jokes poem poems song story capital france paris president recipe cook movie
-    film news stock stocks bitcoin football soccer squared plus minus multiply divided cat dog
-    championship won translate sky""")
-# plain English words the typo fixer leaves alone (with the vocabulary above)
-COMMON = word_set("""a about above after again against all am an and any anything are around as at away back be
-    because been before being below between both but by can could day did do does doing done down during
-    each else end enough even every everything few for from get gets getting give go goes going good got
-    had has have having he her here him his how i if in into is it its just keep know last late later
-    least less let like little long look made make many may me more most much must my need never
-    new next no nor not now of off on once one only or other our out over own please put really right same
-    say see she should show so some still such take tell than that the their them then there these they
-    thing think this those through to too under until up upon us very want was way we well were what when
-    where which while who whom why will with would yes yet you your first second third hard harder hit
-    early earlier carry carried went ran run running came lower higher high low gave bits together
-    sure show list number quick slow fast reach reached biggest big small across seconds metres meters
-    feet kmh mph whole overall entire stay stayed hold held rate rated grade into onto kick kicked step
-    stepped come came were where here there""")
-NUMBERISH = frozenset(NUMBERS) | frozenset(ORDINAL)
 
 
 @lru_cache(maxsize=1)
 def vocabulary() -> frozenset[str]:
     """Every word the reader knows: the typo fixer corrects towards these and leaves them alone."""
-    words: set[str] = set(DRIVING | UNRELATED | COMMON | NUMBERISH | COMPARE | REFERS)
+    words: set[str] = set(c.DRIVING | c.UNRELATED | c.COMMON | n.NUMBERISH | COMPARE | c.REFERS)
     for table in (MEASURE_WORDS, AGGREGATIONS, SPELLING, PICKS):
         for phrase in table:
             words.update(phrase.split())
-    for phrases in CUES.values():
+    for phrases in c.CUES.values():
         for phrase in phrases:
             words.update(phrase.split())
     for value in SPELLING.values():
@@ -267,7 +198,7 @@ def vocabulary() -> frozenset[str]:
 def _targets() -> dict[int, tuple[str, ...]]:
     """The words a typo may be of, by length: the driving vocabulary's own (a typo of a plain English word
     is left as it is)."""
-    plain = COMMON | UNRELATED | NUMBERISH
+    plain = c.COMMON | c.UNRELATED | n.NUMBERISH
     out: dict[int, list[str]] = {}
     for w in sorted(vocabulary() - plain):
         if len(w) >= 4 and w.isalpha():
@@ -282,12 +213,13 @@ def fix(word: str) -> str:
     if len(word) < 4 or not word.isalpha() or word in vocabulary():
         return word
     near = [w for n in range(len(word) - 2, len(word) + 3) for w in _targets().get(n, ())]
-    got = difflib.get_close_matches(word, near, 1, 0.8)
+    got = difflib.get_close_matches(word, near, 1, 0.84)
     return got[0] if got else word
 
 
 _SESSION_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{2,}\b")
 _CLOCK = re.compile(r"\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b")  # a lap time or a decimal: not a lap number
+MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay costs no more than this
 _POSSESSIVE = re.compile(r"'s\b")  # "my other session's best", "what's": the 's says nothing here
 _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|[a-z0-9]+")
@@ -299,11 +231,14 @@ _SHORT_WORD = {"t": "turn", "c": "corner", "l": "lap", "s": "sector"}
 def tokens(text: str) -> list[str]:
     """The question's words, once: lower case, apostrophes dropped, spellings and shorthand spelled out
     ("T11" -> ``turn 11``, "3rd" -> ``3 th``, "3-5" -> ``3 to 5``), typos of vocabulary words fixed;
-    a session id stays one word, numbers stay digits (number words are read in context by ``parse``)."""
-    t = _POSSESSIVE.sub("", (text or "").lower().replace("’", "'")).replace("'", "")
+    a session id stays one word, numbers stay digits (number words are read in context by ``parse``); the
+    first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
+    t = _POSSESSIVE.sub("", (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
-    for raw in _TOKEN.findall(t):
+    for raw in _TOKEN.findall(t)[:MAX_WORDS]:
+        if raw.isdigit() and len(raw) > 4:
+            continue  # no lap, corner or sector has a number that long
         m = _SHORT.match(raw)
         if m and m.group(1):
             out += [_SHORT_WORD[m.group(1)], m.group(2)]
