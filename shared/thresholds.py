@@ -32,6 +32,8 @@ of the table: the importer, the hot path and the paddock tools detect events wit
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from shared.events import EVENT_THRESHOLDS
 from shared.profiles.car import CarProfileError, load_car
 
@@ -69,10 +71,11 @@ def thresholds_for(overrides: dict[str, float] | None) -> dict[str, float]:
     return {**DEFAULT_THRESHOLDS, **(overrides or {})}
 
 
-def car_thresholds(car_id: str | None) -> dict[str, float]:
-    """The coaching threshold table with the car profile's overrides (the defaults for an unknown car)."""
+def car_thresholds(car_id: str | None, data_dir: Path | None = None) -> dict[str, float]:
+    """The coaching threshold table with the car profile's overrides (the defaults for an unknown car);
+    ``data_dir``: where the driver's own profiles are (``load_car``'s default: the settings')."""
     try:
-        over = load_car(car_id).thresholds if car_id else {}
+        over = load_car(car_id, data_dir).thresholds if car_id else {}
     except (KeyError, CarProfileError, ValueError):
         over = {}
     try:

@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from services.paddock.lake import configure_lake
 from shared.bundle_read import PROVENANCE
 from shared.ingest import import_file, import_sim
+from shared.profiles.car import load_car, user_cars_dir
 from shared.settings import settings_for
 from shared.simulator.fixtures import cached_sim
 from tests.support.sim_altered import balance_sim
@@ -35,5 +37,17 @@ def q_lake(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> dict[s
     env["balance"] = import_sim(balance_sim(sim), settings, driver_id="bal").session_id
     no_steer = {k: v for k, v in sim.wide.items() if k != "steer_deg"}
     env["no_steer"] = import_sim(replace(sim, wide=no_steer), settings, driver_id="ns").session_id
+    no_brake = {k: v for k, v in sim.wide.items() if k not in ("brake_bar", "g_long")}
+    env["no_brake"] = import_sim(replace(sim, wide=no_brake), settings, driver_id="nb").session_id
+    # the driver's own car profile (in the data directory) with a coolant limit of 90 °C
+    mine = load_car(sim.meta["car_id"]).model_copy(
+        update={"id": "my_m3", "thresholds": {"coolant_max_c": 90.0}}
+    )
+    cars = user_cars_dir(d)
+    cars.mkdir(parents=True)
+    (cars / "my_m3.yaml").write_text(
+        yaml.safe_dump(mine.model_dump(exclude={"source_path"})), encoding="utf-8"
+    )
+    env["own_car"] = import_sim(replace(sim, car=mine), settings, driver_id="mc").session_id
     configure_lake(settings)
     return env

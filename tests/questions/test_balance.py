@@ -54,3 +54,10 @@ def test_a_file_without_steering_says_so_by_name(q_lake) -> None:
         == "I can't tell understeer from oversteer here. Not recorded in this session: steering angle."
     )
     assert got.result["recorded"] is False and got.result["missing"] == ["steer_deg"]
+
+
+def test_the_real_vbox_file_has_steering_but_no_yaw_gyro(q_lake, shared_dir) -> None:
+    header = (q_lake["vbox_path"]).read_text(encoding="latin-1")[:20000].lower()
+    assert "steering angle" in header and "yaw" not in header  # our own reading of the file's channels
+    got = _ask(q_lake["vbox"], "t7")
+    assert got.text == "I can't tell understeer from oversteer here. Not recorded in this session: yaw rate."

@@ -7,15 +7,16 @@ from typing import Any
 import numpy as np
 
 from services.paddock.questions.families import judge
-from services.paddock.questions.model import Question
+from services.paddock.questions.model import LapRef, Question
 from services.paddock.tools.base import session_row
+from tests.support.truth import vbox_truth
 
 # Sonoma's track file: T5 ends at 1261.2 m, T6 starts at 1406.2 m (shared/profiles/tracks/sonoma.yaml)
 T5_END, T6_START = 1261.2, 1406.2
 
 
-def _ask(sid: str, measure: str | None, text: str = "was it ok?") -> Any:
-    got = judge.answer(Question(text=text, intent="judge", measure=measure), session_row(sid))
+def _ask(sid: str, measure: str | None, text: str = "was it ok?", laps: tuple[LapRef, ...] = ()) -> Any:
+    got = judge.answer(Question(text=text, intent="judge", measure=measure, laps=laps), session_row(sid))
     assert got is not None
     return got
 
@@ -89,7 +90,12 @@ def test_temps_in_general_judge_each_and_list_what_is_missing(q_lake) -> None:
     got = _ask(q_lake["vbox"], None, "are my temps fine?")
     assert [x["measure"] for x in got.result["vitals"]] == list(judge.GENERAL)
     assert got.text.endswith("Not recorded in this session: tyre temperatures.")
-    assert "Your coolant temperature was OK" in got.text
+    assert "Your coolant temperature was OK: never above 105.0 °C (Pitwall's default limit)." in got.text
+    # our own reading of the file: the oil pressure dips under 1 bar, but never under load
+    raw = vbox_truth(q_lake["vbox_path"]).channels
+    oil, rpm, thr = raw["Oil Pressure (bar)"], raw["Engine Speed (rpm)"], raw["Throttle Position (%)"]
+    assert np.nanmin(oil) < 1.0 and np.nanmin(oil[(rpm > 3000) & (thr > 10)]) >= 1.0
+    assert "Your oil pressure was OK: never below 1.00 bar under load (Pitwall's default limit)." in got.text
 
 
 def test_a_measure_that_is_no_vital_is_left_to_another_family(q_lake) -> None:
@@ -99,3 +105,60 @@ def test_a_measure_that_is_no_vital_is_left_to_another_family(q_lake) -> None:
         )
         is None
     )
+
+
+def test_the_drivers_own_car_profile_sets_the_limit(q_lake) -> None:
+    sim = q_lake["sim_obj"]
+    w, t = sim.wide["water_temp_c"], sim.wide["t_s"]
+    hot = w > 90.0  # the profile's coolant_max_c
+    got = _ask(q_lake["own_car"], "coolant_temp", "is my coolant too hot?")
+    res = got.result["vitals"][0]
+    assert res["limit"] == {
+        "value": 90.0,
+        "side": "max",
+        "source": "the car profile's limit",
+        "under_load": False,
+    }
+    assert abs(res["outside_s"] - float(hot.sum()) * 0.02) < 0.021
+    first = float(t[np.flatnonzero(hot)[0]])
+    assert abs(res["crossings"][0]["t_s"] - first) < 0.03
+    assert got.text.startswith(
+        "Your coolant temperature was not OK: it went above 90.0 °C (the car profile's limit)"
+    )
+
+
+def test_engine_speed_against_the_profiles_redline(q_lake) -> None:
+    rpm = q_lake["sim_obj"].wide["rpm"]
+    assert float(np.max(rpm)) < 7900  # the E46 profile's redline
+    got = _ask(q_lake["sim"], "rpm")
+    assert got.text == (
+        "Your engine speed was OK: never above 7,900 rpm (the car profile's redline). Over the session it "
+        f"ranged from {np.min(rpm):,.0f} rpm to {np.max(rpm):,.0f} rpm."
+    )
+
+
+def test_a_generic_car_has_no_redline_to_judge_by(q_lake) -> None:
+    got = _ask(q_lake["vbox"], "rpm")
+    assert got.result["vitals"][0]["limit"] is None and "so no verdict" in got.text
+
+
+def test_a_named_lap_is_judged_on_its_own(q_lake) -> None:
+    sim = q_lake["sim_obj"]
+    drop = sim.truth.events_of("oil_pressure_drop")[0]
+    w, t = sim.wide, sim.wide["t_s"]
+    low = (w["oil_press_bar"] < 1.0) & (w["rpm"] > 3000) & (w["throttle_pct"] > 10)
+    laps = {lp["lap"]: lp for lp in sim.truth.laps}
+    bad, good = drop["lap"], drop["lap"] - 1
+    on_bad = (t >= laps[bad]["t_start_s"]) & (t < laps[bad]["t_end_s"])
+    got = _ask(q_lake["sim"], "oil_pressure", laps=(LapRef(number=bad), LapRef(number=good)))
+    first, second = got.text.split(f". On lap {good} ")
+    assert first.startswith(f"On lap {bad} your oil pressure was not OK: it went below 1.00 bar under load")
+    assert f"for {float((low & on_bad).sum()) * 0.02:.2f} s: lap {bad}, " in first
+    on_good = (t >= laps[good]["t_start_s"] + 0.05) & (t < laps[good]["t_end_s"] - 0.05)
+    lo, hi = float(np.min(w["oil_press_bar"][on_good])), float(np.max(w["oil_press_bar"][on_good]))
+    assert second.startswith(
+        "your oil pressure was OK: never below 1.00 bar under load (the car profile's limit)."
+    )
+    fig = next(x for x in got.result["vitals"][0]["laps"] if x["lap"] == good)
+    assert abs(fig["min"] - lo) < 0.1 and abs(fig["max"] - hi) < 0.1
+    assert second.endswith(f"On that lap it ranged from {fig['min']:.2f} bar to {fig['max']:.2f} bar.")

@@ -53,6 +53,12 @@ def test_t3_latest_is_the_late_braking_laps_and_the_latest_that_worked_is_a_clea
     assert {x["lap"] for x in c["later_and_slower"]} == set(late)
     ok = c["latest_that_worked"]
     assert ok["lap"] not in late and abs(ok["brake_m"] - clean) < 2.0
+    # the latest of the laps within 2 km/h (the threshold table's over_slow_kmh) of the best minimum speed
+    top = max(x["min_kmh"] for x in c["laps"])
+    kept = [x for x in c["laps"] if x["min_kmh"] >= top - 2.0]
+    assert ok["lap"] == max(kept, key=lambda x: x["brake_m"])["lap"] and len(kept) == len(c["laps"]) - len(
+        late
+    )
     assert abs(ok["before_apex_m"] - (T3_APEX - clean)) < 2.0
     # the laps that braked late lost the minimum speed the truth says
     for lap, e in late.items():
@@ -67,6 +73,10 @@ def test_t3_latest_is_the_late_braking_laps_and_the_latest_that_worked_is_a_clea
         f"Into T3 you braked {best['where']} ({T3_APEX - best['brake_m']:.0f} m before the apex)"
     )
     assert f"was lap {ok['lap']}, {ok['where']}" in t
+    each = ", ".join(f"lap {n} {T3_APEX - by_lap[n]['brake_m']:.0f} m" for n in sorted(by_lap))
+    assert f"Braking started before the T3 apex on each lap: {each}." in t
+    for lap, e in late.items():  # the truth's brake points, to the metre give or take the detection
+        assert abs(T3_APEX - by_lap[lap]["brake_m"] - (T3_APEX - e["brake_point_m"])) < 2.0
     assert "braking late and running in deep" in t
     assert all(f"lap {lap}" in t for lap in late)
 
@@ -136,3 +146,10 @@ def test_real_file_brake_points_match_our_own_reading_of_the_raw_pressure(q_lake
         diff = np.array([tool[n] - own[n] for n in both])
         assert np.abs(diff).max() < 10 and float(np.median(np.abs(diff))) < 4, (corner, diff)
         assert c["latest"]["brake_m"] == max(tool.values()) and c["earliest"]["brake_m"] == min(tool.values())
+
+
+def test_without_brake_pressure_or_deceleration_markers_are_not_recorded(q_lake) -> None:
+    got = _ask(q_lake["no_brake"], "t3")
+    assert got.text == (
+        "No brake markers for this session. Not recorded in this session: brake pressure, longitudinal g."
+    )

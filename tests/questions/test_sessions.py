@@ -81,10 +81,13 @@ def test_from_the_older_session_the_other_is_the_newer_one(q_lake) -> None:
 
 def test_a_friends_session_is_not_one_to_compare_with(q_lake) -> None:
     got = _ask(q_lake["sim"], (LapRef(session=q_lake["friend"]),))
-    assert got.text.startswith(
-        f"I can't compare with that session: session {q_lake['friend']} is not another"
+    assert (
+        got.text == "That session is not another of your own at Sonoma Raceway, so I can't compare with it."
     )
     assert got.result["error"]["code"] == "not_comparable"
+    # and from the friend's session, only that session is theirs here
+    listed = [g["session_id"] for g in _ask(q_lake["friend"]).result["sessions"]]
+    assert listed == [q_lake["friend"]]
 
 
 def test_no_other_session_is_said(q_lake) -> None:

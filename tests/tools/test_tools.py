@@ -21,7 +21,7 @@ from tests.support.require import missing
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_there_are_26_tools_with_short_descriptions() -> None:
+def test_there_are_31_tools_with_short_descriptions() -> None:
     assert len(TOOLS) == 31
     for s in tool_schemas():
         assert s["description"] and len(s["description"].split()) <= 30, s["name"]

@@ -15,9 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from services.paddock.tools.base import find_corner, r, session_arrays, session_row, track_corners, valid_laps
+from services.paddock.tools.base import (
+    car_profile,
+    find_corner,
+    r,
+    session_arrays,
+    session_row,
+    track_corners,
+    valid_laps,
+)
 from services.paddock.tools.recorded import recorded
-from shared.profiles.car import CarProfileError, VehicleConstants, load_car
+from shared.profiles.car import VehicleConstants
 
 UNDERSTEER_GAIN = 0.85
 OVERSTEER_GAIN = 1.15
@@ -42,14 +50,14 @@ def yaw_gain(
 
 
 def _vehicle(car_id: str | None) -> tuple[VehicleConstants, str]:
-    try:
-        return load_car(car_id or "generic").vehicle, "the car profile"
-    except (KeyError, CarProfileError):
-        return VehicleConstants(), "Pitwall's defaults"
+    """The car's constants and where the wheelbase and steering ratio come from."""
+    veh = car_profile(car_id).vehicle
+    stated = {"wheelbase_m", "steering_ratio"} <= veh.model_fields_set
+    return veh, "the car profile" if stated else "Pitwall's defaults"
 
 
 def get_handling_balance(session_id: str, corner_name: str | None = None) -> dict[str, Any]:
-    """Understeer or oversteer: measured yaw rate against a bicycle-model yaw rate from steering, speed, wheelbase and steering ratio; over the session with a verdict per corner, or for one corner."""
+    """Understeer or oversteer: measured yaw rate against a bicycle-model yaw rate from steering, speed, wheelbase and steering ratio; per corner, or for one corner."""
     s = session_row(session_id)
     sid = s["session_id"]
     veh, source = _vehicle(s.get("car_id"))
@@ -73,8 +81,8 @@ def get_handling_balance(session_id: str, corner_name: str | None = None) -> dic
         corners.append(
             {"corner": c.id, "name": c.name, "samples": int(k.sum()), "yaw_gain": r(g), "verdict": verdict(g)}
         )
-    if corner_name:
-        m &= (a["dist_m"] >= zones[0].start_m) & (a["dist_m"] <= zones[0].end_m)
+    if corner_name:  # the corner's figures are its row's: valid laps only
+        m &= on_lap & (a["dist_m"] >= zones[0].start_m) & (a["dist_m"] <= zones[0].end_m)
     if m.sum() < MIN_SAMPLES:
         return {
             **base,

@@ -12,6 +12,7 @@ import numpy as np
 
 from services.paddock.lake import get_lake
 from shared.bundle_read import OWN_SESSION_SQL, foreign
+from shared.profiles.car import CarProfile, CarProfileError, load_car
 from shared.profiles.track import Corner, load_track
 
 
@@ -193,6 +194,15 @@ def session_arrays(session_id: str, channels: tuple[str, ...]) -> dict[str, np.n
             while len(_cache) > _CACHE_SESSIONS:
                 _cache.popitem(last=False)
     return {c: got[c] for c in ("t_s", "lap", "dist_m", *channels)}
+
+
+def car_profile(car_id: str | None) -> CarProfile:
+    """A session's car profile: shipped, or the driver's own in the lake's data directory; else the
+    generic one (a profile no longer installed, or an invalid one)."""
+    try:
+        return load_car(car_id or "generic", get_lake().settings.data_dir)
+    except (KeyError, CarProfileError):
+        return load_car("generic")
 
 
 def track_corners(track_id: str | None) -> list[Corner]:

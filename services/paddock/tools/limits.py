@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from services.paddock.tools.base import ToolError, r, session_arrays, session_row, track_corners
+from services.paddock.lake import get_lake
+from services.paddock.tools.base import ToolError, car_profile, r, session_arrays, session_row, track_corners
 from shared import events as ev
-from shared.profiles.car import CarProfileError, load_car
+from shared.profiles.car import CarProfile
 from shared.thresholds import car_thresholds
 
 _WHEELS = ("fl", "fr", "rl", "rr")
@@ -48,18 +49,16 @@ VITALS: dict[str, Vital] = {
 TEMPS = ("coolant_temp", "oil_temp", "tyre_temp")
 
 
-def _limit(v: Vital, car_id: str | None) -> tuple[float | None, str]:
-    """(the limit's value, where it comes from) for the session's car; (None, "") when none is known."""
+def _limit(v: Vital, car: CarProfile, th: dict[str, float]) -> tuple[float | None, str]:
+    """(the limit's value, where it comes from) for the car; (None, "") when none is known."""
     if v.limit is None:
         return None, ""
-    try:
-        car = load_car(car_id or "generic")
-    except (KeyError, CarProfileError):
-        car = load_car("generic")
-    if v.limit == "redline":
+    if v.limit == "redline":  # a redline the profile does not state is no limit to judge by
+        if "redline_rpm" not in car.vehicle.model_fields_set:
+            return None, ""
         return float(car.vehicle.redline_rpm), "the car profile's redline"
     src = "the car profile's limit" if v.limit in car.thresholds else "Pitwall's default limit"
-    return car_thresholds(car_id)[v.limit], src
+    return th[v.limit], src
 
 
 def _outside(v: Vital, a: dict[str, np.ndarray], limit: float, th: dict[str, float]) -> np.ndarray:
@@ -88,7 +87,7 @@ def _where(track_id: str | None, dist: float) -> tuple[str | None, bool]:
 
 
 def get_vital_limits(session_id: str, measure: str) -> dict[str, Any]:
-    """A car vital (oil_pressure, coolant_temp, oil_temp, rpm, fuel_pressure, coolant_pressure, battery_voltage, fuel_level, tyre_pressure, tyre_temp) per lap and over the session: minimum, maximum, time beyond the car's limit (oil pressure: under load), and each crossing with its lap, lap distance and corner. No limit for the car: figures only; not in the file: recorded false."""
+    """A car vital (oil_pressure, coolant_temp, oil_temp, rpm, tyre_temp ...) per lap and session: minimum, maximum, time beyond the car's limit, each crossing's lap and corner."""
     if measure not in VITALS:
         raise ToolError("bad_argument", f"no vital {measure!r}", f"one of: {', '.join(VITALS)}")
     s = session_row(session_id)
@@ -98,8 +97,9 @@ def get_vital_limits(session_id: str, measure: str) -> dict[str, Any]:
     vals = np.vstack([a[c] for c in v.channels])
     if not np.isfinite(vals).any():
         return {**base, "recorded": False, "not_recorded": f"Not recorded in this session: {v.words}."}
-    limit, source = _limit(v, s.get("car_id"))
-    th = car_thresholds(s.get("car_id"))
+    car = car_profile(s.get("car_id"))
+    th = car_thresholds(car.id, get_lake().settings.data_dir)
+    limit, source = _limit(v, car, th)
     dt = float(np.median(np.diff(a["t_s"]))) if len(a["t_s"]) > 1 else 0.0
     out = _outside(v, a, limit, th) if limit is not None else np.zeros(len(a["t_s"]), dtype=bool)
     laps = []
@@ -119,16 +119,14 @@ def get_vital_limits(session_id: str, measure: str) -> dict[str, Any]:
     crossings = []
     for i, j in ev.runs(out):
         worst = np.nanmin(vals[:, i:j]) if v.side == "min" else np.nanmax(vals[:, i:j])
+        corner, inside = _where(s.get("track_id"), float(a["dist_m"][i]))
         crossings.append(
             {
                 "lap": int(a["lap"][i]),
                 "t_s": r(a["t_s"][i], 2),
                 "dist_m": r(a["dist_m"][i], 0),
-                **dict(
-                    zip(
-                        ("corner", "in_corner"), _where(s.get("track_id"), float(a["dist_m"][i])), strict=True
-                    )
-                ),
+                "corner": corner,
+                "in_corner": inside,
                 "duration_s": r((j - i) * dt, 2),
                 "worst": r(worst, v.nd),
             }

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.lake import get_lake
 from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.base import ToolError, find_corner, r, session_row, track_corners
+from services.paddock.tools.recorded import session_recorded
 from shared.analysis.advice import where
 from shared.analysis.model import CAUSE_WORDS, CornerLap, finite
 from shared.profiles.track import Corner
 from shared.thresholds import car_thresholds
 
 BRAKE_CAUSES = ("late_brake", "early_brake", "lockup")
+_NEEDS = ("brake_pressure", "g_long")
 
 
 def _lap(c: Corner, x: CornerLap) -> dict[str, Any]:
@@ -68,7 +71,7 @@ def corner_markers(
 
 
 def get_brake_markers(session_id: str, corner_name: str | None = None) -> dict[str, Any]:
-    """Brake markers per corner (or for one corner): where braking starts on each valid lap and on the best lap, in metres before the corner's entry and from the track's named marker, the latest and earliest, and the latest brake point that still kept the corner's best minimum speed (within the over_slow_kmh threshold), with the analysis' braking causes."""
+    """Brake markers per corner: braking start on each valid lap and the best lap, metres before the corner, latest, earliest, and the latest that kept the best minimum speed."""
     s = session_row(session_id)
     sid = s["session_id"]
     corners = track_corners(s.get("track_id"))
@@ -76,11 +79,19 @@ def get_brake_markers(session_id: str, corner_name: str | None = None) -> dict[s
         corners = [find_corner(s.get("track_id"), corner_name)]
     if not corners:
         raise ToolError("no_corners", f"session {sid} has no corners", "the track is unknown")
-    an = session_analysis(sid)
     base = {"session_id": sid, "best_lap": s.get("best_lap")}
+    rec = session_recorded(sid, _NEEDS)
+    if not any(rec.has(m) for m in _NEEDS):  # braking is read from the pressure, else the deceleration
+        return {
+            **base,
+            "available": False,
+            **rec.fields(*_NEEDS),
+            "reason": "no brake pressure or longitudinal g",
+        }
+    an = session_analysis(sid)
     if not an.rows:
         return {**base, "available": False, "reason": an.reason or "no valid full laps to analyse"}
-    slack = car_thresholds(s.get("car_id"))["over_slow_kmh"]
+    slack = car_thresholds(s.get("car_id"), get_lake().settings.data_dir)["over_slow_kmh"]
     return {
         **base,
         "available": True,

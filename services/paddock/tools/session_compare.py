@@ -1,8 +1,8 @@
 """The driver's own sessions at a session's track, and one session against another: best lap against best
 lap with the gap, and where the gap is, corner by corner, from the two sessions' analyses
 (each corner's segment as the analysis cuts this session's best lap, ``shared.analysis``, timed on both
-best laps over the same stretch of lap distance). Own sessions only (``base.same_origin``): a
-friend's imported session is never "yours"."""
+best laps over the same stretch of lap distance). Own sessions only: a friend's imported session is never
+"yours" (the rule of ``base.same_origin``)."""
 
 from __future__ import annotations
 
@@ -16,31 +16,55 @@ from services.paddock.tools.base import (
     lap_arrays,
     r,
     rows,
-    same_origin,
     session_row,
     track_corners,
 )
+from shared.bundle_read import foreign
 
 
 def own_sessions_here(s: dict[str, Any]) -> list[dict[str, Any]]:
-    """The driver's own sessions at ``s``'s track (``s`` included), newest first, with their best valid lap."""
-    if not s.get("track_id"):
-        return [s]
-    own, params = same_origin(s)
-    return rows(
-        f"""SELECT s.session_id, CAST(s.started_at AS VARCHAR) AS started, s.car_id,
-                  count(l.lap) FILTER (WHERE l.kind = 'full' AND l.valid) AS valid_laps,
-                  min(l.time_s) FILTER (WHERE l.kind = 'full' AND l.valid) AS best_s,
-                  arg_min(l.lap, l.time_s) FILTER (WHERE l.kind = 'full' AND l.valid) AS best_lap
-           FROM (SELECT * FROM sessions WHERE driver_id = ? AND track_id = ? AND {own}) s
-           LEFT JOIN laps l USING (session_id)
-           GROUP BY ALL ORDER BY started DESC NULLS LAST, s.session_id DESC LIMIT 50""",
-        [s["driver_id"], s["track_id"], *params],
-    )
+    """The driver's own sessions at ``s``'s track (``s`` included), newest first, with their best valid lap.
+    A friend's bundle (``shared.bundle_read.foreign``) is only ever compared with itself, as in
+    ``base.same_origin``. Two queries, the second naming every session it reads (an S3 lake shows a query
+    only the sessions its parameters name)."""
+    sid = s["session_id"]
+    me = {"session_id": sid, "started": s.get("started_at"), "car_id": s.get("car_id"), "meta_json": None}
+    found = [me]
+    if s.get("track_id") and not foreign(s.get("meta_json")):
+        found = rows(
+            """SELECT session_id, CAST(started_at AS VARCHAR) AS started, car_id, meta_json FROM sessions
+               WHERE driver_id = ? AND track_id = ?""",
+            [s["driver_id"], s["track_id"]],
+        )
+        found = [g for g in found if g["session_id"] == sid or not foreign(g["meta_json"])]
+    ids = [g["session_id"] for g in found]
+    best = {
+        x["session_id"]: x
+        for x in rows(
+            f"""SELECT session_id, count(*) AS valid_laps, min(time_s) AS best_s, arg_min(lap, time_s) AS best_lap
+                FROM laps WHERE session_id IN ({", ".join("?" * len(ids))}) AND kind = 'full' AND valid
+                GROUP BY session_id""",
+            ids,
+        )
+    }
+    out = [
+        {
+            "session_id": g["session_id"],
+            "started": None if g["started"] is None else str(g["started"]),
+            "car_id": g["car_id"],
+            "valid_laps": best.get(g["session_id"], {}).get("valid_laps", 0),
+            "best_s": best.get(g["session_id"], {}).get("best_s"),
+            "best_lap": best.get(g["session_id"], {}).get("best_lap"),
+        }
+        for g in found
+    ]
+    out.sort(key=lambda g: g["session_id"], reverse=True)
+    out.sort(key=lambda g: (g["started"] is not None, g["started"] or ""), reverse=True)
+    return out
 
 
 def get_sessions_here(session_id: str) -> dict[str, Any]:
-    """The driver's own sessions at this session's track (a friend's imported sessions excluded), newest first: date, car, valid laps and best lap of each, and which one is the newest other session."""
+    """The driver's own sessions at this track (friends' bundles excluded), newest first: date, car, valid laps, best lap; and the newest other session."""
     s = session_row(session_id)
     got = own_sessions_here(s)
     others = [g for g in got if g["session_id"] != s["session_id"]]
@@ -75,7 +99,7 @@ def _times(session_id: str, lap: int, stretches: list[tuple[str, float, float]])
 
 
 def compare_sessions(session_id: str, other_session_id: str) -> dict[str, Any]:
-    """This session's best lap against another session's best lap (one of the driver's own, at the same track): both times, the gap (positive: this session slower), and each corner's time on the two best laps with its gap, largest first."""
+    """This session's best lap against another own session's at the same track: both times, the gap (positive: slower), and the gap per corner, largest first."""
     s, o = session_row(session_id), session_row(other_session_id)
     own = {g["session_id"]: g for g in own_sessions_here(s)}
     if o["session_id"] not in own or o["session_id"] == s["session_id"]:

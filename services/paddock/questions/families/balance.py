@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.agents.fmt import corner_label
+from services.paddock.questions.families.track_words import corner_names, no_such_corner
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.balance import get_handling_balance
-from services.paddock.tools.base import ToolError, track_corners
+from services.paddock.tools.base import ToolError
 
 _WORDS = {"understeer": "understeered", "oversteer": "oversteered", "neutral": "was neutral"}
 
@@ -22,16 +22,16 @@ def _pct(gain: float) -> str:
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     """The balance at the corner asked, or over the session with the corners that under- or oversteer."""
     sid = s["session_id"]
-    names = {c.id: corner_label(c.id, c.name) for c in track_corners(s.get("track_id"))}
+    names = corner_names(s)
     args = {"session_id": sid, "corner_name": q.corner}
+    if q.corner and not names:
+        return Answer(no_such_corner(q.corner, names), "get_handling_balance", args, {"corners": []})
     try:
         res = get_handling_balance(sid, q.corner)
     except ToolError as exc:
         if exc.code != "unknown_corner":
             raise
-        listed = ", ".join(names.values()) or "none"
-        text = f"This track has no corner {str(q.corner).upper()}: its corners are {listed}."
-        return Answer(text, "get_handling_balance", args, exc.as_dict())
+        return Answer(no_such_corner(q.corner, names), "get_handling_balance", args, exc.as_dict())
     if not res["recorded"]:
         text = f"I can't tell understeer from oversteer here. {res['not_recorded']}"
         return Answer(text, "get_handling_balance", args, res)

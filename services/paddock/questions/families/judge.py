@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.agents.fmt import corner_label
+from services.paddock.questions.families.track_words import corner_names
 from services.paddock.questions.model import Answer, Question
-from services.paddock.tools.base import track_corners
 from services.paddock.tools.limits import TEMPS, VITALS, get_vital_limits
 
 #: what a judge question with no single measure ("is everything ok?") looks at
@@ -28,31 +27,42 @@ def _place(c: dict[str, Any], names: dict[str, str]) -> str:
     return where
 
 
-def _judged(res: dict[str, Any], names: dict[str, str]) -> str:
-    """One vital's sentences."""
+def _judged(res: dict[str, Any], names: dict[str, str], lap: int | None = None) -> str:
+    """One vital's sentences: over the session, or on ``lap``."""
     words = res["words"]
     if not res["recorded"]:
         return f"Your {words}: not recorded in this session."
-    span = f"{_num(res['min'], res)} to {_num(res['max'], res)}"
+    if lap is None:
+        fig: dict[str, Any] | None = res
+        cross, who, there = res["crossings"], "Your", "Over the session"
+    else:
+        fig = next((x for x in res["laps"] if x["lap"] == lap), None)
+        cross, who, there = (
+            [c for c in res["crossings"] if c["lap"] == lap],
+            f"On lap {lap} your",
+            "On that lap",
+        )
+    if fig is None:
+        return f"Lap {lap} has no {words} reading."
+    span = f"{_num(fig['min'], res)} to {_num(fig['max'], res)}"
     lim = res["limit"]
     if lim is None:
-        hottest = max(res["laps"], key=lambda x: x["max"]) if res["laps"] else None
-        peak = f" (highest {_num(hottest['max'], res)} on lap {hottest['lap']})" if hottest else ""
-        return (
-            f"Your {words} ranged from {span} over the session{peak}. Pitwall has no limit for {words} "
-            "on this car, so no verdict."
-        )
+        top = max(res["laps"], key=lambda x: x["max"]) if res["laps"] and lap is None else None
+        peak = f" (highest {_num(top['max'], res)} on lap {top['lap']})" if top else ""
+        over = " over the session" if lap is None else ""
+        return f"{who} {words} ranged from {span}{over}{peak}. Pitwall has no limit for {words} on this car, so no verdict."
     bound = _num(lim["value"], res)
     beyond = f"below {bound} under load" if lim["under_load"] else f"above {bound}"
     src = f" ({lim['source']})"
-    if not res["crossings"]:
-        return f"Your {words} was OK: never {beyond}{src}. Over the session it ranged from {span}."
-    shown = res["crossings"][:MAX_CROSSINGS]
+    if not cross:
+        return f"{who} {words} was OK: never {beyond}{src}. {there} it ranged from {span}."
+    shown = cross[:MAX_CROSSINGS]
     worst = "lowest" if lim["side"] == "min" else "highest"
     parts = [f"{_place(c, names)} ({worst} {_num(c['worst'], res)}, {c['duration_s']:.2f} s)" for c in shown]
-    more = len(res["crossings"]) - len(shown)
+    more = len(cross) - len(shown)
+    total = " in total" if lap is None else ""
     return (
-        f"Your {words} was not OK: it went {beyond}{src} for {res['outside_s']:.2f} s in total: "
+        f"{who} {words} was not OK: it went {beyond}{src} for {fig['outside_s']:.2f} s{total}: "
         + "; ".join(parts)
         + (f" (+{more} more)" if more > 0 else "")
         + "."
@@ -71,18 +81,21 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     else:
         return None  # not a vital: another family's question
     sid = s["session_id"]
-    names = {c.id: corner_label(c.id, c.name) for c in track_corners(s.get("track_id"))}
+    names = corner_names(s)
+    # laps named by number in this session (a pick, "my fastest lap", is resolve.lap_numbers' to add)
+    laps: list[int | None] = [x.number for x in q.laps if x.number is not None and x.session == "this"] or [
+        None
+    ]
     results = [get_vital_limits(sid, m) for m in measures]
     if len(results) > 1:  # several at once: what was not recorded goes in one line at the end
         lacking = [x["words"] for x in results if not x["recorded"]]
-        lines = [_judged(x, names) for x in results if x["recorded"]]
+        lines = [_judged(x, names, n) for x in results if x["recorded"] for n in laps]
         if lacking:
             lines.append("Not recorded in this session: " + ", ".join(lacking) + ".")
     else:
-        lines = [_judged(results[0], names)]
-    return Answer(
-        " ".join(lines),
-        "get_vital_limits",
-        {"session_id": sid, "measures": list(measures)},
-        {"vitals": results},
+        lines = [_judged(results[0], names, n) for n in laps]
+        lines = lines[:1] if not results[0]["recorded"] else lines
+    args: dict[str, Any] = (
+        {"session_id": sid, "measure": measures[0]} if len(measures) == 1 else {"session_id": sid}
     )
+    return Answer(" ".join(lines), "get_vital_limits", args, {"vitals": results})

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.agents.fmt import corner_label, lap_list
+from services.paddock.agents.fmt import lap_list
+from services.paddock.questions.families.track_words import corner_names, no_such_corner
 from services.paddock.questions.model import Answer, Question
-from services.paddock.tools.base import ToolError, track_corners
+from services.paddock.tools.base import ToolError
 from services.paddock.tools.markers import get_brake_markers
 
 
@@ -28,10 +29,12 @@ def _one(c: dict[str, Any], name: str, laps: list[int]) -> str:
     for n in laps:
         got = next((x for x in c["laps"] if x["lap"] == n), None)
         out.append(f"On lap {n} you braked {_mark(got)}." if got else f"Lap {n} has no braking for {name}.")
+    each = ", ".join(f"lap {x['lap']} {x['before_apex_m']:.0f} m" for x in c["laps"])
+    out.append(f"Braking started before the {name} apex on each lap: {each}.")
     lt, er = c["latest"], c["earliest"]
     out.append(
-        f"Latest: lap {lt['lap']}, {lt['where']}; earliest: lap {er['lap']}, {er['where']} "
-        f"({c['spread_m']:.0f} m apart)."
+        f"Latest: lap {lt['lap']}, {_mark(lt)}; earliest: lap {er['lap']}, {_mark(er)}; "
+        f"{c['spread_m']:.0f} m apart."
     )
     ok = c["latest_that_worked"]
     out.append(
@@ -42,7 +45,7 @@ def _one(c: dict[str, Any], name: str, laps: list[int]) -> str:
     if slow:
         out.append(
             "Braking later cost minimum speed: "
-            + ", ".join(f"lap {x['lap']} {x['where']} ({x['min_kmh']:.1f} km/h)" for x in slow[:4])
+            + "; ".join(f"lap {x['lap']} {_mark(x)}, minimum {x['min_kmh']:.1f} km/h" for x in slow[:4])
             + "."
         )
     an = c["analysis"]
@@ -69,30 +72,21 @@ def _short(c: dict[str, Any], name: str) -> str:
 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     """The brake markers of the corner asked (or of every corner) in metres before the corner."""
-    sid, track = s["session_id"], s.get("track_id")
-    names = {c.id: corner_label(c.id, c.name) for c in track_corners(track)}
+    sid = s["session_id"]
+    names = corner_names(s)
     args = {"session_id": sid, "corner_name": q.corner}
     try:
         res = get_brake_markers(sid, q.corner)
     except ToolError as exc:
-        if exc.code == "unknown_corner":
-            listed = ", ".join(names.values()) or "none"
-            return Answer(
-                f"This track has no corner {str(q.corner).upper()}: its corners are {listed}.",
-                "get_brake_markers",
-                args,
-                exc.as_dict(),
-            )
+        if exc.code == "unknown_corner" or (exc.code == "no_corners" and q.corner):
+            return Answer(no_such_corner(q.corner, names), "get_brake_markers", args, exc.as_dict())
         if exc.code == "no_corners":
-            return Answer(
-                "This session's track has no corners Pitwall knows, so no brake markers.",
-                "get_brake_markers",
-                args,
-                exc.as_dict(),
-            )
+            text = "This session's track has no corners Pitwall knows, so no brake markers."
+            return Answer(text, "get_brake_markers", args, exc.as_dict())
         raise
     if not res["available"]:
-        return Answer(f"No brake markers for this session: {res['reason']}.", "get_brake_markers", args, res)
+        why = res.get("not_recorded") or f"{res['reason']}."
+        return Answer(f"No brake markers for this session. {why}", "get_brake_markers", args, res)
     if q.corner:
         c = res["corners"][0]
         laps = [x.number for x in q.laps if x.number is not None and x.session == "this"]

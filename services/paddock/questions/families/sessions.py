@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.agents.fmt import corner_label
+from services.paddock.questions.families.track_words import corner_names
 from services.paddock.questions.model import Answer, Question
-from services.paddock.tools.base import ToolError, track_corners
+from services.paddock.tools.base import ToolError
 from services.paddock.tools.session_compare import compare_sessions, get_sessions_here
-from shared.display import lap_time
+from shared.display import lap_time, track_title
 
 TOP_CORNERS = 3
 
@@ -24,13 +24,18 @@ def _other(q: Question, here: dict[str, Any]) -> str | None:
     return here["other_session_id"]
 
 
+def _track(here: dict[str, Any]) -> str:
+    """The track as the file names it, else as Pitwall's profile does (never an id)."""
+    return str(here.get("track_name") or track_title(here.get("track")))
+
+
 def _day(started: str | None) -> str:
-    return f"on {started[:10]}" if started else "date unknown"
+    return f"on {started[:10]}" if started else "(date unknown)"
 
 
 def _list(here: dict[str, Any]) -> str:
     got = here["sessions"]
-    track = here.get("track_name") or here.get("track") or "this track"
+    track = _track(here)
     n = len(got)
     parts = []
     for g in got:
@@ -40,7 +45,7 @@ def _list(here: dict[str, Any]) -> str:
             if g["best_s"] is not None
             else "no valid lap"
         )
-        parts.append(f"{name}: {g['valid_laps']} valid laps, {best}")
+        parts.append(f"{name}: {g['valid_laps']} valid lap{'s' if g['valid_laps'] != 1 else ''}, {best}")
     return f"You have {n} session{'s' if n != 1 else ''} of your own at {track}: " + "; ".join(parts) + "."
 
 
@@ -76,21 +81,20 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return Answer(_list(here), "get_sessions_here", {"session_id": sid}, here)
     other = _other(q, here)
     if other is None:
-        track = here.get("track_name") or "this track"
+        track = _track(here)
         return Answer(
             f"You have no other session of your own at {track}.",
             "get_sessions_here",
             {"session_id": sid},
             here,
         )
-    names = {c.id: corner_label(c.id, c.name) for c in track_corners(s.get("track_id"))}
+    names = corner_names(s)
     args = {"session_id": sid, "other_session_id": other}
     try:
         res = compare_sessions(sid, other)
     except ToolError as exc:
         if exc.code not in ("not_comparable", "unknown_session"):
             raise
-        return Answer(
-            f"I can't compare with that session: {exc.message}.", "compare_sessions", args, exc.as_dict()
-        )
+        text = f"That session is not another of your own at {_track(here)}, so I can't compare with it."
+        return Answer(text, "compare_sessions", args, exc.as_dict())
     return Answer(_compare(res, names), "compare_sessions", args, res)
