@@ -132,7 +132,7 @@ def test_more_phrasings_the_probe_found(lake: dict[str, Any]) -> None:
     m = re.fullmatch(r"Your highest lateral g was ([\d.]+) g\.", got.text)
     assert m and abs(float(m.group(1)) - float(np.nanmax(sim.wide["g_lat"]))) < 0.02, got.text
     got = _answer("how fast was I through turn 42?", lake["sid"])
-    assert got.text.startswith("This session has no corner T42") and "km/h" not in got.text, got.text
+    assert got.text.startswith("This track has no corner T42") and "km/h" not in got.text, got.text
 
 
 def test_average_speed_is_the_mean_over_the_valid_laps(lake: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from services.paddock.agents.fmt import corner_label, lap_list, secs
 from services.paddock.questions.families.channels import MPH, ordinal
 from services.paddock.questions.families.laps import named_laps
+from services.paddock.questions.families.track_words import corner_names, no_such_corner
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.base import rows, track_corners
 from services.paddock.tools.registry import run_tool
@@ -83,10 +84,14 @@ def corner_rows(s: dict[str, Any], corner: str) -> tuple[str, dict[int, dict[str
         [sid, corner],
     )
     if not got:
-        have = [name_of(c, None) for c in corner_ids(s)]
-        listed = f"its corners are {', '.join(have)}" if have else "it has no corners"
-        text = f"This session has no corner {name_of(corner, None)}: {listed}."
-        return Answer(text, "get_corner_history", {"session_id": sid}, {"corners": have, "recorded": False})
+        names = corner_names(s) or {c: name_of(c, None) for c in corner_ids(s)}  # a detected track: its own
+        text = no_such_corner(corner, names)
+        return Answer(
+            text,
+            "get_corner_history",
+            {"session_id": sid},
+            {"corners": list(names.values()), "recorded": False},
+        )
     return name_of(str(got[0]["corner_id"]), got[0].get("corner_name")), {int(r["lap"]): r for r in got}
 
 
