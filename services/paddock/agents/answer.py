@@ -10,18 +10,15 @@ data answer, labelled, or ``available: false``. A figure question no data answer
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from services.paddock.agents.coach_types import CoachHost, CoachRequest, Run
 from services.paddock.agents.compose import FactSheet, prose_problem
 from services.paddock.agents.evidence import fallback, sheet_and_facts
 from services.paddock.agents.grounding import grounding_check
 from services.paddock.agents.narrative import parse_emotion, template_narrative
 from services.paddock.questions.conversation import STATE_KEY
 from services.paddock.questions.figure import asks_figure
-
-if TYPE_CHECKING:
-    from services.paddock.agents.service import CoachRequest, CoachService, Run
-
 
 NO_FIGURE = "the question asks for a figure and the reply has none"
 
@@ -60,7 +57,7 @@ def _specialist(req: CoachRequest, run: Run) -> tuple[str, str, str | None, list
 
 
 def ending(
-    svc: CoachService, req: CoachRequest, run: Run, model_ok: bool, reason: str, cancelled: bool = False
+    svc: CoachHost, req: CoachRequest, run: Run, model_ok: bool, reason: str, cancelled: bool = False
 ) -> Outcome:
     """The request's outcome from its run; ``cancelled``: what the client saw, marked incomplete."""
     from services.paddock.agents.stream import BudgetExceeded, LoopGuard, NoFirstToken
@@ -117,7 +114,7 @@ def ending(
     return out
 
 
-def _shape(svc: CoachService, req: CoachRequest, run: Run, out: Outcome) -> None:
+def _shape(svc: CoachHost, req: CoachRequest, run: Run, out: Outcome) -> None:
     """The record and the client's event for an outcome."""
     tier = "warm" if req.tier == "warm" else "adk"
     plugin_calls = int(svc.plugin.llm_calls.get(run.inv, 0)) if svc.plugin and run.inv else 0
