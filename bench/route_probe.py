@@ -1,5 +1,5 @@
-"""Probe the data path (no model): driver phrasings through the route step (``plan_for``, as the pipeline
-calls it) against the real VBOX session, the kart, both XRK files and a simulated one.
+"""Probe the data path (no model): driver phrasings read and planned (``plan_for``: parse, then the plan,
+as the pipeline calls it) against the real VBOX session, the kart, both XRK files and a simulated one.
 
 ``python bench/route_probe.py [root]``: the phrasings below, printed beside figures computed from the raw
 files (``tests/support/truth.py``), judged by reading. ``--score``: the probe set
@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from services.paddock.agents.classifier import _classify_intent
 from services.paddock.agents.evidence import plan_for
 from services.paddock.lake import configure_lake
 from shared.settings import settings_for
@@ -79,8 +78,7 @@ PHRASINGS = [
 def scored(prep: Prepared) -> dict[str, int]:
     counts = {"correct": 0, "wrong": 0, "evasive": 0}
     for q in prep.probe:
-        agent = _classify_intent(q.text)[1]
-        plan = plan_for(agent, q.text, prep.sids[q.session], None)
+        plan = plan_for(q.text, prep.sids[q.session], None)[0]
         v = score(q.expect, plan["text"] if plan else "", "data")
         counts[v.kind] += 1
         mark = "ok " if v.kind == "correct" else v.kind.upper()
@@ -105,8 +103,7 @@ def main(root: Path, score_only: bool) -> None:
             )
         )
         for q in PHRASINGS:
-            intent, agent = _classify_intent(q)
-            plan = plan_for(agent, q, prep.sids[name], None)
+            plan = plan_for(q, prep.sids[name], None)[0]
             print(f"[{name}] {q}\n    -> {plan['text'] if plan else None}")
 
 

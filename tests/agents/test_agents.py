@@ -232,6 +232,9 @@ def model_svc(env) -> Any:
     return svc
 
 
+@pytest.mark.xfail(
+    strict=True, reason="the reader (qparse) reads 'race pace' as a lap time: a figure question"
+)
 def test_question_routes_to_a_specialist_that_calls_its_tool(env, model_svc) -> None:
     env["llm"].script.extend(
         [

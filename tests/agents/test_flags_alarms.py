@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from services.paddock.agents.data_answer import format_result
+from services.paddock.agents.coaching_lines import threads_text
 from services.paddock.agents.digest import build_digest
-from services.paddock.agents.evidence import plan_for
 from services.paddock.lake import configure_lake
 from services.paddock.tools.registry import run_tool
 from shared.alarms import alarm_signals, is_alarm_channel
@@ -27,6 +26,7 @@ from shared.ingest import import_file
 from shared.settings import settings_for
 from shared.simulator import simulate
 from shared.simulator.writers import write_aim_csv
+from tests.support.asking import plan_of
 
 KART = Path(__file__).resolve().parents[3] / "shared" / "data" / "aim" / "mychron_kart_sskc_2022-06-19.csv"
 RATE = 20.0
@@ -171,7 +171,7 @@ def test_a_lockup_while_the_abs_regulates_is_not_a_lockup(flagged: dict[str, Any
 
 def test_the_warnings_question_names_the_alarm_lap_corner_and_time(flagged: dict[str, Any]) -> None:
     (start, end), lap, end_lap, corner = flagged["alarm"]
-    plan = plan_for("TelemetryAgent", ASK, flagged["sid"], None)
+    plan = plan_of(ASK, flagged["sid"], None)
     assert plan is not None and plan["tool"] == "get_flags_and_alarms"
     dur = f"{end - start:.0f}"
     (t0, t1), tlap, tend, tcorner = flagged["tpms_alarm"]
@@ -181,15 +181,15 @@ def test_the_warnings_question_names_the_alarm_lap_corner_and_time(flagged: dict
         f"{tlap}–{tend}, from {tcorner.upper()}."
     )
     # one lap: what was on during it (the alarm that ran into lap 4 counts there)
-    on4 = plan_for("TelemetryAgent", f"any alarms on lap {end_lap}?", flagged["sid"], None)
+    on4 = plan_of(f"any alarms on lap {end_lap}?", flagged["sid"], None)
     assert on4 is not None and on4["text"].startswith(f"Yes, 1 warning on lap {end_lap}: the water temp")
     # the ABS is an intervention, answered as such (not as "warnings")
     (_, _), alap, acorner = flagged["abs"]
-    on_abs = plan_for("TelemetryAgent", "did the ABS warn me?", flagged["sid"], None)
+    on_abs = plan_of("did the ABS warn me?", flagged["sid"], None)
     assert on_abs is not None and on_abs["tool"] == "get_safety_events"
     assert on_abs["text"] == f"Yes, 1 ABS interventions: at {acorner.upper()} on lap {alap}."
     # on a lap without it: none was set, and what was recorded
-    other = plan_for("TelemetryAgent", "any warning lights on lap 1?", flagged["sid"], None)
+    other = plan_of("any warning lights on lap 1?", flagged["sid"], None)
     assert other is not None and other["text"].startswith("No: none was set on lap 1. Recorded: ")
     assert "water temp alarm" in other["text"] and "oil press warn" in other["text"]
 
@@ -213,7 +213,7 @@ def test_a_file_without_an_alarm_channel_says_so(flagged: dict[str, Any]) -> Non
         pytest.fail(f"{KART} is missing: the real kart log is part of the test data")
     got = run_tool("get_flags_and_alarms", {"session_id": flagged["kart"]})
     assert got["events"] == [] and got["alarm_channels"] == [] and got["sources"] == []
-    plan = plan_for("TelemetryAgent", ASK, flagged["kart"], None)
+    plan = plan_of(ASK, flagged["kart"], None)
     assert plan is not None and plan["text"].startswith("No alarm or warning channel was recorded")
 
 
@@ -251,9 +251,9 @@ def test_the_next_session_follows_the_warnings_of_the_last(flagged: dict[str, An
             "laps_now": [2],
         },
     ]
-    plan = plan_for("Threads", "what happened to my threads from last time?", flagged["next"], "threads")
+    plan = plan_of("what happened to my threads from last time?", flagged["next"], "threads")
     assert plan is not None and plan["tool"] == "get_threads"
-    text = format_result("get_threads", got)
+    text = threads_text(got)
     assert plan["text"] == text
     assert (
         f"From last session: the water temp alarm (lap {lap}, lap {end_lap}) did not come on this time."

@@ -195,6 +195,9 @@ def test_a_figure_question_whose_picks_hold_no_figure_gets_the_first_fact_with_o
     Pitwall's own sentence; a question that asks no figure is left as picked."""
     from services.paddock.agents.compose import FactSheet, ReplyReader
     from services.paddock.agents.grounding import Facts
+    from services.paddock.questions.conversation import to_state
+    from services.paddock.questions.figure import asks_figure
+    from services.paddock.questions.parse import parse
 
     text = "No: the coolant temperature held on every lap; its highest was 97.5 °C, on lap 9."
     reply = '{"emotion": "neutral", "answer": [{"fact": "f1", "note": ""}]}'
@@ -203,7 +206,8 @@ def test_a_figure_question_whose_picks_hold_no_figure_gets_the_first_fact_with_o
         ("Was the engine running hot?", True),
         ("Any worries with the engine?", False),
     ):
-        reader = ReplyReader(FactSheet.from_text(text), question, need_first=True)
+        need = asks_figure(to_state(parse(question)))  # as the pipeline reads it: from the parsed question
+        reader = ReplyReader(FactSheet.from_text(text), question, need_first=True, need_figure=need)
         reader.feed(reply)
         r = reader.finish(Facts())
         assert r.parts[0] == "No: the coolant temperature held on every lap.", r.parts

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.agents.data_answer import format_result
 from services.paddock.agents.digest import build_digest
 from services.paddock.agents.narrative import facts_of, grounding_check, template_narrative
+from services.paddock.questions.families.coaching import lose_text
+from services.paddock.questions.families.compare import delta_text
 
 NO_WHEELS: dict[str, Any] = {
     "recorded": False,
@@ -87,6 +88,6 @@ def test_the_template_says_not_recorded_and_stays_grounded() -> None:
 
 def test_tool_sentences_write_lap_times_as_minutes_and_seconds() -> None:
     hl = {**HL, "biggest_opportunities": [{"corner": "t11", "time_to_find_s": 0.456, "laps": [3]}]}
-    assert "Best lap 2 in 1:38.123." in format_result("get_session_highlights", hl)
+    assert "Best lap 2 in 1:38.123." in lose_text(hl)
     d = {"lap_a": 2, "lap_b": 5, "total_delta_s": 1.5, "lap_a_time_s": 98.1234, "lap_b_time_s": 99.6234}
-    assert "Lap times: lap 2 1:38.123, lap 5 1:39.623." in format_result("get_lap_delta", d)
+    assert "Lap times: lap 2 1:38.123, lap 5 1:39.623." in delta_text(d)

@@ -36,11 +36,12 @@ def test_lap_time_rounds_once() -> None:
 
 
 def test_tool_sentences_give_lap_times_as_m_ss_sss() -> None:
-    from services.paddock.agents.data_answer import _delta_text, _lose_text
+    from services.paddock.questions.families.coaching import lose_text
+    from services.paddock.questions.families.compare import delta_text
 
-    lose = _lose_text({"valid_laps": 3, "best_lap": 5, "best_lap_s": 108.2224, "biggest_opportunities": []})
+    lose = lose_text({"valid_laps": 3, "best_lap": 5, "best_lap_s": 108.2224, "biggest_opportunities": []})
     assert lose == "Best lap 5 in 1:48.222; no corner stands out."
-    delta = _delta_text(
+    delta = delta_text(
         {
             "lap_a": 2,
             "lap_b": 3,

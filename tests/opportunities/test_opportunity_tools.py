@@ -13,12 +13,12 @@ from services.paddock.agents.data_agents import DATA_SPECS, compact
 from services.paddock.agents.digest import build_digest
 from services.paddock.agents.narrative import template_narrative
 from services.paddock.agents.registry import BRIEF_KEYS
-from services.paddock.agents.routes import route_answer
 from services.paddock.lake import configure_lake
 from services.paddock.tools.registry import TOOLS, run_tool, tool_schemas
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator import simulate
+from tests.support.asking import answer_of
 from tests.support.sweep import injected
 
 
@@ -98,12 +98,13 @@ def test_the_brief_picks_at_most_two_open_threads_first(lake) -> None:
 
 def test_where_can_i_find_time_routes_to_the_opportunities(lake) -> None:
     for q in ("Where can I find time?", "Which corner costs me the most time?", "What should I work on?"):
-        found = route_answer(q, lake["a"])
+        found = answer_of(q, lake["a"])
         assert found is not None and found.tool == "get_opportunities", q
         first = found.result["opportunities"][0]
         assert f"Opportunity 1, {first['corner']}" in found.text
-    assert route_answer("Did I fix it since last session?", lake["b"]).tool == "get_threads"  # type: ignore[union-attr]
-    corner = route_answer("Where do I lose time in turn 11?", lake["a"])
+    # the words alone ask about the last session (its comparison); the "threads" topic picked, its threads
+    assert answer_of("Did I fix it since last session?", lake["b"], "threads").tool == "get_threads"
+    corner = answer_of("Where do I lose time in turn 11?", lake["a"])
     assert corner is None or corner.tool != "get_opportunities"
 
 

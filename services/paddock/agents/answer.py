@@ -10,17 +10,15 @@ data answer, labelled, or ``available: false``. A figure question no data answer
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from services.paddock.agents.coach_types import CoachHost, CoachRequest, Run
 from services.paddock.agents.compose import FactSheet, prose_problem
 from services.paddock.agents.evidence import fallback, sheet_and_facts
 from services.paddock.agents.grounding import grounding_check
 from services.paddock.agents.narrative import parse_emotion, template_narrative
-from services.paddock.agents.question_words import asks_figure
-
-if TYPE_CHECKING:
-    from services.paddock.agents.service import CoachRequest, CoachService, Run
-
+from services.paddock.questions.conversation import STATE_KEY
+from services.paddock.questions.figure import asks_figure
 
 NO_FIGURE = "the question asks for a figure and the reply has none"
 
@@ -53,13 +51,13 @@ def _specialist(req: CoachRequest, run: Run) -> tuple[str, str, str | None, list
     why = prose_problem(text, FactSheet(), req.question) if text.strip() else "empty model reply"
     if not [t for t in run.tools if not t.get("by")] and any(ch.isdigit() for ch in text):
         why = why or "figures without a tool call"
-    if not why and asks_figure(req.question) and not any(ch.isdigit() for ch in text):
+    if not why and asks_figure(run.state.get(STATE_KEY)) and not any(ch.isdigit() for ch in text):
         why = NO_FIGURE  # "what was my top speed?" answered in words alone
     return text, emotion, ("unsupported: " + ", ".join(bad)) if bad else why, bad
 
 
 def ending(
-    svc: CoachService, req: CoachRequest, run: Run, model_ok: bool, reason: str, cancelled: bool = False
+    svc: CoachHost, req: CoachRequest, run: Run, model_ok: bool, reason: str, cancelled: bool = False
 ) -> Outcome:
     """The request's outcome from its run; ``cancelled``: what the client saw, marked incomplete."""
     from services.paddock.agents.stream import BudgetExceeded, LoopGuard, NoFirstToken
@@ -116,7 +114,7 @@ def ending(
     return out
 
 
-def _shape(svc: CoachService, req: CoachRequest, run: Run, out: Outcome) -> None:
+def _shape(svc: CoachHost, req: CoachRequest, run: Run, out: Outcome) -> None:
     """The record and the client's event for an outcome."""
     tier = "warm" if req.tier == "warm" else "adk"
     plugin_calls = int(svc.plugin.llm_calls.get(run.inv, 0)) if svc.plugin and run.inv else 0
@@ -154,5 +152,6 @@ def _shape(svc: CoachService, req: CoachRequest, run: Run, out: Outcome) -> None
             "available": out.narrator != "none",
             "agent": agent,
             "tools": run.tools,
+            "question": run.state.get(STATE_KEY),  # as parsed: shown with ?debug=1
             "error": str(run.error) if run.error else None,
         }

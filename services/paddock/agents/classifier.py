@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from services.paddock.agents.question_words import normal_question
 from shared.profiles.track import load_track
 
 # (intent, agent, patterns)
@@ -129,7 +128,7 @@ def _classify_intent(text: str, override: str | None = None) -> tuple[str, str]:
     """(intent, agent name) for a user's text; a valid ``override`` wins."""
     if override and override in INTENTS:
         return override, INTENTS[override]
-    t = " " + normal_question(text) + " "
+    t = " " + (text or "").lower() + " "
     for intent, agent, pats in ROWS:
         for p in pats:
             if p == "__corners__":

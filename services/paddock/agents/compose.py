@@ -20,7 +20,6 @@ from typing import Any
 
 from services.paddock.agents.grounding import Facts, grounding_check
 from services.paddock.agents.narrative import EMOTIONS, parse_emotion
-from services.paddock.agents.question_words import asks_figure
 from services.paddock.agents.vocab import unknown_words
 
 MAX_FACTS = 12
@@ -157,11 +156,20 @@ class ReplyReader:
     """Reads a constrained reply as it streams: each pick is checked and rendered as soon as its object
     closes, so the driver sees it then; the first bad pick stops the reading (``problem``)."""
 
-    def __init__(self, sheet: FactSheet, question: str, need_first: bool, whole: bool = False) -> None:
+    def __init__(
+        self,
+        sheet: FactSheet,
+        question: str,
+        need_first: bool,
+        whole: bool = False,
+        need_figure: bool = False,
+    ) -> None:
         """``need_first``: a question's reply must lead with its answer (``f1``); ``whole``: a brief or
         debrief, whose reading ends with every fact the model did not pick (the model adds, never
-        subtracts)."""
+        subtracts); ``need_figure``: the question is answered by a figure (a reply without one gets the
+        first fact that has one)."""
         self.sheet, self.question, self.need_first, self.whole = sheet, question, need_first, whole
+        self.need_figure = need_figure
         self.raw = ""
         self.pos: int | None = None  # where the next pick may start in ``raw``
         self.done = False
@@ -247,7 +255,7 @@ class ReplyReader:
             return self.r
         if not self.r.parts and self.r.problem is None:
             self.r.problem = "the reply picked no fact" if self.raw.strip() else "empty model reply"
-        if self.r.parts and self.need_first and asks_figure(self.question) and not _has_figure(self.r.parts):
+        if self.r.parts and self.need_first and self.need_figure and not _has_figure(self.r.parts):
             # a figure question whose picks hold none ("How hot did the water get?" -> "No: it held"):
             # the first fact with a figure follows, Pitwall's own sentence
             fid, fact = next(((i, t) for i, t in self.sheet.facts if _has_figure([t])), ("", ""))

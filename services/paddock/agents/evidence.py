@@ -1,4 +1,4 @@
-"""A request's evidence without a model: the question's data answer (``plan_for``), the facts the
+"""A request's evidence without a model: the question read and answered from the data (``plan_for``), the facts the
 narrator may pick and the check accepts (``sheet_and_facts``), and the answer when the model's words
 cannot be used (``fallback``: the template or the labelled data answer)."""
 
@@ -8,30 +8,30 @@ from typing import Any
 
 from services.paddock.agents import compose
 from services.paddock.agents.grounding import Facts
+from services.paddock.questions import parse, plan, resolve
+from services.paddock.questions.conversation import from_state, to_state
+from services.paddock.questions.families.corners import corner_ids
+from services.paddock.tools.base import ToolError, session_row
 
 
-def plan_for(agent: str, question: str, session_id: str, intent: str | None) -> dict[str, Any] | None:
-    """The question's evidence, found without a model (the question in the routes' words first:
-    ``question_words``): the driver-question routes first (best lap, top
-    speed, a channel the file lacks ...), then the specialist's first tool, then the lap/corner/where-
-    do-I-lose-time answers. Runs tools (call it in a worker thread)."""
-    from services.paddock.agents.data_answer import answer_from_data, format_result
-    from services.paddock.agents.planned_call import planned_call
-    from services.paddock.agents.question_words import name_laps, normal_question
-    from services.paddock.agents.routes import route_answer
-
-    question = name_laps(normal_question(question), session_id)
-    found = route_answer(question, session_id, intent)
-    own = found is not None  # a route's own sentences, written for this question
-    if found is None:
-        found = planned_call(agent, question, session_id)
-        own = found is None
-    if found is None:
-        found = answer_from_data(question, session_id, intent)
-    if found is None:
-        return None
-    text = found.text if own else format_result(found.tool, found.result)
-    return {"tool": found.tool, "args": found.args, "result": found.result, "text": text}
+def plan_for(
+    question: str, session_id: str, intent: str | None, previous: Any = None
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(the question's evidence, the parsed question as state keeps it), found without a model: the text
+    read once (``questions.parse``, with the track's corner ids and the previous question of this driver
+    and session), then the one plan (``questions.plan``). A question the driver gave an intent (the
+    tablet's topic picker) is about driving: never declined. (None, None) for a session the lake does
+    not have. Runs tools (call it in a worker thread)."""
+    try:
+        s = session_row(session_id)
+    except ToolError:
+        return None, None
+    sid = str(s["session_id"])
+    corners = resolve.corner_names(sid) or {c: () for c in corner_ids(s)}  # a detected track: its own ids
+    q = parse.parse(question, corners, from_state(previous))
+    found = plan.plan(q, sid, intent)
+    out = {"tool": found.tool, "args": found.args, "result": found.result, "text": found.text}
+    return out, to_state(q)
 
 
 def fallback(kind: str, state: dict[str, Any]) -> dict[str, Any] | None:

@@ -16,6 +16,7 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.events import Event
 
 from services.paddock.agents.pipeline import EvidenceRouter, NarratorAgent
+from services.paddock.agents.plugin import EVIDENCE_AGENT
 from services.paddock.agents.registry import QA_AGENTS, build_pipeline, build_qa_agent
 
 
@@ -56,7 +57,7 @@ def build_tree(
         build_pipeline("debrief", model, data_agents, client, max_tokens),
         build_pipeline("brief", model, data_agents, client, max_tokens),
         EvidenceRouter(
-            name="AskEvidence",
+            name=EVIDENCE_AGENT,
             description="Routes a question and runs the tool that answers it",
             specialist_tools=specialist_tools,
         ),

@@ -21,8 +21,13 @@ from google.adk.events import Event, EventActions
 from google.genai import types
 
 from services.paddock.agents import compose
+from services.paddock.agents.classifier import _classify_intent
 from services.paddock.agents.evidence import fallback, plan_for, sheet_and_facts
 from services.paddock.agents.grounding import grounding_check
+from services.paddock.questions.conversation import STATE_KEY
+from services.paddock.questions.figure import asks_figure
+
+NEEDS_MODEL_TOOLS = frozenset({"VoiceScriptAgent"})  # its answer is a tool call (saving the scripts)
 
 
 def _event(agent: BaseAgent, ctx: InvocationContext, **kw: Any) -> Event:
@@ -43,28 +48,23 @@ class EvidenceRouter(BaseAgent):
     specialist_tools: str = "evidence"
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        from services.paddock.agents.classifier import _classify_intent
-        from services.paddock.agents.planned_call import NEEDS_MODEL_TOOLS
-
         state = ctx.session.state
         req = state.get("request") or {}
         q = _question(ctx)
         intent, agent = _classify_intent(q, req.get("intent"))
-        plan = None
+        plan, question = None, state.get(STATE_KEY)
         if agent not in NEEDS_MODEL_TOOLS:
-            plan = await asyncio.to_thread(
-                plan_for, agent, q, str(state.get("session_id")), req.get("intent")
+            plan, question = await asyncio.to_thread(
+                plan_for, q, str(state.get("session_id")), req.get("intent"), state.get(STATE_KEY)
             )
         nxt = "AskNarrator"
         tools_by = req.get("specialist_tools") or self.specialist_tools
-        if req.get("model_ok") and (plan is None or tools_by == "model"):
-            nxt = agent
+        understood_only = plan is not None and bool(plan["result"].get("understood"))
+        if req.get("model_ok") and (plan is None or understood_only or tools_by == "model"):
+            nxt = agent  # the specialist's model may still find it with its tools
         route = {"intent": intent, "agent": agent, "next": nxt}
-        yield _event(
-            self,
-            ctx,
-            actions=EventActions(state_delta={"plan": plan, "user_question": q, "route": route}),
-        )
+        delta = {"plan": plan, "user_question": q, "route": route, STATE_KEY: question}
+        yield _event(self, ctx, actions=EventActions(state_delta=delta))
 
 
 class NarratorAgent(BaseAgent):
@@ -85,7 +85,14 @@ class NarratorAgent(BaseAgent):
             yield self._end(ctx, out | {"reason": why}, state)
             return
         yield _event(self, ctx, actions=EventActions(state_delta={"model_call": True}))
-        reader = compose.ReplyReader(sheet, question, need_first=self.kind == "ask", whole=self.kind != "ask")
+        ask = self.kind == "ask"
+        reader = compose.ReplyReader(
+            sheet,
+            question,
+            need_first=ask,
+            whole=not ask,
+            need_figure=ask and asks_figure(state.get(STATE_KEY)),
+        )
         from services.paddock.llm.warm import TokenLimit, WarmError
 
         try:

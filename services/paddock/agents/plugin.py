@@ -9,7 +9,10 @@ from typing import Any
 from google.adk.plugins import BasePlugin
 
 from services.paddock.agents.narrative import parse_emotion
+from services.paddock.questions.conversation import STATE_KEY
 from services.paddock.store import PaddockStore
+
+EVIDENCE_AGENT = "AskEvidence"  # the agent that parses and plans a question (``pipeline.EvidenceRouter``)
 
 
 class TracePlugin(BasePlugin):
@@ -39,7 +42,11 @@ class TracePlugin(BasePlugin):
         inv, sid = self._ids(callback_context)
         t0 = self._t.pop(f"a:{inv}:{agent.name}", None)
         ms = (time.perf_counter() - t0) * 1000 if t0 else None
-        self.store.trace(inv, sid, agent.name, "agent_run", {}, ms, True)
+        detail: dict[str, Any] = {}
+        if agent.name == EVIDENCE_AGENT:  # the request's question as parsed: what the plan answered
+            state = getattr(callback_context, "state", None)
+            detail = {STATE_KEY: state.get(STATE_KEY) if state is not None else None}
+        self.store.trace(inv, sid, agent.name, "agent_run", detail, ms, True)
         return None
 
     @staticmethod

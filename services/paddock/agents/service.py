@@ -18,11 +18,11 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from services.paddock.agents.adk_sessions import NO_SESSION, AdkSessionsMixin
 from services.paddock.agents.answer import Outcome, ending
+from services.paddock.agents.coach_types import CoachEvent, CoachRequest, Kind, Run
 from services.paddock.agents.data_agents import DATA_AGENT_NAMES
 from services.paddock.agents.stream import (
     BudgetExceeded,
@@ -46,55 +46,10 @@ log = logging.getLogger(__name__)
 DATA_KEYS = set(DATA_AGENT_NAMES)
 MAX_LLM_CALLS = 6  # per request
 MAX_TOOL_CALLS = 3  # model-chosen tool calls per question
-Kind = Literal["debrief", "brief", "ask"]
 __all__ = [
     "NO_SESSION", "BudgetExceeded", "CoachError", "CoachEvent", "CoachRequest", "CoachService",
     "LoopGuard", "ModelFailed", "NoFirstToken", "StreamStalled", "Truncated", "UnknownSession", "ask",
 ]  # fmt: skip
-
-
-@dataclass
-class CoachRequest:
-    kind: Kind
-    driver_id: str
-    session_id: str  # "latest" until ``CoachService.resolve`` makes it the driver's newest session
-    question: str
-    intent: str | None = None
-    tier: Literal["adk", "warm"] = "adk"  # kept for the record: every tier runs the same pipeline
-    # when it was asked (monotonic): a request asked before its session was deleted leaves no turn
-    asked_at: float = field(default_factory=time.monotonic)
-
-    @property
-    def agent(self) -> str:
-        return "Ask" if self.kind == "ask" else f"{self.kind.capitalize()}Pipeline"
-
-
-@dataclass
-class CoachEvent:
-    type: str  # phase | data | token | done | error
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Run:
-    """What one request has produced so far (read by ``answer.ending``)."""
-
-    t0: float
-    conv: str
-    state: dict[str, Any] = field(default_factory=dict)  # data outputs, evidence, plan, route
-    parts: list[str] = field(default_factory=list)  # checked text the client has seen
-    held: list[str] = field(default_factory=list)  # a specialist's prose: shown only once checked
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    tool_results: list[Any] = field(default_factory=list)
-    narration: dict[str, Any] | None = None
-    author: str | None = None
-    inv: str | None = None
-    error: CoachError | None = None
-    model_used: bool = False
-    model_calls: int = 0
-
-    def ms(self) -> float:
-        return round((time.perf_counter() - self.t0) * 1000, 1)
 
 
 class CoachService(ModelServerMixin, AdkSessionsMixin):

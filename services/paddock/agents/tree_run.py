@@ -8,8 +8,9 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from services.paddock.agents.coach_types import CoachEvent, CoachHost, CoachRequest, Run
 from services.paddock.agents.data_agents import DATA_AGENT_NAMES
 from services.paddock.agents.stream import (
     BudgetExceeded,
@@ -19,10 +20,8 @@ from services.paddock.agents.stream import (
     _Clock,
     _deadlined,
 )
+from services.paddock.questions.conversation import STATE_KEY
 from services.paddock.trace_sink import SINK
-
-if TYPE_CHECKING:
-    from services.paddock.agents.service import CoachEvent, CoachRequest, CoachService, Run
 
 DATA_KEYS = set(DATA_AGENT_NAMES)
 MAX_LLM_CALLS = 6  # per request
@@ -30,7 +29,7 @@ MAX_TOOL_CALLS = 3  # model-chosen tool calls per question
 
 
 async def tree_events(
-    svc: CoachService, req: CoachRequest, run: Run, ticket: Any, model_ok: bool
+    svc: CoachHost, req: CoachRequest, run: Run, ticket: Any, model_ok: bool
 ) -> AsyncGenerator[CoachEvent, None]:
     """The tree's run, as client events: data cards, checked sentences, the queue."""
 
@@ -68,7 +67,7 @@ async def tree_events(
 
 
 async def _tree(
-    svc: CoachService,
+    svc: CoachHost,
     req: CoachRequest,
     run: Run,
     ticket: Any,
@@ -95,7 +94,7 @@ async def _tree(
                 if k in DATA_KEYS:
                     run.state[k] = v
                     yield _ev("data", {"agent": ev.author, "key": k, "data": _as_json(v), "ms": run.ms()})
-                elif k in ("evidence", "plan", "route") and v is not None:
+                elif k in ("evidence", "plan", "route", STATE_KEY) and v is not None:
                     run.state[k] = v
                 elif k == "narration" and v is not None:
                     run.narration = v
@@ -115,7 +114,7 @@ async def _tree(
                 yield out
 
 
-async def _content(svc: CoachService, ev: Any, run: Run, clock: _Clock) -> AsyncGenerator[CoachEvent, None]:
+async def _content(svc: CoachHost, ev: Any, run: Run, clock: _Clock) -> AsyncGenerator[CoachEvent, None]:
     """A narrator's checked sentence goes out; a specialist's calls are counted, its prose held."""
     if "MAX_TOKENS" in str(ev.error_code or ""):
         raise Truncated(f"cut at the {svc.settings.llm_max_tokens}-token limit")
@@ -155,8 +154,6 @@ async def _content(svc: CoachService, ev: Any, run: Run, clock: _Clock) -> Async
 
 
 def _ev(kind: str, data: dict[str, Any]) -> CoachEvent:
-    from services.paddock.agents.service import CoachEvent
-
     return CoachEvent(kind, data)
 
 

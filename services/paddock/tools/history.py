@@ -47,3 +47,19 @@ def history_scope(s: dict[str, Any], sess: list[dict[str, Any]]) -> dict[str, An
         "sessions_compared": len(sess),
         "note": f"only {s['driver_id']}'s sessions at {s['track_id'] or 'this track'} in {s['car_id']}",
     }
+
+
+def other_sessions(session_id: str) -> list[dict[str, Any]]:
+    """The session's driver's own other sessions at its track (any car), newest first: "my other session".
+    A friend's bundle, even under the same name, is never one (:func:`same_origin`); an unknown track
+    has none."""
+    s = session_row(session_id)
+    if not s["track_id"]:
+        return []
+    own, own_params = same_origin(s)
+    return rows(
+        f"""SELECT session_id, started_at, car_id FROM sessions
+            WHERE driver_id IS NOT DISTINCT FROM ? AND track_id = ? AND session_id <> ? AND {own}
+            ORDER BY started_at DESC NULLS LAST, session_id DESC""",
+        [s["driver_id"], s["track_id"], s["session_id"], *own_params],
+    )

@@ -245,7 +245,7 @@ async function askScreen(sid, seq) {
         if (d.narrator && d.narrator !== "llm") out.prepend(h("div", {class: "template narrator", dataset: {narrator: d.narrator}}, h("b", {},
           d.narrator === "data" ? "Answered from your data, not by the model." : d.narrator === "template" ? "Written from the data, not by the model." : `Answered by: ${d.narrator}.`),
           " ", whyNotModel(d.reason)));
-        if (DEBUG) Dom.add(out, h("div", {class: "muted debug", style: "font-size:.8rem"}, d.agent || "", (d.tools || []).length ? " · " + d.tools.map((t) => t.tool).join(", ") : ""));
+        if (DEBUG) Dom.add(out, h("div", {class: "muted debug", style: "font-size:.8rem"}, d.agent || "", (d.tools || []).length ? " · " + d.tools.map((t) => t.tool).join(", ") : "", d.question ? " · read as " + JSON.stringify(d.question) : ""));
       },
       error(d) { out.dataset.done = "1"; Dom.fill(out, h("i", {}, `Could not answer: ${d.message}`)); },
     });

@@ -1,41 +1,30 @@
-"""Sector questions, answered from the sector times (``services.paddock.tools.sectors``: the lap cut at
-every corner's entry): a sector's best and its lap, a lap's sectors against the best ones (where it lost
-time), the sector the time goes in over the session, and the best sectors added up (the theoretical
-best). A sector or lap the session does not have is said so, never another figure. Runs tools (worker
-thread)."""
+"""Sector times (``tools/sectors``: the lap cut at every corner's entry): a sector's best and its lap, a
+lap's sectors against the best ones (where it lost time), the sector the time goes in over the session,
+and the best sectors added up (the theoretical best). A sector or lap the session does not have is said
+so, never another figure. Runs tools (worker thread)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from services.paddock.agents.data_answer import DataAnswer
+from services.paddock.questions.families.laps import named_laps
+from services.paddock.questions.model import Answer, Question
+from services.paddock.tools.sectors import sector_times
 from shared.display import lap_time
-
-SECTOR = re.compile(r"\bsect(?:or|er)s?\b|\bsplits?\b")  # "best sections together": the achievable lap
-_NUM = re.compile(r"\bsect(?:or|er)s?\s*(\d{1,2})\b|\bs(\d{1,2})\b")
-_LAP = re.compile(r"\blap\s+(\d{1,4})\b")
-_LOSE = re.compile(
-    r"\blos[et]\b|\blosing\b|\bslow|\bworst\b|\bcost|\bdropp?ed\b|\bweak|\bgive away\b|\bbleed"
-)
-_SUM = re.compile(r"theoretical|ideal|perfect|add(?:ed)? up|\bsum\b|combined|together|put .{0,12}together")
 
 
 def _name(x: dict[str, Any]) -> str:
     return f"sector {x['sector']} ({x['from']} to {x['to']})"
 
 
-def sectors(q: str, s: dict[str, Any]) -> DataAnswer | None:
-    if not SECTOR.search(q):
-        return None
-    from services.paddock.tools.sectors import sector_times
-
-    sid = s["session_id"]
-    args = {"session_id": sid}
+def answer(q: Question, s: dict[str, Any]) -> Answer | None:
+    sid = str(s["session_id"])
+    args: dict[str, Any] = {"session_id": sid}
     d = sector_times(sid)
     if not d.get("available"):
-        text = f"There are no sector times: {d.get('reason')}."
-        return DataAnswer(text, "sector_times", args, {"available": False})
+        return Answer(
+            f"There are no sector times: {d.get('reason')}.", "sector_times", args, {"available": False}
+        )
     secs = d["sectors"]
     res: dict[str, Any] = {k: d[k] for k in ("best_lap", "best_lap_s", "theoretical_best_s")}
     res["sector_count"] = len(secs)
@@ -44,19 +33,20 @@ def sectors(q: str, s: dict[str, Any]) -> DataAnswer | None:
             "This session has no sectors: its track has no corner zones to cut the lap at, so the only "
             f"split is the lap itself (best lap {d['best_lap']} in {lap_time(d['best_lap_s'])})."
         )
-        return DataAnswer(text, "sector_times", args, res | {"recorded": False})
-    m = _NUM.search(q)
-    k = int(m.group(1) or m.group(2)) if m else None
+        return Answer(text, "sector_times", args, res | {"recorded": False})
+    k = q.sector
     if k is not None and not 1 <= k <= len(secs):
         text = f"There is no sector {k}: this session's laps have {len(secs)} sectors, one per corner entry."
-        return DataAnswer(text, "sector_times", args, res | {"sector": k, "recorded": False})
-    m = _LAP.search(q)  # "my last lap", "my fastest lap": named by number already (question_words)
-    n = int(m.group(1)) if m else None
+        return Answer(text, "sector_times", args, res | {"sector": k, "recorded": False})
+    laps = named_laps(q, s)
+    if isinstance(laps, Answer):
+        return laps
+    n = laps[0][1] if laps and laps[0][0] == sid else None
     if n is not None and n not in d["laps"]:
         text = f"Lap {n} has no sector times: it is not a valid timed lap of this session."
-        return DataAnswer(text, "sector_times", args, res | {"lap": n, "laps": d["laps"]})
+        return Answer(text, "sector_times", args, res | {"lap": n, "laps": d["laps"]})
     if n is not None:
-        return DataAnswer(_on_lap(n, k, d, res), "sector_times", args | {"lap": n}, res)
+        return Answer(_on_lap(n, k, d, res), "sector_times", args | {"lap": n}, res)
     if k is not None:
         x = secs[k - 1]
         on_best = x["times_s"][d["best_lap"]]
@@ -66,8 +56,8 @@ def sectors(q: str, s: dict[str, Any]) -> DataAnswer | None:
         if x["best_lap"] != d["best_lap"]:
             text += f" Your best lap, lap {d['best_lap']}, did it in {on_best:.3f} s."
         text += f" Typical: {x['median_s']:.3f} s."
-        return DataAnswer(text, "sector_times", args | {"sector": k}, res)
-    if _LOSE.search(q) and not _SUM.search(q):  # over the session: typical minus best, biggest first
+        return Answer(text, "sector_times", args | {"sector": k}, res)
+    if q.intent == "where_time":  # over the session: typical minus best, biggest first
         worst = sorted(secs, key=lambda x: -(x["median_s"] - x["best_s"]))[:3]
         res["sectors"] = [
             {"sector": x["sector"], "gap_s": round(x["median_s"] - x["best_s"], 3), "best_lap": x["best_lap"]}
@@ -77,7 +67,7 @@ def sectors(q: str, s: dict[str, Any]) -> DataAnswer | None:
             f"{_name(x)} {x['median_s'] - x['best_s']:.3f} s a lap (best on lap {x['best_lap']})"
             for x in worst
         )
-        return DataAnswer(text + ".", "sector_times", args, res)
+        return Answer(text + ".", "sector_times", args, res)
     res["best_sectors"] = [{"sector": x["sector"], "best_s": x["best_s"], "lap": x["best_lap"]} for x in secs]
     gap = d["best_lap_s"] - d["theoretical_best_s"]
     res["theoretical_gain_s"] = round(gap, 3)
@@ -88,7 +78,7 @@ def sectors(q: str, s: dict[str, Any]) -> DataAnswer | None:
     text += f"Best of each of the {len(secs)} sectors (corner entry to corner entry): " + "; ".join(
         f"S{x['sector']} {x['best_s']:.3f} s (lap {x['best_lap']})" for x in secs
     )
-    return DataAnswer(text + ".", "sector_times", args, res)
+    return Answer(text + ".", "sector_times", args, res)
 
 
 def _on_lap(n: int, k: int | None, d: dict[str, Any], res: dict[str, Any]) -> str:
@@ -101,8 +91,7 @@ def _on_lap(n: int, k: int | None, d: dict[str, Any], res: dict[str, Any]) -> st
     if k is not None:
         x, g = lost[k - 1]
         text = f"Lap {n}, {_name(x)}: {x['times_s'][n]:.3f} s; your best is {x['best_s']:.3f} s, on lap "
-        text += f"{x['best_lap']}" + (f", {g:.3f} s quicker." if g > 0.0005 else ": this was it.")
-        return text
+        return text + f"{x['best_lap']}" + (f", {g:.3f} s quicker." if g > 0.0005 else ": this was it.")
     top = sorted(lost, key=lambda y: -y[1])[:3]
     total = d["lap_times_s"][n] - d["theoretical_best_s"]
     res["lap_minus_theoretical_s"] = round(total, 3)

@@ -1,0 +1,118 @@
+"""The words that say what a question is about, beside its slots: the intent cue phrases ``parse`` chooses
+by, the words that lean on the previous question, the words of driving and of anything else, and the plain
+English the typo fixer leaves alone. Pure data (``words.vocabulary`` unites it with the slot words)."""
+
+from __future__ import annotations
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def _lists(table: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    return {k: tuple(" ".join(p.split()) for p in v.split(",") if p.strip()) for k, v in table.items()}
+
+
+# the words that carry a question on from the previous one ("and the slowest?", "what about turn 3?")
+CARRY_ON = ("and", "also", "what about", "how about", "same for", "then", "now")
+REFERS = _set("that it them those both")
+
+# intent cue phrases (as words, after spelling); parse decides between them by the slots filled
+CUES: dict[str, tuple[str, ...]] = _lists(
+    {
+        "debrief": "debrief, how did i do, how did i go, session summary, summary, review my session, recap",
+        "brief": "brief, briefing, before i go out, plan for today, todays plan, next session",
+        "other": """other session, previous session, last session, earlier session, session before, last time
+                 out, last time""",
+        "sessions": "session, sessions, all time, ever, here before",
+        "judge": """ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
+                 concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
+                 high, too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right,
+                 redline, rev limiter, limiter, over rev, over revved, over revving, above, exceed, exceeded,
+                 beyond, go over, went over, went above, go above, get above, too much""",
+        "health": "temp, temperature, pressure, engine, vitals, gauges, health",
+        "balance": """understeer, oversteer, balance, rotate, rotation, rotating, snap, snappy, car feel,
+                 front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide,
+                 pushes, car push, push mid corner, push on entry, push on exit, pushing mid corner,
+                 push in""",
+        "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
+                 could i be, on the table, best possible, possible, how much faster could, could i do, could i
+                 run, could i go, capable of, best bits, all my best""",
+        "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
+                 close together, each other""",
+        "where_time": """where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
+                 best corner, weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
+                 the most, lost the most, find time, find more time, gain time, opportunity, opportunities,
+                 work on, focus on, improve, go faster, be faster, costs me, cost me, costing me, biggest
+                 gain, weakest, bleed, bleeding, lose, losing, lost, time loss, can i gain, could i gain,
+                 gain, fix, mistake, mistakes, one thing, advice, tips, tip, what should i do, what should i
+                 change""",
+        "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
+                 what did i go, lap""",
+        "why": "why, how come",
+        "visits": "been to this track, been here, times have i been, how often have i, been to",
+        "progress": """getting faster, improving, improved, improve since, progress, getting better, any
+                 better, faster than last time, trend""",
+    }
+)
+# words that make a question about driving data (with the measures, corners, sectors and laps)
+DRIVING = _set(
+    """coast coasting lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower
+    slowest session sessions tyre oil coolant water engine rpm gear line apex lose losing lost gain grip
+    car track drive driving driver steer steering consistent consistency pressure temp temperature fuel
+    delta debrief brief coach improve best personal pace stint race racing qualifying tenths traction
+    balance understeer oversteer alarm warning kerb curb wheel wheels setup entry exit marker markers
+    versus compare gap hairpin carousel esses chicane straight"""
+)
+# words that make a question plainly about something else
+UNRELATED = _set(
+    """weather forecast sunny joke jokes poem poems song story capital france paris president recipe cook
+    movie
+    film news stock stocks bitcoin football soccer squared plus minus multiply divided cat dog
+    championship won translate sky"""
+)
+# plain English words the typo fixer leaves alone (with the vocabulary above)
+COMMON = _set(
+    """looking look looks looked seem seems seemed feel feels felt feeling doing went going gone showing told
+    given working worked works work happen happened happening change changed better worse bad great help
+    try trying tried thought knew said says ask asked maybe today yesterday morning afternoon place
+    brave trace making taking talking lucky pretty nice cool mind wrong true false kind leaving left
+    table leave able lets thanks thank hello hey hi again done else anyway actually probably a about
+    above after again against all am an and any anything are around as at away back be because been
+    before being below between both but by can could day did do does doing done down during each else
+    end enough even every everything few for from get gets getting give go goes going good got had has
+    have having he her here him his how i if in into is it its just keep know last late later least less
+    let like little long look made make many may me more most much must my need never new next no nor
+    not now of off on once one only or other our out over own please put really right same say see she
+    should show so some still such take tell than that the their them then there these they thing think
+    this those through to too under until up upon us very want was way we well were what when where
+    which while who whom why will with would yes yet you your first second third hard harder hit early
+    earlier carry carried went ran run running came lower higher high low gave bits together sure show
+    list number quick slow fast reach reached biggest big small across seconds metres meters feet kmh
+    mph whole overall entire stay stayed hold held rate rated grade into onto kick kicked step stepped
+    come came were where here there close closer closest near nearly far further farther often always
+    sometimes usually again once twice three half quarter full empty open closed start started finish
+    finished ended begin began stop stopped turned turning moved moving move kept keeps set sets put
+    pull pulled pulling push pushed pulls cut cuts cutting drop rise rose rising falling hold holding
+    catch caught miss missed missing found find finding spent spend save saved saving wait waited watch
+    watched watching listen heard hear say said saying speak spoke talk talked call called name named
+    mean meant meaning means point pointed show shown read reading write wrote written learn learned
+    teach taught understand understood explain explained describe described answer answered question
+    questions problem reason reasons cause caused effect result results number numbers figure figures
+    data info information detail details summary overview list listed total totals count counted part
+    parts piece pieces section bit side sides front rear back left right middle centre center top bottom
+    inside outside early late soon now then today tonight week month year years hour hours minute
+    minutes second moment while since ago before after during between among around about across along
+    over under above below behind beside beyond near off onto into out up down away again also just only
+    even still already yet almost quite rather really very too so such much many more most less least
+    few several enough plenty lot lots bunch couple pair other another each every either neither both
+    all any some none nothing something anything everything someone anyone everyone nobody people person
+    guy guys friend friends mate buddy team my mine me myself you yours yourself we us our ours they
+    them their instead maybe perhaps probably possibly definitely certainly sure surely clearly
+    obviously basically honestly generally mostly mainly usually normally typically exactly roughly
+    about approximately little less lower lowest higher highest bigger smaller larger longer shorter
+    wider narrower heavier lighter harder softer stronger weaker earlier later better worse fewer wonder
+    wondering curious interested need needed wanted hoping hope hoped guess guessed suppose supposed
+    believe believed expect expected notice noticed remember remembered forget forgot chose choose
+    choice decide decided plan planned trying attempt attempts"""
+)

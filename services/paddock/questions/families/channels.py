@@ -1,0 +1,188 @@
+"""A channel's figures, per lap or over the session: top speed, rpm, the average speed, the gears used,
+the highest and lowest of any recorded channel (oil pressure, coolant, throttle ...); a channel the file
+does not record is said so plainly, never a zero. Runs SQL (worker thread)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.paddock.questions.families.laps import named_laps
+from services.paddock.questions.model import Answer, Question
+from services.paddock.questions.words import MEASURES, Measure
+from services.paddock.tools.base import rows
+
+MPH = 1.609344
+# the figure of a measure on a lap, when the question names none: a floor for a pressure or a voltage
+# (a drop is what matters), the mean of the throttle, else the peak (the measures: ``words.MEASURES``)
+LOWEST = frozenset(
+    {"min_speed", "oil_pressure", "coolant_pressure", "fuel_pressure", "fuel_level", "battery_voltage"}
+)
+AVERAGED = frozenset({"throttle"})
+
+
+def _channel(measure: str) -> Measure | None:
+    """The measure, when it is a channel with telemetry columns (not a lap's, a corner's or an event)."""
+    m = MEASURES.get(measure)
+    return m if m is not None and m.kind == "channel" else None
+
+
+def _default(measure: str) -> str:
+    return "min" if measure in LOWEST else "avg" if measure in AVERAGED else "max"
+
+
+def label(measure: str) -> str:
+    m = MEASURES.get(measure)
+    return m.label if m is not None else measure.replace("_", " ")
+
+
+def show(measure: str, v: float) -> str:
+    m = MEASURES.get(measure)
+    unit = m.unit if m is not None else ""
+    if unit == "km/h":
+        return f"{v:.1f} km/h ({v / MPH:.1f} mph)"
+    if unit == "rpm":
+        return f"{v:.0f} rpm"
+    if measure == "gear":
+        return f"gear {v:.0f}"
+    return f"{v:.{2 if unit == 'g' else 1}f} {unit}".rstrip()
+
+
+def _agg(cols: tuple[str, ...], fn: str, where: str, params: list[Any]) -> float | None:
+    sel = ", ".join(f"{fn}({c}) AS v{i}" for i, c in enumerate(cols))
+    try:
+        got = rows(f"SELECT {sel} FROM telemetry WHERE session_id = ?{where}", params)
+    except Exception:  # a lake without the column at all
+        return None
+    vals = [float(v) for v in (got[0].values() if got else []) if v is not None]
+    if not vals:
+        return None
+    return {"max": max, "min": min}.get(fn, lambda x: sum(x) / len(x))(vals)
+
+
+def on_lap(sid: str, measure: str, lap: int | None, fn: str | None = None) -> tuple[float, str] | None:
+    """(the measure's figure on ``lap`` (None: the whole session), the aggregate used); None: not recorded."""
+    m = _channel(measure)
+    if m is None or not m.columns:
+        return None
+    cols, fn = m.columns, fn or _default(measure)
+    where, params = ("", [sid]) if lap is None else (" AND lap = ?", [sid, lap])
+    v = _agg(cols, fn, where, params)
+    return None if v is None else (v, fn)
+
+
+def not_recorded(s: dict[str, Any], measure: str) -> Answer:
+    what = label(measure)
+    text = f"{what[0].upper()}{what[1:]} is not recorded in this session's file."
+    return Answer(text, "telemetry", {"session_id": s["session_id"]}, {"recorded": False, "measure": measure})
+
+
+def answer(q: Question, s: dict[str, Any]) -> Answer | None:
+    m = q.measure
+    if m is None or _channel(m) is None:
+        return None
+    sid = str(s["session_id"])
+    if on_lap(sid, m, None) is None:
+        return not_recorded(s, m)
+    laps = named_laps(q, s)
+    if isinstance(laps, Answer):
+        return laps
+    lap = laps[0][1] if laps and laps[0][0] == sid else None
+    if m == "gear":
+        return _gears_used(sid, lap)
+    if q.aggregation == "each_lap":
+        return _each_lap(s, m)
+    if q.aggregation == "avg" or (m == "speed" and q.aggregation is None and lap is None):
+        return _average(sid, m, lap)
+    if m in ("top_speed", "rpm", "min_speed") or q.aggregation in ("max", "min"):
+        fn = q.aggregation if q.aggregation in ("max", "min") else _default(m)
+        got = on_lap(sid, m, lap, fn)
+        if got is None:
+            return not_recorded(s, m)
+        v = got[0]
+        what = {"top_speed": "top speed", "rpm": "highest engine speed", "min_speed": "lowest speed"}.get(m)
+        what = what or f"{'highest' if fn == 'max' else 'lowest'} {label(m)}"
+        scope = f" on lap {lap}" if lap is not None else ""
+        res = {"lap": lap} if lap is not None else {}
+        key = {"top_speed": "top_speed_kmh", "rpm": "max_rpm", "min_speed": "min_speed_kmh"}.get(
+            m, f"{fn}_{m}"
+        )
+        return Answer(
+            f"Your {what}{scope} was {show(m, v)}.", "telemetry", {"session_id": sid}, res | {key: v}
+        )
+    return _range(sid, m, lap)
+
+
+def _range(sid: str, m: str, lap: int | None) -> Answer:
+    """Highest and lowest of a recorded channel, over the session or the lap named."""
+    hi, lo = on_lap(sid, m, lap, "max"), on_lap(sid, m, lap, "min")
+    assert hi is not None and lo is not None
+    what, col = label(m), MEASURES[m].columns[0]
+    nd = 2 if MEASURES[m].unit == "g" else 1
+    scope = f"on lap {lap}" if lap is not None else "this session"
+    text = f"{what[0].upper()}{what[1:]} {scope}: highest {show(m, hi[0])}, lowest {show(m, lo[0])}."
+    res = {f"{col}_max": round(hi[0], nd), f"{col}_min": round(lo[0], nd)}
+    return Answer(text, "telemetry", {"session_id": sid, "lap": lap}, res)
+
+
+def _average(sid: str, m: str, lap: int | None) -> Answer | None:
+    """The mean of the samples over the valid laps (or the lap named)."""
+    col = MEASURES[m].columns[0]
+    where, params = ("", [sid]) if lap is None else (" AND t.lap = ?", [sid, lap])
+    got = rows(
+        f"SELECT avg(t.{col}) AS v, count(DISTINCT t.lap) AS laps FROM telemetry t JOIN laps l "
+        f"USING (session_id, lap) WHERE t.session_id = ? AND l.kind = 'full' AND l.valid{where}",
+        params,
+    )
+    if not got or got[0]["v"] is None:
+        return None
+    v, n = float(got[0]["v"]), int(got[0]["laps"])
+    what = "speed" if col == "speed_kmh" else label(m)
+    scope = f"on lap {lap}" if lap is not None else f"over your {n} valid laps"
+    text = f"Your average {what} {scope} was {show(m, v)}."
+    key = "average_speed_kmh" if col == "speed_kmh" else f"average_{m}"
+    return Answer(text, "telemetry", {"session_id": sid}, {key: round(v, 1), "valid_laps": n})
+
+
+def _each_lap(s: dict[str, Any], m: str) -> Answer:
+    sid = str(s["session_id"])
+    cols, fn = MEASURES[m].columns, _default(m)
+    sel = ", ".join(f"{fn}({c})" for c in cols)
+    pick = "greatest" if fn == "max" else "least" if fn == "min" else None
+    expr = f"{pick}({sel})" if pick and len(cols) > 1 else f"{fn}({cols[0]})"
+    got = rows(
+        f"SELECT t.lap, {expr} AS v FROM telemetry t JOIN laps l USING (session_id, lap) WHERE t.session_id = ? "
+        "AND l.kind = 'full' AND l.valid GROUP BY t.lap ORDER BY t.lap",
+        [sid],
+    )
+    by = {int(x["lap"]): float(x["v"]) for x in got if x["v"] is not None}
+    if not by:
+        return not_recorded(s, m)
+    word = {"max": "highest", "min": "lowest", "avg": "average"}[fn]
+    what = label(m) if m in ("top_speed", "min_speed") else f"{word} {label(m)}"
+    text = (
+        f"Your {what} on each valid lap: " + "; ".join(f"lap {k} {show(m, v)}" for k, v in by.items()) + "."
+    )
+    return Answer(text, "telemetry", {"session_id": sid}, {f"{m}_by_lap": by, "figure": word})
+
+
+def ordinal(g: int) -> str:
+    return f"{g}{'th' if 10 <= g % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(g % 10, 'th')}"
+
+
+def _gears_used(sid: str, lap: int | None) -> Answer | None:
+    """The gears used (lowest to top) and the one used most, by share of the moving samples."""
+    where, params = ("", [sid]) if lap is None else (" AND lap = ?", [sid, lap])
+    got = rows(
+        "SELECT round(gear) AS g, count(*) AS n FROM telemetry WHERE session_id = ? AND gear > 0 "
+        f"AND speed_kmh > 5{where} GROUP BY 1 ORDER BY 2 DESC",
+        params,
+    )
+    if not got:
+        return None
+    lo, hi = round(float(min(x["g"] for x in got))), round(float(max(x["g"] for x in got)))
+    most, share = round(float(got[0]["g"])), 100.0 * got[0]["n"] / sum(x["n"] for x in got)
+    scope = f"on lap {lap}" if lap is not None else "this session"
+    text = f"Gears used {scope}: {ordinal(lo)} to {ordinal(hi)}, top gear {ordinal(hi)}; "
+    text += f"most of the time in {ordinal(most)} ({share:.0f} % of the time moving)."
+    res = {"lowest_gear": lo, "highest_gear": hi, "most_used_gear": most, "most_used_pct": round(share)}
+    return Answer(text, "telemetry", {"session_id": sid}, res)

@@ -1,0 +1,133 @@
+"""Coaching answers from the one session analysis (``tools/analysis``, ``shared.analysis``), never
+recomputed here: where the time is and which corner first (the opportunities), why a lap was slower (its
+corners' losses and causes against the good laps), what is possible (the achievable lap and the
+theoretical best), how consistent the laps were, and the threads from the last session. Runs tools
+(worker thread)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.paddock.agents.coaching_lines import opportunities_text, threads_text
+from services.paddock.agents.fmt import corner_label, laptime, secs
+from services.paddock.agents.pace_text import achievable_text, race_pace_text
+from services.paddock.questions.families import corners
+from services.paddock.questions.families.compare import delta_text
+from services.paddock.questions.families.laps import all_laps, named_laps, timed
+from services.paddock.questions.model import Answer, Question
+from services.paddock.tools.analysis import session_analysis
+from services.paddock.tools.registry import run_tool
+from shared.display import lap_time
+
+SHOWN = 3  # the corners a slower lap's answer names
+
+
+def lose_text(hl: dict[str, Any]) -> str:
+    """``get_session_highlights`` as the answer to "where do I lose time?" when no opportunity stands out."""
+    if not hl.get("valid_laps"):
+        return "No valid lap in this session, so there is no lap time to compare yet."
+    opp = [o for o in hl.get("biggest_opportunities") or [] if o.get("time_to_find_s")]
+    if not opp:
+        why = hl.get("opportunities_reason")
+        return f"Best lap {hl['best_lap']} in {laptime(hl['best_lap_s'])}; no corner stands out" + (
+            f" ({why})." if why else "."
+        )
+    return (
+        "The most time to find, a lap on the laps it was lost, against your good laps: "
+        + "; ".join(f"{corner_label(o['corner'], o.get('name'))} {secs(o['time_to_find_s'], 2)}" for o in opp)
+        + f". Best lap {hl['best_lap']} in {laptime(hl['best_lap_s'])}."
+    )
+
+
+def where_time(q: Question, s: dict[str, Any]) -> Answer | None:
+    """Where the time is over the session (at one corner: that corner's history and time to find)."""
+    sid = str(s["session_id"])
+    if q.corner is not None:
+        return corners.answer(Question(q.text, "corner", corner=q.corner), s)
+    args = {"session_id": sid}
+    opp = run_tool("get_opportunities", args)
+    if "error" not in opp and opp.get("opportunities"):
+        return Answer(opportunities_text(opp), "get_opportunities", args, opp)
+    hl = run_tool("get_session_highlights", args)
+    return Answer(lose_text(hl), "get_session_highlights", args, hl)
+
+
+def threads(q: Question, s: dict[str, Any]) -> Answer:
+    """The coaching threads from the last session: did the driver fix what it named."""
+    args = {"session_id": s["session_id"]}
+    out = run_tool("get_threads", args)
+    return Answer(threads_text(out), "get_threads", args, out)
+
+
+def why_slower(q: Question, s: dict[str, Any]) -> Answer | None:
+    """Why one lap was slower: against the best lap by distance (``get_lap_delta``), then the corners
+    where the session analysis found it lost time against the good laps, with their causes."""
+    sid = str(s["session_id"])
+    laps = named_laps(q, s)
+    if isinstance(laps, Answer):
+        return laps
+    good = timed(all_laps(sid))
+    if not laps or laps[0][0] != sid or not good:
+        return None
+    n = laps[0][1]
+    best = min(good, key=lambda x: x["time_s"])
+    if best["lap"] == n:
+        t = lap_time(best["time_s"])
+        return Answer(
+            f"Lap {n} was not slower: it was your best lap, {t}.",
+            "laps",
+            {"session_id": sid},
+            {"lap": n, "lap_time_s": best["time_s"]},
+        )
+    args = {"session_id": sid, "lap_a": best["lap"], "lap_b": n}
+    d = run_tool("get_lap_delta", args)
+    if "error" in d:
+        return Answer(str(d["error"].get("message")) + ".", "get_lap_delta", args, d)
+    text = delta_text(d, s.get("driver_id"))
+    lost = sorted(
+        (r for r in session_analysis(sid).rows if r.lap == n and r.loss_s > 0.005), key=lambda r: -r.loss_s
+    )
+    if lost:
+        said = [
+            f"{r.corner} {r.loss_s:.2f} s" + (f", {r.evidence}" if r.cause and r.evidence else "")
+            for r in lost[:SHOWN]
+        ]
+        text += f" Against your good laps, lap {n} lost the most at " + "; ".join(said) + "."
+        d = d | {
+            "losses": [
+                {"corner": r.corner, "loss_s": round(r.loss_s, 3), "cause": r.cause} for r in lost[:SHOWN]
+            ]
+        }
+    return Answer(text, "get_lap_delta", args, d)
+
+
+def potential(q: Question, s: dict[str, Any]) -> Answer | None:
+    """The achievable lap beside the best lap and the theoretical best."""
+    args = {"session_id": s["session_id"]}
+    d = run_tool("get_achievable_lap", args)
+    if "error" in d:
+        return None
+    res = {k: d.get(k) for k in ("achievable_s", "best_lap", "best_lap_s", "theoretical_best_s")}
+    res |= {"joins": d.get("joins") or [], "segments": d.get("segments") or []}
+    res |= {"gain_vs_best_s": d.get("gain_vs_best_s"), "available": d.get("available")}
+    return Answer(achievable_text(d), "get_achievable_lap", args, res)
+
+
+def consistency(q: Question, s: dict[str, Any]) -> Answer:
+    """Race pace and consistency (``get_race_pace_model``): the median and quickest lap, the spread, the
+    trend over the stint; then the fastest and the slowest lap."""
+    sid = str(s["session_id"])
+    args = {"session_id": sid}
+    good = timed(all_laps(sid))
+    if len(good) < 2:
+        text = "Consistency needs at least two valid laps; this session has " + ("one." if good else "none.")
+        return Answer(text, "get_race_pace_model", args, {"valid_laps": len(good)})
+    d = run_tool("get_race_pace_model", args)
+    best, slow = min(good, key=lambda y: y["time_s"]), max(good, key=lambda y: y["time_s"])
+    text = race_pace_text(d) + (
+        f" Fastest lap {best['lap']} in {lap_time(best['time_s'])}, slowest lap {slow['lap']} in "
+        f"{lap_time(slow['time_s'])}."
+    )
+    res = d | {"best_lap": best["lap"], "best_lap_s": best["time_s"]}
+    res |= {"slowest_lap": slow["lap"], "slowest_lap_s": slow["time_s"], "valid_laps": len(good)}
+    return Answer(text, "get_race_pace_model", args, res)

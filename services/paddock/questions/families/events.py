@@ -1,0 +1,103 @@
+"""Events in the file: the warnings and alarms set (``get_flags_and_alarms`` in the driver's words), ABS
+and DSC/TC interventions, lockups and wheelspin by corner and lap, and the car-health readings by lap
+("did my oil pressure drop?", "did it overheat?"); what the file cannot show is said so. Runs tools
+(worker thread)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.paddock.agents.alarm_text import warnings_text
+from services.paddock.questions.families.laps import named_laps
+from services.paddock.questions.model import Answer, Question
+from services.paddock.tools.alarms import flag_report
+from services.paddock.tools.registry import run_tool
+
+# the event a question names (``Question.measure``) -> (tool, the tool's event kind, what a driver calls it)
+KINDS: dict[str, tuple[str, str, str]] = {
+    "lockup": ("get_traction_events", "lockup", "lockups"),
+    "wheelspin": ("get_traction_events", "wheelspin", "wheelspin"),
+    "abs": ("get_safety_events", "abs", "ABS interventions"),
+    "tc": ("get_safety_events", "dsc", "DSC interventions"),
+    "dsc": ("get_safety_events", "dsc", "DSC interventions"),
+}
+# a car-health measure -> (engine-health key, the laps it flags, what it is, unit, worst is the lowest)
+HEALTH: dict[str, tuple[str, str, str, str, bool]] = {
+    "oil_pressure": (
+        "oil_floor_under_load_bar",
+        "oil_pressure_low_laps",
+        "oil pressure under load",
+        "bar",
+        True,
+    ),
+    "coolant_temp": ("water_max_c", "coolant_hot_laps", "coolant temperature", "°C", False),
+}
+
+
+def answer(q: Question, s: dict[str, Any]) -> Answer | None:
+    sid = str(s["session_id"])
+    if q.measure in KINDS:
+        return _interventions(sid, q.measure)
+    if q.measure in HEALTH:
+        return _health(sid, q.measure)
+    if q.measure not in (None, "alarm", "engine_light"):
+        return None
+    laps = named_laps(q, s)
+    if isinstance(laps, Answer):
+        return laps
+    rep = flag_report(sid)
+    lap = laps[0][1] if laps else None
+    return Answer(
+        warnings_text(rep, lap), "get_flags_and_alarms", {"session_id": rep.session_id}, rep.as_dict()
+    )
+
+
+def _interventions(sid: str, measure: str) -> Answer | None:
+    """How many, at which corners, on which laps; or "cannot be measured" with the reason."""
+    tool, kind, label = KINDS[measure]
+    r = run_tool(tool, {"session_id": sid})
+    if "error" in r:
+        return None
+    if r.get("recorded") is False and not (r.get("counts") or {}).get(kind):
+        why = str(r.get("not_recorded") or "the channels they need are not recorded in this session")
+        text = f"{label[0].upper()}{label[1:]} cannot be measured: {why[0].lower()}{why[1:].rstrip('.')}."
+        return Answer(text, tool, {"session_id": sid}, {"recorded": False})
+    evs = [e for e in r.get("events") or [] if e.get("kind") == kind]
+    if not evs:
+        return Answer(f"No {label} this session.", tool, {"session_id": sid}, {"count": 0})
+    by: dict[str, list[int]] = {}
+    for e in evs:
+        by.setdefault(str(e.get("corner") or "off-corner").upper(), []).append(int(e["lap"]))
+    where = "; ".join(
+        f"at {c} on lap{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}" for c, v in by.items()
+    )
+    return Answer(
+        f"Yes, {len(evs)} {label}: {where}.", tool, {"session_id": sid}, {"count": len(evs), "events": evs}
+    )
+
+
+def _health(sid: str, measure: str) -> Answer | None:
+    """The engine-health timeline by lap: the laps flagged, the worst reading and its lap."""
+    key, flag_key, what, unit, low = HEALTH[measure]
+    h = run_tool("get_engine_health_timeline", {"session_id": sid})
+    laps = [x for x in h.get("laps") or [] if isinstance(x, dict)]
+    vals = [(x["lap"], x[key]) for x in laps if x.get(key) is not None]
+    if "error" in h or not vals:
+        text = f"The {what} is not recorded in this session's file, so whether it {'dropped' if low else 'ran hot'} cannot be told."
+        return Answer(text, "get_engine_health_timeline", {"session_id": sid}, {"recorded": False})
+    flagged = h.get(flag_key) or []
+    worst_lap, worst = (min if low else max)(vals, key=lambda v: v[1])
+    if flagged:
+        laps_said = " and ".join(f"lap {n}" for n in flagged)
+        text = f"Yes: the {what} {'dropped' if low else 'ran hot'} on {laps_said}, "
+        text += f"{'down to' if low else 'up to'} {worst:.1f} {unit} on lap {worst_lap}."
+        others = [v for n, v in vals if n not in flagged]
+        if others:
+            text += f" On the other laps it stayed {'at or above' if low else 'at or below'} "
+            text += f"{(min if low else max)(others):.1f} {unit}."
+    else:
+        text = f"No: the {what} held on every lap; its {'lowest' if low else 'highest'} was {worst:.1f} "
+        text += f"{unit}, on lap {worst_lap}."
+    res = {"flagged_laps": flagged, "worst_lap": worst_lap, f"worst_{key}": worst}
+    res |= {f"{key}_lap_{n}": v for n, v in vals}
+    return Answer(text, "get_engine_health_timeline", {"session_id": sid}, res)

@@ -1,0 +1,178 @@
+"""Lap times: a named lap's time against the best, the best / slowest / average lap, how many laps, a lap
+of another session; and the laps a question names, resolved and checked (``named_laps``: a lap the
+session does not have, or an out lap, is said so before any family answers). Runs SQL (worker thread)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from services.paddock.questions import resolve
+from services.paddock.questions.model import Answer, LapRef, Question
+from services.paddock.tools.base import rows
+from shared.display import lap_time
+
+
+def all_laps(sid: str) -> list[dict[str, Any]]:
+    return rows("SELECT lap, kind, valid, time_s FROM laps WHERE session_id = ? ORDER BY lap", [sid])
+
+
+def timed(laps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The valid full laps with a time: the laps every lap-time figure is over."""
+    return [x for x in laps if x["kind"] == "full" and x["valid"] and x["time_s"] is not None]
+
+
+def lap_problem(sid: str, lap: int, whose: str = "this session") -> str | None:
+    """Why ``lap`` of ``sid`` has no lap time (None: it is a valid timed lap)."""
+    by = {x["lap"]: x for x in all_laps(sid)}
+    if lap not in by:
+        have = f"laps {min(by)} to {max(by)}" if by else "no laps"
+        return f"There is no lap {lap} in {whose}: it has {have}."
+    x = by[lap]
+    if x["kind"] != "full" or not x["valid"] or x["time_s"] is None:
+        what = {"out": "an out lap", "in": "an in lap"}.get(str(x["kind"]), "not a valid timed lap")
+        of = "" if whose == "this session" else f" of {whose}"
+        return f"Lap {lap}{of} was {what}, so it has no lap time to compare."
+    return None
+
+
+def ref_session(ref: LapRef, s: dict[str, Any]) -> str | None:
+    """The session a lap reference is in (``resolve.session_of``); a name that is no stored session id is
+    a driver's: their newest session at this track ("bo's lap 4")."""
+    sid = str(s["session_id"])
+    got = resolve.session_of(ref, sid)
+    if (
+        got is None
+        or ref.session in ("this", "other")
+        or rows("SELECT 1 FROM sessions WHERE session_id = ?", [got])
+    ):
+        return got
+    named = rows(
+        "SELECT session_id FROM sessions WHERE lower(driver_id) = lower(?) AND track_id IS NOT DISTINCT FROM ? "
+        "AND session_id <> ? ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1",
+        [ref.session, s.get("track_id"), sid],
+    )
+    return str(named[0]["session_id"]) if named else None
+
+
+def whose(sid: str, s: dict[str, Any]) -> str:
+    """A session as an answer names it: this session, a session of the driver's, a friend's session."""
+    if sid == s["session_id"]:
+        return "this session"
+    got = rows("SELECT driver_id FROM sessions WHERE session_id = ?", [sid])
+    who = got[0]["driver_id"] if got else None
+    return f"session {sid}" if who in (None, s.get("driver_id")) else f"{who}'s session {sid}"
+
+
+def _elsewhere(other: str, s: dict[str, Any]) -> str | None:
+    """Why a session cannot be compared with this one (another track), or None."""
+    got = rows("SELECT track_id FROM sessions WHERE session_id = ?", [other])
+    track = got[0]["track_id"] if got else None
+    if track == s.get("track_id"):
+        return None
+    return f"Session {other} was driven at {track or 'another track'}, not at {s.get('track_id') or 'this track'}: only a session at this track can be compared."
+
+
+def named_laps(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer:
+    """(session, lap) of every lap the question names, in its order; or the answer saying why one has no
+    lap time (no such lap, an out lap, no other session, no valid lap)."""
+    if not q.laps:
+        return []
+    sid = str(s["session_id"])
+    args = {"session_id": sid}
+    out: list[tuple[str, int]] = []
+    for ref in q.laps:
+        other = ref_session(ref, s)
+        if other is None:
+            text = "There is no other session of yours at this track in the lake to compare with."
+            if ref.session not in ("this", "other"):
+                text = f"No session of {ref.session} at this track is in the lake to compare with."
+            return Answer(text, "sessions", args, {"other_session": None})
+        if other != sid and (why := _elsewhere(other, s)) is not None:
+            return Answer(why, "sessions", args, {"other_session": other})
+        if ref.number is None and ref.pick is None:  # "my other session", "bo's lap": its best
+            ref = replace(ref, pick="fastest")
+        one = Question(q.text, q.intent, laps=(replace(ref, session="this"),))
+        got = resolve.lap_numbers(one, other)
+        if not got:
+            text = f"No valid lap in {whose(other, s)}, so there is no lap time to give."
+            return Answer(text, "laps", args | {"lap_session_id": other}, {"valid_laps": 0})
+        lap = int(got[0])
+        problem = lap_problem(other, lap, whose(other, s))
+        if problem is not None:
+            return Answer(
+                problem,
+                "laps",
+                args | {"lap": lap},
+                {"lap": lap, "laps": [x["lap"] for x in all_laps(other)]},
+            )
+        out.append((other, lap))
+    return out
+
+
+def _count(sid: str) -> Answer:
+    laps = all_laps(sid)
+    good = timed(laps)
+    rest = [x for x in laps if x not in good]
+    text = f"You have {len(good)} valid timed laps this session"
+    if rest:
+        names = {"out": "out lap", "in": "in lap"}
+        text += ", plus " + ", ".join(
+            f"lap {x['lap']} ({names.get(str(x['kind']), 'not valid')})" for x in rest
+        )
+    text += f": {len(laps)} laps recorded."
+    res = {"valid_laps": len(good), "laps_recorded": len(laps), "other_laps": [x["lap"] for x in rest]}
+    return Answer(text, "laps", {"session_id": sid}, res)
+
+
+def _one(sid: str, lap: int, good: list[dict[str, Any]]) -> Answer:
+    this = next(x for x in good if x["lap"] == lap)
+    best = min(good, key=lambda x: x["time_s"])
+    gap = this["time_s"] - best["time_s"]
+    text = f"Lap {lap} took {lap_time(this['time_s'])}."
+    if best["lap"] == lap:
+        text += f" It was your best lap of {len(good)} valid laps."
+    else:
+        text += f" Your best, lap {best['lap']}, was {lap_time(best['time_s'])}, {gap:.3f} s quicker."
+    res = {"lap": lap, "lap_time_s": this["time_s"], "best_lap": best["lap"], "best_lap_s": best["time_s"]}
+    return Answer(text, "laps", {"session_id": sid, "lap": lap}, res | {"gap_to_best_s": round(gap, 3)})
+
+
+def _pick(sid: str, word: str, x: dict[str, Any], n: int) -> Answer:
+    text = f"Your {word} lap was lap {x['lap']} in {lap_time(x['time_s'])}, of {n} valid laps."
+    res = {f"{word}_lap": x["lap"], f"{word}_lap_s": x["time_s"], "valid_laps": n}
+    return Answer(text, "laps", {"session_id": sid}, res)
+
+
+def answer(q: Question, s: dict[str, Any]) -> Answer | None:
+    """A lap's time, the best / slowest / average lap, or how many laps."""
+    sid = str(s["session_id"])
+    if q.aggregation == "count":
+        return _count(sid)
+    good = timed(all_laps(sid))
+    if not good:
+        text = "No valid lap in this session, so there is no lap time to give."
+        return Answer(text, "laps", {"session_id": sid}, {"valid_laps": 0})
+    laps = named_laps(q, s)
+    if isinstance(laps, Answer):
+        return laps
+    if len(laps) == 1:
+        other, lap = laps[0]
+        ref = q.laps[0]
+        if other != sid:
+            t = next(x["time_s"] for x in timed(all_laps(other)) if x["lap"] == lap)
+            text = f"Lap {lap} of session {other} was {lap_time(t)}."
+            return Answer(
+                text, "laps", {"session_id": sid, "ref_session_id": other}, {"lap": lap, "lap_time_s": t}
+            )
+        if ref.pick in ("fastest", "slowest") and ref.number is None:
+            word = "best" if ref.pick == "fastest" else "slowest"
+            return _pick(sid, word, next(x for x in good if x["lap"] == lap), len(good))
+        return _one(sid, lap, good)
+    if q.aggregation == "avg":
+        mean = sum(x["time_s"] for x in good) / len(good)
+        text = f"Your average lap was {lap_time(mean)} over {len(good)} valid laps."
+        return Answer(text, "laps", {"session_id": sid}, {"average_lap_s": mean, "valid_laps": len(good)})
+    if q.aggregation == "max":
+        return _pick(sid, "slowest", max(good, key=lambda y: y["time_s"]), len(good))
+    return _pick(sid, "best", min(good, key=lambda y: y["time_s"]), len(good))

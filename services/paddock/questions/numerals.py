@@ -1,0 +1,55 @@
+"""Numbers as a driver says them: digits, words ("eleven", "twenty one") and ordinals ("3rd", "third";
+"first" is a pick of a lap, not a number). Pure."""
+
+from __future__ import annotations
+
+
+def _list(text: str) -> list[str]:
+    return text.split()
+
+
+ONES = _list(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen"
+)
+ORDINALS = _list(
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+    "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+)
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+NUMBERS: dict[str, int] = {w: i for i, w in enumerate(ONES)} | TENS
+ORDINAL: dict[str, int] = {w: i for i, w in enumerate(ORDINALS)}
+NUMBERISH = frozenset(NUMBERS) | frozenset(ORDINAL)
+
+
+def number(toks: list[str], i: int) -> tuple[int, int] | None:
+    """(the number at ``toks[i]``, the index after it): digits or words ("eleven", "twenty one")."""
+    if i >= len(toks):
+        return None
+    t = toks[i]
+    if t.isdigit():
+        return int(t), i + 1
+    if t in NUMBERS:
+        v = NUMBERS[t]
+        if t in TENS and i + 1 < len(toks) and toks[i + 1] in NUMBERS and 0 < NUMBERS[toks[i + 1]] < 10:
+            return v + NUMBERS[toks[i + 1]], i + 2
+        return v, i + 1
+    return None
+
+
+def ordinal(toks: list[str], i: int) -> tuple[int, int] | None:
+    """(N, index after) for "3 th" / "third" at ``i`` (not "first", which is a pick of a lap)."""
+    if i + 1 < len(toks) and toks[i].isdigit() and toks[i + 1] == "th":
+        return int(toks[i]), i + 2
+    if i < len(toks) and toks[i] in ORDINAL and toks[i] != "first":
+        return ORDINAL[toks[i]], i + 1
+    return None
+
+
+def ordinal_before(toks: list[str], i: int) -> tuple[int, int] | None:
+    """(N, where it starts) for an ordinal right before ``toks[i]``: "3 th" or "third"."""
+    for start in (i - 2, i - 1):
+        o = ordinal(toks, start) if start >= 0 else None
+        if o is not None and o[1] == i:
+            return o[0], start
+    return None

@@ -1,0 +1,120 @@
+"""A driver's question read once into a ``Question``: the words tokenized and spelled once
+(``words.tokens``), then the slots filled (measures, corner, sector, laps, picks, other session,
+aggregation) and the intent chosen from the cues and the slots; a question that leans on the one before
+it takes what it lacks from ``previous`` (``conversation.follow``). Pure: no I/O.
+
+Rules (docs/ARCHITECTURE.md, "Questions"): two or more laps named make a comparison of those laps, never the
+session's opportunities ("where did lap 5 lose time against lap 3?" is ``compare`` 5 and 3); "laps 3 to 5"
+(plural, or "3-5") is every lap of the range, at most ``slots.MAX_RANGE`` (20) of them; "lap 3 to lap 5" is
+two laps; "first lap" is the first full lap (a pick), "second/3rd lap" is that lap number."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from services.paddock.questions import words as w
+from services.paddock.questions.conversation import follow
+from services.paddock.questions.model import Intent, Question
+from services.paddock.questions.slots import Slots, read_slots
+
+Corners = Sequence[str] | Mapping[str, Sequence[str]]
+
+
+def parse(text: str, corners: Corners = (), previous: Question | None = None) -> Question:
+    """``text`` read as a ``Question``. ``corners``: the corner ids of the session's track in lap order
+    (``("t1", ..., "t11")``), or a mapping of each id to the names the track gives it (``{"t7":
+    ("the hairpin",)}``, ``resolve.corner_names``); "turn 11", "T11", "corner eleven" and a name become
+    an id. ``previous``: the question before it in this conversation."""
+    toks = w.tokens(text)
+    s = read_slots(toks, corners)
+    q = Question(
+        text=text,
+        intent=_intent(s),
+        laps=tuple(s.laps),
+        corner=s.corner,
+        sector=s.sector,
+        measure=s.measure,
+        aggregation=s.aggregation,  # type: ignore[arg-type]
+    )
+    return _tidy(follow(previous, q), s)
+
+
+def _intent(s: Slots) -> Intent:
+    named = bool(s.laps or s.corner or s.sector is not None)
+    event = s.measure is not None and w.MEASURES[s.measure].kind == "event"
+    if not s.driving and not named and not s.bare:
+        return "unrelated"
+    if s.unrelated and not named:
+        return "unrelated"
+    if s.has("debrief") and not (named or s.measure or s.other):
+        return "debrief"
+    if s.has("brief") and not (named or s.measure):
+        return "brief"
+    if s.has("balance"):
+        return "balance"
+    if s.has("potential") and len(s.laps) < 2:
+        return "potential"
+    if s.has("consistency"):
+        return "consistency"
+    if event:
+        return "events"
+    if s.has("why"):
+        return "why_slower"
+    if len(s.laps) >= 2:
+        return "compare"
+    if (
+        s.other
+        or s.ever
+        or s.has("visits")
+        or s.has("progress")
+        or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or s.ever))
+    ):
+        return "sessions"
+    if s.laps and s.compare:
+        return "compare"
+    if s.sector_word and s.has("where_time"):
+        return "sector"
+    if s.has("where_time"):
+        return "where_time"
+    health = s.measure in w.JUDGED or (s.measure is None and s.has("health"))
+    if s.has("judge") and s.aggregation is None and (health or (s.bare and not s.measure)):
+        return "judge"
+    if s.corner:
+        return "corner"
+    if s.sector is not None or s.sector_word:
+        return "sector"
+    if s.measure == "lap_time" or s.lap_speed or (s.laps and s.measure is None) or s.lap_figure:
+        return "lap_time"
+    if s.measure:
+        return "channel"
+    if s.compare:
+        return "compare"
+    return "unknown"
+
+
+def _tidy(q: Question, s: Slots) -> Question:
+    """The slots each intent reads, in one form: a lap question's measure is ``lap_time``; a comparison's
+    and a coaching question's time is the comparison itself; "speed" on a lap is its top speed."""
+    measure, agg = q.measure, q.aggregation
+    if q.intent == "lap_time":
+        measure = "lap_time"
+    elif q.intent in ("sector", "compare", "why_slower", "where_time", "potential", "consistency", "balance"):
+        measure = None if measure == "lap_time" else measure
+    elif q.intent == "sessions":
+        measure, agg = ("lap_time", "min") if s.ever else (None, agg)  # "my best lap ever": the best of all
+    if q.intent == "judge" and measure is None and re.search(r" temp(?:erature)? ", s.joined):
+        measure = "temps"  # "are my temps fine?": the engine's temperatures
+    if q.intent in ("unrelated", "debrief", "brief", "unknown"):
+        measure, agg = None, None
+    if measure == "speed" and q.corner is None:
+        measure = {"avg": "speed", "min": "min_speed"}.get(str(agg), "top_speed")
+        agg = agg if measure == "speed" else None
+    elif measure == "speed" and agg in ("max", "min"):
+        measure, agg = ("top_speed" if agg == "max" else "min_speed"), None
+    if agg is not None and q.intent not in ("lap_time", "channel", "corner", "sector", "sessions", "events"):
+        agg = None
+    laps = () if q.intent == "sessions" and s.ever else q.laps
+    out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up)
+    return replace(out, aggregation=agg)

@@ -1,0 +1,135 @@
+"""The one plan: a ``Question``'s intent and filled slots -> the families that answer it, tried in order
+(the first answer wins). A question no family can answer gets what was understood and what can be
+answered ("I read this as …; I can answer …"), never another question's answer. Runs the families'
+tools and SQL (call it in a worker thread)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from services.paddock.questions.families import (
+    balance,
+    channels,
+    coaching,
+    compare,
+    corners,
+    events,
+    judge,
+    laps,
+    markers,
+    sectors,
+    sessions,
+)
+from services.paddock.questions.model import Answer, Intent, Question
+from services.paddock.tools.base import session_row
+
+Family = Callable[[Question, dict[str, Any]], Answer | None]
+
+TABLE: dict[Intent, tuple[Family, ...]] = {
+    "lap_time": (laps.answer,),
+    "compare": (compare.answer,),
+    "corner": (corners.answer,),
+    "sector": (sectors.answer,),
+    "channel": (channels.answer,),
+    "judge": (judge.answer, channels.answer),
+    "events": (events.answer,),
+    "balance": (balance.answer,),
+    "where_time": (coaching.where_time,),
+    "why_slower": (coaching.why_slower, compare.answer),
+    "potential": (coaching.potential, sectors.answer),
+    "consistency": (coaching.consistency,),
+    "sessions": (sessions.answer, coaching.threads),
+}
+# a topic the driver picked on the tablet (the classifier's intents) -> the families that answer it first:
+# the words cannot tell a coaching thread from another session, nor a vague "how is it holding up?"
+PICKED: dict[str, tuple[Family, ...]] = {
+    "threads": (coaching.threads,),
+    "race_pace": (coaching.consistency,),
+    "lap_comparison": (compare.answer,),
+}
+# the slots that send a question elsewhere than its intent: a second lap is a comparison; a corner
+# named with a channel is the corner's figure; a brake point at a corner is its brake marker
+PER_LAP = ("lap_time", "channel", "corner", "sector", "where_time", "why_slower")
+
+DECLINE = (
+    "I can only answer questions about your driving data: laps, corners, braking, speed and the car's "
+    "channels in this session."
+)
+CAN = (
+    "lap times (a lap, the best, slowest or average, lap against lap), a corner's figures and brake markers, "
+    "sector times, a channel's figures per lap or over the session, whether a reading was ok, warnings and "
+    "events, where the time is, why a lap was slower, the achievable lap, consistency and your sessions here"
+)
+_INTENT_WORDS = {
+    "lap_time": "a lap time",
+    "compare": "a comparison of laps",
+    "corner": "a corner's figures",
+    "sector": "sector times",
+    "channel": "a channel's figures",
+    "judge": "whether a reading was ok",
+    "events": "warnings and events",
+    "balance": "the car's balance (understeer or oversteer)",
+    "where_time": "where the time is",
+    "why_slower": "why a lap was slower",
+    "potential": "what lap time is possible",
+    "consistency": "consistency",
+    "sessions": "your sessions",
+    "debrief": "a debrief of the session",
+    "brief": "a brief for the next session",
+}
+
+
+def families(q: Question) -> tuple[Family, ...]:
+    """The families that answer ``q``, from its intent and its filled slots."""
+    if len(q.laps) >= 2 and q.intent in PER_LAP:
+        return (compare.answer,)
+    if q.corner is not None and q.measure == "brake_point" and not q.laps:
+        return (markers.answer, corners.answer)
+    if q.corner is not None and q.intent in ("channel", "corner"):
+        return (corners.answer,)
+    if q.corner is not None and q.intent == "why_slower":
+        return (compare.answer,)
+    if q.sector is not None and q.intent in ("lap_time", "where_time", "why_slower"):
+        return (sectors.answer,)
+    if q.intent == "lap_time" and q.measure not in (None, "lap_time"):
+        return (channels.answer,)
+    return TABLE.get(q.intent, ())
+
+
+def _lap_words(q: Question) -> str:
+    said = []
+    for ref in q.laps:
+        lap = f"lap {ref.number}" if ref.number is not None else f"your {ref.pick or 'best'} lap"
+        said.append(lap + (" of your other session" if ref.session == "other" else ""))
+    return " and ".join(said)
+
+
+def understood(q: Question, session_id: str) -> Answer:
+    """What was understood of ``q`` and what can be answered, in driver words."""
+    what = _INTENT_WORDS.get(q.intent, "a question about your driving data")
+    bits = [what]
+    if q.measure and q.measure != "lap_time":
+        bits.append(f"about {channels.label(q.measure)}")
+    if q.laps:
+        bits.append(f"on {_lap_words(q)}")
+    if q.corner:
+        bits.append(f"at {corners.name_of(q.corner, None)}")
+    if q.sector is not None:
+        bits.append(f"in sector {q.sector}")
+    text = f"I read this as {' '.join(bits)}, which this session's data cannot answer; I can answer {CAN}."
+    return Answer(text, "none", {"session_id": session_id}, {"understood": True})
+
+
+def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
+    """The answer to ``q`` over the session: the first family that answers it, else what was understood.
+    ``picked``: the topic the driver picked (the tablet's intent picker), whose families come first; a
+    question with a topic picked is about driving, never declined."""
+    s = session_row(session_id)
+    if q.intent == "unrelated" and not picked:
+        return Answer(DECLINE, "none", {"session_id": s["session_id"]}, {"declined": True})
+    for family in (*PICKED.get(picked or "", ()), *families(q)):
+        got = family(q, s)
+        if got is not None:
+            return got
+    return understood(q, str(s["session_id"]))

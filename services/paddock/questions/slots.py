@@ -1,0 +1,320 @@
+"""The slots of a question, filled from its words (``words.tokens``): the measures named (longest phrase
+first), the corner (a number or a name of the track's), the sector, the laps (numbers, ranges, ordinals,
+picks, another session's), the aggregation, and the cues ``parse`` chooses the intent by. Pure."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from services.paddock.questions import cues as c
+from services.paddock.questions import numerals as n
+from services.paddock.questions import words as w
+from services.paddock.questions.model import LapRef
+
+MAX_RANGE = 20
+_SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]+$")
+_CORNER_NO = re.compile(r"^(\d{1,3})([a-z]?)$")
+_GLUE = w.word_set("of in on from at during my the that")
+_LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
+_DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other")
+_LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
+
+
+@dataclass
+class Slots:
+    toks: list[str]
+    used: list[bool]
+    joined: str = ""
+    measures: list[str] = field(default_factory=list)
+    corner: str | None = None
+    sector: int | None = None
+    sector_word: bool = False  # "which sector", "my sectors": sectors asked without a number
+    laps: list[LapRef] = field(default_factory=list)
+    aggregation: str | None = None
+    other: bool = False  # another session named, no lap of it
+    ever: bool = False  # "all-time", "across all my sessions", "ever"
+
+    cues: frozenset[str] = frozenset()  # the CUES found among the words
+
+    def has(self, cue: str) -> bool:
+        return cue in self.cues
+
+    @property
+    def measure(self) -> str | None:
+        kinds = [m for m in self.measures if w.MEASURES[m].kind == "event"]
+        rest = [m for m in self.measures if m != "lap_time"]
+        got = kinds or rest or self.measures
+        return got[0] if got else None
+
+    @property
+    def compare(self) -> bool:
+        return any(t in w.COMPARE for t in self.toks)
+
+    @property
+    def driving(self) -> bool:
+        cued = any(self.has(c) for c in _DRIVING_CUES)
+        return cued or any(t in c.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
+
+    @property
+    def unrelated(self) -> bool:
+        return any(t in c.UNRELATED for t in self.toks)
+
+    @property
+    def bare(self) -> bool:
+        """Only words the vocabulary knows, leaning on what came before ("why?", "was it ok?", "and that?"): a
+        follow-up, never a question about something else."""
+        known = w.vocabulary()
+        leans = any(t in c.REFERS for t in self.toks) or self.has("why") or self.has("judge")
+        leans |= any(self.joined.startswith(f" {p} ") for p in c.CARRY_ON)
+        return leans and not self.unrelated and all(t in known for t in self.toks)
+
+    @property
+    def lap_speed(self) -> bool:
+        """ "how fast was lap 7?", "my slowest lap, and how slow?": a lap's time, not a speed."""
+        return (
+            bool(self.laps)
+            and not self.corner
+            and bool(re.search(r" how (?:fast|slow|quick) (?:was|$)", self.joined))
+        )
+
+    @property
+    def lap_figure(self) -> bool:
+        return self.aggregation is not None and not self.measures and bool(re.search(r" laps? ", self.joined))
+
+
+def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[str]]) -> Slots:
+    if isinstance(corners, Mapping):
+        toks = _name_typos(
+            toks, {x for said in corners.values() for name in said for x in _name_words(name).split()}
+        )
+    s = Slots(toks, [False] * len(toks), " " + " ".join(toks) + " ")
+    s.cues = _cues(toks)
+    _corner(s, corners)
+    _sector(s)
+    spans = _session_spans(s)
+    found = _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE)
+    s.measures = [m for _, m in found]
+    positions = _laps(s) + _picks(s)
+    _attach(s, positions, spans)
+    s.laps = [x for _, x in sorted(positions, key=lambda p: p[0])]
+    agg = [a for _, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG)]
+    s.aggregation = agg[0] if agg else None
+    s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
+    return s
+
+
+def _cues(toks: list[str]) -> frozenset[str]:
+    """The CUES whose phrases stand among the words (every run of words looked up once)."""
+    cue_of, longest = _cue_table()
+    found: set[str] = set()
+    for i in range(len(toks)):
+        for j in range(i + 1, min(len(toks), i + longest) + 1):
+            found |= cue_of.get(" ".join(toks[i:j]), frozenset())
+    return frozenset(found)
+
+
+@lru_cache(maxsize=1)
+def _cue_table() -> tuple[dict[str, frozenset[str]], int]:
+    """Each cue phrase -> the cues it stands for; the longest phrase's length in words."""
+    got: dict[str, set[str]] = {}
+    for cue, said in c.CUES.items():
+        for phrase in said:
+            got.setdefault(phrase, set()).add(cue)
+    return {k: frozenset(v) for k, v in got.items()}, max(len(p.split()) for p in got)
+
+
+def _phrases(s: Slots, table: Mapping[str, str], longest: int) -> list[tuple[int, str]]:
+    """Phrases of ``table`` among the words not read yet, longest first, each word read once; in the order
+    they stand."""
+    out: list[tuple[int, str]] = []
+    n = len(s.toks)
+    for size in range(min(longest, n), 0, -1):
+        for i in range(n - size + 1):
+            if any(s.used[i : i + size]):
+                continue
+            got = table.get(" ".join(s.toks[i : i + size]))
+            if got is not None:
+                out.append((i, got))
+                s.used[i : i + size] = [True] * size
+    return sorted(out)
+
+
+def _mark(s: Slots, a: int, b: int) -> None:
+    s.used[a:b] = [True] * (b - a)
+
+
+def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> None:
+    ids = [str(c).lower() for c in corners]
+    names = corners if isinstance(corners, Mapping) else {}
+    for cid, said in names.items():  # a name of the track's own ("the hairpin", "carousel")
+        for name in said:
+            phrase = _name_words(name)
+            at = s.joined.find(f" {phrase} ") if phrase else -1
+            if at >= 0 and not phrase.replace(" ", "").isdigit():
+                i = s.joined[:at].count(" ")
+                _mark(s, i, i + len(phrase.split()))
+                s.corner = str(cid).lower()
+                return
+    for i, t in enumerate(s.toks):
+        if t not in ("turn", "corner") or s.used[i]:
+            continue
+        m = _CORNER_NO.match(s.toks[i + 1]) if i + 1 < len(s.toks) else None
+        got = n.number(s.toks, i + 1)
+        before = n.ordinal_before(s.toks, i)  # "the 3rd corner", "the third turn"
+        if m is not None:
+            key, a, b = m.group(1) + m.group(2), i, i + 2
+        elif got is not None:
+            key, a, b = str(got[0]), i, got[1]
+        elif before is not None:
+            key, a, b = str(before[0]), before[1], i + 1
+        else:
+            continue
+        s.corner = _corner_id(key, ids)
+        _mark(s, a, b)
+        return
+
+
+def _name_typos(toks: list[str], said: set[str]) -> list[str]:
+    """A typo of a word of the track's own corner names ("carosel") spelled as the track spells it."""
+    known = w.vocabulary()
+    targets = sorted(x for x in said if len(x) >= 4 and not x.isdigit())
+    out = []
+    for t in toks:
+        near = difflib.get_close_matches(t, targets, 1, 0.84) if len(t) >= 4 and t not in known else []
+        out.append(near[0] if near else t)
+    return out
+
+
+@lru_cache(maxsize=512)
+def _name_words(name: str) -> str:
+    return " ".join(w.tokens(name.lower().removeprefix("the ")))
+
+
+def _corner_id(key: str, ids: list[str]) -> str:
+    """The track's id for corner number ``key`` ("11", "3a"): ``t11`` or, on a track numbered C1, C2 ...,
+    ``c11``; a number the track does not have keeps the track's form (the family says it has no such)."""
+    m = re.match(r"[a-z]+", ids[0]) if ids else None
+    return (m.group(0) if m else "t") + key
+
+
+def _sector(s: Slots) -> None:
+    for i, t in enumerate(s.toks):
+        if t != "sector" or s.used[i]:
+            continue
+        got = n.number(s.toks, i + 1)
+        before = n.ordinal_before(s.toks, i)
+        if got is not None:
+            s.sector = got[0]
+            _mark(s, i, got[1])
+        elif before is not None:
+            s.sector = before[0]
+            _mark(s, before[1], i + 1)
+        else:
+            s.sector_word = True
+            _mark(s, i, i + 1)
+        return
+
+
+def _laps(s: Slots) -> list[tuple[int, LapRef]]:
+    """Lap numbers: "lap 5", "laps 4 and 6", "laps 3 to 5", "lap 5 vs 3", "3rd lap", "lap three"."""
+    out: list[tuple[int, LapRef]] = []
+    toks = s.toks
+    for i, t in enumerate(toks):
+        if s.used[i]:
+            continue
+        o = n.ordinal(toks, i)
+        if o is not None and o[1] < len(toks) and toks[o[1]] in ("lap", "laps"):
+            out.append((i, LapRef(number=o[0])))
+            _mark(s, i, o[1] + 1)
+            continue
+        if t not in ("lap", "laps"):
+            continue
+        j = i + 1 + (i + 1 < len(toks) and toks[i + 1] in ("number", "no"))
+        got = n.number(toks, j)
+        if got is None:
+            continue
+        out.append((i, LapRef(number=got[0])))
+        _mark(s, i, got[1])
+        j = got[1]
+        while j < len(toks) and (toks[j] in w.LAP_SEP or (t == "laps" and toks[j].isdigit())):
+            k = j if toks[j].isdigit() else j + 1 + (j + 1 < len(toks) and toks[j + 1] == "lap")
+            nxt = n.number(toks, k)
+            if nxt is None:
+                break
+            first = out[-1][1].number or 0
+            if toks[j] in ("to", "through") and t == "laps" and 0 < nxt[0] - first <= MAX_RANGE:
+                out += [(j, LapRef(number=n)) for n in range(first + 1, nxt[0] + 1)]
+            else:
+                out.append((k, LapRef(number=nxt[0])))
+            _mark(s, j, nxt[1])
+            j = nxt[1]
+    if out:  # "was lap 5 faster than 9?": a bare number after a comparing word is a lap too
+        for i in range(1, len(toks)):
+            if not s.used[i] and toks[i].isdigit() and toks[i - 1] in w.LAP_SEP | w.COMPARE:
+                out.append((i, LapRef(number=int(toks[i]))))
+                _mark(s, i, i + 1)
+    return out
+
+
+def _picks(s: Slots) -> list[tuple[int, LapRef]]:
+    """Laps named by what they were: "my fastest lap", "best vs worst", "the last one", "and the slowest?"."""
+    out: list[tuple[int, LapRef]] = []
+    toks = s.toks
+    for i, t in enumerate(toks):
+        if t not in w.PICKS or s.used[i] or any(x in w.NOT_A_LAP for x in toks[max(0, i - 2) : i]):
+            continue
+        j = i + 1
+        while j < len(toks) and toks[j] in w.PICK_SKIP:
+            j += 1
+        before = [x for x in toks[max(0, i - 3) : i] if x not in ("my", "the", "our")]
+        after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | {"from"}
+        if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
+            continue  # "which sector was my slowest": a sector, not a lap
+        if j < len(toks) and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp)):
+            continue
+        out.append((i, LapRef(pick=w.PICKS[t])))  # type: ignore[arg-type]
+        _mark(s, i, i + 1)
+    return out
+
+
+def _glue(t: str) -> bool:
+    return t in _GLUE or t.isdigit() or t in w.PICK_SKIP or t in ("lap", "laps", "one", "time", "session")
+
+
+def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
+    """Another session named ("my other session", "last time out", a session id): where, and which; its
+    words are read (so "last" there is no lap)."""
+    spans: list[tuple[int, int, str]] = [(i, i + 1, t) for i, t in enumerate(s.toks) if _SESSION_ID.match(t)]
+    for phrase in c.CUES["other"]:
+        at = s.joined.find(f" {phrase} ")
+        if at >= 0:
+            i = s.joined[:at].count(" ")
+            spans.append((i, i + len(phrase.split()), "other"))
+            break
+    for a, b, _ in spans:
+        _mark(s, a, b)
+    return spans
+
+
+def _attach(s: Slots, positions: list[tuple[int, LapRef]], spans: list[tuple[int, int, str]]) -> None:
+    """The lap named right beside another session is that session's; with none, the question is about
+    that session."""
+    for a, b, sid in spans:
+        near = [
+            k
+            for k, (p, _) in enumerate(positions)
+            if (p < a and a - p <= 5 and all(_glue(x) for x in s.toks[p + 1 : a])) or (b <= p <= b + 2)
+        ]
+        for k in near:
+            p, ref = positions[k]
+            positions[k] = (p, LapRef(ref.number, ref.pick, sid))
+        picks = [r.pick for _, r in positions if r.session == "this" and r.pick]
+        if not near and picks:  # "my best lap compared to my other session": that session's best
+            positions.append((a, LapRef(pick=picks[0], session=sid)))
+        elif not near:
+            positions.append((a, LapRef(session=sid)))
+            s.other = True

@@ -1,0 +1,249 @@
+"""The one vocabulary a driver's question is read with: spellings and shorthand, numbers, the measures
+(``MEASURES``: every channel a driver might name, and the figures of a lap and a corner), the words that
+pick a lap, aggregate, compare, and cue an intent; and the typo fixer (difflib over this vocabulary, word
+by word, cached). Pure data and pure functions: ``parse`` reads questions with it."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from services.paddock.questions import cues as c
+from services.paddock.questions import numerals as n
+
+MeasureKind = Literal["lap", "corner", "channel", "event"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What a driver can ask a figure of: its words for the driver, the telemetry columns behind it (none
+    for a lap's or a corner's own figures and for events), its unit, and what kind of figure it is."""
+
+    label: str
+    columns: tuple[str, ...] = ()
+    unit: str = ""
+    kind: MeasureKind = "channel"
+
+
+def _wheels(pattern: str) -> tuple[str, ...]:
+    return tuple(pattern.format(w) for w in ("fl", "fr", "rl", "rr"))
+
+
+# name -> what it is; the names are the ``Question.measure`` values every family reads
+MEASURES: dict[str, Measure] = {
+    "lap_time": Measure("lap time", (), "s", "lap"),  # the time of the lap, or of the sector/corner named
+    "coasting": Measure("time coasting", (), "%", "lap"),  # neither pedal: the lap comparison's share
+    "speed": Measure(
+        "speed", ("speed_kmh",), "km/h"
+    ),  # a speed not said which: a corner's three, a lap's top
+    "top_speed": Measure("top speed", ("speed_kmh",), "km/h"),
+    "min_speed": Measure("minimum speed", ("speed_kmh",), "km/h"),
+    "entry_speed": Measure("entry speed", ("speed_kmh",), "km/h", "corner"),
+    "exit_speed": Measure("exit speed", ("speed_kmh",), "km/h", "corner"),
+    "brake_point": Measure("brake marker", (), "m", "corner"),
+    "brake_pressure": Measure("brake pressure", ("brake_bar", "brake_rear_bar"), "bar"),
+    "throttle": Measure("throttle", ("throttle_pct",), "%"),
+    "throttle_body": Measure("throttle body opening", ("throttle_body_pct",), "%"),
+    "brake_pedal": Measure("brake pedal", ("brake_pct",), "%"),
+    "rpm": Measure("engine speed", ("rpm",), "rpm"),
+    "gear": Measure("gear", ("gear",), ""),
+    "steering": Measure("steering angle", ("steer_deg",), "°"),
+    "lat_g": Measure("lateral g", ("g_lat",), "g"),
+    "long_g": Measure("braking and acceleration g", ("g_long",), "g"),
+    "combined_g": Measure("combined g", ("g_combo",), "g"),
+    "vert_g": Measure("vertical g", ("g_vert",), "g"),
+    "yaw_rate": Measure("yaw rate", ("yaw_rate_dps",), "°/s"),
+    "wheel_speed": Measure("wheel speeds", _wheels("wheel_speed_{}_kmh"), "km/h"),
+    "oil_pressure": Measure("oil pressure", ("oil_press_bar",), "bar"),
+    "oil_temp": Measure("oil temperature", ("oil_temp_c",), "°C"),
+    "temps": Measure("engine temperatures", ("oil_temp_c", "water_temp_c"), "°C"),  # "are my temps fine?"
+    "coolant_temp": Measure("coolant temperature", ("water_temp_c",), "°C"),
+    "coolant_pressure": Measure("coolant pressure", ("water_press_bar",), "bar"),
+    "fuel_pressure": Measure("fuel pressure", ("fuel_press_bar",), "bar"),
+    "fuel_level": Measure("fuel level", ("fuel_level_l",), "l"),
+    "battery_voltage": Measure("battery voltage", ("battery_v",), "V"),
+    "tyre_pressure": Measure("tyre pressures", _wheels("tpms_press_{}_bar"), "bar"),
+    "tyre_temp": Measure("tyre temperatures", _wheels("tpms_temp_{}_c"), "°C"),
+    "lambda": Measure("lambda (air-fuel ratio)", (), ""),  # no column in the signal model: not recorded
+    "altitude": Measure("altitude", ("alt_m",), "m"),
+    "distance": Measure("distance driven", ("odo_m",), "m"),
+    "abs": Measure("ABS interventions", ("abs_active",), "", "event"),
+    "dsc": Measure("traction and stability control", ("dsc_active",), "", "event"),
+    "engine_light": Measure("engine warning light", ("mil",), "", "event"),
+    "lockup": Measure("lockups", (), "", "event"),
+    "wheelspin": Measure("wheelspin", (), "", "event"),
+    "alarm": Measure("alarms and warnings", _wheels("tpms_alarm_{}"), "", "event"),  # + the file's own
+}
+# the readings a judge question is about ("was my oil pressure ok?", "did I hit the rev limiter?")
+JUDGED = frozenset(
+    {"oil_pressure", "oil_temp", "coolant_temp", "coolant_pressure", "fuel_pressure", "fuel_level", "rpm"}
+    | {"battery_voltage", "tyre_pressure", "tyre_temp", "lambda", "temps"}
+)
+
+# phrases (after spelling, as words) -> measure; the longest phrase found first wins its words
+_MEASURE_PHRASES: dict[str, str] = {
+    "lap_time": "lap time, time, times, pace, how long, how quick",
+    "speed": "speed, speeds, how fast",
+    "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
+        max speed""",
+    "min_speed": """minimum speed, lowest speed, slowest speed, apex speed, mid corner speed, how slow,
+        corner speed""",
+    "entry_speed": "entry speed, turn in speed, speed into, carry in, carried in",
+    "exit_speed": "exit speed, speed out of, carry out, carried out",
+    "brake_point": """brake point, braking point, brake marker, braking marker, brake zone, brake, brakes,
+        braking, braked, brake later, brake earlier""",
+    "brake_pressure": """brake pressure, braking pressure, how hard did i brake, how hard was i braking,
+        how hard did i hit the brakes, how hard i braked, brake hard""",
+    "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
+        flat out""",
+    "rpm": "rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving",
+    "gear": "gear, gears",
+    "steering": "steering, steering angle, steer",
+    "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
+    "long_g": "longitudinal g, braking g, long g",
+    "combined_g": "combined g",
+    "vert_g": "vertical g, vert g, bumps, bumpy, kerb strike",
+    "throttle_body": "throttle body, throttle valve, throttle plate, butterfly",
+    "brake_pedal": "brake pedal, brake position, pedal position",
+    "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
+    "yaw_rate": "yaw, yaw rate",
+    "wheel_speed": "wheel speed, wheel speeds",
+    "oil_pressure": "oil pressure",
+    "oil_temp": "oil, oil temp, oil temperature",
+    "coolant_temp": """coolant, coolant temp, coolant temperature, water, water temp, water temperature,
+        engine temp, engine temperature, overheat, overheating, overheated, running hot, engine hot""",
+    "coolant_pressure": "coolant pressure, water pressure",
+    "fuel_pressure": "fuel pressure",
+    "fuel_level": "fuel, fuel level, how much fuel",
+    "battery_voltage": "battery, voltage, battery voltage",
+    "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
+    "tyre_temp": "tyre temp, tyre temperature, tyre",  # "how hot were the tyres"; pressure only when said
+    "coasting": "coast, coasting, coasted, coasts",
+    "lambda": "lambda, afr, air fuel, mixture",
+    "altitude": "altitude, elevation",
+    "abs": "abs, anti lock",
+    "dsc": "dsc, tc, traction control, stability control",
+    "engine_light": "engine light, check engine, mil",
+    "lockup": "lock, locked, locking, lockup, lockups, lock up, lock ups, lock the brakes, flat spot",
+    "wheelspin": "wheelspin, wheel spin, spin the wheels, spinning the wheels, traction, spin, spun",
+    "alarm": "alarm, alarms, warning, warnings, alert, alerts, warning light",
+}
+MEASURE_WORDS: dict[str, str] = {
+    " ".join(p.split()): m for m, ps in _MEASURE_PHRASES.items() for p in ps.split(",") if p.strip()
+}
+
+
+def word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def _pairs(text: str) -> dict[str, str]:
+    """``"a=b, c=d e"`` -> ``{"a": "b", "c": "d e"}``."""
+    return {k.strip(): v.strip() for k, v in (p.split("=") for p in text.split(",") if p.strip())}
+
+
+# a misspelling, contraction or shorthand -> its words (whole words only; before the typo fixer)
+SPELLING: dict[str, str] = _pairs(
+    """hw=how, wat=what, wht=what, whats=what is, wats=what is, wheres=where is, hows=how is, whys=why is,
+    u=you, r=are, ur=your, im=i am, ive=i have, didnt=did not, wasnt=was not, isnt=is not, pls=please,
+    plz=please, laptime=lap time, laptimes=lap time, avg=average, ave=average, breaking=braking,
+    brakeing=braking, break=brake, breaks=brakes, tire=tyre, tires=tyre, tyres=tyre, temps=temp,
+    temperatures=temperature, pressures=pressure, rpms=rpm, kph=kmh, pb=personal best, vs=versus,
+    vrs=versus, compared=compare, comparing=compare, comparison=compare, secs=seconds, diff=difference,
+    sectors=sector, splits=sector, split=sector, corners=corner, turns=turn, quicker=faster,
+    quickest=fastest, worst=slowest, final=last, latest=last, okay=ok, alright=ok, understeering=understeer,
+    understeers=understeer, oversteering=oversteer, oversteers=oversteer, consistant=consistent,
+    consistancy=consistency, consistensy=consistency, inconsistent=consistent, max=maximum, min=minimum,
+    alltime=all time, sec=sector, thru=through"""
+)
+
+
+# a lap named by what it was ("my fastest lap"); "first" is the first full lap, not lap 1
+PICKS: dict[str, str] = _pairs("fastest=fastest, best=fastest, slowest=slowest, last=last, first=first")
+# after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst")
+PICK_LAP = word_set("lap laps one time run versus and or to than with against compare")
+PICK_NOT = word_set("corner turn sector bits parts sections segments pieces speed")  # "my best corners"
+PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
+NOT_A_LAP = word_set("theoretical ideal perfect achievable optimal possible potential")
+LAP_SEP = word_set("and or versus to through with against than compare")
+AGGREGATIONS: dict[str, str] = _pairs(
+    """maximum=max, highest=max, peak=max, top=max, most=max, how hot=max, how high=max, how hard=max,
+    minimum=min, lowest=min, least=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
+    how many=count, number of=count, count=count, each lap=each_lap, every lap=each_lap, per lap=each_lap,
+    by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap"""
+)
+# how a comparison joins its two sides
+COMPARE = word_set("versus against compare than difference gap delta between off behind")
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> frozenset[str]:
+    """Every word the reader knows: the typo fixer corrects towards these and leaves them alone."""
+    words: set[str] = set(c.DRIVING | c.UNRELATED | c.COMMON | n.NUMBERISH | COMPARE | c.REFERS)
+    for table in (MEASURE_WORDS, AGGREGATIONS, SPELLING, PICKS):
+        for phrase in table:
+            words.update(phrase.split())
+    for phrases in c.CUES.values():
+        for phrase in phrases:
+            words.update(phrase.split())
+    for value in SPELLING.values():
+        words.update(value.split())
+    return frozenset(words)
+
+
+@lru_cache(maxsize=1)
+def _targets() -> dict[int, tuple[str, ...]]:
+    """The words a typo may be of, by length: the driving vocabulary's own (a typo of a plain English word
+    is left as it is)."""
+    plain = c.COMMON | c.UNRELATED | n.NUMBERISH
+    out: dict[int, list[str]] = {}
+    for w in sorted(vocabulary() - plain):
+        if len(w) >= 4 and w.isalpha():
+            out.setdefault(len(w), []).append(w)
+    return {n: tuple(ws) for n, ws in out.items()}
+
+
+@lru_cache(maxsize=4096)
+def fix(word: str) -> str:
+    """A word as the vocabulary spells it: ``throtle`` -> ``throttle``, ``brakng`` -> ``braking``; a word
+    the vocabulary knows, a short word or one close to nothing is returned as it is."""
+    if len(word) < 4 or not word.isalpha() or word in vocabulary():
+        return word
+    near = [w for n in range(len(word) - 2, len(word) + 3) for w in _targets().get(n, ())]
+    got = difflib.get_close_matches(word, near, 1, 0.84)
+    return got[0] if got else word
+
+
+_SESSION_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{2,}\b")
+_CLOCK = re.compile(r"\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b")  # a lap time or a decimal: not a lap number
+MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay costs no more than this
+_POSSESSIVE = re.compile(r"'s\b")  # "my other session's best", "what's": the 's says nothing here
+_RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
+_TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|[a-z0-9]+")
+# shorthand with a number: T11, T3A, C4, L5, S2, 3rd
+_SHORT = re.compile(r"^(?:(t|c|l|s)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
+_SHORT_WORD = {"t": "turn", "c": "corner", "l": "lap", "s": "sector"}
+
+
+def tokens(text: str) -> list[str]:
+    """The question's words, once: lower case, apostrophes dropped, spellings and shorthand spelled out
+    ("T11" -> ``turn 11``, "3rd" -> ``3 th``, "3-5" -> ``3 to 5``), typos of vocabulary words fixed;
+    a session id stays one word, numbers stay digits (number words are read in context by ``parse``); the
+    first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
+    t = _POSSESSIVE.sub("", (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
+    t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
+    out: list[str] = []
+    for raw in _TOKEN.findall(t)[:MAX_WORDS]:
+        if raw.isdigit() and len(raw) > 4:
+            continue  # no lap, corner or sector has a number that long
+        m = _SHORT.match(raw)
+        if m and m.group(1):
+            out += [_SHORT_WORD[m.group(1)], m.group(2)]
+        elif m:
+            out += [m.group(3), "th"]
+        else:
+            out += SPELLING.get(raw, fix(raw)).split()
+    return out

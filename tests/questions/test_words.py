@@ -1,0 +1,72 @@
+"""The one vocabulary: every measure a phrase names exists and every measure has a phrase; every
+telemetry column a driver could name is some measure's; typos of driving words are fixed and plain
+words left alone; shorthand spelled out once."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.paddock.questions import words as w
+from shared.signals import WIDE_COLUMNS
+
+# columns no driver names: time, position on the lap and the map, the brake light switch
+TECHNICAL = {"t_s", "dist_m", "lat", "lon", "heading_deg", "brake_switch"}
+
+
+def test_phrases_and_measures_match() -> None:
+    # every measure a phrase names exists; every measure has a phrase but "temps", which only a judge
+    # question without a single reading gets ("are my temps fine?")
+    assert set(w.MEASURE_WORDS.values()) | {"temps"} == set(w.MEASURES)
+    assert "temps" not in w.MEASURE_WORDS.values()
+
+
+def test_every_column_a_driver_names_is_a_measure() -> None:
+    named = {c for m in w.MEASURES.values() for c in m.columns}
+    assert named <= set(WIDE_COLUMNS)  # no measure reads a column the telemetry does not have
+    assert set(WIDE_COLUMNS) - named == TECHNICAL
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("throtle", "throttle"),
+        ("brakng", "braking"),
+        ("fastets", "fastest"),
+        ("presure", "pressure"),
+        ("coolent", "coolant"),
+        ("temprature", "temperature"),
+        ("sectr", "sector"),
+        ("slowets", "slowest"),
+        ("understear", "understeer"),
+        ("looking", "looking"),  # a plain word, one letter from "locking"
+        ("later", "later"),  # ... from "lateral"
+        ("brave", "brave"),  # ... from "brake"
+        ("place", "place"),  # ... from "pace"
+        ("weather", "weather"),  # ... from "water"
+        ("xyzzy", "xyzzy"),  # close to nothing
+        ("rpm", "rpm"),
+        ("lapp", "lapp"),  # one letter off a four-letter word: no sure typo
+        ("speef", "speef"),  # one letter off a five-letter word (0.8 alike): no sure typo either
+    ],
+)
+def test_fix(typed: str, meant: str) -> None:
+    assert w.fix(typed) == meant
+
+
+@pytest.mark.parametrize(
+    ("text", "toks"),
+    [
+        ("T11", ["turn", "11"]),
+        ("t3A", ["turn", "3a"]),
+        ("C4 L5 S2", ["corner", "4", "lap", "5", "sector", "2"]),
+        ("3rd lap", ["3", "th", "lap"]),
+        ("laps 3-5", ["laps", "3", "to", "5"]),
+        ("my other session's PB", ["my", "other", "session", "personal", "best"]),
+        ("what's my 1:48.222 lap", ["what", "my", "lap"]),
+        ("Whats my vs", ["what", "is", "my", "versus"]),
+        ("lap 20260601-101500-ab12cd", ["lap", "20260601-101500-ab12cd"]),
+        ("rpms & kph", ["rpm", "kmh"]),
+    ],
+)
+def test_tokens(text: str, toks: list[str]) -> None:
+    assert w.tokens(text) == toks
