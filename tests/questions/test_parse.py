@@ -290,6 +290,9 @@ TABLE: list[tuple[str, str]] = [
     ("speed, highest on lap 3?", "channel laps=3 measure=top_speed"),
     ("was lap 5 faster than 9?", "compare laps=5,9"),
     ("lap 3 against 7 at turn 2", "compare laps=3,7 corner=t2"),
+    ("lap 3 of my other session", "lap_time laps=3@other measure=lap_time"),
+    ("top speed on lap 6 from last session", "channel laps=6@other measure=top_speed"),
+    ("at turn 6 what speed was the lowest", "corner corner=t6 measure=min_speed"),
 ]
 
 

@@ -106,8 +106,8 @@ def _tidy(q: Question, s: Slots) -> Question:
         measure, agg = ("lap_time", "min") if s.ever else (None, agg)  # "my best lap ever": the best of all
     if q.intent == "judge" and measure is None and re.search(r" temp(?:erature)? ", s.joined):
         measure = "temps"  # "are my temps fine?": the engine's temperatures
-    if q.intent in ("unrelated", "debrief", "brief", "unknown"):
-        measure, agg = None, None
+    if q.intent == "unrelated":
+        measure, agg = None, None  # "what is 17 times 23?": no lap time
     if measure == "speed" and q.corner is None:
         measure = {"avg": "speed", "min": "min_speed"}.get(str(agg), "top_speed")
         agg = agg if measure == "speed" else None

@@ -75,11 +75,7 @@ class Slots:
     @property
     def lap_speed(self) -> bool:
         """ "how fast was lap 7?", "my slowest lap, and how slow?": a lap's time, not a speed."""
-        return (
-            bool(self.laps)
-            and not self.corner
-            and bool(re.search(r" how (?:fast|slow|quick) (?:was|$)", self.joined))
-        )
+        return bool(self.laps) and bool(re.search(r" how (?:fast|slow|quick) (?:was|$)", self.joined))
 
     @property
     def lap_figure(self) -> bool:
@@ -154,7 +150,7 @@ def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> N
         for name in said:
             phrase = _name_words(name)
             at = s.joined.find(f" {phrase} ") if phrase else -1
-            if at >= 0 and not phrase.replace(" ", "").isdigit():
+            if at >= 0:
                 i = s.joined[:at].count(" ")
                 _mark(s, i, i + len(phrase.split()))
                 s.corner = str(cid).lower()
@@ -181,7 +177,7 @@ def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> N
 def _name_typos(toks: list[str], said: set[str]) -> list[str]:
     """A typo of a word of the track's own corner names ("carosel") spelled as the track spells it."""
     known = w.vocabulary()
-    targets = sorted(x for x in said if len(x) >= 4 and not x.isdigit())
+    targets = sorted(said)
     out = []
     for t in toks:
         near = difflib.get_close_matches(t, targets, 1, 0.84) if len(t) >= 4 and t not in known else []
@@ -241,7 +237,7 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
         _mark(s, i, got[1])
         j = got[1]
         while j < len(toks) and (toks[j] in w.LAP_SEP or (t == "laps" and toks[j].isdigit())):
-            k = j if toks[j].isdigit() else j + 1 + (j + 1 < len(toks) and toks[j + 1] == "lap")
+            k = j if toks[j].isdigit() else j + 1  # "lap 5 vs lap 3": the second "lap" is read on its own
             nxt = n.number(toks, k)
             if nxt is None:
                 break
