@@ -293,6 +293,20 @@ TABLE: list[tuple[str, str]] = [
     ("lap 3 of my other session", "lap_time laps=3@other measure=lap_time"),
     ("top speed on lap 6 from last session", "channel laps=6@other measure=top_speed"),
     ("at turn 6 what speed was the lowest", "corner corner=t6 measure=min_speed"),
+    ("Where am I leaving time?", "where_time"),
+    ("what lap did I set my PB on", "lap_time laps=fastest measure=lap_time"),
+    ("How many tenths can I find in sector 3?", "where_time sector=3"),
+    ("rate my session", "debrief"),
+    ("did I get quicker as the session went on", "lap_time measure=lap_time agg=each_lap"),
+    ("how did my lap times change over the session", "lap_time measure=lap_time agg=each_lap"),
+    ("what was my top speed over the session", "channel measure=top_speed"),
+    ("top speed every lap", "channel measure=top_speed agg=each_lap"),
+    ("what's my apex speed at turn 4 on each lap", "corner corner=t4 measure=min_speed agg=each_lap"),
+    ("fastest vs slowest", "compare laps=fastest,slowest"),
+    ("L2 vs L4 T6", "compare laps=2,4 corner=t6"),
+    ("how early do I brake into turn 11 compared to lap 3", "compare laps=3 corner=t11 measure=brake_point"),
+    ("did the water temp alarm come on", "events measure=alarm"),
+    ("what was my best lap this session", "lap_time laps=fastest measure=lap_time"),
 ]
 
 

@@ -79,7 +79,9 @@ class Slots:
 
     @property
     def lap_figure(self) -> bool:
-        return self.aggregation is not None and not self.measures and bool(re.search(r" laps? ", self.joined))
+        """ "my average lap", "how many laps", "did I get quicker as the session went on": lap times."""
+        lapped = self.aggregation == "each_lap" or bool(re.search(r" laps? ", self.joined))
+        return self.aggregation is not None and not self.measures and lapped
 
 
 def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[str]]) -> Slots:
@@ -270,7 +272,12 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
         after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | {"from"}
         if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
             continue  # "which sector was my slowest": a sector, not a lap
-        if j < len(toks) and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp)):
+        personal = t == "best" and i > 0 and toks[i - 1] == "personal"  # "PB": always a lap
+        if (
+            j < len(toks)
+            and not personal
+            and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp))
+        ):
             continue
         out.append((i, LapRef(pick=w.PICKS[t])))  # type: ignore[arg-type]
         _mark(s, i, i + 1)

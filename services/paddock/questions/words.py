@@ -173,7 +173,8 @@ AGGREGATIONS: dict[str, str] = _pairs(
     """maximum=max, highest=max, peak=max, top=max, most=max, how hot=max, how high=max, how hard=max,
     minimum=min, lowest=min, least=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
     how many=count, number of=count, count=count, each lap=each_lap, every lap=each_lap, per lap=each_lap,
-    by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap"""
+    by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap, lap to lap=each_lap,
+    session went on=each_lap, session progressed=each_lap, change over=each_lap, changed over=each_lap"""
 )
 # how a comparison joins its two sides
 COMPARE = word_set("versus against compare than difference gap delta between off behind")
