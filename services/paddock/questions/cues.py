@@ -41,7 +41,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  run, could i go, capable of, best bits, all my best""",
         "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
                  close together, each other""",
-        "where_time": """leaving time, where am i leaving, can i find, could i find, where is the time, where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
+        "where_time": """leaving time, where am i leaving, can i find, could i find, where is the time,
+                 where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
                  best corner, weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
                  the most, lost the most, find time, find more time, gain time, opportunity, opportunities,
                  work on, focus on, improve, go faster, be faster, costs me, cost me, costing me, biggest
