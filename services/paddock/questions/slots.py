@@ -26,6 +26,8 @@ _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 
 @dataclass
 class Slots:
+    """What one question's words filled; ``used`` marks the words a slot has read (each word read once)."""
+
     toks: list[str]
     used: list[bool]
     joined: str = ""
@@ -37,7 +39,6 @@ class Slots:
     aggregation: str | None = None
     other: bool = False  # another session named, no lap of it
     ever: bool = False  # "all-time", "across all my sessions", "ever"
-
     cues: frozenset[str] = frozenset()  # the CUES found among the words
 
     def has(self, cue: str) -> bool:
@@ -56,7 +57,7 @@ class Slots:
 
     @property
     def driving(self) -> bool:
-        cued = any(self.has(c) for c in _DRIVING_CUES)
+        cued = any(self.has(cue) for cue in _DRIVING_CUES)
         return cued or any(t in c.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
 
     @property
