@@ -11,15 +11,13 @@ two laps; "first lap" is the first full lap (a pick), "second/3rd lap" is that l
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from services.paddock.questions import words as w
 from services.paddock.questions.conversation import follow
 from services.paddock.questions.model import Intent, Question
 from services.paddock.questions.slots import Slots, read_slots
-
-Corners = Sequence[str] | Mapping[str, Sequence[str]]
+from services.paddock.questions.turns import Corners
 
 
 def parse(text: str, corners: Corners = (), previous: Question | None = None) -> Question:

@@ -4,20 +4,19 @@ picks, another session's), the aggregation, and the cues ``parse`` chooses the i
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from services.paddock.questions import cues as c
 from services.paddock.questions import numerals as n
+from services.paddock.questions import turns
 from services.paddock.questions import words as w
 from services.paddock.questions.model import LapRef
 
 MAX_RANGE = 20
 _SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]+$")
-_CORNER_NO = re.compile(r"^(\d{1,3})([a-z]?)$")
 _GLUE = w.word_set("of in on from at during my the that")
 _LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
 _DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other")
@@ -85,14 +84,14 @@ class Slots:
         return self.aggregation is not None and not self.measures and lapped
 
 
-def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[str]]) -> Slots:
-    if isinstance(corners, Mapping):
-        toks = _name_typos(
-            toks, {x for said in corners.values() for name in said for x in _name_words(name).split()}
-        )
+def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
+    toks = turns.name_typos(toks, corners)
     s = Slots(toks, [False] * len(toks), " " + " ".join(toks) + " ")
     s.cues = _cues(toks)
-    _corner(s, corners)
+    found_corner = turns.find(toks, s.joined, s.used, corners)
+    if found_corner is not None:
+        s.corner, a, b = found_corner
+        _mark(s, a, b)
     _sector(s)
     spans = _session_spans(s)
     found = _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE)
@@ -144,60 +143,6 @@ def _phrases(s: Slots, table: Mapping[str, str], longest: int) -> list[tuple[int
 
 def _mark(s: Slots, a: int, b: int) -> None:
     s.used[a:b] = [True] * (b - a)
-
-
-def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> None:
-    ids = [str(c).lower() for c in corners]
-    names = corners if isinstance(corners, Mapping) else {}
-    for cid, said in names.items():  # a name of the track's own ("the hairpin", "carousel")
-        for name in said:
-            phrase = _name_words(name)
-            at = s.joined.find(f" {phrase} ") if phrase else -1
-            if at >= 0:
-                i = s.joined[:at].count(" ")
-                _mark(s, i, i + len(phrase.split()))
-                s.corner = str(cid).lower()
-                return
-    for i, t in enumerate(s.toks):
-        if t not in ("turn", "corner") or s.used[i]:
-            continue
-        m = _CORNER_NO.match(s.toks[i + 1]) if i + 1 < len(s.toks) else None
-        got = n.number(s.toks, i + 1)
-        before = n.ordinal_before(s.toks, i)  # "the 3rd corner", "the third turn"
-        if m is not None:
-            key, a, b = m.group(1) + m.group(2), i, i + 2
-        elif got is not None:
-            key, a, b = str(got[0]), i, got[1]
-        elif before is not None:
-            key, a, b = str(before[0]), before[1], i + 1
-        else:
-            continue
-        s.corner = _corner_id(key, ids)
-        _mark(s, a, b)
-        return
-
-
-def _name_typos(toks: list[str], said: set[str]) -> list[str]:
-    """A typo of a word of the track's own corner names ("carosel") spelled as the track spells it."""
-    known = w.vocabulary()
-    targets = sorted(said)
-    out = []
-    for t in toks:
-        near = difflib.get_close_matches(t, targets, 1, 0.84) if len(t) >= 4 and t not in known else []
-        out.append(near[0] if near else t)
-    return out
-
-
-@lru_cache(maxsize=512)
-def _name_words(name: str) -> str:
-    return " ".join(w.tokens(name.lower().removeprefix("the ")))
-
-
-def _corner_id(key: str, ids: list[str]) -> str:
-    """The track's id for corner number ``key`` ("11", "3a"): ``t11`` or, on a track numbered C1, C2 ...,
-    ``c11``; a number the track does not have keeps the track's form (the family says it has no such)."""
-    m = re.match(r"[a-z]+", ids[0]) if ids else None
-    return (m.group(0) if m else "t") + key
 
 
 def _sector(s: Slots) -> None:
