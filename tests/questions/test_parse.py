@@ -307,6 +307,10 @@ TABLE: list[tuple[str, str]] = [
     ("how early do I brake into turn 11 compared to lap 3", "compare laps=3 corner=t11 measure=brake_point"),
     ("did the water temp alarm come on", "events measure=alarm"),
     ("what was my best lap this session", "lap_time laps=fastest measure=lap_time"),
+    ("compare lap 5 with bo's best lap", "compare laps=5,fastest@bo"),  # another driver's: by name
+    ("how far off bo's lap 4 was I?", "compare laps=4@bo"),
+    ("my best against bo's", "compare laps=fastest,fastest@bo"),
+    ("the car's top speed", "channel measure=top_speed"),  # a word the vocabulary knows: no driver
 ]
 
 

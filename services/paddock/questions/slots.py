@@ -238,6 +238,7 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
     """Another session named ("my other session", "last time out", a session id): where, and which; its
     words are read (so "last" there is no lap)."""
     spans: list[tuple[int, int, str]] = [(i, i + 1, t) for i, t in enumerate(s.toks) if _SESSION_ID.match(t)]
+    spans += [(i, i + 1, t[1:]) for i, t in enumerate(s.toks) if t.startswith("@")]  # "bo's best lap"
     for phrase in c.CUES["other"]:
         at = s.joined.find(f" {phrase} ")
         if at >= 0:

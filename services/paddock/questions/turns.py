@@ -50,7 +50,8 @@ def name_typos(toks: list[str], corners: Corners) -> list[str]:
     known = w.vocabulary()
     out = []
     for t in toks:
-        near = difflib.get_close_matches(t, targets, 1, 0.84) if len(t) >= 4 and t not in known else []
+        guess = len(t) >= 4 and t not in known and not t.startswith("@")
+        near = difflib.get_close_matches(t, targets, 1, 0.84) if guess else []
         out.append(near[0] if near else t)
     return out
 
