@@ -311,6 +311,19 @@ TABLE: list[tuple[str, str]] = [
     ("how far off bo's lap 4 was I?", "compare laps=4@bo"),
     ("my best against bo's", "compare laps=fastest,fastest@bo"),
     ("the car's top speed", "channel measure=top_speed"),  # a word the vocabulary knows: no driver
+    ("my laps please", "lap_time measure=lap_time"),
+    ("how hot did the brakes get", "channel measure=brake_temp"),  # not recorded: said so
+    ("were my tyres up to temperature", "judge measure=tyre_temp"),
+    ("how long was the session", "unknown"),  # no lap time
+    ("what time did the session start", "unknown"),
+    ("how long was my session's best lap", "lap_time laps=fastest measure=lap_time"),
+    ("what was my fastest time through turn 10", "corner laps=fastest corner=t10 measure=lap_time"),
+    (
+        "what's my braking point for turn 7 on lap 5 vs lap 8",
+        "compare laps=5,8 corner=t7 measure=brake_point",
+    ),
+    ("did the battery voltage drop", "judge measure=battery_voltage"),
+    ("when was the oil pressure lowest", "channel measure=oil_pressure agg=min"),
 ]
 
 

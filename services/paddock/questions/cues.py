@@ -26,7 +26,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "other": """other session, previous session, last session, earlier session, session before, last time
                  out, last time""",
         "sessions": "sessions, all time, ever, here before",
-        "judge": """ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
+        "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
                  high, too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right,
                  redline, rev limiter, limiter, over rev, over revved, over revving, above, exceed, exceeded,

@@ -83,8 +83,13 @@ def _intent(s: Slots) -> Intent:
         return "corner"
     if s.sector is not None or s.sector_word:
         return "sector"
+    lapped = s.laps or " lap" in s.joined or s.aggregation is not None
+    if s.measure == "lap_time" and not lapped and "session" in s.toks:
+        return "unknown"  # "how long was the session?", "what time did it start?": not a lap time
     if s.measure == "lap_time" or s.lap_speed or (s.laps and s.measure is None) or s.lap_figure:
         return "lap_time"
+    if s.measure is None and " laps " in s.joined:
+        return "lap_time"  # "my laps please"
     if s.measure:
         return "channel"
     if s.compare:
@@ -104,8 +109,8 @@ def _tidy(q: Question, s: Slots) -> Question:
         measure, agg = ("lap_time", "min") if s.ever else (None, agg)  # "my best lap ever": the best of all
     if q.intent == "judge" and measure is None and re.search(r" temp(?:erature)? ", s.joined):
         measure = "temps"  # "are my temps fine?": the engine's temperatures
-    if q.intent == "unrelated":
-        measure, agg = None, None  # "what is 17 times 23?": no lap time
+    if q.intent in ("unrelated", "unknown"):
+        measure, agg = None, None  # "what is 17 times 23?", "how long was the session?": no lap time
     if measure == "speed" and q.corner is None:
         measure = {"avg": "speed", "min": "min_speed"}.get(str(agg), "top_speed")
         agg = agg if measure == "speed" else None

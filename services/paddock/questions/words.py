@@ -48,6 +48,7 @@ MEASURES: dict[str, Measure] = {
     "throttle": Measure("throttle", ("throttle_pct",), "%"),
     "throttle_body": Measure("throttle body opening", ("throttle_body_pct",), "%"),
     "brake_pedal": Measure("brake pedal", ("brake_pct",), "%"),
+    "brake_temp": Measure("brake temperatures", (), "°C"),  # no column in the signal model: not recorded
     "rpm": Measure("engine speed", ("rpm",), "rpm"),
     "gear": Measure("gear", ("gear",), ""),
     "steering": Measure("steering angle", ("steer_deg",), "°"),
@@ -108,6 +109,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "vert_g": "vertical g, vert g, bumps, bumpy, kerb strike",
     "throttle_body": "throttle body, throttle valve, throttle plate, butterfly",
     "brake_pedal": "brake pedal, brake position, pedal position",
+    "brake_temp": """brake temp, brake temperature, brake temps, hot did the brakes, hot did my brakes,
+        brakes get hot, brakes hot, brake fade, fade, fading""",
     "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
     "yaw_rate": "yaw, yaw rate",
     "wheel_speed": "wheel speed, wheel speeds",
