@@ -290,6 +290,40 @@ TABLE: list[tuple[str, str]] = [
     ("speed, highest on lap 3?", "channel laps=3 measure=top_speed"),
     ("was lap 5 faster than 9?", "compare laps=5,9"),
     ("lap 3 against 7 at turn 2", "compare laps=3,7 corner=t2"),
+    ("lap 3 of my other session", "lap_time laps=3@other measure=lap_time"),
+    ("top speed on lap 6 from last session", "channel laps=6@other measure=top_speed"),
+    ("at turn 6 what speed was the lowest", "corner corner=t6 measure=min_speed"),
+    ("Where am I leaving time?", "where_time"),
+    ("what lap did I set my PB on", "lap_time laps=fastest measure=lap_time"),
+    ("How many tenths can I find in sector 3?", "where_time sector=3"),
+    ("rate my session", "debrief"),
+    ("did I get quicker as the session went on", "lap_time measure=lap_time agg=each_lap"),
+    ("how did my lap times change over the session", "lap_time measure=lap_time agg=each_lap"),
+    ("what was my top speed over the session", "channel measure=top_speed"),
+    ("top speed every lap", "channel measure=top_speed agg=each_lap"),
+    ("what's my apex speed at turn 4 on each lap", "corner corner=t4 measure=min_speed agg=each_lap"),
+    ("fastest vs slowest", "compare laps=fastest,slowest"),
+    ("L2 vs L4 T6", "compare laps=2,4 corner=t6"),
+    ("how early do I brake into turn 11 compared to lap 3", "compare laps=3 corner=t11 measure=brake_point"),
+    ("did the water temp alarm come on", "events measure=alarm"),
+    ("what was my best lap this session", "lap_time laps=fastest measure=lap_time"),
+    ("compare lap 5 with bo's best lap", "compare laps=5,fastest@bo"),  # another driver's: by name
+    ("how far off bo's lap 4 was I?", "compare laps=4@bo"),
+    ("my best against bo's", "compare laps=fastest,fastest@bo"),
+    ("the car's top speed", "channel measure=top_speed"),  # a word the vocabulary knows: no driver
+    ("my laps please", "lap_time measure=lap_time"),
+    ("how hot did the brakes get", "channel measure=brake_temp"),  # not recorded: said so
+    ("were my tyres up to temperature", "judge measure=tyre_temp"),
+    ("how long was the session", "unknown"),  # no lap time
+    ("what time did the session start", "unknown"),
+    ("how long was my session's best lap", "lap_time laps=fastest measure=lap_time"),
+    ("what was my fastest time through turn 10", "corner laps=fastest corner=t10 measure=lap_time"),
+    (
+        "what's my braking point for turn 7 on lap 5 vs lap 8",
+        "compare laps=5,8 corner=t7 measure=brake_point",
+    ),
+    ("did the battery voltage drop", "judge measure=battery_voltage"),
+    ("when was the oil pressure lowest", "channel measure=oil_pressure agg=min"),
 ]
 
 

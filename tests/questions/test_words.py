@@ -62,6 +62,7 @@ def test_fix(typed: str, meant: str) -> None:
         ("3rd lap", ["3", "th", "lap"]),
         ("laps 3-5", ["laps", "3", "to", "5"]),
         ("my other session's PB", ["my", "other", "session", "personal", "best"]),
+        ("bo's lap 4 vs what's mine", ["@bo", "lap", "4", "versus", "what", "mine"]),
         ("what's my 1:48.222 lap", ["what", "my", "lap"]),
         ("Whats my vs", ["what", "is", "my", "versus"]),
         ("lap 20260601-101500-ab12cd", ["lap", "20260601-101500-ab12cd"]),

@@ -20,12 +20,13 @@ REFERS = _set("that it them those both")
 # intent cue phrases (as words, after spelling); parse decides between them by the slots filled
 CUES: dict[str, tuple[str, ...]] = _lists(
     {
-        "debrief": "debrief, how did i do, how did i go, session summary, summary, review my session, recap",
+        "debrief": """debrief, how did i do, how did i go, session summary, summary, review my session, recap,
+                 rate my session, how was my session, how was the session, how did the session go""",
         "brief": "brief, briefing, before i go out, plan for today, todays plan, next session",
         "other": """other session, previous session, last session, earlier session, session before, last time
                  out, last time""",
-        "sessions": "session, sessions, all time, ever, here before",
-        "judge": """ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
+        "sessions": "sessions, all time, ever, here before",
+        "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
                  high, too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right,
                  redline, rev limiter, limiter, over rev, over revved, over revving, above, exceed, exceeded,
@@ -40,7 +41,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  run, could i go, capable of, best bits, all my best""",
         "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
                  close together, each other""",
-        "where_time": """where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
+        "where_time": """leaving time, where am i leaving, can i find, could i find, where is the time,
+                 where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
                  best corner, weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
                  the most, lost the most, find time, find more time, gain time, opportunity, opportunities,
                  work on, focus on, improve, go faster, be faster, costs me, cost me, costing me, biggest

@@ -11,15 +11,13 @@ two laps; "first lap" is the first full lap (a pick), "second/3rd lap" is that l
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from services.paddock.questions import words as w
 from services.paddock.questions.conversation import follow
 from services.paddock.questions.model import Intent, Question
 from services.paddock.questions.slots import Slots, read_slots
-
-Corners = Sequence[str] | Mapping[str, Sequence[str]]
+from services.paddock.questions.turns import Corners
 
 
 def parse(text: str, corners: Corners = (), previous: Question | None = None) -> Question:
@@ -85,8 +83,13 @@ def _intent(s: Slots) -> Intent:
         return "corner"
     if s.sector is not None or s.sector_word:
         return "sector"
+    lapped = s.laps or " lap" in s.joined or s.aggregation is not None
+    if s.measure == "lap_time" and not lapped and "session" in s.toks:
+        return "unknown"  # "how long was the session?", "what time did it start?": not a lap time
     if s.measure == "lap_time" or s.lap_speed or (s.laps and s.measure is None) or s.lap_figure:
         return "lap_time"
+    if s.measure is None and " laps " in s.joined:
+        return "lap_time"  # "my laps please"
     if s.measure:
         return "channel"
     if s.compare:
@@ -106,8 +109,8 @@ def _tidy(q: Question, s: Slots) -> Question:
         measure, agg = ("lap_time", "min") if s.ever else (None, agg)  # "my best lap ever": the best of all
     if q.intent == "judge" and measure is None and re.search(r" temp(?:erature)? ", s.joined):
         measure = "temps"  # "are my temps fine?": the engine's temperatures
-    if q.intent in ("unrelated", "debrief", "brief", "unknown"):
-        measure, agg = None, None
+    if q.intent in ("unrelated", "unknown"):
+        measure, agg = None, None  # "what is 17 times 23?", "how long was the session?": no lap time
     if measure == "speed" and q.corner is None:
         measure = {"avg": "speed", "min": "min_speed"}.get(str(agg), "top_speed")
         agg = agg if measure == "speed" else None

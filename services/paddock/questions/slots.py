@@ -4,20 +4,19 @@ picks, another session's), the aggregation, and the cues ``parse`` chooses the i
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from services.paddock.questions import cues as c
 from services.paddock.questions import numerals as n
+from services.paddock.questions import turns
 from services.paddock.questions import words as w
 from services.paddock.questions.model import LapRef
 
 MAX_RANGE = 20
 _SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]+$")
-_CORNER_NO = re.compile(r"^(\d{1,3})([a-z]?)$")
 _GLUE = w.word_set("of in on from at during my the that")
 _LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
 _DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other")
@@ -26,6 +25,8 @@ _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 
 @dataclass
 class Slots:
+    """What one question's words filled; ``used`` marks the words a slot has read (each word read once)."""
+
     toks: list[str]
     used: list[bool]
     joined: str = ""
@@ -37,7 +38,6 @@ class Slots:
     aggregation: str | None = None
     other: bool = False  # another session named, no lap of it
     ever: bool = False  # "all-time", "across all my sessions", "ever"
-
     cues: frozenset[str] = frozenset()  # the CUES found among the words
 
     def has(self, cue: str) -> bool:
@@ -56,7 +56,7 @@ class Slots:
 
     @property
     def driving(self) -> bool:
-        cued = any(self.has(c) for c in _DRIVING_CUES)
+        cued = any(self.has(cue) for cue in _DRIVING_CUES)
         return cued or any(t in c.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
 
     @property
@@ -75,25 +75,23 @@ class Slots:
     @property
     def lap_speed(self) -> bool:
         """ "how fast was lap 7?", "my slowest lap, and how slow?": a lap's time, not a speed."""
-        return (
-            bool(self.laps)
-            and not self.corner
-            and bool(re.search(r" how (?:fast|slow|quick) (?:was|$)", self.joined))
-        )
+        return bool(self.laps) and bool(re.search(r" how (?:fast|slow|quick) (?:was|$)", self.joined))
 
     @property
     def lap_figure(self) -> bool:
-        return self.aggregation is not None and not self.measures and bool(re.search(r" laps? ", self.joined))
+        """ "my average lap", "how many laps", "did I get quicker as the session went on": lap times."""
+        lapped = self.aggregation == "each_lap" or bool(re.search(r" laps? ", self.joined))
+        return self.aggregation is not None and not self.measures and lapped
 
 
-def read_slots(toks: list[str], corners: Sequence[str] | Mapping[str, Sequence[str]]) -> Slots:
-    if isinstance(corners, Mapping):
-        toks = _name_typos(
-            toks, {x for said in corners.values() for name in said for x in _name_words(name).split()}
-        )
+def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
+    toks = turns.name_typos(toks, corners)
     s = Slots(toks, [False] * len(toks), " " + " ".join(toks) + " ")
     s.cues = _cues(toks)
-    _corner(s, corners)
+    found_corner = turns.find(toks, s.joined, s.used, corners)
+    if found_corner is not None:
+        s.corner, a, b = found_corner
+        _mark(s, a, b)
     _sector(s)
     spans = _session_spans(s)
     found = _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE)
@@ -147,60 +145,6 @@ def _mark(s: Slots, a: int, b: int) -> None:
     s.used[a:b] = [True] * (b - a)
 
 
-def _corner(s: Slots, corners: Sequence[str] | Mapping[str, Sequence[str]]) -> None:
-    ids = [str(c).lower() for c in corners]
-    names = corners if isinstance(corners, Mapping) else {}
-    for cid, said in names.items():  # a name of the track's own ("the hairpin", "carousel")
-        for name in said:
-            phrase = _name_words(name)
-            at = s.joined.find(f" {phrase} ") if phrase else -1
-            if at >= 0 and not phrase.replace(" ", "").isdigit():
-                i = s.joined[:at].count(" ")
-                _mark(s, i, i + len(phrase.split()))
-                s.corner = str(cid).lower()
-                return
-    for i, t in enumerate(s.toks):
-        if t not in ("turn", "corner") or s.used[i]:
-            continue
-        m = _CORNER_NO.match(s.toks[i + 1]) if i + 1 < len(s.toks) else None
-        got = n.number(s.toks, i + 1)
-        before = n.ordinal_before(s.toks, i)  # "the 3rd corner", "the third turn"
-        if m is not None:
-            key, a, b = m.group(1) + m.group(2), i, i + 2
-        elif got is not None:
-            key, a, b = str(got[0]), i, got[1]
-        elif before is not None:
-            key, a, b = str(before[0]), before[1], i + 1
-        else:
-            continue
-        s.corner = _corner_id(key, ids)
-        _mark(s, a, b)
-        return
-
-
-def _name_typos(toks: list[str], said: set[str]) -> list[str]:
-    """A typo of a word of the track's own corner names ("carosel") spelled as the track spells it."""
-    known = w.vocabulary()
-    targets = sorted(x for x in said if len(x) >= 4 and not x.isdigit())
-    out = []
-    for t in toks:
-        near = difflib.get_close_matches(t, targets, 1, 0.84) if len(t) >= 4 and t not in known else []
-        out.append(near[0] if near else t)
-    return out
-
-
-@lru_cache(maxsize=512)
-def _name_words(name: str) -> str:
-    return " ".join(w.tokens(name.lower().removeprefix("the ")))
-
-
-def _corner_id(key: str, ids: list[str]) -> str:
-    """The track's id for corner number ``key`` ("11", "3a"): ``t11`` or, on a track numbered C1, C2 ...,
-    ``c11``; a number the track does not have keeps the track's form (the family says it has no such)."""
-    m = re.match(r"[a-z]+", ids[0]) if ids else None
-    return (m.group(0) if m else "t") + key
-
-
 def _sector(s: Slots) -> None:
     for i, t in enumerate(s.toks):
         if t != "sector" or s.used[i]:
@@ -241,7 +185,7 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
         _mark(s, i, got[1])
         j = got[1]
         while j < len(toks) and (toks[j] in w.LAP_SEP or (t == "laps" and toks[j].isdigit())):
-            k = j if toks[j].isdigit() else j + 1 + (j + 1 < len(toks) and toks[j + 1] == "lap")
+            k = j if toks[j].isdigit() else j + 1  # "lap 5 vs lap 3": the second "lap" is read on its own
             nxt = n.number(toks, k)
             if nxt is None:
                 break
@@ -274,7 +218,12 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
         after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | {"from"}
         if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
             continue  # "which sector was my slowest": a sector, not a lap
-        if j < len(toks) and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp)):
+        personal = t == "best" and i > 0 and toks[i - 1] == "personal"  # "PB": always a lap
+        if (
+            j < len(toks)
+            and not personal
+            and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp))
+        ):
             continue
         out.append((i, LapRef(pick=w.PICKS[t])))  # type: ignore[arg-type]
         _mark(s, i, i + 1)
@@ -289,6 +238,7 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
     """Another session named ("my other session", "last time out", a session id): where, and which; its
     words are read (so "last" there is no lap)."""
     spans: list[tuple[int, int, str]] = [(i, i + 1, t) for i, t in enumerate(s.toks) if _SESSION_ID.match(t)]
+    spans += [(i, i + 1, t[1:]) for i, t in enumerate(s.toks) if t.startswith("@")]  # "bo's best lap"
     for phrase in c.CUES["other"]:
         at = s.joined.find(f" {phrase} ")
         if at >= 0:

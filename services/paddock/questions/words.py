@@ -48,6 +48,7 @@ MEASURES: dict[str, Measure] = {
     "throttle": Measure("throttle", ("throttle_pct",), "%"),
     "throttle_body": Measure("throttle body opening", ("throttle_body_pct",), "%"),
     "brake_pedal": Measure("brake pedal", ("brake_pct",), "%"),
+    "brake_temp": Measure("brake temperatures", (), "°C"),  # no column in the signal model: not recorded
     "rpm": Measure("engine speed", ("rpm",), "rpm"),
     "gear": Measure("gear", ("gear",), ""),
     "steering": Measure("steering angle", ("steer_deg",), "°"),
@@ -108,6 +109,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "vert_g": "vertical g, vert g, bumps, bumpy, kerb strike",
     "throttle_body": "throttle body, throttle valve, throttle plate, butterfly",
     "brake_pedal": "brake pedal, brake position, pedal position",
+    "brake_temp": """brake temp, brake temperature, brake temps, hot did the brakes, hot did my brakes,
+        brakes get hot, brakes hot, brake fade, fade, fading""",
     "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
     "yaw_rate": "yaw, yaw rate",
     "wheel_speed": "wheel speed, wheel speeds",
@@ -173,7 +176,8 @@ AGGREGATIONS: dict[str, str] = _pairs(
     """maximum=max, highest=max, peak=max, top=max, most=max, how hot=max, how high=max, how hard=max,
     minimum=min, lowest=min, least=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
     how many=count, number of=count, count=count, each lap=each_lap, every lap=each_lap, per lap=each_lap,
-    by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap"""
+    by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap, lap to lap=each_lap,
+    session went on=each_lap, session progressed=each_lap, change over=each_lap, changed over=each_lap"""
 )
 # how a comparison joins its two sides
 COMPARE = word_set("versus against compare than difference gap delta between off behind")
@@ -220,23 +224,34 @@ def fix(word: str) -> str:
 _SESSION_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{2,}\b")
 _CLOCK = re.compile(r"\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b")  # a lap time or a decimal: not a lap number
 MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay costs no more than this
-_POSSESSIVE = re.compile(r"'s\b")  # "my other session's best", "what's": the 's says nothing here
+_POSSESSIVE = re.compile(r"\b([a-z]+)'s\b")  # "bo's best lap": a driver's; "what's", "session's": nothing
 _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
-_TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|[a-z0-9]+")
+_TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
 _SHORT = re.compile(r"^(?:(t|c|l|s)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
 _SHORT_WORD = {"t": "turn", "c": "corner", "l": "lap", "s": "sector"}
 
 
+def _whose(m: re.Match[str]) -> str:
+    """ "bo's" -> ``@bo`` (a name the vocabulary does not know is a driver's); "what's", "session's" -> the
+    word alone."""
+    word = m.group(1)
+    return word if word in vocabulary() or fix(word) != word or len(word) < 2 else f"@{word}"
+
+
 def tokens(text: str) -> list[str]:
     """The question's words, once: lower case, apostrophes dropped, spellings and shorthand spelled out
     ("T11" -> ``turn 11``, "3rd" -> ``3 th``, "3-5" -> ``3 to 5``), typos of vocabulary words fixed;
-    a session id stays one word, numbers stay digits (number words are read in context by ``parse``); the
+    a session id stays one word, another driver's name is ``@name`` ("bo's lap 4"), numbers stay digits
+    (number words are read in context by ``parse``); the
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
-    t = _POSSESSIVE.sub("", (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
+    t = _POSSESSIVE.sub(_whose, (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
     for raw in _TOKEN.findall(t)[:MAX_WORDS]:
+        if raw.startswith("@"):
+            out.append(raw)  # another driver's name, as the question spells it
+            continue
         if raw.isdigit() and len(raw) > 4:
             continue  # no lap, corner or sector has a number that long
         m = _SHORT.match(raw)
