@@ -5,6 +5,10 @@ lap so far. At each distance the reference's elapsed time is interpolated (bisec
 numpy per frame); ``delta_s`` = elapsed now - reference elapsed at the same distance (negative = ahead),
 and the predicted lap = reference lap time + delta. Updates are throttled on the wall clock, so a driver
 sees ``rate_hz`` updates a second however fast frames arrive (a replay at 20x, a 1 kHz logger).
+
+Only a lap timed from the line is compared: on a lap that began in the pit lane or beside the line (an
+out-lap) an update carries ``lap_kind`` "out" and no delta or predicted time, and ``last_lap`` is only ever
+a full lap (an out-lap's stub from the start of the recording to the line is no lap time).
 """
 
 from __future__ import annotations
@@ -67,6 +71,8 @@ class PredictiveDelta:
         self.last_lap: dict[str, Any] | None = None
         self._last_emit = float("-inf")
         self._crossed = False
+        self._flash = False  # the line just closed a full lap: the next update says so (``crossed``)
+        self.timed = True  # the lap in progress began at an on-track crossing of the line
         self.emitted = 0
 
     def set_reference(
@@ -76,16 +82,20 @@ class PredictiveDelta:
         if len(d) >= 2 and time_s > 0:
             self.reference = Reference(source, lap, float(time_s), d, e)
 
-    def lap_closed(self, lap: int, time_s: float, kind: str, valid: bool) -> None:
-        """At the line: the next update (sent at once) carries the last lap's time."""
+    def lap_closed(self, lap: int, time_s: float, kind: str, valid: bool, next_timed: bool) -> None:
+        """At the line: the next update is sent at once; a full lap becomes its ``last_lap``.
+        ``next_timed``: the crossing that closed it was on track, so the next lap is timed from the line."""
         ref = self.reference
-        self.last_lap = {
-            "lap": lap,
-            "time_s": round(time_s, 3),
-            "kind": kind,
-            "valid": valid,
-            "delta_s": round(time_s - ref.time_s, 3) if ref is not None and kind == "full" else None,
-        }
+        if kind == "full":
+            self.last_lap = {
+                "lap": lap,
+                "time_s": round(time_s, 3),
+                "kind": kind,
+                "valid": valid,
+                "delta_s": round(time_s - ref.time_s, 3) if ref is not None else None,
+            }
+        self._flash = kind == "full"
+        self.timed = next_timed
         self._crossed = True
 
     def due(self, wall_s: float) -> bool:
@@ -96,9 +106,10 @@ class PredictiveDelta:
         if not self._crossed and wall_s - self._last_emit < self.period_s:
             return None
         self._last_emit = wall_s
-        crossed, self._crossed = self._crossed, False
+        self._crossed = False
+        crossed, self._flash = self._flash, False
         ref = self.reference
-        ref_e = elapsed_at(ref.dist, ref.elapsed, dist_m) if ref is not None else None
+        ref_e = elapsed_at(ref.dist, ref.elapsed, dist_m) if ref is not None and self.timed else None
         delta = None if ref_e is None else elapsed_s - ref_e
         self.emitted += 1
         return {
@@ -106,6 +117,7 @@ class PredictiveDelta:
             "lap": lap,
             "dist_m": round(dist_m, 1),
             "lap_time_s": round(elapsed_s, 3),
+            "lap_kind": "full" if self.timed else "out",
             "delta_s": None if delta is None else round(delta, 3),
             "predicted_s": None if delta is None or ref is None else round(ref.time_s + delta, 3),
             "reference": ref.as_dict() if ref is not None else None,

@@ -288,7 +288,8 @@ class LiveSession:
         self.laps.append(lap)
         prev_best = self.best_lap_s
         # the line delta is against the reference this lap was driven against, before it may replace it
-        self.delta.lap_closed(lap.lap, lap.time_s, lap.kind, lap.valid)
+        edge = self.tracker.start_edge  # the crossing that closed this lap starts the next one
+        self.delta.lap_closed(lap.lap, lap.time_s, lap.kind, lap.valid, edge is not None and edge.on_track)
         new_best = lap.kind == "full" and lap.valid and (prev_best is None or lap.time_s < prev_best)
         if new_best:
             self.best_lap_s, self.best_lap = lap.time_s, lap.lap

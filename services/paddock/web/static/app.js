@@ -116,7 +116,7 @@ function goldCard(gold) {
   return Dom.add(card, h("ul", {}, gold.map((g) => h("li", {dataset: {track: g.track_id || ""}},
     h("b", {}, g.track_name), ` · ${g.driver_id || "driver"} · `, g.damaged ? "a damaged file" : `${lapTime(g.time_s)} (lap ${g.lap})`,
     g.session_stored ? "" : h("span", {class: "muted small"},
-      " · its session was deleted: it stays the reference until ", h("code", {}, "pitwall gold clear"))))));
+      " · its session was deleted, so the drive screen no longer compares with it (", h("code", {}, "pitwall gold clear"), " removes it)")))));
 }
 
 // ---------- Debrief ---------- (the data cards and step names: cards.js)
