@@ -32,6 +32,7 @@ from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
 from shared.ids import is_id
 from shared.quality_words import quality_lines
 from shared.report import session_report_html
+from shared.session_date import dated
 from shared.store.lake_read import SessionFiles
 
 T = TypeVar("T")
@@ -59,10 +60,12 @@ def _clean(v: Any) -> Any:
 @router.get("/sessions")
 def list_sessions(limit: int = Query(100, ge=1, le=1000)) -> list[dict[str, Any]]:
     """Stored sessions, newest first; a damaged one has ``status: "damaged"`` and ``damage: {file, reason}``."""
-    good = rows(
-        "SELECT * EXCLUDE (meta_json) FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
-        [limit],
-    )
+    good = [
+        {**{k: v for k, v in r.items() if k != "meta_json"}, **dated(r)}
+        for r in rows(
+            "SELECT * FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?", [limit]
+        )
+    ]
     lake = get_lake()
     bad = [_damaged_row(lake, sid, problem) for sid, problem in sorted(lake.damaged.items())]
     if not bad:
@@ -157,9 +160,10 @@ async def report(session_id: str) -> HTMLResponse:
 def get_session(session_id: str) -> dict[str, Any]:
     """One session (404 unknown, 409 damaged in the lake: the error names the file)."""
     try:
-        return session_row(session_id)
+        row = session_row(session_id)
     except ToolError as exc:
         raise HTTPException(_status(exc), detail=exc.as_dict()["error"]) from exc
+    return {**row, **dated(row)}
 
 
 def _status(exc: ToolError) -> int:

@@ -41,8 +41,9 @@ function sessionName(s) {
   const file = baseName(s.source_path);
   const src = SOURCES[s.source_format] || s.source_format || "";
   return {
-    title: `${s.track_name || s.track_id || "Unknown track"} · ${when(s.started_at)}`,
-    sub: [s.car_name || carName(s.car_id), file || src, file && src ? src : ""].filter(Boolean).join(" · "),
+    title: `${s.track_name || s.track_id || "Unknown track"} · ${when(s.date_at || s.started_at)}${s.date_guessed ? " (date guessed)" : ""}`,
+    sub: [s.car_name || carName(s.car_id), file || src, file && src ? src : "",
+      s.date_guessed ? `no date in the file: guessed ${s.date_guessed}` : ""].filter(Boolean).join(" · "),
   };
 }
 const driverOf = (s) => String(s.driver_name || s.driver_id || "");
