@@ -6,9 +6,10 @@ numpy per frame); ``delta_s`` = elapsed now - reference elapsed at the same dist
 and the predicted lap = reference lap time + delta. Updates are throttled on the wall clock, so a driver
 sees ``rate_hz`` updates a second however fast frames arrive (a replay at 20x, a 1 kHz logger).
 
-Only a lap timed from the line is compared: on a lap that began in the pit lane or beside the line (an
-out-lap) an update carries ``lap_kind`` "out" and no delta or predicted time, and ``last_lap`` is only ever
-a full lap (an out-lap's stub from the start of the recording to the line is no lap time).
+Only a lap timed from the line and on the track is compared: on a lap that began in the pit lane or
+beside the line (an out-lap) an update carries ``lap_kind`` "out", and from where a lap leaves the track's
+line at pit-lane speed (an in-lap: ``LiveLapTracker.pit_at``) "in", both with no delta or predicted time;
+``last_lap`` is only ever a full lap (the stub from the start of the recording to the line is no lap).
 """
 
 from __future__ import annotations
@@ -102,14 +103,17 @@ class PredictiveDelta:
         """Would ``update`` give an event now (a lap just closed, or the period has passed)?"""
         return self._crossed or wall_s - self._last_emit >= self.period_s
 
-    def update(self, wall_s: float, lap: int, dist_m: float, elapsed_s: float) -> dict[str, Any] | None:
+    def update(
+        self, wall_s: float, lap: int, dist_m: float, elapsed_s: float, in_pit: bool = False
+    ) -> dict[str, Any] | None:
         if not self._crossed and wall_s - self._last_emit < self.period_s:
             return None
         self._last_emit = wall_s
         self._crossed = False
         crossed, self._flash = self._flash, False
         ref = self.reference
-        ref_e = elapsed_at(ref.dist, ref.elapsed, dist_m) if ref is not None and self.timed else None
+        kind = "out" if not self.timed else "in" if in_pit else "full"
+        ref_e = elapsed_at(ref.dist, ref.elapsed, dist_m) if ref is not None and kind == "full" else None
         delta = None if ref_e is None else elapsed_s - ref_e
         self.emitted += 1
         return {
@@ -117,7 +121,7 @@ class PredictiveDelta:
             "lap": lap,
             "dist_m": round(dist_m, 1),
             "lap_time_s": round(elapsed_s, 3),
-            "lap_kind": "full" if self.timed else "out",
+            "lap_kind": kind,
             "delta_s": None if delta is None else round(delta, 3),
             "predicted_s": None if delta is None or ref is None else round(ref.time_s + delta, 3),
             "reference": ref.as_dict() if ref is not None else None,

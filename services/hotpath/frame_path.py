@@ -190,7 +190,8 @@ class LiveSession:
         for d in self.arbiter.tick(fs):
             cues.append(self._emit(d, arrived))
         if self.on_delta is not None and self._timed:
-            ev = self.delta.update(wall, st.lap, st.dist_m, t - (self.lap_start_t or t))
+            pit = self.tracker.pit_at.get(st.lap)  # the lap left the track for the pit lane: an in-lap
+            ev = self.delta.update(wall, st.lap, st.dist_m, t - (self.lap_start_t or t), pit is not None)
             if ev is not None:
                 self.on_delta(ev)
         if not self._nbuf:

@@ -190,9 +190,9 @@
     S.deltas += 1;
     if (S.ended) return;
     const el = $("delta");
-    // no delta on an out-lap (the hot path says which lap is not timed from the line): nothing to compare
-    const pit = d.lap_kind === "out";
-    el.textContent = pit ? "out lap" : fmtDelta(d.delta_s);
+    // no delta on an out-lap or an in-lap (the hot path says which): the pit lane is no lap to compare
+    const pit = d.lap_kind === "out" || d.lap_kind === "in";
+    el.textContent = pit ? `${d.lap_kind} lap` : fmtDelta(d.delta_s);
     el.className = pit || d.delta_s == null ? "neutral" : d.delta_s <= 0 ? "ahead" : "behind";
     $("lap-time").textContent = fmtLap(d.lap_time_s);
     $("predicted").textContent = fmtLap(d.predicted_s);
