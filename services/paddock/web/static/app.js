@@ -34,7 +34,6 @@ const when = (ts) => {
   return m ? `${+m[3]} ${MONTHS[+m[2] - 1]} ${m[1]} ${m[4]}:${m[5]}` : "date unknown";
 };
 const baseName = (p) => String(p || "").split(/[\\/]/).pop();
-const carName = (id) => String(id || "unknown car").replace(/_aim_mxp$/, "").replace(/_/g, " ").replace(/\bbmw\b/, "BMW").replace(/\be(\d\d)\b/, "E$1").replace(/\bm(\d)\b/, "M$1");
 const SOURCES = {aim_xrk: "AiM XRK", aim_csv: "AiM CSV", vbox_csv: "VBOX CSV", vbo: "VBOX", candump: "CAN log", live: "live", simulator: "simulated"};
 // a session named for people: track, date, car and the file it came from (the id stays available, small)
 function sessionName(s) {
@@ -42,7 +41,7 @@ function sessionName(s) {
   const src = SOURCES[s.source_format] || s.source_format || "";
   return {
     title: `${s.track_name || s.track_id || "Unknown track"} · ${when(s.date_at || s.started_at)}${s.date_guessed ? " (date guessed)" : ""}`,
-    sub: [s.car_name || carName(s.car_id), file || src, file && src ? src : "",
+    sub: [s.car_shown || "car not named in the file", file || src, file && src ? src : "",
       s.date_guessed ? `no date in the file: guessed ${s.date_guessed}` : ""].filter(Boolean).join(" · "),
   };
 }
