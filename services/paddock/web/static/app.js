@@ -33,6 +33,8 @@ const when = (ts) => {
   const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})/.exec(String(ts || ""));
   return m ? `${+m[3]} ${MONTHS[+m[2] - 1]} ${m[1]} ${m[4]}:${m[5]}` : "date unknown";
 };
+// when a session was driven, as the paddock sends it: the file's date, or a guess said as one
+const dateOf = (s) => `${when(s.date_at || s.started_at)}${s.date_guessed ? " (date guessed)" : ""}`;
 const baseName = (p) => String(p || "").split(/[\\/]/).pop();
 const SOURCES = {aim_xrk: "AiM XRK", aim_csv: "AiM CSV", vbox_csv: "VBOX CSV", vbo: "VBOX", candump: "CAN log", live: "live", simulator: "simulated"};
 // a session named for people: track, date, car and the file it came from (the id stays available, small)
@@ -40,7 +42,7 @@ function sessionName(s) {
   const file = baseName(s.source_path);
   const src = SOURCES[s.source_format] || s.source_format || "";
   return {
-    title: `${s.track_name || s.track_id || "Unknown track"} · ${when(s.date_at || s.started_at)}${s.date_guessed ? " (date guessed)" : ""}`,
+    title: `${s.track_name || s.track_id || "Unknown track"} · ${dateOf(s)}`,
     sub: [s.car_shown || "car not named in the file", file || src, file && src ? src : "",
       s.date_guessed ? `no date in the file: guessed ${s.date_guessed}` : ""].filter(Boolean).join(" · "),
   };
