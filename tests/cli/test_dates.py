@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from services.paddock.agents.coaching_lines import IMPORT_ORDER, thread_lines
 from services.paddock.lake import configure_lake
 from services.paddock.tools.registry import run_tool
 from shared.ingest import import_file
@@ -82,3 +83,17 @@ def test_threads_follow_import_order_when_a_file_has_no_date_and_say_so(lake: di
     )
     first = run_tool("get_threads", {"session_id": str(lake["a"])})
     assert first["threads"] == [] and "no earlier session" in first["reason"]
+
+
+def test_the_debrief_says_last_session_means_the_one_imported_before() -> None:
+    thread = {
+        "corner": "T6",
+        "corner_id": "t6",
+        "status": "new",
+        "now": {"time_to_find_s": 0.3, "laps_lost": 2, "valid_laps": 9},
+    }
+    undated = {"order": "import order (this session's file carries no date): ...", "threads": [thread]}
+    assert thread_lines(undated) == [IMPORT_ORDER, "New this session at T6: 0.3 s a lap on 2 of 9 laps."]
+    dated_ = {"order": "by date: the previous session was driven ...", "threads": [thread]}
+    assert thread_lines(dated_) == ["New this session at T6: 0.3 s a lap on 2 of 9 laps."]
+    assert thread_lines({**undated, "threads": []}) == []  # nothing to follow: nothing to explain
