@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 # kinds that fit a short session's mistake window (laps 3-4 of 5): the demo always has something to find
 DEMO_KINDS = ("late_brake", "coasting", "oil_pressure_drop")
@@ -34,12 +35,25 @@ def _corner(cid: str | None, names: dict[str, str]) -> str:
     return names.get(cid or "") or corner_name(cid)
 
 
+def lap_words(lap: int, planned: int | None) -> str:
+    """The lap in progress as a driver counts it: the out-lap before the first crossing, "lap 3 of 5",
+    and the in-lap after the last planned lap (a simulated session's laps are known; a file's are not)."""
+    if lap <= 0:
+        return "out-lap"
+    if planned is None:
+        return f"lap {lap}"
+    return "in-lap" if lap > planned else f"lap {lap} of {planned}"
+
+
 def _view(state: dict[str, Any]) -> Panel:
     cur = state.get("current", {})
     names = state.get("names", {})
-    head = (
-        f"lap [bold]{cur.get('lap', 0)}[/bold]  corner [bold]{_corner(cur.get('corner'), names)}[/bold]  "
-        f"speed [bold]{(cur.get('speed_kmh') or 0):.0f}[/bold] km/h  best {_fmt(state.get('best'))}"
+    # inside the panel, where it wraps at the border (a title is cut at the frame of a narrow terminal)
+    status = Text.assemble(
+        (lap_words(int(cur.get("lap") or 0), state.get("planned")), "bold"),
+        " · ",
+        (_corner(cur.get("corner"), names), "bold"),
+        f" · {(cur.get('speed_kmh') or 0):.0f} km/h · best lap {_fmt(state.get('best'))}",
     )
     tbl = Table("lap", "corner", "status", "cue / reason", expand=True)
     for c in state["cues"][-12:]:
@@ -50,7 +64,11 @@ def _view(state: dict[str, Any]) -> Panel:
             f"[{style}]{c['status']}[/{style}]",
             c["text"] if c["status"] == "spoken" else f"{c['text']}  ({c.get('reason')})",
         )
-    return Panel(tbl, title=head, subtitle=f"{state['spoken']} spoken, {state['dropped']} dropped")
+    return Panel(
+        Group(status, tbl),
+        title="in the car",
+        subtitle=f"{state['spoken']} spoken, {state['dropped']} dropped",
+    )
 
 
 def demo_cmd(
@@ -189,6 +207,7 @@ def demo_cmd(
         )
         state: dict[str, Any] = {"cues": [], "spoken": 0, "dropped": 0, "current": {}, "best": None}
         state["names"] = {c.id: c.name for c in track.corners} if track else {}
+        state["planned"] = None if file is not None else laps  # a simulated session's laps are known
         res = asyncio.run(_run(url, port, wide, start, speed, state, console, as_json, replay_ws))
         debrief = _stream_debrief(purl, res["session_id"], console, as_json)
         live = res["live"]

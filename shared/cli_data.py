@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from shared.cli_lookup import read_rows, session_or_exit
+from shared.session_date import date_text, session_date
 
 DataDir = Annotated[
     Path | None, typer.Option("--data-dir", help="Pitwall data directory (default: PITWALL_DATA_DIR)")
@@ -26,13 +27,6 @@ def _settings(data_dir: Path | None) -> Any:
     from shared.settings import settings_for
 
     return settings_for(data_dir)
-
-
-def _fmt_date(ts: Any, with_time: bool = True) -> str:
-    """``21 Nov 2026 10:00``: when the session was driven (``-`` when the file does not say)."""
-    if not hasattr(ts, "strftime"):
-        return "-"
-    return ts.strftime("%d %b %Y %H:%M" if with_time else "%d %b %Y").lstrip("0")
 
 
 def _fmt_time(s: float | None) -> str:
@@ -72,7 +66,7 @@ def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     for r in rows:
         cells = [
             r["session_id"],
-            _fmt_date(r.get("started_at"), with_time=wide),
+            date_text(r, with_time=wide, short=True),
             escape(r.get("track_name") or r["track_id"] or "-"),
             escape(Path(str(r.get("source_path") or "")).name or r["source_format"]),
             str(r["n_laps"] or 0),
@@ -86,6 +80,12 @@ def sessions_cmd(data_dir: DataDir = None, as_json: AsJson = False) -> None:
             ]
         tbl.add_row(*cells)
     console.print(tbl)
+    if any(session_date(r)[1] for r in rows):
+        console.print(
+            "guess: the file carries no date; file time is when the file was last changed, import time when "
+            "it was imported",
+            soft_wrap=True,
+        )
 
 
 def laps_cmd(

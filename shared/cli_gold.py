@@ -88,7 +88,7 @@ def gold_show(
         typer.echo(
             "its session is stored (see `pitwall laps " + str(g.get("session_id")) + "`)"
             if kept
-            else "its session was deleted; the lap stays the reference until you clear it (`pitwall gold clear`)"
+            else "its session was deleted, so the drive screen no longer compares with it (`pitwall gold clear` removes it)"
         )
 
 

@@ -81,9 +81,6 @@ def export_cmd(
 def delete_cmd(
     session_id: Annotated[str, typer.Argument(help="Session id (see `pitwall sessions`)")],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation")] = False,
-    clear_gold: Annotated[
-        bool, typer.Option("--clear-gold", help="Also clear a gold lap that came from this session")
-    ] = False,
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
@@ -105,7 +102,9 @@ def delete_cmd(
         if not sys.stdin.isatty():
             raise _fail("deleting cannot be undone: confirm with --yes", 2)
         typer.confirm(
-            f"Delete session {session_id} and everything about it? This cannot be undone", abort=True
+            f"Delete session {session_id} and everything about it"
+            f"{' (its gold lap too)' if golds else ''}? This cannot be undone",
+            abort=True,
         )
     try:
         store = HotStore(settings)
@@ -145,7 +144,7 @@ def delete_cmd(
                 turns = 0
             finally:
                 con.close()
-    cleared = _gold_after_delete(settings, golds, clear_gold)
+    cleared = _gold_after_delete(settings, golds)
     if as_json:
         out = {**done, "conversation_turns": turns, "gold_from_session": golds, "gold_cleared": cleared}
         sys.stdout.write(json.dumps(out, default=str) + "\n")
@@ -153,29 +152,20 @@ def delete_cmd(
     typer.echo(f"deleted session {session_id}: {done.get('laps', 0)} laps, {turns} conversation turns")
 
 
-def _gold_after_delete(settings: Any, golds: list[dict[str, Any]], clear: bool) -> bool:
-    """A gold lap from the deleted session stays the reference until cleared: say so, and clear it when
-    asked (--clear-gold, or yes at the prompt)."""
+def _gold_after_delete(settings: Any, golds: list[dict[str, Any]]) -> bool:
+    """A gold lap driven in the deleted session goes with it (the drive screen no longer compares with a
+    lap that is not stored): say so, and clear its file."""
     from shared.cli_gold import gold_line
     from shared.store.gold_list import clear_gold as clear_file
 
     for g in golds:
-        err.print(f"[yellow]note[/yellow]: {escape(gold_line(g))}: it came from this session", soft_wrap=True)
-    if not golds:
-        return False
-    if not clear and sys.stdin.isatty():
-        clear = typer.confirm("Clear that gold lap too?", default=False)
-    if not clear:
+        clear_file(settings, g)
         err.print(
-            "  it stays the reference until you clear it: `pitwall gold clear --track "
-            f"{escape(str(golds[0].get('track_id')))} --driver {escape(str(golds[0].get('driver_id')))}`",
+            f"{escape(gold_line(g))}: it came from this session, so it is cleared too (the drive screen no "
+            "longer compares with it; save another with `pitwall gold save SESSION LAP`)",
             soft_wrap=True,
         )
-        return False
-    for g in golds:
-        clear_file(settings, g)
-    err.print(f"  cleared {len(golds)} gold lap{'s' * (len(golds) > 1)}")
-    return True
+    return bool(golds)
 
 
 def register(app: typer.Typer) -> None:

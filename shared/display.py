@@ -91,3 +91,18 @@ def car_title(car_id: str | None) -> str | None:
     except (KeyError, ValueError, OSError):
         return None
     return name.split(" on ")[0].strip() or None
+
+
+@cache
+def _generic_name() -> str:
+    from shared.profiles.car import load_car
+
+    return load_car("generic").name
+
+
+def car_shown(car_id: str | None, car_name: str | None) -> str | None:
+    """The car as a page names it: the profile's (:func:`car_title`), else the name the file gave; None
+    when neither names a car (the generic profile's own name is no car's)."""
+    if car_id and car_id != "generic":
+        return car_title(car_id) or car_name or None
+    return car_name if car_name and car_name != _generic_name() else None

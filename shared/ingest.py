@@ -31,6 +31,7 @@ from shared.names import file_names
 from shared.profiles.car import CarProfile, guess_car, load_car
 from shared.profiles.track import TrackProfile, load_track
 from shared.quality import quality_report
+from shared.session_date import date_guess
 from shared.settings import Settings
 from shared.store.deletion import delete_session
 from shared.store.hot import (
@@ -295,10 +296,12 @@ def _import_file(
         log.info("%s: %s", path.name, w)
     limits.check_time(path, "analysing laps and corners")
     sid = dup.session_id if dup is not None else new_session_id()
-    meta = {
+    meta: dict[str, Any] = {
         k: (v if isinstance(v, str | int | float | list | type(None)) else str(v))
         for k, v in raw.meta.items()
     }
+    if raw.started_at is None:  # the file carries no date: its modification time is the best guess
+        meta["date_guess"] = date_guess(path, source_path)
     auto = track is None or track.id.startswith("auto-")  # Pitwall's own name for a detected place
     session = _session_row(
         sid,

@@ -73,6 +73,9 @@ class LiveLapTracker:
         self._laterals: list[float] = []
         self._first_off: float | None = None  # lateral of a fast off-centre crossing before any on-track one
         self._first_on: Boundary | None = None  # the first crossing judged on track, with nothing to compare
+        self.off_m = 0.0  # the last fix's distance from the track's line
+        # lap -> session time it left the track's line at pit-lane speed: the pit lane, so an in-lap
+        self.pit_at: dict[int, float] = {}
 
     def feed(self, t_s: float, lat: float | None, lon: float | None, speed_kmh: float | None) -> LiveLapState:
         have_gps = lat is not None and lon is not None and math.isfinite(lat) and math.isfinite(lon)
@@ -207,7 +210,17 @@ class LiveLapTracker:
         )
         if new_fix:
             self._fix_ll = (lat, lon)
+            off = self.off_m > ON_LINE_M and self.lap not in self.pit_at
+            if off and speed_kmh is not None and speed_kmh < self._pit_kmh():
+                self.pit_at[self.lap] = t_s
         return crossed, source
+
+    def _typical_kmh(self) -> float:
+        """The on-track crossings' upper-quartile speed (before any: what makes ``MIN_CROSS_KMH`` the pit's)."""
+        return float(np.percentile(self._speeds, 75)) if self._speeds else MIN_CROSS_KMH / PIT_SPEED_RATIO
+
+    def _pit_kmh(self) -> float:
+        return PIT_SPEED_RATIO * self._typical_kmh()
 
     def _judge(self, tc: float, speed_kmh: float, lateral: float) -> Boundary:
         """The batch rule on what is known so far: slow against the on-track crossings seen (or under
@@ -215,7 +228,7 @@ class LiveLapTracker:
         Two fast crossings in a row on one line away from the gate centre, before any on-track one,
         are the racing line (a profile whose start/finish point is off it), not the pit lane twice."""
         b = Boundary(tc, speed_kmh)
-        typical = float(np.percentile(self._speeds, 75)) if self._speeds else MIN_CROSS_KMH / PIT_SPEED_RATIO
+        typical = self._typical_kmh()
         ref = float(np.median(self._laterals)) if self._laterals else 0.0
         again = self._first_off is not None and abs(lateral - self._first_off) <= OFF_LINE_M
         if speed_kmh < PIT_SPEED_RATIO * typical:
@@ -295,6 +308,7 @@ class LiveLapTracker:
             else:
                 window = NEAR_M + 0.2 * self._since_fix
                 s, off = near(x, y, self.s_hint, window)
+            self.off_m = off
             if off <= ON_LINE_M:
                 self._since_fix = 0.0
                 self._odo_at_dist = self.odo

@@ -2,9 +2,11 @@
 Every value from the files enters the page through ``_t`` (escaped); a Content-Security-Policy forbids
 any script, so even a mistake could not run one.
 
-Lap table, where the time is (the session analysis' top corners), the best lap's corner table, a track map and the best lap's traces (speed, throttle, brake
-against distance), drawn as inline SVG from the session's lake files. A channel the session did not
-record says so instead of drawing a flat line.
+Lap table, the coaching (the session analysis' opportunities: where the time is, why, one target each, and
+a plan for the next session's laps), the best lap's corner table, a track map and the best lap's traces
+(speed, throttle, brake against distance in metres), drawn as inline SVG (``shared.report_svg``) from the
+session's lake files. A channel the session did not record says so instead of drawing a flat line. The
+date is the file's, or said as guessed (``shared.session_date``); the car is named, never "generic".
 """
 
 from __future__ import annotations
@@ -18,16 +20,23 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from shared.analysis.advice import target
 from shared.analysis.model import from_records
+from shared.analysis.plan import plan_blocks
 from shared.analysis.session import SessionAnalysis
 from shared.analysis.summary import LABELS, where_the_time_is
-from shared.display import lap_time
+from shared.display import car_shown, lap_time
+from shared.profiles.track import TrackProfile, load_track
+from shared.report_svg import clean, map_svg, trace_svg
+from shared.session_date import date_text
 from shared.store.lake_read import SessionFiles
+
+PLAN_LAPS = 10
 
 _CSS = """body{font:15px/1.4 system-ui,sans-serif;margin:1.5rem auto;max-width:60rem;padding:0 1rem;color:#111}
 h1{font-size:1.5rem;margin:0}.sub{color:#555;margin:.2rem 0 1rem}table{border-collapse:collapse;margin:.5rem 0 1.5rem}
 td,th{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:right}th{background:#f3f3f3}
-td:first-child,th:first-child{text-align:left}.best{font-weight:700;background:#eaf7ea}.dim{color:#888}
+td:first-child,th:first-child,td.txt,th.txt{text-align:left}.best{font-weight:700;background:#eaf7ea}.dim{color:#888}
 svg{width:100%;height:auto;background:#fafafa;border:1px solid #ddd;margin-bottom:1rem}
 @media(max-width:600px){body{font-size:14px}td,th{padding:.2rem .3rem}}"""
 
@@ -45,84 +54,70 @@ def _num(v: Any, fmt: str = "{:.0f}") -> str:
     return fmt.format(v) if isinstance(v, int | float) and math.isfinite(v) else "–"
 
 
-def _polyline(x: np.ndarray, y: np.ndarray, w: float, h: float, pad: float = 10.0) -> tuple[str, Any]:
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
-    if len(x) < 2:
-        return "", None
-    sx = (w - 2 * pad) / max(float(np.ptp(x)), 1e-9)
-    sy = (h - 2 * pad) / max(float(np.ptp(y)), 1e-9)
-    x0, y1 = float(x.min()), float(y.max())
-
-    def at(a: float, b: float) -> tuple[float, float]:
-        return pad + (a - x0) * sx, pad + (y1 - b) * sy
-
-    pts = " ".join(f"{px:.1f},{py:.1f}" for px, py in (at(a, b) for a, b in zip(x, y, strict=True)))
-    return pts, at
-
-
-def _map_svg(tel: dict[str, np.ndarray], corners: list[dict[str, Any]]) -> str:
+def _map(tel: dict[str, np.ndarray], corners: list[dict[str, Any]]) -> str:
     lat, lon = tel.get("lat"), tel.get("lon")
-    if lat is None or lon is None or not np.isfinite(lat).any():
+    if lat is None or lon is None or np.isfinite(lat).sum() < 2:
         return "<p class=dim>No GPS position was recorded: no map.</p>"
-    k = math.cos(math.radians(float(np.nanmedian(lat))))
-    x, y = lon * k, lat
-    span = max(float(np.nanmax(x) - np.nanmin(x)), 1e-9), max(float(np.nanmax(y) - np.nanmin(y)), 1e-9)
-    w = 600.0
-    h = max(200.0, min(600.0, w * span[1] / span[0]))
-    pts, at = _polyline(x, y, w, h)
-    if at is None:
-        return "<p class=dim>No GPS position was recorded: no map.</p>"
-    labels = []
-    dist = tel.get("dist_m")
-    for c in corners:
-        if dist is None or not isinstance(c.get("apex_m"), int | float):
-            continue
-        i = int(np.clip(np.searchsorted(dist, c["apex_m"]), 0, len(dist) - 1))
-        if np.isfinite(x[i]) and np.isfinite(y[i]):
-            px, py = at(float(x[i]), float(y[i]))
-            anchor = "end" if px > w * 0.75 else "start"  # never cut at the right edge
-            name = _t(c["corner_name"])
-            labels.append(
-                f'<text x="{px:.0f}" y="{py:.0f}" font-size="12" text-anchor="{anchor}">{name}</text>'
-            )
-    return (
-        f'<svg viewBox="0 0 {w:.0f} {h:.0f}" role="img" aria-label="track map">'
-        f'<polyline points="{pts}" fill="none" stroke="#1565c0" stroke-width="2"/>{"".join(labels)}</svg>'
-    )
-
-
-def _trace_svg(dist: np.ndarray, v: np.ndarray | None, label: str, unit: str) -> str:
-    if v is None or not np.isfinite(v).any():
-        return f"<p class=dim>{_t(label)}: not recorded.</p>"
-    pts, _ = _polyline(dist, v, 600.0, 120.0)
-    lo, hi = float(np.nanmin(v)), float(np.nanmax(v))
-    return (
-        f"<h3>{_t(label)} ({lo:.0f}–{hi:.0f} {unit})</h3>"
-        f'<svg viewBox="0 0 600 120" role="img" aria-label="{_t(label)}">'
-        f'<polyline points="{pts}" fill="none" stroke="#c62828" stroke-width="1.5"/></svg>'
-    )
-
-
-def _where_the_time_is(files: SessionFiles) -> list[str]:
-    """The session analysis' top corners (the same figures as the tablet and the debrief)."""
-    stored = from_records(_rows(files.table("analysis")))
-    top = where_the_time_is(SessionAnalysis(rows=stored))
-    if not stored:
-        return ["<h2>Where the time is</h2><p>This session was published without its corner analysis.</p>"]
-    if not top:
-        return ["<h2>Where the time is</h2><p>No corner loses time against your good laps.</p>"]
-    out = [
-        f"<h2>Where the time is</h2><p class=dim>{html.escape(LABELS['per_lap_s'])}.</p>",
-        "<table><tr><th>Corner</th><th>Time to find s</th><th>Laps</th><th>Why</th></tr>",
+    named = [
+        (float(c["apex_m"]), _t(c["corner_name"]))
+        for c in corners
+        if isinstance(c.get("apex_m"), int | float)
     ]
+    return map_svg(lat, lon, tel.get("dist_m"), named)
+
+
+def _trace(dist: np.ndarray, v: np.ndarray | None, label: str, unit: str) -> str:
+    if v is None or not (np.isfinite(v) & np.isfinite(dist)).any():
+        return f"<p class=dim>{_t(label)}: not recorded.</p>"
+    lo, hi = float(np.nanmin(v)), float(np.nanmax(v))
+    return f"<h3>{_t(label)} ({unit}): {clean(lo)}–{clean(hi)}</h3>" + trace_svg(dist, v, _t(label), unit)
+
+
+def _coaching(files: SessionFiles, track_id: str | None) -> list[str]:
+    """The session analysis' opportunities (the same figures as the tablet and the debrief): each corner's
+    time to find, the laps, why, and one target; then the next session's laps planned from them."""
+    stored = from_records(_rows(files.table("analysis")))
+    an = SessionAnalysis(rows=stored)
+    top = where_the_time_is(an)
+    head = "<h2>Where the time is</h2>"
+    if not stored:
+        return [head, "<p>This session was published without its corner analysis.</p>"]
+    if not top:
+        return [head, "<p>No corner loses time against your good laps.</p>", _plan([])]
+    track = _track(track_id)
+    out = [
+        head,
+        f"<p class=dim>{html.escape(LABELS['per_lap_s'])}.</p>",
+        "<table><tr><th>Corner</th><th>Time to find s</th><th>Laps</th><th class=txt>Why</th><th class=txt>What to do</th></tr>",
+    ]
+    focus = []
     for x in top:
+        c = track.find_corner(x.corner_id) if track is not None else None
+        todo = target(x, c, an.corner_rows(x.corner_id)) if c is not None else ""
+        if todo:
+            focus.append(f"{x.corner}: {todo}")
         out.append(
             f"<tr><td>{html.escape(x.corner)}</td><td>{x.per_lap_s:.2f}</td>"
             f"<td>{', '.join(str(k) for k in x.laps)}</td>"
-            f"<td>{html.escape(x.says)}: {html.escape(x.evidence)} (lap {x.worst_lap})</td></tr>"
+            f"<td class=txt>{html.escape(x.says)}: {html.escape(x.evidence)} (lap {x.worst_lap})</td>"
+            f"<td class=txt>{html.escape(todo) or '–'}</td></tr>"
         )
-    return [*out, "</table>"]
+    return [*out, "</table>", _plan(focus)]
+
+
+def _plan(focus: list[str]) -> str:
+    rows = "".join(
+        f"<tr><td>{b['laps']}</td><td class=txt>{html.escape(b['focus'])}</td></tr>"
+        for b in plan_blocks(focus, PLAN_LAPS)
+    )
+    return f"<h2>Plan for the next session ({PLAN_LAPS} laps)</h2><table><tr><th>Laps</th><th class=txt>Work on</th></tr>{rows}</table>"
+
+
+def _track(track_id: str | None) -> TrackProfile | None:
+    try:
+        return load_track(track_id) if track_id else None
+    except (KeyError, ValueError, OSError):  # a track only the driver's machine stored: no targets
+        return None
 
 
 def session_report_html(files: SessionFiles) -> str:
@@ -133,7 +128,6 @@ def session_report_html(files: SessionFiles) -> str:
     valid = [r for r in laps if r["kind"] == "full" and r["valid"]]
     best = min(valid, key=lambda r: r["time_s"]) if valid else None
     track = s.get("track_name") or s.get("track_id") or "unknown track"
-    when = s.get("started_at") or s.get("created_at")
     meta = json.loads(s.get("meta_json") or "{}")
     src = Path(str(s.get("source_path") or "")).name or meta.get("imported_bundle", {}).get(
         "original_source_file"
@@ -145,7 +139,7 @@ def session_report_html(files: SessionFiles) -> str:
         f"<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>{_t(title)}</title><style>{_CSS}</style>",
         f"<h1>{_t(track)}</h1><p class=sub>{_t(driver)} · "
-        f"{_t(s.get('car_name') or s.get('car_id'))} · {_t(when or 'date not recorded')} · "
+        f"{_t(car_shown(s.get('car_id'), s.get('car_name')) or 'car not named in the file')} · {_t(date_text(s))} · "
         f"{_t(src or s.get('source_format'))} · best lap "
         f"{lap_time(best['time_s']) if best else 'none (no valid full lap)'}</p>",
         "<h2>Laps</h2><table><tr><th>Lap</th><th>Time</th><th>Δ best</th><th>Kind</th><th>Valid</th></tr>",
@@ -162,7 +156,7 @@ def session_report_html(files: SessionFiles) -> str:
     if best is None:
         out.append("<p>No valid full lap: no corner table, map or traces.</p></html>")
         return "".join(out)
-    out += _where_the_time_is(files)
+    out += _coaching(files, s.get("track_id"))
     corners = sorted(
         (c for c in _rows(files.table("corners")) if c["lap"] == best["lap"]),
         key=lambda c: c["seq"],
@@ -186,12 +180,12 @@ def session_report_html(files: SessionFiles) -> str:
         if tbl is not None
         else {}
     )
-    out.append(f"<h2>Map, lap {_t(best['lap'])}</h2>" + _map_svg(tel, corners))
+    out.append(f"<h2>Map, lap {_t(best['lap'])}</h2>" + _map(tel, corners))
     dist = tel.get("dist_m")
     if dist is not None:
         out.append(f"<h2>Traces, lap {_t(best['lap'])}</h2>")
-        out.append(_trace_svg(dist, tel.get("speed_kmh"), "Speed", "km/h"))
-        out.append(_trace_svg(dist, tel.get("throttle_pct"), "Throttle", "%"))
-        out.append(_trace_svg(dist, tel.get("brake_bar"), "Brake pressure", "bar"))
+        out.append(_trace(dist, tel.get("speed_kmh"), "Speed", "km/h"))
+        out.append(_trace(dist, tel.get("throttle_pct"), "Throttle", "%"))
+        out.append(_trace(dist, tel.get("brake_bar"), "Brake pressure", "bar"))
     out.append(f"<p class=dim>Pitwall session {_t(session_id)}.</p></html>")
     return "".join(out)

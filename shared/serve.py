@@ -1,10 +1,12 @@
 """One way to run a Pitwall HTTP service: its port is bound first, so a taken port is one line and an exit
 at once (uvicorn alone binds only after the app has started, then waits for its threads), then uvicorn
-serves on that socket."""
+serves on that socket. Each request's access line is a DEBUG record (``pitwall -vv``), not INFO: a
+service's log says what it does, not every poll of the tablet."""
 
 from __future__ import annotations
 
 import errno
+import logging
 import socket
 from typing import Any
 
@@ -33,7 +35,20 @@ def listen(host: str, port: int, what: str) -> socket.socket:
     return sock
 
 
+class RequestsAtDebug(logging.Filter):
+    """uvicorn logs every request at INFO: here each is a DEBUG record, kept only while Pitwall logs at
+    DEBUG (``-vv``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger().isEnabledFor(logging.DEBUG)
+
+
 def serve(app: Any, sock: socket.socket, **config: Any) -> None:
     """uvicorn on ``sock`` (from ``listen``) with ``config`` (log level, timeouts, websocket options)."""
     host, port = sock.getsockname()[:2]
-    uvicorn.Server(uvicorn.Config(app, host=host, port=port, **config)).run(sockets=[sock])
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, **config))  # configures its loggers
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, RequestsAtDebug) for f in access.filters):
+        access.addFilter(RequestsAtDebug())
+    server.run(sockets=[sock])

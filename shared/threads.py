@@ -1,7 +1,8 @@
 """Coaching threads across sessions: every corner that lost time in the driver's earlier session at the
 same track in the same car, or in this one, compared from the two sessions' analyses (``shared.analysis``,
 the same figures every screen shows): "new" (loses time now, did not then), "worse" (more a lap, or on
-more laps: both figures given), "better", "resolved" (no lap loses time there now), "unchanged".
+more laps: both figures given), "better", "resolved" (no lap loses time there now), "unchanged" (neither
+figure moved by a third).
 
 Nothing is stored: a thread can never disagree with the sessions it is made of.
 """
@@ -30,14 +31,24 @@ def _side(s: CornerSummary | None) -> dict[str, Any] | None:
 
 
 def _status(before: dict[str, Any] | None, now: dict[str, Any] | None) -> str:
+    """Two figures, each compared with its earlier value: the time to find a lap on the laps that lost it,
+    and the cost over every lap. Unchanged only when neither moved by a third; a figure up by a third with
+    the other not down by one is worse (a corner 4x worse a lap on as many laps, or as bad on 4x the laps);
+    when they part (worse a lap, on fewer laps) the time to find a lap decides."""
     if before is None:
         return NEW
     if now is None:
         return RESOLVED
-    b, n = before["cost_per_lap_s"], now["cost_per_lap_s"]
-    if n >= b * (1 + CHANGE_SHARE):
+    ratios = [
+        now[k] / before[k] if before[k] > 0 else float("inf") for k in ("time_to_find_s", "cost_per_lap_s")
+    ]
+    up = [r >= 1 + CHANGE_SHARE for r in ratios]
+    down = [r <= 1 - CHANGE_SHARE for r in ratios]
+    if any(up) and any(down):
+        return WORSE if up[0] else BETTER
+    if any(up):
         return WORSE
-    if n <= b * (1 - CHANGE_SHARE):
+    if any(down):
         return BETTER
     return UNCHANGED
 

@@ -5,6 +5,11 @@ lap so far. At each distance the reference's elapsed time is interpolated (bisec
 numpy per frame); ``delta_s`` = elapsed now - reference elapsed at the same distance (negative = ahead),
 and the predicted lap = reference lap time + delta. Updates are throttled on the wall clock, so a driver
 sees ``rate_hz`` updates a second however fast frames arrive (a replay at 20x, a 1 kHz logger).
+
+Only a lap timed from the line and on the track is compared: on a lap that began in the pit lane or
+beside the line (an out-lap) an update carries ``lap_kind`` "out", and from where a lap leaves the track's
+line at pit-lane speed (an in-lap: ``LiveLapTracker.pit_at``) "in", both with no delta or predicted time;
+``last_lap`` is only ever a full lap (the stub from the start of the recording to the line is no lap).
 """
 
 from __future__ import annotations
@@ -67,6 +72,8 @@ class PredictiveDelta:
         self.last_lap: dict[str, Any] | None = None
         self._last_emit = float("-inf")
         self._crossed = False
+        self._flash = False  # the line just closed a full lap: the next update says so (``crossed``)
+        self.timed = True  # the lap in progress began at an on-track crossing of the line
         self.emitted = 0
 
     def set_reference(
@@ -76,29 +83,37 @@ class PredictiveDelta:
         if len(d) >= 2 and time_s > 0:
             self.reference = Reference(source, lap, float(time_s), d, e)
 
-    def lap_closed(self, lap: int, time_s: float, kind: str, valid: bool) -> None:
-        """At the line: the next update (sent at once) carries the last lap's time."""
+    def lap_closed(self, lap: int, time_s: float, kind: str, valid: bool, next_timed: bool) -> None:
+        """At the line: the next update is sent at once; a full lap becomes its ``last_lap``.
+        ``next_timed``: the crossing that closed it was on track, so the next lap is timed from the line."""
         ref = self.reference
-        self.last_lap = {
-            "lap": lap,
-            "time_s": round(time_s, 3),
-            "kind": kind,
-            "valid": valid,
-            "delta_s": round(time_s - ref.time_s, 3) if ref is not None and kind == "full" else None,
-        }
+        if kind == "full":
+            self.last_lap = {
+                "lap": lap,
+                "time_s": round(time_s, 3),
+                "kind": kind,
+                "valid": valid,
+                "delta_s": round(time_s - ref.time_s, 3) if ref is not None else None,
+            }
+        self._flash = kind == "full"
+        self.timed = next_timed
         self._crossed = True
 
     def due(self, wall_s: float) -> bool:
         """Would ``update`` give an event now (a lap just closed, or the period has passed)?"""
         return self._crossed or wall_s - self._last_emit >= self.period_s
 
-    def update(self, wall_s: float, lap: int, dist_m: float, elapsed_s: float) -> dict[str, Any] | None:
+    def update(
+        self, wall_s: float, lap: int, dist_m: float, elapsed_s: float, in_pit: bool = False
+    ) -> dict[str, Any] | None:
         if not self._crossed and wall_s - self._last_emit < self.period_s:
             return None
         self._last_emit = wall_s
-        crossed, self._crossed = self._crossed, False
+        self._crossed = False
+        crossed, self._flash = self._flash, False
         ref = self.reference
-        ref_e = elapsed_at(ref.dist, ref.elapsed, dist_m) if ref is not None else None
+        kind = "out" if not self.timed else "in" if in_pit else "full"
+        ref_e = elapsed_at(ref.dist, ref.elapsed, dist_m) if ref is not None and kind == "full" else None
         delta = None if ref_e is None else elapsed_s - ref_e
         self.emitted += 1
         return {
@@ -106,6 +121,7 @@ class PredictiveDelta:
             "lap": lap,
             "dist_m": round(dist_m, 1),
             "lap_time_s": round(elapsed_s, 3),
+            "lap_kind": kind,
             "delta_s": None if delta is None else round(delta, 3),
             "predicted_s": None if delta is None or ref is None else round(ref.time_s + delta, 3),
             "reference": ref.as_dict() if ref is not None else None,

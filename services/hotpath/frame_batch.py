@@ -274,7 +274,10 @@ def _run(
                 recheck = before != [(id(p), p.armed) for p in arb.pending.values()]
         if delta_on and sess._timed and delta.due(wall):
             st = sess.lap_start_t
-            e = delta.update(wall, lap_l[i], dist_l[i], ti - (st if st else ti))
+            pit = sess.tracker.pit_at.get(lap_l[i])  # as process: the lap's pit-lane time, if reached
+            e = delta.update(
+                wall, lap_l[i], dist_l[i], ti - (st if st else ti), pit is not None and ti >= pit
+            )
             if e is not None and sess.on_delta is not None:
                 sess.on_delta(e)
         if nb == 0:

@@ -190,7 +190,8 @@ class LiveSession:
         for d in self.arbiter.tick(fs):
             cues.append(self._emit(d, arrived))
         if self.on_delta is not None and self._timed:
-            ev = self.delta.update(wall, st.lap, st.dist_m, t - (self.lap_start_t or t))
+            pit = self.tracker.pit_at.get(st.lap)  # the lap left the track for the pit lane: an in-lap
+            ev = self.delta.update(wall, st.lap, st.dist_m, t - (self.lap_start_t or t), pit is not None)
             if ev is not None:
                 self.on_delta(ev)
         if not self._nbuf:
@@ -288,7 +289,8 @@ class LiveSession:
         self.laps.append(lap)
         prev_best = self.best_lap_s
         # the line delta is against the reference this lap was driven against, before it may replace it
-        self.delta.lap_closed(lap.lap, lap.time_s, lap.kind, lap.valid)
+        edge = self.tracker.start_edge  # the crossing that closed this lap starts the next one
+        self.delta.lap_closed(lap.lap, lap.time_s, lap.kind, lap.valid, edge is not None and edge.on_track)
         new_best = lap.kind == "full" and lap.valid and (prev_best is None or lap.time_s < prev_best)
         if new_best:
             self.best_lap_s, self.best_lap = lap.time_s, lap.lap

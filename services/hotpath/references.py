@@ -8,9 +8,11 @@ from typing import Any
 
 from services.hotpath.frame_path import LiveSession
 from shared.achievable_trace import achievable_reference
+from shared.ids import is_id
 from shared.profiles.track import TrackProfile
 from shared.settings import Settings
 from shared.store.gold import GOLD_CHANNELS, all_time_best, lap_reference, load_gold_lap
+from shared.store.lake_layout import session_dir
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +81,10 @@ def use_gold(settings: Settings, sess: LiveSession, track_id: str, driver_id: st
     if got is None:
         return
     trace, meta = got
+    sid = str(meta.get("session_id") or "")
+    if sid and not _stored(settings, sid):
+        log.info("gold lap for %s/%s not used: its session %s was deleted", track_id, driver_id, sid)
+        return
     if meta.get("car_id") not in (None, car_id):
         log.info("gold lap for %s/%s is from car %s, not %s", track_id, driver_id, meta["car_id"], car_id)
         return
@@ -87,3 +93,12 @@ def use_gold(settings: Settings, sess: LiveSession, track_id: str, driver_id: st
         sess.set_gold_reference(meta.get("lap"), time_s, trace["dist_m"].tolist(), trace["time_s"].tolist())
     if not sess.use_gold(trace, meta):
         log.warning("gold lap for %s/%s has no corner data: not used by RuleCoach", track_id, driver_id)
+
+
+def _stored(settings: Settings, session_id: str) -> bool:
+    """Is the session a gold lap was driven in still in the lake? (an id that is none, or a folder linking
+    out of the lake, is not)"""
+    try:
+        return is_id(session_id) and session_dir(settings.lake_dir, session_id).is_dir()
+    except ValueError:
+        return False

@@ -10,9 +10,11 @@ import pytest
 
 from services.paddock.lake import configure_lake
 from services.paddock.tools.registry import run_tool
+from shared.analysis.summary import CornerSummary
 from shared.ingest import import_sim
 from shared.settings import settings_for
 from shared.simulator import Event, Scenario, simulate
+from shared.threads import session_threads
 
 
 def _scenario(events: list[Event]) -> Scenario:
@@ -53,3 +55,30 @@ def test_a_problem_new_this_session_is_new_and_one_that_grows_is_worse(tmp_path:
     assert reg["T3"] == pytest.approx([0.0, got["t3"]["now"]["cost_per_lap_s"]], abs=0.001)
     assert prog["improving_corners"] == []
     del a
+
+
+def _summary(per_lap_s: float, laps: list[int], valid: int = 10) -> CornerSummary:
+    s = CornerSummary("t6", "T6", 6, valid, laps=laps, per_lap_s=per_lap_s, cause="early_brake")
+    s.session_s = per_lap_s * len(laps)
+    return s
+
+
+@pytest.mark.parametrize(
+    ("before", "now", "status"),
+    [
+        # 4x the time a lap on one lap instead of four: the same cost over the session, never "unchanged"
+        ((0.1, [1, 2, 3, 4]), (0.4, [5]), "worse"),
+        ((0.1, [1]), (0.1, [1, 2, 3, 4]), "worse"),  # as bad a lap, on 4x the laps
+        ((0.4, [5]), (0.1, [1, 2, 3, 4]), "better"),  # a quarter a lap: better, though on more laps
+        ((0.1, [1, 2]), (0.12, [3, 4]), "unchanged"),  # 20 % more: within a third
+        ((0.3, [1, 2, 3]), (0.1, [1, 2, 3]), "better"),
+    ],
+)
+def test_a_corner_four_times_worse_is_never_unchanged(
+    before: tuple[float, list[int]], now: tuple[float, list[int]], status: str
+) -> None:
+    got = session_threads([_summary(*before)], [_summary(*now)])
+    assert [t["status"] for t in got] == [status]
+    b, n = got[0]["before"], got[0]["now"]
+    assert (b["time_to_find_s"], n["time_to_find_s"]) == (before[0], now[0])
+    assert n["cost_per_lap_s"] == pytest.approx(now[0] * len(now[1]) / 10, abs=1e-3)

@@ -59,7 +59,8 @@ def test_the_drive_screen_fits_and_ends_clearly(hot: Any, browser: Any, size: tu
         )
         ref = {"source": "session_best", "lap": 2, "time_s": 108.2}
         page.evaluate(
-            "(d) => window.pitwallDrive.handleDelta(d)", {"lap": 0, "delta_s": 3.2, "reference": ref}
+            "(d) => window.pitwallDrive.handleDelta(d)",
+            {"lap": 1, "lap_kind": "out", "delta_s": None, "reference": ref},
         )
         assert page.locator("#delta").inner_text() == "out lap"
         for delta in (68.56, -0.42, -128.0, 1.234):

@@ -79,25 +79,27 @@ def test_gold_list_show_and_clear_and_delete_says_where_the_gold_came_from(two: 
     r = pitwall("gold", "show", "--driver", "bob", "--data-dir", d)
     assert r.returncode == 1 and "bob has no gold lap; see `pitwall gold list`" in r.stderr
 
-    r = pitwall("delete", sid, "--yes", "--data-dir", d)  # no terminal: said, not cleared
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith(f"deleted session {sid}: {len(two['sims'][0].truth.laps)} laps, ")
-    assert f"{line}: it came from this session" in r.stderr.replace("\n", " ")
-    assert "`pitwall gold clear --track sonoma --driver ana`" in r.stderr and gold.is_file()
-    r = pitwall("gold", "show", "--driver", "ana", "--data-dir", d)
-    assert "its session was deleted; the lap stays the reference until you clear it" in r.stdout
     r = pitwall("gold", "clear", "--driver", "ana", "--data-dir", d)  # no terminal to confirm on
     assert r.returncode == 2 and gold.is_file()
     r = pitwall("gold", "clear", "--driver", "ana", "--yes", "--data-dir", d)
     assert r.returncode == 0 and r.stdout.startswith("cleared: ") and not gold.exists()
 
+    assert pitwall("gold", "save", sid, "2", "--driver", "ana", "--data-dir", d).returncode == 0
+    r = pitwall("delete", sid, "--yes", "--data-dir", d)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"deleted session {sid}: {len(two['sims'][0].truth.laps)} laps, ")
+    said = r.stderr.replace("\n", " ")
+    assert f"{line}: it came from this session, so it is cleared too" in said and not gold.exists()
+    r = pitwall("gold", "show", "--driver", "ana", "--data-dir", d)
+    assert r.returncode == 1 and "ana has no gold lap" in r.stderr
 
-def test_delete_clears_the_gold_lap_when_asked(two: dict[str, Any]) -> None:
+
+def test_delete_clears_only_the_gold_lap_from_that_session(two: dict[str, Any]) -> None:
     d, (keep, sid), gold = two["d"], two["ids"], two["gold"]
     assert pitwall("gold", "save", sid, "3", "--driver", "ana", "--data-dir", d).returncode == 0
     other = two["gold"].parent / "bob.parquet"
     assert pitwall("gold", "save", keep, "2", "--driver", "bob", "--data-dir", d).returncode == 0
-    r = pitwall("delete", sid, "--yes", "--clear-gold", "--json", "--data-dir", d)
+    r = pitwall("delete", sid, "--yes", "--json", "--data-dir", d)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["gold_cleared"] is True and [g["driver_id"] for g in out["gold_from_session"]] == ["ana"]

@@ -41,7 +41,7 @@ def test_delta_is_throttled_on_the_wall_clock_and_the_line_is_sent_at_once() -> 
     assert last["delta_s"] == pytest.approx(last["lap_time_s"] - last["dist_m"] * 0.1, abs=1e-3)
     assert last["delta_s"] == pytest.approx(0.02 * last["dist_m"] / 10.0, abs=1e-3) and last["delta_s"] > 1.5
     assert last["predicted_s"] == pytest.approx(100.0 + last["delta_s"])
-    pd.lap_closed(3, 101.5, "full", True)
+    pd.lap_closed(3, 101.5, "full", True, True)
     line = pd.update(WALL0 + 1.0, 4, 0.5, 0.01)  # within the throttle period, still sent
     assert line is not None and line["crossed"] is True
     assert line["last_lap"] == {"lap": 3, "time_s": 101.5, "kind": "full", "valid": True, "delta_s": 1.5}

@@ -49,3 +49,21 @@ def test_an_unreadable_gold_file_falls_back_to_the_session_best(tmp_path: Path) 
         assert state.session(sid).live_view()["reference"]["source"] == "none"
     finally:
         state.close()
+
+
+def test_a_gold_lap_from_a_deleted_session_is_no_reference(tmp_path: Path) -> None:
+    """Deleted through the hot path (as the tablet and `pitwall delete` through it do), the session's gold
+    lap file is still there, but the next session neither compares its delta with it nor coaches by it."""
+    settings = _gold(tmp_path)
+    state = HotpathState(settings)
+    try:
+        first = state.start_session("ana", "bmw_e46_m3_aim_mxp", "sonoma", None, None)
+        gold_sid = state.session(first).live_view()["reference"]["session_id"]
+        assert state.session(first).delta.reference is not None
+        state.delete_session(gold_sid)
+        assert gold_path(settings, "sonoma", "ana").is_file()
+        sid = state.start_session("ana", "bmw_e46_m3_aim_mxp", "sonoma", None, None)
+        assert state.session(sid).live_view()["reference"]["source"] == "none"
+        assert state.session(sid).delta.reference is None
+    finally:
+        state.close()

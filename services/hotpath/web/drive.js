@@ -190,9 +190,9 @@
     S.deltas += 1;
     if (S.ended) return;
     const el = $("delta");
-    // no delta on an out-lap or an in-lap: the pit lane is not a lap to compare
-    const pit = d.lap === 0 || d.lap_kind === "out" || d.lap_kind === "in";
-    el.textContent = pit ? (d.lap_kind === "in" ? "in lap" : "out lap") : fmtDelta(d.delta_s);
+    // no delta on an out-lap or an in-lap (the hot path says which): the pit lane is no lap to compare
+    const pit = d.lap_kind === "out" || d.lap_kind === "in";
+    el.textContent = pit ? `${d.lap_kind} lap` : fmtDelta(d.delta_s);
     el.className = pit || d.delta_s == null ? "neutral" : d.delta_s <= 0 ? "ahead" : "behind";
     $("lap-time").textContent = fmtLap(d.lap_time_s);
     $("predicted").textContent = fmtLap(d.predicted_s);
@@ -238,6 +238,8 @@
     const laps = ((view && view.laps) || []).filter((l) => l.kind === "full" && l.valid);
     const best = laps.length ? Math.min(...laps.map((l) => l.time_s)) : null;
     $("delta-label").textContent = best != null ? `best lap ${fmtLap(best)}` : "no full lap";
+    $("lap-time").textContent = fmtLap(null); // nothing is being timed any more
+    $("predicted").textContent = fmtLap(null);
     $("cue").className = "idle";
     $("session").textContent = S.trackName ? `${S.trackName} · ended` : "session ended";
   }

@@ -51,11 +51,16 @@ def warning_thread_sentence(w: dict[str, Any]) -> str:
     return f"{head} cannot be followed: not recorded this session."
 
 
+IMPORT_ORDER = "Last session means the one imported before this one: this file carries no date."
+
+
 def thread_lines(thr: dict[str, Any]) -> list[str]:
-    """Every thread from the last session, then its warnings followed into this one."""
-    return [thread_sentence(t) for t in thr.get("threads") or []] + [
+    """Every thread from the last session, then its warnings followed into this one; first, when the
+    session's file carries no date, that "last session" is the one imported before it."""
+    lines = [thread_sentence(t) for t in thr.get("threads") or []] + [
         warning_thread_sentence(w) for w in thr.get("warnings") or []
     ]
+    return [IMPORT_ORDER, *lines] if lines and str(thr.get("order", "")).startswith("import order") else lines
 
 
 def brief_picks(opps: list[dict[str, Any]], threads: list[dict[str, Any]]) -> list[dict[str, Any]]:

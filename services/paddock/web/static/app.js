@@ -33,16 +33,18 @@ const when = (ts) => {
   const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})/.exec(String(ts || ""));
   return m ? `${+m[3]} ${MONTHS[+m[2] - 1]} ${m[1]} ${m[4]}:${m[5]}` : "date unknown";
 };
+// when a session was driven, as the paddock sends it: the file's date, or a guess said as one
+const dateOf = (s) => `${when(s.date_at || s.started_at)}${s.date_guessed ? " (date guessed)" : ""}`;
 const baseName = (p) => String(p || "").split(/[\\/]/).pop();
-const carName = (id) => String(id || "unknown car").replace(/_aim_mxp$/, "").replace(/_/g, " ").replace(/\bbmw\b/, "BMW").replace(/\be(\d\d)\b/, "E$1").replace(/\bm(\d)\b/, "M$1");
 const SOURCES = {aim_xrk: "AiM XRK", aim_csv: "AiM CSV", vbox_csv: "VBOX CSV", vbo: "VBOX", candump: "CAN log", live: "live", simulator: "simulated"};
 // a session named for people: track, date, car and the file it came from (the id stays available, small)
 function sessionName(s) {
   const file = baseName(s.source_path);
   const src = SOURCES[s.source_format] || s.source_format || "";
   return {
-    title: `${s.track_name || s.track_id || "Unknown track"} · ${when(s.started_at)}`,
-    sub: [s.car_name || carName(s.car_id), file || src, file && src ? src : ""].filter(Boolean).join(" · "),
+    title: `${s.track_name || s.track_id || "Unknown track"} · ${dateOf(s)}`,
+    sub: [s.car_shown || "car not named in the file", file || src, file && src ? src : "",
+      s.date_guessed ? `no date in the file: guessed ${s.date_guessed}` : ""].filter(Boolean).join(" · "),
   };
 }
 const driverOf = (s) => String(s.driver_name || s.driver_id || "");
@@ -116,7 +118,7 @@ function goldCard(gold) {
   return Dom.add(card, h("ul", {}, gold.map((g) => h("li", {dataset: {track: g.track_id || ""}},
     h("b", {}, g.track_name), ` · ${g.driver_id || "driver"} · `, g.damaged ? "a damaged file" : `${lapTime(g.time_s)} (lap ${g.lap})`,
     g.session_stored ? "" : h("span", {class: "muted small"},
-      " · its session was deleted: it stays the reference until ", h("code", {}, "pitwall gold clear"))))));
+      " · its session was deleted, so the drive screen no longer compares with it (", h("code", {}, "pitwall gold clear"), " removes it)")))));
 }
 
 // ---------- Debrief ---------- (the data cards and step names: cards.js)

@@ -115,8 +115,9 @@ function threadRows(d) {
   const h = Dom.h, t = d.threads || [];
   if (!t.length) return h("p", {class: "muted"}, d.reason || "No thread to follow.");
   const side = (v) => v ? `${num(v.time_to_find_s, 2)} s a lap on ${v.laps_lost} of ${v.valid_laps} laps` : "no lap lost time there";
-  return h("ul", {class: "threads"}, t.map((x) => h("li", {dataset: {corner: x.corner_id, status: x.status}}, h("b", {}, x.corner), " ",
-    h("span", {class: "status"}, x.status), `: ${side(x.before)} → ${side(x.now)}`)));
+  return h("div", {}, d.order ? h("p", {class: "muted small order"}, `Sessions compared in ${d.order}.`) : null,
+    h("ul", {class: "threads"}, t.map((x) => h("li", {dataset: {corner: x.corner_id, status: x.status}}, h("b", {}, x.corner), " ",
+      h("span", {class: "status"}, x.status), `: ${side(x.before)} → ${side(x.now)}`))));
 }
 
 function dataCard(ev) {

@@ -50,7 +50,7 @@ async function sessionScreen(sid, seq) {
   const others = (await api("/sessions").catch(() => [])).filter((o) => o.session_id !== sid && o.track_id && o.track_id === s.track_id && o.best_lap != null);
   if (stale(seq)) return;
   if (others.length) Dom.add(selA, h("optgroup", {label: "Other sessions here (best lap)"}, others.map((o) =>
-    h("option", {value: `${o.session_id}:${o.best_lap}`}, `${o.driver_id} · ${when(o.started_at)} · lap ${o.best_lap} · ${lapTime(o.best_lap_s)}`))));
+    h("option", {value: `${o.session_id}:${o.best_lap}`}, `${o.driver_id} · ${dateOf(o)} · lap ${o.best_lap} · ${lapTime(o.best_lap_s)}`))));
   // another session's reference: its best lap first, then any of its valid laps (#refLap)
   const draw = async () => {
     const [refSid, best] = selA.value.split(/:(?=[^:]*$)/);
@@ -67,7 +67,7 @@ async function sessionScreen(sid, seq) {
       const refLap = ref ? selRef.value || best : best;
       const achievable = refLap === "achievable";  // this session's laps joined where they matched
       await overlay(sid, +selB.value, {sid: refSid, lap: achievable ? refLap : +refLap,
-        name: achievable ? "achievable lap" : ref ? `${ref.driver_id} ${when(ref.started_at)} lap ${refLap}` : `lap ${refLap}`}, corners, seq);
+        name: achievable ? "achievable lap" : ref ? `${ref.driver_id} ${dateOf(ref)} lap ${refLap}` : `lap ${refLap}`}, corners, seq);
     } catch (e) { showBanner(e.message, "error"); }
   };
   selA.onchange = draw; selB.onchange = draw; selRef.onchange = draw;

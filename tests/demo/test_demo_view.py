@@ -1,0 +1,41 @@
+"""The demo's live panel: the lap it names is the lap the simulator drove (the out-lap, "lap k of 5", the
+in-lap, never "lap 6" of a 5-lap demo), and its status line stays inside the panel's border at any width."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+
+from services.demo import _view, lap_words
+from shared.simulator.fixtures import cached_sim
+
+
+def test_the_lap_words_follow_the_simulators_laps() -> None:
+    truth = cached_sim(laps=5, seed=7).truth.laps
+    assert [lp["kind"] for lp in truth] == ["out", "full", "full", "full", "full", "full", "in"]
+    words = {"out": "out-lap", "in": "in-lap"}
+    for lp in truth:
+        assert lap_words(lp["lap"], 5) == words.get(lp["kind"], f"lap {lp['lap']} of 5")
+    assert lap_words(6, None) == "lap 6"  # a file's laps are not known ahead: no "of"
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_the_status_line_stays_inside_the_border(width: int) -> None:
+    state = {
+        "current": {"lap": 6, "corner": "t3a", "speed_kmh": 187.2},
+        "names": {"t3a": "Turn 3A"},
+        "best": 95.3,
+        "planned": 5,
+        "cues": [
+            {"lap": 3, "corner": "t6", "status": "dropped", "text": "Brake later", "reason": "too late"}
+        ],
+        "spoken": 3,
+        "dropped": 1,
+    }
+    console = Console(width=width, record=True, force_terminal=False)
+    console.print(_view(state))
+    lines = console.export_text().splitlines()
+    assert all(len(line) <= width for line in lines)
+    inside = " ".join(line.strip("│ ") for line in lines[1:3])
+    assert inside.startswith("in-lap · Turn 3A · 187 km/h · best lap 1:35.300"), lines[:3]
+    assert all(line.startswith("│") and line.rstrip().endswith("│") for line in lines[1:-1])
