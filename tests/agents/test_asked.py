@@ -65,10 +65,7 @@ def _answer(q: str, sid: str) -> Any:
     [
         "what was my best lap?",
         "fastest lap time?",
-        pytest.param(
-            "my PB today",
-            marks=pytest.mark.xfail(strict=True, reason="the reader (qparse) does not know 'PB' yet"),
-        ),
+        "my PB today",
     ],
 )
 def test_best_lap(lake, q: str) -> None:

@@ -153,16 +153,11 @@ def _times(text: str) -> list[float]:
     return [int(m) * 60 + float(s) for m, s in re.findall(r"\b(\d+):(\d{2}\.\d{3})\b", text)]
 
 
-FRIEND = pytest.mark.xfail(
-    strict=True, reason="the reader (qparse) does not read a driver's name ('bo's lap') yet"
-)
-
-
 @pytest.mark.parametrize(
     "q",
     [
-        pytest.param("compare lap 3 with {name}'s best lap", marks=FRIEND),
-        pytest.param("How did my lap 3 do against {Name}’s fastest lap?", marks=FRIEND),
+        "compare lap 3 with {name}'s best lap",
+        "How did my lap 3 do against {Name}’s fastest lap?",
         "compare lap 3 with lap {lap} of session {sid}",
     ],
 )
@@ -190,7 +185,6 @@ def test_the_answer_compares_with_the_friends_lap_in_grounded_facts(
     assert ta == pytest.approx(ref.time(rk), abs=0.01) and tb == pytest.approx(mine.time(k), abs=0.01)
 
 
-@FRIEND
 def test_a_lap_the_friend_does_not_have_is_said_plainly(lake: dict[str, Any]) -> None:
     got = answer_of("compare lap 3 with bo's lap 99", lake["sid"])
     assert got is not None and got.tool == "laps"

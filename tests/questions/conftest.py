@@ -21,7 +21,7 @@ from tests.support.sim_altered import balance_sim
 
 
 @pytest.fixture(scope="session")
-def q_lake(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> dict[str, Any]:
+def q_lake_built(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> dict[str, Any]:
     d = tmp_path_factory.mktemp("qlake") / "data"
     settings = settings_for(d)
     sim = cached_sim()
@@ -49,5 +49,12 @@ def q_lake(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> dict[s
         yaml.safe_dump(mine.model_dump(exclude={"source_path"})), encoding="utf-8"
     )
     env["own_car"] = import_sim(replace(sim, car=mine), settings, driver_id="mc").session_id
-    configure_lake(settings)
+    env["settings"] = settings
     return env
+
+
+@pytest.fixture
+def q_lake(q_lake_built: dict[str, Any]) -> dict[str, Any]:
+    """The lake above, made the paddock's lake for each test (other modules point it at their own)."""
+    configure_lake(q_lake_built["settings"])
+    return q_lake_built
