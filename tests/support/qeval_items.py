@@ -2,8 +2,10 @@
 material, each ``{text, kind, session, slots, source}``, and what a correct answer to each holds, computed
 from the raw files (``tests/support/truth.py``, ``truth_corners.py``), never by Pitwall.
 
-An item file is YAML: ``source`` (the page the phrasings come from: ``title`` and ``url``) and ``items``; an
-item's own ``source`` overrides the file's. ``slots``: ``laps`` (numbers, or ``best``, ``slowest``, ``last``,
+An item file is YAML: ``source`` (the page the phrasings come from: ``title`` and ``url``), ``batch`` (the
+gathering it came from, 1 when absent: each batch is split on its own) and ``items``; an item's own ``source``
+overrides the file's. ``before``: the earlier turns of a follow-up, asked first in the same conversation
+(the item's ``text`` is the turn scored). ``slots``: ``laps`` (numbers, or ``best``, ``slowest``, ``last``,
 ``second_best``, ``before_best``), ``corner`` (``t6``), ``channel``/``how``/``unit`` (a raw channel's
 max or min), ``about`` (what was not recorded, a regex). Kinds and their truth: see ``_BUILD``.
 """
@@ -11,7 +13,7 @@ max or min), ``about`` (what was not recorded, a regex). Kinds and their truth: 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,8 @@ class Item:
     slots: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # the page's title and address
     file: str = ""  # the item file it came from (its stem)
+    batch: int = 1  # the gathering it came from (qeval_split splits each on its own)
+    before: tuple[str, ...] = ()  # a follow-up's earlier turns, asked first in the same conversation
 
 
 def _source(s: Any) -> str:
@@ -68,7 +72,8 @@ def load(folder: Path) -> list[Item]:
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
         for raw in doc["items"]:
             src = _source(raw.get("source")) or _source(doc["source"])
-            out.append(Item(raw["text"], raw["kind"], raw["session"], raw.get("slots") or {}, src, path.stem))
+            it = Item(raw["text"], raw["kind"], raw["session"], raw.get("slots") or {}, src, path.stem)
+            out.append(replace(it, batch=doc.get("batch", 1), before=tuple(raw.get("before") or ())))
     return out
 
 
@@ -264,6 +269,6 @@ def expect(item: Item, t: dict[str, SessionTruth]) -> Expect:
 def questions(items: list[Item], t: dict[str, SessionTruth], half: str) -> list[Question]:
     """The items as the answer eval's questions (``answer_run.run`` asks and scores them)."""
     return [
-        Question(f"{half}-{it.file}-{i:03d}", it.kind, it.session, it.text, expect(it, t))
+        Question(f"{half}-{it.file}-{i:03d}", it.kind, it.session, it.text, expect(it, t), it.before)
         for i, it in enumerate(items)
     ]

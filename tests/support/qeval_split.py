@@ -1,9 +1,11 @@
 """The outside answer eval's one split into a tuning half and a held-out half (``tests/eval/README.md``).
 
-Each item's place is fixed by a hash of the committed ``SEED``, its session and its words: sort the items
-by it and the first half (rounded up) is the tuning half. ``check`` recomputes it from the two committed
-halves, so an item moved from one half to the other after the split is caught. ``write`` made the split
-once, from the gathered phrasings (one YAML file per source), and is kept to show how.
+Each item's place is fixed by a hash of the committed ``SEED``, its session and its words (a follow-up's
+earlier turns too): sort a batch's items by it and the first half (rounded up) is the tuning half. Each
+batch (a gathering of phrasings, ``batch`` in its files) is split on its own, so a later batch leaves the
+earlier ones where they were. ``check`` recomputes it from the two committed halves, so an item moved from
+one half to the other after the split is caught. ``write`` split each batch once, from its gathered
+phrasings (one YAML file per source), and is kept to show how.
 """
 
 from __future__ import annotations
@@ -21,13 +23,26 @@ HALVES = ("tuning", "heldout")
 
 
 def _key(it: Item) -> str:
-    return hashlib.sha256(f"{SEED}|{it.session}|{it.text}".encode()).hexdigest()
+    words = " / ".join((*it.before, it.text))
+    return hashlib.sha256(f"{SEED}|{it.session}|{words}".encode()).hexdigest()
+
+
+def _raw_key(raw: dict) -> str:
+    """The key of an item as written in a pool file."""
+    return _key(Item(raw["text"], raw["kind"], raw["session"], before=tuple(raw.get("before") or ())))
 
 
 def split(items: list[Item]) -> tuple[list[Item], list[Item]]:
-    ranked = sorted(items, key=_key)
-    cut = (len(ranked) + 1) // 2
-    return ranked[:cut], ranked[cut:]
+    """The tuning and held-out halves: each batch's items sorted by their key, the first half (rounded up)
+    of each batch to tuning."""
+    tuning: list[Item] = []
+    heldout: list[Item] = []
+    for batch in sorted({it.batch for it in items}):
+        ranked = sorted((it for it in items if it.batch == batch), key=_key)
+        cut = (len(ranked) + 1) // 2
+        tuning += ranked[:cut]
+        heldout += ranked[cut:]
+    return tuning, heldout
 
 
 def check(eval_dir: Path = EVAL_DIR) -> list[str]:
@@ -50,17 +65,13 @@ def write(pool: Path, eval_dir: Path = EVAL_DIR) -> None:
         header = "".join(line for line in text.splitlines(keepends=True) if line.startswith("#"))
         doc = yaml.safe_load(text)
         for half in HALVES:
-            keep = [
-                raw
-                for raw in doc["items"]
-                if (_key(Item(raw["text"], raw["kind"], raw["session"])) in chosen) == (half == "tuning")
-            ]
+            keep = [raw for raw in doc["items"] if (_raw_key(raw) in chosen) == (half == "tuning")]
             if keep:
                 out = eval_dir / half / path.name
                 out.parent.mkdir(parents=True, exist_ok=True)
-                body = yaml.safe_dump(
-                    {"source": doc["source"], "items": keep}, sort_keys=False, allow_unicode=True, width=120
-                )
+                head = {"batch": doc["batch"]} if "batch" in doc else {}
+                doc_out = {**head, "source": doc["source"], "items": keep}
+                body = yaml.safe_dump(doc_out, sort_keys=False, allow_unicode=True, width=120)
                 out.write_text(header + body, encoding="utf-8")
 
 
