@@ -14,17 +14,15 @@ The per-kind table is printed and written as JSON under the test's tmp dir.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
-from services.paddock.llm.embedded import MODEL_ALIAS, EmbeddedModelServer
+from services.paddock.llm.embedded import EmbeddedModelServer
 from shared.netutil import free_port
 from tests.support.answer_run import Prepared, Result, missing_inputs, prepare, report, run, table, write
-from tests.support.procs import start_paddock
+from tests.support.qeval_run import serve
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(2400)]
 
@@ -40,19 +38,10 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Prepared:
 
 
 def _eval(prep: Prepared, llm_url: str, root: Path, name: str) -> tuple[list[Result], dict]:
-    env = {"PITWALL_ADK_OPENAI_MODEL": MODEL_ALIAS, "PITWALL_ADK_TIMEOUT_S": "600"}
-    pad = start_paddock(prep.data_dir, root, llm_url, env)
-    try:
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:  # the start-up warm-up first, so each question is its own
-            if httpx.get(f"{pad.url}/health", timeout=30).json()["warm_up"]["status"] in ("ready", "failed"):
-                break
-            time.sleep(0.5)
-        results = run(pad.url, prep)
-        held = run(pad.url, prep, qs=prep.held_out)
-        probe = run(pad.url, prep, qs=prep.probe)
-    finally:
-        pad.stop()
+    with serve(prep, llm_url, root) as url:
+        results = run(url, prep)
+        held = run(url, prep, qs=prep.held_out)
+        probe = run(url, prep, qs=prep.probe)
     rep = report(results)
     rep["held_out"] = report(held)
     rep["probe"] = report(probe)

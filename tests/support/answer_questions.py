@@ -42,6 +42,7 @@ class Question:
     session: str  # sim | vbox | kart
     text: str
     expect: Expect
+    before: tuple[str, ...] = ()  # a follow-up's earlier turns, asked first in the same conversation
 
 
 def _corner_events(st: SessionTruth) -> list[dict]:

@@ -150,7 +150,8 @@ def ask(
 def run(
     url: str, prep: Prepared, only: list[str] | None = None, qs: list[Question] | None = None
 ) -> list[Result]:
-    """Ask ``qs`` (the main set by default) one at a time, each in a fresh conversation."""
+    """Ask ``qs`` (the main set by default) one at a time, each in a fresh conversation (a follow-up's
+    earlier turns asked first in it, unscored)."""
     out: list[Result] = []
     for q in prep.questions if qs is None else qs:
         if only and q.kind not in only:
@@ -158,6 +159,8 @@ def run(
         httpx.post(
             f"{url}/session/reset", json={"driver_id": DRIVER}, timeout=30
         )  # no history between questions
+        for turn in q.before:  # a follow-up: its earlier turns first, in the same conversation
+            ask(url, prep.sids[q.session], turn)
         done, first, total = ask(url, prep.sids[q.session], q.text)
         text = str(done.get("text") or "") if done.get("type") == "done" else ""
         v: Verdict = score(q.expect, text, done.get("narrator"))

@@ -1,0 +1,113 @@
+"""The outside answer eval (issue #32, item 5): driver phrasings taken from public forums, Q&A threads and
+coaching material (``tests/eval/README.md``), split once by a committed seed into a tuning half and a
+held-out half, asked of a real paddock over the sessions ``answer_run.prepare`` imports (the Sonoma VBOX,
+the simulated Sonoma session with its ground truth, the MyChron kart, an AiM XRK), and scored against truth
+computed from the raw files (``tests/support/qeval_items.py``), never by Pitwall.
+
+- the data path (no model server): both halves;
+- the held-out half on the real model (SmolLM2 through ``services/paddock/llm/embedded.py``).
+
+Of the held-out half only the per-kind counts are printed or written, never its phrasings or answers.
+The constants below are the issue's goals and today's floor (measured on the regex routes); the floor is
+what the assertions hold; raise it towards the goal as the typed question layer lands.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from services.paddock.llm.embedded import EmbeddedModelServer
+from shared.netutil import free_port
+from tests.support.answer_eval import score
+from tests.support.answer_run import Prepared, missing_inputs, prepare
+from tests.support.qeval_items import KINDS, SESSIONS, Item, expect
+from tests.support.qeval_run import counts, evaluate, half, misses, serve
+from tests.support.qeval_split import check
+from tests.support.truth_corners import slowest_point
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(3600)]
+
+# the issue's goals
+GOAL_WRONG = 0  # on both halves
+GOAL_HELD_OUT_CORRECT_SHARE = 0.95
+GOAL_SECONDS_PER_ANSWER = 3.0  # SmolLM2 on an idle machine
+GOAL_PHRASINGS = 300
+# today's floor, measured on main's regex routes (the report of this branch): the assertions hold these
+PHRASINGS = 310  # batch 1: 142 (71 + 71); batch 2: 168 (84 + 84)
+FOLLOW_UPS = 11  # batch 2's follow-up sequences (earlier turns asked first in the same conversation)
+DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 0}
+DATA_PATH_CORRECT_MIN = {"tuning": 0.63, "heldout": 0.69}  # measured on main 608b2e9: 98/155, 107/155
+REAL_MODEL_WRONG_MAX = 0
+# measured 53/71 on batch 1 alone (11.1 s an answer at load 10-15); not yet run on the 155 of both batches:
+# the data path's 107/155 scaled by batch 1's model/data ratio (53/56), until the real-model run replaces it
+REAL_MODEL_CORRECT_MIN = 0.65
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Prepared:
+    why = missing_inputs()
+    if why:
+        pytest.fail(why)  # ../shared/data is part of the workspace: its absence is an error, not a skip
+    return prepare(tmp_path_factory.mktemp("question-eval"))
+
+
+def test_the_halves_are_the_seeded_split_of_cited_phrasings() -> None:
+    tuning, heldout = half("tuning"), half("heldout")
+    assert check() == []  # nothing moved between the halves since the seeded split
+    assert len(tuning) + len(heldout) == PHRASINGS
+    assert abs(len(tuning) - len(heldout)) <= 1
+    texts = [(it.session, " / ".join((*it.before, it.text)).lower()) for it in tuning + heldout]
+    assert len(set(texts)) == len(texts)
+    assert sum(bool(it.before) for it in tuning + heldout) == FOLLOW_UPS
+    for it in tuning + heldout:
+        assert it.kind in KINDS and it.session in SESSIONS, it
+        assert it.source.strip(" —"), f"{it.text!r} cites no source"
+
+
+def test_every_phrasing_has_truth_from_the_raw_files(prepared: Prepared) -> None:
+    for it in half("tuning") + half("heldout"):
+        e = expect(it, prepared.truths)
+        assert e.need or e.need_range or e.words or e.restraint, it.text
+
+
+def test_a_corner_minimum_beside_a_top_speed_is_off_the_point_not_wrong(prepared: Prepared) -> None:
+    """A follow-up ("and in lap 5?" after the session's top speed) answered as a lap comparison names true
+    corner minimums: evasive, not wrong; a speed that is nowhere in the file stays wrong."""
+    st = prepared.truths["sim"]
+    it = Item(
+        "and in lap 5?", "top_speed", "sim", {"laps": [5]}, before=("max speed reached in the session",)
+    )
+    e = expect(it, prepared.truths)
+    t6 = [slowest_point(st, n, "t6")[0] for n in (st.best.lap, 5)]
+    comparison = f"Minimum speed at T6: lap {st.best.lap} {t6[0]:.1f} km/h, lap 5 {t6[1]:.1f} km/h."
+    assert score(e, comparison, "data").kind == "evasive"
+    assert score(e, f"Lap 5's top speed was {st.lap(5).top_kmh:.1f} km/h.", "data").kind == "correct"
+    above_all = max(lp.top_kmh for lp in st.laps) + 15  # faster than anything in the file
+    assert score(e, f"Lap 5's top speed was {above_all:.1f} km/h.", "data").kind == "wrong"
+
+
+@pytest.mark.parametrize("name", ["tuning", "heldout"])
+def test_the_data_path_answers_both_halves(prepared: Prepared, tmp_path: Path, name: str) -> None:
+    """No model server at all: the labelled data answers, against the floor (goal: none wrong)."""
+    with serve(prepared, f"http://127.0.0.1:{free_port()}/v1", tmp_path) as url:
+        results, rep = evaluate(
+            url, prepared, half(name), name, tmp_path / f"{name}-data.json", reveal=name == "tuning"
+        )
+    assert all(r.narrator in ("data", "none") for r in results), rep["by_narrator"]
+    shown = json.dumps(misses(results), indent=1) if name == "tuning" else counts(rep)
+    assert rep["wrong"] <= DATA_PATH_WRONG_MAX[name], shown
+    assert rep["correct_share"] >= DATA_PATH_CORRECT_MIN[name], shown
+
+
+def test_the_held_out_half_on_the_real_model(
+    prepared: Prepared, real_llm: EmbeddedModelServer, tmp_path: Path
+) -> None:
+    """SmolLM2: no wrong fact shown as model text, and the floor (goals: 95 % correct, none wrong)."""
+    with serve(prepared, real_llm.url, tmp_path) as url:
+        _, rep = evaluate(url, prepared, half("heldout"), "heldout", tmp_path / "heldout-smollm2.json", False)
+    assert rep["wrong_as_model_text"] == 0, counts(rep)
+    assert rep["wrong"] <= REAL_MODEL_WRONG_MAX, counts(rep)
+    assert rep["correct_share"] >= REAL_MODEL_CORRECT_MIN, counts(rep)

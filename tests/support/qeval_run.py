@@ -1,0 +1,84 @@
+"""Running the outside answer eval (``tests/eval/``): a real paddock (uvicorn, ADK, LiteLLM over HTTP) over
+the sessions ``answer_run.prepare`` imports, each half's items asked and scored by ``answer_run``, and the
+per-kind table written as JSON and printed.
+
+``serve`` is the one way the answer evals start their paddock: the start-up warm-up first, so each question
+is timed on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from services.paddock.llm.embedded import MODEL_ALIAS
+from tests.support.answer_run import Prepared, Result, report, run, table, write
+from tests.support.procs import start_paddock
+from tests.support.qeval_items import EVAL_DIR, Item, load, questions
+
+WARM_UP_S = 600
+
+
+@contextmanager
+def serve(prep: Prepared, llm_url: str, root: Path) -> Iterator[str]:
+    """A paddock over ``prep``'s data talking to ``llm_url``, ready (warm-up done or failed): its URL."""
+    env = {"PITWALL_ADK_OPENAI_MODEL": MODEL_ALIAS, "PITWALL_ADK_TIMEOUT_S": "600"}
+    pad = start_paddock(prep.data_dir, root, llm_url, env)
+    try:
+        deadline = time.monotonic() + WARM_UP_S
+        while time.monotonic() < deadline:
+            if httpx.get(f"{pad.url}/health", timeout=30).json()["warm_up"]["status"] in ("ready", "failed"):
+                break
+            time.sleep(0.5)
+        yield pad.url
+    finally:
+        pad.stop()
+
+
+def half(name: str) -> list[Item]:
+    """The items of one half (``tuning`` or ``heldout``)."""
+    return load(EVAL_DIR / name)
+
+
+def evaluate(
+    url: str, prep: Prepared, items: list[Item], name: str, out: Path, reveal: bool = True
+) -> tuple[list[Result], dict]:
+    """Ask every item (a fresh conversation each), score it, write the per-kind table to ``out`` (JSON) and
+    print it. With ``reveal`` (the tuning half) every answer is written and printed too; without (the
+    held-out half) only the counts are, so nobody changing the code reads its phrasings."""
+    results = run(url, prep, qs=questions(items, prep.truths, name))
+    rep = report(results)
+    rep["seconds_per_answer"] = sum(r.done_s for r in results) / len(results) if results else None
+    if reveal:
+        write(results, rep, out)
+    else:
+        out.write_text(json.dumps({"report": rep}, indent=1, default=str))
+    print(f"\n{name}: {len(results)} phrasings, the table in {out}\n{table(rep)}")
+    print(f"seconds per answer: {rep['seconds_per_answer']:.2f}")
+    if reveal:
+        for r in results:
+            if r.verdict != "correct":
+                print(
+                    f"  {r.verdict} [{r.narrator}] {r.kind} {r.session} {r.question!r}: {r.why} | {r.text[:160]!r}"
+                )
+    return results, rep
+
+
+def misses(results: list[Result]) -> list[dict[str, Any]]:
+    """What was not correct, for an assertion's message."""
+    return [
+        {"q": r.question, "session": r.session, "verdict": r.verdict, "why": r.why, "text": r.text[:300]}
+        for r in results
+        if r.verdict != "correct"
+    ]
+
+
+def counts(rep: dict) -> str:
+    """The per-kind counts alone (what may be shown of the held-out half)."""
+    return json.dumps(rep["kinds"], indent=1)
