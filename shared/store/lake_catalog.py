@@ -58,7 +58,8 @@ def fragments(fs: pafs.FileSystem, target: LakeTarget) -> list[pafs.FileInfo]:
     return sorted(got, key=lambda i: i.path)
 
 
-def _read(fs: pafs.FileSystem, path: str) -> pa.Table | None:
+def read_fragment(fs: pafs.FileSystem, path: str) -> pa.Table | None:
+    """One writer's fragment as written (tombstones included), or None when it is gone."""
     try:
         with fs.open_input_stream(path) as f:
             return pq.read_table(pa.BufferReader(f.read()))
@@ -85,9 +86,13 @@ def read_catalog(
     """The catalog (every writer's fragment, one row per session; ``listed``: the fragments when just
     listed), or only ``writer``'s fragment; None when there is none yet."""
     if writer is not None:
-        return _read(fs, target.path(fragment_key(writer)))
+        return read_fragment(fs, target.path(fragment_key(writer)))
     infos = fragments(fs, target) if listed is None else listed
-    parts = [t for t in (_read(fs, i.path) for i in infos) if t is not None]
+    return merge_fragments([t for t in (read_fragment(fs, i.path) for i in infos) if t is not None])
+
+
+def merge_fragments(parts: list[pa.Table]) -> pa.Table | None:
+    """The catalog from its fragments' tables: one row per session, the newest; deleted sessions gone."""
     if not parts:
         return None
     newest = _newest_per_session(pa.concat_tables(parts, promote_options="permissive"))

@@ -326,6 +326,19 @@ async function route() {
   } catch (e) { if (!stale(seq)) fail(e); }
 }
 
+// ---------- the lake: one banner while the store is away (what the paddock can still show) ----------
+async function lakeStatus() {
+  const el = document.getElementById("lake-banner");
+  try {
+    const r = await fetch("/health", {headers: authHeaders(), cache: "no-store"});
+    const said = r.ok ? ((await r.json()).lake || {}).message : null;
+    el.textContent = said || "";
+    el.hidden = !said;
+  } catch (_) {}  // the paddock itself is away: the connection dot says so
+}
+lakeStatus();
+setInterval(lakeStatus, 10000);
+
 window.addEventListener("hashchange", route);
 window.addEventListener("offline", () => showBanner("This tablet is offline; showing the app shell only.", "error"));
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
