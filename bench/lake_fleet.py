@@ -131,6 +131,28 @@ def publish(env: dict[str, str], prefix: str, n: int, writers: int, lap_s: float
         time.sleep(max(0.0, nxt - time.monotonic()))
 
 
+# the lake's own start-up, in a fresh interpreter of the tree: the view until it lists the catalog
+LAKE_START = """
+import inspect, json, resource, sys, time
+from services.paddock.lake import Lake
+from shared.settings import settings_for
+kw = {"follow": True} if "follow" in inspect.signature(Lake).parameters else {}
+t0 = time.perf_counter()
+lake = Lake(settings_for(sys.argv[1]), **kw)
+n = lake.cursor().execute("SELECT count(*) FROM sessions").fetchone()[0]
+took = time.perf_counter() - t0
+print(json.dumps({"s": took, "n": n, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+getattr(lake, "close", lambda: None)()
+"""
+
+
+def lake_start(tree: Path, data: Path, env: dict[str, str]) -> dict[str, Any]:
+    e = {**os.environ, **env, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, "-c", LAKE_START, str(data)], cwd=tree, env=e, capture_output=True,
+                         text=True, timeout=900, check=True)  # fmt: skip
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
 def _rss_peak_mb(pid: int) -> float:
     for ln in Path(f"/proc/{pid}/status").read_text().splitlines():
         if ln.startswith("VmHWM:"):
@@ -166,6 +188,9 @@ def measure(
     data = d / f"pad-{label}-{prefix}"
     lenv = {**env, "PITWALL_LAKE_URL": f"s3://{env['PITWALL_LAKE_URL'].split('/')[2]}/{prefix}"}
     out: dict[str, Any] = {}
+    cold = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)
+    warm = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)  # the new code: from its snapshot
+    out |= {"lake_start_s": cold["s"], "lake_restart_s": warm["s"], "lake_start_rss_mb": cold["rss_mb"]}
     proc, url, out["start_s"] = run_paddock(tree, data, lenv, n, d / f"{label}-{prefix}-1.log")
     proc.terminate()
     proc.wait(30)
@@ -247,7 +272,7 @@ def main() -> None:
             w.stop()
     if a.out:
         a.out.write_text(json.dumps(results, indent=1))
-    keys = ["start_s", "restart_s", "health_p50_ms", "health_p99_ms", "health_max_ms", "sessions_median_ms",
+    keys = ["lake_start_s", "lake_restart_s", "start_s", "restart_s", "health_p50_ms", "health_p99_ms", "health_max_ms", "sessions_median_ms",
             "sql_s", "rss_peak_mb"]  # fmt: skip
     print("| sessions | writers | " + " | ".join(f"{k} old / new (ratio)" for k in keys) + " |")
     for i in range(0, len(results), 2):

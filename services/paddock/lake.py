@@ -70,9 +70,8 @@ class Lake:
         self._checked = 0.0
         self._fetched_at = 0.0  # wall clock before the last catalog read (S3)
         self._seen: frozenset[str] = frozenset()  # session directories the last refresh found (local lake)
-        self._looked_for: set[str] = (
-            set()
-        )  # ids a query named that the catalog did not know, since it changed
+        # ids a query named that the catalog did not know (looked for once since the catalog changed)
+        self._looked_for: set[str] = set()
         self.damaged: dict[str, dict[str, str]] = {}  # session id -> {file, reason}
         # damage found by reading a session whole after a query on it failed, until its files change
         self._found: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}

@@ -281,9 +281,7 @@ def _start_up(cmd: str, d: Path, env: dict[str, str]) -> subprocess.CompletedPro
     )  # fmt: skip
 
 
-def test_start_up_names_bad_credentials_and_a_missing_bucket(
-    car: dict[str, Any], tmp_path: Path
-) -> None:
+def test_start_up_names_bad_credentials_and_a_missing_bucket(car: dict[str, Any], tmp_path: Path) -> None:
     env = car["env"]
     cases = [
         ("paddock", {**env, "PITWALL_S3_SECRET_KEY": "wrong"}, "refused the credentials"),
