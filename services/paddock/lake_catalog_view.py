@@ -7,8 +7,8 @@ second of their time (S3 times are whole seconds: a same-size rewrite in that se
 (Arrow, no request). A publish by one car therefore costs one LIST and one GET of that car's fragment,
 whatever the fleet.
 
-The fragments are saved to ``<paddock>/lake_snapshot.parquet`` (one file, each fragment's rows with its
-stamp in the file's metadata), at most every ``save_every_s``: a paddock starts from it at once, and
+The rows are saved to ``<paddock>/lake_snapshot.parquet`` (one file, each row tagged with its fragment,
+the fragments' stamps in the file's metadata), at most every ``save_every_s``: a paddock starts from it at once, and
 serves it while the store is away.
 
 The catalog calls this module makes (what a different table format changes): ``fragments`` (list),
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
@@ -42,16 +43,16 @@ from shared.store.lake_catalog import (
 
 log = logging.getLogger(__name__)
 _META = b"pitwall.fragments"
+_FRAG = "_fragment"  # the fragment a row came from (in memory and in the snapshot)
 
 
 @dataclass(frozen=True)
 class Fragment:
-    """One writer's fragment as read: its listing stamp, when our read of it began, its rows."""
+    """One writer's fragment as read: its listing stamp and when our read of it began."""
 
     size: int
     mtime: float
     read_at: float
-    table: pa.Table
 
 
 class CatalogView:
@@ -59,6 +60,7 @@ class CatalogView:
         self.fs, self.target, self.snapshot = fs, target, snapshot
         self.save_every_s = save_every_s
         self._frags: dict[str, Fragment] = {}
+        self._rows: pa.Table | None = None  # every fragment's rows, each tagged with its fragment (_FRAG)
         self._listed: list[pafs.FileInfo] | None = None
         self._saved_at = 0.0
         self._unsaved = False
@@ -75,8 +77,8 @@ class CatalogView:
         return catalog_signature(self._listed)
 
     def update(self, pool: ThreadPoolExecutor) -> int:
-        """Read the fragments that changed since the last read (as :meth:`list_fragments` found them), in parallel,
-        and rebuild the catalog; returns how many were read."""
+        """Read the fragments that changed since the last read (as :meth:`list_fragments` found them), in
+        parallel, and rebuild the catalog from the rows in memory; returns how many were read."""
         listed = self._listed if self._listed is not None else fragments(self.fs, self.target)
         began = time.time()
         todo = []
@@ -91,21 +93,33 @@ class CatalogView:
                 todo.append((info.path, info.size or 0, mtime))
         tables = list(pool.map(lambda j: read_fragment(self.fs, j[0]), todo))
         frags = {i.path: self._frags[i.path] for i in listed if i.path in self._frags}
+        fresh = []
         for (path, size, mtime), tbl in zip(todo, tables, strict=True):
             if tbl is None:  # removed between the listing and the read
                 frags.pop(path, None)
             else:
-                frags[path] = Fragment(size, mtime, began, tbl)
-        changed = bool(todo) or len(frags) != len(self._frags)
+                frags[path] = Fragment(size, mtime, began)
+                fresh.append(tbl.append_column(_FRAG, pa.array([path] * tbl.num_rows, pa.string())))
+        gone = set(self._frags) - set(frags)
         self._frags, self.read_at = frags, began
         self.fragments_read += len(todo)
-        if changed or self.catalog is None:
-            self._merge()
+        if todo or gone or self.catalog is None:
+            self._replace({p for p, _, _ in todo} | gone, fresh)
             self._unsaved = True
         return len(todo)
 
+    def _replace(self, paths: set[str], fresh: list[pa.Table]) -> None:
+        """The rows of ``paths`` replaced by ``fresh`` (only those tables are touched), then the catalog."""
+        keep = self._rows
+        if keep is not None and paths:
+            keep = keep.filter(pc.invert(pc.is_in(keep.column(_FRAG), pa.array(sorted(paths), pa.string()))))
+        parts = ([keep] if keep is not None else []) + fresh
+        self._rows = pa.concat_tables(parts, promote_options="permissive") if parts else None
+        self._merge()
+
     def _merge(self) -> None:
-        cat = merge_fragments([f.table for f in self._frags.values()])
+        rows = self._rows
+        cat = merge_fragments([rows.drop_columns([_FRAG])]) if rows is not None and rows.num_rows else None
         self.catalog = cat
         sids = cat.column("session_id").to_pylist() if cat is not None else []
         self._row = {s: i for i, s in enumerate(sids)}
@@ -134,19 +148,13 @@ class CatalogView:
         return {} if i is None or self.catalog is None else self.catalog.slice(i, 1).to_pylist()[0]
 
     def save(self, force: bool = False) -> bool:
-        """Write the fragments to the snapshot file (atomically), when changed and ``save_every_s`` passed."""
+        """Write the fragments' rows to the snapshot file (atomically), when changed and ``save_every_s``
+        passed (or ``force``)."""
         if not self._unsaved or (not force and time.monotonic() - self._saved_at < self.save_every_s):
             return False
-        names = list(self._frags)
-        index = [[n, self._frags[n].size, self._frags[n].mtime, self._frags[n].read_at] for n in names]
-        rows = [self._frags[n].table.num_rows for n in names]
-        parts = [self._frags[n].table for n in names]
-        table = (
-            pa.concat_tables(parts, promote_options="permissive")
-            if parts
-            else pa.table({"session_id": pa.array([], pa.string())})
-        )
-        meta = {_META: json.dumps({"fragments": index, "rows": rows, "read_at": self.read_at}).encode()}
+        index = [[n, f.size, f.mtime, f.read_at] for n, f in self._frags.items()]
+        table = self._rows if self._rows is not None else pa.table({_FRAG: pa.array([], pa.string())})
+        meta = {_META: json.dumps({"fragments": index, "read_at": self.read_at}).encode()}
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
         self.snapshot.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.snapshot.with_suffix(".tmp")
@@ -160,16 +168,17 @@ class CatalogView:
         try:
             table = pq.read_table(self.snapshot)
             meta = json.loads((table.schema.metadata or {})[_META])
-        except (OSError, KeyError, ValueError, pa.ArrowException) as exc:
+            frags = {
+                str(n): Fragment(int(size), float(mtime), float(at))
+                for n, size, mtime, at in meta["fragments"]
+            }
+        except (OSError, KeyError, ValueError, TypeError, pa.ArrowException) as exc:
             if self.snapshot.exists():
                 log.warning(
                     "the lake snapshot %s does not read (%s): starting without it", self.snapshot, exc
                 )
             return False
-        frags, at = {}, 0
-        for (name, size, mtime, read_at), n in zip(meta["fragments"], meta["rows"], strict=True):
-            frags[name] = Fragment(int(size), float(mtime), float(read_at), table.slice(at, n))
-            at += n
         self._frags, self.read_at = frags, meta.get("read_at")
+        self._rows = table.replace_schema_metadata(None) if table.num_rows else None
         self._merge()
         return True

@@ -72,9 +72,9 @@ def _newest_per_session(table: pa.Table) -> pa.Table:
     if table.num_rows == 0 or "published_at" not in table.column_names:
         return table
     order = table.sort_by([("session_id", "ascending"), ("published_at", "descending")])
-    sids = order.column("session_id").to_pylist()
-    keep = [i for i, sid in enumerate(sids) if i == 0 or sids[i - 1] != sid]
-    return order.take(pa.array(keep, pa.int64()))
+    sids = order.column("session_id").combine_chunks()
+    first = pc.not_equal(sids.slice(1), sids.slice(0, len(sids) - 1))  # a session's first row (newest)
+    return order.filter(pa.concat_arrays([pa.array([True]), first]))
 
 
 def read_catalog(

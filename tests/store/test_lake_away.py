@@ -29,6 +29,7 @@ from shared.settings import settings_for
 from shared.simulator.fixtures import cached_sim
 from shared.store.lake_catalog import CATALOG_DIR
 from shared.store.lake_mirror import mirror_for, uploader_for
+from tests.support.browser import chromium, needs_chromium
 from tests.support.procs import Service, free_port, start_paddock
 from tests.support.seaweed import seaweed_or_skip
 from tests.support.truth import gate_crossings
@@ -251,3 +252,36 @@ def test_the_snapshot_holds_the_catalog_as_the_bucket_has_it(lake: dict[str, Any
     saved = pq.read_table(snap).to_pylist()
     assert sorted(r["session_id"] for b in bucket for r in b) == sorted(r["session_id"] for r in saved)
     assert [r["object_keys"] for b in bucket for r in b] == [r["object_keys"] for r in saved]
+
+
+def test_the_tablet_shows_one_banner_while_the_lake_is_away(lake: dict[str, Any]) -> None:
+    """A real browser on a paddock started while the store is down: one banner in driver words, on every
+    screen, and the session's page still opens (its laps are what this paddock cannot read: said once)."""
+    needs_chromium()
+    w, sid, d = lake["w"], lake["sid"], lake["d"]
+    pad_dir = d / "pad5"
+    start_paddock(pad_dir, d, _llm_url(), lake["env"]).stop()  # the snapshot, with the store up
+    w.stop()
+    try:
+        pad = start_paddock(pad_dir, d, _llm_url(), lake["env"])
+        try:
+            h = _wait(
+                lambda: (x := _health_lake(pad))["reachable"] is False and x, 60, "the lake marked away"
+            )
+            with chromium() as b:
+                pg = b.new_page(viewport={"width": 1024, "height": 768})
+                errors: list[str] = []
+                pg.on("pageerror", lambda e: errors.append(str(e)))
+                pg.goto(f"{pad.url}/")
+                pg.wait_for_selector("#lake-banner:not([hidden])", timeout=60_000)
+                assert pg.inner_text("#lake-banner") == h["message"]
+                assert h["message"].startswith(f"Lake unreachable since {h['unreachable_since']}")
+                for screen in ("#/", f"#/session/{sid}", "#/ask"):
+                    pg.goto(f"{pad.url}/{screen}")
+                    pg.wait_for_selector("#lake-banner:not([hidden])", timeout=60_000)
+                    assert pg.get_by_text("Lake unreachable since").count() == 1, screen
+                assert not errors, errors
+        finally:
+            pad.stop()
+    finally:
+        w.start()

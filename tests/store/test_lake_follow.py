@@ -19,7 +19,9 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
 
+import services.paddock.lake as lake_mod
 from services.paddock.lake import Lake
+from services.paddock.tools.sessions import query_pitwall_db
 from shared.lake_url import s3_target
 from shared.settings import Settings, settings_for
 from shared.store.lake_catalog import CLOCK_SLACK_S, KEYS_COLUMN, fragment_key
@@ -208,3 +210,22 @@ def test_a_query_naming_a_session_the_follower_has_not_seen_looks_once(weed: Any
         assert store.calls["list"] == 2
     finally:
         lake.close()
+
+
+def test_the_sql_tool_on_a_large_lake_reads_only_the_sessions_its_query_names(
+    weed: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = _settings(weed, tmp_path / "pad", "sql")
+    rows = _fleet(weed, settings)
+    store = _Store(weed.filesystem())
+    lake = Lake(settings, refresh_ttl_s=3600, fs=pafs.PyFileSystem(store))
+    monkeypatch.setattr(lake_mod, "_LAKE", lake)
+    monkeypatch.setattr(lake_mod, "SQL_ALL_SESSIONS", 3 * WRITERS - 1)  # one session too many: "large"
+    assert query_pitwall_db("SELECT count(*) AS n FROM laps")["error"]["code"] == "scope_needed"
+    assert query_pitwall_db("SELECT count(*) AS n FROM sessions")["rows"] == [{"n": 3 * WRITERS}]
+    assert lake.s3.sessions_named(["d1", "s40", "nobody"]) == ["s40", "s10", "s11", "s12"]
+    store.reset()
+    query_pitwall_db("SELECT count(*) AS n FROM laps WHERE driver_id = 'd1'")  # its objects are not there
+    target = s3_target(settings)
+    d1 = {target.path(k) for r in rows[1] for k in r[KEYS_COLUMN]}
+    assert store.opened and set(store.opened) <= d1, store.opened

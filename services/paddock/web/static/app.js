@@ -75,6 +75,9 @@ async function api(path) {
     if (t) { localStorage.setItem("pitwall-token", t); return api(path); }
   }
   const body = await r.json().catch(() => ({}));
+  if (!r.ok && body.error && body.error.code === "lake_unreachable" && !document.getElementById("lake-banner").hidden) {
+    throw new Error("Not available while the lake is unreachable (see the note above).");  // said once, above
+  }
   if (!r.ok) throw new Error((body.error && (body.error.message || body.error.code)) || `HTTP ${r.status}`);
   return body;
 }
