@@ -139,7 +139,8 @@ from shared.settings import settings_for
 kw = {"follow": True} if "follow" in inspect.signature(Lake).parameters else {}
 t0 = time.perf_counter()
 lake = Lake(settings_for(sys.argv[1]), **kw)
-n = lake.cursor().execute("SELECT count(*) FROM sessions").fetchone()[0]
+q = "SELECT count(*) FROM sessions"
+n = lake.cursor(None, q).execute(q).fetchone()[0]
 took = time.perf_counter() - t0
 print(json.dumps({"s": took, "n": n, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 getattr(lake, "close", lambda: None)()
@@ -243,6 +244,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20.0, help="how long the fleet publishes per run")
     ap.add_argument("--publish", help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
+    ap.add_argument("--lake-start-only", action="store_true", help="only the lake's start-up, both trees")
     a = ap.parse_args()
     if a.publish:
         env = dict(os.environ)
@@ -254,11 +256,12 @@ def main() -> None:
         try:
             env = w.env()
             tpl = template(d, env)
-            empty = {**env, "PITWALL_LAKE_URL": env["PITWALL_LAKE_URL"] + "-empty"}
-            proc, _, fixed = run_paddock(REPO, d / "pad-empty", empty, 0, d / "empty.log")
-            proc.terminate()
-            proc.wait(30)
-            print(f"start-up with an empty lake (process, imports): {fixed:.1f} s", flush=True)
+            if not a.lake_start_only:
+                empty = {**env, "PITWALL_LAKE_URL": env["PITWALL_LAKE_URL"] + "-empty"}
+                proc, _, fixed = run_paddock(REPO, d / "pad-empty", empty, 0, d / "empty.log")
+                proc.terminate()
+                proc.wait(30)
+                print(f"start-up with an empty lake (process, imports): {fixed:.1f} s", flush=True)
             for n in a.sessions:
                 for writers in a.writers:
                     prefix = f"fleet-{n}-{writers}"
@@ -266,6 +269,13 @@ def main() -> None:
                     build_fleet(env, d, prefix, n, writers, tpl)
                     print(f"{prefix}: built in {time.perf_counter() - t0:.0f} s", flush=True)
                     for label, tree in (("old", a.base), ("new", REPO)):
+                        if a.lake_start_only:
+                            lenv = {**env, "PITWALL_LAKE_URL": f"s3://{w.bucket}/{prefix}"}
+                            cold = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)
+                            warm = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)
+                            print(json.dumps({"sessions": n, "writers": writers, "code": label, "cold": cold,
+                                              "from_snapshot": warm}), flush=True)  # fmt: skip
+                            continue
                         r = measure(tree, label, env, d, prefix, n, writers, a)
                         results.append({"sessions": n, "writers": writers, "code": label, **r})
                         print(json.dumps(results[-1]), flush=True)
@@ -273,6 +283,8 @@ def main() -> None:
             w.stop()
     if a.out:
         a.out.write_text(json.dumps(results, indent=1))
+    if a.lake_start_only:
+        return None
     keys = ["lake_start_s", "lake_restart_s", "start_s", "restart_s", "health_p50_ms", "health_p99_ms", "health_max_ms", "sessions_median_ms",
             "sql_s", "rss_peak_mb"]  # fmt: skip
     print("| sessions | writers | " + " | ".join(f"{k} old / new (ratio)" for k in keys) + " |")
