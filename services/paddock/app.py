@@ -43,7 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.http_rejected = http_rejected
         app.state.loop_lag = lag = LoopLag()
         lag.start()
-        app.state.lake = configure_lake(settings)
+        app.state.lake = configure_lake(settings, follow=True)  # refreshed by a worker thread
         app.state.store = PaddockStore(settings)
         app.state.coach = CoachService(settings, app.state.store)
         app.state.gate = ModelGate(settings.llm_queue_size)
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             lag.stop()
             warm.cancel()
             prefetch.cancel()
+            app.state.lake.close()
             await app.state.coach.aclose()  # incomplete answers are written before the store closes
             app.state.store.close()
 
@@ -85,13 +86,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/health", tags=["health"])
     async def health(request: Request) -> dict[str, Any]:
-        """Status, version, model reachability (probed via /v1/models, cached 5 s), lake freshness.
-        A client beyond loopback without the token sees liveness only."""
+        """Status, version, model reachability (probed via /v1/models, cached 5 s), lake freshness and
+        reachability (never waits for the lake). A client beyond loopback without the token sees liveness
+        only."""
         if not is_trusted(request, settings):
             return {"status": "ok", "version": __version__}
         ok, reason = request.app.state.coach.model_status()  # never waits for the model server
         lake = request.app.state.lake
-        lake.refresh()
         newest = lake.newest_file_mtime
         return {
             "status": "ok",
@@ -102,7 +103,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "url": settings.adk_openai_url,
                 "model": settings.llm_model_id,
             },
-            "lake": {"newest_file_age_s": round(time.time() - newest, 1) if newest else None},
+            "lake": {
+                "newest_file_age_s": round(time.time() - newest, 1) if newest else None,
+                **lake.status.as_dict(),
+            },
             "active_driver_sessions": request.app.state.coach.active_drivers,
             "warm_up": request.app.state.coach.warm_state,
             "agents_ready": request.app.state.coach.runner is not None,
@@ -134,8 +138,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(ToolError)
     async def lake_data(_: Request, exc: ToolError) -> JSONResponse:
-        """A read found the session damaged in the lake (409, naming the file) or missing (404)."""
+        """A read found the session damaged in the lake (409, naming the file), missing (404), or needs the
+        store while it is away (503)."""
         status = 409 if exc.code == "damaged_session" else 404 if exc.code.startswith("unknown") else 422
+        status = 503 if exc.code == "lake_unreachable" else status
         return JSONResponse({"error": exc.as_dict()["error"]}, status)
 
     @app.exception_handler(RequestValidationError)

@@ -32,7 +32,7 @@ def paddock_cmd(
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from services.paddock.app import create_app
     from services.paddock.llm.embedded import EmbeddedModelError, EmbeddedModelServer
-    from shared.lake_url import check_s3_lake
+    from shared.lake_url import LakeUnavailable, check_s3_lake
     from shared.profiles.track import use_data_dir
     from shared.serve import PortTaken, listen, serve
     from shared.settings import settings_for
@@ -48,7 +48,15 @@ def paddock_cmd(
     try:
         settings = settings_for(data_dir, **overrides)
         if settings.lake_is_s3:  # the bucket answers with these credentials, or a sentence saying why not
-            check_s3_lake(settings)
+            try:
+                check_s3_lake(settings)
+            except LakeUnavailable as exc:
+                if exc.reachable:  # a wrong setting: refused at start
+                    raise
+                # the store is away: serve the last snapshot of the lake, and follow it once it answers
+                err.print(
+                    f"[yellow]warning[/yellow]: {escape(str(exc))}; serving the last snapshot of the lake"
+                )
     except ValueError as exc:
         err.print(f"[red]error[/red]: {escape(str(exc))}")
         raise typer.Exit(2) from exc

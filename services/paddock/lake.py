@@ -24,8 +24,10 @@ from typing import Any
 import duckdb
 from pyarrow.fs import FileSystem
 
+from services.paddock.lake_follow import Follower, LakeStatus
 from services.paddock.lake_s3 import S3Lake
 from shared.ids import is_id
+from shared.lake_url import LakeUnavailable
 from shared.settings import Settings
 from shared.store.lake_catalog import catalog_settled
 from shared.store.lake_check import damaged_sessions, deep_problem, files_signature
@@ -36,8 +38,25 @@ from shared.store.publisher import lake_reader_views
 log = logging.getLogger(__name__)
 
 
+SQL_ALL_SESSIONS = 1000  # beyond this, the SQL tool reads the data of the sessions its query names only
+
+
+class ScopeNeeded(ValueError):
+    """A SQL query over a large lake's data names no session and no driver."""
+
+
 class Lake:
-    def __init__(self, settings: Settings, refresh_ttl_s: float = 1.0, fs: FileSystem | None = None) -> None:
+    """``follow``: a worker thread keeps the view fresh (the service); requests then never refresh it
+    themselves, except a query naming a session the view does not know yet (once). Without it (tools run
+    from the CLI, tests) a read refreshes at most every ``refresh_ttl_s``."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        refresh_ttl_s: float = 1.0,
+        fs: FileSystem | None = None,
+        follow: bool = False,
+    ) -> None:
         self.settings = settings
         self.lake_dir = settings.lake_dir
         # PITWALL_LAKE_URL=s3://...: the bucket by its session catalog, never the local lake
@@ -45,18 +64,37 @@ class Lake:
         if self.s3 is None:
             self.lake_dir.mkdir(parents=True, exist_ok=True)
         self.refresh_ttl_s = refresh_ttl_s
+        self.status = LakeStatus()
         self._lock = threading.Lock()
         self._sig: tuple[int, float] | None = None
         self._checked = 0.0
         self._fetched_at = 0.0  # wall clock before the last catalog read (S3)
         self._seen: frozenset[str] = frozenset()  # session directories the last refresh found (local lake)
+        # ids a query named that the catalog did not know (looked for once since the catalog changed)
+        self._looked_for: set[str] = set()
         self.damaged: dict[str, dict[str, str]] = {}  # session id -> {file, reason}
         # damage found by reading a session whole after a query on it failed, until its files change
         self._found: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}
         self.con = sandboxed_connection(
             None if self.s3 is not None else self.lake_dir, settings.duckdb_memory_limit_mb
         )
-        self.refresh(force=True)
+        self._follower = Follower(lambda: self.refresh(look_now=True), refresh_ttl_s) if follow else None
+        snapshot = self.s3 is not None and follow and self.s3.load_snapshot()
+        if self.s3 is not None and snapshot:
+            # start from the last run's catalog at once; the follower catches up in the background
+            self.s3.build(frozenset())
+            self.status.read_at = self.s3.view.read_at
+        else:
+            self.refresh(force=True)
+        if self._follower is not None:
+            self._follower.start(look_first=snapshot)
+
+    def close(self) -> None:
+        """Stop following; the catalog read since the last save goes to the snapshot."""
+        if self._follower is not None:
+            self._follower.stop()
+        if self.s3 is not None:
+            self.s3.view.save(force=True)
 
     @property
     def url(self) -> str:
@@ -72,50 +110,67 @@ class Lake:
         return len(files), max((f.stat().st_mtime for f in files), default=0.0)
 
     def _published_since(self, params: list[Any] | None) -> bool:
-        """True when a query names a session published after the last refresh (local lake): its directory
-        is there but the views do not know it yet. A query for a session just imported must not wait out
-        the refresh interval (it would find nothing)."""
+        """True when a query names a session published after the last refresh: its directory is there
+        (local lake) or the catalog may name it (S3, while the store answers), but the views do not know it
+        yet. A query for a session just imported must not wait out the refresh interval (it would find
+        nothing)."""
+        named = [p for p in params or [] if isinstance(p, str) and is_id(p)]  # an id, never a path
         if self.s3 is not None:
-            return False
-        return any(
-            isinstance(p, str)
-            and p not in self._seen
-            and is_id(p)  # an id, never a path
-            and session_dir(self.lake_dir, p).is_dir()
-            for p in params or []
-        )
+            # the session id is a query's first text; one not known, not a driver's, not looked for since
+            # the catalog last changed, is looked for once
+            sid = next((p for p in params or [] if isinstance(p, str)), None)
+            if sid not in named or sid is None or self.s3.known(sid) or sid in self._looked_for:
+                return False
+            self._looked_for.add(sid)
+            return self.status.reachable and not self.s3.sessions_named([sid])
+        return any(p not in self._seen and session_dir(self.lake_dir, p).is_dir() for p in named)
 
     def refresh(self, force: bool = False, look_now: bool = False) -> None:
         """Rebuild the views when the lake changed (looked at most every ``refresh_ttl_s`` unless
-        ``look_now``), or always when ``force``."""
+        ``look_now``; never from a request while a follower keeps them), or always when ``force``. A
+        store that does not answer leaves the views as they are (:attr:`status` says since when)."""
         now = time.monotonic()
-        if not force and not look_now and now - self._checked < self.refresh_ttl_s:
+        if (
+            not force
+            and not look_now
+            and (self._follower is not None or now - self._checked < self.refresh_ttl_s)
+        ):
             return
         with self._lock:
             self._checked = now
-            sig = self._signature()
-            # on S3 a same-size rewrite in the second of the last read looks unchanged: read again until
-            # a read began after that second had surely passed
-            unsettled = self.s3 is not None and not catalog_settled(sig[1], self._fetched_at)
-            if force or sig != self._sig or unsettled:
-                damaged = damaged_sessions(self.lake_dir) if self.s3 is None else {}
-                if self.s3 is not None:
-                    self._fetched_at = time.time()
-                    self.s3.fetch()  # the catalog (a GET per writer): its keys, to compare with the damage found
-                for sid, (problem, files) in list(self._found.items()):
-                    if self._files_signature(sid) == files:
-                        damaged.setdefault(sid, problem)
-                    else:
-                        del self._found[sid]  # republished (or removed): look again
-                for sid, problem in damaged.items():
-                    if self.damaged.get(sid) != problem:
-                        log.error("session %s is damaged: %s: %s", sid, problem["file"], problem["reason"])
-                if self.s3 is not None:
-                    self.s3.build(frozenset(damaged))
+            try:
+                self._refresh(force)
+            except LakeUnavailable as exc:
+                self.status.away(str(exc))
+
+    def _refresh(self, force: bool) -> None:
+        began = time.time()
+        sig = self._signature()
+        # on S3 a same-size rewrite in the second of the last read looks unchanged: read again until
+        # a read began after that second had surely passed
+        unsettled = self.s3 is not None and not catalog_settled(sig[1], self._fetched_at)
+        if force or sig != self._sig or unsettled:
+            damaged = damaged_sessions(self.lake_dir) if self.s3 is None else {}
+            if self.s3 is not None:
+                self._fetched_at = time.time()
+                self.s3.fetch()  # the changed fragments (a GET each): keys, to compare with the damage found
+            for sid, (problem, files) in list(self._found.items()):
+                if self._files_signature(sid) == files:
+                    damaged.setdefault(sid, problem)
                 else:
-                    lake_reader_views(self.con, self.lake_dir, frozenset(damaged))
-                self.damaged = damaged
-                self._sig = sig
+                    del self._found[sid]  # republished (or removed): look again
+            for sid, problem in damaged.items():
+                if self.damaged.get(sid) != problem:
+                    log.error("session %s is damaged: %s: %s", sid, problem["file"], problem["reason"])
+            if self.s3 is not None:
+                self.s3.build(frozenset(damaged))
+            else:
+                lake_reader_views(self.con, self.lake_dir, frozenset(damaged))
+            self.damaged = damaged
+            if sig != self._sig:
+                self._looked_for = set()
+            self._sig = sig
+        self.status.ok(began)
 
     def check_session(self, session_id: str) -> dict[str, str] | None:
         """After a read of ``session_id`` failed: read its files whole; a damaged one marks the session
@@ -177,10 +232,34 @@ class Lake:
             self.s3.register(cur, scope or None, names)
         return cur
 
+    def sql_cursor(self, sql: str) -> duckdb.DuckDBPyConnection:
+        """A cursor for the SQL tool. On an S3 lake its data tables hold the sessions the query names by a
+        quoted literal (a session id, or a driver id: that driver's sessions), never more; with none named,
+        every session while the lake holds at most ``SQL_ALL_SESSIONS``, else :class:`ScopeNeeded`. The
+        ``sessions`` table is always whole (it is in memory)."""
+        if self.s3 is None:
+            return self.cursor(None, sql)
+        literals = [m.replace("''", "'") for m in re.findall(r"'((?:[^']|'')*)'", sql)]
+        scope = self.s3.sessions_named(literals)
+        data = {t for t in self.s3.table_names if t != "sessions" and re.search(rf"\b{t}\b", sql)}
+        if not scope and data and len(self.s3.view.session_ids()) > SQL_ALL_SESSIONS:
+            raise ScopeNeeded(
+                f"the lake holds {len(self.s3.view.session_ids()):,} sessions: name the session "
+                "(session_id = '...') or the driver (driver_id = '...') whose data the query reads"
+            )
+        return self.cursor(scope or None, sql)
+
     @property
     def signature(self) -> tuple[int, float]:
         """(file count, newest mtime) of the lake when last refreshed; changes when a lap is published."""
         return self._sig or (0, 0.0)
+
+    def version_of(self, session_id: str) -> tuple[Any, ...]:
+        """Changes whenever the session's data may have changed: its catalog row's publication (S3; other
+        cars publishing leave it alone), the lake's file signature (local lake)."""
+        if self.s3 is not None:
+            return (self.s3.view.version(session_id),)
+        return self.signature
 
     @property
     def newest_file_mtime(self) -> float:
@@ -206,9 +285,9 @@ def sandboxed_connection(lake_dir: Path | None, memory_limit_mb: int) -> duckdb.
 _LAKE: Lake | None = None
 
 
-def configure_lake(settings: Settings) -> Lake:
+def configure_lake(settings: Settings, follow: bool = False) -> Lake:
     global _LAKE
-    _LAKE = Lake(settings)
+    _LAKE = Lake(settings, follow=follow)
     return _LAKE
 
 

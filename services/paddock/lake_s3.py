@@ -25,9 +25,10 @@ import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from services.paddock.lake_catalog_view import CatalogView
 from shared.lake_url import LakeTarget, explain, s3_filesystem, s3_target
 from shared.signals import registry_schema, signals_schema, telemetry_schema
-from shared.store.lake_catalog import KEYS_COLUMN, catalog_signature, fragments, read_catalog
+from shared.store.lake_catalog import KEYS_COLUMN
 from shared.store.lake_read import S3Session
 from shared.store.schema import ALL_DDL, LAKE_TABLES
 
@@ -93,10 +94,7 @@ class S3Lake:
         self.fs = fs if fs is not None else s3_filesystem(settings)
         self.target: LakeTarget = s3_target(settings)
         self.schemas = _table_schemas()
-        self.keys: dict[str, list[str]] = {}  # session id -> its object keys (from the catalog)
-        self.versions: dict[str, str] = {}  # session id -> when its catalog row was published
-        self.catalog: pa.Table | None = None
-        self._listed: list[pafs.FileInfo] | None = None  # the catalog's fragments, as last listed
+        self.view = CatalogView(self.fs, self.target, settings.paddock_dir / "lake_snapshot.parquet")
         self._sessions: pa.Table = self.schemas["sessions"].empty_table()
         self._live: frozenset[str] = frozenset()  # sessions in the views (not skipped as damaged)
         self._all: dict[str, ds.Dataset] | None = None  # every session's datasets, built on first need
@@ -105,35 +103,33 @@ class S3Lake:
         self._pool = ThreadPoolExecutor(_READERS, thread_name_prefix="lake-s3-read")
         self._lock = threading.Lock()
 
+    @property
+    def catalog(self) -> pa.Table | None:
+        return self.view.catalog
+
     def signature(self) -> tuple[int, float]:
         """One LIST of the catalog's fragments (kept for :meth:`fetch`)."""
         try:
-            self._listed = fragments(self.fs, self.target)
+            return self.view.list_fragments()
         except OSError as exc:
             raise explain(exc, self.settings) from exc
-        return catalog_signature(self._listed)
 
     def fetch(self) -> None:
-        """Read the catalog (a GET per writer's fragment, as the last :meth:`signature` listed them)."""
+        """Read the fragments that changed since the last read (a GET each, in parallel), then save the
+        snapshot when it is due."""
         try:
-            listed, self._listed = self._listed, None
-            cat = read_catalog(self.fs, self.target, listed=listed)
+            self.view.update(self._pool)
         except OSError as exc:
             raise explain(exc, self.settings) from exc
-        self.catalog = cat
-        sids = cat.column("session_id").to_pylist() if cat is not None else []
-        keys = cat.column(KEYS_COLUMN).to_pylist() if cat is not None else []
-        self.keys = {s: list(k or []) for s, k in zip(sids, keys, strict=True)}
-        pub = (
-            cat.column("published_at").to_pylist()
-            if cat is not None and "published_at" in cat.column_names
-            else []
-        )
-        self.versions = {s: str(v) for s, v in zip(sids, pub, strict=True)}
+        self.view.save()
+
+    def load_snapshot(self) -> bool:
+        """Start from the catalog saved by the last run (no request); False when there is none."""
+        return self.view.load()
 
     def build(self, skip: frozenset[str]) -> dict[str, int]:
         """The ``sessions`` table from the catalog; the other views are built when a query needs them
-        (no object is opened here). Returns the sessions and objects behind the views."""
+        (no object is opened here). Returns the sessions behind the views."""
         cat = self.catalog
         sessions = self.schemas["sessions"]
         if cat is not None and cat.num_rows:
@@ -151,13 +147,13 @@ class S3Lake:
             table = sessions.empty_table()
         with self._lock:
             self._sessions, self._all = table, None
-            self._live = frozenset(self.keys) - skip
-        return {"sessions": table.num_rows, "objects": sum(len(self.keys[s]) for s in self._live)}
+            self._live = self.view.session_ids() - skip
+        return {"sessions": table.num_rows}
 
     def _fragments(self, sid: str) -> dict[str, list[ds.Fragment]]:
         """One session's objects as dataset fragments, tagged with the session (and a lap file's lap)."""
         out: dict[str, list[ds.Fragment]] = {t: [] for t in _DATA_TABLES}
-        for key in self.keys.get(sid, []):
+        for key in self.view.keys(sid) or []:
             table = _BY_STEM.get(_stem_of(key))
             if table is None or table == "sessions":
                 continue
@@ -180,8 +176,9 @@ class S3Lake:
         todo: list[tuple[tuple[str, str, str], str | None]] = []
         with self._lock:
             for sid in sids:
-                version = self.versions.get(sid) or repr(self.keys.get(sid))
-                files = S3Session(self.fs, self.target, sid, self.keys.get(sid, []))
+                keys = self.view.keys(sid) or []
+                version = self.view.version(sid) or repr(keys)
+                files = S3Session(self.fs, self.target, sid, keys)
                 for table in sorted(tables & _SMALL_TABLES):
                     got = self._small.get((sid, version, table))
                     if got is not None:
@@ -256,28 +253,34 @@ class S3Lake:
             else:
                 cur.register(table, self._dataset(table, [f for sid in scope for f in per[sid][table]]))
 
+    def sessions_named(self, literals: list[str]) -> list[str]:
+        """The sessions ``literals`` name: known session ids, and every session of a driver id named."""
+        if not literals:
+            return []
+        with self._lock:
+            sessions = self._sessions
+        mine = sessions.filter(pc.is_in(sessions.column("driver_id"), pa.array(literals, pa.string())))
+        named = [x for x in literals if self.view.has(x)]
+        return list(dict.fromkeys([*named, *mine.column("session_id").to_pylist()]))
+
     def session_files(self, session_id: str) -> S3Session | None:
-        keys = self.keys.get(session_id)
+        keys = self.view.keys(session_id)
         return S3Session(self.fs, self.target, session_id, keys) if keys is not None else None
 
     def catalog_row(self, session_id: str) -> dict[str, Any]:
         """The session's catalog row without its object keys ({} when the catalog has none)."""
-        cat = self.catalog
-        if cat is None:
-            return {}
-        got = cat.filter(pc.equal(cat.column("session_id"), session_id)).to_pylist()
         drop = {KEYS_COLUMN, "published_at", "meta_json"}
-        return {k: v for k, v in got[0].items() if k not in drop} if got else {}
+        return {k: v for k, v in self.view.row(session_id).items() if k not in drop}
 
     def known(self, session_id: str) -> bool:
-        return session_id in self.keys
+        return self.view.has(session_id)
 
     def files_signature(self, session_id: str) -> tuple[tuple[str, int, int], ...]:
-        return tuple((k, 0, 0) for k in self.keys.get(session_id, []))
+        return tuple((k, 0, 0) for k in self.view.keys(session_id) or [])
 
     def deep_problem(self, session_id: str) -> dict[str, str] | None:
         """Read every object of the session whole: the first that does not read is the problem."""
-        for key in self.keys.get(session_id, []):
+        for key in self.view.keys(session_id) or []:
             try:
                 with self.fs.open_input_file(self.target.path(key)) as f:
                     pq.read_table(f)

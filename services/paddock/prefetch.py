@@ -29,7 +29,11 @@ def prefetch_newest() -> str | None:
     except ToolError:  # an empty lake
         return None
     t0 = time.perf_counter()
-    session_arrays(newest["session_id"], SESSION_CHANNELS)
+    try:
+        session_arrays(newest["session_id"], SESSION_CHANNELS)
+    except ToolError as exc:  # the store is away (or the session damaged): /health says so; try again later
+        log.warning("prefetch of session %s skipped: %s", newest["session_id"], exc.message)
+        return None
     track_corners(newest["track_id"])
     log.info("prefetched session %s in %.0f ms", newest["session_id"], (time.perf_counter() - t0) * 1000)
     return str(newest["session_id"])
@@ -42,7 +46,7 @@ async def prefetch_loop(lake: Lake, interval_s: float = 2.0) -> None:
             lake.refresh()
             if lake.signature != last:
                 last = lake.signature
-                await asyncio.to_thread(prefetch_newest)
+                await asyncio.to_thread(prefetch_newest)  # unchanged newest session: cached, nothing read
         except Exception:  # an unreadable lake now is retried on the next change; never kill the loop
             log.exception("prefetch failed")
         await asyncio.sleep(interval_s)

@@ -77,6 +77,14 @@ def _read(fs: pafs.FileSystem, path: str) -> pa.Table | None:
         return None
 
 
+def read_fragment(fs: pafs.FileSystem, target: LakeTarget, path: str) -> pa.Table | None:
+    """One entry of :func:`fragments` as written (tombstones included): an old-layout fragment, or the
+    Delta table's rows (``DELTA_MARK``); None when it is gone."""
+    if path == DELTA_MARK:
+        return LakeTables.s3(target).read("sessions", None)
+    return _read(fs, path)
+
+
 def _newest_row(table: pa.Table) -> pa.Table:
     """One row per session: its newest publication (two rows of one time: either, they are equal)."""
     if table.num_rows == 0 or "published_at" not in table.column_names:
@@ -123,6 +131,12 @@ def read_catalog(
         delta = LakeTables.s3(target).read("sessions", session_ids)
         parts += [delta] if delta is not None else []
     return _newest(parts, session_ids, keep_deleted)
+
+
+def merge_fragments(parts: list[pa.Table]) -> pa.Table | None:
+    """The catalog from its entries' tables (:func:`read_fragment`): one row per session, the newest;
+    deleted sessions gone."""
+    return _newest(parts, None, False)
 
 
 def read_local_catalog(

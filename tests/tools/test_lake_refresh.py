@@ -166,6 +166,9 @@ class _Clock:
     def monotonic(self) -> float:
         return self.now
 
+    def time(self) -> float:  # the wall clock of the lake's status (when it was last read)
+        return 1_000_000.0 + self.now
+
 
 def test_the_default_ttl_is_one_second_and_ends_exactly_there(
     tmp_path: Path, reads: list[Path], monkeypatch: pytest.MonkeyPatch

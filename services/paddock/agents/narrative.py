@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -77,4 +78,19 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
     gone = sorted({x for d in (saf, eng) for x in [not_recorded(d)] if x})
     if gone:
         parts.append("Not recorded: " + "; ".join(gone) + ".")
+    if away := lake_away(state):  # the store is away: say so, not "no data"
+        parts.insert(0, away)
     return " ".join(parts) or "No data for this session yet.", focus
+
+
+def lake_away(state: dict[str, Any]) -> str | None:
+    """The paddock's sentence when a data agent could not read the session because the lake is away."""
+    for v in state.values():
+        if isinstance(v, str) and '"lake_unreachable"' in v:
+            try:
+                err = json.loads(v).get("error") or {}
+            except (ValueError, AttributeError):
+                continue
+            if err.get("code") == "lake_unreachable":
+                return str(err.get("message"))
+    return None

@@ -19,6 +19,7 @@ from services.paddock.tools.base import (
     ToolError,
     damaged_error,
     damaged_session_error,
+    lake_unreachable_error,
     lap_arrays,
     rows,
     session_arrays,
@@ -114,6 +115,8 @@ def _read_whole(lake: Lake, files: SessionFiles, read: Callable[[SessionFiles], 
             raise HTTPException(409, detail=damaged_session_error(sid, problem).as_dict()["error"]) from exc
         if isinstance(exc, FileNotFoundError):
             raise HTTPException(404, detail=f"no session {sid!r}") from exc
+        if (away := lake_unreachable_error(exc)) is not None:
+            raise HTTPException(503, detail=away.as_dict()["error"]) from exc
         why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         raise HTTPException(503, detail=f"the lake {lake.url} could not be read: {why}") from exc
 
@@ -174,7 +177,7 @@ def get_session(session_id: str) -> dict[str, Any]:
 
 
 def _status(exc: ToolError) -> int:
-    return 409 if exc.code == "damaged_session" else 404
+    return {"damaged_session": 409, "lake_unreachable": 503}.get(exc.code, 404)
 
 
 @router.get("/sessions/{session_id}/quality")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import OrderedDict
@@ -14,6 +15,8 @@ from services.paddock.lake import get_lake
 from shared.bundle_read import OWN_SESSION_SQL, foreign
 from shared.profiles.car import CarProfile, CarProfileError, load_car
 from shared.profiles.track import Corner, load_track
+
+log = logging.getLogger(__name__)
 
 
 class ToolError(Exception):
@@ -48,7 +51,32 @@ def _read_failure(exc: duckdb.Error, params: list[Any] | None) -> Exception:
     for sid in [p for p in params or [] if isinstance(p, str)][:1]:  # the session id is the first text
         if lake.check_session(sid) is not None:
             return damaged_error(sid) or exc
-    return exc
+    return lake_unreachable_error(exc) or exc
+
+
+_STORE_FAILED = ("IOError", "AWS Error", "curlCode", "When reading", "When getting information")
+
+
+def lake_unreachable_error(exc: BaseException) -> ToolError | None:
+    """After a read failed on an S3 lake: the ``lake_unreachable`` error when the store does not answer
+    (what is and is not available, in the driver's words), or answered this read with a failure (a store
+    still starting); else None (not the store's doing)."""
+    lake = get_lake()
+    if lake.s3 is None:
+        return None
+    if lake.status.reachable:
+        lake.refresh(look_now=True)  # the read failed: does the store answer at all?
+    hint = "the paddock reads the session again as soon as the lake answers"
+    if (said := lake.status.sentence()) is not None:
+        return ToolError("lake_unreachable", said, hint)
+    if isinstance(exc, OSError | duckdb.IOException) or any(k in str(exc) for k in _STORE_FAILED):
+        log.warning(
+            "a lake read failed: %s", str(exc).strip().splitlines()[0][:300] if str(exc).strip() else exc
+        )
+        return ToolError(
+            "lake_unreachable", "The lake did not answer a read just now; try again shortly.", hint
+        )
+    return None
 
 
 def damaged_error(session_id: str) -> ToolError | None:
@@ -154,7 +182,7 @@ SESSION_CHANNELS: tuple[str, ...] = (
     *(f"tpms_{k}_{w}{u}" for w in _WHEELS for k, u in (("press", "_bar"), ("temp", "_c"), ("alarm", ""))),
 )
 _CACHE_SESSIONS = 2
-_cache: OrderedDict[tuple[str, tuple[int, float]], dict[str, np.ndarray]] = OrderedDict()
+_cache: OrderedDict[tuple[str, tuple[Any, ...]], dict[str, np.ndarray]] = OrderedDict()
 _cache_lock = threading.Lock()
 _load_locks: dict[str, threading.Lock] = {}
 
@@ -175,7 +203,7 @@ def session_arrays(session_id: str, channels: tuple[str, ...]) -> dict[str, np.n
     newly published lap is never hidden by the cache. Callers must not modify the arrays."""
     lake = get_lake()
     lake.refresh()
-    key = (session_id, lake.signature)
+    key = (session_id, lake.version_of(session_id))
     with _cache_lock:
         lock = _load_locks.setdefault(session_id, threading.Lock())
     with lock:  # concurrent callers for one session wait for one read instead of each reading

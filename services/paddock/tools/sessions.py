@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from services.paddock.lake import get_lake
+from services.paddock.lake import ScopeNeeded, get_lake
 from services.paddock.tools.base import corner_of, r, rows, runs, session_arrays, session_row, valid_laps
 from services.paddock.tools.opportunities import get_opportunities
 from services.paddock.tools.optimal import session_achievable
@@ -27,7 +27,12 @@ INCIDENT_G_OVER_GRIP = 1.4  # combined g this far beyond the car's lateral grip 
 
 def query_pitwall_db(sql: str) -> dict[str, Any]:
     """Run one read-only SELECT over the lake tables sessions, laps, telemetry, corner_results, coaching_notes, driver_events, telemetry_signals (every logger channel by name), signal_registry; at most 500 rows."""
-    cur = get_lake().cursor()
+    try:
+        cur = get_lake().sql_cursor(sql if isinstance(sql, str) else "")
+    except ScopeNeeded as exc:
+        return {
+            "error": {"code": "scope_needed", "message": str(exc), "hint": "add WHERE session_id = '...'"}
+        }
     try:
         return run_query(cur, sql)
     finally:

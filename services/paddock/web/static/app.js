@@ -77,6 +77,9 @@ async function api(path) {
     if (t) { localStorage.setItem("pitwall-token", t); return api(path); }
   }
   const body = await r.json().catch(() => ({}));
+  if (!r.ok && body.error && body.error.code === "lake_unreachable" && !document.getElementById("lake-banner").hidden) {
+    throw new Error("Not available while the lake is unreachable (see the note above).");  // said once, above
+  }
   if (!r.ok) throw new Error((body.error && (body.error.message || body.error.code)) || `HTTP ${r.status}`);
   return body;
 }
@@ -327,6 +330,19 @@ async function route() {
     else await sessionsScreen(seq);
   } catch (e) { if (!stale(seq)) fail(e); }
 }
+
+// ---------- the lake: one banner while the store is away (what the paddock can still show) ----------
+async function lakeStatus() {
+  const el = document.getElementById("lake-banner");
+  try {
+    const r = await fetch("/health", {headers: authHeaders(), cache: "no-store"});
+    const said = r.ok ? ((await r.json()).lake || {}).message : null;
+    el.textContent = said || "";
+    el.hidden = !said;
+  } catch (_) {}  // the paddock itself is away: the connection dot says so
+}
+lakeStatus();
+setInterval(lakeStatus, 10000);
 
 window.addEventListener("hashchange", route);
 window.addEventListener("offline", () => showBanner("This tablet is offline; showing the app shell only.", "error"));

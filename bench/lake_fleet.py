@@ -1,0 +1,298 @@
+"""A synthetic fleet against SeaweedFS: the paddock's reads while many cars publish, old code vs new.
+
+    git worktree add /tmp/ls-base <base commit>         (the code to compare with)
+    python bench/lake_fleet.py --base /tmp/ls-base --sessions 1000 10000 --writers 40 500
+
+For each (sessions, writers): a bucket prefix holding a catalog of that many sessions in one fragment per
+writer (one real simulated session's objects behind one driver's 25 sessions, the others' keys named
+only), then, for each code tree, a real paddock process (``pitwall paddock`` run from that tree):
+
+* start-up: until ``/health`` answers and ``/sessions`` lists the catalog; the new code also from its
+  snapshot (a second start);
+* while the writers publish (a separate process: each car rewrites its own fragment with a new row once per
+  lap, a lap every ``--lap-s`` seconds, so 500 cars publish 4.6 times a second): ``/health`` back to back,
+  p50 / p99 / max, and ``/sessions`` (the newest 100) once a second;
+* the SQL tool on one session (``POST /api/tools/query_pitwall_db``), and the paddock's peak RSS.
+
+Figures vary about 2x between runs on the shared 2-core machine; the ratios are from one run, side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import httpx  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.compute as pc  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+from shared.ingest import import_sim  # noqa: E402
+from shared.lake_url import s3_filesystem, s3_target  # noqa: E402
+from shared.settings import settings_for  # noqa: E402
+from shared.simulator import simulate  # noqa: E402
+from shared.store.lake_catalog import KEYS_COLUMN, fragment_key, hive_base, read_catalog  # noqa: E402
+from shared.store.lake_mirror import mirror_for, uploader_for  # noqa: E402
+from tests.support.procs import free_port  # noqa: E402
+from tests.support.seaweed import SeaweedS3  # noqa: E402
+
+DRIVER = "d07"  # the driver with real objects behind 25 sessions (the SQL tool's query)
+
+
+def _s3(data: Path, env: dict[str, str], prefix: str) -> Any:
+    return settings_for(
+        data,
+        lake_url=f"s3://{env['PITWALL_LAKE_URL'].split('/')[2]}/{prefix}",
+        s3_endpoint=env["PITWALL_S3_ENDPOINT"],
+        s3_access_key=env["PITWALL_S3_ACCESS_KEY"],
+        s3_secret_key=env["PITWALL_S3_SECRET_KEY"],
+    )
+
+
+def template(d: Path, env: dict[str, str]) -> tuple[dict[str, Any], pa.Schema, dict[str, pa.Table]]:
+    """One real simulated session published to the bucket: its catalog row and its small tables."""
+    st = _s3(d / "template", env, "template")
+    sid = import_sim(simulate(laps=2, seed=5, rate_hz=10), st, driver_id="template").session_id
+    mirror = mirror_for(st)
+    assert mirror is not None
+    uploader_for(st, mirror).drain()
+    fs, t = s3_filesystem(st), s3_target(st)
+    cat = read_catalog(fs, t)
+    assert cat is not None
+    row = cat.filter(pc.equal(cat.column("session_id"), sid))
+    tables = {
+        k.rsplit("/", 1)[1]: pq.read_table(t.path(k), filesystem=fs)
+        for k in row.column(KEYS_COLUMN)[0].as_py()
+    }
+    return row.to_pylist()[0], row.schema, tables
+
+
+def _row(tpl: dict[str, Any], i: int, writer: int, names: list[str]) -> dict[str, Any]:
+    sid = f"s{i:06d}"
+    driver = DRIVER if i < 25 else f"w{writer:03d}"
+    when = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(hours=i)
+    base = hive_base(sid, "sonoma", when)
+    keys = [f"{base}/{n}" for n in names]
+    return tpl | {"session_id": sid, "driver_id": driver, "started_at": when, KEYS_COLUMN: keys,
+                  "published_at": datetime.now(UTC)}  # fmt: skip
+
+
+def build_fleet(env: dict[str, str], d: Path, prefix: str, n: int, writers: int, tpl: Any) -> None:
+    """``n`` catalog rows in ``writers`` fragments; the objects of DRIVER's 25 sessions written for real."""
+    row, schema, tables = tpl
+    st = _s3(d / "build", env, prefix)
+    fs, t = s3_filesystem(st), s3_target(st)
+    names = sorted(tables)
+    per: dict[int, list[dict[str, Any]]] = {}
+    for i in range(n):
+        per.setdefault(i % writers, []).append(_row(row, i, i % writers, names))
+    for wtr, rows in per.items():
+        with fs.open_output_stream(t.path(fragment_key(f"car{wtr:03d}"))) as f:
+            pq.write_table(pa.Table.from_pylist(rows, schema=schema), f, compression="zstd")
+    for i in range(min(25, n)):
+        r = _row(row, i, 0, names)
+        for name, key in zip(names, r[KEYS_COLUMN], strict=True):
+            tbl = tables[name]
+            tbl = tbl.set_column(tbl.schema.get_field_index("session_id"), "session_id",
+                                 pa.array([r["session_id"]] * tbl.num_rows, pa.string()))  # fmt: skip
+            with fs.open_output_stream(t.path(key)) as f:
+                pq.write_table(tbl, f, compression="zstd")
+
+
+def publish(env: dict[str, str], prefix: str, n: int, writers: int, lap_s: float, seconds: float) -> None:
+    """The fleet publishing: every car rewrites its own fragment with one more row once per lap."""
+    st = _s3(Path(tempfile.mkdtemp()), env, prefix)
+    fs, t = s3_filesystem(st), s3_target(st)
+    rate = writers / lap_s
+    nxt, end, i = time.monotonic(), time.monotonic() + seconds, n
+    while time.monotonic() < end:
+        wtr = random.randrange(writers)
+        path = t.path(fragment_key(f"car{wtr:03d}"))
+        with fs.open_input_stream(path) as f:
+            old = pq.read_table(pa.BufferReader(f.read()))
+        new = old.slice(0, 1).to_pylist()[0] | {"session_id": f"s{i:06d}", "published_at": datetime.now(UTC)}
+        with fs.open_output_stream(path) as f:
+            pq.write_table(pa.concat_tables([old, pa.Table.from_pylist([new], schema=old.schema)]), f)
+        i += 1
+        nxt += 1.0 / rate
+        time.sleep(max(0.0, nxt - time.monotonic()))
+
+
+# the lake's own start-up, in a fresh interpreter of the tree: the view until it lists the catalog
+LAKE_START = """
+import inspect, json, resource, sys, time
+from services.paddock.lake import Lake
+from shared.settings import settings_for
+kw = {"follow": True} if "follow" in inspect.signature(Lake).parameters else {}
+t0 = time.perf_counter()
+lake = Lake(settings_for(sys.argv[1]), **kw)
+q = "SELECT count(*) FROM sessions"
+n = lake.cursor(None, q).execute(q).fetchone()[0]
+took = time.perf_counter() - t0
+print(json.dumps({"s": took, "n": n, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+getattr(lake, "close", lambda: None)()
+"""
+
+
+def lake_start(tree: Path, data: Path, env: dict[str, str]) -> dict[str, Any]:
+    e = {**os.environ, **env, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, "-c", LAKE_START, str(data)], cwd=tree, env=e, capture_output=True,
+                         text=True, timeout=900, check=True)  # fmt: skip
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _rss_peak_mb(pid: int) -> float:
+    for ln in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if ln.startswith("VmHWM:"):
+            return int(ln.split()[1]) / 1024
+    return float("nan")
+
+
+def run_paddock(
+    tree: Path, data: Path, env: dict[str, str], n: int, log: Path
+) -> tuple[subprocess.Popen[bytes], str, float]:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    e = {**os.environ, **env, "PYTHONPATH": str(tree), "PITWALL_DATA_DIR": str(data),
+         "PITWALL_ADK_OPENAI_URL": f"http://127.0.0.1:{free_port()}/v1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # fmt: skip
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "shared.cli", "paddock", "--port", str(port), "--data-dir", str(data)],
+                            cwd=tree, env=e, stdout=log.open("w"), stderr=subprocess.STDOUT)  # fmt: skip
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(log.read_text()[-2000:])
+        try:
+            if len(httpx.get(f"{url}/sessions?limit=1000", timeout=120).json()) >= min(n, 1000):
+                break
+        except (httpx.HTTPError, ValueError):
+            pass
+        time.sleep(0.1)
+    return proc, url, time.perf_counter() - t0
+
+
+def measure(
+    tree: Path, label: str, env: dict[str, str], d: Path, prefix: str, n: int, writers: int, a: Any
+) -> dict[str, Any]:
+    data = d / f"pad-{label}-{prefix}"
+    lenv = {**env, "PITWALL_LAKE_URL": f"s3://{env['PITWALL_LAKE_URL'].split('/')[2]}/{prefix}"}
+    out: dict[str, Any] = {}
+    cold = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)
+    warm = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)  # the new code: from its snapshot
+    out |= {"lake_start_s": cold["s"], "lake_restart_s": warm["s"], "lake_start_rss_mb": cold["rss_mb"]}
+    proc, url, out["start_s"] = run_paddock(tree, data, lenv, n, d / f"{label}-{prefix}-1.log")
+    proc.terminate()
+    proc.wait(30)
+    proc, url, out["restart_s"] = run_paddock(tree, data, lenv, n, d / f"{label}-{prefix}-2.log")
+    try:
+        deadline = time.monotonic() + 600  # ADK and LiteLLM load in the background: measure after
+        while httpx.get(f"{url}/health", timeout=120).json()["warm_up"].get("status") != "ready":
+            assert time.monotonic() < deadline, "the paddock never finished warming up"
+            time.sleep(0.5)
+        pub = subprocess.Popen([sys.executable, __file__, "--publish", prefix, "--sessions", str(n), "--writers", str(writers),
+                                "--lap-s", str(a.lap_s), "--seconds", str(a.seconds + 5)], env={**os.environ, **lenv})  # fmt: skip
+        time.sleep(2)
+        health: list[float] = []
+        lists: list[float] = []
+        end, last_list = time.monotonic() + a.seconds, 0.0
+        with httpx.Client(timeout=120) as client:  # one kept-alive connection, as the tablet's browser
+            while time.monotonic() < end:
+                t0 = time.perf_counter()
+                assert client.get(f"{url}/health").status_code == 200
+                health.append(time.perf_counter() - t0)
+                if time.monotonic() - last_list > 1.0:
+                    last_list = time.monotonic()
+                    t0 = time.perf_counter()
+                    assert client.get(f"{url}/sessions").status_code == 200
+                    lists.append(time.perf_counter() - t0)
+                time.sleep(0.05)
+        pub.wait(60)
+        q = {"sql": "SELECT count(*) AS n, min(time_s) AS best FROM laps WHERE session_id = 's000007'"}
+        t0 = time.perf_counter()
+        got = httpx.post(f"{url}/api/tools/query_pitwall_db", json=q, timeout=600).json()
+        out["sql_s"] = time.perf_counter() - t0
+        out["sql_ok"] = "rows" in got and got["rows"][0]["n"] > 0
+        out["rss_peak_mb"] = _rss_peak_mb(proc.pid)
+        hs = sorted(health)
+        out |= {"health_n": len(hs), "health_p50_ms": 1000 * statistics.median(hs),
+                "health_p99_ms": 1000 * hs[min(len(hs) - 1, int(0.99 * len(hs)))], "health_max_ms": 1000 * hs[-1],
+                "sessions_median_ms": 1000 * statistics.median(lists), "sessions_max_ms": 1000 * max(lists)}  # fmt: skip
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--base", type=Path, default=Path("/tmp/ls-base"), help="the old code's worktree")
+    ap.add_argument("--sessions", type=int, nargs="+", default=[1000, 10000])
+    ap.add_argument("--writers", type=int, nargs="+", default=[40, 500])
+    ap.add_argument("--lap-s", type=float, default=108.0, help="seconds between one car's publishes")
+    ap.add_argument("--seconds", type=float, default=20.0, help="how long the fleet publishes per run")
+    ap.add_argument("--publish", help=argparse.SUPPRESS)
+    ap.add_argument("--out", type=Path, help="write the figures as JSON here")
+    ap.add_argument("--lake-start-only", action="store_true", help="only the lake's start-up, both trees")
+    a = ap.parse_args()
+    if a.publish:
+        env = dict(os.environ)
+        return publish(env, a.publish, a.sessions[0], a.writers[0], a.lap_s, a.seconds)
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        w = SeaweedS3(d / "weed").start()
+        try:
+            env = w.env()
+            tpl = template(d, env)
+            if not a.lake_start_only:
+                empty = {**env, "PITWALL_LAKE_URL": env["PITWALL_LAKE_URL"] + "-empty"}
+                proc, _, fixed = run_paddock(REPO, d / "pad-empty", empty, 0, d / "empty.log")
+                proc.terminate()
+                proc.wait(30)
+                print(f"start-up with an empty lake (process, imports): {fixed:.1f} s", flush=True)
+            for n in a.sessions:
+                for writers in a.writers:
+                    prefix = f"fleet-{n}-{writers}"
+                    t0 = time.perf_counter()
+                    build_fleet(env, d, prefix, n, writers, tpl)
+                    print(f"{prefix}: built in {time.perf_counter() - t0:.0f} s", flush=True)
+                    for label, tree in (("old", a.base), ("new", REPO)):
+                        if a.lake_start_only:
+                            lenv = {**env, "PITWALL_LAKE_URL": f"s3://{w.bucket}/{prefix}"}
+                            cold = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)
+                            warm = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)
+                            print(json.dumps({"sessions": n, "writers": writers, "code": label, "cold": cold,
+                                              "from_snapshot": warm}), flush=True)  # fmt: skip
+                            continue
+                        r = measure(tree, label, env, d, prefix, n, writers, a)
+                        results.append({"sessions": n, "writers": writers, "code": label, **r})
+                        print(json.dumps(results[-1]), flush=True)
+        finally:
+            w.stop()
+    if a.out:
+        a.out.write_text(json.dumps(results, indent=1))
+    if a.lake_start_only:
+        return None
+    keys = ["lake_start_s", "lake_restart_s", "start_s", "restart_s", "health_p50_ms", "health_p99_ms", "health_max_ms", "sessions_median_ms",
+            "sql_s", "rss_peak_mb"]  # fmt: skip
+    print("| sessions | writers | " + " | ".join(f"{k} old / new (ratio)" for k in keys) + " |")
+    for i in range(0, len(results), 2):
+        old, new = results[i], results[i + 1]
+        cells = [f"{old[k]:.3g} / {new[k]:.3g} ({old[k] / new[k]:.1f}x)" if new[k] else "-" for k in keys]
+        print(f"| {old['sessions']:,} | {old['writers']} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
