@@ -27,6 +27,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from services.hotpath.columns import pack_columns  # noqa: E402
+from services.hotpath.frame_batch import process_many  # noqa: E402
 from services.hotpath.frame_path import LiveSession  # noqa: E402
 from services.hotpath.replay import frames_of  # noqa: E402
 from shared.profiles.car import load_car  # noqa: E402
@@ -117,7 +118,7 @@ def bench_process_many(rows: list[tuple[str, str, str, str]], chunk: int = 100) 
                 t0 = time.process_time()
                 if many:
                     for i in range(0, len(fr), chunk):
-                        sess.process_many(fr[i : i + chunk], 0.0)
+                        process_many(sess, fr[i : i + chunk], 0.0)
                 else:
                     for f in fr:
                         sess.process(f, 0.0)

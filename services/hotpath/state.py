@@ -13,6 +13,7 @@ import numpy as np
 from services.hotpath.columns import ColumnBatch, frames_of_matrix
 from services.hotpath.cue import Cue
 from services.hotpath.cue_stream import CueHub
+from services.hotpath.frame_batch import process_many
 from services.hotpath.frame_path import LiveSession
 from services.hotpath.metrics import Histogram, RateMeter
 from services.hotpath.references import BadArgument, choose_reference, use_gold
@@ -280,7 +281,7 @@ class HotpathState:
             fast, matrix = clean
             self.counters.frames_total += len(fast)
             sess.jump.reset()
-            sess.process_many(fast, arrived, matrix)
+            process_many(sess, fast, arrived, matrix)
             accepted = len(fast)
         else:  # frame by frame: every problem named and counted
             car = sess.car
