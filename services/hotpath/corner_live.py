@@ -86,7 +86,7 @@ class CornerWatcher:
         self.lap = -1
         self.rows: list[Any] = []  # the frames inside the active corner window: rows, column slices
         self._loose = 0  # rows at the end of ``rows`` not yet in a column slice
-        self._blocks = 0  # column slices made by ``_append`` just before them
+        self._blocks = 0  # column slices just before them
 
     def _reset(self) -> None:
         self.rows = []
@@ -111,7 +111,7 @@ class CornerWatcher:
                 done = self._finish()
             self.active = None
             self.rows = carry
-            self._loose, self._blocks = _trailing_rows(carry), 0
+            self._loose, self._blocks = _tail_counts(carry)
         if self.active is None:
             self.active = self._first(d)
             if self.active is None:
@@ -152,7 +152,7 @@ class CornerWatcher:
                         out.append((i, obs))
                 self.active = None
                 self.rows = carry
-                self._loose, self._blocks = _trailing_rows(carry), 0
+                self._loose, self._blocks = _tail_counts(carry)
             if self.active is None:
                 if first[i] >= 0:
                     self.active = first[i]
@@ -262,14 +262,17 @@ def _dip(seg: np.ndarray) -> float:
     return float(drop[1:][ok].max()) if ok.any() else 0.0
 
 
-def _trailing_rows(rows: list[Any]) -> int:
-    """How many frames at the end of ``rows`` are rows, not column slices."""
-    n = 0
+def _tail_counts(rows: list[Any]) -> tuple[int, int]:
+    """At the end of ``rows``: how many frames are rows, and how many column slices come just before."""
+    loose = blocks = 0
     for r in reversed(rows):
         if type(r) is Slice:
+            blocks += 1
+        elif blocks:
             break
-        n += 1
-    return n
+        else:
+            loose += 1
+    return loose, blocks
 
 
 def _coast_into(
