@@ -70,7 +70,10 @@ def _child(laps: int) -> None:
             lambda phase, info: step.append("garbage collector") if phase == "start" else None
         )
         wall, cpu, where = [], [], []
-        for f in frames_of(sim.wide):
+        queued = 0  # the most items waiting for the writer (sampled every 1,000 frames)
+        for k, f in enumerate(frames_of(sim.wide)):
+            if k % 1000 == 0:
+                queued = max(queued, state.writer.queue_depth)
             step.clear()
             c0 = time.thread_time_ns()
             t0 = time.perf_counter_ns()
@@ -102,6 +105,7 @@ def _child(laps: int) -> None:
         "cpu_max_at": f"{where[worst_cpu]}, frame {worst_cpu:,}",
         "over_5ms": int((w > 5.0).sum()),
         "gc_tracked": tracked,
+        "writer_queue_max": queued,
         "steps": per,
     }
     sys.stdout.write(json.dumps(out) + "\n")
@@ -136,6 +140,7 @@ def _line(name: str, r: dict[str, object]) -> str:
         f"{name}: {r['frames']:,} frames, p50 {r['p50']:.3f} ms, p99 {r['p99']:.3f} ms, max {r['max']:.2f} ms "
         f"at a {r['max_at']} (thread CPU p99 {r['cpu_p99']:.3f}, max {r['cpu_max']:.2f} ms at {r['cpu_max_at']}); "
         f"{r['over_5ms']} frames over 5 ms; {r['gc_tracked']:,} objects the garbage collector walks; "
+        f"writer queue up to {r['writer_queue_max']:,} items; "
         f"load {r['load']:.1f}\n    {per}"
     )
 
