@@ -2,10 +2,12 @@
 the predictive delta's update rate, while a simulated session is replayed into a real hot path.
 
     python bench/drive.py            (about 2 minutes; needs Debian's chromium, espeak-ng for voices)
+    python bench/drive.py --phone    (the hot path on one core with a CPU quota: bench/cpu_limits.py)
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import shutil
 import sys
@@ -21,6 +23,7 @@ import numpy as np  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from bench.cpu_limits import describe, limit_cpu  # noqa: E402
 from services.hotpath.replay import replay_ws  # noqa: E402
 from shared.simulator.fixtures import cached_sim  # noqa: E402
 from tests.support.procs import start_hotpath  # noqa: E402
@@ -64,7 +67,7 @@ def pct(a: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(a), q)) if a else float("nan")
 
 
-def run(speed: float, laps: int, voices: bool) -> dict[str, Any]:
+def run(speed: float, laps: int, voices: bool, phone: bool = False) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as d:
@@ -75,7 +78,7 @@ def run(speed: float, laps: int, voices: bool) -> dict[str, Any]:
             build(data, ["sonoma"])
         svc = start_hotpath(data, Path(d))
         try:
-            with sync_playwright() as p:
+            with limit_cpu(svc.proc.pid, enabled=phone), sync_playwright() as p:
                 b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
                 ctx = b.new_context()
                 ctx.add_init_script(PROBE)
@@ -136,17 +139,21 @@ def run(speed: float, laps: int, voices: bool) -> dict[str, Any]:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--phone", action="store_true", help="the hot path on one core with a CPU quota")
+    a = ap.parse_args()
     voices = shutil.which("espeak-ng") is not None
     rows = []
     for speed, laps in ((20.0, 8), (5.0, 6)):
-        r = run(speed, laps, voices)
+        r = run(speed, laps, voices, a.phone)
         rows.append(
             (
                 f"drive screen, replay at {speed:g}x, {laps} laps: SSE cue -> sound start in Chromium "
                 f"({'/'.join(r['apis']) or 'none'})",
                 f"p50 {pct(r['lat'], 50):.2f} ms, p99 {pct(r['lat'], 99):.2f} ms, max {max(r['lat'] or [0]):.2f} ms; "
                 f"{r['sounds']} of {r['cues']} cues started ({r['queued']} waited for the cue before to end), "
-                f"{r['late']} dropped late on the client, {r['after_deadline']} started after speak_by",
+                f"{r['late']} dropped late on the client, {r['after_deadline']} started after speak_by"
+                + (f" ({describe()})" if a.phone else ""),
                 CMD,
             )
         )

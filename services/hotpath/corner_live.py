@@ -21,6 +21,8 @@ from shared.events import runs, slip_runs
 from shared.profiles.track import Corner, TrackProfile
 
 APPROACH_M = 300.0
+BLOCK_ROWS = 128  # rows kept as dicts before they become one column slice (``CornerWatcher._append``)
+MERGE_BLOCKS = 8  # column slices of such blocks kept before they are joined into one
 
 
 @dataclass
@@ -82,10 +84,13 @@ class CornerWatcher:
         self._hi = np.array([w.hi for w in self.windows])
         self.active: int | None = None
         self.lap = -1
-        self.rows: list[dict[str, float]] = []  # the frames inside the active corner window
+        self.rows: list[Any] = []  # the frames inside the active corner window: rows, column slices
+        self._loose = 0  # rows at the end of ``rows`` not yet in a column slice
+        self._blocks = 0  # column slices just before them
 
     def _reset(self) -> None:
         self.rows = []
+        self._loose = self._blocks = 0
 
     def _first(self, d: float) -> int | None:
         for i, w in enumerate(self.windows):
@@ -106,6 +111,7 @@ class CornerWatcher:
                 done = self._finish()
             self.active = None
             self.rows = carry
+            self._loose, self._blocks = _tail_counts(carry)
         if self.active is None:
             self.active = self._first(d)
             if self.active is None:
@@ -146,6 +152,7 @@ class CornerWatcher:
                         out.append((i, obs))
                 self.active = None
                 self.rows = carry
+                self._loose, self._blocks = _tail_counts(carry)
             if self.active is None:
                 if first[i] >= 0:
                     self.active = first[i]
@@ -155,11 +162,30 @@ class CornerWatcher:
                     self._reset()
         if self.active is not None:
             self.rows.append(Slice(cols, seg, n))  # type: ignore[arg-type]
+            self._loose = self._blocks = 0
         return out
 
     def _append(self, row: dict[str, float]) -> None:
-        # keep the frame itself (callers pass a row they no longer mutate); columns are built at the exit
-        self.rows.append(row)
+        """Keep the frame itself (callers pass a row they no longer mutate); every ``BLOCK_ROWS`` rows
+        become one column slice, so a corner's exit turns at most that many rows into columns, however
+        long its window (at 1 kHz ten thousand frames: 10-25 ms in one frame if left to the exit)."""
+        rows = self.rows
+        rows.append(row)
+        self._loose += 1
+        if self._loose >= BLOCK_ROWS:
+            self._fold(self._loose)
+            self._loose = 0
+            self._blocks += 1
+            if self._blocks >= MERGE_BLOCKS:  # a few large slices at the exit, not one per block
+                self._fold(self._blocks)
+                self._blocks = 1
+
+    def _fold(self, k: int) -> None:
+        """The last ``k`` kept frames (rows or slices) become one column slice, in place."""
+        part = self.rows[-k:]
+        del self.rows[-k:]
+        cols = columns(part)
+        self.rows.append(Slice(cols, 0, len(cols["t_s"])))
 
     def _finish(self) -> CornerObservation | None:
         assert self.active is not None
@@ -227,15 +253,26 @@ class CornerWatcher:
 
 def _dip(seg: np.ndarray) -> float:
     """The largest throttle fall after pickup that is followed by a recovery (a hesitation, not a lift
-    for the next corner)."""
-    best = 0.0
-    peak = seg[0]
-    for i in range(1, len(seg)):
-        peak = max(peak, seg[i])
-        drop = peak - seg[i]
-        if drop > best and np.max(seg[i:]) >= seg[i] + 0.5 * drop:
-            best = float(drop)
-    return best
+    for the next corner): the fall below the running peak at a frame, counted when the throttle later
+    comes back by at least half of it."""
+    peak = np.maximum.accumulate(seg)
+    drop = peak - seg
+    later = np.maximum.accumulate(seg[::-1])[::-1]  # the highest throttle from each frame on
+    ok = later[1:] >= seg[1:] + 0.5 * drop[1:]
+    return float(drop[1:][ok].max()) if ok.any() else 0.0
+
+
+def _tail_counts(rows: list[Any]) -> tuple[int, int]:
+    """At the end of ``rows``: how many frames are rows, and how many column slices come just before."""
+    loose = blocks = 0
+    for r in reversed(rows):
+        if type(r) is Slice:
+            blocks += 1
+        elif blocks:
+            break
+        else:
+            loose += 1
+    return loose, blocks
 
 
 def _coast_into(

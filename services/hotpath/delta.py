@@ -55,8 +55,8 @@ class Reference:
     # (a session best is replaced by a faster lap, a last lap by the next valid one; the rest hold)
     lap: int | None
     time_s: float
-    dist: list[float]
-    elapsed: list[float]
+    dist: Sequence[float]  # a list, or the frame path's own array of the lap
+    elapsed: Sequence[float]
 
     def as_dict(self) -> dict[str, Any]:
         return {"source": self.source, "lap": self.lap, "time_s": round(self.time_s, 3)}
@@ -79,9 +79,16 @@ class PredictiveDelta:
     def set_reference(
         self, source: str, lap: int | None, time_s: float, dist: Sequence[float], elapsed: Sequence[float]
     ) -> None:
-        d, e = monotone(dist, elapsed)
-        if len(d) >= 2 and time_s > 0:
-            self.reference = Reference(source, lap, float(time_s), d, e)
+        self.use_trace(source, lap, time_s, *monotone(dist, elapsed))
+
+    def use_trace(
+        self, source: str, lap: int | None, time_s: float, dist: Sequence[float], elapsed: Sequence[float]
+    ) -> None:
+        """``set_reference`` for a trace already non-decreasing in distance and free of NaN (the frame
+        path's own lap, kept so as it was driven): kept as it is, not copied, so a lap close costs the
+        same whatever the lap's length. The caller never changes it afterwards."""
+        if len(dist) >= 2 and time_s > 0:
+            self.reference = Reference(source, lap, float(time_s), dist, elapsed)
 
     def lap_closed(self, lap: int, time_s: float, kind: str, valid: bool, next_timed: bool) -> None:
         """At the line: the next update is sent at once; a full lap becomes its ``last_lap``.

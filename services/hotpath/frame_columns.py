@@ -1,5 +1,5 @@
 """The frames of ``process_many`` runs as columns, waiting for the store: column blocks in the session's
-buffer in place of row dicts, and the Arrow batch built from them (the table ``records.telemetry`` builds
+buffer in place of row dicts, and the Arrow batch built from them (``telemetry_table``: the same table as
 from the same frames' rows: same columns, same values, nulls where a channel was never sent)."""
 
 from __future__ import annotations
@@ -8,8 +8,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-
-from services.hotpath import records
 
 
 class RunColumns:
@@ -55,8 +53,10 @@ class ColumnBlock:
         return float(self.src.arr[self.b - 1, self.src.kidx["t_s"]])
 
 
-def telemetry_record(session_id: str, items: list[Any], schema: pa.Schema) -> records.Record:
-    """``records.telemetry`` for a buffer holding column blocks (and maybe rows): the same table."""
+def telemetry_table(session_id: str, items: list[Any], schema: pa.Schema) -> pa.Table:
+    """Stored frames as one Arrow batch: rows (canonical names plus ``lap``, ``dist_m``) and column
+    blocks, in order (nulls where a channel was never sent). The frame path hands this call to the store
+    writer, which runs it on its own thread (``LiveSession.flush_rows``)."""
     tables: list[pa.Table] = []
     rows: list[dict[str, Any]] = []
     blocks: list[ColumnBlock] = []
@@ -77,7 +77,7 @@ def telemetry_record(session_id: str, items: list[Any], schema: pa.Schema) -> re
         tables.append(_block_table(blocks, schema))
     tbl = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
     sid = pa.array([session_id] * tbl.num_rows, pa.string())
-    return "telemetry", tbl.add_column(0, "session_id", sid)
+    return tbl.add_column(0, "session_id", sid)
 
 
 def _block_table(blocks: list[ColumnBlock], schema: pa.Schema) -> pa.Table:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from services.hotpath.frame_columns import telemetry_table
 from shared.corners import corner_result_row
 from shared.signals import telemetry_schema
 
@@ -26,11 +27,9 @@ def _row_schema() -> pa.Schema:
     return telemetry_schema().remove(0)  # without session_id
 
 
-def telemetry(session_id: str, rows: list[dict[str, Any]], schema: pa.Schema | None = None) -> Record:
-    """Frames (canonical names plus ``lap``, ``dist_m``) as one Arrow batch."""
-    tbl = pa.Table.from_pylist(rows, schema=schema or _row_schema())
-    sid = pa.array([session_id] * tbl.num_rows, pa.string())
-    return "telemetry", tbl.add_column(0, "session_id", sid)
+def telemetry(session_id: str, rows: list[Any], schema: pa.Schema | None = None) -> Record:
+    """Frames (rows: canonical names plus ``lap``, ``dist_m``; or column blocks) as one Arrow batch."""
+    return "telemetry", telemetry_table(session_id, rows, schema or _row_schema())
 
 
 def lap(session_id: str, lp: Lap, is_best: bool) -> Record:

@@ -86,7 +86,9 @@ class StoreWriter:
         self._thread.start()
 
     # ---- producer side (frame path) -------------------------------------------
-    def submit(self, table: str, rows: pa.Table | list[dict[str, Any]]) -> None:
+    def submit(self, table: str, rows: pa.Table | list[dict[str, Any]] | Callable[[], pa.Table]) -> None:
+        """``rows``: row dicts, an Arrow table, or the call that builds one (run on the writer's thread, so
+        the producer does not pay for it)."""
         if self._oldest_pending is None:
             self._oldest_pending = time.monotonic()
         self._idle.clear()
@@ -174,6 +176,11 @@ class StoreWriter:
         while self._q:
             item = self._q.popleft()
             table, rows = item
+            if callable(rows) and table not in (_JOB, _MARK):  # built here, off the producer's thread
+                rows = self._build(table, rows)
+                if rows is None:
+                    continue
+                item = (table, rows)
             taken.append(item)
             if table == _JOB:  # runs after everything before it is written, and before what follows
                 if not self._write(batch, taken):
@@ -195,6 +202,16 @@ class StoreWriter:
             self.blocked = None
         if not self._q:
             self._idle.set()
+
+    def _build(self, table: str, build: Callable[[], pa.Table]) -> pa.Table | None:
+        """A part submitted as the call that builds it; a failure is counted and the part dropped."""
+        try:
+            return build()
+        except Exception as exc:
+            self.errors += 1
+            self.last_error = f"{table}: {type(exc).__name__}: {exc}"
+            log.exception("building a batch for %s failed", table)
+            return None
 
     @staticmethod
     def _run_marks(taken: list[tuple[str, Any]]) -> None:

@@ -1,5 +1,5 @@
 """In the car, against the simulator's ground truth and a real kart file replayed through the frame path
-(``LiveSession.process_many``, as the hot path runs a replay):
+(``frame_batch.process_many``, as the hot path runs a replay):
 
 * every injected mistake costing 0.1 s or more is spoken about its corner by the lap after it first
   appears, or the drive log (the decisions) says why not;
@@ -19,6 +19,7 @@ import pytest
 
 from services.demo import DEMO_KINDS
 from services.hotpath.arbiter import Decision
+from services.hotpath.frame_batch import process_many
 from services.hotpath.frame_path import LiveSession
 from services.hotpath.replay import frames_of, load_for_replay
 from shared.corners import corner_results
@@ -42,7 +43,7 @@ def _replay(frames: list[dict[str, float]], car_id: str, track: Any) -> dict[str
     sess.on_lap_closed = lambda lp: got["laps"].append(lp)
     sess.mark = lambda cb: cb()
     for k in range(0, len(frames), 100):
-        sess.process_many(frames[k : k + 100], 0.0)
+        process_many(sess, frames[k : k + 100], 0.0)
     sess.finish()
     got["decisions"] = sess.decisions
     got["corner_rows"] = [r for t, rows in got["rows"] if t == "corner_results" for r in rows]

@@ -1,4 +1,4 @@
-"""``LiveSession.process_many`` gives exactly what ``process`` on each frame in turn gives: every store
+"""``frame_batch.process_many`` gives exactly what ``process`` on each frame in turn gives: every store
 record (table and content, wall-clock stamps aside), every cue, decision, lap, delta event, the live view
 and the state the next frame starts from, on simulated sessions with every kind of mistake and car event,
 GPS held between fixes, a session that finds its track from GPS, slow channels missing or NaN, forced
@@ -55,6 +55,8 @@ def _clean(v: Any) -> Any:
         return [_clean(x) for x in v]
     if isinstance(v, float):
         return repr(v)
+    if callable(v):  # a batch the store writer builds on its thread: as it will build it
+        return _clean(v())
     if isinstance(v, pa.Table):  # column by column: the values' bytes (NaN equals NaN) and the nulls
         cols = [c.combine_chunks() for c in v.columns]
         return ("arrow", str(v.schema), v.num_rows, [_column(c) for c in cols])
@@ -121,9 +123,11 @@ def _run(
                 m = batch.matrix()
                 assert clean_matrix(batch.names, m, sess.last_t, missing=batch.binary)
                 fr, matrix = frames_of_matrix(batch.names, m, sess._last_vals)
-                got["returned"].append(_clean([vars(c) for c in sess.process_many(fr, 0.0, matrix)]))
+                got["returned"].append(
+                    _clean([vars(c) for c in frame_batch.process_many(sess, fr, 0.0, matrix)])
+                )
             elif many:
-                got["returned"].append(_clean([vars(c) for c in sess.process_many(part, 0.0)]))
+                got["returned"].append(_clean([vars(c) for c in frame_batch.process_many(sess, part, 0.0)]))
             else:
                 got["returned"].append(_clean([vars(c) for f in part for c in sess.process(f, 0.0)]))
             got["steps"].append(_light(sess))

@@ -1,0 +1,169 @@
+"""Frame -> decision latency of every frame of a 10-lap 1 kHz session, through the hot path's own state
+(``HotpathState``: the real store writer thread and DuckDB beside the frame path, publishing each lap),
+with where the slowest frames happen: a lap close, a corner exit, a hand-over to the store, or none of
+them (the scheduler, the garbage collector, the GIL held by the writer thread).
+
+Each tree runs in its own process; with ``--base`` this tree and another checkout alternate, so a loaded
+machine hits both alike (compare the two as a ratio within one run).
+
+    python bench/frame_stall.py [--laps 10] [--runs 1] [--base /tmp/fp-base] [--busy] [--phone]
+
+``--busy``: a busy-looping process pinned to one core beside it; ``--phone``: the measuring process
+pinned to one core with a CPU quota (``bench/cpu_limits.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.cpu_limits import busy_core, limit_cpu  # noqa: E402
+
+STEPS = ("lap close", "corner exit", "store hand-over", "garbage collector", "other")
+
+
+def _child(laps: int) -> None:
+    """In the tree this process runs in (its cwd): one session, every frame timed (wall and thread CPU),
+    as JSON."""
+    sys.path.insert(0, os.getcwd())
+    import gc
+
+    import numpy as np
+
+    from services.hotpath import state as state_module
+    from services.hotpath.replay import frames_of
+    from services.hotpath.state import HotpathState
+    from shared.settings import settings_for
+    from shared.simulator import simulate
+
+    sim = simulate(laps=laps, seed=3, rate_hz=1000.0)
+    with tempfile.TemporaryDirectory() as d:
+        state = HotpathState(settings_for(Path(d) / "data"))
+        sid = state.start_session("bench", "bmw_e46_m3_aim_mxp", "sonoma", None, None)
+        sess = state.session(sid)
+        settle = getattr(state_module, "settle_heap", None)
+        if settle is not None:  # as the service does at start-up (a tree that has it)
+            settle()
+        tracked = len(gc.get_objects())  # what a full collection walks from here
+        step: list[str] = []
+
+        def tagged(fn, name):  # type: ignore[no-untyped-def]
+            def call(*a):  # type: ignore[no-untyped-def]
+                step.append(name)
+                return fn(*a)
+
+            return call
+
+        sess._close_lap = tagged(sess._close_lap, "lap close")
+        sess._store_corner = tagged(sess._store_corner, "corner exit")
+        sess.flush_rows = tagged(sess.flush_rows, "store hand-over")
+        gc.callbacks.append(
+            lambda phase, info: step.append("garbage collector") if phase == "start" else None
+        )
+        wall, cpu, where = [], [], []
+        queued = 0  # the most items waiting for the writer (sampled every 1,000 frames)
+        for k, f in enumerate(frames_of(sim.wide)):
+            if k % 1000 == 0:
+                queued = max(queued, state.writer.queue_depth)
+            step.clear()
+            c0 = time.thread_time_ns()
+            t0 = time.perf_counter_ns()
+            sess.process(f, t0 / 1e9)
+            wall.append(time.perf_counter_ns() - t0)
+            cpu.append(time.thread_time_ns() - c0)
+            where.append(step[0] if step else "other")
+        state.end_session(sid)
+        state.writer.flush(timeout=600)  # the session's publication, however loaded the machine
+        state.close()
+        gc.unfreeze()
+    w = np.asarray(wall) / 1e6
+    c = np.asarray(cpu) / 1e6
+    worst = int(np.argmax(w))
+    worst_cpu = int(np.argmax(c))
+    per = {}
+    for s in STEPS:
+        idx = [i for i, x in enumerate(where) if x == s]
+        if idx:
+            per[s] = {"n": len(idx), "wall_max": float(w[idx].max()), "cpu_max": float(c[idx].max())}
+    out = {
+        "frames": len(w),
+        "p50": float(np.percentile(w, 50)),
+        "p99": float(np.percentile(w, 99)),
+        "max": float(w.max()),
+        "max_at": where[worst],
+        "cpu_p99": float(np.percentile(c, 99)),
+        "cpu_max": float(c.max()),
+        "cpu_max_at": f"{where[worst_cpu]}, frame {worst_cpu:,}",
+        "over_5ms": int((w > 5.0).sum()),
+        "gc_tracked": tracked,
+        "writer_queue_max": queued,
+        "steps": per,
+    }
+    sys.stdout.write(json.dumps(out) + "\n")
+
+
+def measure(tree: Path, laps: int, phone: bool) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    p = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--child", "--laps", str(laps)],
+        cwd=tree,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    with limit_cpu(p.pid, enabled=phone):
+        out, _ = p.communicate()
+    if p.returncode != 0:
+        raise SystemExit(f"the measuring process for {tree} failed ({p.returncode})")
+    got: dict[str, object] = json.loads(out.strip().splitlines()[-1])
+    got["load"] = os.getloadavg()[0]
+    return got
+
+
+def _line(name: str, r: dict[str, object]) -> str:
+    steps = r["steps"]
+    assert isinstance(steps, dict)
+    per = "; ".join(
+        f"{s}: max {v['wall_max']:.2f} ms wall / {v['cpu_max']:.2f} ms CPU (x{v['n']:,})"
+        for s, v in steps.items()
+    )
+    return (
+        f"{name}: {r['frames']:,} frames, p50 {r['p50']:.3f} ms, p99 {r['p99']:.3f} ms, max {r['max']:.2f} ms "
+        f"at a {r['max_at']} (thread CPU p99 {r['cpu_p99']:.3f}, max {r['cpu_max']:.2f} ms at {r['cpu_max_at']}); "
+        f"{r['over_5ms']} frames over 5 ms; {r['gc_tracked']:,} objects the garbage collector walks; "
+        f"writer queue up to {r['writer_queue_max']:,} items; "
+        f"load {r['load']:.1f}\n    {per}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--laps", type=int, default=10)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--base", type=Path, help="another checkout to compare with, alternating")
+    ap.add_argument("--busy", action="store_true", help="a busy loop pinned to one core beside it")
+    ap.add_argument("--phone", action="store_true", help="one core and a CPU quota (bench/cpu_limits.py)")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        _child(a.laps)
+        return
+    trees = [("this tree", REPO)] + ([("base", a.base.resolve())] if a.base else [])
+    with busy_core(enabled=a.busy):
+        for k in range(a.runs):
+            for name, tree in trees:
+                sys.stdout.write(_line(f"run {k + 1}, {name}", measure(tree, a.laps, a.phone)) + "\n")
+                sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

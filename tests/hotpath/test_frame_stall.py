@@ -1,0 +1,157 @@
+"""Nothing slow on the frame path at a lap close or a corner exit (issue 37), with the same outputs.
+
+A lap close must not pass over the lap's frames on the frame path (that was 40-100 ms at 1 kHz: the lap's
+trace copied through numpy and a Python loop for the delta's reference): what it allocates is measured
+(``tracemalloc``, around ``_close_lap`` only) and must not grow with the lap's length, and the frames'
+Arrow batch is handed to the store writer as the call that builds it. The reference the delta gets is
+checked against the lap's own stored rows. A corner's exit converts at most ``BLOCK_ROWS`` rows (the
+watcher turns rows into column slices as they come), and its observation is the one the whole window's
+rows give at once.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from services.hotpath import corner_live
+from services.hotpath.corner_frames import Slice
+from services.hotpath.corner_live import BLOCK_ROWS, MERGE_BLOCKS, CornerWatcher
+from services.hotpath.frame_path import LiveSession
+from services.hotpath.replay import frames_of
+from services.hotpath.rules.thresholds import thresholds_for
+from shared.laps import Lap
+from shared.profiles.car import load_car
+from shared.profiles.track import load_track
+from shared.simulator import simulate
+
+CAR = "bmw_e46_m3_aim_mxp"
+
+
+def _session(rate_hz: float, laps: int = 3) -> dict[str, Any]:
+    """A simulated session through ``process`` frame by frame: per lap close, the bytes it allocated at
+    its peak and what it handed to the sink; the delta's reference after each close; every sunk item."""
+    sunk: list[tuple[str, Any]] = []
+    sess = LiveSession("s", load_car(CAR), load_track("sonoma"), lambda t, r: sunk.append((t, r)))
+    sess.last_lap_reference = True  # every valid full lap becomes the delta's reference at its close
+    closes: list[dict[str, Any]] = []
+    close = sess._close_lap
+
+    def traced(lap: Lap) -> None:
+        n = len(sunk)
+        tracemalloc.start()
+        try:
+            close(lap)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        ref = sess.delta.reference
+        closes.append(
+            {
+                "lap": lap,
+                "peak": peak,
+                "sunk": sunk[n:],
+                "ref": None if ref is None else (ref.source, ref.lap, list(ref.dist), list(ref.elapsed)),
+            }
+        )
+
+    sess._close_lap = traced  # type: ignore[method-assign]
+    frames = list(frames_of(simulate(laps=laps, seed=3, rate_hz=rate_hz).wide))
+    for f in frames:
+        sess.process(f, 0.0)
+    sess.finish()
+    return {"closes": closes, "sunk": sunk, "frames": len(frames)}
+
+
+def _telemetry(sunk: list[tuple[str, Any]]) -> pa.Table:
+    parts = [r() if callable(r) else r for t, r in sunk if t == "telemetry"]
+    return pa.concat_tables(parts)
+
+
+def test_a_lap_close_does_not_pass_over_the_lap() -> None:
+    got = _session(200.0)
+    full = [c for c in got["closes"] if c["lap"].kind == "full"]
+    assert len(full) >= 2
+    for c in got["closes"]:
+        lap: Lap = c["lap"]
+        # a close allocates a lap row and the writer's job: under 4 KiB; a copy of a full lap's trace at
+        # 200 Hz (one float a frame) is 150 KiB
+        assert c["peak"] < 4096, (lap.lap, c["peak"])
+        if lap.kind == "full":
+            assert 8 * 200 * lap.time_s > 30 * 4096
+        # the frames' Arrow batch is built on the writer's thread: the sink gets the call, not the table
+        tele = [r for t, r in c["sunk"] if t == "telemetry"]
+        assert tele and all(callable(r) and not isinstance(r, pa.Table) for r in tele)
+
+
+def test_the_reference_handed_over_is_the_lap_as_stored() -> None:
+    """After each valid full lap the delta's reference is that lap: from (0 m, 0 s) at the line, then each
+    of its stored frames' distance as a running maximum and time since the line (from the stored rows)."""
+    got = _session(100.0)
+    tele = _telemetry(got["sunk"])
+    lap_col = tele.column("lap").to_numpy()
+    t_col = tele.column("t_s").to_numpy()
+    d_col = tele.column("dist_m").to_numpy()
+    checked = 0
+    for c in got["closes"]:
+        lap: Lap = c["lap"]
+        if lap.kind != "full" or not lap.valid:
+            continue
+        mine = lap_col == lap.lap
+        assert mine.sum() > 1000
+        want_d = [0.0, *np.maximum.accumulate(d_col[mine]).tolist()]
+        want_e = [0.0, *(t_col[mine] - lap.t_start_s).tolist()]
+        assert c["ref"] is not None
+        source, ref_lap, dist, elapsed = c["ref"]
+        assert (source, ref_lap) == ("last_lap", lap.lap)
+        assert dist == want_d
+        assert elapsed == want_e
+        checked += 1
+    assert checked >= 2
+    # and every frame was stored once, built by the writer's calls
+    assert tele.num_rows == got["frames"]
+
+
+def _corner_rows(rate_hz: float) -> list[tuple[int, dict[str, float]]]:
+    """(lap, row) of every frame as the frame path feeds the corner watcher."""
+    sess = LiveSession("s", load_car(CAR), load_track("sonoma"), lambda t, r: None)
+    fed: list[tuple[int, dict[str, float]]] = []
+    watcher = sess.watcher
+    assert watcher is not None
+    feed = watcher.feed
+
+    def keep(lap: int, row: dict[str, float]) -> Any:
+        fed.append((lap, row))
+        return feed(lap, row)
+
+    watcher.feed = keep  # type: ignore[method-assign]
+    for f in frames_of(simulate(laps=2, seed=5, rate_hz=rate_hz).wide):
+        sess.process(f, 0.0)
+    return fed
+
+
+def test_a_corner_exit_converts_few_rows_and_observes_the_same(monkeypatch: Any) -> None:
+    fed = _corner_rows(500.0)
+    th = thresholds_for({})
+    track = load_track("sonoma")
+    w = CornerWatcher(track, th)
+    obs: list[Any] = []
+    most_rows = most_slices = 0
+    for lap, row in fed:
+        o = w.feed(lap, row)
+        rows = sum(type(r) is not Slice for r in w.rows)
+        most_rows = max(most_rows, rows)
+        most_slices = max(most_slices, len(w.rows) - rows)
+        if o is not None:
+            obs.append(o)
+    assert most_rows <= BLOCK_ROWS  # what an exit turns into columns, however long the window
+    assert most_slices <= MERGE_BLOCKS + 1
+    # the window's rows all at once (as before the slices): the same observations, field by field
+    monkeypatch.setattr(corner_live, "BLOCK_ROWS", 10**9)
+    whole = CornerWatcher(track, th)
+    ref = [o for lap, row in fed if (o := whole.feed(lap, row)) is not None]
+    assert len(ref) == len(obs) >= 2 * len(track.corners) - 2
+    assert repr(obs) == repr(ref)
