@@ -158,11 +158,14 @@ def _in_range(f: Fig, lo_hi: tuple[float, float], tol: dict[str, float]) -> bool
     return lo_hi[0] - t <= f.value <= lo_hi[1] + t
 
 
+# "below 1.00 bar under load (Pitwall's default limit)", "never above 105.0 °c (the car's limit)"
+_LIMIT = re.compile(r"\b(?:below|above|over|under) [\d.,]+ ?[^\s(]+(?: under load)? \([^)]*\blimit\)")
 _IDS = re.compile(r"\b\d{8}-\d{6}(?:-[0-9a-f]*)?")  # a session id is a name, not a figure
 
 
 def _judge(e: Expect, text: str) -> tuple[str, str]:
     low = " ".join(_IDS.sub("this session", text.lower()).split())
+    low = _LIMIT.sub("past the limit", low)  # a limit is a rule of the car, not a reading of the file
     if not low:
         return "evasive", "no answer"
     tol = {**TOL, **e.tol}

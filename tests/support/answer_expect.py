@@ -22,7 +22,12 @@ def lat_lon(st: SessionTruth) -> tuple[str, str]:
 
 
 def times(*sts: SessionTruth) -> list[float]:
-    return [t for st in sts for t in st.lap_times()]
+    """Every true lap time, and the median and mean of each session's racing laps (true figures too)."""
+    out = [t for st in sts for t in st.lap_times()]
+    for st in sts:
+        racing = [lp.time_s for lp in st.racing]
+        out += [float(np.median(racing)), float(np.mean(racing))] if racing else []
+    return out
 
 
 def lap_time(st: SessionTruth, n: int, context: str | None = None) -> Expect:
@@ -49,7 +54,9 @@ def top(st: SessionTruth, lap: int | None) -> Expect:
 
 def rpm(st: SessionTruth, lap: int | None) -> Expect:
     v = st.lap(lap).max_rpm if lap is not None else max(lp.max_rpm for lp in st.laps)
-    return Expect(need=[[Fig("rpm", v)]], check={"rpm": [lp.max_rpm for lp in st.laps]})
+    return Expect(
+        need=[[Fig("rpm", v)]], check={"rpm": [x for lp in st.laps for x in (lp.max_rpm, lp.min_rpm)]}
+    )
 
 
 def consistency(st: SessionTruth) -> Expect:

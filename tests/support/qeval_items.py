@@ -163,7 +163,22 @@ def _braking(st: SessionTruth, slots: dict[str, Any]) -> Expect:
     figs = [Fig("m", e[k]) for e in asked for k in ("brake_point_m", "brake_shift_m")]
     points = [e[k] for e in moved for k in ("brake_point_m", "brake_shift_m", "clean_brake_point_m")]
     points += [abs(a["brake_point_m"] - b["brake_point_m"]) for a in moved for b in moved]  # lap against lap
+    # the same brake points said in driver terms: metres before the corner's apex, or from its brake marker
+    # (the track's reference positions, read from its file, never computed by Pitwall)
+    apex, marker = _reference_points(corner)
+    onsets = [e[k] for e in moved for k in ("brake_point_m", "clean_brake_point_m")]
+    points += [abs(ref - bp) for ref in (apex, marker) if ref is not None for bp in onsets]
     return Expect(need=[figs], check={"m": points})
+
+
+def _reference_points(corner: str) -> tuple[float | None, float | None]:
+    """The simulated track's (Sonoma's) apex and brake-marker positions of ``corner``, from its track file."""
+    track = yaml.safe_load((Path(__file__).parents[2] / "shared/profiles/tracks/sonoma.yaml").read_text())
+    for c in track["corners"]:
+        if c["id"] == corner:
+            marker = c.get("brake_marker") or {}
+            return c.get("apex_m"), marker.get("dist_m")
+    return None, None
 
 
 def _gear(st: SessionTruth, slots: dict[str, Any]) -> Expect:
@@ -276,7 +291,10 @@ def expect(item: Item, t: dict[str, SessionTruth]) -> Expect:
         return other_session(t, item.session)
     if item.kind in _RESTRAINT:
         return _RESTRAINT[item.kind](st, item.slots, item.text)
-    return _BUILD[item.kind](st, item.slots)
+    e = _BUILD[item.kind](st, item.slots)
+    if item.session in ("sim", "vbox") and "time" in e.check:  # the same driver's other session: true too
+        e.check["time"] = [*e.check["time"], *times(t["vbox" if item.session == "sim" else "sim"])]
+    return e
 
 
 def questions(items: list[Item], t: dict[str, SessionTruth], half: str) -> list[Question]:

@@ -33,6 +33,7 @@ class Lap:
     racing: bool
     top_kmh: float = float("nan")
     max_rpm: float = float("nan")
+    min_rpm: float = float("nan")
 
     @property
     def time_s(self) -> float:
@@ -170,6 +171,7 @@ def _fill(st: SessionTruth, speed: str, rpm: str | None) -> None:
             lp.top_kmh = float(np.nanmax(st.channels[speed][sel]))
             if rpm:
                 lp.max_rpm = float(np.nanmax(st.channels[rpm][sel]))
+                lp.min_rpm = float(np.nanmin(st.channels[rpm][sel]))
 
 
 def _at_speed(speeds: list[float]) -> list[bool]:

@@ -58,6 +58,8 @@ def _intent(s: Slots) -> Intent:
         return "consistency"
     if event:
         return "events"
+    if s.has("why") and s.measure in w.JUDGED and s.has("judge"):
+        return "judge"  # "why is my oil temperature above normal?": the reading against its limit
     if s.has("why"):
         return "why_slower"
     if len(s.laps) >= 2:
@@ -77,7 +79,10 @@ def _intent(s: Slots) -> Intent:
     if s.has("where_time"):
         return "where_time"
     health = s.measure in w.JUDGED or (s.measure is None and s.has("health"))
-    if s.has("judge") and s.aggregation is None and (health or (s.bare and not s.measure)):
+    cornering = (
+        " corner" in s.joined and not s.corner
+    )  # "too much in the faster corners": driving, not a vital
+    if s.has("judge") and s.aggregation is None and (health or (s.bare and not s.measure and not cornering)):
         return "judge"
     if s.corner:
         return "corner"
@@ -94,6 +99,8 @@ def _intent(s: Slots) -> Intent:
         return "channel"
     if s.compare:
         return "compare"
+    if cornering and re.search(r" (?:slow\w*|brak\w*|fast\w*|early|late|too) ", s.joined):
+        return "where_time"  # "do I slow down too much in the faster corners?": where the time goes
     return "unknown"
 
 
