@@ -48,7 +48,7 @@ def import_cmd(
     from shared.channel_user import ChannelMapError
     from shared.hotpath_link import HotpathUnavailable
     from shared.importers import ImportFormatError
-    from shared.importers.limits import printable
+    from shared.importers.errors import printable
     from shared.store.hot import StoreLockedError
 
     named = (ImportFormatError, StoreLockedError, HotpathUnavailable, ChannelMapError)  # they name the file

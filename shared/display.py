@@ -5,26 +5,18 @@
 from __future__ import annotations
 
 import math
-import re
 from functools import cache
 
-_CORNER_ID = re.compile(r"^\s*([tc])\s*(\d+)\s*([a-z]?)\s*$", re.IGNORECASE)
+from shared.corner_ids import CORNER_ID, corner_id
 
-
-def corner_id(text: str) -> str:
-    """Any spelling of a corner id -> its stored form: ``"T3A"``, ``"t3a"``, ``"T 3a"`` -> ``"t3a"``;
-    anything else is returned stripped (landmarks and names are matched elsewhere)."""
-    m = _CORNER_ID.match(text or "")
-    if not m:
-        return (text or "").strip()
-    return f"{m.group(1).lower()}{int(m.group(2))}{m.group(3).lower()}"
+__all__ = ["corner_id"]
 
 
 def corner_short(cid: str | None) -> str:
     """The shown short form: ``"t3a"`` / ``"T3a"`` -> ``"T3A"``, ``"c5"`` -> ``"C5"``; missing -> ``"-"``."""
     if not cid:
         return "-"
-    m = _CORNER_ID.match(cid)
+    m = CORNER_ID.match(cid)
     if not m:
         return cid
     return f"{m.group(1).upper()}{int(m.group(2))}{m.group(3).upper()}"
@@ -57,7 +49,7 @@ def corner_name(cid: str | None, track_id: str | None = None) -> str:
         name = _names(track_id).get(corner_id(cid))
         if name:
             return name
-    m = _CORNER_ID.match(cid)
+    m = CORNER_ID.match(cid)
     if m:
         return f"{'Turn' if m.group(1).lower() == 't' else 'Corner'} {int(m.group(2))}{m.group(3).upper()}"
     return cid

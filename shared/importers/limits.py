@@ -12,7 +12,6 @@ import contextvars
 import errno
 import math
 import os
-import re
 import stat
 import time
 import zlib
@@ -22,20 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from shared.importers.errors import ImportFormatError
+from shared.importers.errors import ImportFormatError, printable
 
 if TYPE_CHECKING:
     from shared.importers.base import RawLog
     from shared.settings import Settings
 
 T = TypeVar("T")
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-
-
-def printable(text: str, limit: int = 160) -> str:
-    """File content made safe for a terminal: control characters (NUL, ESC, …) shown as ``\\xNN``."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 class ImportLimitError(ImportFormatError):

@@ -21,7 +21,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from shared.display import corner_id
+from shared.corner_ids import corner_id
 from shared.geo import LocalProjection, Polyline
 
 _TRACKS_DIR = "tracks"

@@ -11,7 +11,7 @@ import pytest
 from services.hotpath.corner_live import CornerObservation, SlipEvent
 from services.hotpath.rules import technique as T
 from services.hotpath.rules.coach import RuleCoach, reference_from_trace
-from services.hotpath.rules.registry import load_rules
+from services.hotpath.rules.loaded import load_rules
 from services.hotpath.rules.safety import SafetyContext
 from services.hotpath.rules.thresholds import DEFAULT_THRESHOLDS, thresholds_for
 from shared.laps import Lap

@@ -21,7 +21,7 @@ from services.hotpath.deps import State
 from services.hotpath.state import HotpathState
 from shared.ids import ID_PATTERN
 from shared.importers import ImportFormatError
-from shared.importers.limits import printable
+from shared.importers.errors import printable
 from shared.ingest import import_file
 from shared.store.hot import HotStore
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from services.hotpath.corner_live import CornerObservation, CornerWatcher, SlipEvent
-from services.hotpath.rules.registry import RuleHit, RuleSpec, load_rules
+from services.hotpath.rules.loaded import load_rules
+from services.hotpath.rules.registry import RuleHit, RuleSpec
 from services.hotpath.rules.safety import SafetyContext
 from services.hotpath.rules.technique import CornerContext
 from shared import events as ev

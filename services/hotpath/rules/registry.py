@@ -53,9 +53,3 @@ def register(
     """Register a rule. Technique rules get ``(obs, ctx)`` per corner; safety rules ``(row, ctx)`` per frame."""
     spec = RuleSpec(name, priority, cooldown_s, phrases, kind, fn)
     (SAFETY if kind == "safety" else TECHNIQUE)[name] = spec
-
-
-def load_rules() -> tuple[dict[str, RuleSpec], dict[str, RuleSpec]]:
-    from services.hotpath.rules import safety, technique  # noqa: F401  (registers the rules)
-
-    return TECHNIQUE, SAFETY
