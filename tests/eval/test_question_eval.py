@@ -44,9 +44,10 @@ DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 3}
 DATA_PATH_CORRECT_MIN = {"tuning": 0.64, "heldout": 0.72}
 # the model's run carries the data path's labelled answers: the same wrong ones at most, none as model text
 REAL_MODEL_WRONG_MAX = 3
-# batch 1 alone on the regex routes: 53/71 with the model against 56/71 without (11.1 s an answer at load
-# 10-15); the held-out data path's 0.72 scaled by that ratio, until a quiet real-model run replaces it
-REAL_MODEL_CORRECT_MIN = 0.65
+# measured in CI on the typed question layer: 94/155 (0.606) correct, 2 wrong, 0 as model text, 2.63 s an
+# answer; the data path alone gives 112/155, so the model still subtracts (a margin below the measured share
+# for the model's run-to-run variation)
+REAL_MODEL_CORRECT_MIN = 0.58
 
 
 @pytest.fixture(scope="module")
