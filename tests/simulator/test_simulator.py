@@ -10,6 +10,7 @@ import pytest
 from shared.corners import corner_results
 from shared.laps import assign_laps, detect_laps
 from shared.simulator import Scenario, simulate, write_aim_csv
+from shared.simulator.dynamics import DRAG
 from shared.simulator.fixtures import cached_sim
 from shared.simulator.scenario import (
     ALL_KINDS,
@@ -19,7 +20,7 @@ from shared.simulator.scenario import (
     REPEATS,
     SIZES,
 )
-from shared.simulator.session import BAR_PER_G, DRAG
+from shared.simulator.session import BAR_PER_G
 
 
 def test_deterministic_per_seed() -> None:
