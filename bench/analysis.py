@@ -25,7 +25,7 @@ from services.paddock.lake import configure_lake  # noqa: E402
 from services.paddock.tools.analysis import session_analysis  # noqa: E402
 from shared.analysis.session import analyse_session  # noqa: E402
 from shared.ingest import import_sim  # noqa: E402
-from shared.laps import assign_laps, detect_laps  # noqa: E402
+from shared.laps_recorded import assign_laps, detect_laps  # noqa: E402
 from shared.settings import settings_for  # noqa: E402
 from shared.simulator import simulate  # noqa: E402
 from shared.thresholds import DEFAULT_THRESHOLDS  # noqa: E402

@@ -26,7 +26,7 @@ def main() -> None:
     from shared.corners import auto_corners
     from shared.importers import read_log
     from shared.ingest import import_file
-    from shared.laps import assign_laps, detect_laps
+    from shared.laps_recorded import assign_laps, detect_laps
     from shared.profiles.car import load_car
     from shared.settings import settings_for
 

@@ -152,7 +152,7 @@ def osm_line() -> tuple[LocalProjection, np.ndarray, np.ndarray, np.ndarray]:
 def driven_laps(proj: LocalProjection, heading_deg: float) -> list[tuple[np.ndarray, np.ndarray]]:
     """(x, y) of each full lap of the VBOX session, from crossing to crossing (interpolated ends)."""
     from shared.importers import read_log
-    from shared.laps import detect_laps
+    from shared.laps_recorded import detect_laps
     from shared.profiles.car import load_car
     from shared.profiles.track import StartFinish, TrackProfile
 

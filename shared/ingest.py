@@ -26,7 +26,8 @@ from shared.events import detect_events
 from shared.importers import RawLog, read_log
 from shared.importers.base import Progress
 from shared.importers.limits import ImportLimits, limits_scope
-from shared.laps import Lap, assign_laps, detect_laps
+from shared.laps import Lap
+from shared.laps_recorded import assign_laps, detect_laps
 from shared.names import file_names
 from shared.profiles.car import CarProfile, guess_car, load_car
 from shared.profiles.track import TrackProfile, load_track

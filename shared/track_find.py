@@ -15,7 +15,8 @@ import numpy as np
 
 from shared.corners import auto_corners, reference_lap
 from shared.importers import RawLog
-from shared.laps import Lap, assign_laps, detect_laps
+from shared.laps import Lap
+from shared.laps_recorded import assign_laps, detect_laps
 from shared.names import file_names
 from shared.profiles.track import TrackProfile, detect_track, load_track, make_track, save_track, saved_tracks
 

@@ -15,7 +15,7 @@ import pytest
 
 from shared.analysis.session import SessionAnalysis, analyse_session
 from shared.ingest import import_sim
-from shared.laps import assign_laps, detect_laps
+from shared.laps_recorded import assign_laps, detect_laps
 from shared.settings import settings_for
 from shared.simulator import Event, Scenario, SimSession, simulate
 from shared.thresholds import DEFAULT_THRESHOLDS

@@ -368,7 +368,7 @@ def test_every_sonoma_corner_has_a_cue_window_on_a_simulated_lap() -> None:
     """Driven like the simulator drives Sonoma (busy = braking or |g_lat| >= BUSY_G_LAT), every corner can be
     coached with the longest technique phrase."""
     from services.hotpath.phrases import TEMPLATES
-    from shared.laps import assign_laps, detect_laps
+    from shared.laps_recorded import assign_laps, detect_laps
     from shared.simulator.fixtures import cached_sim
 
     sim = cached_sim()

@@ -23,7 +23,7 @@ from services.hotpath.frame_batch import process_many
 from services.hotpath.frame_path import LiveSession
 from services.hotpath.replay import frames_of, load_for_replay
 from shared.corners import corner_results
-from shared.laps import assign_laps, detect_laps
+from shared.laps_recorded import assign_laps, detect_laps
 from shared.profiles.car import load_car
 from shared.simulator import ALL_KINDS, simulate
 from tests.support import require

@@ -356,7 +356,7 @@ def test_technique_rules_run_against_the_reference_and_mark_the_lap_unclean(trac
 
 
 def test_gold_lap_is_the_reference_and_session_laps_do_not_replace_it(track: TrackProfile) -> None:
-    from shared.laps import assign_laps, detect_laps
+    from shared.laps_recorded import assign_laps, detect_laps
     from shared.resample import by_distance
     from shared.simulator import Scenario, simulate
 

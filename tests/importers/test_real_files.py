@@ -50,7 +50,7 @@ def test_xrk_matches_its_race_studio_export(shared_dir: Path, stem: str) -> None
 
 def test_mychron_segments_equal_segment_times(shared_dir: Path) -> None:
     from shared.importers.aim_csv import parse_lap_time
-    from shared.laps import detect_laps
+    from shared.laps_recorded import detect_laps
 
     log = read_log(shared_dir / "data/aim/mychron_kart_sskc_2022-06-19.csv")
     assert log.meta["venue"] == "SSKC"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from shared.importers import read_log
-from shared.laps import detect_laps
+from shared.laps_recorded import detect_laps
 from shared.profiles.car import load_car
 from shared.units import source_unit
 

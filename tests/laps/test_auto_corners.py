@@ -10,7 +10,7 @@ import pytest
 
 from shared.corners import auto_corners, reference_lap
 from shared.importers import read_log
-from shared.laps import assign_laps, detect_laps
+from shared.laps_recorded import assign_laps, detect_laps
 from shared.profiles.car import load_car
 from shared.profiles.track import load_track
 

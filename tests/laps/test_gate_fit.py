@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from shared.achievable import achievable_lap
-from shared.laps import assign_laps, detect_laps
+from shared.laps_recorded import assign_laps, detect_laps
 from shared.simulator import simulate
 
 GPS_NOISE_M = 0.4  # SD of each 20 Hz fix, metres (the simulator's own)

@@ -9,13 +9,9 @@ import numpy as np
 import pytest
 
 from shared.geo import LocalProjection
-from shared.laps import (
-    Boundary,
-    detect_laps,
-    judge_boundaries,
-    lap_kind,
-)
+from shared.laps import Boundary, judge_boundaries, lap_kind
 from shared.laps_live import LiveLapTracker
+from shared.laps_recorded import detect_laps
 from shared.profiles.track import StartFinish, TrackProfile
 
 R = 200.0
@@ -286,7 +282,8 @@ def test_gps_crossing_edge_cases() -> None:
 
 
 def test_crossings_closer_than_the_minimum_lap_are_one() -> None:
-    from shared.laps import gate_for, gps_crossings
+    from shared.laps import gate_for
+    from shared.laps_recorded import gps_crossings
 
     w = _session([(0.9, 150, 0), (3, 150, 0)])
     lap_s = LAP_M / (150 / 3.6)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from shared.corners import auto_corners, corner_results
-from shared.laps import assign_laps, detect_laps
 from shared.laps_live import LiveLapTracker
+from shared.laps_recorded import assign_laps, detect_laps
 from shared.profiles.car import load_car
 from shared.profiles.track import detect_track, load_track
 

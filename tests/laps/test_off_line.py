@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from shared.geo import LocalProjection
-from shared.laps import ON_LINE_M, assign_laps, detect_laps
+from shared.laps import ON_LINE_M
 from shared.laps_live import LiveLapTracker
+from shared.laps_recorded import assign_laps, detect_laps
 from shared.profiles.track import TrackProfile, load_track
 
 OSM_LINE = Path(__file__).parent / "data" / "sonoma_osm_centreline.json"

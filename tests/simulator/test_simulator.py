@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from shared.corners import corner_results
-from shared.laps import assign_laps, detect_laps
+from shared.laps_recorded import assign_laps, detect_laps
 from shared.simulator import Scenario, simulate, write_aim_csv
 from shared.simulator.dynamics import DRAG
 from shared.simulator.fixtures import cached_sim

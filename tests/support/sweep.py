@@ -17,7 +17,7 @@ import numpy as np
 
 from shared.analysis.session import analyse_session
 from shared.analysis.summary import where_the_time_is
-from shared.laps import assign_laps, detect_laps
+from shared.laps_recorded import assign_laps, detect_laps
 from shared.simulator import DRIVING_MISTAKES, simulate
 from shared.thresholds import DEFAULT_THRESHOLDS
 
