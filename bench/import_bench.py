@@ -33,7 +33,8 @@ def bench_xrk(rows: list[tuple[str, str, str, str]]) -> None:
     from libxrk import aim_xrk
 
     from shared.importers import read_log
-    from shared.ingest import analyse, import_file
+    from shared.ingest import import_file
+    from shared.session_build import analyse
     from shared.profiles.car import load_car
     from shared.settings import settings_for
     from shared.store.hot import HotStore

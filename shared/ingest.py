@@ -9,32 +9,27 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
-
-import numpy as np
+from typing import Any
 
 from shared.alarms import alarm_signals
 from shared.bundle import import_bundle, is_bundle
 from shared.channel_map import UserMap
 from shared.channel_user import load_user_map
-from shared.corners import auto_corners, corner_results
-from shared.events import detect_events
 from shared.importers import RawLog, read_log
 from shared.importers.base import Progress
 from shared.importers.limits import ImportLimits, limits_scope
+from shared.ingest_store import StoreRun, mapping_of, own_store, store_and_publish, stored_mapping
 from shared.laps import Lap
-from shared.laps_recorded import assign_laps, detect_laps
 from shared.names import file_names
-from shared.profiles.car import CarProfile, guess_car, load_car
-from shared.profiles.track import TrackProfile, load_track
+from shared.profiles.car import guess_car, load_car
+from shared.profiles.track import load_track
 from shared.quality import quality_report
+from shared.session_build import analyse, lap_rows, session_row
 from shared.session_date import date_guess
 from shared.settings import Settings
-from shared.store.deletion import delete_session
 from shared.store.hot import (
     HotStore,
     SessionBundle,
@@ -48,22 +43,6 @@ from shared.store.publisher import LakePublisher
 from shared.track_find import find_track, logger_in_lap_ends
 
 log = logging.getLogger(__name__)
-Wide = dict[str, np.ndarray]
-T = TypeVar("T")
-# runs a function with the hot store: by default it opens the DuckDB file itself; a running hot path
-# (which holds the file) passes one that runs it on its store writer's thread (POST /imports)
-StoreRun = Callable[[Callable[[HotStore], T]], T]
-
-
-def own_store(settings: Settings) -> StoreRun[Any]:
-    def run(fn: Callable[[HotStore], T]) -> T:
-        store = HotStore(settings)
-        try:
-            return fn(store)
-        finally:
-            store.close()
-
-    return run
 
 
 @dataclass
@@ -88,98 +67,6 @@ class ImportResult:
         d = asdict(self)
         d.pop("path", None)
         return d
-
-
-@dataclass
-class Analysed:
-    wide: Wide
-    laps: list[Lap]
-    track: TrackProfile | None
-    corners: list[dict[str, Any]]
-    events: list[dict[str, Any]]
-
-
-def analyse(
-    wide: Wide,
-    car: CarProfile,
-    track: TrackProfile | None,
-    beacons: list[float] | None,
-    off_line_s: list[float] | None = None,
-    alarms: Mapping[str, np.ndarray] | None = None,
-) -> Analysed:
-    """Laps, lap distance, corners and events for a wide session (in place on ``wide``); ``alarms``: the
-    file's alarm channels on the session's time grid (``shared.alarms.alarm_signals``)."""
-    laps = detect_laps(wide, track, beacons, off_line_s)
-    assign_laps(wide, laps, track)
-    corner_defs = track.corners if track is not None else auto_corners(wide, laps)
-    corners = corner_results(wide, laps, corner_defs)
-    events = detect_events(wide, corner_defs, car.thresholds, alarms)
-    return Analysed(wide, laps, track, corners, events)
-
-
-def _session_row(
-    sid: str,
-    driver_id: str,
-    car: CarProfile,
-    track: TrackProfile | None,
-    source_format: str,
-    laps: list[Lap],
-    wide: Wide,
-    channels: int,
-    **extra: Any,
-) -> dict[str, Any]:
-    full = [lp for lp in laps if lp.kind == "full" and lp.valid]
-    best = min(full, key=lambda lp: lp.time_s) if full else None
-    t = wide["t_s"]
-    rate = float(round(1 / np.median(np.diff(t)), 3)) if len(t) > 1 else None
-    return {
-        "session_id": sid,
-        "driver_id": driver_id,
-        "car_id": car.id,
-        "track_id": track.id if track else None,
-        "track_name": track.name if track else None,
-        "car_name": car.name,
-        "source_format": source_format,
-        "status": "imported",
-        "n_laps": len([lp for lp in laps if lp.kind == "full"]),
-        "best_lap_s": best.time_s if best else None,
-        "best_lap": best.lap if best else None,
-        "rows": len(t),
-        "channels": channels,
-        "sample_rate_hz": rate,
-        **extra,
-    }
-
-
-def _lap_rows(laps: list[Lap]) -> list[dict[str, Any]]:
-    full = [lp for lp in laps if lp.kind == "full" and lp.valid]
-    best = min(full, key=lambda lp: lp.time_s).lap if full else None
-    return [{**lp.as_dict(), "is_best": lp.lap == best} for lp in laps]
-
-
-def _store_and_publish(
-    settings: Settings,
-    bundle: SessionBundle,
-    truth_json: str | None = None,
-    run: StoreRun[Any] | None = None,
-    replace: bool = False,
-) -> None:
-    """Store and publish a session; ``replace``: the stored session of this id goes first (a re-import)."""
-    sid = bundle.session["session_id"]
-
-    def write(store: HotStore) -> None:
-        if replace:
-            delete_session(store, settings.lake_dir, sid, mirror_for(settings))
-        store.write_bundle(bundle)
-        pub = LakePublisher(store.con, settings.lake_dir, mirror_for(settings))
-        try:
-            pub.publish_session(sid, truth_json)
-        except BaseException:
-            pub.remove_session(sid)
-            store.delete_session(sid)
-            raise
-
-    (run or own_store(settings))(write)
 
 
 def _result(
@@ -280,7 +167,7 @@ def _import_file(
     wide, registry = car.to_wide(raw, user=user)
     if dup is not None:
         old_id = dup.session_id
-        if run(lambda store: _mapping(store, old_id)) == _mapping_of(registry):
+        if run(lambda store: stored_mapping(store, old_id)) == mapping_of(registry):
             return dup
         log.info(
             "%s: the channel mapping changed since %s was imported: importing it again", shown, dup.session_id
@@ -304,7 +191,7 @@ def _import_file(
     if raw.started_at is None:  # the file carries no date: its modification time is the best guess
         meta["date_guess"] = date_guess(path, source_path)
     auto = track is None or track.id.startswith("auto-")  # Pitwall's own name for a detected place
-    session = _session_row(
+    session = session_row(
         sid,
         driver_id or "driver",
         car,
@@ -323,7 +210,7 @@ def _import_file(
     )
     bundle = SessionBundle(
         session=session,
-        laps=_lap_rows(an.laps),
+        laps=lap_rows(an.laps),
         telemetry=wide_to_arrow(wide, sid),
         signals=signals_to_arrow(raw, sid),
         registry=registry_to_arrow(registry, sid),
@@ -331,23 +218,11 @@ def _import_file(
         events=an.events,
         quality=[{"session_id": sid, "report_json": json.dumps(quality, default=str)}],
     )
-    _store_and_publish(settings, bundle, run=run, replace=dup is not None)
+    store_and_publish(settings, bundle, run=run, replace=dup is not None)
     log.info("imported %s as %s (%s, %d laps)", shown, sid, session["track_id"], session["n_laps"])
     res = _result(bundle, an.laps, shown, quality)
     res.remapped = dup is not None
     return res
-
-
-def _mapping(store: HotStore, session_id: str) -> list[tuple[Any, ...]]:
-    """How a stored session's channels were mapped: (channel, signal, why) for each."""
-    rows = store.con.execute(
-        "SELECT name, canonical, mapped_by FROM signal_registry WHERE session_id = ?", [session_id]
-    ).fetchall()
-    return sorted(tuple(r) for r in rows)
-
-
-def _mapping_of(registry: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    return sorted((r["name"], r.get("canonical"), r.get("mapped_by")) for r in registry)
 
 
 def _import_bundle(
@@ -386,7 +261,7 @@ def import_sim(
     wide = {k: v.copy() for k, v in sim.wide.items()}
     an = analyse(wide, car, track, None)
     sid = new_session_id()
-    session = _session_row(
+    session = session_row(
         sid,
         driver_id,
         car,
@@ -406,12 +281,12 @@ def import_sim(
     ]
     bundle = SessionBundle(
         session=session,
-        laps=_lap_rows(an.laps),
+        laps=lap_rows(an.laps),
         telemetry=wide_to_arrow(wide, sid),
         signals=None,
         registry=registry_to_arrow(registry, sid),
         corners=an.corners,
         events=an.events,
     )
-    _store_and_publish(settings, bundle, sim.truth.to_json())
+    store_and_publish(settings, bundle, sim.truth.to_json())
     return _result(bundle, an.laps)
