@@ -18,7 +18,8 @@ from shared.importers import RawLog
 from shared.laps import Lap
 from shared.laps_recorded import assign_laps, detect_laps
 from shared.names import file_names
-from shared.profiles.track import TrackProfile, detect_track, load_track, make_track, save_track, saved_tracks
+from shared.profiles.track import TrackProfile, load_track, save_track, saved_tracks
+from shared.profiles.track_detect import detect_track, make_track
 
 Wide = dict[str, np.ndarray]
 

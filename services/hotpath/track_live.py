@@ -14,7 +14,8 @@ from collections import deque
 
 import numpy as np
 
-from shared.profiles.track import TrackProfile, detect_track
+from shared.profiles.track import TrackProfile
+from shared.profiles.track_detect import detect_track
 
 TRY_EVERY = 100  # new fixes between two searches (a search projects <= 400 fixes: a few ms)
 MIN_FIXES = 50

@@ -12,7 +12,8 @@ from shared.corners import auto_corners, corner_results
 from shared.laps_live import LiveLapTracker
 from shared.laps_recorded import assign_laps, detect_laps
 from shared.profiles.car import load_car
-from shared.profiles.track import detect_track, load_track
+from shared.profiles.track import load_track
+from shared.profiles.track_detect import detect_track
 
 
 def _independent_full_laps(path: Path) -> list[float]:

@@ -133,7 +133,7 @@ def test_a_stored_track_id_is_a_plain_file_name_and_never_a_shipped_one(
 
 def test_a_trace_beside_a_shipped_track_is_not_that_track() -> None:
     """A kart track or a road 35 m beside Sonoma's line is not Sonoma; the line itself is."""
-    from shared.profiles.track import detect_track
+    from shared.profiles.track_detect import detect_track
 
     tr = load_track("sonoma")
     s = np.arange(0.0, tr.line.length, 3.0)
