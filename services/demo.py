@@ -10,65 +10,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console, Group
-from rich.live import Live
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
+from rich.console import Console
+
+from services.demo_live import run_replay, stream_debrief, wait_healthy
+from services.demo_view import print_summary
 
 # kinds that fit a short session's mistake window (laps 3-4 of 5): the demo always has something to find
 DEMO_KINDS = ("late_brake", "coasting", "oil_pressure_drop")
-
-
-def _fmt(s: float | None) -> str:
-    from shared.display import lap_time
-
-    return lap_time(s)
-
-
-def _corner(cid: str | None, names: dict[str, str]) -> str:
-    from shared.display import corner_name
-
-    return names.get(cid or "") or corner_name(cid)
-
-
-def lap_words(lap: int, planned: int | None) -> str:
-    """The lap in progress as a driver counts it: the out-lap before the first crossing, "lap 3 of 5",
-    and the in-lap after the last planned lap (a simulated session's laps are known; a file's are not)."""
-    if lap <= 0:
-        return "out-lap"
-    if planned is None:
-        return f"lap {lap}"
-    return "in-lap" if lap > planned else f"lap {lap} of {planned}"
-
-
-def _view(state: dict[str, Any]) -> Panel:
-    cur = state.get("current", {})
-    names = state.get("names", {})
-    # inside the panel, where it wraps at the border (a title is cut at the frame of a narrow terminal)
-    status = Text.assemble(
-        (lap_words(int(cur.get("lap") or 0), state.get("planned")), "bold"),
-        " · ",
-        (_corner(cur.get("corner"), names), "bold"),
-        f" · {(cur.get('speed_kmh') or 0):.0f} km/h · best lap {_fmt(state.get('best'))}",
-    )
-    tbl = Table("lap", "corner", "status", "cue / reason", expand=True)
-    for c in state["cues"][-12:]:
-        style = "green" if c["status"] == "spoken" else "yellow"
-        tbl.add_row(
-            str(c["lap"]),
-            _corner(c.get("corner"), names),
-            f"[{style}]{c['status']}[/{style}]",
-            c["text"] if c["status"] == "spoken" else f"{c['text']}  ({c.get('reason')})",
-        )
-    return Panel(
-        Group(status, tbl),
-        title="in the car",
-        subtitle=f"{state['spoken']} spoken, {state['dropped']} dropped",
-    )
 
 
 def demo_cmd(
@@ -192,9 +143,9 @@ def demo_cmd(
     url = f"http://127.0.0.1:{port}"
     purl = f"http://127.0.0.1:{pport}"
     try:
-        _wait(url, proc, data_dir / "hotpath.log", "hot path")
+        wait_healthy(url, proc, data_dir / "hotpath.log", "hot path")
         try:
-            _wait(
+            wait_healthy(
                 purl, pproc, data_dir / "paddock.log", "paddock", 300 if llm == "embedded" else 120
             )  # the embedded model loads first
         except typer.Exit:
@@ -208,8 +159,8 @@ def demo_cmd(
         state: dict[str, Any] = {"cues": [], "spoken": 0, "dropped": 0, "current": {}, "best": None}
         state["names"] = {c.id: c.name for c in track.corners} if track else {}
         state["planned"] = None if file is not None else laps  # a simulated session's laps are known
-        res = asyncio.run(_run(url, port, wide, start, speed, state, console, as_json, replay_ws))
-        debrief = _stream_debrief(purl, res["session_id"], console, as_json)
+        res = asyncio.run(run_replay(url, port, wide, start, speed, state, console, as_json, replay_ws))
+        debrief = stream_debrief(purl, res["session_id"], console, as_json)
         live = res["live"]
         summary = {
             "session_id": res["session_id"],
@@ -230,7 +181,7 @@ def demo_cmd(
         if as_json:
             sys.stdout.write(json.dumps(summary, default=str) + "\n")
         else:
-            _print_summary(console, summary)
+            print_summary(console, summary)
         if keep:
             console.print(
                 f"still running: hot path {url} (pid {proc.pid}), paddock {purl} (pid {pproc.pid}); data in {data_dir}"
@@ -250,181 +201,6 @@ def demo_cmd(
                 p.wait(timeout=15)
             if tmp:
                 shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _stream_debrief(purl: str, session_id: str, console: Console, quiet: bool) -> dict[str, Any]:
-    """The debrief over SSE from the paddock: the LLM if one answers, else the labelled template narrator."""
-    import httpx
-    from httpx_sse import connect_sse
-
-    done: dict[str, Any] = {}
-    streamed = False
-    if not quiet:
-        console.print("[bold]Debrief[/bold] (streamed from the paddock):")
-    with (
-        httpx.Client(timeout=120) as c,
-        connect_sse(
-            c,
-            "POST",
-            f"{purl}/coach/debrief",
-            json={"session_id": session_id, "driver_id": "demo"},
-            headers={"Accept": "text/event-stream"},
-        ) as es,
-    ):
-        for sse in es.iter_sse():
-            if not sse.data:  # a ": keepalive" comment (a real model can take longer than 15 s)
-                continue
-            data = json.loads(sse.data)
-            if sse.event == "phase" and not quiet and data.get("status") == "finished":
-                console.print(f"  [dim]the data read in {data['ms'] / 1000:.1f} s[/dim]")
-            elif sse.event == "data" and not quiet:
-                console.print(
-                    f"  [dim]data: {str(data['key']).removesuffix('_data').replace('_', ' ')}[/dim]"
-                )
-            elif sse.event == "token" and not quiet:
-                streamed = True
-                console.print(data["text"], end="")
-            elif sse.event in ("done", "error"):
-                done = data
-    if not quiet:  # the text once: streamed above, else printed now; then who wrote it
-        if streamed:
-            console.print()
-        elif done.get("text"):
-            console.print(done["text"])
-        if done.get("narrator") not in (None, "llm"):
-            console.print(f"  [yellow]written from your data, not by a model[/yellow]{_why_not_model(done)}")
-    return {
-        "text": done.get("text", ""),
-        "focus_items": done.get("focus_items", []),
-        "narrator": done.get("narrator", "none"),
-        "reason": done.get("reason"),
-        "emotion": done.get("emotion"),
-    }
-
-
-def _wait(url: str, proc: Any, log_path: Path, name: str, timeout_s: float = 60) -> None:
-    """Until the service answers /health; if it stops or never answers, say so with its log's last lines."""
-    import httpx
-
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            _failed(f"the {name} stopped before it answered (exit code {proc.returncode})", log_path)
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    _failed(f"the {name} did not answer within {timeout_s:.0f} s", log_path)
-
-
-def _failed(what: str, log_path: Path) -> NoReturn:
-    try:
-        tail = log_path.read_text(errors="replace").strip().splitlines()[-6:]
-    except OSError:
-        tail = []
-    typer.echo(f"pitwall demo: {what}; its log: {log_path}", err=True)
-    for line in tail:
-        typer.echo(f"  {line}", err=True)
-    raise typer.Exit(1)
-
-
-async def _run(
-    url: str,
-    port: int,
-    wide: Any,
-    start: dict[str, Any],
-    speed: float,
-    state: dict[str, Any],
-    console: Console,
-    quiet: bool,
-    replay_ws: Any,
-) -> dict[str, Any]:
-    import httpx
-
-    async def listen() -> None:
-        async with (
-            httpx.AsyncClient(timeout=httpx.Timeout(5, read=None)) as c,
-            c.stream("GET", f"{url}/cues/stream") as r,
-        ):
-            event = None
-            async for line in r.aiter_lines():
-                if line.startswith("event:"):
-                    event = line.split(":", 1)[1].strip()
-                elif line.startswith("data:") and event in ("cue", "dropped"):
-                    d = json.loads(line[5:])
-                    state["cues"].append(d)
-                    state["spoken" if d["status"] == "spoken" else "dropped"] += 1
-
-    task = asyncio.create_task(listen())
-    await asyncio.sleep(0.3)
-    live_cm = (
-        Live(_view(state), console=console, refresh_per_second=4, transient=False) if not quiet else None
-    )
-
-    async def poll(sid_box: dict[str, str]) -> None:
-        async with httpx.AsyncClient(base_url=url, timeout=5) as c:
-            while True:
-                await asyncio.sleep(0.25)
-                sid = sid_box.get("sid")
-                if not sid:
-                    h = (await c.get("/health")).json()
-                    sid_box["sid"] = h.get("active_session") or ""
-                    continue
-                r = await c.get(f"/sessions/{sid}/live")
-                if r.status_code == 200:
-                    v = r.json()
-                    state["current"] = v["current"]
-                    state["best"] = v["best_lap_s"]
-                    if live_cm is not None:
-                        live_cm.update(_view(state))
-
-    box: dict[str, str] = {}
-    poller = asyncio.create_task(poll(box))
-    try:
-        if live_cm is not None:
-            live_cm.start()
-        res: dict[str, Any] = await replay_ws(
-            wide,
-            f"ws://127.0.0.1:{port}/ingest/ws",
-            speed,
-            start=start,
-        )
-        await asyncio.sleep(0.5)
-    finally:
-        poller.cancel()
-        task.cancel()
-        if live_cm is not None:
-            live_cm.update(_view(state))
-            live_cm.stop()
-    return res
-
-
-def _print_summary(console: Console, s: dict[str, Any]) -> None:
-    d = s["debrief"]
-    tbl = Table.grid(padding=(0, 2))
-    tr = s.get("track")
-    tbl.add_row("track", f"{tr['name']} ({tr['id']}, {tr['corners']} corners)" if tr else "none found")
-    tbl.add_row("laps", str(s["laps"]))
-    tbl.add_row("best lap", _fmt(s["best_lap_s"]))
-    tbl.add_row("cues", f"{s['cues_spoken']} spoken, {s['cues_dropped']} dropped")
-    if s.get("injected"):
-        tbl.add_row("injected", "\n".join(s["injected"]))
-    tbl.add_row("focus", "\n".join(s["focus_items"]) or "-")
-    tbl.add_row("written by", "the model" if d["narrator"] == "llm" else f"your data{_why_not_model(d)}")
-    tbl.add_row("took", f"{s['seconds']} s")
-    console.print(Panel(tbl, title="Pitwall demo summary"))
-
-
-def _why_not_model(done: dict[str, Any]) -> str:
-    """Why a debrief is not the model's, in a driver's words: no model server answering is said as that
-    (its address and error stay in ``--json`` and the paddock's log); another reason as it is."""
-    reason = str(done.get("reason") or "")
-    if not reason:
-        return ""
-    if "model server" in reason or "ConnectError" in reason:
-        return ": no model is answering (start one, or try --llm embedded)"
-    return f": {reason}"
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from services.demo import _view, lap_words
+from services.demo_view import lap_words, view
 from shared.simulator.fixtures import cached_sim
 
 
@@ -33,7 +33,7 @@ def test_the_status_line_stays_inside_the_border(width: int) -> None:
         "dropped": 1,
     }
     console = Console(width=width, record=True, force_terminal=False)
-    console.print(_view(state))
+    console.print(view(state))
     lines = console.export_text().splitlines()
     assert all(len(line) <= width for line in lines)
     inside = " ".join(line.strip("│ ") for line in lines[1:3])
