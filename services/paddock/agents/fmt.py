@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
+from shared.corner_ids import CORNER_ID, corner_id
 from shared.display import lap_time
-
-_CORNER_ID = re.compile(r"^[tc]\d+[a-z]?$", re.IGNORECASE)
 
 
 def load(state: dict[str, Any], key: str) -> dict[str, Any]:
@@ -32,7 +30,7 @@ def load(state: dict[str, Any], key: str) -> dict[str, Any]:
 def corner_label(cid: Any, name: Any = None) -> str:
     """``T11`` or ``T6 Carousel``: the short id the grounding check reads, plus a name when it adds one."""
     c = str(cid or "?")
-    short = c.upper() if _CORNER_ID.match(c) else c
+    short = corner_id(c).upper() if CORNER_ID.match(c) else c
     n = str(name or "").strip()
     if n and n.lower() not in (c.lower(), f"turn {c[1:]}".lower(), f"corner {c[1:]}".lower()):
         return f"{short} {n}"
