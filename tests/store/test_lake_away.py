@@ -15,6 +15,8 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -127,6 +129,29 @@ def _llm_url() -> str:
     return f"http://127.0.0.1:{free_port()}/v1"  # no model server: nothing here needs one
 
 
+@pytest.fixture
+def store_down(lake: dict[str, Any], tmp_path: Path) -> Iterator[tuple[Service, dict[str, Any]]]:
+    """A paddock started from its snapshot (made with the store up) while the store is down, once the lake
+    is marked away: the paddock and its health's ``lake``. The store is started again afterwards, and the
+    paddock's log holds no traceback."""
+    w, d = lake["w"], lake["d"]
+    pad_dir = tmp_path / "pad"
+    start_paddock(pad_dir, d, _llm_url(), lake["env"]).stop()  # the snapshot, with the store up
+    w.stop()
+    try:
+        pad = start_paddock(pad_dir, d, _llm_url(), lake["env"])
+        try:
+            h = _wait(
+                lambda: (x := _health_lake(pad))["reachable"] is False and x, 60, "the lake marked away"
+            )
+            yield pad, h
+        finally:
+            pad.stop()
+        assert "Traceback" not in pad.log.read_text()
+    finally:
+        w.start()
+
+
 def test_a_killed_store_leaves_the_paddock_serving_what_it_knows(lake: dict[str, Any]) -> None:
     w, sid, d = lake["w"], lake["sid"], lake["d"]
     ours = _ours(lake["wide"])
@@ -176,38 +201,25 @@ def test_a_killed_store_leaves_the_paddock_serving_what_it_knows(lake: dict[str,
     assert "Traceback" not in pad.log.read_text()
 
 
-def test_a_paddock_starts_from_its_snapshot_while_the_store_is_down(lake: dict[str, Any]) -> None:
-    w, sid, d = lake["w"], lake["sid"], lake["d"]
-    pad_dir = d / "pad2"
-    pad = start_paddock(pad_dir, d, _llm_url(), lake["env"])  # once with the store up: the snapshot
-    pad.stop()
-    w.stop()
+def test_a_paddock_starts_from_its_snapshot_while_the_store_is_down(
+    lake: dict[str, Any], store_down: tuple[Service, dict[str, Any]]
+) -> None:
+    sid, d = lake["sid"], lake["d"]
+    pad, h = store_down
+    assert HHMM.match(h["unreachable_since"]) and HHMM.match(h["sessions_as_of"])
+    assert _listed(pad) == [sid]
+    assert httpx.get(f"{pad.url}/sessions/{sid}", timeout=30).status_code == 200
+    laps = httpx.get(f"{pad.url}/sessions/{sid}/laps", timeout=120)
+    assert laps.status_code == 503 and laps.json()["error"]["code"] == "lake_unreachable", laps.text
+    assert httpx.get(f"{pad.url}/sessions/no-such-session", timeout=30).status_code == 404
+    fresh = start_paddock(d / "pad3", d, _llm_url(), lake["env"])  # no snapshot: starts, lists nothing
     try:
-        pad = start_paddock(pad_dir, d, _llm_url(), lake["env"])
-        try:
-            h = _wait(
-                lambda: (x := _health_lake(pad))["reachable"] is False and x, 60, "the lake marked away"
-            )
-            assert HHMM.match(h["unreachable_since"]) and HHMM.match(h["sessions_as_of"])
-            assert _listed(pad) == [sid]
-            assert httpx.get(f"{pad.url}/sessions/{sid}", timeout=30).status_code == 200
-            laps = httpx.get(f"{pad.url}/sessions/{sid}/laps", timeout=120)
-            assert laps.status_code == 503 and laps.json()["error"]["code"] == "lake_unreachable", laps.text
-            assert httpx.get(f"{pad.url}/sessions/no-such-session", timeout=30).status_code == 404
-        finally:
-            pad.stop()
-        assert "Traceback" not in pad.log.read_text()
-        fresh = start_paddock(d / "pad3", d, _llm_url(), lake["env"])  # no snapshot: starts, lists nothing
-        try:
-            h = _wait(
-                lambda: (x := _health_lake(fresh))["reachable"] is False and x, 60, "the lake marked away"
-            )
-            assert h["sessions_as_of"] is None and "no sessions are listed" in h["message"]
-            assert _listed(fresh) == []
-        finally:
-            fresh.stop()
+        h = _wait(lambda: (x := _health_lake(fresh))["reachable"] is False and x, 60, "the lake marked away")
+        assert h["sessions_as_of"] is None and "no sessions are listed" in h["message"]
+        assert _listed(fresh) == []
     finally:
-        w.start()
+        fresh.stop()
+    assert "Traceback" not in fresh.log.read_text()
 
 
 def test_an_endpoint_that_never_answers_stalls_no_request(lake: dict[str, Any]) -> None:
@@ -256,34 +268,24 @@ def test_the_snapshot_holds_the_catalog_as_the_bucket_has_it(lake: dict[str, Any
     ]
 
 
-def test_the_tablet_shows_one_banner_while_the_lake_is_away(lake: dict[str, Any]) -> None:
+def test_the_tablet_shows_one_banner_while_the_lake_is_away(
+    lake: dict[str, Any], store_down: tuple[Service, dict[str, Any]]
+) -> None:
     """A real browser on a paddock started while the store is down: one banner in driver words, on every
     screen, and the session's page still opens (its laps are what this paddock cannot read: said once)."""
     needs_chromium()
-    w, sid, d = lake["w"], lake["sid"], lake["d"]
-    pad_dir = d / "pad5"
-    start_paddock(pad_dir, d, _llm_url(), lake["env"]).stop()  # the snapshot, with the store up
-    w.stop()
-    try:
-        pad = start_paddock(pad_dir, d, _llm_url(), lake["env"])
-        try:
-            h = _wait(
-                lambda: (x := _health_lake(pad))["reachable"] is False and x, 60, "the lake marked away"
-            )
-            with chromium() as b:
-                pg = b.new_page(viewport={"width": 1024, "height": 768})
-                errors: list[str] = []
-                pg.on("pageerror", lambda e: errors.append(str(e)))
-                pg.goto(f"{pad.url}/")
-                pg.wait_for_selector("#lake-banner:not([hidden])", timeout=60_000)
-                assert pg.inner_text("#lake-banner") == h["message"]
-                assert h["message"].startswith(f"Lake unreachable since {h['unreachable_since']}")
-                for screen in ("#/", f"#/session/{sid}", "#/ask"):
-                    pg.goto(f"{pad.url}/{screen}")
-                    pg.wait_for_selector("#lake-banner:not([hidden])", timeout=60_000)
-                    assert pg.get_by_text("Lake unreachable since").count() == 1, screen
-                assert not errors, errors
-        finally:
-            pad.stop()
-    finally:
-        w.start()
+    sid = lake["sid"]
+    pad, h = store_down
+    with chromium() as b:
+        pg = b.new_page(viewport={"width": 1024, "height": 768})
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(f"{pad.url}/")
+        pg.wait_for_selector("#lake-banner:not([hidden])", timeout=60_000)
+        assert pg.inner_text("#lake-banner") == h["message"]
+        assert h["message"].startswith(f"Lake unreachable since {h['unreachable_since']}")
+        for screen in ("#/", f"#/session/{sid}", "#/ask"):
+            pg.goto(f"{pad.url}/{screen}")
+            pg.wait_for_selector("#lake-banner:not([hidden])", timeout=60_000)
+            assert pg.get_by_text("Lake unreachable since").count() == 1, screen
+        assert not errors, errors
