@@ -34,8 +34,8 @@ def bench_xrk(rows: list[tuple[str, str, str, str]]) -> None:
 
     from shared.importers import read_log
     from shared.ingest import import_file
-    from shared.session_build import analyse
     from shared.profiles.car import load_car
+    from shared.session_build import analyse
     from shared.settings import settings_for
     from shared.store.hot import HotStore
     from shared.store.publisher import LakePublisher

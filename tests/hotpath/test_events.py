@@ -111,8 +111,8 @@ def test_live_and_imported_sessions_store_the_same_event_names() -> None:
     """The hot path's driver_events for a simulated session use the importer's names and find the same
     lockups and wheelspin (lap and wheel)."""
     from services.hotpath.frame_path import LiveSession
-    from shared.session_build import analyse
     from shared.profiles.car import load_car
+    from shared.session_build import analyse
     from shared.simulator.fixtures import cached_sim
 
     sim = cached_sim()

@@ -71,9 +71,9 @@ def test_without_pressure_the_deceleration_says_where_braking_started() -> None:
 
 def test_real_sonoma_session_brake_points_sit_by_the_markers(shared_dir: Path) -> None:
     from shared.importers import read_log
-    from shared.session_build import analyse
     from shared.profiles.car import load_car
     from shared.profiles.track import load_track
+    from shared.session_build import analyse
 
     log = read_log(shared_dir / "data" / "vbox" / "sonoma_vbox0240.csv")
     car = load_car("generic")
