@@ -41,6 +41,8 @@ def _child(laps: int, own_lists: bool) -> None:
     to the frame path); ``own_lists`` measures that way again, to show it."""
     sys.path.insert(0, os.getcwd())
     import gc
+    import importlib
+    import importlib.util
     import threading
 
     import numpy as np
@@ -57,9 +59,10 @@ def _child(laps: int, own_lists: bool) -> None:
         state = HotpathState(settings_for(Path(d) / "data"))
         sid = state.start_session("bench", "bmw_e46_m3_aim_mxp", "sonoma", None, None)
         sess = state.session(sid)
-        settle = getattr(state_module, "settle_heap", None)
-        if settle is not None:  # as the service does at start-up (a tree that has it)
-            settle()
+        if importlib.util.find_spec("services.hotpath.interpreter") is not None:
+            importlib.import_module("services.hotpath.interpreter").settle()  # as the service's start-up
+        elif hasattr(state_module, "settle_heap"):  # a tree from before services.hotpath.interpreter
+            state_module.settle_heap()
         tracked = len(gc.get_objects())  # what a full collection walks from here
         code = {s: k for k, s in enumerate(STEPS)}
         step = [code["other"]]  # the first step this frame entered
@@ -117,6 +120,7 @@ def _child(laps: int, own_lists: bool) -> None:
         state.writer.flush(timeout=600)  # the session's publication, however loaded the machine
         state.close()
         gc.unfreeze()
+        sys.setswitchinterval(0.005)
     w = wall / 1e6
     c = cpu / 1e6
     worst = int(np.argmax(w))
