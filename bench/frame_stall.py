@@ -7,6 +7,7 @@ Each tree runs in its own process; with ``--base`` this tree and another checkou
 machine hits both alike (compare the two as a ratio within one run).
 
     python bench/frame_stall.py [--laps 10] [--runs 1] [--base /tmp/fp-base] [--busy] [--phone] [--own-lists]
+    python bench/frame_stall.py --gil-slices 5 1 [--laps 3] [--runs 2]
 
 Each garbage-collector pass is timed with ``gc.callbacks``, by generation and by thread (a pass on the
 writer's thread holds the GIL the frame path waits for).
@@ -34,7 +35,7 @@ from bench.cpu_limits import busy_core, limit_cpu  # noqa: E402
 STEPS = ("lap close", "corner exit", "store hand-over", "garbage collector", "other")
 
 
-def _child(laps: int, own_lists: bool) -> None:
+def _child(laps: int, own_lists: bool, gil_slice_ms: float | None) -> None:
     """In the tree this process runs in (its cwd): one session, every frame timed (wall and thread CPU),
     as JSON. The timings go into preallocated numpy arrays, not lists: three lists of a million Python
     ints are what a full collection walked in the first version of this bench (64-111 ms a pass, charged
@@ -63,6 +64,8 @@ def _child(laps: int, own_lists: bool) -> None:
             importlib.import_module("services.hotpath.interpreter").settle()  # as the service's start-up
         elif hasattr(state_module, "settle_heap"):  # a tree from before services.hotpath.interpreter
             state_module.settle_heap()
+        if gil_slice_ms is not None:  # another slice than the service's, to compare
+            sys.setswitchinterval(gil_slice_ms / 1000)
         tracked = len(gc.get_objects())  # what a full collection walks from here
         code = {s: k for k, s in enumerate(STEPS)}
         step = [code["other"]]  # the first step this frame entered
@@ -120,7 +123,7 @@ def _child(laps: int, own_lists: bool) -> None:
         state.writer.flush(timeout=600)  # the session's publication, however loaded the machine
         state.close()
         gc.unfreeze()
-        sys.setswitchinterval(0.005)
+        sys.setswitchinterval(0.005)  # CPython's default, after a --gil-slice-ms run
     w = wall / 1e6
     c = cpu / 1e6
     worst = int(np.argmax(w))
@@ -150,6 +153,9 @@ def _child(laps: int, own_lists: bool) -> None:
         "cpu_max": float(c.max()),
         "cpu_max_at": f"{STEPS[where[worst_cpu]]}, frame {worst_cpu:,}",
         "over_5ms": int((w > 5.0).sum()),
+        # waiting (wall - CPU: the GIL, the scheduler) between 1.5 and 8 ms: a GIL slice of 5 ms shows here
+        "waited_1_5_to_8ms": int((((w - c) > 1.5) & ((w - c) < 8.0)).sum()),
+        "waited_p999": float(np.percentile(w - c, 99.9)),
         "cpu_over_5ms": int((c > 5.0).sum()),
         "gc_tracked": tracked,
         "writer_queue_max": queued,
@@ -159,9 +165,12 @@ def _child(laps: int, own_lists: bool) -> None:
     sys.stdout.write(json.dumps(out) + "\n")
 
 
-def measure(tree: Path, laps: int, phone: bool, own_lists: bool = False) -> dict[str, object]:
+def measure(
+    tree: Path, laps: int, phone: bool, own_lists: bool = False, gil_slice_ms: float | None = None
+) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     extra = ["--own-lists"] if own_lists else []
+    extra += ["--gil-slice-ms", str(gil_slice_ms)] if gil_slice_ms is not None else []
     p = subprocess.Popen(
         [sys.executable, str(Path(__file__).resolve()), "--child", "--laps", str(laps), *extra],
         cwd=tree,
@@ -195,6 +204,7 @@ def _line(name: str, r: dict[str, object]) -> str:
         f"{name}: {r['frames']:,} frames, p50 {r['p50']:.3f} ms, p99 {r['p99']:.3f} ms, max {r['max']:.2f} ms "
         f"at a {r['max_at']} (thread CPU p99 {r['cpu_p99']:.3f}, max {r['cpu_max']:.2f} ms at {r['cpu_max_at']}); "
         f"{r['over_5ms']} frames over 5 ms wall, {r['cpu_over_5ms']} over 5 ms CPU; "
+        f"{r['waited_1_5_to_8ms']} waited 1.5-8 ms (wall - CPU; p99.9 {r['waited_p999']:.2f} ms); "
         f"{r['gc_tracked']:,} objects the garbage collector walks; "
         f"writer queue up to {r['writer_queue_max']:,} items; "
         f"load {r['load']:.1f}\n    {per}\n    collector passes: {passes}"
@@ -211,10 +221,26 @@ def main() -> None:
     ap.add_argument(
         "--own-lists", action="store_true", help="also time into Python lists, as the first version did"
     )
+    ap.add_argument(
+        "--gil-slices",
+        type=float,
+        nargs="+",
+        metavar="MS",
+        help="this tree only, once per GIL slice (sys.setswitchinterval) given, alternating",
+    )
+    ap.add_argument("--gil-slice-ms", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        _child(a.laps, a.own_lists)
+        _child(a.laps, a.own_lists, a.gil_slice_ms)
+        return
+    if a.gil_slices:
+        with busy_core(enabled=a.busy):
+            for k in range(a.runs):
+                for ms in a.gil_slices:
+                    r = measure(REPO, a.laps, a.phone, gil_slice_ms=ms)
+                    sys.stdout.write(_line(f"run {k + 1}, GIL slice {ms:g} ms", r) + "\n")
+                    sys.stdout.flush()
         return
     trees = [("this tree", REPO)] + ([("base", a.base.resolve())] if a.base else [])
     with busy_core(enabled=a.busy):
