@@ -6,7 +6,11 @@ them (the scheduler, the garbage collector, the GIL held by the writer thread).
 Each tree runs in its own process; with ``--base`` this tree and another checkout alternate, so a loaded
 machine hits both alike (compare the two as a ratio within one run).
 
-    python bench/frame_stall.py [--laps 10] [--runs 1] [--base /tmp/fp-base] [--busy] [--phone]
+    python bench/frame_stall.py [--laps 10] [--runs 1] [--base /tmp/fp-base] [--busy] [--phone] [--own-lists]
+    python bench/frame_stall.py --gil-slices 5 1 [--laps 3] [--runs 2]
+
+Each garbage-collector pass is timed with ``gc.callbacks``, by generation and by thread (a pass on the
+writer's thread holds the GIL the frame path waits for).
 
 ``--busy``: a busy-looping process pinned to one core beside it; ``--phone``: the measuring process
 pinned to one core with a CPU quota (``bench/cpu_limits.py``).
@@ -31,11 +35,16 @@ from bench.cpu_limits import busy_core, limit_cpu  # noqa: E402
 STEPS = ("lap close", "corner exit", "store hand-over", "garbage collector", "other")
 
 
-def _child(laps: int) -> None:
+def _child(laps: int, own_lists: bool, gil_slice_ms: float | None) -> None:
     """In the tree this process runs in (its cwd): one session, every frame timed (wall and thread CPU),
-    as JSON."""
+    as JSON. The timings go into preallocated numpy arrays, not lists: three lists of a million Python
+    ints are what a full collection walked in the first version of this bench (64-111 ms a pass, charged
+    to the frame path); ``own_lists`` measures that way again, to show it."""
     sys.path.insert(0, os.getcwd())
     import gc
+    import importlib
+    import importlib.util
+    import threading
 
     import numpy as np
 
@@ -46,75 +55,124 @@ def _child(laps: int) -> None:
     from shared.simulator import simulate
 
     sim = simulate(laps=laps, seed=3, rate_hz=1000.0)
+    n = len(sim.wide["t_s"])
     with tempfile.TemporaryDirectory() as d:
         state = HotpathState(settings_for(Path(d) / "data"))
         sid = state.start_session("bench", "bmw_e46_m3_aim_mxp", "sonoma", None, None)
         sess = state.session(sid)
-        settle = getattr(state_module, "settle_heap", None)
-        if settle is not None:  # as the service does at start-up (a tree that has it)
-            settle()
+        if importlib.util.find_spec("services.hotpath.interpreter") is not None:
+            importlib.import_module("services.hotpath.interpreter").settle()  # as the service's start-up
+        elif hasattr(state_module, "settle_heap"):  # a tree from before services.hotpath.interpreter
+            state_module.settle_heap()
+        if gil_slice_ms is not None:  # another slice than the service's, to compare
+            sys.setswitchinterval(gil_slice_ms / 1000)
         tracked = len(gc.get_objects())  # what a full collection walks from here
-        step: list[str] = []
+        code = {s: k for k, s in enumerate(STEPS)}
+        step = [code["other"]]  # the first step this frame entered
 
         def tagged(fn, name):  # type: ignore[no-untyped-def]
             def call(*a):  # type: ignore[no-untyped-def]
-                step.append(name)
+                if step[0] == code["other"]:
+                    step[0] = code[name]
                 return fn(*a)
 
             return call
 
+        main = threading.get_ident()
+        passes: list[tuple[int, bool, float, float]] = []  # generation, on the frame path?, wall, CPU (ms)
+        began = [0, 0]
+
+        def collector(phase: str, info: dict[str, int]) -> None:
+            if phase == "start":
+                if threading.get_ident() == main and step[0] == code["other"]:
+                    step[0] = code["garbage collector"]
+                began[0], began[1] = time.perf_counter_ns(), time.thread_time_ns()
+                return
+            wall_ms = (time.perf_counter_ns() - began[0]) / 1e6
+            cpu_ms = (time.thread_time_ns() - began[1]) / 1e6
+            passes.append((info["generation"], threading.get_ident() == main, wall_ms, cpu_ms))
+
         sess._close_lap = tagged(sess._close_lap, "lap close")
         sess._store_corner = tagged(sess._store_corner, "corner exit")
         sess.flush_rows = tagged(sess.flush_rows, "store hand-over")
-        gc.callbacks.append(
-            lambda phase, info: step.append("garbage collector") if phase == "start" else None
-        )
-        wall, cpu, where = [], [], []
+        gc.callbacks.append(collector)
+        if own_lists:
+            wall_l: list[int] = []
+            cpu_l: list[int] = []
+            where_l: list[int] = []
+        wall = np.zeros(n, np.int64)
+        cpu = np.zeros(n, np.int64)
+        where = np.zeros(n, np.int8)
         queued = 0  # the most items waiting for the writer (sampled every 1,000 frames)
         for k, f in enumerate(frames_of(sim.wide)):
             if k % 1000 == 0:
                 queued = max(queued, state.writer.queue_depth)
-            step.clear()
+            step[0] = code["other"]
             c0 = time.thread_time_ns()
             t0 = time.perf_counter_ns()
             sess.process(f, t0 / 1e9)
-            wall.append(time.perf_counter_ns() - t0)
-            cpu.append(time.thread_time_ns() - c0)
-            where.append(step[0] if step else "other")
+            wall[k] = time.perf_counter_ns() - t0
+            cpu[k] = time.thread_time_ns() - c0
+            where[k] = step[0]
+            if own_lists:
+                wall_l.append(int(wall[k]))
+                cpu_l.append(int(cpu[k]))
+                where_l.append(step[0])
+        gc.callbacks.remove(collector)
         state.end_session(sid)
         state.writer.flush(timeout=600)  # the session's publication, however loaded the machine
         state.close()
         gc.unfreeze()
-    w = np.asarray(wall) / 1e6
-    c = np.asarray(cpu) / 1e6
+        sys.setswitchinterval(0.005)  # CPython's default, after a --gil-slice-ms run
+    w = wall / 1e6
+    c = cpu / 1e6
     worst = int(np.argmax(w))
     worst_cpu = int(np.argmax(c))
     per = {}
     for s in STEPS:
-        idx = [i for i, x in enumerate(where) if x == s]
-        if idx:
-            per[s] = {"n": len(idx), "wall_max": float(w[idx].max()), "cpu_max": float(c[idx].max())}
+        idx = where == code[s]
+        if idx.any():
+            per[s] = {"n": int(idx.sum()), "wall_max": float(w[idx].max()), "cpu_max": float(c[idx].max())}
+    gcs = {}
+    for g in range(3):
+        for on_path in (True, False):
+            mine = [p for p in passes if p[0] == g and p[1] == on_path]
+            if mine:
+                gcs[f"gen {g} on {'the frame path' if on_path else 'another thread'}"] = {
+                    "n": len(mine),
+                    "wall_max": max(p[2] for p in mine),
+                    "cpu_max": max(p[3] for p in mine),
+                }
     out = {
         "frames": len(w),
         "p50": float(np.percentile(w, 50)),
         "p99": float(np.percentile(w, 99)),
         "max": float(w.max()),
-        "max_at": where[worst],
+        "max_at": STEPS[where[worst]],
         "cpu_p99": float(np.percentile(c, 99)),
         "cpu_max": float(c.max()),
-        "cpu_max_at": f"{where[worst_cpu]}, frame {worst_cpu:,}",
+        "cpu_max_at": f"{STEPS[where[worst_cpu]]}, frame {worst_cpu:,}",
         "over_5ms": int((w > 5.0).sum()),
+        # waiting (wall - CPU: the GIL, the scheduler) between 1.5 and 8 ms: a GIL slice of 5 ms shows here
+        "waited_1_5_to_8ms": int((((w - c) > 1.5) & ((w - c) < 8.0)).sum()),
+        "waited_p999": float(np.percentile(w - c, 99.9)),
+        "cpu_over_5ms": int((c > 5.0).sum()),
         "gc_tracked": tracked,
         "writer_queue_max": queued,
         "steps": per,
+        "collections": gcs,
     }
     sys.stdout.write(json.dumps(out) + "\n")
 
 
-def measure(tree: Path, laps: int, phone: bool) -> dict[str, object]:
+def measure(
+    tree: Path, laps: int, phone: bool, own_lists: bool = False, gil_slice_ms: float | None = None
+) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
+    extra = ["--own-lists"] if own_lists else []
+    extra += ["--gil-slice-ms", str(gil_slice_ms)] if gil_slice_ms is not None else []
     p = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--child", "--laps", str(laps)],
+        [sys.executable, str(Path(__file__).resolve()), "--child", "--laps", str(laps), *extra],
         cwd=tree,
         env=env,
         stdout=subprocess.PIPE,
@@ -136,12 +194,20 @@ def _line(name: str, r: dict[str, object]) -> str:
         f"{s}: max {v['wall_max']:.2f} ms wall / {v['cpu_max']:.2f} ms CPU (x{v['n']:,})"
         for s, v in steps.items()
     )
+    gcs = r["collections"]
+    assert isinstance(gcs, dict)
+    passes = "; ".join(
+        f"{g}: x{v['n']:,}, max {v['wall_max']:.2f} ms wall / {v['cpu_max']:.2f} ms CPU"
+        for g, v in gcs.items()
+    )
     return (
         f"{name}: {r['frames']:,} frames, p50 {r['p50']:.3f} ms, p99 {r['p99']:.3f} ms, max {r['max']:.2f} ms "
         f"at a {r['max_at']} (thread CPU p99 {r['cpu_p99']:.3f}, max {r['cpu_max']:.2f} ms at {r['cpu_max_at']}); "
-        f"{r['over_5ms']} frames over 5 ms; {r['gc_tracked']:,} objects the garbage collector walks; "
+        f"{r['over_5ms']} frames over 5 ms wall, {r['cpu_over_5ms']} over 5 ms CPU; "
+        f"{r['waited_1_5_to_8ms']} waited 1.5-8 ms (wall - CPU; p99.9 {r['waited_p999']:.2f} ms); "
+        f"{r['gc_tracked']:,} objects the garbage collector walks; "
         f"writer queue up to {r['writer_queue_max']:,} items; "
-        f"load {r['load']:.1f}\n    {per}"
+        f"load {r['load']:.1f}\n    {per}\n    collector passes: {passes}"
     )
 
 
@@ -152,17 +218,38 @@ def main() -> None:
     ap.add_argument("--base", type=Path, help="another checkout to compare with, alternating")
     ap.add_argument("--busy", action="store_true", help="a busy loop pinned to one core beside it")
     ap.add_argument("--phone", action="store_true", help="one core and a CPU quota (bench/cpu_limits.py)")
+    ap.add_argument(
+        "--own-lists", action="store_true", help="also time into Python lists, as the first version did"
+    )
+    ap.add_argument(
+        "--gil-slices",
+        type=float,
+        nargs="+",
+        metavar="MS",
+        help="this tree only, once per GIL slice (sys.setswitchinterval) given, alternating",
+    )
+    ap.add_argument("--gil-slice-ms", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        _child(a.laps)
+        _child(a.laps, a.own_lists, a.gil_slice_ms)
+        return
+    if a.gil_slices:
+        with busy_core(enabled=a.busy):
+            for k in range(a.runs):
+                for ms in a.gil_slices:
+                    r = measure(REPO, a.laps, a.phone, gil_slice_ms=ms)
+                    sys.stdout.write(_line(f"run {k + 1}, GIL slice {ms:g} ms", r) + "\n")
+                    sys.stdout.flush()
         return
     trees = [("this tree", REPO)] + ([("base", a.base.resolve())] if a.base else [])
     with busy_core(enabled=a.busy):
         for k in range(a.runs):
             for name, tree in trees:
-                sys.stdout.write(_line(f"run {k + 1}, {name}", measure(tree, a.laps, a.phone)) + "\n")
-                sys.stdout.flush()
+                for lists in (False, True) if a.own_lists else (False,):
+                    label = f"run {k + 1}, {name}" + (", timed into lists" if lists else "")
+                    sys.stdout.write(_line(label, measure(tree, a.laps, a.phone, lists)) + "\n")
+                    sys.stdout.flush()
 
 
 if __name__ == "__main__":

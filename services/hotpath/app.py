@@ -12,10 +12,10 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from services.hotpath import drive
+from services.hotpath import drive, interpreter
 from services.hotpath.loop_share import CountRequests, RequestsInProgress
 from services.hotpath.routers import cues, health, imports, ingest, sessions
-from services.hotpath.state import HotpathState, settle_heap, unsettle_heap
+from services.hotpath.state import HotpathState
 from shared import __version__
 from shared.asgi_guard import ASGIApp, LoopLag, Receive, RequestGuard, Scope, Send, short_errors
 from shared.hotpath_link import announce, withdraw
@@ -81,7 +81,7 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
             reader.start()
             app.state.can = reader
         announce(settings)  # `pitwall import` on this data dir imports through this process
-        settle_heap()  # no full garbage collection walks the start-up objects in a frame's time
+        interpreter.settle()  # no full garbage collection walks the start-up objects in a frame's time
         log.info("hot path ready: data in %s", settings.data_dir)
         try:
             yield
@@ -92,7 +92,7 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
             if reader is not None:
                 reader.stop()
             state.close()
-            unsettle_heap()
+            interpreter.unsettle()
 
     app = FastAPI(title="Pitwall hot path", version=__version__, lifespan=lifespan)
     for r in (health.router, sessions.router, ingest.router, cues.router, drive.router, imports.router):

@@ -123,8 +123,8 @@ def _run(
     t = arr[:, kidx["t_s"]]
     ts = t.tolist()
     wall = time.time()
-    # one wall-clock reading for the chunk: after the first frame, the session clock keeps no sample
-    sess.clock.observe(ts[0], wall)
+    # one wall-clock reading for the chunk: after the first frame (or its last gap), no sample is kept
+    sess.clock.observe_run(t, wall)
     track = sess.track
     assert track is not None
     tracker = sess.tracker

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
 from concurrent.futures import Future
@@ -44,19 +43,6 @@ from shared.store.writer import StoreWriter
 log = logging.getLogger(__name__)
 # a batch validated at once: its frames as objects and (every frame with every channel) their matrix
 CleanBatch = tuple[list[dict[str, Any]], tuple[tuple[str, ...], np.ndarray] | None]
-
-
-def settle_heap() -> None:
-    """At start-up, once the state is built: everything alive now (modules, classes, the app, the state)
-    leaves the garbage collector's reach (``gc.freeze``), so a full collection during a session walks only
-    what the session made since: 20-40 ms of one frame at a 1 kHz session before (bench/frame_stall.py)."""
-    gc.collect()
-    gc.freeze()
-
-
-def unsettle_heap() -> None:
-    """At shut-down: the start-up objects are the collector's again, so the interpreter frees them."""
-    gc.unfreeze()
 
 
 class UnknownSession(KeyError):

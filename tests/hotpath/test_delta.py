@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from services.hotpath import frame_path
@@ -210,3 +211,37 @@ async def test_a_delta_never_pushes_a_cue_out_and_can_be_left_out() -> None:
     assert [k for k, _ in await read(without, 4)] == ["cue", "cue", "cue", "cue"]
     await with_delta.aclose()
     await without.aclose()
+
+
+def test_a_step_in_the_session_clock_is_a_gap_not_pace() -> None:
+    """Live frames at 100 Hz, then the logger's clock steps 25 s (a paused recording) and runs on: 0.5 s
+    after the step, a deadline 2 s after the step frame is 1.5 s of wall time away (read as pace, the
+    step made the ratio ~9x and the deadline ~0.2 s away), and a step back is a gap too."""
+    c = SessionClock()
+    for i in range(500):  # 5 s at wall speed
+        c.observe(i * 0.01, WALL0 + i * 0.01)
+    for i in range(51):  # the step, then 0.5 s at wall speed
+        c.observe(30.0 + i * 0.01, WALL0 + 5.01 + i * 0.01)
+    now_wall = WALL0 + 5.51
+    assert c.to_epoch_ms(32.0, 30.5, now_wall) == int(round((now_wall + 1.5) * 1000))
+    for i in range(51):  # the clock set back 20 s
+        c.observe(10.0 + i * 0.01, WALL0 + 5.52 + i * 0.01)
+    assert c.ratio == pytest.approx(1.0, abs=1e-6)
+
+
+def test_a_run_of_frames_is_observed_as_each_frame() -> None:
+    """``observe_run`` (a chunk of frames read at one wall instant) leaves the clock as ``observe`` on
+    each of its frames does: gaps inside a chunk, between chunks, and none."""
+    ts = np.concatenate(
+        [np.arange(0, 3, 0.01), np.arange(40, 43, 0.01), np.arange(43.005, 48, 0.01), np.arange(90, 95, 0.01)]
+    )
+    one, run = SessionClock(), SessionClock()
+    for k, a in enumerate(range(0, len(ts), 37)):  # chunks that split and straddle the gaps
+        wall = WALL0 + k * 0.37
+        part = ts[a : a + 37]
+        for t in part:
+            one.observe(float(t), wall)
+        run.observe_run(part, wall)
+        assert run.ratio == one.ratio
+        now = float(part[-1])
+        assert run.to_epoch_ms(now + 2.0, now, wall) == one.to_epoch_ms(now + 2.0, now, wall)

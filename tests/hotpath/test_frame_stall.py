@@ -11,7 +11,12 @@ rows give at once.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -155,3 +160,38 @@ def test_a_corner_exit_converts_few_rows_and_observes_the_same(monkeypatch: Any)
     ref = [o for lap, row in fed if (o := whole.feed(lap, row)) is not None]
     assert len(ref) == len(obs) >= 2 * len(track.corners) - 2
     assert repr(obs) == repr(ref)
+
+
+_IMPORT_PROBE = """
+import json, sys
+from services.hotpath.frame_path import LiveSession
+from services.hotpath.replay import frames_of
+from shared.profiles.car import load_car
+from shared.profiles.track import load_track
+from shared.simulator import simulate
+sess = LiveSession("s", load_car("bmw_e46_m3_aim_mxp"), load_track("sonoma"), lambda t, r: None)
+sess.last_lap_reference = True
+exits = []
+store = sess._store_corner
+sess._store_corner = lambda obs: (exits.append(obs.corner.id), store(obs))
+late = []
+for k, f in enumerate(frames_of(simulate(laps=2, seed=3, rate_hz=50.0).wide)):
+    before = set(sys.modules)
+    sess.process(f, 0.0)
+    if set(sys.modules) - before:
+        late.append([k, sorted(set(sys.modules) - before)])
+print(json.dumps({"late": late, "exits": len(exits), "laps": len(sess.laps)}))
+"""
+
+
+def test_no_frame_imports_a_module() -> None:
+    """In a fresh interpreter that has imported the frame path, no frame imports a module: the first
+    corner exit imported ``numpy.ma`` (``np.nanpercentile``'s first call), 12-15 ms in that frame."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = subprocess.run(
+        [sys.executable, "-c", _IMPORT_PROBE], capture_output=True, text=True, env=env, check=True
+    ).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["late"] == []
+    track = load_track("sonoma")
+    assert got["laps"] >= 2 and got["exits"] >= 2 * len(track.corners) - 2  # corner exits did happen
