@@ -53,3 +53,23 @@ def ordinal_before(toks: list[str], i: int) -> tuple[int, int] | None:
         if o is not None and o[1] == i:
             return o[0], start
     return None
+
+
+_UNITS = {"second": 1.0, "seconds": 1.0, "tenth": 0.1, "tenths": 0.1, "hundredth": 0.01, "hundredths": 0.01}
+
+
+def within(toks: list[str]) -> float | None:
+    """The closeness in seconds after "within" / "inside": "within half a second" 0.5, "within 2 tenths"
+    0.2, "within a tenth" 0.1, "inside a second" 1.0; None when none is said."""
+    for i, t in enumerate(toks[:-1]):
+        if t not in ("within", "inside"):
+            continue
+        j, half = i + 1, toks[i + 1] == "half"
+        j += half
+        got = number(toks, j)
+        if got is None:
+            got = (1, j + (j < len(toks) and toks[j] in ("a", "an")))
+        how_many, j = got
+        if j < len(toks) and toks[j] in _UNITS and how_many > 0:
+            return round(how_many * _UNITS[toks[j]] * (0.5 if half else 1.0), 3)
+    return None

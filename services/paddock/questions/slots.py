@@ -21,6 +21,11 @@ _GLUE = w.word_set("of in on from at during my the that")
 _LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
 _DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other")
 _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
+# a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
+_HERE_EVER = re.compile(r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best ")
+# two kinds of session named: "between my practice and the race": another session
+_KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
+_TWO_KINDS = re.compile(rf" ({_KINDS}) (?:and|versus|to|with) (?:the |my )?(?!\1 ){_KINDS} ")
 
 
 @dataclass
@@ -98,10 +103,13 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     s.measures = [m for _, m in found]
     positions = _laps(s) + _picks(s)
     _attach(s, positions, spans)
-    s.laps = [x for _, x in sorted(positions, key=lambda p: p[0])]
+    s.laps = list(dict.fromkeys(x for _, x in sorted(positions, key=lambda p: p[0])))  # each lap once
     agg = [a for _, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG)]
     s.aggregation = agg[0] if agg else None
     s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
+    best = any(r.pick == "fastest" and r.number is None and r.session == "this" for r in s.laps)
+    best |= not s.laps and bool({"best", "fastest"} & set(toks))  # "the best remembered for the track"
+    s.ever |= best and bool(_HERE_EVER.search(s.joined))  # "my best at this track", "a new personal best"
     return s
 
 
@@ -219,15 +227,35 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
         if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
             continue  # "which sector was my slowest": a sector, not a lap
         personal = t == "best" and i > 0 and toks[i - 1] == "personal"  # "PB": always a lap
+        counted = n.number(toks, j) is not None and j + 1 < len(toks) and toks[j + 1] == "laps"
         if (
             j < len(toks)
             and not personal
+            and not counted
             and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp))
         ):
             continue
-        out.append((i, LapRef(pick=w.PICKS[t])))  # type: ignore[arg-type]
-        _mark(s, i, i + 1)
+        a, b, count, rank = _pick_extent(toks, i, j)
+        out.append((a, LapRef(pick=w.PICKS[t], count=count, rank=rank)))  # type: ignore[arg-type]
+        _mark(s, a, b)
     return out
+
+
+def _pick_extent(toks: list[str], i: int, j: int) -> tuple[int, int, int, int]:
+    """(start, end, count, rank) of the pick at ``toks[i]`` (``j``: the word after it and its skipped
+    words): "last 3 laps" / "3 best laps" count 3, "second best" / "next best" rank 2."""
+    a, b, count, rank = i, i + 1, 1, 1
+    after = n.number(toks, i + 1)
+    before = n.number(toks, i - 1) if i > 0 else None
+    if after is not None and after[1] < len(toks) and toks[after[1]] == "laps":
+        b, count = after[1], after[0]  # "my last 3 laps"
+    elif before is not None and j < len(toks) and toks[j] == "laps":
+        a, count = i - 1, before[0]  # "my 3 best laps"
+    elif (o := n.ordinal_before(toks, i - (i > 0 and toks[i - 1] == "to"))) is not None:
+        a, rank = o[1], o[0]  # "my second best lap", "the 3rd fastest", "second to last"
+    elif i > 0 and toks[i - 1] == "next":
+        a, rank = i - 1, 2  # "the next best lap"
+    return a, b, max(1, min(count, MAX_RANGE)), rank
 
 
 def _glue(t: str) -> bool:
@@ -245,6 +273,10 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
             i = s.joined[:at].count(" ")
             spans.append((i, i + len(phrase.split()), "other"))
             break
+    two = _TWO_KINDS.search(s.joined) if not spans else None
+    if two is not None:
+        i = s.joined[: two.start()].count(" ")
+        spans.append((i, i + len(two.group(0).split()), "other"))
     for a, b, _ in spans:
         _mark(s, a, b)
     return spans
