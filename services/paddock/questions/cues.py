@@ -53,8 +53,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
         "why": "why, how come",
-        "fade": """getting slower, got slower, get slower, slower as, slowing down, slowed down, fell off, falling
-                 off, dropped off, tailed off, tail off, faded, fading away""",
+        "fade": """getting slower, got slower, get slower, slower as, slowing down, slowed down, fall off, fell off,
+                 falling off, drop off, dropped off, tailed off, tail off, faded, fading away""",
         "visits": "been to this track, been here, times have i been, how often have i, been to",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
                  better, faster than last time, trend""",
