@@ -22,7 +22,9 @@ _LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
 _DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other")
 _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 # a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
-_HERE_EVER = re.compile(r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best ")
+_HERE_EVER = re.compile(
+    r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best | personal best (?:here|at \S+) "
+)
 # two kinds of session named: "between my practice and the race": another session
 _KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
 _TWO_KINDS = re.compile(rf" ({_KINDS}) (?:and|versus|to|with) (?:the |my )?(?!\1 ){_KINDS} ")
@@ -109,7 +111,10 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
     best = any(r.pick == "fastest" and r.number is None and r.session == "this" for r in s.laps)
     best |= not s.laps and bool({"best", "fastest"} & set(toks))  # "the best remembered for the track"
-    s.ever |= best and bool(_HERE_EVER.search(s.joined))  # "my best at this track", "a new personal best"
+    only_this = re.search(r" (?:this session|this run|this stint) ", s.joined)
+    s.ever |= (
+        best and not only_this and bool(_HERE_EVER.search(s.joined))
+    )  # "my best at this track", "a new PB"
     return s
 
 

@@ -22,7 +22,7 @@ def asks(q: Question) -> bool:
         return True
     here = all(x.session == "this" for x in q.laps)
     named = any(x.count > 1 for x in q.laps) or len(q.laps) >= 3
-    return q.intent in ("lap_time", "compare") and here and named
+    return q.intent in ("lap_time", "compare", "consistency") and here and named
 
 
 def _name(laps: list[int]) -> str:
