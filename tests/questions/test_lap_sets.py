@@ -24,6 +24,7 @@ READ = [
     ("lap times for my final four laps", "lap_time", (Q(pick="last", count=4),), None),
     ("my first 6 laps", "lap_time", (Q(pick="first", count=6),), None),
     ("show my two quickest laps", "lap_time", (Q(pick="fastest", count=2),), None),
+    ("the mean of my top 3 laps", "lap_time", (Q(pick="fastest", count=3),), None),
     ("what was my third fastest lap?", "lap_time", (Q(pick="fastest", rank=3),), None),
     ("the second to last lap", "lap_time", (Q(pick="last", rank=2),), None),
     ("my best lap against the previous one", "compare", (Q(pick="fastest"), Q(pick="previous")), None),
@@ -47,8 +48,10 @@ def test_several_lap_figures_at_once_and_plain_lap_times_are_every_laps_time() -
         q = parse(text)
         assert (q.intent, q.laps, q.aggregation) == ("lap_time", (), "each_lap"), text
     assert parse("my best lap against my slowest").intent == "compare"  # two picks, no average: compared
-    top = parse("and the top one?", previous=parse("what's my average lap?"))
-    assert (top.intent, top.aggregation) == ("lap_time", "min")  # a "top" lap time is the best
+    assert parse("this session against my previous one").laps == ()  # no lap: not the previous lap
+    peak = parse("and the peak one?", previous=parse("what's my average lap?"))
+    assert (peak.intent, peak.aggregation) == ("lap_time", "min")  # a "peak" lap time is the best
+    assert parse("and my top one?").laps == (Q(pick="fastest"),)
 
 
 def _ask(text: str, sid: str) -> Answer:
@@ -175,3 +178,6 @@ def test_a_set_named_in_a_question_object_is_answered_as_a_set(q_lake) -> None:
     got = plan(q, q_lake["sim"])
     assert sorted(got.result["laps"]) == [x["lap"] for x in full[:2]]
     _said(got.text, full[:2])
+    two = sorted(full, key=lambda x: x["time_s"])[:2]
+    pair = _ask("the delta between my two best laps", q_lake["sim"])  # two laps asked to compare: compared
+    assert {pair.args["lap_a"], pair.args["lap_b"]} == {x["lap"] for x in two}

@@ -57,8 +57,8 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
 def _several_figures(s: Slots) -> bool:
     """Two or more of the session's lap-time figures asked at once, an average or the spread among them
     ("my best and average lap", "average lap and the spread"), no lap number, corner or channel named."""
-    if any(x.number is not None for x in s.laps) or s.corner or s.sector is not None:
-        return False
+    if any(x.number is not None or x.count > 1 for x in s.laps) or s.corner or s.sector is not None:
+        return False  # "the average of my best three laps": that set's figures
     picks = {x.pick for x in s.laps if x.pick in ("fastest", "slowest") and x.session == "this"}
     spread = {"avg"} & {s.aggregation} | {"spread"} & {"spread" if s.has("consistency") else ""}
     return bool(spread) and len(picks | spread) >= 2 and s.measure in (None, "lap_time")

@@ -224,6 +224,8 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
     for i, t in enumerate(toks):
         if t not in w.PICKS or s.used[i] or any(x in w.NOT_A_LAP for x in toks[max(0, i - 2) : i]):
             continue
+        if w.PICKS[t] == "previous" and " lap" not in s.joined:
+            continue  # "this session against my previous one": no lap
         j = i + 1
         while j < len(toks) and toks[j] in w.PICK_SKIP:
             j += 1

@@ -166,7 +166,8 @@ SPELLING: dict[str, str] = _pairs(
 
 # a lap named by what it was ("my fastest lap"); "first" is the first full lap, not lap 1
 PICKS: dict[str, str] = _pairs(
-    "fastest=fastest, best=fastest, fast=fastest, slowest=slowest, last=last, recent=last, first=first, "
+    "fastest=fastest, best=fastest, fast=fastest, top=fastest, slowest=slowest, last=last, recent=last, "
+    "first=first, "
     "previous=previous"
 )
 # after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst")

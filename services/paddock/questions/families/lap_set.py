@@ -21,7 +21,8 @@ def asks(q: Question) -> bool:
     if q.intent == "lap_time" and (q.within_s is not None or (q.aggregation == "each_lap" and not q.laps)):
         return True
     here = all(x.session == "this" for x in q.laps)
-    named = any(x.count > 1 for x in q.laps) or len(q.laps) >= 3
+    total = sum(x.count for x in q.laps)  # "the delta between my two best laps": a comparison of the two
+    named = len(q.laps) >= 3 or (total > len(q.laps) and not (q.intent == "compare" and total == 2))
     return q.intent in ("lap_time", "compare", "consistency") and here and named
 
 
