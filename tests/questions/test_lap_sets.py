@@ -34,6 +34,10 @@ READ = [
     ("what did my quickest lap do differently?", "compare", (Q(pick="fastest"),), None),
     ("what's my quickest lap around this track?", "sessions", (), None),
     ("best lap in qualifying versus the race", "compare", (Q(pick="fastest", session="other"),), None),
+    ("did I beat my previous best?", "sessions", (), None),
+    ("is that a new lap record for me?", "sessions", (), None),
+    ("how was the afternoon compared with the morning session?", "sessions", (Q(session="other"),), None),
+    ("my quickest lap from yesterday", "lap_time", (Q(pick="fastest", session="other"),), None),
 ]
 
 

@@ -27,7 +27,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  out, last time, another session, other sessions, different session, different sessions, each
                  session, every session, both sessions, two sessions, first session, each test, both tests,
                  yesterday, last week, last weekend, last month, last year, last visit, previous visit, last
-                 outing, previous outing, last track day, previous track day""",
+                 outing, previous outing, last track day, previous track day, morning session, afternoon
+                 session, previous run, earlier run, other run, last run out""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too

@@ -24,6 +24,7 @@ _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 # a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
 _HERE_EVER = re.compile(
     r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best | personal best (?:here|at \S+) "
+    r"| (?:previous|old|older) (?:personal )?best | (?:lap|track|personal) record "
 )
 # two kinds of session named: "between my practice and the race": another session
 _KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
@@ -110,7 +111,9 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     s.aggregation = agg[0] if agg else None
     s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
     best = any(r.pick == "fastest" and r.number is None and r.session == "this" for r in s.laps)
-    best |= not s.laps and bool({"best", "fastest"} & set(toks))  # "the best remembered for the track"
+    best |= not s.laps and bool(
+        {"best", "fastest", "record"} & set(toks)
+    )  # "the best remembered for the track"
     only_this = re.search(r" (?:this session|this run|this stint) ", s.joined)
     s.ever |= (
         best and not only_this and bool(_HERE_EVER.search(s.joined))
