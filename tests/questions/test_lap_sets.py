@@ -35,6 +35,7 @@ READ = [
     ("what's my quickest lap around this track?", "sessions", (), None),
     ("best lap in qualifying versus the race", "compare", (Q(pick="fastest", session="other"),), None),
     ("did I beat my previous best?", "sessions", (), None),
+    ("what's my median lap?", "consistency", (), None),  # the race pace: the median of the valid laps
     ("is that a new lap record for me?", "sessions", (), None),
     ("how was the afternoon compared with the morning session?", "sessions", (Q(session="other"),), None),
     ("my quickest lap from yesterday", "lap_time", (Q(pick="fastest", session="other"),), None),

@@ -44,7 +44,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  could i be, on the table, best possible, possible, how much faster could, could i do, could i
                  run, could i go, capable of, best bits, all my best, virtual best, virtual lap""",
         "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
-                 close together, each other""",
+                 close together, each other, median""",
         "where_time": """leaving time, where am i leaving, can i find, could i find, where is the time,
                  where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
                  best corner, weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
