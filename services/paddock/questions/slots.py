@@ -245,27 +245,11 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
             and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp))
         ):
             continue
-        a, b, count, rank = _pick_extent(toks, i, j)
+        a, b, count, rank = n.beside_pick(toks, i, j)
+        count = max(1, min(count, MAX_RANGE))
         out.append((a, LapRef(pick=w.PICKS[t], count=count, rank=rank)))  # type: ignore[arg-type]
         _mark(s, a, b)
     return out
-
-
-def _pick_extent(toks: list[str], i: int, j: int) -> tuple[int, int, int, int]:
-    """(start, end, count, rank) of the pick at ``toks[i]`` (``j``: the word after it and its skipped
-    words): "last 3 laps" / "3 best laps" count 3, "second best" / "next best" rank 2."""
-    a, b, count, rank = i, i + 1, 1, 1
-    after = n.number(toks, i + 1)
-    before = n.number(toks, i - 1) if i > 0 else None
-    if after is not None and after[1] < len(toks) and toks[after[1]] == "laps":
-        b, count = after[1], after[0]  # "my last 3 laps"
-    elif before is not None and j < len(toks) and toks[j] == "laps":
-        a, count = i - 1, before[0]  # "my 3 best laps"
-    elif (o := n.ordinal_before(toks, i - (i > 0 and toks[i - 1] == "to"))) is not None:
-        a, rank = o[1], o[0]  # "my second best lap", "the 3rd fastest", "second to last"
-    elif i > 0 and toks[i - 1] == "next":
-        a, rank = i - 1, 2  # "the next best lap"
-    return a, b, max(1, min(count, MAX_RANGE)), rank
 
 
 def _glue(t: str) -> bool:
