@@ -39,6 +39,8 @@ READ = [
     ("is that a new lap record for me?", "sessions", (), None),
     ("how was the afternoon compared with the morning session?", "sessions", (Q(session="other"),), None),
     ("my quickest lap from yesterday", "lap_time", (Q(pick="fastest", session="other"),), None),
+    ("lap times of my sessions compared", "sessions", (), None),  # the sessions here, each one's best
+    ("how did my other sessions go?", "sessions", (), None),
 ]
 
 

@@ -24,8 +24,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  rate my session, how was my session, how was the session, how did the session go""",
         "brief": "brief, briefing, before i go out, plan for today, todays plan, next session",
         "other": """other session, previous session, last session, earlier session, session before, last time
-                 out, last time, another session, other sessions, different session, different sessions, each
-                 session, every session, both sessions, two sessions, first session, each test, both tests,
+                 out, last time, another session, different session, first session, each test, both tests,
                  yesterday, last week, last weekend, last month, last year, last visit, previous visit, last
                  outing, previous outing, last track day, previous track day, morning session, afternoon
                  session, previous run, earlier run, other run, last run out""",

@@ -100,7 +100,7 @@ def _intent(s: Slots) -> Intent:
         or s.ever
         or s.has("visits")
         or s.has("progress")
-        or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or s.ever))
+        or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or s.ever or s.compare))
     ):
         return "sessions"
     if s.laps and s.compare:
