@@ -314,7 +314,7 @@ TABLE: list[tuple[str, str]] = [
     ("how far off bo's lap 4 was I?", "compare laps=4@bo"),
     ("my best against bo's", "compare laps=fastest,fastest@bo"),
     ("the car's top speed", "channel measure=top_speed"),  # a word the vocabulary knows: no driver
-    ("my laps please", "lap_time measure=lap_time"),
+    ("my laps please", "lap_time measure=lap_time agg=each_lap"),
     ("how hot did the brakes get", "channel measure=brake_temp"),  # not recorded: said so
     ("were my tyres up to temperature", "judge measure=tyre_temp"),
     ("how long was the session", "unknown"),  # no lap time

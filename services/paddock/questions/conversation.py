@@ -84,6 +84,8 @@ def from_state(value: object) -> Question | None:
                 number=int(x["number"]) if x.get("number") is not None else None,
                 pick=_member(x.get("pick"), Pick),
                 session=str(x.get("session") or "this"),
+                count=int(x.get("count") or 1),
+                rank=int(x.get("rank") or 1),
             )
             for x in value.get("laps") or ()
         )
@@ -101,6 +103,7 @@ def from_state(value: object) -> Question | None:
             measure=measure if measure in w.MEASURES else None,
             aggregation=_member(value.get("aggregation"), Aggregation),
             follow_up=bool(value.get("follow_up")),
+            within_s=float(value["within_s"]) if value.get("within_s") is not None else None,
         )
     except (TypeError, ValueError, KeyError, AttributeError):
         return None

@@ -14,7 +14,7 @@ def _lists(table: dict[str, str]) -> dict[str, tuple[str, ...]]:
 
 
 # the words that carry a question on from the previous one ("and the slowest?", "what about turn 3?")
-CARRY_ON = ("and", "also", "what about", "how about", "same for", "then", "now")
+CARRY_ON = ("and", "also", "what about", "how about", "same for", "then", "now", "than")
 REFERS = _set("that it them those both")
 
 # intent cue phrases (as words, after spelling); parse decides between them by the slots filled
@@ -24,7 +24,10 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  rate my session, how was my session, how was the session, how did the session go""",
         "brief": "brief, briefing, before i go out, plan for today, todays plan, next session",
         "other": """other session, previous session, last session, earlier session, session before, last time
-                 out, last time""",
+                 out, last time, another session, different session, first session, each test, both tests,
+                 yesterday, last week, last weekend, last month, last year, last visit, previous visit, last
+                 outing, previous outing, last track day, previous track day, morning session, afternoon
+                 session, previous run, earlier run, other run, last run out""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
@@ -38,9 +41,9 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  push in""",
         "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
                  could i be, on the table, best possible, possible, how much faster could, could i do, could i
-                 run, could i go, capable of, best bits, all my best""",
+                 run, could i go, capable of, best bits, all my best, virtual best, virtual lap""",
         "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
-                 close together, each other""",
+                 close together, each other, median""",
         "where_time": """leaving time, where am i leaving, can i find, could i find, where is the time,
                  where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
                  best corner, weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
@@ -52,6 +55,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
         "why": "why, how come",
+        "fade": """getting slower, got slower, get slower, slower as, slowing down, slowed down, fall off, fell off,
+                 falling off, drop off, dropped off, tailed off, tail off, faded, fading away""",
         "visits": "been to this track, been here, times have i been, how often have i, been to",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
                  better, faster than last time, trend""",
@@ -116,5 +121,5 @@ COMMON = _set(
     wider narrower heavier lighter harder softer stronger weaker earlier later better worse fewer wonder
     wondering curious interested need needed wanted hoping hope hoped guess guessed suppose supposed
     believe believed expect expected notice noticed remember remembered forget forgot chose choose
-    choice decide decided plan planned trying attempt attempts"""
+    choice decide decided plan planned trying attempt attempts string strung row"""
 )

@@ -29,17 +29,22 @@ Intent = Literal[
     "unrelated",  # not about driving data
     "unknown",  # about the data, but not understood
 ]
-Pick = Literal["fastest", "slowest", "last", "first"]
+Pick = Literal["fastest", "slowest", "last", "first", "previous"]
 Aggregation = Literal["max", "min", "avg", "count", "each_lap"]
 
 
 @dataclass(frozen=True)
 class LapRef:
-    """A lap as the driver named it: a number, or a pick; in this session, "my other session", or an id."""
+    """A lap as the driver named it: a number, or a pick; in this session, "my other session", or an id.
+    A pick may stand for a set of laps (``count``: "my last 3 laps", "the first five laps", "my 3 best
+    laps") or for the lap ``rank`` places along ("my second best lap", "the next best lap"); "previous" is
+    the lap before the lap named before it ("my best lap and the one before"), else the last lap."""
 
     number: int | None = None  # "lap 7"
     pick: Pick | None = None  # "my fastest lap", "the last lap"
     session: str = "this"  # "this", "other" ("my other session"), or a session id
+    count: int = 1  # how many laps the pick stands for
+    rank: int = 1  # the pick's place: 2 for "second best", "second to last"
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,7 @@ class Question:
     measure: str | None = None  # a name of words.MEASURES: top_speed, min_speed, brake_point, rpm ...
     aggregation: Aggregation | None = None
     follow_up: bool = False  # slots were taken from the previous question
+    within_s: float | None = None  # "within half a second", "within 2 tenths": a closeness asked of laps
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """Numbers as a driver says them: digits, words ("eleven", "twenty one") and ordinals ("3rd", "third";
-"first" is a pick of a lap, not a number). Pure."""
+"first" is a pick of a lap, not a number); a closeness in seconds ("within half a second"); the count or
+place said beside a pick of laps ("my last 3 laps", "second best"). Pure."""
 
 from __future__ import annotations
 
@@ -53,3 +54,40 @@ def ordinal_before(toks: list[str], i: int) -> tuple[int, int] | None:
         if o is not None and o[1] == i:
             return o[0], start
     return None
+
+
+_UNITS = {"second": 1.0, "seconds": 1.0, "tenth": 0.1, "tenths": 0.1, "hundredth": 0.01, "hundredths": 0.01}
+
+
+def within(toks: list[str]) -> float | None:
+    """The closeness in seconds after "within" / "inside": "within half a second" 0.5, "within 2 tenths"
+    0.2, "within a tenth" 0.1, "inside a second" 1.0; None when none is said."""
+    for i, t in enumerate(toks[:-1]):
+        if t not in ("within", "inside"):
+            continue
+        j, half = i + 1, toks[i + 1] == "half"
+        j += half
+        got = number(toks, j)
+        if got is None:
+            got = (1, j + (j < len(toks) and toks[j] in ("a", "an")))
+        how_many, j = got
+        if j < len(toks) and toks[j] in _UNITS and how_many > 0:
+            return round(how_many * _UNITS[toks[j]] * (0.5 if half else 1.0), 3)
+    return None
+
+
+def beside_pick(toks: list[str], i: int, j: int) -> tuple[int, int, int, int]:
+    """(start, end, count, rank) of the pick at ``toks[i]`` (``j``: the word after it and its skipped
+    words): "last 3 laps" / "3 best laps" count 3, "second best" / "next best" rank 2."""
+    a, b, count, rank = i, i + 1, 1, 1
+    after = number(toks, i + 1)
+    before = number(toks, i - 1) if i > 0 else None
+    if after is not None and after[1] < len(toks) and toks[after[1]] == "laps":
+        b, count = after[1], after[0]  # "my last 3 laps"
+    elif before is not None and j < len(toks) and toks[j] == "laps":
+        a, count = i - 1, before[0]  # "my 3 best laps"
+    elif (o := ordinal_before(toks, i - (i > 0 and toks[i - 1] == "to"))) is not None:
+        a, rank = o[1], o[0]  # "my second best lap", "the 3rd fastest", "second to last"
+    elif i > 0 and toks[i - 1] == "next":
+        a, rank = i - 1, 2  # "the next best lap"
+    return a, b, count, rank

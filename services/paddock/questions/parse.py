@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from services.paddock.questions import numerals as n
 from services.paddock.questions import words as w
 from services.paddock.questions.conversation import follow
-from services.paddock.questions.model import Intent, Question
+from services.paddock.questions.model import Aggregation, Intent, LapRef, Question
 from services.paddock.questions.slots import Slots, read_slots
 from services.paddock.questions.turns import Corners
 
@@ -27,16 +28,46 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     an id. ``previous``: the question before it in this conversation."""
     toks = w.tokens(text)
     s = read_slots(toks, corners)
+    within_s = n.within(toks)
+    intent = _intent(s)
+    if within_s is not None and s.corner is None and s.sector is None and intent != "sessions":
+        intent = "lap_time"  # "were my laps within half a second of each other?": the laps that close
+    elif _several_figures(s):
+        s.laps, s.aggregation = [], "each_lap"
+        intent = "lap_time"  # "my best, my average and the spread": every lap's time with those figures
+    elif _fading(s):
+        s.laps = [
+            *([x for x in s.laps if x.pick == "fastest"][:1] or [LapRef(pick="fastest")]),
+            LapRef(pick="last"),
+        ]
+        intent = "compare"  # "did I get slower as the race went on?": the last lap against the best
     q = Question(
         text=text,
-        intent=_intent(s),
+        intent=intent,
         laps=tuple(s.laps),
         corner=s.corner,
         sector=s.sector,
         measure=s.measure,
         aggregation=s.aggregation,  # type: ignore[arg-type]
+        within_s=within_s,
     )
     return _tidy(follow(previous, q), s)
+
+
+def _several_figures(s: Slots) -> bool:
+    """Two or more of the session's lap-time figures asked at once, an average or the spread among them
+    ("my best and average lap", "average lap and the spread"), no lap number, corner or channel named."""
+    if any(x.number is not None or x.count > 1 for x in s.laps) or s.corner or s.sector is not None:
+        return False  # "the average of my best three laps": that set's figures
+    picks = {x.pick for x in s.laps if x.pick in ("fastest", "slowest") and x.session == "this"}
+    spread = {"avg"} & {s.aggregation} | {"spread"} & {"spread" if s.has("consistency") else ""}
+    return bool(spread) and len(picks | spread) >= 2 and s.measure in (None, "lap_time")
+
+
+def _fading(s: Slots) -> bool:
+    """Getting slower over the session, no lap number, corner or channel named."""
+    named = any(x.number is not None for x in s.laps) or s.corner or s.sector is not None
+    return s.has("fade") and not named and s.measure in (None, "lap_time")
 
 
 def _intent(s: Slots) -> Intent:
@@ -69,7 +100,7 @@ def _intent(s: Slots) -> Intent:
         or s.ever
         or s.has("visits")
         or s.has("progress")
-        or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or s.ever))
+        or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or s.ever or s.compare))
     ):
         return "sessions"
     if s.laps and s.compare:
@@ -110,6 +141,7 @@ def _tidy(q: Question, s: Slots) -> Question:
     measure, agg = q.measure, q.aggregation
     if q.intent == "lap_time":
         measure = "lap_time"
+        agg = _lap_aggregation(q, s)
     elif q.intent in ("sector", "compare", "why_slower", "where_time", "potential", "consistency", "balance"):
         measure = None if measure == "lap_time" else measure
     elif q.intent == "sessions":
@@ -126,5 +158,18 @@ def _tidy(q: Question, s: Slots) -> Question:
     if agg is not None and q.intent not in ("lap_time", "channel", "corner", "sector", "sessions", "events"):
         agg = None
     laps = () if q.intent == "sessions" and s.ever else q.laps
-    out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up)
+    out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
     return replace(out, aggregation=agg)
+
+
+def _lap_aggregation(q: Question, s: Slots) -> Aggregation | None:
+    """A lap-time question's aggregation: "peak" or "top" lap times are the best ("min"); lap times asked
+    with no lap and no figure ("my lap times", "analyse my laps", "the lap time delta") are every lap's
+    ("each_lap")."""
+    agg = q.aggregation
+    if agg == "max" and re.search(r" (?:peak|top) ", s.joined):
+        return "min"
+    plural = re.search(r" (?:times|laps) ", s.joined) or (s.compare and not s.has("why"))
+    if agg is None and not q.laps and q.within_s is None and plural:
+        return "each_lap"
+    return agg

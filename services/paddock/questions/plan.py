@@ -16,6 +16,7 @@ from services.paddock.questions.families import (
     corners,
     events,
     judge,
+    lap_set,
     laps,
     markers,
     sectors,
@@ -82,6 +83,8 @@ _INTENT_WORDS = {
 
 def families(q: Question) -> tuple[Family, ...]:
     """The families that answer ``q``, from its intent and its filled slots."""
+    if lap_set.asks(q):
+        return (lap_set.answer,)
     if len(q.laps) >= 2 and q.intent in PER_LAP:
         return (compare.answer,)
     if q.corner is not None and q.measure == "brake_point" and not q.laps:
@@ -90,7 +93,7 @@ def families(q: Question) -> tuple[Family, ...]:
         return (corners.answer,)
     if q.corner is not None and q.intent == "why_slower":
         return (compare.answer,)
-    if q.sector is not None and q.intent in ("lap_time", "where_time", "why_slower"):
+    if q.sector is not None and q.intent in ("lap_time", "where_time", "why_slower", "potential"):
         return (sectors.answer,)
     if q.intent == "lap_time" and q.measure not in (None, "lap_time"):
         return (channels.answer,)

@@ -33,8 +33,9 @@ def session_of(ref: LapRef, session_id: str) -> str | None:
 def lap_numbers(q: Question, session_id: str) -> list[int]:
     """The question's laps as numbers, in the order named, each in its own session: a number as named
     (the family says when the session lacks it); fastest / slowest over the valid full laps with a time;
-    first / last the first and last full lap. A lap that cannot be named (no such session, no such lap)
-    is left out, as is a session named without a lap."""
+    first / last the first and last full laps; "previous" the full lap before the lap named before it
+    (else the last); a pick's ``count`` laps from its ``rank``. A lap that cannot be named (no such
+    session, no such lap) is left out, as is a session named without a lap."""
     out: list[int] = []
     for ref in q.laps:
         if ref.number is not None:
@@ -43,28 +44,28 @@ def lap_numbers(q: Question, session_id: str) -> list[int]:
         sid = session_of(ref, session_id)
         if ref.pick is None or sid is None:
             continue
-        n = _pick(sid, ref.pick)
-        if n is not None:
-            out.append(n)
+        out += _pick(sid, ref, out[-1] if out else None)
     return out
 
 
-def _pick(sid: str, pick: str) -> int | None:
+def _pick(sid: str, ref: LapRef, before: int | None) -> list[int]:
     try:
         laps = rows(
             "SELECT lap, valid, time_s FROM laps WHERE session_id = ? AND kind = 'full' ORDER BY lap", [sid]
         )
     except ToolError:
-        return None
-    timed = [x for x in laps if x["valid"] and x["time_s"] is not None]
-    if pick in ("fastest", "slowest"):
-        if not timed:
-            return None
-        x = (min if pick == "fastest" else max)(timed, key=lambda y: (y["time_s"], y["lap"]))
-        return int(x["lap"])
-    if not laps:
-        return None
-    return int(laps[-1 if pick == "last" else 0]["lap"])
+        return []
+    if ref.pick in ("fastest", "slowest"):
+        order = sorted(
+            (x for x in laps if x["valid"] and x["time_s"] is not None), key=lambda y: (y["time_s"], y["lap"])
+        )
+        order = order if ref.pick == "fastest" else order[::-1]
+    elif ref.pick == "previous":
+        order = [x for x in laps[::-1] if before is None or x["lap"] < before]
+    else:
+        order = laps[::-1] if ref.pick == "last" else laps
+    got = [int(x["lap"]) for x in order[ref.rank - 1 : ref.rank - 1 + ref.count]]
+    return sorted(got) if ref.count > 1 and ref.pick in ("last", "first") else got
 
 
 def corner_names(session_id: str) -> dict[str, tuple[str, ...]]:

@@ -21,6 +21,14 @@ _GLUE = w.word_set("of in on from at during my the that")
 _LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
 _DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other")
 _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
+# a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
+_HERE_EVER = re.compile(
+    r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best | personal best (?:here|at \S+) "
+    r"| (?:previous|old|older) (?:personal )?best | (?:lap|track|personal) record "
+)
+# two kinds of session named: "between my practice and the race": another session
+_KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
+_TWO_KINDS = re.compile(rf" ({_KINDS}) (?:and|versus|to|with) (?:the |my )?(?!\1 ){_KINDS} ")
 
 
 @dataclass
@@ -98,10 +106,18 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     s.measures = [m for _, m in found]
     positions = _laps(s) + _picks(s)
     _attach(s, positions, spans)
-    s.laps = [x for _, x in sorted(positions, key=lambda p: p[0])]
+    s.laps = list(dict.fromkeys(x for _, x in sorted(positions, key=lambda p: p[0])))  # each lap once
     agg = [a for _, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG)]
     s.aggregation = agg[0] if agg else None
     s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
+    best = any(r.pick == "fastest" and r.number is None and r.session == "this" for r in s.laps)
+    best |= not s.laps and bool(
+        {"best", "fastest", "record"} & set(toks)
+    )  # "the best remembered for the track"
+    only_this = re.search(r" (?:this session|this run|this stint) ", s.joined)
+    s.ever |= (
+        best and not only_this and bool(_HERE_EVER.search(s.joined))
+    )  # "my best at this track", "a new PB"
     return s
 
 
@@ -211,6 +227,8 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
     for i, t in enumerate(toks):
         if t not in w.PICKS or s.used[i] or any(x in w.NOT_A_LAP for x in toks[max(0, i - 2) : i]):
             continue
+        if w.PICKS[t] == "previous" and " lap" not in s.joined:
+            continue  # "this session against my previous one": no lap
         j = i + 1
         while j < len(toks) and toks[j] in w.PICK_SKIP:
             j += 1
@@ -219,14 +237,18 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
         if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
             continue  # "which sector was my slowest": a sector, not a lap
         personal = t == "best" and i > 0 and toks[i - 1] == "personal"  # "PB": always a lap
+        counted = n.number(toks, j) is not None and j + 1 < len(toks) and toks[j + 1] == "laps"
         if (
             j < len(toks)
             and not personal
+            and not counted
             and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp))
         ):
             continue
-        out.append((i, LapRef(pick=w.PICKS[t])))  # type: ignore[arg-type]
-        _mark(s, i, i + 1)
+        a, b, count, rank = n.beside_pick(toks, i, j)
+        count = max(1, min(count, MAX_RANGE))
+        out.append((a, LapRef(pick=w.PICKS[t], count=count, rank=rank)))  # type: ignore[arg-type]
+        _mark(s, a, b)
     return out
 
 
@@ -245,6 +267,10 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
             i = s.joined[:at].count(" ")
             spans.append((i, i + len(phrase.split()), "other"))
             break
+    two = _TWO_KINDS.search(s.joined) if not spans else None
+    if two is not None:
+        i = s.joined[: two.start()].count(" ")
+        spans.append((i, i + len(two.group(0).split()), "other"))
     for a, b, _ in spans:
         _mark(s, a, b)
     return spans

@@ -165,12 +165,16 @@ SPELLING: dict[str, str] = _pairs(
 
 
 # a lap named by what it was ("my fastest lap"); "first" is the first full lap, not lap 1
-PICKS: dict[str, str] = _pairs("fastest=fastest, best=fastest, slowest=slowest, last=last, first=first")
+PICKS: dict[str, str] = _pairs(
+    "fastest=fastest, best=fastest, fast=fastest, top=fastest, slowest=slowest, last=last, recent=last, "
+    "first=first, "
+    "previous=previous"
+)
 # after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst")
 PICK_LAP = word_set("lap laps one time run versus and or to than with against compare")
 PICK_NOT = word_set("corner turn sector bits parts sections segments pieces speed")  # "my best corners"
 PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
-NOT_A_LAP = word_set("theoretical ideal perfect achievable optimal possible potential")
+NOT_A_LAP = word_set("theoretical ideal perfect achievable optimal possible potential virtual")
 LAP_SEP = word_set("and or versus to through with against than compare")
 AGGREGATIONS: dict[str, str] = _pairs(
     """maximum=max, highest=max, peak=max, top=max, most=max, how hot=max, how high=max, how hard=max,
@@ -180,7 +184,7 @@ AGGREGATIONS: dict[str, str] = _pairs(
     session went on=each_lap, session progressed=each_lap, change over=each_lap, changed over=each_lap"""
 )
 # how a comparison joins its two sides
-COMPARE = word_set("versus against compare than difference gap delta between off behind")
+COMPARE = word_set("versus against compare than difference gap delta between off behind differently")
 
 
 @lru_cache(maxsize=1)

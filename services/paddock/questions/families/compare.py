@@ -31,8 +31,9 @@ def _labels(d: dict[str, Any], mine: str | None = None) -> tuple[str, str, str]:
     return short, f"your lap {b}", f"{short} (session {other})" if who else short
 
 
-def delta_text(d: dict[str, Any], mine: str | None = None) -> str:
-    """``get_lap_delta`` as sentences: who was slower by how much, the lap times, where it went."""
+def delta_text(d: dict[str, Any], mine: str | None = None, best: int | None = None) -> str:
+    """``get_lap_delta`` as sentences: who was slower by how much, the lap times (``best``: the session's
+    best lap, named so), where it went."""
     total = d.get("total_delta_s")
     la, lb, full_a = _labels(d, mine)
     if total is None:
@@ -43,6 +44,9 @@ def delta_text(d: dict[str, Any], mine: str | None = None) -> str:
     ]
     ta, tb = laptime(d.get("lap_a_time_s")), laptime(d.get("lap_b_time_s"))
     if ta and tb:
+        own = not d.get("ref_session_id")
+        ta += " (your best)" if own and best == d["lap_a"] else ""
+        tb += " (your best)" if own and best == d["lap_b"] else ""
         parts.append(f"Lap times: {la} {ta}, {lb} {tb}.")
     sign = 1 if total > 0 else -1
     losses = [c for c in d.get("corners") or [] if (c.get("delta_s") or 0) * sign > 0.005]
@@ -66,7 +70,8 @@ def delta_text(d: dict[str, Any], mine: str | None = None) -> str:
 
 
 def _pair(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer:
-    """The two laps compared: as named; one named against the best lap; none: best against slowest."""
+    """The two laps compared: as named; one named against the best lap (the best itself: the last lap
+    against it, else the slowest); none: best against slowest."""
     sid = str(s["session_id"])
     named = named_laps(q, s)
     if isinstance(named, Answer) or len(named) >= 2:
@@ -77,17 +82,11 @@ def _pair(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer:
             "No valid lap in this session to compare.", "laps", {"session_id": sid}, {"valid_laps": 0}
         )
     best = min(good, key=lambda x: x["time_s"])["lap"]
-    if named:
-        other = named[0]
-        if other == (sid, best):
-            return Answer(
-                f"Lap {best} was your best lap: there is no quicker lap to compare it with.",
-                "laps",
-                {"session_id": sid},
-                {"best_lap": best},
-            )
-        return [(sid, best), other]
     slowest = max(good, key=lambda x: x["time_s"])["lap"]
+    if named and named[0] != (sid, best):
+        return [(sid, best), named[0]]
+    if named and good[-1]["lap"] != best:  # "my best lap's delta": the last lap against it
+        return [(sid, best), (sid, good[-1]["lap"])]
     if slowest == best:
         return Answer(
             "Only one valid lap in this session: nothing to compare it with.",
@@ -122,7 +121,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     d = run_tool("get_lap_delta", args)
     if "error" in d:
         return Answer(str(d["error"].get("message")) + ".", "get_lap_delta", args, d)
-    return Answer(delta_text(d, s.get("driver_id")), "get_lap_delta", args, d)
+    best = min(timed(all_laps(sid)), key=lambda x: x["time_s"])["lap"] if sa == sb == sid else None
+    return Answer(delta_text(d, s.get("driver_id"), best), "get_lap_delta", args, d)
 
 
 def _sector(sid: str, k: int, a: int, b: int) -> Answer:

@@ -9,6 +9,7 @@ from typing import Any
 
 from services.paddock.questions import resolve
 from services.paddock.questions.model import Answer, LapRef, Question
+from services.paddock.questions.numerals import ORDINALS
 from services.paddock.tools.base import rows
 from shared.display import lap_time
 
@@ -92,21 +93,23 @@ def named_laps(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer
             return Answer(why, "sessions", args, {"other_session": other})
         if ref.number is None and ref.pick is None:  # "my other session", "bo's lap": its best
             ref = replace(ref, pick="fastest")
-        one = Question(q.text, q.intent, laps=(replace(ref, session="this"),))
-        got = resolve.lap_numbers(one, other)
+        # "my best lap and the one before": the lap named before it, in the same session, comes first
+        before = (LapRef(number=out[-1][1]),) if out and out[-1][0] == other else ()
+        one = Question(q.text, q.intent, laps=(*before, replace(ref, session="this")))
+        got = resolve.lap_numbers(one, other)[len(before) :]
         if not got:
             text = f"No valid lap in {whose(other, s)}, so there is no lap time to give."
             return Answer(text, "laps", args | {"lap_session_id": other}, {"valid_laps": 0})
-        lap = int(got[0])
-        problem = lap_problem(other, lap, whose(other, s))
-        if problem is not None:
-            return Answer(
-                problem,
-                "laps",
-                args | {"lap": lap},
-                {"lap": lap, "laps": [x["lap"] for x in all_laps(other)]},
-            )
-        out.append((other, lap))
+        for lap in got:
+            problem = lap_problem(other, lap, whose(other, s))
+            if problem is not None and ref.count == 1:
+                return Answer(
+                    problem,
+                    "laps",
+                    args | {"lap": lap},
+                    {"lap": lap, "laps": [x["lap"] for x in all_laps(other)]},
+                )
+            out.append((other, lap))
     return out
 
 
@@ -140,7 +143,8 @@ def _one(sid: str, lap: int, good: list[dict[str, Any]]) -> Answer:
 
 def _pick(sid: str, word: str, x: dict[str, Any], n: int) -> Answer:
     text = f"Your {word} lap was lap {x['lap']} in {lap_time(x['time_s'])}, of {n} valid laps."
-    res = {f"{word}_lap": x["lap"], f"{word}_lap_s": x["time_s"], "valid_laps": n}
+    key = word.replace(" ", "_")
+    res = {f"{key}_lap": x["lap"], f"{key}_lap_s": x["time_s"], "valid_laps": n}
     return Answer(text, "laps", {"session_id": sid}, res)
 
 
@@ -167,6 +171,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             )
         if ref.pick in ("fastest", "slowest") and ref.number is None:
             word = "best" if ref.pick == "fastest" else "slowest"
+            word = f"{ORDINALS[ref.rank]} {word}" if 1 < ref.rank < len(ORDINALS) else word
             return _pick(sid, word, next(x for x in good if x["lap"] == lap), len(good))
         return _one(sid, lap, good)
     if q.aggregation == "avg":

@@ -1,0 +1,92 @@
+"""A set of laps asked about together: the laps a question names as a set ("my last 3 laps", "laps 3 to 6",
+"the first five laps", "my 3 best laps") or every lap ("my lap times", "analyse my laps"): each lap's time,
+then the best, the average and the spread (best to slowest) of the set; and how many laps were within a
+closeness of the best ("were my laps within half a second?"). Runs SQL (worker thread)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.paddock.questions.families.laps import all_laps, named_laps, timed
+from services.paddock.questions.model import Answer, Question
+from shared.display import lap_time
+
+SHOWN = 12  # a longer set names its laps' times up to here, then gives the figures of all of them
+
+
+def asks(q: Question) -> bool:
+    """Whether ``q`` asks about a set of laps' times (or the laps within a closeness of the best)."""
+    if q.measure not in (None, "lap_time") or q.corner is not None or q.sector is not None:
+        return False
+    if q.intent == "lap_time" and (q.within_s is not None or (q.aggregation == "each_lap" and not q.laps)):
+        return True
+    here = all(x.session == "this" for x in q.laps)
+    total = sum(x.count for x in q.laps)  # "the delta between my two best laps": a comparison of the two
+    named = len(q.laps) >= 3 or (total > len(q.laps) and not (q.intent == "compare" and total == 2))
+    return q.intent in ("lap_time", "compare", "consistency") and here and named
+
+
+def _name(laps: list[int]) -> str:
+    if len(laps) > 2 and laps == list(range(laps[0], laps[-1] + 1)):
+        return f"Laps {laps[0]} to {laps[-1]}"
+    return "Laps " + ", ".join(str(x) for x in laps[:-1]) + f" and {laps[-1]}"
+
+
+def _figures(good: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    best = min(good, key=lambda x: x["time_s"])
+    slow = max(good, key=lambda x: x["time_s"])
+    mean = sum(x["time_s"] for x in good) / len(good)
+    spread = slow["time_s"] - best["time_s"]
+    text = f"Best lap {best['lap']} in {lap_time(best['time_s'])}, average {lap_time(mean)}"
+    if len(good) > 1:
+        text += f", slowest lap {slow['lap']} in {lap_time(slow['time_s'])}. Best to slowest: {spread:.3f} s."
+    else:
+        text += "."
+    res = {"best_lap": best["lap"], "best_lap_s": best["time_s"], "average_lap_s": mean}
+    return text, res | {
+        "slowest_lap": slow["lap"],
+        "slowest_lap_s": slow["time_s"],
+        "spread_s": round(spread, 3),
+    }
+
+
+def _within(sid: str, good: list[dict[str, Any]], within_s: float) -> Answer:
+    best = min(good, key=lambda x: x["time_s"])
+    close = [x["lap"] for x in good if x["time_s"] - best["time_s"] <= within_s + 1e-9]
+    were = "was" if len(close) == 1 else "were"
+    text = f"{len(close)} of your {len(good)} valid laps {were} within {within_s:g} s of your best"
+    text += f" (lap {best['lap']}, {lap_time(best['time_s'])})."
+    text += f" Laps {', '.join(str(x) for x in close)}." if len(close) > 1 else " Only the best itself."
+    res = {"within_s": within_s, "laps_within": close, "valid_laps": len(good)}
+    res |= {"best_lap": best["lap"], "best_lap_s": best["time_s"]}
+    return Answer(text, "laps", {"session_id": sid}, res)
+
+
+def answer(q: Question, s: dict[str, Any]) -> Answer | None:
+    """Each lap's time of the set with its best, average and spread; or the laps within ``q.within_s``."""
+    sid = str(s["session_id"])
+    every = all_laps(sid)
+    good = timed(every)
+    if not good:
+        text = "No valid lap in this session, so there is no lap time to give."
+        return Answer(text, "laps", {"session_id": sid}, {"valid_laps": 0})
+    if q.within_s is not None:
+        return _within(sid, good, q.within_s)
+    named = named_laps(q, s)
+    if isinstance(named, Answer):
+        return named
+    wanted = sorted({lap for _, lap in named}) if named else [x["lap"] for x in good]
+    by = {x["lap"]: x for x in every}
+    have = [by[n] for n in wanted if n in by and by[n] in good]
+    rest = [n for n in wanted if n not in [x["lap"] for x in have]]
+    head = _name(wanted) if named else f"Your {len(good)} valid laps"
+    shown = "; ".join(f"lap {x['lap']} {lap_time(x['time_s'])}" for x in have[:SHOWN])
+    text = f"{head}: {shown}" + ("; …" if len(have) > SHOWN else "") + "."
+    if rest:
+        text += " No lap time for " + ", ".join(f"lap {n}" for n in rest) + " (not a valid timed lap)."
+    res: dict[str, Any] = {"laps": {x["lap"]: x["time_s"] for x in have}, "no_time": rest}
+    if have:
+        figures, more = _figures(have)
+        text += " " + figures
+        res |= more
+    return Answer(text, "laps", {"session_id": sid, "laps": wanted}, res)
