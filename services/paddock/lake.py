@@ -262,6 +262,17 @@ class Lake:
         return self.signature
 
     @property
+    def old_layout(self) -> str | None:
+        """What ``/health`` says while an S3 lake still holds old-layout catalog files (None when not)."""
+        n = self.s3.view.old_fragments if self.s3 is not None else 0
+        if not n:
+            return None
+        return (
+            f"the lake holds {n} catalog files of the old layout (read as they are): "
+            "`pitwall lake migrate` converts them"
+        )
+
+    @property
     def newest_file_mtime(self) -> float:
         return self._sig[1] if self._sig else 0.0
 

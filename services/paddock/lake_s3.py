@@ -1,10 +1,10 @@
 """The paddock's reader of an S3 lake: the session catalog, and Arrow datasets DuckDB scans.
 
-Nothing lists the bucket. The catalog (:mod:`shared.store.lake_catalog`: a LIST of ``_catalog/`` and a GET
-per writer's fragment) names every object of
-every session; each table is a pyarrow dataset built from those keys, one fragment per object, tagged with
-its session (and a lap file with its lap) as a partition expression. DuckDB pushes ``session_id = ?`` (and
-``lap = ?``) into the scan, so a query about one session opens only that session's objects; a driver's
+Nothing lists the bucket. The catalog (:mod:`shared.store.lake_catalog`: the Delta table, followed by its
+new commits, :mod:`services.paddock.lake_catalog_view`) names every object of every session; each table
+is a pyarrow dataset built from those keys, one fragment per object, tagged with its session (and a lap
+file with its lap) as a partition expression. DuckDB pushes ``session_id = ?`` (and ``lap = ?``) into the
+scan, so a query about one session opens only that session's objects; a driver's
 history opens only the sessions it names. The sandboxed connection reads no file and no URL itself (httpfs
 is not loaded, external access is off): the datasets are the only way to the bucket, and they hold only
 the lake prefix's keys.
@@ -108,15 +108,16 @@ class S3Lake:
         return self.view.catalog
 
     def signature(self) -> tuple[int, float]:
-        """One LIST of the catalog's fragments (kept for :meth:`fetch`)."""
+        """A look at the catalog: the Delta log since the version held, a LIST of old-layout fragments
+        (kept for :meth:`fetch`)."""
         try:
             return self.view.list_fragments()
         except OSError as exc:
             raise explain(exc, self.settings) from exc
 
     def fetch(self) -> None:
-        """Read the fragments that changed since the last read (a GET each, in parallel), then save the
-        snapshot when it is due."""
+        """Read what changed since the last read (the new commits' files, changed old fragments: a GET
+        each, in parallel), then save the snapshot when it is due."""
         try:
             self.view.update(self._pool)
         except OSError as exc:

@@ -8,6 +8,7 @@ The expected catalog is built here, row by row, and compared with what the paddo
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -25,6 +26,7 @@ from services.paddock.tools.sessions import query_pitwall_db
 from shared.lake_url import s3_target
 from shared.settings import Settings, settings_for
 from shared.store.lake_catalog import CLOCK_SLACK_S, KEYS_COLUMN, fragment_key
+from shared.store.lake_migrate import migrate_s3
 from tests.support.counting_fs import CountingHandler
 from tests.support.seaweed import seaweed_or_skip
 
@@ -229,3 +231,29 @@ def test_the_sql_tool_on_a_large_lake_reads_only_the_sessions_its_query_names(
     target = s3_target(settings)
     d1 = {target.path(k) for r in rows[1] for k in r[KEYS_COLUMN]}
     assert store.opened and set(store.opened) <= d1, store.opened
+
+
+def test_an_old_layout_lake_is_read_and_says_once_that_migrate_converts_it(
+    weed: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = _settings(weed, tmp_path / "pad", "oldlayout")
+    rows = _fleet(weed, settings)
+    want = sorted(r["session_id"] for rs in rows.values() for r in rs)
+    caplog.set_level(logging.WARNING, logger="services.paddock.lake_catalog_view")
+    lake = Lake(settings, refresh_ttl_s=0.0)
+    lake.refresh()
+    lake.refresh()
+    assert _listed(lake) == want  # read as it is
+    said = [r.getMessage() for r in caplog.records if "pitwall lake migrate" in r.getMessage()]
+    assert said == [
+        f"the lake {s3_target(settings).url} holds {WRITERS} catalog files of the old layout (read as they "
+        "are): `pitwall lake migrate` converts them"
+    ]
+    assert lake.old_layout == (
+        f"the lake holds {WRITERS} catalog files of the old layout (read as they are): "
+        "`pitwall lake migrate` converts them"
+    )
+    migrate_s3(weed.filesystem(), s3_target(settings))
+    lake.refresh()
+    assert lake.old_layout is None and _listed(lake) == want  # the same sessions, from the Delta table
+    assert lake.s3 is not None and lake.s3.view.whole_reads == 1
