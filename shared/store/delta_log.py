@@ -9,8 +9,9 @@ the caller's pyarrow filesystem, so a counting filesystem sees every object read
 
 :meth:`DeltaLog.added` says ``None`` (read the table whole) when a commit cannot be followed by its adds: its
 log entry is gone (cleaned up past the version held), it changes the schema (``metaData``), or it removes
-rows (a ``remove`` with ``dataChange``); a data file vacuumed before it was read is the caller's
-``FileNotFoundError``, handled the same way.
+rows (a ``remove`` with ``dataChange``), or more than :data:`FOLLOW_AT_MOST` versions are to be followed (a
+snapshot long out of date: two GETs a version cost more than the table's few compacted files); a data file
+vacuumed before it was read is the caller's ``FileNotFoundError``, handled the same way.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import pyarrow.parquet as pq
 from deltalake import DeltaTable
 
 from shared.store.lake_tables import LakeTables
+
+FOLLOW_AT_MOST = 500  # versions followed by their adds; more: the table read whole
 
 
 class DeltaLog:
@@ -54,6 +57,8 @@ class DeltaLog:
         """The pyarrow paths of the data files the commits ``since+1 .. upto`` added with data (in commit
         order); None when one of them cannot be followed by its adds (see the module). ``fetch(read,
         items)``: maps ``read`` over ``items`` (a thread pool's ``map``, as a list)."""
+        if upto - since > FOLLOW_AT_MOST:
+            return None
         try:
             entries = fetch(self._entry, list(range(since + 1, upto + 1)))
         except FileNotFoundError:

@@ -72,10 +72,10 @@ def _newest_row(table: pa.Table) -> pa.Table:
     """One row per session: its newest publication (two rows of one time: either, they are equal)."""
     if table.num_rows == 0 or "published_at" not in table.column_names:
         return table
-    order = table.sort_by([("session_id", "ascending"), ("published_at", "descending")])
-    sids = order.column("session_id").combine_chunks()
+    order = pc.sort_indices(table, [("session_id", "ascending"), ("published_at", "descending")])
+    sids = table.column("session_id").take(order).combine_chunks()
     first = pc.not_equal(sids.slice(1), sids.slice(0, len(sids) - 1))  # a session's first row, after row 0
-    return order.filter(pa.concat_arrays([pa.array([True]), pc.fill_null(first, True)]))
+    return table.take(order.filter(pa.concat_arrays([pa.array([True]), pc.fill_null(first, True)])))
 
 
 def _newest(parts: list[pa.Table], session_ids: list[str] | None, keep_deleted: bool) -> pa.Table | None:

@@ -24,6 +24,7 @@ from deltalake import DeltaTable
 from services.paddock.lake_catalog_view import CatalogView
 from shared.lake_url import LakeTarget, s3_target
 from shared.settings import settings_for
+from shared.store import delta_log
 from shared.store.delta_log import DeltaLog
 from shared.store.lake_catalog import KEYS_COLUMN, forget_in_catalog
 from shared.store.lake_tables import LakeTables
@@ -76,7 +77,9 @@ def _files(uri: str, version: int, opts: dict[str, str] | None = None) -> set[st
 # ---- the log alone, on a local table ---------------------------------------------------------------
 
 
-def test_the_log_names_the_files_new_commits_added_and_falls_back_when_it_cannot(tmp_path: Path) -> None:
+def test_the_log_names_the_files_new_commits_added_and_falls_back_when_it_cannot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tables = LakeTables.local(tmp_path / "lake")
     uri = tables.uri("sessions")
     for k in range(3):
@@ -89,6 +92,9 @@ def test_the_log_names_the_files_new_commits_added_and_falls_back_when_it_cannot
     for k in range(3, 5):
         tables.append("sessions", _rows([f"a{k}"], PUB))
     assert dlog.newest() == 4
+    monkeypatch.setattr(delta_log, "FOLLOW_AT_MOST", 1)  # two versions behind is too many: read whole
+    assert dlog.added(2, 4, fetch) is None and store.calls == {}
+    monkeypatch.setattr(delta_log, "FOLLOW_AT_MOST", 2)
     paths = dlog.added(2, 4, fetch)
     assert paths is not None
     new = _files(uri, 4) - _files(uri, 2)
