@@ -1,12 +1,12 @@
 """A synthetic fleet against SeaweedFS: the paddock's reads while many cars publish, old code vs new.
 
-    git worktree add /tmp/ls-base <base commit>         (the code to compare with)
+    mkdir /tmp/ls-base && git archive <base commit> | tar -x -C /tmp/ls-base   (the code to compare with)
     python bench/lake_fleet.py --base /tmp/ls-base --sessions 1000 10000 --writers 40 500
 
-For each (sessions, writers): a bucket prefix holding a Delta catalog (``_delta/sessions``) of that many
-sessions, appended in commits of 1,000 rows and then compacted and checkpointed as the writers' own
-maintenance leaves it (one real simulated session's objects behind one driver's 25 sessions, the others'
-keys named only), then, for each code tree, a real paddock process (``pitwall paddock`` run from that tree):
+For each (sessions, writers) and each code tree: its own bucket prefix holding a Delta catalog
+(``_delta/sessions``) of that many sessions, appended in commits of 1,000 rows and then compacted and
+checkpointed as the writers' own maintenance leaves it (one real simulated session's objects behind one driver's 25 sessions, the others'
+keys named only), then a real paddock process (``pitwall paddock`` run from that tree):
 
 * start-up: until ``/health`` answers and ``/sessions`` lists the catalog, then again from its snapshot;
 * while the writers publish: each car appends one catalog row (one Delta commit, ``LakeTables.append``, so
@@ -283,11 +283,11 @@ def main() -> None:
                 print(f"start-up with an empty lake (process, imports): {fixed:.1f} s", flush=True)
             for n in a.sessions:
                 for writers in a.writers:
-                    prefix = f"fleet-{n}-{writers}"
-                    t0 = time.perf_counter()
-                    build_fleet(env, d, prefix, n, writers, tpl)
-                    print(f"{prefix}: built in {time.perf_counter() - t0:.0f} s", flush=True)
                     for label, tree in (("old", a.base), ("new", REPO)):
+                        prefix = f"fleet-{n}-{writers}-{label}"  # each tree its own table, as built
+                        t0 = time.perf_counter()
+                        build_fleet(env, d, prefix, n, writers, tpl)
+                        print(f"{prefix}: built in {time.perf_counter() - t0:.0f} s", flush=True)
                         if a.lake_start_only:
                             lenv = {**env, "PITWALL_LAKE_URL": f"s3://{w.bucket}/{prefix}"}
                             cold = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)

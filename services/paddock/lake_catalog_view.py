@@ -195,6 +195,15 @@ class CatalogView:
         sids = cat.column("session_id").to_pylist() if cat is not None else []
         self._row = {s: i for i, s in enumerate(sids)}
 
+    def old_layout(self) -> str | None:
+        """What ``/health`` says while the lake still holds old-layout catalog files (None when not)."""
+        if not self.old_fragments:
+            return None
+        return (
+            f"the lake holds {self.old_fragments} catalog files of the old layout (read as they are): "
+            "`pitwall lake migrate` converts them"
+        )
+
     def has(self, session_id: str) -> bool:
         return session_id in self._row
 

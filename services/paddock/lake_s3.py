@@ -49,6 +49,7 @@ _SMALL_TABLES = frozenset(
     }
 )
 _SMALL_CACHE_OBJECTS = 256 * len(_SMALL_TABLES)
+LISTED_AT_MOST = 1000  # the newest sessions ``/sessions`` may list, kept sorted per catalog version
 _READERS = 8  # parallel object reads of one query (S3 latency, not CPU, is what they wait for)
 
 
@@ -96,6 +97,7 @@ class S3Lake:
         self.schemas = _table_schemas()
         self.view = CatalogView(self.fs, self.target, settings.paddock_dir / "lake_snapshot.parquet")
         self._sessions: pa.Table = self.schemas["sessions"].empty_table()
+        self._newest: pa.Table = self._sessions  # the newest LISTED_AT_MOST of them, newest first
         self._live: frozenset[str] = frozenset()  # sessions in the views (not skipped as damaged)
         self._all: dict[str, ds.Dataset] | None = None  # every session's datasets, built on first need
         # (session, its catalog version, table) -> the table, read whole
@@ -146,8 +148,13 @@ class S3Lake:
             table = pa.Table.from_arrays(cols, schema=sessions)
         else:
             table = sessions.empty_table()
+        # /sessions' order (started_at DESC NULLS LAST, session_id DESC), once here: not per request
+        order = pc.sort_indices(
+            table, [("started_at", "descending"), ("session_id", "descending")], null_placement="at_end"
+        )
+        newest = table.take(order[:LISTED_AT_MOST])
         with self._lock:
-            self._sessions, self._all = table, None
+            self._sessions, self._all, self._newest = table, None, newest
             self._live = self.view.session_ids() - skip
         return {"sessions": table.num_rows}
 
@@ -216,6 +223,11 @@ class S3Lake:
     @property
     def table_names(self) -> list[str]:
         return ["sessions", *_DATA_TABLES]
+
+    def register_newest(self, cur: duckdb.DuckDBPyConnection) -> None:
+        """``sessions`` on a cursor as the newest :data:`LISTED_AT_MOST` sessions, newest first."""
+        with self._lock:
+            cur.register("sessions", self._newest)
 
     def register(
         self, cur: duckdb.DuckDBPyConnection, scope: list[str] | None = None, names: set[str] | None = None
