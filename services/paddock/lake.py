@@ -247,9 +247,9 @@ class Lake:
         literals = [m.replace("''", "'") for m in re.findall(r"'((?:[^']|'')*)'", sql)]
         scope = self.s3.sessions_named(literals)
         data = {t for t in self.s3.table_names if t != "sessions" and re.search(rf"\b{t}\b", sql)}
-        if not scope and data and len(self.s3.view.session_ids()) > SQL_ALL_SESSIONS:
+        if not scope and data and self.s3.view.count() > SQL_ALL_SESSIONS:
             raise ScopeNeeded(
-                f"the lake holds {len(self.s3.view.session_ids()):,} sessions: name the session "
+                f"the lake holds {self.s3.view.count():,} sessions: name the session "
                 "(session_id = '...') or the driver (driver_id = '...') whose data the query reads"
             )
         return self.cursor(scope or None, sql)

@@ -80,7 +80,9 @@ class CatalogView:
         self._saved_at = 0.0
         self._unsaved = False
         self.catalog: pa.Table | None = None
-        self._row: dict[str, int] = {}  # session id -> its row in the catalog
+        # (the catalog, session id -> its row), built at the first lookup after the catalog changed: the
+        # follower does not spend the GIL on it at every version
+        self._index: tuple[pa.Table | None, dict[str, int]] = (None, {})
         self.read_at: float | None = None  # wall clock of the last look that read (or the snapshot's)
         self.fragments_read = 0  # old-layout fragments read (GETs) since start
         self.whole_reads = 0  # Delta table read whole since start (the fallback)
@@ -192,8 +194,6 @@ class CatalogView:
             cat = merge_fragments([rows.drop_columns([_FRAG]), *([delta] if delta is not None else [])])
         cat = cat if cat is not None and cat.num_rows else None
         self.catalog = cat
-        sids = cat.column("session_id").to_pylist() if cat is not None else []
-        self._row = {s: i for i, s in enumerate(sids)}
 
     def old_layout(self) -> str | None:
         """What ``/health`` says while the lake still holds old-layout catalog files (None when not)."""
@@ -204,28 +204,44 @@ class CatalogView:
             "`pitwall lake migrate` converts them"
         )
 
+    def _indexed(self) -> tuple[pa.Table | None, dict[str, int]]:
+        """The catalog and its index (one pair: the follower may swap the catalog meanwhile)."""
+        cat = self.catalog
+        got = self._index
+        if got[0] is not cat:
+            sids = cat.column("session_id").to_pylist() if cat is not None else []
+            got = self._index = (cat, dict(zip(sids, range(len(sids)), strict=True)))
+        return got
+
+    def count(self) -> int:
+        cat = self.catalog
+        return 0 if cat is None else cat.num_rows
+
     def has(self, session_id: str) -> bool:
-        return session_id in self._row
+        return session_id in self._indexed()[1]
 
     def session_ids(self) -> frozenset[str]:
-        return frozenset(self._row)
+        return frozenset(self._indexed()[1])
 
     def keys(self, session_id: str) -> list[str] | None:
         """The session's object keys, None when the catalog does not name it."""
-        i = self._row.get(session_id)
-        if i is None or self.catalog is None:
+        cat, row = self._indexed()
+        i = row.get(session_id)
+        if i is None or cat is None:
             return None
-        return list(self.catalog.column(KEYS_COLUMN)[i].as_py() or [])
+        return list(cat.column(KEYS_COLUMN)[i].as_py() or [])
 
     def version(self, session_id: str) -> str | None:
-        i = self._row.get(session_id)
-        if i is None or self.catalog is None or "published_at" not in self.catalog.column_names:
+        cat, row = self._indexed()
+        i = row.get(session_id)
+        if i is None or cat is None or "published_at" not in cat.column_names:
             return None
-        return str(self.catalog.column("published_at")[i].as_py())
+        return str(cat.column("published_at")[i].as_py())
 
     def row(self, session_id: str) -> dict[str, Any]:
-        i = self._row.get(session_id)
-        return {} if i is None or self.catalog is None else self.catalog.slice(i, 1).to_pylist()[0]
+        cat, row = self._indexed()
+        i = row.get(session_id)
+        return {} if i is None or cat is None else cat.slice(i, 1).to_pylist()[0]
 
     def save(self, force: bool = False) -> bool:
         """Write the rows held to the snapshot file (atomically), when changed and ``save_every_s`` passed

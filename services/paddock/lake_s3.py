@@ -98,7 +98,7 @@ class S3Lake:
         self.view = CatalogView(self.fs, self.target, settings.paddock_dir / "lake_snapshot.parquet")
         self._sessions: pa.Table = self.schemas["sessions"].empty_table()
         self._newest: pa.Table = self._sessions  # the newest LISTED_AT_MOST of them, newest first
-        self._live: frozenset[str] = frozenset()  # sessions in the views (not skipped as damaged)
+        self._skip: frozenset[str] = frozenset()  # sessions left out of the views (damaged)
         self._all: dict[str, ds.Dataset] | None = None  # every session's datasets, built on first need
         # (session, its catalog version, table) -> the table, read whole
         self._small: OrderedDict[tuple[str, str, str], pa.Table] = OrderedDict()
@@ -136,8 +136,10 @@ class S3Lake:
         cat = self.catalog
         sessions = self.schemas["sessions"]
         if cat is not None and cat.num_rows:
-            keep = cat.filter(
-                pc.invert(pc.is_in(cat.column("session_id"), pa.array(sorted(skip), pa.string())))
+            keep = (
+                cat.filter(pc.invert(pc.is_in(cat.column("session_id"), pa.array(sorted(skip), pa.string()))))
+                if skip
+                else cat
             )
             cols = [
                 keep.column(f.name).cast(f.type)
@@ -150,12 +152,12 @@ class S3Lake:
             table = sessions.empty_table()
         # /sessions' order (started_at DESC NULLS LAST, session_id DESC), once here: not per request
         order = pc.sort_indices(
-            table, [("started_at", "descending"), ("session_id", "descending")], null_placement="at_end"
+            table, [("started_at", "descending", "at_end"), ("session_id", "descending", "at_end")]
         )
         newest = table.take(order[:LISTED_AT_MOST])
         with self._lock:
             self._sessions, self._all, self._newest = table, None, newest
-            self._live = self.view.session_ids() - skip
+            self._skip = skip
         return {"sessions": table.num_rows}
 
     def _fragments(self, sid: str) -> dict[str, list[ds.Fragment]]:
@@ -213,10 +215,13 @@ class S3Lake:
                 self._small.popitem(last=False)
         return out
 
+    def _in_views(self, sid: str) -> bool:
+        return sid not in self._skip and self.view.has(sid)
+
     def prefetch(self, session_ids: list[str], tables: set[str] | None = None) -> None:
         """Read the small tables of these sessions (all of them, or ``tables``) into the cache, in
         parallel: what a tool does before querying a driver's history one session at a time."""
-        live = [s for s in dict.fromkeys(session_ids) if s in self._live]
+        live = [s for s in dict.fromkeys(session_ids) if self._in_views(s)]
         if live:
             self._small_tables(live, set(_SMALL_TABLES if tables is None else tables))
 
@@ -237,7 +242,7 @@ class S3Lake:
         tables from memory, their telemetry from their own objects. Without a scope, every session's
         objects (pyarrow then weighs each object per query: about 25 us each, 25 ms at 1,000 sessions)."""
         with self._lock:
-            sessions, live, everything = self._sessions, self._live, self._all
+            sessions, skip, everything = self._sessions, self._skip, self._all
         if names is None or "sessions" in names:
             cur.register("sessions", sessions)
         wanted = [t for t in _DATA_TABLES if names is None or t in names]
@@ -246,7 +251,7 @@ class S3Lake:
         if scope is None:
             if everything is None:
                 frags: dict[str, list[ds.Fragment]] = {t: [] for t in _DATA_TABLES}
-                for sid in sorted(live):
+                for sid in sorted(self.view.session_ids() - skip):
                     for t, fr in self._fragments(sid).items():
                         frags[t] += fr
                 everything = {t: self._dataset(t, fr) for t, fr in frags.items()}
@@ -255,7 +260,7 @@ class S3Lake:
             for name in wanted:
                 cur.register(name, everything[name])
             return
-        scope = [sid for sid in dict.fromkeys(scope) if sid in live]
+        scope = [sid for sid in dict.fromkeys(scope) if sid not in skip and self.view.has(sid)]
         per = {sid: self._fragments(sid) for sid in scope}
         need = {t for t in wanted if t in _SMALL_TABLES}
         small = self._small_tables(scope, need) if need else None
