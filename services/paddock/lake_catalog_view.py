@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 _META = b"pitwall.fragments"
 _FRAG = "_fragment"  # the fragment a row came from (in memory and in the snapshot)
 DELTA_MARK = f"{TABLES_DIR}/sessions"  # the tag of the Delta table's rows
+_CHUNKS = 32
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,11 @@ class CatalogView:
         mine = [] if held is None else [held.filter(pc.is_in(held.column("session_id"), sids))]
         newest = merge_fragments([*new, *mine], keep_deleted=True)
         parts = [t for t in (None if held is None else _without(held, sids), newest) if t is not None]
-        return pa.concat_tables(parts, promote_options="permissive") if parts else None
+        if not parts:
+            return None
+        out = pa.concat_tables(parts, promote_options="permissive")
+        # each fold adds a chunk: every _CHUNKS versions the rows are made one chunk again
+        return out.combine_chunks() if out.column(0).num_chunks > _CHUNKS else out
 
     def _replace(self, paths: set[str], fresh: list[pa.Table]) -> None:
         """The old layout's rows of ``paths`` replaced by ``fresh`` (only those tables are touched)."""
