@@ -1,17 +1,20 @@
 """A synthetic fleet against SeaweedFS: the paddock's reads while many cars publish, old code vs new.
 
-    git worktree add /tmp/ls-base <base commit>         (the code to compare with)
+    mkdir /tmp/ls-base && git archive <base commit> | tar -x -C /tmp/ls-base   (the code to compare with)
     python bench/lake_fleet.py --base /tmp/ls-base --sessions 1000 10000 --writers 40 500
 
-For each (sessions, writers): a bucket prefix holding a catalog of that many sessions in one fragment per
-writer (one real simulated session's objects behind one driver's 25 sessions, the others' keys named
-only), then, for each code tree, a real paddock process (``pitwall paddock`` run from that tree):
+For each (sessions, writers) and each code tree: its own bucket prefix holding a Delta catalog
+(``_delta/sessions``) of that many sessions, appended in commits of 1,000 rows and then compacted and
+checkpointed as the writers' own maintenance leaves it (one real simulated session's objects behind one driver's 25 sessions, the others'
+keys named only), then a real paddock process (``pitwall paddock`` run from that tree):
 
-* start-up: until ``/health`` answers and ``/sessions`` lists the catalog; the new code also from its
-  snapshot (a second start);
-* while the writers publish (a separate process: each car rewrites its own fragment with a new row once per
-  lap, a lap every ``--lap-s`` seconds, so 500 cars publish 4.6 times a second): ``/health`` back to back,
-  p50 / p99 / max, and ``/sessions`` (the newest 100) once a second;
+* start-up: until ``/health`` answers and ``/sessions`` lists the catalog, then again from its snapshot;
+* while the writers publish: each car appends one catalog row (one Delta commit, ``LakeTables.append``, so
+  every 50th commit compacts and checkpoints the table as a real writer does) once per lap, a lap every
+  ``--lap-s`` seconds, so 500 cars commit 4.6 times a second. The cars are simulated by ``--publishers``
+  processes sharing that rate (a commit takes tens of ms; conflicting commits retry, as between cars).
+  Measured: ``/health`` back to back, p50 / p99 / max, ``/sessions`` (the newest 100) once a second, and the
+  commits the publishers achieved;
 * the SQL tool on one session (``POST /api/tools/query_pitwall_db``), and the paddock's peak RSS.
 
 Figures vary about 2x between runs on the shared 2-core machine; the ratios are from one run, side by side.
@@ -22,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -44,8 +46,9 @@ from shared.ingest import import_sim  # noqa: E402
 from shared.lake_url import s3_filesystem, s3_target  # noqa: E402
 from shared.settings import settings_for  # noqa: E402
 from shared.simulator import simulate  # noqa: E402
-from shared.store.lake_catalog import KEYS_COLUMN, fragment_key, hive_base, read_catalog  # noqa: E402
+from shared.store.lake_catalog import KEYS_COLUMN, hive_base, read_catalog  # noqa: E402
 from shared.store.lake_mirror import mirror_for, uploader_for  # noqa: E402
+from shared.store.lake_tables import LakeTables, partition_values  # noqa: E402
 from tests.support.procs import free_port  # noqa: E402
 from tests.support.seaweed import SeaweedS3  # noqa: E402
 
@@ -86,22 +89,27 @@ def _row(tpl: dict[str, Any], i: int, writer: int, names: list[str]) -> dict[str
     when = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(hours=i)
     base = hive_base(sid, "sonoma", when)
     keys = [f"{base}/{n}" for n in names]
+    track, date = partition_values("sonoma", when)
     return tpl | {"session_id": sid, "driver_id": driver, "started_at": when, KEYS_COLUMN: keys,
-                  "published_at": datetime.now(UTC)}  # fmt: skip
+                  "published_at": datetime.now(UTC), "track": track, "date": date}  # fmt: skip
+
+
+def _schema(schema: pa.Schema) -> pa.Schema:
+    return schema.append(pa.field("track", pa.string())).append(pa.field("date", pa.string()))
 
 
 def build_fleet(env: dict[str, str], d: Path, prefix: str, n: int, writers: int, tpl: Any) -> None:
-    """``n`` catalog rows in ``writers`` fragments; the objects of DRIVER's 25 sessions written for real."""
+    """``n`` catalog rows in the Delta table, compacted and checkpointed; the objects of DRIVER's 25
+    sessions written for real."""
     row, schema, tables = tpl
     st = _s3(d / "build", env, prefix)
     fs, t = s3_filesystem(st), s3_target(st)
     names = sorted(tables)
-    per: dict[int, list[dict[str, Any]]] = {}
-    for i in range(n):
-        per.setdefault(i % writers, []).append(_row(row, i, i % writers, names))
-    for wtr, rows in per.items():
-        with fs.open_output_stream(t.path(fragment_key(f"car{wtr:03d}"))) as f:
-            pq.write_table(pa.Table.from_pylist(rows, schema=schema), f, compression="zstd")
+    delta = LakeTables.s3(t)
+    rows = [_row(row, i, i % writers, names) for i in range(n)]
+    for start in range(0, n, 1000):
+        delta.append("sessions", pa.Table.from_pylist(rows[start : start + 1000], schema=_schema(schema)))
+    delta.maintain("sessions", retention_hours=0)
     for i in range(min(25, n)):
         r = _row(row, i, 0, names)
         for name, key in zip(names, r[KEYS_COLUMN], strict=True):
@@ -112,23 +120,29 @@ def build_fleet(env: dict[str, str], d: Path, prefix: str, n: int, writers: int,
                 pq.write_table(tbl, f, compression="zstd")
 
 
-def publish(env: dict[str, str], prefix: str, n: int, writers: int, lap_s: float, seconds: float) -> None:
-    """The fleet publishing: every car rewrites its own fragment with one more row once per lap."""
+def publish(env: dict[str, str], prefix: str, first: int, rate: float, seconds: float) -> None:
+    """One publisher: a catalog row appended (one commit) ``rate`` times a second, new session ids from
+    ``first`` on; prints the commits it made."""
     st = _s3(Path(tempfile.mkdtemp()), env, prefix)
     fs, t = s3_filesystem(st), s3_target(st)
-    rate = writers / lap_s
-    nxt, end, i = time.monotonic(), time.monotonic() + seconds, n
+    delta = LakeTables.s3(t)
+    tpl = read_catalog(fs, t, session_ids=["s000030"])
+    assert tpl is not None and tpl.num_rows == 1
+    track, date = partition_values("sonoma", datetime(2025, 1, 1, tzinfo=UTC))
+    tpl = tpl.append_column("track", pa.array([track])).append_column("date", pa.array([date]))
+    stamp = tpl.schema.get_field_index("published_at")
+    nxt, t0, i = time.monotonic(), time.monotonic(), first
+    end = t0 + seconds
     while time.monotonic() < end:
-        wtr = random.randrange(writers)
-        path = t.path(fragment_key(f"car{wtr:03d}"))
-        with fs.open_input_stream(path) as f:
-            old = pq.read_table(pa.BufferReader(f.read()))
-        new = old.slice(0, 1).to_pylist()[0] | {"session_id": f"s{i:06d}", "published_at": datetime.now(UTC)}
-        with fs.open_output_stream(path) as f:
-            pq.write_table(pa.concat_tables([old, pa.Table.from_pylist([new], schema=old.schema)]), f)
+        new = tpl.set_column(0, "session_id", pa.array([f"s{i:06d}"]))
+        new = new.set_column(
+            stamp, "published_at", pa.array([datetime.now(UTC)], tpl.schema.field(stamp).type)
+        )
+        delta.append("sessions", new)
         i += 1
         nxt += 1.0 / rate
         time.sleep(max(0.0, nxt - time.monotonic()))
+    print(json.dumps({"commits": i - first, "seconds": time.monotonic() - t0}), flush=True)
 
 
 # the lake's own start-up, in a fresh interpreter of the tree: the view until it lists the catalog
@@ -201,8 +215,10 @@ def measure(
         while httpx.get(f"{url}/health", timeout=120).json()["warm_up"].get("status") != "ready":
             assert time.monotonic() < deadline, "the paddock never finished warming up"
             time.sleep(0.5)
-        pub = subprocess.Popen([sys.executable, __file__, "--publish", prefix, "--sessions", str(n), "--writers", str(writers),
-                                "--lap-s", str(a.lap_s), "--seconds", str(a.seconds + 5)], env={**os.environ, **lenv})  # fmt: skip
+        rate = writers / a.lap_s / a.publishers
+        pubs = [subprocess.Popen([sys.executable, __file__, "--publish", prefix, "--sessions", str(n + k * 1_000_000),
+                                  "--rate", str(rate), "--seconds", str(a.seconds + 5)], env={**os.environ, **lenv},
+                                 stdout=subprocess.PIPE, text=True) for k in range(a.publishers)]  # fmt: skip
         time.sleep(2)
         health: list[float] = []
         lists: list[float] = []
@@ -218,7 +234,8 @@ def measure(
                     assert client.get(f"{url}/sessions").status_code == 200
                     lists.append(time.perf_counter() - t0)
                 time.sleep(0.05)
-        pub.wait(60)
+        made = [json.loads(p.communicate(timeout=120)[0].strip().splitlines()[-1]) for p in pubs]
+        out["commits_per_s"] = sum(m["commits"] / m["seconds"] for m in made)
         q = {"sql": "SELECT count(*) AS n, min(time_s) AS best FROM laps WHERE session_id = 's000007'"}
         t0 = time.perf_counter()
         got = httpx.post(f"{url}/api/tools/query_pitwall_db", json=q, timeout=600).json()
@@ -242,13 +259,15 @@ def main() -> None:
     ap.add_argument("--writers", type=int, nargs="+", default=[40, 500])
     ap.add_argument("--lap-s", type=float, default=108.0, help="seconds between one car's publishes")
     ap.add_argument("--seconds", type=float, default=20.0, help="how long the fleet publishes per run")
+    ap.add_argument("--publishers", type=int, default=4, help="processes committing the fleet's rows")
     ap.add_argument("--publish", help=argparse.SUPPRESS)
+    ap.add_argument("--rate", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
     ap.add_argument("--lake-start-only", action="store_true", help="only the lake's start-up, both trees")
     a = ap.parse_args()
     if a.publish:
         env = dict(os.environ)
-        return publish(env, a.publish, a.sessions[0], a.writers[0], a.lap_s, a.seconds)
+        return publish(env, a.publish, a.sessions[0], a.rate, a.seconds)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -264,11 +283,11 @@ def main() -> None:
                 print(f"start-up with an empty lake (process, imports): {fixed:.1f} s", flush=True)
             for n in a.sessions:
                 for writers in a.writers:
-                    prefix = f"fleet-{n}-{writers}"
-                    t0 = time.perf_counter()
-                    build_fleet(env, d, prefix, n, writers, tpl)
-                    print(f"{prefix}: built in {time.perf_counter() - t0:.0f} s", flush=True)
                     for label, tree in (("old", a.base), ("new", REPO)):
+                        prefix = f"fleet-{n}-{writers}-{label}"  # each tree its own table, as built
+                        t0 = time.perf_counter()
+                        build_fleet(env, d, prefix, n, writers, tpl)
+                        print(f"{prefix}: built in {time.perf_counter() - t0:.0f} s", flush=True)
                         if a.lake_start_only:
                             lenv = {**env, "PITWALL_LAKE_URL": f"s3://{w.bucket}/{prefix}"}
                             cold = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)
@@ -286,7 +305,7 @@ def main() -> None:
     if a.lake_start_only:
         return None
     keys = ["lake_start_s", "lake_restart_s", "start_s", "restart_s", "health_p50_ms", "health_p99_ms", "health_max_ms", "sessions_median_ms",
-            "sql_s", "rss_peak_mb"]  # fmt: skip
+            "sessions_max_ms", "sql_s", "rss_peak_mb"]  # fmt: skip
     print("| sessions | writers | " + " | ".join(f"{k} old / new (ratio)" for k in keys) + " |")
     for i in range(0, len(results), 2):
         old, new = results[i], results[i + 1]

@@ -106,6 +106,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "lake": {
                 "newest_file_age_s": round(time.time() - newest, 1) if newest else None,
                 **lake.status.as_dict(),
+                "old_layout": lake.s3.view.old_layout() if lake.s3 is not None else None,
             },
             "active_driver_sessions": request.app.state.coach.active_drivers,
             "warm_up": request.app.state.coach.warm_state,

@@ -217,16 +217,21 @@ class Lake:
             return self.s3.files_signature(session_id)
         return files_signature(self.lake_dir, session_id)
 
-    def cursor(self, params: list[Any] | None = None, sql: str | None = None) -> duckdb.DuckDBPyConnection:
+    def cursor(
+        self, params: list[Any] | None = None, sql: str | None = None, newest: bool = False
+    ) -> duckdb.DuckDBPyConnection:
         """A cursor for one query. On an S3 lake, a query whose ``params`` name sessions sees the
         per-session views of those sessions only (every tool names the sessions it reads by parameter);
-        one without (the SQL tool, ``/sessions``) sees every session. ``sql``: only the tables it names
-        are registered (a registration costs about a millisecond; a tool makes dozens of queries).
-        The views are refreshed at most every ``refresh_ttl_s``, at once when ``params`` name a session
-        published since."""
+        one without (the SQL tool) sees every session. ``sql``: only the tables it names are registered (a
+        registration costs about a millisecond; a tool makes dozens of queries). ``newest``: a query of the
+        newest sessions only (``/sessions``): on S3 its ``sessions`` holds the newest
+        :data:`~services.paddock.lake_s3.LISTED_AT_MOST`, sorted once per catalog version. The views are
+        refreshed at most every ``refresh_ttl_s``, at once when ``params`` name a session published since."""
         self.refresh(look_now=self._published_since(params))
         cur = self.con.cursor()
-        if self.s3 is not None:
+        if self.s3 is not None and newest:
+            self.s3.register_newest(cur)
+        elif self.s3 is not None:
             scope = [p for p in params or [] if isinstance(p, str) and self.s3.known(p)]
             names = None if sql is None else {t for t in self.s3.table_names if re.search(rf"\b{t}\b", sql)}
             self.s3.register(cur, scope or None, names)
@@ -242,9 +247,9 @@ class Lake:
         literals = [m.replace("''", "'") for m in re.findall(r"'((?:[^']|'')*)'", sql)]
         scope = self.s3.sessions_named(literals)
         data = {t for t in self.s3.table_names if t != "sessions" and re.search(rf"\b{t}\b", sql)}
-        if not scope and data and len(self.s3.view.session_ids()) > SQL_ALL_SESSIONS:
+        if not scope and data and self.s3.view.count() > SQL_ALL_SESSIONS:
             raise ScopeNeeded(
-                f"the lake holds {len(self.s3.view.session_ids()):,} sessions: name the session "
+                f"the lake holds {self.s3.view.count():,} sessions: name the session "
                 "(session_id = '...') or the driver (driver_id = '...') whose data the query reads"
             )
         return self.cursor(scope or None, sql)

@@ -1,10 +1,10 @@
 """The paddock's reader of an S3 lake: the session catalog, and Arrow datasets DuckDB scans.
 
-Nothing lists the bucket. The catalog (:mod:`shared.store.lake_catalog`: a LIST of ``_catalog/`` and a GET
-per writer's fragment) names every object of
-every session; each table is a pyarrow dataset built from those keys, one fragment per object, tagged with
-its session (and a lap file with its lap) as a partition expression. DuckDB pushes ``session_id = ?`` (and
-``lap = ?``) into the scan, so a query about one session opens only that session's objects; a driver's
+Nothing lists the bucket. The catalog (:mod:`shared.store.lake_catalog`: the Delta table, followed by its
+new commits, :mod:`services.paddock.lake_catalog_view`) names every object of every session; each table
+is a pyarrow dataset built from those keys, one fragment per object, tagged with its session (and a lap
+file with its lap) as a partition expression. DuckDB pushes ``session_id = ?`` (and ``lap = ?``) into the
+scan, so a query about one session opens only that session's objects; a driver's
 history opens only the sessions it names. The sandboxed connection reads no file and no URL itself (httpfs
 is not loaded, external access is off): the datasets are the only way to the bucket, and they hold only
 the lake prefix's keys.
@@ -49,6 +49,7 @@ _SMALL_TABLES = frozenset(
     }
 )
 _SMALL_CACHE_OBJECTS = 256 * len(_SMALL_TABLES)
+LISTED_AT_MOST = 1000  # the newest sessions ``/sessions`` may list, kept sorted per catalog version
 _READERS = 8  # parallel object reads of one query (S3 latency, not CPU, is what they wait for)
 
 
@@ -96,7 +97,8 @@ class S3Lake:
         self.schemas = _table_schemas()
         self.view = CatalogView(self.fs, self.target, settings.paddock_dir / "lake_snapshot.parquet")
         self._sessions: pa.Table = self.schemas["sessions"].empty_table()
-        self._live: frozenset[str] = frozenset()  # sessions in the views (not skipped as damaged)
+        self._newest: pa.Table = self._sessions  # the newest LISTED_AT_MOST of them, newest first
+        self._skip: frozenset[str] = frozenset()  # sessions left out of the views (damaged)
         self._all: dict[str, ds.Dataset] | None = None  # every session's datasets, built on first need
         # (session, its catalog version, table) -> the table, read whole
         self._small: OrderedDict[tuple[str, str, str], pa.Table] = OrderedDict()
@@ -108,15 +110,16 @@ class S3Lake:
         return self.view.catalog
 
     def signature(self) -> tuple[int, float]:
-        """One LIST of the catalog's fragments (kept for :meth:`fetch`)."""
+        """A look at the catalog: the Delta log since the version held, a LIST of old-layout fragments
+        (kept for :meth:`fetch`)."""
         try:
             return self.view.list_fragments()
         except OSError as exc:
             raise explain(exc, self.settings) from exc
 
     def fetch(self) -> None:
-        """Read the fragments that changed since the last read (a GET each, in parallel), then save the
-        snapshot when it is due."""
+        """Read what changed since the last read (the new commits' files, changed old fragments: a GET
+        each, in parallel), then save the snapshot when it is due."""
         try:
             self.view.update(self._pool)
         except OSError as exc:
@@ -133,8 +136,10 @@ class S3Lake:
         cat = self.catalog
         sessions = self.schemas["sessions"]
         if cat is not None and cat.num_rows:
-            keep = cat.filter(
-                pc.invert(pc.is_in(cat.column("session_id"), pa.array(sorted(skip), pa.string())))
+            keep = (
+                cat.filter(pc.invert(pc.is_in(cat.column("session_id"), pa.array(sorted(skip), pa.string()))))
+                if skip
+                else cat
             )
             cols = [
                 keep.column(f.name).cast(f.type)
@@ -145,9 +150,14 @@ class S3Lake:
             table = pa.Table.from_arrays(cols, schema=sessions)
         else:
             table = sessions.empty_table()
+        # /sessions' order (started_at DESC NULLS LAST, session_id DESC), once here: not per request
+        order = pc.sort_indices(
+            table, [("started_at", "descending", "at_end"), ("session_id", "descending", "at_end")]
+        )
+        newest = table.take(order[:LISTED_AT_MOST])
         with self._lock:
-            self._sessions, self._all = table, None
-            self._live = self.view.session_ids() - skip
+            self._sessions, self._all, self._newest = table, None, newest
+            self._skip = skip
         return {"sessions": table.num_rows}
 
     def _fragments(self, sid: str) -> dict[str, list[ds.Fragment]]:
@@ -205,16 +215,24 @@ class S3Lake:
                 self._small.popitem(last=False)
         return out
 
+    def _in_views(self, sid: str) -> bool:
+        return sid not in self._skip and self.view.has(sid)
+
     def prefetch(self, session_ids: list[str], tables: set[str] | None = None) -> None:
         """Read the small tables of these sessions (all of them, or ``tables``) into the cache, in
         parallel: what a tool does before querying a driver's history one session at a time."""
-        live = [s for s in dict.fromkeys(session_ids) if s in self._live]
+        live = [s for s in dict.fromkeys(session_ids) if self._in_views(s)]
         if live:
             self._small_tables(live, set(_SMALL_TABLES if tables is None else tables))
 
     @property
     def table_names(self) -> list[str]:
         return ["sessions", *_DATA_TABLES]
+
+    def register_newest(self, cur: duckdb.DuckDBPyConnection) -> None:
+        """``sessions`` on a cursor as the newest :data:`LISTED_AT_MOST` sessions, newest first."""
+        with self._lock:
+            cur.register("sessions", self._newest)
 
     def register(
         self, cur: duckdb.DuckDBPyConnection, scope: list[str] | None = None, names: set[str] | None = None
@@ -224,7 +242,7 @@ class S3Lake:
         tables from memory, their telemetry from their own objects. Without a scope, every session's
         objects (pyarrow then weighs each object per query: about 25 us each, 25 ms at 1,000 sessions)."""
         with self._lock:
-            sessions, live, everything = self._sessions, self._live, self._all
+            sessions, skip, everything = self._sessions, self._skip, self._all
         if names is None or "sessions" in names:
             cur.register("sessions", sessions)
         wanted = [t for t in _DATA_TABLES if names is None or t in names]
@@ -233,7 +251,7 @@ class S3Lake:
         if scope is None:
             if everything is None:
                 frags: dict[str, list[ds.Fragment]] = {t: [] for t in _DATA_TABLES}
-                for sid in sorted(live):
+                for sid in sorted(self.view.session_ids() - skip):
                     for t, fr in self._fragments(sid).items():
                         frags[t] += fr
                 everything = {t: self._dataset(t, fr) for t, fr in frags.items()}
@@ -242,7 +260,7 @@ class S3Lake:
             for name in wanted:
                 cur.register(name, everything[name])
             return
-        scope = [sid for sid in dict.fromkeys(scope) if sid in live]
+        scope = [sid for sid in dict.fromkeys(scope) if sid not in skip and self.view.has(sid)]
         per = {sid: self._fragments(sid) for sid in scope}
         need = {t for t in wanted if t in _SMALL_TABLES}
         small = self._small_tables(scope, need) if need else None

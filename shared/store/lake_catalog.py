@@ -35,7 +35,6 @@ from shared.store.lake_tables import LakeTables, key_part, partition_values, pub
 CATALOG_DIR = "_catalog"  # the layout before the Delta table: read until migrated
 KEYS_COLUMN = "object_keys"
 DELETED_COLUMN = "deleted"  # a deletion: the session's newest row, so it wins over any older row
-DELTA_MARK = "_delta/sessions"  # the "path" of the Delta catalog's entry in :func:`fragments`
 
 
 def hive_base(session_id: str, track_id: str | None, started_at: object) -> str:
@@ -56,19 +55,6 @@ def legacy_fragments(fs: pafs.FileSystem, target: LakeTarget) -> list[pafs.FileI
     return sorted(got, key=lambda i: i.path)
 
 
-def fragments(fs: pafs.FileSystem, target: LakeTarget) -> list[pafs.FileInfo]:
-    """What the catalog is made of now, for :func:`catalog_signature`: the Delta table as one entry (its
-    version as the size, its last commit's time as the time: the log's own listing, from the last
-    checkpoint), and any fragment of the old layout not yet migrated."""
-    out = legacy_fragments(fs, target)
-    dt = LakeTables.s3(target).table("sessions")
-    if dt is not None:
-        last = dt.history(1)
-        when = last[0].get("timestamp", 0) if last else 0
-        out.append(pafs.FileInfo(DELTA_MARK, pafs.FileType.File, size=dt.version(), mtime=when / 1000.0))
-    return out
-
-
 def _read(fs: pafs.FileSystem, path: str) -> pa.Table | None:
     try:
         with fs.open_input_stream(path) as f:
@@ -78,10 +64,7 @@ def _read(fs: pafs.FileSystem, path: str) -> pa.Table | None:
 
 
 def read_fragment(fs: pafs.FileSystem, target: LakeTarget, path: str) -> pa.Table | None:
-    """One entry of :func:`fragments` as written (tombstones included): an old-layout fragment, or the
-    Delta table's rows (``DELTA_MARK``); None when it is gone."""
-    if path == DELTA_MARK:
-        return LakeTables.s3(target).read("sessions", None)
+    """One old-layout fragment as written (tombstones included); None when it is gone (migrated)."""
     return _read(fs, path)
 
 
@@ -89,10 +72,10 @@ def _newest_row(table: pa.Table) -> pa.Table:
     """One row per session: its newest publication (two rows of one time: either, they are equal)."""
     if table.num_rows == 0 or "published_at" not in table.column_names:
         return table
-    order = table.sort_by([("session_id", "ascending"), ("published_at", "descending")])
-    sids = order.column("session_id").to_pylist()
-    keep = [i for i, sid in enumerate(sids) if i == 0 or sids[i - 1] != sid]
-    return order.take(pa.array(keep, pa.int64()))
+    order = pc.sort_indices(table, [("session_id", "ascending"), ("published_at", "descending")])
+    sids = table.column("session_id").take(order).combine_chunks()
+    first = pc.not_equal(sids.slice(1), sids.slice(0, len(sids) - 1))  # a session's first row, after row 0
+    return table.take(order.filter(pa.concat_arrays([pa.array([True]), pc.fill_null(first, True)])))
 
 
 def _newest(parts: list[pa.Table], session_ids: list[str] | None, keep_deleted: bool) -> pa.Table | None:
@@ -124,19 +107,17 @@ def read_catalog(
 ) -> pa.Table | None:
     """An S3 lake's catalog, one row per session (its newest publication; deleted sessions left out
     unless ``keep_deleted``): the Delta table and any old-layout fragment (``listed``: as just listed by
-    :func:`fragments`). ``session_ids``: only these sessions' rows. None when there is none yet."""
-    infos = fragments(fs, target) if listed is None else listed
-    parts = [t for t in (_read(fs, i.path) for i in infos if i.path != DELTA_MARK) if t is not None]
-    if any(i.path == DELTA_MARK for i in infos):
-        delta = LakeTables.s3(target).read("sessions", session_ids)
-        parts += [delta] if delta is not None else []
-    return _newest(parts, session_ids, keep_deleted)
+    :func:`legacy_fragments`). ``session_ids``: only these sessions' rows. None when there is none yet."""
+    infos = legacy_fragments(fs, target) if listed is None else listed
+    parts = [t for t in (_read(fs, i.path) for i in infos) if t is not None]
+    delta = LakeTables.s3(target).read("sessions", session_ids)
+    return _newest([*parts, *([delta] if delta is not None else [])], session_ids, keep_deleted)
 
 
-def merge_fragments(parts: list[pa.Table]) -> pa.Table | None:
-    """The catalog from its entries' tables (:func:`read_fragment`): one row per session, the newest;
-    deleted sessions gone."""
-    return _newest(parts, None, False)
+def merge_fragments(parts: list[pa.Table], keep_deleted: bool = False) -> pa.Table | None:
+    """The catalog from its parts' rows (old-layout fragments, Delta rows): one row per session, the
+    newest; deleted sessions gone unless ``keep_deleted``."""
+    return _newest(parts, None, keep_deleted)
 
 
 def read_local_catalog(
@@ -148,8 +129,8 @@ def read_local_catalog(
 
 
 def catalog_signature(infos: list[pafs.FileInfo]) -> tuple[int, float]:
-    """(a digest of the catalog's entries: the Delta table's version, old fragments' names, sizes and
-    times; the newest time): changes whenever any writer publishes a session."""
+    """(a digest of the catalog's entries: old fragments' names, sizes and times, and the Delta table's
+    version as an entry whose size it is; the newest time): changes whenever any writer publishes a session."""
     if not infos:
         return (0, 0.0)
     stamp = [(i.path, i.size, i.mtime_ns) for i in infos]

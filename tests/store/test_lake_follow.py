@@ -8,6 +8,7 @@ The expected catalog is built here, row by row, and compared with what the paddo
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -20,11 +21,14 @@ import pyarrow.parquet as pq
 import pytest
 
 import services.paddock.lake as lake_mod
+import services.paddock.lake_s3 as lake_s3_mod
 from services.paddock.lake import Lake
+from services.paddock.tools.base import rows as rows_of
 from services.paddock.tools.sessions import query_pitwall_db
 from shared.lake_url import s3_target
 from shared.settings import Settings, settings_for
 from shared.store.lake_catalog import CLOCK_SLACK_S, KEYS_COLUMN, fragment_key
+from shared.store.lake_migrate import migrate_s3
 from tests.support.counting_fs import CountingHandler
 from tests.support.seaweed import seaweed_or_skip
 
@@ -229,3 +233,52 @@ def test_the_sql_tool_on_a_large_lake_reads_only_the_sessions_its_query_names(
     target = s3_target(settings)
     d1 = {target.path(k) for r in rows[1] for k in r[KEYS_COLUMN]}
     assert store.opened and set(store.opened) <= d1, store.opened
+
+
+def test_an_old_layout_lake_is_read_and_says_once_that_migrate_converts_it(
+    weed: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = _settings(weed, tmp_path / "pad", "oldlayout")
+    rows = _fleet(weed, settings)
+    want = sorted(r["session_id"] for rs in rows.values() for r in rs)
+    caplog.set_level(logging.WARNING, logger="services.paddock.lake_catalog_view")
+    lake = Lake(settings, refresh_ttl_s=0.0)
+    lake.refresh()
+    lake.refresh()
+    assert _listed(lake) == want  # read as it is
+    said = [r.getMessage() for r in caplog.records if "pitwall lake migrate" in r.getMessage()]
+    assert said == [
+        f"the lake {s3_target(settings).url} holds {WRITERS} catalog files of the old layout (read as they "
+        "are): `pitwall lake migrate` converts them"
+    ]
+    assert lake.s3 is not None and lake.s3.view.old_layout() == (
+        f"the lake holds {WRITERS} catalog files of the old layout (read as they are): "
+        "`pitwall lake migrate` converts them"
+    )
+    migrate_s3(weed.filesystem(), s3_target(settings))
+    lake.refresh()
+    assert (
+        lake.s3.view.old_layout() is None and _listed(lake) == want
+    )  # the same sessions, from the Delta table
+    assert lake.s3 is not None and lake.s3.view.whole_reads == 1
+
+
+def test_the_newest_sessions_are_listed_from_the_order_kept_per_catalog_version(
+    weed: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = _settings(weed, tmp_path / "pad", "newest")
+    fs = weed.filesystem()
+    pub = datetime.now(UTC) - timedelta(minutes=5)
+    rows = {k: [_row(f"s{k}{j}", f"d{k}", 3 * k + j, pub) for j in range(3)] for k in range(WRITERS)}
+    rows[0].append(_row("s0undated", "d0", 0, pub) | {"started_at": None})  # listed last, not first
+    for k, r in rows.items():
+        _put(fs, settings, k, r)
+    monkeypatch.setattr(lake_s3_mod, "LISTED_AT_MOST", 4)
+    lake = Lake(settings, refresh_ttl_s=3600)
+    monkeypatch.setattr(lake_mod, "_LAKE", lake)
+    sql = "SELECT session_id FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?"
+    # started_at is T0 + (3k + j) hours: the newest are car 4's, then car 3's last
+    assert [r["session_id"] for r in rows_of(sql, [4], newest=True)] == ["s42", "s41", "s40", "s32"]
+    assert [r["session_id"] for r in rows_of(sql, [2], newest=True)] == ["s42", "s41"]
+    everything = [r["session_id"] for r in rows_of(sql, [100])]
+    assert len(everything) == 3 * WRITERS + 1 and everything[-1] == "s0undated"

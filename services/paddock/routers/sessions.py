@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse
 
 from services.paddock.deps import SettingsDep, Store
 from services.paddock.lake import Lake, get_lake
+from services.paddock.lake_s3 import LISTED_AT_MOST
 from services.paddock.tools.base import (
     ToolError,
     damaged_error,
@@ -60,12 +61,14 @@ def _clean(v: Any) -> Any:
 
 
 @router.get("/sessions")
-def list_sessions(limit: int = Query(100, ge=1, le=1000)) -> list[dict[str, Any]]:
+def list_sessions(limit: int = Query(100, ge=1, le=LISTED_AT_MOST)) -> list[dict[str, Any]]:
     """Stored sessions, newest first; a damaged one has ``status: "damaged"`` and ``damage: {file, reason}``."""
     good = [
         {**{k: v for k, v in r.items() if k != "meta_json"}, **_shown(r)}
         for r in rows(
-            "SELECT * FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?", [limit]
+            "SELECT * FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
+            [limit],
+            newest=True,
         )
     ]
     lake = get_lake()
