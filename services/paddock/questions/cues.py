@@ -27,6 +27,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  out, last time""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
+                 health, vitals, at a glance, monitor, expected, drops, dips, falls,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
                  high, too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right,
                  redline, rev limiter, limiter, over rev, over revved, over revving, above, exceed, exceeded,
@@ -51,7 +52,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  change""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
-        "why": "why, how come",
+        "why": "why, how come, cause, causes, caused, causing, reason, reasons, what made",
         "visits": "been to this track, been here, times have i been, how often have i, been to",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
                  better, faster than last time, trend""",

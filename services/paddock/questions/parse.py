@@ -74,9 +74,9 @@ def _intent(s: Slots) -> Intent:
         return "sessions"
     if s.laps and s.compare:
         return "compare"
-    if s.sector_word and s.has("where_time"):
+    if s.sector_word and _where_time(s):
         return "sector"
-    if s.has("where_time"):
+    if _where_time(s):
         return "where_time"
     health = s.measure in w.JUDGED or (s.measure is None and s.has("health"))
     cornering = (
@@ -102,6 +102,22 @@ def _intent(s: Slots) -> Intent:
     if cornering and re.search(r" (?:slow\w*|brak\w*|fast\w*|early|late|too) ", s.joined):
         return "where_time"  # "do I slow down too much in the faster corners?": where the time goes
     return "unknown"
+
+
+# "finding three tenths", "gain a second"; "where you were slow", "the corners where my speed drops off"
+_FIND_TIME = re.compile(
+    r" (?:find|finding|gain|gaining|pick up|picking up|make up) (?:\w+ ){0,2}(?:tenths?|seconds?|time) "
+)
+_WHERE_SLOW = re.compile(
+    r" where (?:\w+ ){0,4}(?:slow|slower|slowest|slowing|lose|losing|lost|drop|drops|dropping|bleed|bleeding) "
+)
+
+
+def _where_time(s: Slots) -> bool:
+    """Where the time goes: the cue words, or time to find, or where the driver is slow (never a vital's
+    drop: "where did my oil pressure drop?" is the judge's)."""
+    said = bool(_FIND_TIME.search(s.joined) or _WHERE_SLOW.search(s.joined))
+    return s.has("where_time") or (said and s.measure not in w.JUDGED)
 
 
 def _tidy(q: Question, s: Slots) -> Question:

@@ -36,24 +36,25 @@ HEALTH: dict[str, tuple[str, str, str, str, bool]] = {
 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     sid = str(s["session_id"])
-    if q.measure in KINDS:
-        return _interventions(sid, q.measure)
-    if q.measure in HEALTH:
-        return _health(sid, q.measure)
-    if q.measure not in (None, "alarm", "engine_light"):
+    if q.measure not in (*KINDS, *HEALTH, None, "alarm", "engine_light"):
         return None
     laps = named_laps(q, s)
     if isinstance(laps, Answer):
-        return laps
-    rep = flag_report(sid)
+        return laps  # a lap the session does not have is said so before any event is counted
     lap = laps[0][1] if laps else None
+    if q.measure in KINDS:
+        return _interventions(sid, q.measure, lap)
+    if q.measure in HEALTH:
+        return _health(sid, q.measure)
+    rep = flag_report(sid)
     return Answer(
         warnings_text(rep, lap), "get_flags_and_alarms", {"session_id": rep.session_id}, rep.as_dict()
     )
 
 
-def _interventions(sid: str, measure: str) -> Answer | None:
-    """How many, at which corners, on which laps; or "cannot be measured" with the reason."""
+def _interventions(sid: str, measure: str, lap: int | None = None) -> Answer | None:
+    """How many, at which corners, on which laps (on ``lap`` when one is named); or "cannot be measured"
+    with the reason."""
     tool, kind, label = KINDS[measure]
     r = run_tool(tool, {"session_id": sid})
     if "error" in r:
@@ -62,9 +63,10 @@ def _interventions(sid: str, measure: str) -> Answer | None:
         why = str(r.get("not_recorded") or "the channels they need are not recorded in this session")
         text = f"{label[0].upper()}{label[1:]} cannot be measured: {why[0].lower()}{why[1:].rstrip('.')}."
         return Answer(text, tool, {"session_id": sid}, {"recorded": False})
-    evs = [e for e in r.get("events") or [] if e.get("kind") == kind]
+    evs = [e for e in r.get("events") or [] if e.get("kind") == kind and lap in (None, e.get("lap"))]
     if not evs:
-        return Answer(f"No {label} this session.", tool, {"session_id": sid}, {"count": 0})
+        scope = "this session" if lap is None else f"on lap {lap}"
+        return Answer(f"No {label} {scope}.", tool, {"session_id": sid}, {"count": 0})
     by: dict[str, list[int]] = {}
     for e in evs:
         by.setdefault(str(e.get("corner") or "off-corner").upper(), []).append(int(e["lap"]))

@@ -1,0 +1,147 @@
+"""How drivers ask about habits and the car at a glance, read and answered: coasting ("off both pedals",
+"flat lines"), braking too deep or too early against the other laps, a pressure drop with the engine speed
+as its condition, a gear said as "2nd", a channel no car file has (EGT, boost), the engine's health at a
+glance, where the time goes and where the laps differ. Each figure is checked against the simulator's
+ground truth or our own reading of the raw VBOX file, never against the tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from services.paddock.questions import resolve
+from services.paddock.questions.families.corners import corner_ids
+from services.paddock.questions.model import Answer
+from services.paddock.questions.parse import parse
+from services.paddock.questions.plan import plan
+from services.paddock.tools.base import session_row
+from tests.support.truth import vbox_truth
+
+SONOMA = ("t1", "t2", "t3", "t3a", "t4", "t5", "t6", "t7", "t8", "t8a", "t9", "t10", "t11")
+NAMES = {c: () for c in SONOMA} | {"t6": ("the Carousel", "carousel"), "t7": ("the hairpin", "hairpin")}
+PSI_BAR = 0.0689476
+
+# our own phrasings -> (intent, corner, measure, aggregation)
+READ: list[tuple[str, tuple[str, str | None, str | None, str | None]]] = [
+    ("am I off both pedals before the corners?", ("channel", None, "coasting", None)),
+    ("any flat lines before braking?", ("channel", None, "coasting", None)),
+    ("how long was I between throttle and brake into turn 10?", ("corner", "t10", "coasting", None)),
+    ("does oil pressure fall off above 5000 rpm?", ("judge", None, "oil_pressure", None)),
+    ("any pressure dips in the long corners?", ("judge", None, "oil_pressure", None)),
+    ("what was my peak rpm and top speed?", ("channel", None, "rpm", "max")),  # no vital: rpm stays
+    ("how much boost did the turbo make?", ("channel", None, "boost", None)),
+    ("EGTs at full revs?", ("channel", None, "egt", None)),
+    ("was the motor running hot?", ("judge", None, "coolant_temp", None)),
+    ("when did the water temp peak?", ("channel", None, "coolant_temp", "max")),
+    ("give me a quick check of the car's vitals", ("judge", None, None, None)),
+    ("engine health please", ("judge", None, None, None)),
+    ("should I be in 3rd or 4th through turn 6?", ("corner", "t6", "gear", None)),
+    ("is 2nd too short for the hairpin?", ("corner", "t7", "gear", None)),
+    ("what was my 3rd lap?", ("lap_time", None, "lap_time", None)),  # an ordinal before "lap": a lap
+    ("did I overcook turn 3?", ("corner", "t3", "brake_point", None)),
+    ("am I running in too deep at the carousel?", ("corner", "t6", "brake_point", None)),
+    ("where can I pick up a few tenths?", ("where_time", None, None, None)),
+    ("show me where I keep bleeding time", ("where_time", None, None, None)),
+    ("where did my oil pressure drop?", ("judge", None, "oil_pressure", None)),  # a vital: not where_time
+    ("what's causing my slow laps?", ("why_slower", None, None, None)),
+    ("which parts of the lap am I least consistent in?", ("consistency", None, None, None)),
+]
+
+
+@pytest.mark.parametrize(("text", "want"), READ, ids=[t for t, _ in READ])
+def test_a_habit_or_a_vital_is_read(text: str, want: tuple[str, str | None, str | None, str | None]) -> None:
+    q = parse(text, NAMES)
+    assert (q.intent, q.corner, q.measure, q.aggregation) == want
+
+
+def _ask(sid: str, text: str) -> Answer:
+    corners = resolve.corner_names(sid) or {c: () for c in corner_ids(session_row(sid))}
+    return plan(parse(text, corners), sid)
+
+
+def _events(q_lake: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [e for e in q_lake["sim_obj"].truth.events if e["kind"] == kind]
+
+
+def test_coasting_names_the_planted_coast_its_length_and_cost(q_lake) -> None:
+    (ev,) = _events(q_lake, "coasting")  # the simulator's one planted coast
+    got = _ask(q_lake["sim"], "am I off both pedals before the corners?")
+    first = got.result["coasts"][0]
+    assert first["corner"] == ev["corner_id"].upper() and first["laps"] == [ev["lap"]]
+    assert abs(first["coast_s"] - (ev["t_end_s"] - ev["t_start_s"])) <= 0.15
+    assert len(first["lost_s"]) == 1 and abs(first["lost_s"][0] - ev["time_lost_s"]) <= 0.05
+    assert got.text.startswith(
+        f"You coasted (neither pedal) into {ev['corner_id'].upper()} on lap {ev['lap']}: "
+    )
+    clean = _ask(q_lake["sim"], "did I coast on lap 2?")
+    assert clean.result["coasts"] == [] and clean.text.startswith("No coasting on lap 2: at most ")
+
+
+def test_too_deep_and_too_early_are_judged_against_the_other_laps(q_lake) -> None:
+    late, early = _events(q_lake, "late_brake"), _events(q_lake, "early_brake")
+    deep = _ask(q_lake["sim"], f"did I go too deep into turn {late[0]['corner_id'][1:]}?")
+    (c,) = deep.result["corners"]
+    assert [x["lap"] for x in c["deeper"]] == [e["lap"] for e in late] and c["earlier"] == []
+    for x, e in zip(c["deeper"], late, strict=True):
+        assert abs(x["shift_m"] - e["brake_shift_m"]) <= 3.0
+    assert "in too deep on lap 5 (" in deep.text
+    soon = _ask(q_lake["sim"], f"am I braking too early into turn {early[0]['corner_id'][1:]}?")
+    (c,) = soon.result["corners"]
+    assert [x["lap"] for x in c["earlier"]] == [e["lap"] for e in early] and c["deeper"] == []
+    for x, e in zip(c["earlier"], early, strict=True):
+        assert abs(x["shift_m"] + e["brake_shift_m"]) <= 3.0
+
+
+def test_a_pressure_dip_above_an_engine_speed_is_the_oil_pressure_judged(q_lake) -> None:
+    (ev,) = _events(q_lake, "oil_pressure_drop")
+    got = _ask(q_lake["sim"], "any pressure dips when I'm above 4000 rpm, is that expected?")
+    assert got.tool == "get_vital_limits" and got.args["measure"] == "oil_pressure"
+    assert got.text.startswith("Your oil pressure was not OK: ") and f": lap {ev['lap']}, " in got.text
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("what were my EGTs on lap 3?", "Exhaust gas temperature is not recorded in this session's file."),
+        ("how much boost did I run?", "Boost pressure is not recorded in this session's file."),
+    ],
+)
+def test_a_channel_no_file_carries_is_not_recorded(q_lake, text: str, said: str) -> None:
+    assert _ask(q_lake["vbox"], text).text == said
+
+
+def test_engine_health_at_a_glance_judges_every_vital_the_file_has(q_lake) -> None:
+    got = _ask(q_lake["vbox"], "engine health at a glance")
+    raw = vbox_truth(q_lake["vbox_path"]).channels
+    psi = raw["Water Press (Calc) (psi)"]  # the VBOX's coolant pressure, only in psi
+    lo, hi = float(psi[psi == psi].min()) * PSI_BAR, float(psi[psi == psi].max()) * PSI_BAR
+    assert f"Your coolant pressure ranged from {lo:.2f} bar to {hi:.2f} bar over the session" in got.text
+    cool = raw["Coolant Temperature (°C)"]
+    assert f"Over the session it ranged from {min(cool):.1f} °C to {max(cool):.1f} °C." in got.text
+    assert got.text.endswith("Not recorded in this session: tyre temperatures.")
+
+
+def test_an_event_on_a_lap_counts_that_lap_and_a_missing_lap_is_said(q_lake) -> None:
+    spins = [e for e in _events(q_lake, "wheelspin") if e["lap"] == 5]
+    got = _ask(q_lake["sim"], "any wheelspin on lap 5?")
+    assert got.text == f"Yes, 1 wheelspin: at {spins[0]['corner_id'].upper()} on lap 5."
+    assert _ask(q_lake["sim"], "did I lock a wheel on lap 40?").text.startswith("There is no lap 40 ")
+
+
+def test_the_causes_of_slow_laps_and_where_the_laps_differ_name_the_planted_mistakes(q_lake) -> None:
+    worst = max(
+        (e for e in q_lake["sim_obj"].truth.events if e.get("time_lost_s")), key=lambda e: e["time_lost_s"]
+    )
+    why = _ask(q_lake["sim"], "what's causing my slow laps?")
+    assert why.tool == "get_opportunities"
+    assert why.result["opportunities"][0]["corner"].lower() == worst["corner_id"]
+    spread = _ask(q_lake["sim"], "which parts of the lap am I least consistent in?")
+    corner, lost, laps = spread.result["least_consistent"][0]
+    assert corner.lower() == worst["corner_id"]
+    assert laps == sorted(
+        e["lap"]
+        for e in q_lake["sim_obj"].truth.events
+        if e["corner_id"] == worst["corner_id"] and e.get("time_lost_s")
+    )
+    assert abs(lost - worst["time_lost_s"]) <= 0.1
