@@ -32,6 +32,15 @@ READ: list[tuple[str, tuple[str, str | None, str | None, str | None]]] = [
     ("what was my peak rpm and top speed?", ("channel", None, "rpm", "max")),  # no vital: rpm stays
     ("how much boost did the turbo make?", ("channel", None, "boost", None)),
     ("EGTs at full revs?", ("channel", None, "egt", None)),
+    ("how hot were the exhaust gases?", ("channel", None, "egt", "max")),
+    ("was the cylinder head temp ok?", ("judge", None, "head_temp", None)),
+    ("any knock or detonation?", ("channel", None, "knock", None)),
+    ("what was the track temperature?", ("channel", None, "conditions", None)),
+    ("am I giving away time in the esses?", ("where_time", None, None, None)),
+    ("where's the time hiding?", ("where_time", None, None, None)),
+    ("Give me my time for lap 5.", ("lap_time", None, "lap_time", None)),  # giving time is no loss
+    ("is there dead time between the pedals?", ("channel", None, "coasting", None)),
+    ("oil surge in the long corners?", ("judge", None, "oil_pressure", None)),
     ("was the motor running hot?", ("judge", None, "coolant_temp", None)),
     ("when did the water temp peak?", ("channel", None, "coolant_temp", "max")),
     ("give me a quick check of the car's vitals", ("judge", None, None, None)),
@@ -53,6 +62,21 @@ READ: list[tuple[str, tuple[str, str | None, str | None, str | None]]] = [
 def test_a_habit_or_a_vital_is_read(text: str, want: tuple[str, str | None, str | None, str | None]) -> None:
     q = parse(text, NAMES)
     assert (q.intent, q.corner, q.measure, q.aggregation) == want
+
+
+def test_a_judgement_of_the_engine_or_a_reading_keeps_no_other_measure_from_before() -> None:
+    before = parse("what was my throttle on lap 3?", NAMES)
+    for text, measure in (("is the engine ok?", None), ("was the temp ok?", "temps")):
+        q = parse(text, NAMES, before)
+        assert (q.intent, q.measure, q.laps, q.follow_up) == ("judge", measure, (), False)
+    oil = parse("oil pressure on lap 3?", NAMES)
+    q = parse("was that ok?", NAMES, oil)  # leaning on a vital: that vital on that lap
+    assert (q.intent, q.measure, [x.number for x in q.laps], q.follow_up) == (
+        "judge",
+        "oil_pressure",
+        [3],
+        True,
+    )
 
 
 def _ask(sid: str, text: str) -> Answer:
@@ -101,13 +125,24 @@ def test_a_pressure_dip_above_an_engine_speed_is_the_oil_pressure_judged(q_lake)
 
 
 @pytest.mark.parametrize(
-    ("text", "said"),
+    ("text", "raw", "said"),
     [
-        ("what were my EGTs on lap 3?", "Exhaust gas temperature is not recorded in this session's file."),
-        ("how much boost did I run?", "Boost pressure is not recorded in this session's file."),
+        (
+            "what were my EGTs on lap 3?",
+            "egt",
+            "Exhaust gas temperature is not recorded in this session's file.",
+        ),
+        ("how much boost did I run?", "boost", "Boost pressure is not recorded in this session's file."),
+        ("any knock?", "knock", "Engine knock is not recorded in this session's file."),
+        ("what was my yaw rate at turn 7?", "yaw", "Yaw rate is not recorded in this session's file."),
     ],
 )
-def test_a_channel_no_file_carries_is_not_recorded(q_lake, text: str, said: str) -> None:
+def test_a_channel_the_file_lacks_is_not_recorded(q_lake, text: str, raw: str, said: str) -> None:
+    # our own reading of the raw VBOX file: no such channel (its exhaust sensor reads a constant -50 °C)
+    channels = vbox_truth(q_lake["vbox_path"]).channels
+    assert not [n for n in channels if raw in n.lower()]
+    exhaust = channels["Exhaust Temperature (°C)"]
+    assert float(exhaust.min()) == float(exhaust.max()) == -50.0
     assert _ask(q_lake["vbox"], text).text == said
 
 
@@ -145,3 +180,26 @@ def test_the_causes_of_slow_laps_and_where_the_laps_differ_name_the_planted_mist
         if e["corner_id"] == worst["corner_id"] and e.get("time_lost_s")
     )
     assert abs(lost - worst["time_lost_s"]) <= 0.1
+
+
+def test_when_a_channel_peaked_names_the_lap_of_its_highest_reading(q_lake) -> None:
+    sim = q_lake["sim_obj"]
+    w = sim.wide
+    i = int(w["water_temp_c"].argmax())  # our own: the sample of the highest coolant reading, and its lap
+    lap = next(x["lap"] for x in sim.truth.laps if x["t_start_s"] <= w["t_s"][i] < x["t_end_s"])
+    got = _ask(q_lake["sim"], "when did the water get hottest?")
+    assert got.text == f"Your highest coolant temperature was {w['water_temp_c'][i]:.1f} °C, on lap {lap}."
+
+
+def test_lockups_asked_at_a_corner_without_any_are_said_beside_the_ones_elsewhere(q_lake) -> None:
+    locks = _events(q_lake, "lockup")
+    at = {e["corner_id"] for e in locks}
+    (where,) = at  # the simulator planted them at one corner
+    laps = ", ".join(str(e["lap"]) for e in locks)
+    other = next(c for c in ("t7", "t11") if c not in at)
+    got = _ask(q_lake["sim"], f"do I lock the fronts into turn {other[1:]}?")
+    assert (
+        got.text
+        == f"None at {other.upper()}; {len(locks)} lockups elsewhere: at {where.upper()} on laps {laps}."
+    )
+    assert _ask(q_lake["sim"], f"any lockups at turn {where[1:]}?").result["count_at_corner"] == len(locks)

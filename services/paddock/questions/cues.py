@@ -28,6 +28,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  health, vitals, at a glance, monitor, expected, drops, dips, falls,
+                 surge, surging, starvation, starving,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
                  high, too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right,
                  redline, rev limiter, limiter, over rev, over revved, over revving, above, exceed, exceeded,
@@ -117,5 +118,6 @@ COMMON = _set(
     wider narrower heavier lighter harder softer stronger weaker earlier later better worse fewer wonder
     wondering curious interested need needed wanted hoping hope hoped guess guessed suppose supposed
     believe believed expect expected notice noticed remember remembered forget forgot chose choose
-    choice decide decided plan planned trying attempt attempts"""
+    choice decide decided plan planned trying attempt attempts waste wasted wasting leak leaked leaking hide
+    hiding hidden"""
 )

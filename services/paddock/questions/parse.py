@@ -36,13 +36,18 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         measure=s.measure,
         aggregation=s.aggregation,  # type: ignore[arg-type]
     )
-    return _tidy(follow(previous, q), s)
+    # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
+    whole = q.intent == "judge" and q.measure is None and bool(_WHOLE_CAR.search(s.joined))
+    whole |= (
+        q.intent == "judge" and s.has("health") and previous is not None and previous.measure not in w.JUDGED
+    )
+    return _tidy(follow(None if whole else previous, q), s)
 
 
 def _intent(s: Slots) -> Intent:
     named = bool(s.laps or s.corner or s.sector is not None)
     event = s.measure is not None and w.MEASURES[s.measure].kind == "event"
-    if not s.driving and not named and not s.bare:
+    if not s.driving and not named and not s.bare and not _where_time(s):
         return "unrelated"
     if s.unrelated and not named:
         return "unrelated"
@@ -106,8 +111,10 @@ def _intent(s: Slots) -> Intent:
 
 # "finding three tenths", "gain a second"; "where you were slow", "the corners where my speed drops off"
 _FIND_TIME = re.compile(
-    r" (?:find|finding|gain|gaining|pick up|picking up|make up) (?:\w+ ){0,2}(?:tenths?|seconds?|time) "
+    r" (?:find|finding|gain|gaining|pick up|picking up|make up|(?:giv\w*|gave|throw\w*|threw) away|wast\w*"
+    r"|leak\w*) (?:\w+ ){0,2}(?:tenths?|seconds?|time) | time (?:is )?(?:hiding|leaking|going) "
 )
+_WHOLE_CAR = re.compile(r" (?:engine|car|vitals|gauges|health|everything) ")
 _WHERE_SLOW = re.compile(
     r" where (?:\w+ ){0,4}(?:slow|slower|slowest|slowing|lose|losing|lost|drop|drops|dropping|bleed|bleeding) "
 )

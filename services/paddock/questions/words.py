@@ -71,6 +71,10 @@ MEASURES: dict[str, Measure] = {
     "lambda": Measure("lambda (air-fuel ratio)", (), ""),  # no column in the signal model: not recorded
     "egt": Measure("exhaust gas temperature", (), "°C"),  # no column in the signal model: not recorded
     "boost": Measure("boost pressure", (), "bar"),  # no column in the signal model: not recorded
+    "head_temp": Measure("cylinder head temperature", (), "°C"),  # no column in the signal model
+    "intake_temp": Measure("intake air temperature", (), "°C"),  # no column in the signal model
+    "knock": Measure("engine knock", (), ""),  # no column in the signal model: not recorded
+    "conditions": Measure("track and air temperature", (), "°C"),  # no logger channel: not recorded
     "altitude": Measure("altitude", ("alt_m",), "m"),
     "distance": Measure("distance driven", ("odo_m",), "m"),
     "abs": Measure("ABS interventions", ("abs_active",), "", "event"),
@@ -83,7 +87,8 @@ MEASURES: dict[str, Measure] = {
 # the readings a judge question is about ("was my oil pressure ok?", "did I hit the rev limiter?")
 JUDGED = frozenset(
     {"oil_pressure", "oil_temp", "coolant_temp", "coolant_pressure", "fuel_pressure", "fuel_level", "rpm"}
-    | {"battery_voltage", "tyre_pressure", "tyre_temp", "lambda", "temps", "egt", "boost"}
+    | {"battery_voltage", "tyre_pressure", "tyre_temp", "lambda", "temps", "egt", "boost", "head_temp"}
+    | {"intake_temp", "knock"}
 )
 
 # phrases (after spelling, as words) -> measure; the longest phrase found first wins its words
@@ -103,8 +108,9 @@ _MEASURE_PHRASES: dict[str, str] = {
         how hard did i hit the brakes, how hard i braked, brake hard""",
     "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
         flat out""",
-    "rpm": "rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving",
-    "gear": "gear, gears",
+    "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
+        limiter, shift point, shift points, shift light""",
+    "gear": "gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, short shift",
     "steering": "steering, steering angle, steer",
     "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
     "long_g": "longitudinal g, braking g, long g",
@@ -118,7 +124,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "yaw_rate": "yaw, yaw rate",
     "wheel_speed": "wheel speed, wheel speeds",
     "oil_pressure": """oil pressure, pressure drop, pressure drops, pressure dip, pressure dips, pressure loss,
-        drop in pressure, loss of pressure, lose pressure, lost pressure, losing pressure, oil surge""",
+        drop in pressure, loss of pressure, lose pressure, lost pressure, losing pressure, oil surge,
+        oil starvation""",
     "oil_temp": "oil, oil temp, oil temperature",
     "coolant_temp": """coolant, coolant temp, coolant temperature, water, water temp, water temperature,
         engine temp, engine temperature, overheat, overheating, overheated, running hot, engine hot""",
@@ -129,9 +136,16 @@ _MEASURE_PHRASES: dict[str, str] = {
     "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
     "tyre_temp": "tyre temp, tyre temperature, tyre",  # "how hot were the tyres"; pressure only when said
     "coasting": """coast, coasting, coasted, coasts, neither pedal, off both pedals, off the pedals, flat line,
-        flat lines, flatline, flatlines, flats""",  # a flat line in the traces: neither pedal
+        flat lines, flatline, flatlines, flats, dead time, between the pedals, between pedals""",  # a flat line in the traces: neither pedal
     "lambda": "lambda, afr, air fuel, mixture",
-    "egt": "egt, egts, exhaust temp, exhaust temperature, exhaust gas temp, exhaust gas temperature",
+    "egt": """egt, egts, exhaust, exhaust gas, exhaust gases, exhaust temp, exhaust temperature, exhaust gas temp,
+        exhaust gas temperature""",
+    "head_temp": """cht, head temp, head temperature, cylinder head, cylinder head temp, cylinder head
+        temperature""",
+    "intake_temp": "iat, intake temp, intake temperature, intake air, inlet temp, inlet air, air intake",
+    "knock": "knock, knocking, detonation, pinging, pre ignition",
+    "conditions": """track temp, track temperature, ambient, ambient temp, ambient temperature, air temp, air
+        temperature, humidity""",
     "boost": "boost, boost pressure, turbo, turbo pressure, manifold pressure",
     "altitude": "altitude, elevation",
     "abs": "abs, anti lock",
@@ -181,7 +195,7 @@ NOT_A_LAP = word_set("theoretical ideal perfect achievable optimal possible pote
 LAP_SEP = word_set("and or versus to through with against than compare")
 AGGREGATIONS: dict[str, str] = _pairs(
     """maximum=max, highest=max, peak=max, peaked=max, topped out=max, top=max, most=max, how hot=max, how high=max, how hard=max,
-    minimum=min, lowest=min, least=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
+    minimum=min, lowest=min, least=min, hottest=max, coldest=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
     how many=count, number of=count, count=count, each lap=each_lap, every lap=each_lap, per lap=each_lap,
     by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap, lap to lap=each_lap,
     session went on=each_lap, session progressed=each_lap, change over=each_lap, changed over=each_lap"""

@@ -43,7 +43,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return laps  # a lap the session does not have is said so before any event is counted
     lap = laps[0][1] if laps else None
     if q.measure in KINDS:
-        return _interventions(sid, q.measure, lap)
+        return _interventions(sid, q.measure, lap, q.corner)
     if q.measure in HEALTH:
         return _health(sid, q.measure)
     rep = flag_report(sid)
@@ -52,9 +52,11 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     )
 
 
-def _interventions(sid: str, measure: str, lap: int | None = None) -> Answer | None:
-    """How many, at which corners, on which laps (on ``lap`` when one is named); or "cannot be measured"
-    with the reason."""
+def _interventions(
+    sid: str, measure: str, lap: int | None = None, corner: str | None = None
+) -> Answer | None:
+    """How many, at which corners, on which laps (on ``lap`` when one is named; at ``corner`` first, the
+    others beside it); or "cannot be measured" with the reason."""
     tool, kind, label = KINDS[measure]
     r = run_tool(tool, {"session_id": sid})
     if "error" in r:
@@ -73,9 +75,14 @@ def _interventions(sid: str, measure: str, lap: int | None = None) -> Answer | N
     where = "; ".join(
         f"at {c} on lap{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}" for c, v in by.items()
     )
-    return Answer(
-        f"Yes, {len(evs)} {label}: {where}.", tool, {"session_id": sid}, {"count": len(evs), "events": evs}
-    )
+    res = {"count": len(evs), "events": evs}
+    here = corner.upper() if corner else None
+    if here is not None and here not in by:  # "do I lock up into turn 4?": none there, said beside the rest
+        text = f"None at {here}; {len(evs)} {label} elsewhere: {where}."
+        return Answer(text, tool, {"session_id": sid}, res | {"count_at_corner": 0})
+    if here is not None:
+        res["count_at_corner"] = len(by[here])
+    return Answer(f"Yes, {len(evs)} {label}: {where}.", tool, {"session_id": sid}, res)
 
 
 def _health(sid: str, measure: str) -> Answer | None:
