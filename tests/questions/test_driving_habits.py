@@ -203,3 +203,26 @@ def test_lockups_asked_at_a_corner_without_any_are_said_beside_the_ones_elsewher
         == f"None at {other.upper()}; {len(locks)} lockups elsewhere: at {where.upper()} on laps {laps}."
     )
     assert _ask(q_lake["sim"], f"any lockups at turn {where[1:]}?").result["count_at_corner"] == len(locks)
+
+
+def test_coasting_without_a_brake_channel_names_what_is_missing(q_lake) -> None:
+    # the simulated session with its brake pressure (and deceleration) channels removed
+    got = _ask(q_lake["no_brake"], "am I coasting too much?")
+    msg = "Coasting cannot be measured: not recorded in this session: brake pressure or braking and acceleration g."
+    assert got.text == msg
+    assert got.result == {"recorded": False}
+
+
+@pytest.mark.parametrize(
+    ("text", "measure"),
+    [
+        ("what's my kart's top speed?", "top_speed"),  # a vehicle's, not a driver called "kart"
+        ("fastest I went?", "top_speed"),
+        ("were there any faults?", "alarm"),
+        ("did the shift light flash?", "rpm"),
+        ("flat spotted a tyre?", "lockup"),
+    ],
+)
+def test_more_ways_to_name_a_measure(text: str, measure: str) -> None:
+    q = parse(text, NAMES)
+    assert (q.measure, q.laps) == (measure, ())

@@ -66,7 +66,7 @@ DRIVING = _set(
     car track drive driving driver steer steering consistent consistency pressure temp temperature fuel
     delta debrief brief coach improve best personal pace stint race racing qualifying tenths traction
     balance understeer oversteer alarm warning kerb curb wheel wheels setup entry exit marker markers
-    versus compare gap hairpin carousel esses chicane straight"""
+    versus compare gap hairpin carousel esses chicane straight kart karts karting vehicle"""
 )
 # words that make a question plainly about something else
 UNRELATED = _set(

@@ -96,7 +96,7 @@ _MEASURE_PHRASES: dict[str, str] = {
     "lap_time": "lap time, time, times, pace, how long, how quick",
     "speed": "speed, speeds, how fast",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
-        max speed""",
+        max speed, fastest i went, fastest i got, fastest i was going""",
     "min_speed": """minimum speed, lowest speed, slowest speed, apex speed, mid corner speed, how slow,
         corner speed""",
     "entry_speed": "entry speed, turn in speed, speed into, carry in, carried in",
@@ -151,9 +151,11 @@ _MEASURE_PHRASES: dict[str, str] = {
     "abs": "abs, anti lock",
     "dsc": "dsc, tc, traction control, stability control",
     "engine_light": "engine light, check engine, mil",
-    "lockup": "lock, locked, locking, lockup, lockups, lock up, lock ups, lock the brakes, flat spot",
+    "lockup": """lock, locked, locking, lockup, lockups, lock up, lock ups, lock the brakes, flat spot,
+        flat spots, flat spotted, flatspot, flatspotted""",
     "wheelspin": "wheelspin, wheel spin, spin the wheels, spinning the wheels, traction, spin, spun",
-    "alarm": "alarm, alarms, warning, warnings, alert, alerts, warning light",
+    "alarm": """alarm, alarms, warning, warnings, alert, alerts, warning light, warning lamp, fault, faults,
+        fault code, fault codes, error code, error codes, dash light, dash lights, dash flash, dash flashed""",
 }
 MEASURE_WORDS: dict[str, str] = {
     " ".join(p.split()): m for m, ps in _MEASURE_PHRASES.items() for p in ps.split(",") if p.strip()

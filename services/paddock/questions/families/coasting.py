@@ -9,6 +9,7 @@ from typing import Any
 
 from services.paddock.agents.fmt import lap_list
 from services.paddock.lake import get_lake
+from services.paddock.questions.families.channels import label, on_lap
 from services.paddock.questions.families.laps import named_laps
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.analysis import session_analysis
@@ -16,6 +17,7 @@ from shared.analysis.model import TYPICAL, CornerLap, finite
 from shared.thresholds import car_thresholds
 
 TOOL = "session_analysis"
+NEEDS = (("throttle",), ("brake_pressure", "long_g"))  # the channels a coast is read from, one of each
 
 
 def _corner(rows: list[CornerLap]) -> dict[str, Any]:
@@ -53,9 +55,12 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     args = {"session_id": sid, "laps": mine, "corner": q.corner}
     an = session_analysis(sid)
     rows = [r for r in an.rows if (not mine or r.lap in mine) and q.corner in (None, r.corner_id.lower())]
-    if not any(finite(r.coast_s) for r in rows):
-        why = an.reason or "the throttle or the brake is not recorded, or no valid lap passes there"
-        return Answer(f"Coasting cannot be measured here: {why}.", TOOL, args, {"recorded": False})
+    # a coast runs from the lift to the braking: the throttle, and the brake pressure or the deceleration
+    lacking = [" or ".join(map(label, ms)) for ms in NEEDS if all(on_lap(sid, m, None) is None for m in ms)]
+    if lacking or not any(finite(r.coast_s) for r in rows):
+        why = f"not recorded in this session: {' and '.join(lacking)}" if lacking else None
+        why = why or an.reason or "no valid lap passes there"
+        return Answer(f"Coasting cannot be measured: {why}.", TOOL, args, {"recorded": False})
     least = car_thresholds(s.get("car_id"), get_lake().settings.data_dir)["coast_min_s"]
     by: dict[str, list[CornerLap]] = {}
     for r in rows:
