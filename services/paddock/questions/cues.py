@@ -4,6 +4,8 @@ English the typo fixer leaves alone. Pure data (``words.vocabulary`` unites it w
 
 from __future__ import annotations
 
+import re
+
 
 def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -58,6 +60,17 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
                  better, faster than last time, trend""",
     }
+)
+# "off both the brake and the throttle", "not on either the brakes or throttle": neither pedal (coasting)
+_PEDAL = r"(?:brakes?|braking|throttle|gas|accelerator)"
+NEITHER_PEDAL = re.compile(
+    rf" (?:neither|either|nor|off|between) (?:the |both |my )?{_PEDAL} (?:or|nor|and) (?:the )?{_PEDAL} "
+)
+# an ordinal read as a gear ("in 2nd", "3rd or 4th") unless it counts one of these ("my 2nd fastest lap")
+TOP_GEAR = 8
+ORDINAL_NOUNS = _set(
+    """lap laps sector corner turn session sessions time times fastest best slowest quickest place position
+    run stint attempt try outing one visit day week year row"""
 )
 # words that make a question about driving data (with the measures, corners, sectors and laps)
 DRIVING = _set(

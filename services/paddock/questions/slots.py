@@ -21,16 +21,6 @@ _GLUE = w.word_set("of in on from at during my the that")
 _LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
 _DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other")
 _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
-_PEDAL = r"(?:brakes?|braking|throttle|gas|accelerator)"
-_COAST = re.compile(
-    rf" (?:neither|either|nor|off|between) (?:the |both |my )?{_PEDAL} (?:or|nor|and) (?:the )?{_PEDAL} "
-)
-_TOP_GEAR = 8
-# what an ordinal can count besides a gear ("my 2nd fastest lap", "the 3rd corner", "4th place")
-_ORDINAL_NOUNS = w.word_set(
-    """lap laps sector corner turn session sessions time times fastest best slowest quickest place position
-    run stint attempt try outing one visit day week year row"""
-)
 
 
 @dataclass
@@ -109,7 +99,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     spans = _session_spans(s)
     found = _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE)
     s.measures = [m for _, m in found]
-    if _COAST.search(s.joined):  # "off both the brake and the throttle": neither pedal
+    if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
     positions = _laps(s) + _picks(s)
     if _gear_said(s) and "gear" not in s.measures:
@@ -226,9 +216,9 @@ def _gear_said(s: Slots) -> bool:
     nothing after it, is a gear."""
     toks = s.toks
     for i in range(len(toks) - 1):
-        if s.used[i] or not toks[i].isdigit() or toks[i + 1] != "th" or not 1 <= int(toks[i]) <= _TOP_GEAR:
+        if s.used[i] or not toks[i].isdigit() or toks[i + 1] != "th" or not 1 <= int(toks[i]) <= c.TOP_GEAR:
             continue
-        if i + 2 >= len(toks) or toks[i + 2] not in _ORDINAL_NOUNS:
+        if i + 2 >= len(toks) or toks[i + 2] not in c.ORDINAL_NOUNS:
             return True
     return False
 
