@@ -85,7 +85,12 @@ def corner_rows(s: dict[str, Any], corner: str) -> tuple[str, dict[int, dict[str
     )
     if not got:
         names = corner_names(s) or {c: name_of(c, None) for c in corner_ids(s)}  # a detected track: its own
-        text = no_such_corner(corner, names)
+        known = next((v for k, v in names.items() if k.lower() == corner.lower()), None)
+        text = (
+            f"No valid timed lap passes {known} in this session, so it has no figures there."
+            if known is not None
+            else no_such_corner(corner, names)
+        )
         return Answer(
             text,
             "get_corner_history",
