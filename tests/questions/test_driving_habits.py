@@ -262,3 +262,17 @@ def test_a_corner_no_valid_lap_passes_is_not_called_missing(no_full_lap: str) ->
         got.text
         == f"No valid timed lap passes {names[0].upper()} in this session, so it has no figures there."
     )
+
+
+def test_time_asked_at_a_clean_corner_says_none_there_and_where_the_most_is(q_lake) -> None:
+    events = q_lake["sim_obj"].truth.events
+    planted = {e["corner_id"] for e in events if e.get("corner_id")}
+    clean = next(c for c in ("t1", "t2", "t5", "t8", "t9") if c not in planted)
+    worst = max((e for e in events if e.get("time_lost_s")), key=lambda e: e["time_lost_s"])
+    got = _ask(q_lake["sim"], f"am I losing time in turn {clean[1:]}?")
+    said = f" No time to find at {clean.upper()} against your good laps this session; the most is at "
+    assert said + f"{worst['corner_id'].upper()}: " in got.text
+    assert got.result["most_at"]["corner_id"] == worst["corner_id"]
+    assert abs(got.result["most_at"]["time_to_find_s"] - worst["time_lost_s"]) <= 0.1
+    there = _ask(q_lake["sim"], f"am I losing time in turn {worst['corner_id'][1:]}?")
+    assert "No time to find" not in there.text and "most_at" not in there.result

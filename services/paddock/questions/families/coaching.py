@@ -43,13 +43,35 @@ def where_time(q: Question, s: dict[str, Any]) -> Answer | None:
     """Where the time is over the session (at one corner: that corner's history and time to find)."""
     sid = str(s["session_id"])
     if q.corner is not None:
-        return corners.answer(Question(q.text, "corner", corner=q.corner), s)
+        return _at_corner(q, s)
     args = {"session_id": sid}
     opp = run_tool("get_opportunities", args)
     if "error" not in opp and opp.get("opportunities"):
         return Answer(opportunities_text(opp), "get_opportunities", args, opp)
     hl = run_tool("get_session_highlights", args)
     return Answer(lose_text(hl), "get_session_highlights", args, hl)
+
+
+def _at_corner(q: Question, s: dict[str, Any]) -> Answer | None:
+    """ "Am I losing time at turn 7?": the corner's history; with no time to find there this session, where
+    the most is instead."""
+    got = corners.answer(Question(q.text, "corner", corner=q.corner), s)
+    if got is None or got.tool != "get_corner_history" or "sessions" not in got.result:
+        return got
+    sid = str(s["session_id"])
+    this = next((x for x in got.result["sessions"] if x["session_id"] == sid), None)
+    if this is None or this.get("laps_lost"):
+        return got
+    opp = run_tool("get_opportunities", {"session_id": sid})
+    top = next(iter(opp.get("opportunities") or []), None) if "error" not in opp else None
+    name = corner_label(got.result["corner"], got.result.get("name"))
+    text = f"{got.text} No time to find at {name} against your good laps this session"
+    if top is None or str(top["corner_id"]).lower() == str(q.corner).lower():
+        return Answer(text + ".", got.tool, got.args, got.result)
+    where = corner_label(top["corner"], top.get("name"))
+    text += f"; the most is at {where}: {secs(top['time_to_find_s'], 2)} a lap on {lap_list(top['laps'])}"
+    text += f" ({top['says']})." if top.get("says") else "."
+    return Answer(text, got.tool, got.args, got.result | {"most_at": top})
 
 
 def threads(q: Question, s: dict[str, Any]) -> Answer:
