@@ -129,7 +129,9 @@ def test_more_phrasings_the_probe_found(lake: dict[str, Any]) -> None:
     m = re.match(rf"Lap {other['lap']} was ([\d.]+) s slower than lap {best['lap']}", got.text)
     assert m and abs(float(m.group(1)) - (other["time_s"] - best["time_s"])) < 0.05, got.text
     got = _answer("what was my peak lateral g?", lake["sid"])
-    m = re.fullmatch(r"Your highest lateral g was ([\d.]+) g\.", got.text)
+    at = sim.wide["t_s"][int(np.nanargmax(sim.wide["g_lat"]))]  # our own: the lap of the highest sample
+    on = next(x["lap"] for x in sim.truth.laps if x["t_start_s"] <= at < x["t_end_s"])
+    m = re.fullmatch(rf"Your highest lateral g was ([\d.]+) g, on lap {on}\.", got.text)
     assert m and abs(float(m.group(1)) - float(np.nanmax(sim.wide["g_lat"]))) < 0.02, got.text
     got = _answer("how fast was I through turn 42?", lake["sid"])
     assert got.text.startswith("This track has no corner T42") and "km/h" not in got.text, got.text

@@ -155,7 +155,9 @@ def test_highest_and_lowest_of_a_recorded_channel_match_the_raw_samples(lake: di
     sim = lake["sim"]
     hi, lo = float(np.nanmax(sim.wide["oil_temp_c"])), float(np.nanmin(sim.wide["oil_temp_c"]))
     got = _answer("What was the highest oil temperature?", lake["sid"])
-    assert got.text == f"Your highest oil temperature was {hi:.1f} °C."
+    at = sim.wide["t_s"][int(np.nanargmax(sim.wide["oil_temp_c"]))]  # our own: the lap of the hottest sample
+    on = next(x["lap"] for x in sim.truth.laps if x["t_start_s"] <= at < x["t_end_s"])
+    assert got.text == f"Your highest oil temperature was {hi:.1f} °C, on lap {on}."
     got = _answer("What was my oil temperature?", lake["sid"])
     assert f"highest {hi:.1f} °C" in got.text and f"lowest {lo:.1f} °C" in got.text
     lap = _full(sim)[1]

@@ -110,7 +110,9 @@ def test_channel_figures_over_the_session_and_on_a_lap(lake) -> None:
     sim, sid = lake["sim"], lake["sid"]
     got = ask(Question("top speed?", "channel", measure="top_speed"), sid)
     top = float(np.nanmax(sim.wide["speed_kmh"]))
-    assert got.text == f"Your top speed was {top:.1f} km/h ({top / 1.609344:.1f} mph)."
+    at = sim.wide["t_s"][int(np.nanargmax(sim.wide["speed_kmh"]))]  # our own: the lap of the fastest sample
+    lap = next(x["lap"] for x in sim.truth.laps if x["t_start_s"] <= at < x["t_end_s"])
+    assert got.text == f"Your top speed was {top:.1f} km/h ({top / 1.609344:.1f} mph), on lap {lap}."
     got = ask(Question("max rpm on lap 3?", "channel", measure="rpm", laps=(LapRef(3),)), sid)
     assert (
         got.text

@@ -9,6 +9,7 @@ import numpy as np
 from services.paddock.questions.families import judge
 from services.paddock.questions.model import LapRef, Question
 from services.paddock.tools.base import session_row
+from services.paddock.tools.limits import VITALS
 from tests.support.truth import vbox_truth
 
 # Sonoma's track file: T5 ends at 1261.2 m, T6 starts at 1406.2 m (shared/profiles/tracks/sonoma.yaml)
@@ -88,8 +89,11 @@ def test_a_vital_the_file_lacks_is_not_recorded(q_lake) -> None:
 
 def test_temps_in_general_judge_each_and_list_what_is_missing(q_lake) -> None:
     got = _ask(q_lake["vbox"], None, "are my temps fine?")
-    assert [x["measure"] for x in got.result["vitals"]] == list(judge.GENERAL)
+    # every vital is looked at; of the ones the file lacks only the general ones are named
+    assert [x["measure"] for x in got.result["vitals"]][: len(judge.GENERAL)] == list(judge.GENERAL)
+    assert {x["measure"] for x in got.result["vitals"]} == set(VITALS)
     assert got.text.endswith("Not recorded in this session: tyre temperatures.")
+    assert "fuel" not in got.text  # not recorded, and no general vital: not named
     assert "Your coolant temperature was OK: never above 105.0 °C (Pitwall's default limit)." in got.text
     # our own reading of the file: the oil pressure dips under 1 bar, but never under load
     raw = vbox_truth(q_lake["vbox_path"]).channels

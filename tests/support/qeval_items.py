@@ -191,24 +191,44 @@ def _gear(st: SessionTruth, slots: dict[str, Any]) -> Expect:
     return Expect(words=[rf"\b{g}(?:st|nd|rd|th)? gear\b|\bgear {g}\b"])
 
 
+_PSI_BAR = 0.0689476  # 1 psi in bar
+
+
+def _kin(st: SessionTruth, unit: str) -> list[float]:
+    """Every lap's and the session's highest and lowest of each of the file's temperatures (``c``) or
+    pressures (``bar``), read from the raw channels (a channel only in °F or psi converted): an answer
+    about the coolant when asked about the oil, or about every reading at once, says true figures."""
+    kin = {"c": "Temp", "bar": "Press"}.get(unit)
+    out: list[float] = []
+    for name in st.channels:
+        if not kin or kin not in name:
+            continue
+        vals = [f(name, lp) for lp in (*st.laps, None) for f in (st.channel_max, st.channel_min)]
+        out += [_metric(name, v) for v in vals]
+    return out
+
+
+def _metric(name: str, v: float) -> float:
+    """A raw reading in °C or bar: a channel the file gives only in °F or psi, converted."""
+    return (v - 32.0) / 1.8 if "(F)" in name else v * _PSI_BAR if "psi" in name else v
+
+
 def _channel(st: SessionTruth, slots: dict[str, Any]) -> Expect:
     """A raw channel's highest or lowest. Any true reading of the file's other temperatures (pressures) is
     true too: an answer about the coolant when asked about the oil is off the point, not wrong."""
     e = channel(st, slots["channel"], slots["how"], _one(st, slots), slots["unit"], slots.get("conv", 1.0))
-    kin = {"c": "Temp", "bar": "Press"}.get(slots["unit"])
-    for name in st.channels:
-        if kin and kin in name and name != slots["channel"] and "(F)" not in name and "psi" not in name:
-            e.check[slots["unit"]] += [
-                f(name, lp) for lp in st.laps for f in (st.channel_max, st.channel_min)
-            ]
+    if slots["unit"] in ("c", "bar"):
+        e.check[slots["unit"]] += _kin(st, slots["unit"])
     return e
 
 
 def _health(st: SessionTruth, slots: dict[str, Any]) -> Expect:
-    """Engine health ("oil and water look fine?"): the coolant's highest or the oil pressure's lowest."""
+    """Engine health ("oil and water look fine?"): the coolant's highest or the oil pressure's lowest; the
+    file's other temperatures and pressures, said beside them ("at a glance": every vital), are true too."""
     cool = channel(st, slots["coolant"], "max", None, "c")
     oil = channel(st, slots["oil"], "min", None, "bar")
-    return Expect(need=[cool.need[0] + oil.need[0]], check={**cool.check, **oil.check})
+    check = {"c": cool.check["c"] + _kin(st, "c"), "bar": oil.check["bar"] + _kin(st, "bar")}
+    return Expect(need=[cool.need[0] + oil.need[0]], check=check)
 
 
 def _oil_drop(st: SessionTruth, slots: dict[str, Any]) -> Expect:

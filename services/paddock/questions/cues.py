@@ -4,6 +4,8 @@ English the typo fixer leaves alone. Pure data (``words.vocabulary`` unites it w
 
 from __future__ import annotations
 
+import re
+
 
 def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -30,6 +32,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  session, previous run, earlier run, other run, last run out""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
+                 health, vitals, at a glance, monitor, expected, drops, dips, falls,
+                 surge, surging, starvation, starving,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
                  high, too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right,
                  redline, rev limiter, limiter, over rev, over revved, over revving, above, exceed, exceeded,
@@ -54,13 +58,24 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  change""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
-        "why": "why, how come",
+        "why": "why, how come, cause, causes, caused, causing, reason, reasons, what made",
         "fade": """getting slower, got slower, get slower, slower as, slowing down, slowed down, fall off, fell off,
                  falling off, drop off, dropped off, tailed off, tail off, faded, fading away""",
         "visits": "been to this track, been here, times have i been, how often have i, been to",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
                  better, faster than last time, trend""",
     }
+)
+# "off both the brake and the throttle", "not on either the brakes or throttle": neither pedal (coasting)
+_PEDAL = r"(?:brakes?|braking|throttle|gas|accelerator)"
+NEITHER_PEDAL = re.compile(
+    rf" (?:neither|either|nor|off|between) (?:the |both |my )?{_PEDAL} (?:or|nor|and) (?:the )?{_PEDAL} "
+)
+# an ordinal read as a gear ("in 2nd", "3rd or 4th") unless it counts one of these ("my 2nd fastest lap")
+TOP_GEAR = 8
+ORDINAL_NOUNS = _set(
+    """lap laps sector corner turn session sessions time times fastest best slowest quickest place position
+    run stint attempt try outing one visit day week year row"""
 )
 # words that make a question about driving data (with the measures, corners, sectors and laps)
 DRIVING = _set(
@@ -69,7 +84,7 @@ DRIVING = _set(
     car track drive driving driver steer steering consistent consistency pressure temp temperature fuel
     delta debrief brief coach improve best personal pace stint race racing qualifying tenths traction
     balance understeer oversteer alarm warning kerb curb wheel wheels setup entry exit marker markers
-    versus compare gap hairpin carousel esses chicane straight"""
+    versus compare gap hairpin carousel esses chicane straight kart karts karting vehicle"""
 )
 # words that make a question plainly about something else
 UNRELATED = _set(
@@ -121,5 +136,6 @@ COMMON = _set(
     wider narrower heavier lighter harder softer stronger weaker earlier later better worse fewer wonder
     wondering curious interested need needed wanted hoping hope hoped guess guessed suppose supposed
     believe believed expect expected notice noticed remember remembered forget forgot chose choose
-    choice decide decided plan planned trying attempt attempts string strung row"""
+    choice decide decided plan planned trying attempt attempts string strung row waste wasted wasting leak leaked leaking hide
+    hiding hidden"""
 )

@@ -51,7 +51,12 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         aggregation=s.aggregation,  # type: ignore[arg-type]
         within_s=within_s,
     )
-    return _tidy(follow(previous, q), s)
+    # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
+    whole = q.intent == "judge" and q.measure is None and bool(_WHOLE_CAR.search(s.joined))
+    whole |= (
+        q.intent == "judge" and s.has("health") and previous is not None and previous.measure not in w.JUDGED
+    )
+    return _tidy(follow(None if whole else previous, q), s)
 
 
 def _several_figures(s: Slots) -> bool:
@@ -73,7 +78,7 @@ def _fading(s: Slots) -> bool:
 def _intent(s: Slots) -> Intent:
     named = bool(s.laps or s.corner or s.sector is not None)
     event = s.measure is not None and w.MEASURES[s.measure].kind == "event"
-    if not s.driving and not named and not s.bare:
+    if not s.driving and not named and not s.bare and not _where_time(s):
         return "unrelated"
     if s.unrelated and not named:
         return "unrelated"
@@ -105,9 +110,9 @@ def _intent(s: Slots) -> Intent:
         return "sessions"
     if s.laps and s.compare:
         return "compare"
-    if s.sector_word and s.has("where_time"):
+    if s.sector_word and _where_time(s):
         return "sector"
-    if s.has("where_time"):
+    if _where_time(s):
         return "where_time"
     health = s.measure in w.JUDGED or (s.measure is None and s.has("health"))
     cornering = (
@@ -133,6 +138,24 @@ def _intent(s: Slots) -> Intent:
     if cornering and re.search(r" (?:slow\w*|brak\w*|fast\w*|early|late|too) ", s.joined):
         return "where_time"  # "do I slow down too much in the faster corners?": where the time goes
     return "unknown"
+
+
+# "finding three tenths", "gain a second"; "where you were slow", "the corners where my speed drops off"
+_FIND_TIME = re.compile(
+    r" (?:find|finding|gain|gaining|pick up|picking up|make up|(?:giv\w*|gave|throw\w*|threw) away|wast\w*"
+    r"|leak\w*) (?:\w+ ){0,2}(?:tenths?|seconds?|time) | time (?:is )?(?:hiding|leaking|going) "
+)
+_WHOLE_CAR = re.compile(r" (?:engine|car|vitals|gauges|health|everything) ")
+_WHERE_SLOW = re.compile(
+    r" where (?:\w+ ){0,4}(?:slow|slower|slowest|slowing|lose|losing|lost|drop|drops|dropping|bleed|bleeding) "
+)
+
+
+def _where_time(s: Slots) -> bool:
+    """Where the time goes: the cue words, or time to find, or where the driver is slow (never a vital's
+    drop: "where did my oil pressure drop?" is the judge's)."""
+    said = bool(_FIND_TIME.search(s.joined) or _WHERE_SLOW.search(s.joined))
+    return s.has("where_time") or (said and s.measure not in w.JUDGED)
 
 
 def _tidy(q: Question, s: Slots) -> Question:

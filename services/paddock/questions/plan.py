@@ -12,6 +12,7 @@ from services.paddock.questions.families import (
     balance,
     channels,
     coaching,
+    coasting,
     compare,
     corners,
     events,
@@ -83,6 +84,8 @@ _INTENT_WORDS = {
 
 def families(q: Question) -> tuple[Family, ...]:
     """The families that answer ``q``, from its intent and its filled slots."""
+    if q.measure == "coasting" and q.intent in (*PER_LAP, "compare"):  # neither pedal, by corner and lap
+        return (coasting.answer,)
     if lap_set.asks(q):
         return (lap_set.answer,)
     if len(q.laps) >= 2 and q.intent in PER_LAP:

@@ -55,6 +55,9 @@ class Slots:
     def measure(self) -> str | None:
         kinds = [m for m in self.measures if w.MEASURES[m].kind == "event"]
         rest = [m for m in self.measures if m != "lap_time"]
+        # "oil pressure above 4000 rpm", "EGT at peak RPM": the engine speed is the condition, not the subject
+        vital = [m for m in rest if m in w.JUDGED and m != "rpm"]
+        rest = vital + [m for m in rest if m not in vital and m != "rpm"] if vital else rest
         got = kinds or rest or self.measures
         return got[0] if got else None
 
@@ -104,7 +107,11 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     spans = _session_spans(s)
     found = _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE)
     s.measures = [m for _, m in found]
+    if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
+        s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
     positions = _laps(s) + _picks(s)
+    if _gear_said(s) and "gear" not in s.measures:
+        s.measures.append("gear")
     _attach(s, positions, spans)
     s.laps = list(dict.fromkeys(x for _, x in sorted(positions, key=lambda p: p[0])))  # each lap once
     agg = [a for _, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG)]
@@ -218,6 +225,18 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
                 out.append((i, LapRef(number=int(toks[i]))))
                 _mark(s, i, i + 1)
     return out
+
+
+def _gear_said(s: Slots) -> bool:
+    """ "in 2nd", "3rd or 4th", "is 4th too tall?": an ordinal no lap, sector or corner has read, naming
+    nothing after it, is a gear."""
+    toks = s.toks
+    for i in range(len(toks) - 1):
+        if s.used[i] or not toks[i].isdigit() or toks[i + 1] != "th" or not 1 <= int(toks[i]) <= c.TOP_GEAR:
+            continue
+        if i + 2 >= len(toks) or toks[i + 2] not in c.ORDINAL_NOUNS:
+            return True
+    return False
 
 
 def _picks(s: Slots) -> list[tuple[int, LapRef]]:

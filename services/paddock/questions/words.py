@@ -69,6 +69,12 @@ MEASURES: dict[str, Measure] = {
     "tyre_pressure": Measure("tyre pressures", _wheels("tpms_press_{}_bar"), "bar"),
     "tyre_temp": Measure("tyre temperatures", _wheels("tpms_temp_{}_c"), "°C"),
     "lambda": Measure("lambda (air-fuel ratio)", (), ""),  # no column in the signal model: not recorded
+    "egt": Measure("exhaust gas temperature", (), "°C"),  # no column in the signal model: not recorded
+    "boost": Measure("boost pressure", (), "bar"),  # no column in the signal model: not recorded
+    "head_temp": Measure("cylinder head temperature", (), "°C"),  # no column in the signal model
+    "intake_temp": Measure("intake air temperature", (), "°C"),  # no column in the signal model
+    "knock": Measure("engine knock", (), ""),  # no column in the signal model: not recorded
+    "conditions": Measure("track and air temperature", (), "°C"),  # no logger channel: not recorded
     "altitude": Measure("altitude", ("alt_m",), "m"),
     "distance": Measure("distance driven", ("odo_m",), "m"),
     "abs": Measure("ABS interventions", ("abs_active",), "", "event"),
@@ -81,7 +87,8 @@ MEASURES: dict[str, Measure] = {
 # the readings a judge question is about ("was my oil pressure ok?", "did I hit the rev limiter?")
 JUDGED = frozenset(
     {"oil_pressure", "oil_temp", "coolant_temp", "coolant_pressure", "fuel_pressure", "fuel_level", "rpm"}
-    | {"battery_voltage", "tyre_pressure", "tyre_temp", "lambda", "temps"}
+    | {"battery_voltage", "tyre_pressure", "tyre_temp", "lambda", "temps", "egt", "boost", "head_temp"}
+    | {"intake_temp", "knock"}
 )
 
 # phrases (after spelling, as words) -> measure; the longest phrase found first wins its words
@@ -89,19 +96,21 @@ _MEASURE_PHRASES: dict[str, str] = {
     "lap_time": "lap time, time, times, pace, how long, how quick",
     "speed": "speed, speeds, how fast",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
-        max speed""",
+        max speed, fastest i went, fastest i got, fastest i was going""",
     "min_speed": """minimum speed, lowest speed, slowest speed, apex speed, mid corner speed, how slow,
         corner speed""",
     "entry_speed": "entry speed, turn in speed, speed into, carry in, carried in",
     "exit_speed": "exit speed, speed out of, carry out, carried out",
     "brake_point": """brake point, braking point, brake marker, braking marker, brake zone, brake, brakes,
-        braking, braked, brake later, brake earlier""",
+        braking, braked, brake later, brake earlier, deep, too deep, in deep, overshoot, overshot, overcook,
+        overcooked""",
     "brake_pressure": """brake pressure, braking pressure, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, how hard i braked, brake hard""",
     "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
         flat out""",
-    "rpm": "rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving",
-    "gear": "gear, gears",
+    "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
+        limiter, shift point, shift points, shift light""",
+    "gear": "gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, short shift",
     "steering": "steering, steering angle, steer",
     "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
     "long_g": "longitudinal g, braking g, long g",
@@ -114,7 +123,9 @@ _MEASURE_PHRASES: dict[str, str] = {
     "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
     "yaw_rate": "yaw, yaw rate",
     "wheel_speed": "wheel speed, wheel speeds",
-    "oil_pressure": "oil pressure",
+    "oil_pressure": """oil pressure, pressure drop, pressure drops, pressure dip, pressure dips, pressure loss,
+        drop in pressure, loss of pressure, lose pressure, lost pressure, losing pressure, oil surge,
+        oil starvation""",
     "oil_temp": "oil, oil temp, oil temperature",
     "coolant_temp": """coolant, coolant temp, coolant temperature, water, water temp, water temperature,
         engine temp, engine temperature, overheat, overheating, overheated, running hot, engine hot""",
@@ -124,15 +135,27 @@ _MEASURE_PHRASES: dict[str, str] = {
     "battery_voltage": "battery, voltage, battery voltage",
     "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
     "tyre_temp": "tyre temp, tyre temperature, tyre",  # "how hot were the tyres"; pressure only when said
-    "coasting": "coast, coasting, coasted, coasts",
+    "coasting": """coast, coasting, coasted, coasts, neither pedal, off both pedals, off the pedals, flat line,
+        flat lines, flatline, flatlines, flats, dead time, between the pedals, between pedals""",  # a flat line in the traces: neither pedal
     "lambda": "lambda, afr, air fuel, mixture",
+    "egt": """egt, egts, exhaust, exhaust gas, exhaust gases, exhaust temp, exhaust temperature, exhaust gas temp,
+        exhaust gas temperature""",
+    "head_temp": """cht, head temp, head temperature, cylinder head, cylinder head temp, cylinder head
+        temperature""",
+    "intake_temp": "iat, intake temp, intake temperature, intake air, inlet temp, inlet air, air intake",
+    "knock": "knock, knocking, detonation, pinging, pre ignition",
+    "conditions": """track temp, track temperature, ambient, ambient temp, ambient temperature, air temp, air
+        temperature, humidity""",
+    "boost": "boost, boost pressure, turbo, turbo pressure, manifold pressure",
     "altitude": "altitude, elevation",
     "abs": "abs, anti lock",
     "dsc": "dsc, tc, traction control, stability control",
     "engine_light": "engine light, check engine, mil",
-    "lockup": "lock, locked, locking, lockup, lockups, lock up, lock ups, lock the brakes, flat spot",
+    "lockup": """lock, locked, locking, lockup, lockups, lock up, lock ups, lock the brakes, flat spot,
+        flat spots, flat spotted, flatspot, flatspotted""",
     "wheelspin": "wheelspin, wheel spin, spin the wheels, spinning the wheels, traction, spin, spun",
-    "alarm": "alarm, alarms, warning, warnings, alert, alerts, warning light",
+    "alarm": """alarm, alarms, warning, warnings, alert, alerts, warning light, warning lamp, fault, faults,
+        fault code, fault codes, error code, error codes, dash light, dash lights, dash flash, dash flashed""",
 }
 MEASURE_WORDS: dict[str, str] = {
     " ".join(p.split()): m for m, ps in _MEASURE_PHRASES.items() for p in ps.split(",") if p.strip()
@@ -160,7 +183,7 @@ SPELLING: dict[str, str] = _pairs(
     quickest=fastest, worst=slowest, final=last, latest=last, okay=ok, alright=ok, understeering=understeer,
     understeers=understeer, oversteering=oversteer, oversteers=oversteer, consistant=consistent,
     consistancy=consistency, consistensy=consistency, inconsistent=consistent, max=maximum, min=minimum,
-    alltime=all time, sec=sector, thru=through"""
+    alltime=all time, sec=sector, thru=through, motor=engine"""
 )
 
 
@@ -177,8 +200,8 @@ PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
 NOT_A_LAP = word_set("theoretical ideal perfect achievable optimal possible potential virtual")
 LAP_SEP = word_set("and or versus to through with against than compare")
 AGGREGATIONS: dict[str, str] = _pairs(
-    """maximum=max, highest=max, peak=max, top=max, most=max, how hot=max, how high=max, how hard=max,
-    minimum=min, lowest=min, least=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
+    """maximum=max, highest=max, peak=max, peaked=max, topped out=max, top=max, most=max, how hot=max, how high=max, how hard=max,
+    minimum=min, lowest=min, least=min, hottest=max, coldest=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
     how many=count, number of=count, count=count, each lap=each_lap, every lap=each_lap, per lap=each_lap,
     by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap, lap to lap=each_lap,
     session went on=each_lap, session progressed=each_lap, change over=each_lap, changed over=each_lap"""

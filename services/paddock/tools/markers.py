@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from services.paddock.lake import get_lake
 from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.base import ToolError, find_corner, r, session_row, track_corners
@@ -34,8 +36,26 @@ def _lap(c: Corner, x: CornerLap) -> dict[str, Any]:
     }
 
 
+def _against_others(c: Corner, braked: list[CornerLap], delta_m: float) -> dict[str, Any]:
+    """Each lap's brake point against the median of the other laps' ("did I go in too deep?"): the laps
+    ``delta_m`` or more later (deeper) or earlier, with the metres and the minimum speed."""
+    out: dict[str, Any] = {
+        "typical_before_apex_m": r(c.apex_m - float(np.median([x.brake_m for x in braked])), 1)
+    }
+    deeper: list[dict[str, Any]] = []
+    earlier: list[dict[str, Any]] = []
+    for x in braked:
+        others = [y.brake_m for y in braked if y is not x]
+        if not others:
+            continue
+        shift = x.brake_m - float(np.median(others))
+        if abs(shift) >= delta_m:
+            (deeper if shift > 0 else earlier).append(_lap(c, x) | {"shift_m": r(abs(shift), 1)})
+    return out | {"deeper": deeper, "earlier": earlier, "delta_m": delta_m}
+
+
 def corner_markers(
-    c: Corner, rows: list[CornerLap], best_lap: int | None, slack_kmh: float
+    c: Corner, rows: list[CornerLap], best_lap: int | None, slack_kmh: float, delta_m: float
 ) -> dict[str, Any]:
     """One corner's brake markers over its analysis rows (one per valid full lap)."""
     braked = [x for x in rows if finite(x.brake_m)]
@@ -62,6 +82,7 @@ def corner_markers(
         "min_kmh_slack": slack_kmh,
         "latest_that_worked": _lap(c, ok),
         "later_and_slower": [_lap(c, x) for x in sorted(too_late, key=lambda x: -x.brake_m)],
+        **_against_others(c, braked, delta_m),
         "analysis": [
             {"lap": x.lap, "cause": CAUSE_WORDS[x.cause], "loss_s": r(x.loss_s), "evidence": x.evidence}
             for x in rows
@@ -91,10 +112,13 @@ def get_brake_markers(session_id: str, corner_name: str | None = None) -> dict[s
     an = session_analysis(sid)
     if not an.rows:
         return {**base, "available": False, "reason": an.reason or "no valid full laps to analyse"}
-    slack = car_thresholds(s.get("car_id"), get_lake().settings.data_dir)["over_slow_kmh"]
+    th = car_thresholds(s.get("car_id"), get_lake().settings.data_dir)
+    slack, delta = th["over_slow_kmh"], th["brake_point_delta_m"]
     return {
         **base,
         "available": True,
         "laps": an.laps,
-        "corners": [corner_markers(c, an.corner_rows(c.id), s.get("best_lap"), slack) for c in corners],
+        "corners": [
+            corner_markers(c, an.corner_rows(c.id), s.get("best_lap"), slack, delta) for c in corners
+        ],
     }

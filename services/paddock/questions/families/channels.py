@@ -106,10 +106,31 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         key = {"top_speed": "top_speed_kmh", "rpm": "max_rpm", "min_speed": "min_speed_kmh"}.get(
             m, f"{fn}_{m}"
         )
+        at = _lap_of(sid, m, fn) if lap is None else None  # "when did it peak?": the lap it was on
+        if at is not None:
+            res["on_lap"] = at
+            scope = ", on the out lap" if at == 0 else f", on lap {at}"
+            return Answer(
+                f"Your {what} was {show(m, v)}{scope}.", "telemetry", {"session_id": sid}, res | {key: v}
+            )
         return Answer(
             f"Your {what}{scope} was {show(m, v)}.", "telemetry", {"session_id": sid}, res | {key: v}
         )
     return _range(sid, m, lap)
+
+
+def _lap_of(sid: str, m: str, fn: str) -> int | None:
+    """The lap a one-column channel's highest (``max``) or lowest (``min``) reading was on."""
+    cols = MEASURES[m].columns
+    if len(cols) != 1 or fn not in ("max", "min"):
+        return None
+    order = "DESC" if fn == "max" else "ASC"
+    got = rows(
+        f"SELECT lap FROM telemetry WHERE session_id = ? AND {cols[0]} IS NOT NULL AND lap IS NOT NULL "
+        f"ORDER BY {cols[0]} {order}, lap LIMIT 1",
+        [sid],
+    )
+    return int(got[0]["lap"]) if got else None
 
 
 def _range(sid: str, m: str, lap: int | None) -> Answer:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.paddock.agents.coaching_lines import opportunities_text, threads_text
-from services.paddock.agents.fmt import corner_label, laptime, secs
+from services.paddock.agents.fmt import corner_label, lap_list, laptime, secs
 from services.paddock.agents.pace_text import achievable_text, race_pace_text
 from services.paddock.questions.families import corners
 from services.paddock.questions.families.compare import delta_text
@@ -43,13 +43,35 @@ def where_time(q: Question, s: dict[str, Any]) -> Answer | None:
     """Where the time is over the session (at one corner: that corner's history and time to find)."""
     sid = str(s["session_id"])
     if q.corner is not None:
-        return corners.answer(Question(q.text, "corner", corner=q.corner), s)
+        return _at_corner(q, s)
     args = {"session_id": sid}
     opp = run_tool("get_opportunities", args)
     if "error" not in opp and opp.get("opportunities"):
         return Answer(opportunities_text(opp), "get_opportunities", args, opp)
     hl = run_tool("get_session_highlights", args)
     return Answer(lose_text(hl), "get_session_highlights", args, hl)
+
+
+def _at_corner(q: Question, s: dict[str, Any]) -> Answer | None:
+    """ "Am I losing time at turn 7?": the corner's history; with no time to find there this session, where
+    the most is instead."""
+    got = corners.answer(Question(q.text, "corner", corner=q.corner), s)
+    if got is None or got.tool != "get_corner_history" or "sessions" not in got.result:
+        return got
+    sid = str(s["session_id"])
+    this = next((x for x in got.result["sessions"] if x["session_id"] == sid), None)
+    if this is None or this.get("laps_lost"):
+        return got
+    opp = run_tool("get_opportunities", {"session_id": sid})
+    top = next(iter(opp.get("opportunities") or []), None) if "error" not in opp else None
+    name = corner_label(got.result["corner"], got.result.get("name"))
+    text = f"{got.text} No time to find at {name} against your good laps this session"
+    if top is None or str(top["corner_id"]).lower() == str(q.corner).lower():
+        return Answer(text + ".", got.tool, got.args, got.result)
+    where = corner_label(top["corner"], top.get("name"))
+    text += f"; the most is at {where}: {secs(top['time_to_find_s'], 2)} a lap on {lap_list(top['laps'])}"
+    text += f" ({top['says']})." if top.get("says") else "."
+    return Answer(text, got.tool, got.args, got.result | {"most_at": top})
 
 
 def threads(q: Question, s: dict[str, Any]) -> Answer:
@@ -66,6 +88,8 @@ def why_slower(q: Question, s: dict[str, Any]) -> Answer | None:
     laps = named_laps(q, s)
     if isinstance(laps, Answer):
         return laps
+    if not laps and q.corner is None:  # "why am I slow?", "the causes of my slow laps": where and why
+        return where_time(q, s)
     good = timed(all_laps(sid))
     if not laps or laps[0][0] != sid or not good:
         return None
@@ -128,6 +152,27 @@ def consistency(q: Question, s: dict[str, Any]) -> Answer:
         f" Fastest lap {best['lap']} in {lap_time(best['time_s'])}, slowest lap {slow['lap']} in "
         f"{lap_time(slow['time_s'])}."
     )
-    res = d | {"best_lap": best["lap"], "best_lap_s": best["time_s"]}
+    where = _least_consistent(sid)
+    if where:
+        text += (
+            " Your laps differ most at "
+            + "; ".join(
+                f"{c} (up to {secs(v, 2)} a lap lost against your good laps, on {lap_list(n)})"
+                for c, v, n in where
+            )
+            + "."
+        )
+    res = d | {"best_lap": best["lap"], "best_lap_s": best["time_s"], "least_consistent": where}
     res |= {"slowest_lap": slow["lap"], "slowest_lap_s": slow["time_s"], "valid_laps": len(good)}
     return Answer(text, "get_race_pace_model", args, res)
+
+
+def _least_consistent(sid: str) -> list[tuple[str, float, list[int]]]:
+    """The corners where the laps differ most: (corner, the most a lap lost there against your good laps,
+    the laps that lost time there), from the session analysis' losses, the largest first."""
+    by: dict[str, list[tuple[float, int]]] = {}
+    for r in session_analysis(sid).rows:
+        if r.cause:  # lost time against the good laps here (``opportunity_min_s`` or more)
+            by.setdefault(r.corner, []).append((r.loss_s, r.lap))
+    got = [(c, max(v)[0], sorted(n for _, n in v)) for c, v in by.items()]
+    return sorted(got, key=lambda x: -x[1])[:SHOWN]

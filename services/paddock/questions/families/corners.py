@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from services.paddock.agents.fmt import corner_label, lap_list, secs
-from services.paddock.questions.families.channels import MPH, ordinal
+from services.paddock.questions.families.channels import MPH, not_recorded, on_lap, ordinal
 from services.paddock.questions.families.laps import named_laps
 from services.paddock.questions.families.track_words import corner_names, no_such_corner
 from services.paddock.questions.model import Answer, Question
@@ -85,7 +85,12 @@ def corner_rows(s: dict[str, Any], corner: str) -> tuple[str, dict[int, dict[str
     )
     if not got:
         names = corner_names(s) or {c: name_of(c, None) for c in corner_ids(s)}  # a detected track: its own
-        text = no_such_corner(corner, names)
+        known = next((v for k, v in names.items() if k.lower() == corner.lower()), None)
+        text = (
+            f"No valid timed lap passes {known} in this session, so it has no figures there."
+            if known is not None
+            else no_such_corner(corner, names)
+        )
         return Answer(
             text,
             "get_corner_history",
@@ -110,6 +115,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return _gear(s, q.corner, got[0], lap)
     if q.measure is None and lap is None:
         return _history(sid, q.corner)
+    if q.measure not in COLUMNS and q.measure is not None and on_lap(sid, q.measure, None) is None:
+        return not_recorded(s, q.measure)  # "steering at turn 3" with no steering channel
     cols = list(COLUMNS.get(q.measure or "", DEFAULT if lap is not None else ()))
     if not cols:
         return None

@@ -36,24 +36,27 @@ HEALTH: dict[str, tuple[str, str, str, str, bool]] = {
 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     sid = str(s["session_id"])
-    if q.measure in KINDS:
-        return _interventions(sid, q.measure)
-    if q.measure in HEALTH:
-        return _health(sid, q.measure)
-    if q.measure not in (None, "alarm", "engine_light"):
+    if q.measure not in (*KINDS, *HEALTH, None, "alarm", "engine_light"):
         return None
     laps = named_laps(q, s)
     if isinstance(laps, Answer):
-        return laps
-    rep = flag_report(sid)
+        return laps  # a lap the session does not have is said so before any event is counted
     lap = laps[0][1] if laps else None
+    if q.measure in KINDS:
+        return _interventions(sid, q.measure, lap, q.corner)
+    if q.measure in HEALTH:
+        return _health(sid, q.measure)
+    rep = flag_report(sid)
     return Answer(
         warnings_text(rep, lap), "get_flags_and_alarms", {"session_id": rep.session_id}, rep.as_dict()
     )
 
 
-def _interventions(sid: str, measure: str) -> Answer | None:
-    """How many, at which corners, on which laps; or "cannot be measured" with the reason."""
+def _interventions(
+    sid: str, measure: str, lap: int | None = None, corner: str | None = None
+) -> Answer | None:
+    """How many, at which corners, on which laps (on ``lap`` when one is named; at ``corner`` first, the
+    others beside it); or "cannot be measured" with the reason."""
     tool, kind, label = KINDS[measure]
     r = run_tool(tool, {"session_id": sid})
     if "error" in r:
@@ -62,18 +65,24 @@ def _interventions(sid: str, measure: str) -> Answer | None:
         why = str(r.get("not_recorded") or "the channels they need are not recorded in this session")
         text = f"{label[0].upper()}{label[1:]} cannot be measured: {why[0].lower()}{why[1:].rstrip('.')}."
         return Answer(text, tool, {"session_id": sid}, {"recorded": False})
-    evs = [e for e in r.get("events") or [] if e.get("kind") == kind]
+    evs = [e for e in r.get("events") or [] if e.get("kind") == kind and lap in (None, e.get("lap"))]
     if not evs:
-        return Answer(f"No {label} this session.", tool, {"session_id": sid}, {"count": 0})
+        scope = "this session" if lap is None else f"on lap {lap}"
+        return Answer(f"No {label} {scope}.", tool, {"session_id": sid}, {"count": 0})
     by: dict[str, list[int]] = {}
     for e in evs:
         by.setdefault(str(e.get("corner") or "off-corner").upper(), []).append(int(e["lap"]))
     where = "; ".join(
         f"at {c} on lap{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}" for c, v in by.items()
     )
-    return Answer(
-        f"Yes, {len(evs)} {label}: {where}.", tool, {"session_id": sid}, {"count": len(evs), "events": evs}
-    )
+    res = {"count": len(evs), "events": evs}
+    here = corner.upper() if corner else None
+    if here is not None and here not in by:  # "do I lock up into turn 4?": none there, said beside the rest
+        text = f"None at {here}; {len(evs)} {label} elsewhere: {where}."
+        return Answer(text, tool, {"session_id": sid}, res | {"count_at_corner": 0})
+    if here is not None:
+        res["count_at_corner"] = len(by[here])
+    return Answer(f"Yes, {len(evs)} {label}: {where}.", tool, {"session_id": sid}, res)
 
 
 def _health(sid: str, measure: str) -> Answer | None:

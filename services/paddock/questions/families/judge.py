@@ -10,7 +10,8 @@ from services.paddock.questions.families.track_words import corner_names
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.limits import TEMPS, VITALS, get_vital_limits
 
-#: what a judge question with no single measure ("is everything ok?") looks at
+#: the vitals a judge question with no single measure ("is everything ok?", "engine health at a glance")
+#: says are not recorded when the file lacks them; every other vital is judged when recorded, else not named
 GENERAL = ("oil_pressure", "coolant_temp", "oil_temp", "tyre_temp")
 MAX_CROSSINGS = 4
 
@@ -77,7 +78,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     elif q.measure == "temps":
         measures = TEMPS
     elif q.measure is None:
-        measures = GENERAL
+        measures = (*GENERAL, *(m for m in VITALS if m not in GENERAL))
     else:
         return None  # not a vital: another family's question
     sid = s["session_id"]
@@ -88,7 +89,9 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     ]
     results = [get_vital_limits(sid, m) for m in measures]
     if len(results) > 1:  # several at once: what was not recorded goes in one line at the end
-        lacking = [x["words"] for x in results if not x["recorded"]]
+        lacking = [
+            x["words"] for x, m in zip(results, measures, strict=True) if not x["recorded"] and m in GENERAL
+        ]
         lines = [_judged(x, names, n) for x in results if x["recorded"] for n in laps]
         if lacking:
             lines.append("Not recorded in this session: " + ", ".join(lacking) + ".")

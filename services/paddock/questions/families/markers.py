@@ -26,6 +26,7 @@ def _one(c: dict[str, Any], name: str, laps: list[int]) -> str:
         out.append(
             f"Into {name} you braked {_mark(c['best_lap'])} on your best lap (lap {c['best_lap']['lap']})."
         )
+    out.append(_verdict(c, name))  # "too deep?", "too early?": first, against the other laps
     for n in laps:
         got = next((x for x in c["laps"] if x["lap"] == n), None)
         out.append(f"On lap {n} you braked {_mark(got)}." if got else f"Lap {n} has no braking for {name}.")
@@ -59,6 +60,31 @@ def _one(c: dict[str, Any], name: str, laps: list[int]) -> str:
             + f": {an[0]['evidence']}."
         )
     return " ".join(out)
+
+
+def _verdict(c: dict[str, Any], name: str) -> str:
+    """Too deep or too early: each lap against the other laps' brake point."""
+    typ = c["typical_before_apex_m"]
+    head = f"Against your other laps (braking typically {typ:.0f} m before the {name} apex)"
+    bits = []
+    if c["deeper"]:
+        bits.append(
+            "in too deep on "
+            + ", ".join(
+                f"lap {x['lap']} ({x['shift_m']:.0f} m later, minimum {x['min_kmh']:.1f} km/h)"
+                for x in c["deeper"]
+            )
+        )
+    if c["earlier"]:
+        bits.append(
+            "braked early on "
+            + ", ".join(f"lap {x['lap']} ({x['shift_m']:.0f} m earlier)" for x in c["earlier"])
+        )
+    if not bits:
+        return (
+            f"{head}: neither too deep nor too early, every lap within {c['spread_m']:.0f} m of the others."
+        )
+    return f"{head}: " + "; ".join(bits) + "."
 
 
 def _short(c: dict[str, Any], name: str) -> str:
