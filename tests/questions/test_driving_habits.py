@@ -276,3 +276,19 @@ def test_time_asked_at_a_clean_corner_says_none_there_and_where_the_most_is(q_la
     assert abs(got.result["most_at"]["time_to_find_s"] - worst["time_lost_s"]) <= 0.1
     there = _ask(q_lake["sim"], f"am I losing time in turn {worst['corner_id'][1:]}?")
     assert "No time to find" not in there.text and "most_at" not in there.result
+
+
+def test_lockups_asked_of_a_set_of_laps_count_every_lap_of_the_set(q_lake) -> None:
+    locks = _events(q_lake, "lockup")
+    last = max(x["lap"] for x in q_lake["sim_obj"].truth.laps if x["kind"] == "full")  # the in lap: no
+    for n in (2, 3, 4):
+        laps = list(range(last - n + 1, last + 1))
+        mine = [e for e in locks if e["lap"] in laps]
+        got = _ask(q_lake["sim"], f"any lockups over my last {n} laps?")
+        assert got.result["count"] == len(mine), (n, got.text)
+        if not mine:
+            said = ", ".join(map(str, laps[:-1])) + f" and {laps[-1]}"
+            assert got.text == f"No lockups on laps {said}."
+    first = min(e["lap"] for e in locks)
+    got = _ask(q_lake["sim"], f"did I lock up in the first {first} laps?")
+    assert got.result["count"] == sum(e["lap"] <= first for e in locks) >= 1

@@ -41,9 +41,10 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     laps = named_laps(q, s)
     if isinstance(laps, Answer):
         return laps  # a lap the session does not have is said so before any event is counted
-    lap = laps[0][1] if laps else None
+    picked = tuple(n for _, n in laps)  # "my last 3 laps" names three
+    lap = picked[0] if len(picked) == 1 else None
     if q.measure in KINDS:
-        return _interventions(sid, q.measure, lap, q.corner)
+        return _interventions(sid, q.measure, picked, q.corner)
     if q.measure in HEALTH:
         return _health(sid, q.measure)
     rep = flag_report(sid)
@@ -53,10 +54,10 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
 
 
 def _interventions(
-    sid: str, measure: str, lap: int | None = None, corner: str | None = None
+    sid: str, measure: str, laps: tuple[int, ...] = (), corner: str | None = None
 ) -> Answer | None:
-    """How many, at which corners, on which laps (on ``lap`` when one is named; at ``corner`` first, the
-    others beside it); or "cannot be measured" with the reason."""
+    """How many, at which corners, on which laps (on the ``laps`` named, when any; at ``corner`` first,
+    the others beside it); or "cannot be measured" with the reason."""
     tool, kind, label = KINDS[measure]
     r = run_tool(tool, {"session_id": sid})
     if "error" in r:
@@ -65,9 +66,9 @@ def _interventions(
         why = str(r.get("not_recorded") or "the channels they need are not recorded in this session")
         text = f"{label[0].upper()}{label[1:]} cannot be measured: {why[0].lower()}{why[1:].rstrip('.')}."
         return Answer(text, tool, {"session_id": sid}, {"recorded": False})
-    evs = [e for e in r.get("events") or [] if e.get("kind") == kind and lap in (None, e.get("lap"))]
+    evs = [e for e in r.get("events") or [] if e.get("kind") == kind and (not laps or e.get("lap") in laps)]
     if not evs:
-        scope = "this session" if lap is None else f"on lap {lap}"
+        scope = "this session" if not laps else f"on lap{'s' if len(laps) > 1 else ''} {_listed(laps)}"
         return Answer(f"No {label} {scope}.", tool, {"session_id": sid}, {"count": 0})
     by: dict[str, list[int]] = {}
     for e in evs:
@@ -110,3 +111,9 @@ def _health(sid: str, measure: str) -> Answer | None:
     res = {"flagged_laps": flagged, "worst_lap": worst_lap, f"worst_{key}": worst}
     res |= {f"{key}_lap_{n}": v for n, v in vals}
     return Answer(text, "get_engine_health_timeline", {"session_id": sid}, res)
+
+
+def _listed(laps: tuple[int, ...]) -> str:
+    """6 | 6 and 7 | 6, 7 and 8"""
+    said = [str(n) for n in laps]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
