@@ -48,6 +48,9 @@ REAL_MODEL_WRONG_MAX = 3
 # answer; the data path alone gives 112/155, so the model still subtracts (a margin below the measured share
 # for the model's run-to-run variation)
 REAL_MODEL_CORRECT_MIN = 0.58
+# the tuning half on SmolLM2 (read while changing the narrator): measured below
+TUNING_REAL_MODEL_WRONG_MAX = 0
+TUNING_REAL_MODEL_CORRECT_MIN = 0.0
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +118,16 @@ def test_the_held_out_half_on_the_real_model(
     assert rep["wrong_as_model_text"] == 0, counts(rep)
     assert rep["wrong"] <= REAL_MODEL_WRONG_MAX, counts(rep)
     assert rep["correct_share"] >= REAL_MODEL_CORRECT_MIN, counts(rep)
+
+
+def test_the_tuning_half_on_the_real_model(
+    prepared: Prepared, real_llm: EmbeddedModelServer, tmp_path: Path
+) -> None:
+    """SmolLM2 on the tuning half (every answer written and printed): the model only adds, so it gets at
+    least what the data path gets, none wrong."""
+    with serve(prepared, real_llm.url, tmp_path) as url:
+        results, rep = evaluate(url, prepared, half("tuning"), "tuning", tmp_path / "tuning-smollm2.json")
+    shown = json.dumps(misses(results), indent=1)
+    assert rep["wrong_as_model_text"] == 0, shown
+    assert rep["wrong"] <= TUNING_REAL_MODEL_WRONG_MAX, shown
+    assert rep["correct_share"] >= TUNING_REAL_MODEL_CORRECT_MIN, shown

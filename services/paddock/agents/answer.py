@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.paddock.agents.coach_types import CoachHost, CoachRequest, Run
-from services.paddock.agents.compose import FactSheet, prose_problem
+from services.paddock.agents.compose import carry_every_fact, prose_problem
 from services.paddock.agents.evidence import fallback, sheet_and_facts
+from services.paddock.agents.factsheet import FactSheet
 from services.paddock.agents.grounding import grounding_check
 from services.paddock.agents.narrative import parse_emotion, template_narrative
 from services.paddock.questions.conversation import STATE_KEY
@@ -73,12 +74,12 @@ def ending(
     why = reason if not model_ok else err
     model_text: str | None = n.get("raw")
     ungrounded: list[str] = []
-    if run.parts:  # checked sentences reached the client: they stay
-        text = " ".join(run.parts) if n.get("narrator") != "llm" else str(n["text"])
-        out = Outcome(text, "llm", n.get("emotion") or "neutral", bool(n.get("complete", True)) and not err)
-        out.reason = n.get("reason") or why if not out.complete else n.get("reason")
-        if not model_ok:
-            out.complete = False
+    if n.get("narrator") == "llm":  # the narrator ended with the model's words and every fact after them
+        out = Outcome(str(n["text"]), "llm", n.get("emotion") or "neutral")
+        out.complete = bool(n.get("complete", True)) and not err and model_ok
+        out.reason = n.get("reason") or (why if not out.complete else None)
+    elif run.parts and not n:  # cut mid-reply: the checked sentences stay, every fact of the data after them
+        out = _cut(req, run, why)
     elif run.held and n == {}:
         text, emotion, problem, ungrounded = _specialist(req, run)
         model_text = "".join(run.held)
@@ -111,6 +112,20 @@ def ending(
             facts.add_data(res)
         out.ungrounded = grounding_check(out.text, facts)
     _shape(svc, req, run, out)
+    return out
+
+
+def _cut(req: CoachRequest, run: Run, why: str | None) -> Outcome:
+    """A narrator's reply cut before it ended: the sentences the client saw, then the sheet's facts they
+    do not carry (``carry_every_fact``); the data answer when the model's own words are not among them."""
+    sheet, _ = sheet_and_facts(req.kind, {**run.state, "user_question": req.question})
+    shown = " ".join(run.parts)
+    if all(p.strip() in {t for _, t in sheet.facts} for p in run.parts):  # no words of the model's own
+        fb = fallback(req.kind, run.state)
+        out = Outcome(fb["text"], fb["narrator"]) if fb else Outcome(shown, "none")
+    else:
+        out = Outcome(" ".join([shown, *carry_every_fact(shown, sheet, [])]), "llm")
+    out.complete, out.reason = False, why
     return out
 
 
