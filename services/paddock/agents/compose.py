@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.paddock.agents.factsheet import FactSheet
+from services.paddock.agents.factsheet import FactSheet, sentence
 from services.paddock.agents.grounding import Facts, grounding_check
 from services.paddock.agents.narrative import EMOTIONS, parse_emotion
 from services.paddock.agents.vocab import unknown_words
@@ -59,14 +59,6 @@ def note_problem(note: str, sheet: FactSheet, question: str) -> str | None:
     if len(low) > 12 and low in re.sub(r"\W+", " ", question.lower()):
         return "note echoes the question"
     return None
-
-
-def _sentence(note: str) -> str:
-    n = re.sub(r"\s+", " ", note.strip())
-    if not n:
-        return ""
-    n = n[0].upper() + n[1:]
-    return n if n[-1] in ".!?" else n + "."
 
 
 @dataclass
@@ -155,8 +147,8 @@ class ReplyReader:
             note = ""
         self.r.picks.append(fid)
         if note:
-            self.r.notes.append(_sentence(note))
-        text = " ".join(x for x in (fact, _sentence(note)) if x)
+            self.r.notes.append(sentence(note))
+        text = " ".join(x for x in (fact, sentence(note)) if x)
         self.r.parts.append(text)
         return text
 
@@ -202,7 +194,7 @@ def carry_every_fact(shown: str, sheet: FactSheet, picked: list[str], prose: boo
         figures = set(_FIGURE.findall(fact))
         if fid in picked or fact in shown or (figures and figures <= said):
             continue
-        out.append(fact[0].upper() + fact[1:])
+        out.append(fact)
     return out
 
 

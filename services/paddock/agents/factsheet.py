@@ -37,14 +37,14 @@ class FactSheet:
             for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])|;\s+", line.strip()):
                 s = s.strip()
                 if s:
-                    out.append((f"f{len(out) + 1}", s if s[-1] in ".!?" else s + "."))
+                    out.append((f"f{len(out) + 1}", sentence(s)))
         return cls(out)
 
     @classmethod
     def from_lines(cls, text: str) -> FactSheet:
         """A brief's or debrief's digest: one fact a line, every line (the digest is bounded already)."""
         lines = [x.strip() for x in (text or "").splitlines() if x.strip()]
-        return cls([(f"f{i}", x if x[-1] in ".!?" else x + ".") for i, x in enumerate(lines, 1)])
+        return cls([(f"f{i}", sentence(x)) for i, x in enumerate(lines, 1)])
 
     @property
     def ids(self) -> list[str]:
@@ -55,6 +55,16 @@ class FactSheet:
 
     def listing(self) -> str:
         return "\n".join(f"{i}: {t}" for i, t in self.facts[:MAX_LISTED])
+
+
+def sentence(s: str) -> str:
+    """A fact or a note as the driver reads it on its own: one space between words, a capital first, a
+    full stop last (a trailing comma or dash dropped); "" for no words."""
+    s = re.sub(r"[\s,;:-]+$", "", re.sub(r"\s+", " ", s.strip()))
+    if not s:
+        return ""
+    s = s[0].upper() + s[1:]
+    return s if s[-1] in ".!?" else s + "."
 
 
 def reply_schema(sheet: FactSheet) -> dict[str, Any]:
