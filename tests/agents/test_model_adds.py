@@ -105,3 +105,24 @@ def test_picks_without_words_of_the_models_own_give_the_data_answer(env) -> None
     done, _ = _ask(env, reply)
     assert done["narrator"] == "data" and done["text"] == env["data"], done
     assert "no words of its own" in (done["reason"] or ""), done
+
+
+def test_a_specialists_prose_is_followed_by_the_data_answer_it_does_not_carry(env) -> None:
+    """A question no family answers goes to the routed specialist: its checked prose, then what Pitwall
+    understood and can answer (its data answer), never the prose alone."""
+    question = "monitor my engine at a glance"
+    plan = plan_of(question, env["sid"])
+    assert plan is not None and plan["result"].get("understood"), plan
+    prose = "Glance at the temperatures on the straights, never in a corner."
+    env["llm"].script.append({"text": prose})
+
+    async def go() -> list[CoachEvent]:
+        # another driver's conversation: no earlier question of this module to follow up on
+        return [e async for e in ask(env["svc"], "bo", question, session_id=env["sid"])]
+
+    done = asyncio.run(go())[-1].data
+    assert done["narrator"] == "llm" and done["agent"] != "AskNarrator", done
+    assert done["text"].startswith(prose + " "), done
+    # after the prose: the data answer, every word of it in its order (its clauses as sentences)
+    words = re.compile(r"[a-z0-9]+")
+    assert words.findall(done["text"][len(prose) :].lower()) == words.findall(plan["text"].lower())

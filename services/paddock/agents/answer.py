@@ -3,8 +3,10 @@ data it had fetched) as an ``Outcome`` the service writes once and sends once.
 
 A specialist's prose (model-chosen tools, or a question no route answers) is shown only when every lap,
 corner and figure in it is in the data its tools returned and it echoes nothing of the prompt, and (a
-question that asks for a figure: a time, a speed, a lap, a corner) when it states one; else the question's
-data answer, labelled, or ``available: false``. A figure question no data answers keeps the model's words.
+question that asks for a figure: a time, a speed, a lap, a corner) when it states one; the data answer's
+facts it does not carry follow it (``carry_every_fact``: the model adds, never subtracts); else the
+question's data answer, labelled, or ``available: false``. A figure question no data answers keeps the
+model's words.
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ def ending(
         fb = fallback(req.kind, run.state)
         kept = problem == NO_FIGURE and fb is None  # no data answers it either: its words are all there is
         if (problem is None or kept) and not isinstance(run.error, BudgetExceeded | LoopGuard):
+            if fb is not None:  # the model adds, never subtracts: the data answer's facts follow its words
+                sheet, _ = sheet_and_facts(req.kind, {**run.state, "user_question": req.question})
+                text = " ".join([text, *carry_every_fact(text, sheet, [], prose=True)])
             out = Outcome(
                 text, "llm", emotion, run.error is None, err or (problem if kept else None), ungrounded
             )
