@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from services.paddock.agents.compose import FactSheet, ReplyReader, prose_problem, reply_schema
+from services.paddock.agents.compose import ReplyReader, carry_every_fact, prose_problem
+from services.paddock.agents.factsheet import MAX_LISTED, FactSheet, reply_schema
 from services.paddock.agents.grounding import Facts, facts_of, grounding_check
 
 EVIDENCE = (
@@ -117,10 +118,10 @@ DIGEST = (
 )
 
 
-def _narrate(reply: str, whole: bool = True) -> tuple[list[str], list[str]]:
+def _narrate(reply: str) -> tuple[list[str], list[str]]:
     """(what streamed while the reply was read, every part of the finished narrative)"""
     sheet = FactSheet.from_lines(DIGEST)
-    r = ReplyReader(sheet, "debrief my session", need_first=False, whole=whole)
+    r = ReplyReader(sheet, "debrief my session", need_first=False)
     shown = []
     for word in reply.split(" "):
         shown += r.feed(word + " ")
@@ -137,8 +138,53 @@ def test_a_narrative_keeps_every_fact_the_model_left_out_after_its_picks() -> No
         "Best: lap 8, 1:35.287. Theoretical best (every best piece added up): 1:35.129.",
         "Plan: 2 laps warm tyres and brakes; 3 laps T3: brake 28 m later.",
     ]
-    # a question's reply is its picks alone
-    assert _narrate(_reply(("f3", "brake later and stay smooth")), whole=False)[1] == [focus]
+
+
+def test_a_questions_reply_keeps_every_fact_of_the_data_answer_after_its_picks() -> None:
+    """The same rule as a narrative's: the model adds its words, the data answer's facts all follow."""
+    text = "Your best lap was lap 7 in 1:46.984, of 12 valid laps. Top speed 178.4 km/h; on lap 3."
+    r = ReplyReader(FactSheet.from_text(text), "what was my best lap?", need_first=True)
+    shown = r.feed(_reply(("f1", "a strong base to build on")))
+    got = r.finish(facts_of(text))
+    assert shown == ["Your best lap was lap 7 in 1:46.984, of 12 valid laps. A strong base to build on."]
+    assert got.added == ["Top speed 178.4 km/h.", "On lap 3."] and got.parts == shown + got.added
+    assert got.adds and got.notes == ["A strong base to build on."]
+    # picks without a note of the model's own: the data answer reordered, nothing added
+    r = ReplyReader(FactSheet.from_text(text), "what was my best lap?", need_first=True)
+    r.feed(_reply(("f1", ""), ("f3", "")))
+    got = r.finish(facts_of(text))
+    assert not got.adds and got.parts[-1] == "Top speed 178.4 km/h."
+
+
+def test_facts_beyond_the_listing_follow_the_picks() -> None:
+    """A long data answer: the model is shown the first facts only, the rest still reach the driver."""
+    text = " ".join(f"Lap {n} was {100 + n}.5 s." for n in range(1, MAX_LISTED + 3))
+    sheet = FactSheet.from_text(text)
+    assert len(sheet.facts) == MAX_LISTED + 2 and len(sheet.ids) == MAX_LISTED
+    r = ReplyReader(sheet, "my laps?", need_first=True)
+    r.feed(_reply(("f1", "steady start there")))
+    got = r.finish(facts_of(text))
+    assert got.added[-2:] == [
+        f"Lap {MAX_LISTED + 1} was {101 + MAX_LISTED}.5 s.",
+        f"Lap {MAX_LISTED + 2} was {102 + MAX_LISTED}.5 s.",
+    ]
+    assert len(got.parts) == MAX_LISTED + 2
+
+
+def test_prose_carries_a_fact_only_by_stating_every_figure_of_it() -> None:
+    sheet = FactSheet.from_text("Best lap 7 in 1:46.984. Top speed 178.4 km/h on lap 3. Keep it tidy.")
+    prose = "Lap 7 in 1:46.984 was your best and you reached 178.4 on lap 8."
+    assert carry_every_fact(prose, sheet, [], prose=True) == [
+        "Top speed 178.4 km/h on lap 3.",
+        "Keep it tidy.",
+    ]
+    assert carry_every_fact(prose, sheet, ["f2"], prose=True) == ["Keep it tidy."]
+    # picked sentences carry their facts verbatim, figures elsewhere do not
+    assert carry_every_fact("Best lap 7 in 1:46.984.", sheet, []) == [
+        "Top speed 178.4 km/h on lap 3.",
+        "Keep it tidy.",
+    ]
+    assert carry_every_fact("lap 7 1:46.984", sheet, []) == [t for _, t in sheet.facts]
 
 
 def test_a_prose_narrative_is_followed_by_the_facts_whose_figures_it_does_not_state() -> None:

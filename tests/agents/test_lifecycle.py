@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from services.paddock.agents.compose import SYSTEM, FactSheet, messages
 from services.paddock.agents.data_agents import DATA_SPECS, run_data_spec
 from services.paddock.agents.digest import build_digest, estimate_tokens
+from services.paddock.agents.factsheet import SYSTEM, FactSheet, messages
 from services.paddock.agents.narrative import facts_of, grounding_check
 from services.paddock.agents.registry import BRIEF_KEYS
 from services.paddock.agents.service import CoachEvent, CoachRequest, CoachService, UnknownSession, ask
@@ -223,7 +223,12 @@ def test_silence_after_tokens_keeps_them_and_ends_incomplete(env) -> None:
     done = events[-1].data
     assert streamed.endswith("Good start.") and "quiet" not in streamed
     assert done["narrator"] == "llm" and done["complete"] is False and "silent" in done["reason"]
-    assert done["text"] == streamed  # the template never replaces sentences the driver saw
+    # the template never replaces sentences the driver saw; every fact of the digest follows them
+    assert done["text"].startswith(streamed)
+    state = {e.data["key"]: e.data["data"] for e in events if e.type == "data"}
+    facts = [t for _, t in FactSheet.from_lines(build_digest("debrief", state)).facts]
+    assert len(facts) > 2 and streamed.startswith(facts[0])
+    assert all(t[0].upper() + t[1:] in done["text"][len(streamed) :] for t in facts[1:]), done["text"]
     row = svc.store.query(
         "SELECT text, complete FROM conversations WHERE conversation_id = ? AND role = 'assistant'",
         [done["conversation_id"]],
@@ -439,7 +444,13 @@ def test_pitwall_makes_the_specialists_first_call_and_the_model_picks_facts(env)
     assert system == SYSTEM and user.startswith("Facts:\nf1: Lap ")
     assert user.endswith("The driver asks: why was lap 3 slower than lap 2?")
     first = user.split("\n")[1].removeprefix("f1: ")
-    assert done["text"] == f"{first} Mostly on entry."  # Pitwall's sentence, the model's words
+    # Pitwall's sentence, the model's words, then every other sentence of the data answer in its order
+    assert done["text"].startswith(f"{first} Mostly on entry. ")
+    plan = plan_of("why was lap 3 slower than lap 2?", sid)
+    assert plan is not None
+    figures = re.compile(r"\d+(?:[:.]\d+)*")
+    assert figures.findall(done["text"].replace(" Mostly on entry.", "")) == figures.findall(plan["text"])
+    assert len(done["text"]) > len(plan["text"])  # never shorter than the data answer
     assert "".join(e.data["text"] for e in events if e.type == "token") == done["text"]
 
 

@@ -190,26 +190,21 @@ def test_nothing_usable_says_there_is_no_data() -> None:
     assert template_narrative("brief", quiet) == ("No data for this session yet.", [])
 
 
-def test_a_figure_question_whose_picks_hold_no_figure_gets_the_first_fact_with_one() -> None:
+def test_a_figure_question_whose_picks_hold_no_figure_still_gets_every_fact() -> None:
     """ "How hot did the water get?" answered by picking "No: it held" alone: the figure follows, in
-    Pitwall's own sentence; a question that asks no figure is left as picked."""
-    from services.paddock.agents.compose import FactSheet, ReplyReader
+    Pitwall's own sentence, as every fact of the data answer does, whatever the question asks."""
+    from services.paddock.agents.compose import ReplyReader
+    from services.paddock.agents.factsheet import FactSheet
     from services.paddock.agents.grounding import Facts
-    from services.paddock.questions.conversation import to_state
-    from services.paddock.questions.figure import asks_figure
-    from services.paddock.questions.parse import parse
 
     text = "No: the coolant temperature held on every lap; its highest was 97.5 °C, on lap 9."
-    reply = '{"emotion": "neutral", "answer": [{"fact": "f1", "note": ""}]}'
-    for question, added in (
-        ("How hot did the water get?", True),
-        ("Was the engine running hot?", True),
-        ("Any worries with the engine?", False),
-    ):
-        need = asks_figure(to_state(parse(question)))  # as the pipeline reads it: from the parsed question
-        reader = ReplyReader(FactSheet.from_text(text), question, need_first=True, need_figure=need)
+    reply = '{"emotion": "neutral", "answer": [{"fact": "f1", "note": "all good there"}]}'
+    for question in ("How hot did the water get?", "Was the engine running hot?", "Any worries?"):
+        reader = ReplyReader(FactSheet.from_text(text), question, need_first=True)
         reader.feed(reply)
         r = reader.finish(Facts())
-        assert r.parts[0] == "No: the coolant temperature held on every lap.", r.parts
-        assert (r.parts[1:] == ["Its highest was 97.5 °C, on lap 9."]) is added, r.parts
+        assert r.parts == [
+            "No: the coolant temperature held on every lap. All good there.",
+            "Its highest was 97.5 °C, on lap 9.",
+        ]
         assert r.added == r.parts[1:]

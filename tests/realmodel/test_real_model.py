@@ -21,8 +21,8 @@ import httpx
 import pytest
 from httpx_sse import connect_sse
 
-from services.paddock.agents.compose import FactSheet
 from services.paddock.agents.digest import build_digest
+from services.paddock.agents.factsheet import FactSheet
 from services.paddock.agents.narrative import template_narrative
 from services.paddock.llm.embedded import MODEL_ALIAS, EmbeddedModelServer
 from shared.ingest import import_sim

@@ -3,8 +3,10 @@ data it had fetched) as an ``Outcome`` the service writes once and sends once.
 
 A specialist's prose (model-chosen tools, or a question no route answers) is shown only when every lap,
 corner and figure in it is in the data its tools returned and it echoes nothing of the prompt, and (a
-question that asks for a figure: a time, a speed, a lap, a corner) when it states one; else the question's
-data answer, labelled, or ``available: false``. A figure question no data answers keeps the model's words.
+question that asks for a figure: a time, a speed, a lap, a corner) when it states one; the data answer's
+facts it does not carry follow it (``carry_every_fact``: the model adds, never subtracts); else the
+question's data answer, labelled, or ``available: false``. A figure question no data answers keeps the
+model's words.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.paddock.agents.coach_types import CoachHost, CoachRequest, Run
-from services.paddock.agents.compose import FactSheet, prose_problem
+from services.paddock.agents.compose import carry_every_fact, prose_problem
 from services.paddock.agents.evidence import fallback, sheet_and_facts
+from services.paddock.agents.factsheet import FactSheet
 from services.paddock.agents.grounding import grounding_check
 from services.paddock.agents.narrative import parse_emotion, template_narrative
 from services.paddock.questions.conversation import STATE_KEY
@@ -73,18 +76,21 @@ def ending(
     why = reason if not model_ok else err
     model_text: str | None = n.get("raw")
     ungrounded: list[str] = []
-    if run.parts:  # checked sentences reached the client: they stay
-        text = " ".join(run.parts) if n.get("narrator") != "llm" else str(n["text"])
-        out = Outcome(text, "llm", n.get("emotion") or "neutral", bool(n.get("complete", True)) and not err)
-        out.reason = n.get("reason") or why if not out.complete else n.get("reason")
-        if not model_ok:
-            out.complete = False
+    if n.get("narrator") == "llm":  # the narrator ended with the model's words and every fact after them
+        out = Outcome(str(n["text"]), "llm", n.get("emotion") or "neutral")
+        out.complete = bool(n.get("complete", True)) and not err and model_ok
+        out.reason = n.get("reason") or (why if not out.complete else None)
+    elif run.parts and not n:  # cut mid-reply: the checked sentences stay, every fact of the data after them
+        out = _cut(req, run, why)
     elif run.held and n == {}:
         text, emotion, problem, ungrounded = _specialist(req, run)
         model_text = "".join(run.held)
         fb = fallback(req.kind, run.state)
         kept = problem == NO_FIGURE and fb is None  # no data answers it either: its words are all there is
         if (problem is None or kept) and not isinstance(run.error, BudgetExceeded | LoopGuard):
+            if fb is not None:  # the model adds, never subtracts: the data answer's facts follow its words
+                sheet, _ = sheet_and_facts(req.kind, {**run.state, "user_question": req.question})
+                text = " ".join([text, *carry_every_fact(text, sheet, [], prose=True)])
             out = Outcome(
                 text, "llm", emotion, run.error is None, err or (problem if kept else None), ungrounded
             )
@@ -111,6 +117,20 @@ def ending(
             facts.add_data(res)
         out.ungrounded = grounding_check(out.text, facts)
     _shape(svc, req, run, out)
+    return out
+
+
+def _cut(req: CoachRequest, run: Run, why: str | None) -> Outcome:
+    """A narrator's reply cut before it ended: the sentences the client saw, then the sheet's facts they
+    do not carry (``carry_every_fact``); the data answer when the model's own words are not among them."""
+    sheet, _ = sheet_and_facts(req.kind, {**run.state, "user_question": req.question})
+    shown = " ".join(run.parts)
+    if all(p.strip() in {t for _, t in sheet.facts} for p in run.parts):  # no words of the model's own
+        fb = fallback(req.kind, run.state)
+        out = Outcome(fb["text"], fb["narrator"]) if fb else Outcome(shown, "none")
+    else:
+        out = Outcome(" ".join([shown, *carry_every_fact(shown, sheet, [])]), "llm")
+    out.complete, out.reason = False, why
     return out
 
 

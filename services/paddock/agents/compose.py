@@ -1,14 +1,17 @@
-"""Grounded by construction: the model picks facts, Pitwall writes every figure.
+"""How the narrator's reply is read: the model adds to the data answer, never subtracts.
 
-The evidence becomes a numbered ``FactSheet`` (Pitwall's own sentences, each figure already formatted).
-The model answers under a JSON schema (llama.cpp turns it into a grammar): up to four picks, each a fact
-id from the sheet and a short note in words, with no digit allowed by the grammar, and an emotion.
+The model sees the ``FactSheet`` (``factsheet``: the data answer or the digest, one fact a sentence) and
+answers with picks, each a fact id and a short note in words (no digit: the grammar forbids them).
 Pitwall renders each pick as the fact's sentence followed by the note. A note that names a figure in
-words, a unit, an id or a label of the prompt, or echoes a fact, rejects the reply; so does a reply that
-leaves out the answer's main fact (``f1`` of a question). A server that ignores the schema and writes
-prose gets the same end: its text is shown only when every lap, corner, figure and unit in it passes
-``grounding_check`` and it echoes nothing of the prompt. A rejected reply gives the labelled data answer;
-the model's text is kept in the record, never shown.
+words, a unit, an id or a label of the prompt, or echoes a fact, stops the reading there; so does a reply
+that leaves out the answer's main fact (``f1`` of a question). A server that ignores the schema and writes
+prose gets the same end: its text is kept only when every lap, corner, figure and unit in it passes
+``grounding_check`` and it echoes nothing of the prompt.
+
+One rule for questions, briefs and debriefs (``carry_every_fact``): whatever the model's words, every fact
+of the sheet follows them, in the sheet's (coaching) order, unless they already carry it (a picked fact;
+prose stating every figure of it). The model's reply is shown, as ``llm``, only when it adds words of its
+own (``Reading.adds``); else the driver gets the data answer, as without a model.
 """
 
 from __future__ import annotations
@@ -18,18 +21,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.paddock.agents.factsheet import FactSheet, sentence
 from services.paddock.agents.grounding import Facts, grounding_check
 from services.paddock.agents.narrative import EMOTIONS, parse_emotion
 from services.paddock.agents.vocab import unknown_words
 
-MAX_FACTS = 12
-MAX_PICKS = 4
-MAX_NOTE_CHARS = 140
-
-SYSTEM = (
-    "You help a track-day driver. Choose the facts that answer the driver, most important first, and "
-    "for each add a short note in plain words: what it means or what to try. Never write numbers."
-)
 _NUMBER_WORDS = (
     r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
     r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
@@ -46,72 +42,6 @@ _BAD_NOTE = re.compile(
     r"[^\x00-\x7f]",
     re.IGNORECASE,
 )
-
-
-@dataclass
-class FactSheet:
-    """Numbered facts (``f1`` ...): Pitwall's own sentences from the evidence, figures formatted."""
-
-    facts: list[tuple[str, str]] = field(default_factory=list)
-
-    @classmethod
-    def from_text(cls, text: str) -> FactSheet:
-        out: list[tuple[str, str]] = []
-        for line in (text or "").splitlines():
-            for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])|;\s+", line.strip()):
-                s = s.strip()
-                if s and len(out) < MAX_FACTS:
-                    out.append((f"f{len(out) + 1}", s if s[-1] in ".!?" else s + "."))
-        return cls(out)
-
-    @classmethod
-    def from_lines(cls, text: str) -> FactSheet:
-        """A brief's or debrief's digest: one fact a line, every line (the digest is bounded already)."""
-        lines = [x.strip() for x in (text or "").splitlines() if x.strip()]
-        return cls([(f"f{i}", x if x[-1] in ".!?" else x + ".") for i, x in enumerate(lines, 1)])
-
-    @property
-    def ids(self) -> list[str]:
-        return [i for i, _ in self.facts]
-
-    def text_of(self, fid: str) -> str | None:
-        return next((t for i, t in self.facts if i == fid), None)
-
-    def listing(self) -> str:
-        return "\n".join(f"{i}: {t}" for i, t in self.facts)
-
-
-def reply_schema(sheet: FactSheet) -> dict[str, Any]:
-    """The JSON schema of a reply: the emotion, then 1-4 picks of a fact id and a note without digits."""
-    note = {"type": "string", "pattern": r"^[a-zA-Z ,.'!?-]*$", "maxLength": MAX_NOTE_CHARS}
-    return {
-        "type": "object",
-        "properties": {
-            "emotion": {"enum": sorted(EMOTIONS)},
-            "answer": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": MAX_PICKS,
-                "items": {
-                    "type": "object",
-                    "properties": {"fact": {"enum": sheet.ids}, "note": note},
-                    "required": ["fact", "note"],
-                },
-            },
-        },
-        "required": ["emotion", "answer"],
-    }
-
-
-def response_format(sheet: FactSheet) -> dict[str, Any]:
-    """llama.cpp (server and llama-cpp-python) read this as a grammar; other servers may ignore it."""
-    return {"type": "json_object", "schema": reply_schema(sheet)}
-
-
-def messages(question: str, sheet: FactSheet) -> list[dict[str, str]]:
-    """A fact list and the driver's words: no transcript a model could continue."""
-    user = f"Facts:\n{sheet.listing()}\n\nThe driver asks: {question.strip()}"
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
 def note_problem(note: str, sheet: FactSheet, question: str) -> str | None:
@@ -131,14 +61,6 @@ def note_problem(note: str, sheet: FactSheet, question: str) -> str | None:
     return None
 
 
-def _sentence(note: str) -> str:
-    n = re.sub(r"\s+", " ", note.strip())
-    if not n:
-        return ""
-    n = n[0].upper() + n[1:]
-    return n if n[-1] in ".!?" else n + "."
-
-
 @dataclass
 class Reading:
     """What became of a model's reply: the rendered parts shown so far, or why it was rejected."""
@@ -149,27 +71,22 @@ class Reading:
     problem: str | None = None
     mode: str = "json"  # json (constrained picks) | prose (a server that ignored the schema)
     dropped: list[str] = field(default_factory=list)  # notes not shown: words outside the vocabulary
-    added: list[str] = field(default_factory=list)  # facts Pitwall added: the figure the picks left out
+    notes: list[str] = field(default_factory=list)  # the model's own words shown (notes, or its prose)
+    added: list[str] = field(default_factory=list)  # the sheet's facts the reply left out, after it
+
+    @property
+    def adds(self) -> bool:
+        """The model's own words are in the parts (else the parts are the data answer reordered)."""
+        return bool(self.notes)
 
 
 class ReplyReader:
     """Reads a constrained reply as it streams: each pick is checked and rendered as soon as its object
     closes, so the driver sees it then; the first bad pick stops the reading (``problem``)."""
 
-    def __init__(
-        self,
-        sheet: FactSheet,
-        question: str,
-        need_first: bool,
-        whole: bool = False,
-        need_figure: bool = False,
-    ) -> None:
-        """``need_first``: a question's reply must lead with its answer (``f1``); ``whole``: a brief or
-        debrief, whose reading ends with every fact the model did not pick (the model adds, never
-        subtracts); ``need_figure``: the question is answered by a figure (a reply without one gets the
-        first fact that has one)."""
-        self.sheet, self.question, self.need_first, self.whole = sheet, question, need_first, whole
-        self.need_figure = need_figure
+    def __init__(self, sheet: FactSheet, question: str, need_first: bool) -> None:
+        """``need_first``: a question's reply must lead with its answer (``f1``)."""
+        self.sheet, self.question, self.need_first = sheet, question, need_first
         self.raw = ""
         self.pos: int | None = None  # where the next pick may start in ``raw``
         self.done = False
@@ -229,7 +146,9 @@ class ReplyReader:
             self.r.dropped.append(note)
             note = ""
         self.r.picks.append(fid)
-        text = " ".join(x for x in (fact, _sentence(note)) if x)
+        if note:
+            self.r.notes.append(sentence(note))
+        text = " ".join(x for x in (fact, sentence(note)) if x)
         self.r.parts.append(text)
         return text
 
@@ -239,7 +158,8 @@ class ReplyReader:
         return None
 
     def finish(self, facts: Facts) -> Reading:
-        """The reading at the end of the stream; a prose reply is checked whole here."""
+        """The reading at the end of the stream; a prose reply is checked whole here. Every fact of the
+        sheet the reply did not carry follows it (``added``)."""
         if self.r.mode == "prose":
             text, emotion = parse_emotion(self.raw)
             self.r.emotion = emotion
@@ -250,44 +170,32 @@ class ReplyReader:
             elif why:
                 self.r.problem = why
             else:
-                self.r.parts = [text]
-                self._add_rest(text)
-            return self.r
-        if not self.r.parts and self.r.problem is None:
+                self.r.parts, self.r.notes = [text], [text]
+        elif not self.r.parts and self.r.problem is None:
             self.r.problem = "the reply picked no fact" if self.raw.strip() else "empty model reply"
-        if self.r.parts and self.need_first and self.need_figure and not _has_figure(self.r.parts):
-            # a figure question whose picks hold none ("How hot did the water get?" -> "No: it held"):
-            # the first fact with a figure follows, Pitwall's own sentence
-            fid, fact = next(((i, t) for i, t in self.sheet.facts if _has_figure([t])), ("", ""))
-            if fact:
-                fact = fact[0].upper() + fact[1:]
-                self.r.picks.append(fid)
-                self.r.parts.append(fact)
-                self.r.added.append(fact)
         if self.r.parts:
-            self._add_rest(" ".join(self.r.parts))
+            shown = " ".join(self.r.parts)
+            self.r.added = carry_every_fact(shown, self.sheet, self.r.picks, self.r.mode == "prose")
+            self.r.parts += self.r.added
         return self.r
-
-    def _add_rest(self, shown: str) -> None:
-        """A brief's or debrief's facts that the reply left out, in the sheet's (coaching) order, after
-        it: a prose reply counts as saying a fact when it states every figure of it."""
-        if not self.whole:
-            return
-        said = set(_FIGURE.findall(shown))
-        for fid, fact in self.sheet.facts:
-            figures = set(_FIGURE.findall(fact))
-            if fid in self.r.picks or (self.r.mode == "prose" and figures and figures <= said):
-                continue
-            self.r.picks.append(fid)
-            self.r.parts.append(fact)
-            self.r.added.append(fact)
 
 
 _FIGURE = re.compile(r"\d+(?:[:.]\d+)*")
 
 
-def _has_figure(texts: list[str]) -> bool:
-    return any(ch.isdigit() for t in texts for ch in t)
+def carry_every_fact(shown: str, sheet: FactSheet, picked: list[str], prose: bool = False) -> list[str]:
+    """The one rule that keeps the model from subtracting: the sheet's facts that ``shown`` does not carry,
+    in the sheet's (coaching) order, to follow it. A fact is carried when it was picked or its sentence is
+    in ``shown``; by ``prose`` (the model's own sentences) also when it has figures (laps, corners, times,
+    any number) and the prose states each of them."""
+    said = set(_FIGURE.findall(shown)) if prose else set()
+    out = []
+    for fid, fact in sheet.facts:
+        figures = set(_FIGURE.findall(fact))
+        if fid in picked or fact in shown or (figures and figures <= said):
+            continue
+        out.append(fact)
+    return out
 
 
 _ECHO = re.compile(

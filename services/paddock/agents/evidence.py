@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.agents import compose
+from services.paddock.agents.factsheet import FactSheet
 from services.paddock.agents.grounding import Facts
 from services.paddock.questions import parse, plan, resolve
 from services.paddock.questions.conversation import from_state, to_state
@@ -47,7 +47,7 @@ def fallback(kind: str, state: dict[str, Any]) -> dict[str, Any] | None:
     return {"text": plan["text"], "narrator": "data"}
 
 
-def sheet_and_facts(kind: str, state: dict[str, Any]) -> tuple[compose.FactSheet, Facts]:
+def sheet_and_facts(kind: str, state: dict[str, Any]) -> tuple[FactSheet, Facts]:
     """The facts the narrator may pick and everything the final check accepts."""
     from services.paddock.agents.digest import load
 
@@ -64,5 +64,5 @@ def sheet_and_facts(kind: str, state: dict[str, Any]) -> tuple[compose.FactSheet
         for k in DATA_SPECS:
             facts.add_data(load(state, k))
     facts.add_text(text)
-    sheet = compose.FactSheet.from_text(text) if kind == "ask" else compose.FactSheet.from_lines(text)
+    sheet = FactSheet.from_text(text) if kind == "ask" else FactSheet.from_lines(text)
     return sheet, facts

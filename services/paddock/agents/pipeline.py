@@ -20,13 +20,13 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.events import Event, EventActions
 from google.genai import types
 
-from services.paddock.agents import compose
+from services.paddock.agents import compose, factsheet
 from services.paddock.agents.classifier import _classify_intent
 from services.paddock.agents.evidence import fallback, plan_for, sheet_and_facts
 from services.paddock.agents.grounding import grounding_check
 from services.paddock.questions.conversation import STATE_KEY
-from services.paddock.questions.figure import asks_figure
 
+NO_WORDS = "the model added no words of its own to the data answer"
 NEEDS_MODEL_TOOLS = frozenset({"VoiceScriptAgent"})  # its answer is a tool call (saving the scripts)
 
 
@@ -85,23 +85,16 @@ class NarratorAgent(BaseAgent):
             yield self._end(ctx, out | {"reason": why}, state)
             return
         yield _event(self, ctx, actions=EventActions(state_delta={"model_call": True}))
-        ask = self.kind == "ask"
-        reader = compose.ReplyReader(
-            sheet,
-            question,
-            need_first=ask,
-            whole=not ask,
-            need_figure=ask and asks_figure(state.get(STATE_KEY)),
-        )
+        reader = compose.ReplyReader(sheet, question, need_first=self.kind == "ask")
         from services.paddock.llm.warm import TokenLimit, WarmError
 
         try:
             async for delta in self.client.stream(
-                compose.messages(question, sheet),
+                factsheet.messages(question, sheet),
                 role=self.name,
                 mode=self.kind,
                 max_tokens=self.max_tokens,
-                response_format=compose.response_format(sheet),
+                response_format=factsheet.response_format(sheet),
             ):
                 for text in reader.feed(delta):
                     yield _event(
@@ -119,10 +112,10 @@ class NarratorAgent(BaseAgent):
         out["dropped_notes"] = r.dropped
         if r.parts and r.mode == "prose":  # checked whole: shown now
             yield _event(self, ctx, partial=True, content=types.Content(parts=[types.Part(text=r.parts[0])]))
-        for text in r.added:  # the figure the picks left out; a narrative's facts the reply left out
+        for text in r.added:  # the facts the reply left out, after it: the model adds, never subtracts
             yield _event(self, ctx, partial=True, content=types.Content(parts=[types.Part(text=text)]))
         text = " ".join(r.parts)
-        if text and not grounding_check(text, facts):
+        if r.adds and not grounding_check(text, facts):
             out |= {
                 "text": text,
                 "narrator": "llm",
@@ -131,7 +124,8 @@ class NarratorAgent(BaseAgent):
             out["complete"] = not (out.get("cut") or out.get("error"))
             yield self._end(ctx, out, state, shown=True)
             return
-        out["reason"] = out.get("error") or r.problem or "the reply named an unsupported figure"
+        unsupported = "the reply named an unsupported figure"
+        out["reason"] = out.get("error") or r.problem or (unsupported if r.adds else NO_WORDS)
         yield self._end(ctx, out, state)
 
     def _end(
