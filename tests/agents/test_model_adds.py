@@ -110,10 +110,10 @@ def test_picks_without_words_of_the_models_own_give_the_data_answer(env) -> None
 def test_a_specialists_prose_is_followed_by_the_data_answer_it_does_not_carry(env) -> None:
     """A question no family answers goes to the routed specialist: its checked prose, then what Pitwall
     understood and can answer (its data answer), never the prose alone."""
-    question = "monitor my engine at a glance"
+    question = "should I change my racing line in the wet?"
     plan = plan_of(question, env["sid"])
     assert plan is not None and plan["result"].get("understood"), plan
-    prose = "Glance at the temperatures on the straights, never in a corner."
+    prose = "Keep off the rubbered line in the wet, where the grip is lowest."
     env["llm"].script.append({"text": prose})
 
     async def go() -> list[CoachEvent]:
