@@ -286,9 +286,13 @@ def test_lockups_asked_of_a_set_of_laps_count_every_lap_of_the_set(q_lake) -> No
         mine = [e for e in locks if e["lap"] in laps]
         got = _ask(q_lake["sim"], f"any lockups over my last {n} laps?")
         assert got.result["count"] == len(mine), (n, got.text)
-        if not mine:
+        if not mine:  # none on the laps asked: the others are said beside it, never a bare denial
             said = ", ".join(map(str, laps[:-1])) + f" and {laps[-1]}"
-            assert got.text == f"No lockups on laps {said}."
+            (at,) = {e["corner_id"].upper() for e in locks}
+            on = ", ".join(str(e["lap"]) for e in locks)
+            assert (
+                got.text == f"None on laps {said}; {len(locks)} lockups on other laps: at {at} on laps {on}."
+            )
     first = min(e["lap"] for e in locks)
     got = _ask(q_lake["sim"], f"did I lock up in the first {first} laps?")
     assert got.result["count"] == sum(e["lap"] <= first for e in locks) >= 1

@@ -66,16 +66,16 @@ def _interventions(
         why = str(r.get("not_recorded") or "the channels they need are not recorded in this session")
         text = f"{label[0].upper()}{label[1:]} cannot be measured: {why[0].lower()}{why[1:].rstrip('.')}."
         return Answer(text, tool, {"session_id": sid}, {"recorded": False})
-    evs = [e for e in r.get("events") or [] if e.get("kind") == kind and (not laps or e.get("lap") in laps)]
+    every = [e for e in r.get("events") or [] if e.get("kind") == kind]
+    evs = [e for e in every if not laps or e.get("lap") in laps]
     if not evs:
         scope = "this session" if not laps else f"on lap{'s' if len(laps) > 1 else ''} {_listed(laps)}"
+        if every:  # none on the laps named: said beside the ones on the other laps
+            text = f"None {scope}; {len(every)} {label} on other laps: {_where(every)}."
+            return Answer(text, tool, {"session_id": sid}, {"count": 0, "count_other_laps": len(every)})
         return Answer(f"No {label} {scope}.", tool, {"session_id": sid}, {"count": 0})
-    by: dict[str, list[int]] = {}
-    for e in evs:
-        by.setdefault(str(e.get("corner") or "off-corner").upper(), []).append(int(e["lap"]))
-    where = "; ".join(
-        f"at {c} on lap{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}" for c, v in by.items()
-    )
+    where = _where(evs)
+    by = _by_corner(evs)
     res = {"count": len(evs), "events": evs}
     here = corner.upper() if corner else None
     if here is not None and here not in by:  # "do I lock up into turn 4?": none there, said beside the rest
@@ -111,6 +111,21 @@ def _health(sid: str, measure: str) -> Answer | None:
     res = {"flagged_laps": flagged, "worst_lap": worst_lap, f"worst_{key}": worst}
     res |= {f"{key}_lap_{n}": v for n, v in vals}
     return Answer(text, "get_engine_health_timeline", {"session_id": sid}, res)
+
+
+def _by_corner(evs: list[dict[str, Any]]) -> dict[str, list[int]]:
+    by: dict[str, list[int]] = {}
+    for e in evs:
+        by.setdefault(str(e.get("corner") or "off-corner").upper(), []).append(int(e["lap"]))
+    return by
+
+
+def _where(evs: list[dict[str, Any]]) -> str:
+    """at T3 on laps 3, 4, 5; at T7 on lap 2"""
+    return "; ".join(
+        f"at {c} on lap{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}"
+        for c, v in _by_corner(evs).items()
+    )
 
 
 def _listed(laps: tuple[int, ...]) -> str:
