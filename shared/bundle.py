@@ -10,7 +10,6 @@ stores the session whole (one transaction, published atomically) under its own i
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import stat
@@ -78,7 +77,7 @@ def export_bundle(
     members = {f"lake/{rel}": data for rel, data in src.members().items()}
     if "lake/session.parquet" not in members:
         raise FileNotFoundError(f"session {session_id} is not in the lake; see `pitwall sessions`")
-    session = pq.read_table(io.BytesIO(members["lake/session.parquet"])).to_pylist()[0]
+    session = pq.read_table(pa.BufferReader(members["lake/session.parquet"])).to_pylist()[0]
     track_id = session.get("track_id")
     if track_id and track_id not in list_tracks():
         for tr in saved_tracks(settings.data_dir):
@@ -121,7 +120,7 @@ def _tables(path: Path, data: dict[str, bytes]) -> dict[str, list[pa.Table]]:
                 "telemetry" if rel.startswith("telemetry/") else _STEM_TO_TABLE.get(rel[: -len(".parquet")])
             )
             if table is not None:
-                tables.setdefault(table, []).append(pq.read_table(io.BytesIO(blob)))
+                tables.setdefault(table, []).append(pq.read_table(pa.BufferReader(blob)))
         if tables["sessions"][0].num_rows != 1:
             raise IndexError("lake/session.parquet holds not one session row")
     except (pa.ArrowException, OSError, KeyError, IndexError) as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -119,7 +118,7 @@ def read_aim_csv(path: Path, progress: Progress | None = None) -> RawLog:
     col_names = [f"c{k}" for k in range(n)]
     try:
         table = pacsv.read_csv(
-            io.BytesIO(body),
+            pa.BufferReader(body),
             read_options=pacsv.ReadOptions(column_names=col_names, use_threads=True),
             parse_options=pacsv.ParseOptions(
                 delimiter=delim,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 from typing import Any
@@ -88,7 +87,7 @@ def read_vbox_csv(path: Path, progress: Progress | None = None) -> RawLog:
     types[names[lon_i]] = pa.string()
     try:
         table = pacsv.read_csv(
-            io.BytesIO(body),
+            pa.BufferReader(body),
             read_options=pacsv.ReadOptions(column_names=names),
             parse_options=pacsv.ParseOptions(
                 invalid_row_handler=lambda row: "skip" if not row.text.strip(", \r") else "error"

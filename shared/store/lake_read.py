@@ -11,7 +11,6 @@ export from either lake imports the same way.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -144,9 +143,9 @@ class S3Session(SessionFiles):
                 continue
             tel = self.read_key(key)
             for lap in sorted(set(tel.column("lap").to_pylist())):
-                buf = io.BytesIO()
+                buf = pa.BufferOutputStream()
                 pq.write_table(tel.filter(pc.equal(tel.column("lap"), lap)), buf, compression="zstd")
-                out[f"telemetry/lap_{int(lap):04d}.parquet"] = buf.getvalue()
+                out[f"telemetry/lap_{int(lap):04d}.parquet"] = buf.getvalue().to_pybytes()
         return dict(sorted(out.items()))
 
 

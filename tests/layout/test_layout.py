@@ -4,6 +4,7 @@ written here whose circles are known by construction."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from tests.layout.import_graph import ImportLine, build, circle_lines, circles, print_calls, report
@@ -105,3 +106,43 @@ def test_print_calls_are_found_and_console_print_is_not(tmp_path: Path) -> None:
         },
     )
     assert print_calls(root, ("lib",)) == ["lib/m.py:3", "lib/n.py:1"]
+
+
+_ARROW_IO = {"read_table", "read_csv", "ParquetFile", "write_table", "open_csv", "read_json"}
+
+
+def _python_file_to_arrow(root: Path) -> list[str]:
+    """Calls that hand a pyarrow reader or writer an ``io.BytesIO``/``StringIO``: file:line each."""
+    found = []
+    for pkg in PACKAGES:
+        for path in sorted((root / pkg).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                    continue
+                if node.func.attr not in _ARROW_IO or not node.args:
+                    continue
+                arg = node.args[0]
+                if isinstance(arg, ast.Call) and ast.unparse(arg.func).split(".")[-1] in (
+                    "BytesIO",
+                    "StringIO",
+                ):
+                    found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_arrow_reads_bytes_through_arrow_buffers_not_python_files() -> None:
+    """A process that exits right after pyarrow read a Python file object can abort in Arrow's thread-pool
+    teardown ('terminate called without an active exception', apache/arrow#34314 and #50482): CI saw it once
+    in the CLI refusing a bundle. Bytes go to pyarrow as ``pa.BufferReader``/``pa.BufferOutputStream``."""
+    assert _python_file_to_arrow(REPO) == []
+
+
+def test_a_python_file_handed_to_arrow_is_found(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "shared/a.py": "import io\nimport pyarrow.parquet as pq\nt = pq.read_table(io.BytesIO(b''))\n",
+            "services/b.py": "import pyarrow as pa\nimport pyarrow.parquet as pq\nt = pq.read_table(pa.BufferReader(b''))\n",
+        },
+    )
+    assert _python_file_to_arrow(root) == ["shared/a.py:3"]
