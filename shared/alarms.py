@@ -1,6 +1,6 @@
 """A logger's own alarm channels: a 0/1 or bitfield channel whose name or unit says alarm, warning, warn
 or ALM (a kart's ``Water Temp Alarm``, a dash's ``OilPressWarn``). They are not wide columns: they stay in
-``telemetry_signals`` by their own name, and the one event detector (``shared.events``) makes each time
+``telemetry_signals`` by their own name, and the one event detector (``shared.event_detect``) makes each time
 one is set an ``alarm`` event. Channels mapped to a wide flag or TPMS alarm column are the detector's
 already and are left out here.
 """

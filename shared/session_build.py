@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from shared.corners import auto_corners, corner_results
-from shared.events import detect_events
+from shared.event_detect import detect_events
 from shared.laps import Lap, Wide
 from shared.laps_recorded import assign_laps, detect_laps
 from shared.profiles.car import CarProfile

@@ -1,7 +1,7 @@
 """Every coaching threshold in one table: RuleCoach's (the hot path) and the session opportunities'
 (``shared.analysis``, the paddock). A car profile's ``thresholds:`` overrides any of them.
 
-The event thresholds (slip, oil pressure, coolant, TPMS: ``shared.events.EVENT_THRESHOLDS``) are part
+The event thresholds (slip, oil pressure, coolant, TPMS: ``shared.event_conditions.EVENT_THRESHOLDS``) are part
 of the table: the importer, the hot path and the paddock tools detect events with the same numbers.
 
 | name | default | unit | used by |
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shared.events import EVENT_THRESHOLDS
+from shared.event_conditions import EVENT_THRESHOLDS
 from shared.profiles.car import CarProfileError, load_car
 
 DEFAULT_THRESHOLDS: dict[str, float] = {

@@ -21,7 +21,7 @@ CHANNELS = (
     "wheel_speed_fr_kmh",
     "wheel_speed_rl_kmh",
     "wheel_speed_rr_kmh",
-    "abs_active",  # a wheel the ABS holds is no lockup (shared.events.slip_runs)
+    "abs_active",  # a wheel the ABS holds is no lockup (shared.event_detect.slip_runs)
 )
 _GET_CH = operator.itemgetter(*CHANNELS)
 

@@ -18,7 +18,8 @@ import numpy.ma  # np.nanpercentile imports it on first use: 12-15 ms in the fir
 
 from services.hotpath.corner_frames import Slice, columns, tail
 from shared.corners import corner_metrics
-from shared.events import runs, slip_runs
+from shared.event_conditions import runs
+from shared.event_detect import slip_runs
 from shared.profiles.track import Corner, TrackProfile
 
 APPROACH_M = 300.0

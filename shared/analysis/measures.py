@@ -10,7 +10,7 @@ import numpy as np
 
 from shared.analysis.trace import WHEEL_CHANNELS, LapTrace
 from shared.corners import BRAKE_LOOKBACK_M, THROTTLE_ON_PCT, brake_zone
-from shared.events import DRIVEN_WHEELS, is_lockup, is_wheelspin, runs
+from shared.event_conditions import DRIVEN_WHEELS, is_lockup, is_wheelspin, runs
 
 NAN = float("nan")
 LIFT_GAP_M = 25.0  # an off-throttle run ending this close before the brake point leads into it

@@ -97,7 +97,7 @@ def inject_signal_event(
         span = np.arange(k0, min(k0 + int(ev.duration_s * rate_hz), len(t)))
         w = ev.wheel or "fl"
         # a locked wheel with the ABS silent (a wheel slower than the car while the ABS regulates is the
-        # ABS at work, not a lockup: shared.events)
+        # ABS at work, not a lockup: shared.event_detect)
         wide[f"wheel_speed_{w}_kmh"][span] = np.maximum(wide["speed_kmh"][span] - 25.0, 0.0)
         rec["t_start_s"], rec["t_end_s"] = float(t[span[0]]), float(t[span[-1]])
         return rec

@@ -1,4 +1,4 @@
-"""Flags and alarms are timed events (shared/events.py, shared/alarms.py): a simulated session written
+"""Flags and alarms are timed events (shared/event_detect.py, shared/alarms.py): a simulated session written
 as an AiM CSV with an ABS flag, a traction-control flag and a water-temperature alarm channel injected at
 known samples, imported through the real pipeline. Each event's start, end, lap and corner is checked
 against windows computed here from the injected arrays and the simulator's own laps and corners; a

@@ -1,4 +1,4 @@
-"""The one event detector (shared/events.py): vocabulary, thresholds with car overrides, and the same
+"""The one event detector (shared/event_conditions.py, event_detect.py, events.py): vocabulary, thresholds with car overrides, and the same
 events from an imported session and from the hot path."""
 
 from __future__ import annotations
@@ -8,8 +8,10 @@ import json
 import numpy as np
 import pytest
 
+from shared import event_conditions as cond
+from shared import event_detect as det
 from shared import events as ev
-from shared.profiles.track import load_track
+from shared.profiles.track import Corner, load_track
 
 
 def _wide(n: int = 200, dt: float = 0.02) -> dict[str, np.ndarray]:
@@ -22,33 +24,33 @@ def _wide(n: int = 200, dt: float = 0.02) -> dict[str, np.ndarray]:
         "lap": np.full(n, 3.0),
         "dist_m": np.linspace(900.0, 1000.0, n),
     }
-    for wh in ev.WHEELS:
+    for wh in cond.WHEELS:
         w[f"wheel_speed_{wh}_kmh"] = np.full(n, 100.0)
     return w
 
 
 def test_vocabulary_and_thresholds() -> None:
-    assert set(ev.INCIDENT_KINDS) <= set(ev.EVENT_KINDS)
-    assert len(set(ev.EVENT_KINDS)) == len(ev.EVENT_KINDS)
-    th = ev.event_thresholds({"slip_lockup_kmh": 20.0, "coast_min_s": 9.0})
+    assert set(cond.INCIDENT_KINDS) <= set(cond.EVENT_KINDS)
+    assert len(set(cond.EVENT_KINDS)) == len(cond.EVENT_KINDS)
+    th = cond.event_thresholds({"slip_lockup_kmh": 20.0, "coast_min_s": 9.0})
     assert th["slip_lockup_kmh"] == 20.0 and "coast_min_s" not in th
-    assert ev.event_thresholds(None) == ev.EVENT_THRESHOLDS
-    assert ev.event_thresholds() is not ev.EVENT_THRESHOLDS
+    assert cond.event_thresholds(None) == cond.EVENT_THRESHOLDS
+    assert cond.event_thresholds() is not cond.EVENT_THRESHOLDS
 
 
 def test_predicates_at_their_thresholds() -> None:
-    th = ev.EVENT_THRESHOLDS
-    assert ev.is_lockup(87.9, 100.0, 6.0, th) and not ev.is_lockup(88.0, 100.0, 6.0, th)
-    assert not ev.is_lockup(80.0, 100.0, 5.0, th) and not ev.is_lockup(0.0, 15.0, 50.0, th)
-    assert ev.is_lockup(0.0, 15.1, 50.0, th)
-    assert ev.is_wheelspin(108.1, 100.0, 31.0, th) and not ev.is_wheelspin(108.0, 100.0, 31.0, th)
-    assert not ev.is_wheelspin(120.0, 100.0, 30.0, th) and not ev.is_wheelspin(30.0, 15.0, 90.0, th)
-    assert ev.is_oil_pressure_low(0.99, 3001.0, 10.1, th)
-    assert not ev.is_oil_pressure_low(1.0, 3001.0, 10.1, th)
-    assert not ev.is_oil_pressure_low(0.5, 3000.0, 10.1, th)
-    assert not ev.is_oil_pressure_low(0.5, 3001.0, 10.0, th)
-    assert ev.is_coolant_hot(105.1, th) and not ev.is_coolant_hot(105.0, th)
-    assert ev.is_flag_on(0.5) and not ev.is_flag_on(0.49)
+    th = cond.EVENT_THRESHOLDS
+    assert cond.is_lockup(87.9, 100.0, 6.0, th) and not cond.is_lockup(88.0, 100.0, 6.0, th)
+    assert not cond.is_lockup(80.0, 100.0, 5.0, th) and not cond.is_lockup(0.0, 15.0, 50.0, th)
+    assert cond.is_lockup(0.0, 15.1, 50.0, th)
+    assert cond.is_wheelspin(108.1, 100.0, 31.0, th) and not cond.is_wheelspin(108.0, 100.0, 31.0, th)
+    assert not cond.is_wheelspin(120.0, 100.0, 30.0, th) and not cond.is_wheelspin(30.0, 15.0, 90.0, th)
+    assert cond.is_oil_pressure_low(0.99, 3001.0, 10.1, th)
+    assert not cond.is_oil_pressure_low(1.0, 3001.0, 10.1, th)
+    assert not cond.is_oil_pressure_low(0.5, 3000.0, 10.1, th)
+    assert not cond.is_oil_pressure_low(0.5, 3001.0, 10.0, th)
+    assert cond.is_coolant_hot(105.1, th) and not cond.is_coolant_hot(105.0, th)
+    assert cond.is_flag_on(0.5) and not cond.is_flag_on(0.49)
 
 
 def test_slip_runs_need_their_minimum_duration_and_name_the_wheel() -> None:
@@ -59,13 +61,13 @@ def test_slip_runs_need_their_minimum_duration_and_name_the_wheel() -> None:
     w["wheel_speed_fr_kmh"][50:56] = 80.0  # 6 samples = 0.12 s: noise
     w["wheel_speed_rr_kmh"][120:140] = 110.0  # spin on throttle
     w["wheel_speed_fl_kmh"][120:140] = 110.0  # front wheels do not spin (rear drive)
-    runs = ev.slip_runs(w, ev.EVENT_THRESHOLDS)
+    runs = det.slip_runs(w, cond.EVENT_THRESHOLDS)
     assert [(r.kind, r.wheel, r.start, r.end, r.max_slip_kmh) for r in runs] == [
         ("lockup", "fl", 50, 58, 20.0),
         ("wheelspin", "rr", 120, 140, 10.0),
     ]
-    assert ev.slip_runs(w, ev.event_thresholds({"slip_lockup_kmh": 25.0}))[0].kind == "wheelspin"
-    assert ev.slip_runs({"t_s": w["t_s"]}, ev.EVENT_THRESHOLDS) == []
+    assert det.slip_runs(w, cond.event_thresholds({"slip_lockup_kmh": 25.0}))[0].kind == "wheelspin"
+    assert det.slip_runs({"t_s": w["t_s"]}, cond.EVENT_THRESHOLDS) == []
 
 
 def test_detect_events_rows_and_overrides() -> None:
@@ -85,26 +87,26 @@ def test_detect_events_rows_and_overrides() -> None:
     w["tpms_alarm_rl"] = np.zeros(200)
     w["tpms_alarm_rl"][10:20] = 1.0
     w["tpms_press_rl_bar"] = np.full(200, 2.0)
-    out = ev.detect_events(w, track.corners)
+    out = det.detect_events(w, track.corners)
     kinds = [e["kind"] for e in out]
     assert kinds == ["tpms_alarm", "lockup", "abs", "oil_pressure", "coolant"]
-    assert set(kinds) <= set(ev.EVENT_KINDS)
+    assert set(kinds) <= set(cond.EVENT_KINDS)
     lock = out[1]
     assert lock["wheel"] == "fl" and lock["lap"] == 3 and lock["corner"] == "t4" and lock["severity"] == 30.0
     assert json.loads(lock["detail"])["duration_s"] == pytest.approx(0.18)
     assert json.loads(lock["detail"])["max_slip_kmh"] == 30.0
     assert out[0]["t_s"] == pytest.approx(0.2)
     # the car profile's overrides are honoured (the names are RuleCoach's: one table)
-    quiet = ev.detect_events(w, track.corners, {"slip_lockup_kmh": 40.0, "oil_press_min_bar": 0.4})
+    quiet = det.detect_events(w, track.corners, {"slip_lockup_kmh": 40.0, "oil_press_min_bar": 0.4})
     assert [e["kind"] for e in quiet] == ["tpms_alarm", "abs", "coolant"]
-    assert ev.detect_events({"t_s": np.arange(2.0)}, track.corners) == []
+    assert det.detect_events({"t_s": np.arange(2.0)}, track.corners) == []
 
 
 def test_corner_for_prefers_the_nearest_corner_centre() -> None:
     track = load_track("sonoma")
-    assert ev.corner_for(1000.0, track.corners) == "t4"
-    assert ev.corner_for(track.find_corner("t4").start_m - 149.0, track.corners) in ("t4", "t3a")
-    assert ev.corner_for(5000.0, track.corners) is None
+    assert cond.corner_for(1000.0, track.corners) == "t4"
+    assert cond.corner_for(track.find_corner("t4").start_m - 149.0, track.corners) in ("t4", "t3a")
+    assert cond.corner_for(5000.0, track.corners) is None
 
 
 def test_live_and_imported_sessions_store_the_same_event_names() -> None:
@@ -133,7 +135,7 @@ def test_live_and_imported_sessions_store_the_same_event_names() -> None:
         near = [e["kind"] for e in got if held["t_start_s"] - 0.2 <= e["t_s"] <= held["t_end_s"] + 0.2]
         assert near == ["abs"], near
     live_kinds = {r["kind"] for r in rows}
-    assert live_kinds <= set(ev.EVENT_KINDS), live_kinds
+    assert live_kinds <= set(cond.EVENT_KINDS), live_kinds
     assert {"abs", "dsc", "lockup", "wheelspin", "oil_pressure", "tpms_alarm", "tpms_drop"} <= live_kinds
     # the same rows, one for one: not one per spoken cue (ABS/DSC cues have a 20 s cooldown)
     assert _same_rows(rows) == _same_rows(imported)
@@ -238,7 +240,7 @@ def test_live_and_imported_events_agree_on_hand_made_frames() -> None:
     }
     frames = _frames(n, **{k: [float(x) for x in v] for k, v in ch.items()})
     wide = {k: np.array([f[k] for f in frames], dtype=np.float64) for k in frames[0]}
-    imported = ev.detect_events(wide, load_track("sonoma").corners)
+    imported = det.detect_events(wide, load_track("sonoma").corners)
     live = _live(frames)
     assert _same_rows(live) == _same_rows(imported)
     assert {e["kind"] for e in live} == {"lockup", "wheelspin", "dsc", "mil", "tpms_drop"}
@@ -248,7 +250,7 @@ def test_live_and_imported_events_agree_on_hand_made_frames() -> None:
 def test_the_stored_vocabulary_and_default_table_are_fixed() -> None:
     """These names are stored in driver_events and queried by the paddock tools; the defaults are the
     documented safety thresholds. Changing either is a data migration, not a refactor."""
-    assert ev.EVENT_KINDS == (
+    assert cond.EVENT_KINDS == (
         "lockup",
         "wheelspin",
         "abs",
@@ -260,10 +262,10 @@ def test_the_stored_vocabulary_and_default_table_are_fixed() -> None:
         "coolant",
         "alarm",
     )
-    assert ev.INCIDENT_KINDS == ("lockup", "wheelspin", "abs", "dsc")
-    assert ev.FLAG_CHANNELS == {"abs": "abs_active", "dsc": "dsc_active", "mil": "mil"}
-    assert ev.WHEELS == ("fl", "fr", "rl", "rr") and ev.DRIVEN_WHEELS == ("rl", "rr")
-    assert ev.EVENT_THRESHOLDS == {
+    assert cond.INCIDENT_KINDS == ("lockup", "wheelspin", "abs", "dsc")
+    assert cond.FLAG_CHANNELS == {"abs": "abs_active", "dsc": "dsc_active", "mil": "mil"}
+    assert cond.WHEELS == ("fl", "fr", "rl", "rr") and cond.DRIVEN_WHEELS == ("rl", "rr")
+    assert cond.EVENT_THRESHOLDS == {
         "slip_lockup_kmh": 12.0,
         "slip_spin_kmh": 8.0,
         "slip_brake_bar": 5.0,
@@ -276,43 +278,43 @@ def test_the_stored_vocabulary_and_default_table_are_fixed() -> None:
         "coolant_max_c": 105.0,
         "tpms_drop_bar": 0.4,
     }
-    assert ev.FLAG_ON == 0.5
+    assert cond.FLAG_ON == 0.5
 
 
 def test_overrides_from_a_profile_become_floats() -> None:
     """A YAML profile may give ``20`` or ``"20"``; the table holds floats either way."""
-    th = ev.event_thresholds({"slip_lockup_kmh": "20", "coolant_max_c": 110})
+    th = cond.event_thresholds({"slip_lockup_kmh": "20", "coolant_max_c": 110})
     assert th["slip_lockup_kmh"] == 20.0 and isinstance(th["slip_lockup_kmh"], float)
     assert th["coolant_max_c"] == 110.0 and isinstance(th["coolant_max_c"], float)
     assert {k: v for k, v in th.items() if k not in ("slip_lockup_kmh", "coolant_max_c")} == {
-        k: v for k, v in ev.EVENT_THRESHOLDS.items() if k not in ("slip_lockup_kmh", "coolant_max_c")
+        k: v for k, v in cond.EVENT_THRESHOLDS.items() if k not in ("slip_lockup_kmh", "coolant_max_c")
     }
 
 
 def test_each_predicate_condition_is_needed_just_above_its_threshold() -> None:
-    th = ev.EVENT_THRESHOLDS
+    th = cond.EVENT_THRESHOLDS
     # lockup: brake just above 5 bar counts, at 5 it does not; speed just above 15 counts
-    assert ev.is_lockup(80.0, 100.0, 5.1, th) and not ev.is_lockup(80.0, 100.0, 5.0, th)
-    assert not ev.is_lockup(100.0, 100.0, 50.0, th)  # no slip
-    assert not ev.is_lockup(0.0, 15.0, 50.0, th) and ev.is_lockup(0.0, 15.1, 50.0, th)
+    assert cond.is_lockup(80.0, 100.0, 5.1, th) and not cond.is_lockup(80.0, 100.0, 5.0, th)
+    assert not cond.is_lockup(100.0, 100.0, 50.0, th)  # no slip
+    assert not cond.is_lockup(0.0, 15.0, 50.0, th) and cond.is_lockup(0.0, 15.1, 50.0, th)
     # wheelspin: throttle just above 30 % counts; speed just above 15 km/h counts
-    assert ev.is_wheelspin(120.0, 100.0, 30.1, th) and not ev.is_wheelspin(120.0, 100.0, 30.0, th)
-    assert ev.is_wheelspin(30.0, 15.1, 90.0, th) and not ev.is_wheelspin(30.0, 15.0, 90.0, th)
-    assert not ev.is_wheelspin(92.0, 100.0, 90.0, th)  # the wheel is slower: not spin
+    assert cond.is_wheelspin(120.0, 100.0, 30.1, th) and not cond.is_wheelspin(120.0, 100.0, 30.0, th)
+    assert cond.is_wheelspin(30.0, 15.1, 90.0, th) and not cond.is_wheelspin(30.0, 15.0, 90.0, th)
+    assert not cond.is_wheelspin(92.0, 100.0, 90.0, th)  # the wheel is slower: not spin
     # oil: every condition alone is not enough
-    assert not ev.is_oil_pressure_low(3.0, 6000.0, 90.0, th)
-    assert not ev.is_oil_pressure_low(0.5, 1000.0, 90.0, th)
-    assert not ev.is_oil_pressure_low(0.5, 6000.0, 0.0, th)
+    assert not cond.is_oil_pressure_low(3.0, 6000.0, 90.0, th)
+    assert not cond.is_oil_pressure_low(0.5, 1000.0, 90.0, th)
+    assert not cond.is_oil_pressure_low(0.5, 6000.0, 0.0, th)
     # arrays and floats go through the same code
-    got = ev.is_lockup(np.array([80.0, 95.0]), np.array([100.0, 100.0]), np.array([10.0, 10.0]), th)
+    got = cond.is_lockup(np.array([80.0, 95.0]), np.array([100.0, 100.0]), np.array([10.0, 10.0]), th)
     assert got.tolist() == [True, False]
 
 
 def test_runs_are_half_open_and_cover_the_edges() -> None:
-    assert ev.runs(np.array([], dtype=bool)) == []
-    assert ev.runs(np.array([False, False])) == []
-    assert ev.runs(np.array([True, True, False, True])) == [(0, 2), (3, 4)]
-    assert ev.runs(np.array([False, True, True, True, False])) == [(1, 4)]
+    assert cond.runs(np.array([], dtype=bool)) == []
+    assert cond.runs(np.array([False, False])) == []
+    assert cond.runs(np.array([True, True, False, True])) == [(0, 2), (3, 4)]
+    assert cond.runs(np.array([False, True, True, True, False])) == [(1, 4)]
 
 
 def test_slip_runs_edges_missing_channels_and_order() -> None:
@@ -323,21 +325,21 @@ def test_slip_runs_edges_missing_channels_and_order() -> None:
     w["throttle_pct"][10:40] = 0.0
     w["wheel_speed_rr_kmh"][10:20] = 79.96  # a lockup on rr first ...
     w["wheel_speed_fl_kmh"][30:40] = 80.0  # ... then one on fl: the runs come in time order
-    out = ev.slip_runs(w, ev.EVENT_THRESHOLDS)
+    out = det.slip_runs(w, cond.EVENT_THRESHOLDS)
     assert [(r.kind, r.wheel, r.start, r.end, r.max_slip_kmh) for r in out] == [
         ("lockup", "rr", 10, 20, 20.0),
         ("lockup", "fl", 30, 40, 20.0),
     ]
     w["wheel_speed_rr_kmh"][10:20] = 79.94
-    assert ev.slip_runs(w, ev.EVENT_THRESHOLDS)[0].max_slip_kmh == 20.1  # rounded to 0.1 km/h
+    assert det.slip_runs(w, cond.EVENT_THRESHOLDS)[0].max_slip_kmh == 20.1  # rounded to 0.1 km/h
     with pytest.raises(AttributeError):
         out[0].kind = "wheelspin"  # type: ignore[misc]
     # without brake and throttle channels nothing is braking or driving
     bare = {k: v for k, v in w.items() if k not in ("brake_bar", "throttle_pct")}
-    assert ev.slip_runs(bare, ev.EVENT_THRESHOLDS) == []
+    assert det.slip_runs(bare, cond.EVENT_THRESHOLDS) == []
     # brake given as NaN is no brake
     nan_brake = {**w, "brake_bar": np.full(100, np.nan)}
-    assert ev.slip_runs(nan_brake, ev.EVENT_THRESHOLDS) == []
+    assert det.slip_runs(nan_brake, cond.EVENT_THRESHOLDS) == []
 
 
 def test_slip_runs_with_two_samples_and_a_zero_minimum_duration() -> None:
@@ -347,31 +349,31 @@ def test_slip_runs_with_two_samples_and_a_zero_minimum_duration() -> None:
         "brake_bar": np.array([60.0, 60.0]),
         "wheel_speed_fl_kmh": np.array([70.0, 70.0]),
     }
-    assert [(r.wheel, r.start, r.end) for r in ev.slip_runs(two, ev.EVENT_THRESHOLDS)] == [("fl", 0, 2)]
-    assert ev.slip_runs({k: v[:1] for k, v in two.items()}, ev.EVENT_THRESHOLDS) == []
+    assert [(r.wheel, r.start, r.end) for r in det.slip_runs(two, cond.EVENT_THRESHOLDS)] == [("fl", 0, 2)]
+    assert det.slip_runs({k: v[:1] for k, v in two.items()}, cond.EVENT_THRESHOLDS) == []
     # one sample of slip counts when the car's minimum duration is zero
     w = _wide(n=50)
     w["brake_bar"][:] = 60.0
     w["wheel_speed_fl_kmh"][20] = 70.0
-    assert ev.slip_runs(w, ev.EVENT_THRESHOLDS) == []
-    one = ev.slip_runs(w, ev.event_thresholds({"event_min_s": 0.0}))
+    assert det.slip_runs(w, cond.EVENT_THRESHOLDS) == []
+    one = det.slip_runs(w, cond.event_thresholds({"event_min_s": 0.0}))
     assert [(r.start, r.end) for r in one] == [(20, 21)]
 
 
-def _corner(cid: str, start: float, end: float, seq: int = 1) -> ev.Corner:
-    return ev.Corner(id=cid, name=cid, short=cid, seq=seq, start_m=start, apex_m=(start + end) / 2, end_m=end)
+def _corner(cid: str, start: float, end: float, seq: int = 1) -> Corner:
+    return Corner(id=cid, name=cid, short=cid, seq=seq, start_m=start, apex_m=(start + end) / 2, end_m=end)
 
 
 def test_corner_for_margins_and_ties() -> None:
     c = [_corner("a", 1000.0, 1100.0)]
-    assert ev.corner_for(850.0, c) == "a" and ev.corner_for(849.9, c) is None
-    assert ev.corner_for(1250.0, c) == "a" and ev.corner_for(1250.1, c) is None
-    assert ev.corner_for(870.0, c, margin_m=100.0) is None
+    assert cond.corner_for(850.0, c) == "a" and cond.corner_for(849.9, c) is None
+    assert cond.corner_for(1250.0, c) == "a" and cond.corner_for(1250.1, c) is None
+    assert cond.corner_for(870.0, c, margin_m=100.0) is None
     # nearest centre wins; on a tie the first listed corner keeps it
     two = [_corner("a", 1000.0, 1100.0), _corner("b", 1300.0, 1400.0, 2)]
-    assert ev.corner_for(1160.0, two) == "a" and ev.corner_for(1240.0, two) == "b"
-    assert ev.corner_for(1200.0, two) == "a"
-    assert ev.corner_for(1200.0, two[::-1]) == "b"
+    assert cond.corner_for(1160.0, two) == "a" and cond.corner_for(1240.0, two) == "b"
+    assert cond.corner_for(1200.0, two) == "a"
+    assert cond.corner_for(1200.0, two[::-1]) == "b"
 
 
 def test_detect_events_details_for_every_kind() -> None:
@@ -394,7 +396,7 @@ def test_detect_events_details_for_every_kind() -> None:
     w["water_temp_c"] = np.full(n, 90.0)
     w["water_temp_c"][150:153] = 106.27
     w["water_temp_c"][160:170] = np.nan
-    out = ev.detect_events(w, [_corner("t9", 900.0, 1000.0)])
+    out = det.detect_events(w, [_corner("t9", 900.0, 1000.0)])
     got = [(e["kind"], e["wheel"], e["severity"], json.loads(e["detail"])) for e in out]
     assert got == [
         ("dsc", None, None, {"duration_s": 0.08}),
@@ -407,7 +409,7 @@ def test_detect_events_details_for_every_kind() -> None:
     assert all(e["lap"] == 3 and e["corner"] == "t9" for e in out)
     # the same session without rpm says nothing about oil (load unknown)
     no_rpm = {k: v for k, v in w.items() if k != "rpm"}
-    assert "oil_pressure" not in [e["kind"] for e in ev.detect_events(no_rpm, [])]
+    assert "oil_pressure" not in [e["kind"] for e in det.detect_events(no_rpm, [])]
 
 
 def test_detect_events_without_lap_or_distance_and_with_three_samples() -> None:
@@ -415,17 +417,17 @@ def test_detect_events_without_lap_or_distance_and_with_three_samples() -> None:
         "t_s": np.array([0.0, 0.1, 0.2]),
         "water_temp_c": np.array([90.0, 110.0, 90.0]),
     }
-    out = ev.detect_events(w, [_corner("t1", 0.0, 50.0)])
+    out = det.detect_events(w, [_corner("t1", 0.0, 50.0)])
     assert [(e["kind"], e["t_s"], e["lap"], e["dist_m"], e["corner"]) for e in out] == [
         ("coolant", 0.1, 0, 0.0, "t1")
     ]
     w["lap"] = np.array([np.nan, np.nan, 2.0])
-    assert ev.detect_events(w, [])[0]["lap"] == 0
+    assert det.detect_events(w, [])[0]["lap"] == 0
     irregular = {
         "t_s": np.array([0.0, 0.1234, 0.24686, 0.37]),
         "water_temp_c": np.array([110.0, 110.0, 110.0, 90.0]),
     }
-    assert json.loads(ev.detect_events(irregular, [])[0]["detail"])["duration_s"] == 0.247
+    assert json.loads(det.detect_events(irregular, [])[0]["detail"])["duration_s"] == 0.247
 
 
 def test_a_one_sample_oil_drop_counts_when_the_minimum_duration_is_zero() -> None:
@@ -433,8 +435,8 @@ def test_a_one_sample_oil_drop_counts_when_the_minimum_duration_is_zero() -> Non
     w["rpm"] = np.full(50, 5000.0)
     w["oil_press_bar"] = np.full(50, 3.0)
     w["oil_press_bar"][20] = 0.3
-    assert ev.detect_events(w, []) == []
-    out = ev.detect_events(w, [], {"event_min_s": 0.0})
+    assert det.detect_events(w, []) == []
+    out = det.detect_events(w, [], {"event_min_s": 0.0})
     assert [(e["kind"], e["t_s"], e["severity"]) for e in out] == [("oil_pressure", w["t_s"][20], 0.3)]
 
 
@@ -445,11 +447,11 @@ def test_tpms_drop_from_the_warmed_baseline_in_an_import() -> None:
     w = {"t_s": np.arange(n) * 0.1, "speed_kmh": np.full(n, 100.0)}
     w["tpms_press_fl_bar"] = np.array([2.0, 2.25, 2.5, 2.5, 2.0, 2.0, 2.5, 2.5, 2.5, 2.5])
     w["tpms_press_fr_bar"] = np.array([2.0, 2.25, 2.5, 2.5, 2.25, 2.25, 2.5, 2.5, 2.5, 2.5])  # 0.25 bar
-    [e] = ev.detect_events(w, [], {"tpms_drop_bar": 0.5})
+    [e] = det.detect_events(w, [], {"tpms_drop_bar": 0.5})
     assert (e["kind"], e["wheel"], e["t_s"], e["severity"]) == ("tpms_drop", "fl", 0.4, 0.5)
     assert json.loads(e["detail"]) == {"duration_s": 0.1, "drop_bar": 0.5}
     frames = [{k: float(v[i]) for k, v in w.items()} | {"lap": 0, "dist_m": 0.0} for i in range(n)]
-    at_line = ev.corner_for(0.0, load_track("sonoma").corners)  # _live places events on Sonoma
+    at_line = cond.corner_for(0.0, load_track("sonoma").corners)  # _live places events on Sonoma
     assert _live(frames, tpms_drop_bar=0.5) == [{**e, "lap": 0, "dist_m": 0.0, "corner": at_line}]
 
 
@@ -477,14 +479,14 @@ def test_a_wheel_the_abs_holds_is_no_lockup_in_an_import_and_live() -> None:
     w["wheel_speed_fl_kmh"][50:70] = 70.0  # 0.38 s of a slow wheel under braking
     w["abs_active"] = np.zeros(200)
     w["abs_active"][50:60] = 1.0  # the ABS regulates for the first 10 samples of it
-    out = ev.detect_events(w, [])
+    out = det.detect_events(w, [])
     assert [(e["kind"], e["t_s"]) for e in out] == [("abs", 1.0), ("lockup", 1.2)]
     assert json.loads(out[1]["detail"])["duration_s"] == pytest.approx(0.18)  # samples 60..69 only
     w["abs_active"][50:70] = 1.0  # the ABS over all of it: no lockup at all
-    assert [e["kind"] for e in ev.detect_events(w, [])] == ["abs"]
-    assert [s.kind for s in ev.slip_runs(w, ev.EVENT_THRESHOLDS)] == []
+    assert [e["kind"] for e in det.detect_events(w, [])] == ["abs"]
+    assert [s.kind for s in det.slip_runs(w, cond.EVENT_THRESHOLDS)] == []
     w["abs_active"][:] = 0.49  # below the flag's threshold: off
-    assert [e["kind"] for e in ev.detect_events(w, [])] == ["lockup"]
+    assert [e["kind"] for e in det.detect_events(w, [])] == ["lockup"]
     # live, 10 Hz: the ABS on frames 0-2, the wheel slow on all 6
     n = 6
     base = {"speed_kmh": [100.0] * n, "wheel_speed_fl_kmh": [80.0] * n, "brake_bar": [40.0] * n}
@@ -500,7 +502,7 @@ def test_alarm_channels_are_timed_events_with_their_name_and_laps() -> None:
     alarm = np.zeros(200)
     alarm[90:130] = 1.0
     alarm[95:100] = 4.0  # a bitfield: the highest bits seen are kept
-    out = ev.detect_events(w, load_track("sonoma").corners, None, {"Water Temp Alarm": alarm})
+    out = det.detect_events(w, load_track("sonoma").corners, None, {"Water Temp Alarm": alarm})
     [e] = out
     assert (e["kind"], e["t_s"], e["lap"], e["wheel"], e["severity"]) == ("alarm", 1.8, 3, None, None)
     assert json.loads(e["detail"]) == {
@@ -509,8 +511,8 @@ def test_alarm_channels_are_timed_events_with_their_name_and_laps() -> None:
         "bitfield": 4,
         "end_lap": 4,
     }
-    never = ev.detect_events(w, [], None, {"Oil Warn": np.zeros(200)})
-    assert never == [] and ev.detect_events(w, [], None, {"Oil Warn": np.full(200, np.nan)}) == []
+    never = det.detect_events(w, [], None, {"Oil Warn": np.zeros(200)})
+    assert never == [] and det.detect_events(w, [], None, {"Oil Warn": np.full(200, np.nan)}) == []
 
 
 def test_which_channels_are_alarms() -> None:
@@ -554,7 +556,7 @@ def test_the_corner_watcher_counts_no_lockup_where_the_abs_held_the_wheel() -> N
         for i, d in enumerate(np.arange(c.start_m - 60, c.end_m + 5, 1.0)):
             braking = c.start_m - 40 <= d < c.start_m - 20  # 20 frames at 50 Hz: 0.38 s
             row = {"t_s": i * 0.02, "dist_m": float(d), "speed_kmh": 100.0, "throttle_pct": 0.0}
-            row |= {f"wheel_speed_{wh}_kmh": 100.0 for wh in ev.WHEELS}
+            row |= {f"wheel_speed_{wh}_kmh": 100.0 for wh in cond.WHEELS}
             row |= {"brake_bar": 60.0 if braking else 0.0, "steer_deg": 0.0, "g_lat": 0.0}
             row |= {
                 "wheel_speed_fl_kmh": 70.0 if braking else 100.0,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.paddock.tools.registry import run_tool
-from shared.events import INCIDENT_KINDS
+from shared.event_conditions import INCIDENT_KINDS
 
 
 def _truth(env: dict[str, Any], kind: str) -> list[dict[str, Any]]:

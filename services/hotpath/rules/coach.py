@@ -16,7 +16,8 @@ from services.hotpath.rules.loaded import load_rules
 from services.hotpath.rules.registry import RuleHit, RuleSpec
 from services.hotpath.rules.safety import SafetyContext
 from services.hotpath.rules.technique import CornerContext
-from shared import events as ev
+from shared import event_conditions as ev
+from shared.events import LiveEvents
 from shared.laps import Lap
 from shared.profiles.track import TrackProfile
 
@@ -86,7 +87,7 @@ class RuleCoach:
             self.ref_source = "session_best"
             self.ref_detail = {"time_s": lap.time_s}
 
-    def share_events(self, events: ev.LiveEvents) -> None:
+    def share_events(self, events: LiveEvents) -> None:
         """The live event detector runs first on every frame: the safety rules use its TPMS baseline and
         are skipped on frames where none of their conditions holds (``on_frame(..., conditions)``)."""
         assert self.safety_ctx is not None

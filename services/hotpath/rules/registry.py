@@ -19,7 +19,7 @@ class RuleHit:
     source_lap: int | None = None
     time_lost: bool = False  # "you are losing time here" cues: never on a personal-best lap
     detail: dict[str, Any] = field(default_factory=dict)
-    event: str | None = None  # safety hits: the event kind stored in driver_events (shared.events)
+    event: str | None = None  # safety hits: the event kind stored in driver_events (shared.event_conditions)
 
     @property
     def key(self) -> str:

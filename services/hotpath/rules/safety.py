@@ -1,6 +1,6 @@
 """Car-health safety rules: evaluated on every frame, delivered at once (priority 3).
 
-The conditions are the event detector's predicates (``shared.events``): a live session raises the same
+The conditions are the event detector's predicates (``shared.event_conditions``): a live session raises the same
 events, with the same thresholds and names, as an imported one.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from services.hotpath.rules.registry import RuleHit, register
-from shared import events as ev
+from shared import event_conditions as ev
 
 
 @dataclass

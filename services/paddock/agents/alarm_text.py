@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from services.paddock.agents.fmt import corner_label
 from services.paddock.tools.alarms import FLAG_WORDS, WARNING_KINDS, FlagEvent, FlagReport
-from shared import events as ev
+from shared import event_conditions as ev
 
 _SHOWN = 5  # events listed one by one; the rest counted
 

@@ -18,7 +18,8 @@ from services.paddock.tools.base import (
     session_row,
 )
 from services.paddock.tools.recorded import MEASURES, recorded
-from shared import events as ev
+from shared import event_conditions as ev
+from shared.event_detect import slip_runs
 from shared.profiles.car import load_car
 
 WHEELS = ev.WHEELS
@@ -134,7 +135,7 @@ def get_engine_health_timeline(session_id: str) -> dict[str, Any]:
 
 
 def _car_thresholds(car_id: str | None) -> dict[str, float]:
-    """The event threshold table with the session's car-profile overrides (shared.events)."""
+    """The event threshold table with the session's car-profile overrides (shared.event_conditions)."""
     try:
         return ev.event_thresholds(load_car(car_id or "generic").thresholds)
     except KeyError:  # a car profile that is no longer installed: the defaults
@@ -171,7 +172,7 @@ def get_traction_events(session_id: str, slip_threshold_kmh: float | None = None
             "duration_s": r(t[sr.end - 1] - t[sr.start], 2),
             "max_slip_kmh": sr.max_slip_kmh,
         }
-        for sr in ev.slip_runs(a, th)
+        for sr in slip_runs(a, th)
         if can[sr.kind]
     ]
     out.sort(key=lambda x: x["t_s"])

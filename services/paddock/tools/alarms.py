@@ -14,7 +14,7 @@ import numpy as np
 
 from services.paddock.tools.base import r, rows, session_row
 from services.paddock.tools.recorded import session_recorded
-from shared import events as ev
+from shared import event_conditions as ev
 from shared.alarms import alarm_name, detector_column, is_alarm_channel, named_alarm
 
 # the wide flags and alarms: event kind -> its measure (services.paddock.tools.recorded)

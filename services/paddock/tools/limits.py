@@ -2,7 +2,7 @@
 
 The limits are the one threshold table's (``shared.thresholds``, a car profile's ``thresholds:`` override
 them): oil pressure below ``oil_press_min_bar`` under load (the event detector's own predicate,
-``shared.events.is_oil_pressure_low``), coolant above ``coolant_max_c`` (``is_coolant_hot``), engine speed
+``shared.event_conditions.is_oil_pressure_low``), coolant above ``coolant_max_c`` (``is_coolant_hot``), engine speed
 above the car profile's redline. A vital without a limit gets its figures and no verdict.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import ToolError, car_profile, r, session_arrays, session_row, track_corners
-from shared import events as ev
+from shared import event_conditions as ev
 from shared.profiles.car import CarProfile
 from shared.thresholds import car_thresholds
 

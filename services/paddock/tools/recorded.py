@@ -143,7 +143,7 @@ def session_recorded(session_id: str, measures: tuple[str, ...]) -> Recorded:
     return recorded(session_id, session_arrays(session_id, chans), measures)
 
 
-#: driver-event kind (shared.events) -> the measures its detection needs, all of them
+#: driver-event kind (shared.event_conditions) -> the measures its detection needs, all of them
 EVENT_MEASURES: dict[str, tuple[str, ...]] = {
     "lockup": ("wheel_speeds", "speed", "brake_pressure"),
     "wheelspin": ("rear_wheel_speeds", "speed", "throttle"),

@@ -19,7 +19,7 @@ from services.paddock.tools.recorded import (
     session_recorded,
 )
 from services.paddock.tools.sql_guard import run_query
-from shared.events import INCIDENT_KINDS
+from shared.event_conditions import INCIDENT_KINDS
 from shared.profiles.car import load_car
 
 INCIDENT_G_OVER_GRIP = 1.4  # combined g this far beyond the car's lateral grip figure is a moment
