@@ -10,18 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from shared.geo import NearBand
+from shared.crossing_judge import CrossingJudge
 from shared.laps import (
     CATCH_UP_MPS,
     FIT_S,
     LOST_M,
-    MIN_CROSS_KMH,
     MIN_LAP_S,
     MIN_MOVING_KMH,
     NEAR_M,
-    OFF_LINE_M,
     ON_LINE_M,
-    PIT_SPEED_RATIO,
     Boundary,
     Lap,
     fitted_crossing,
@@ -29,6 +26,7 @@ from shared.laps import (
     lap_kind,
     not_full_reason,
 )
+from shared.laps_live_near import NearBands
 from shared.profiles.track import Corner, TrackProfile
 
 
@@ -69,10 +67,7 @@ class LiveLapTracker:
         self.last_cross_t = -math.inf
         self.best_lap_s: float | None = None
         self.start_edge: Boundary | None = None  # the crossing that started the current lap
-        self._speeds: list[float] = []  # speeds and lateral offsets of the on-track crossings so far
-        self._laterals: list[float] = []
-        self._first_off: float | None = None  # lateral of a fast off-centre crossing before any on-track one
-        self._first_on: Boundary | None = None  # the first crossing judged on track, with nothing to compare
+        self.crossings = CrossingJudge()  # each crossing judged against the on-track ones so far
         self.off_m = 0.0  # the last fix's distance from the track's line
         # lap -> session time it left the track's line at pit-lane speed: the pit lane, so an in-lap
         self.pit_at: dict[int, float] = {}
@@ -129,7 +124,11 @@ class LiveLapTracker:
             if self.track is not None:
                 px, py = self.track.proj.xy(lat, lon)
                 xs, ys = px.tolist(), py.tolist()
-        band = _Bands(self, px, py, t, speed) if px is not None and py is not None else None
+        band = (
+            NearBands(self.track, px, py, t, speed)
+            if self.track is not None and px is not None and py is not None
+            else None
+        )
         near = band.near if band is not None else self._near
         laps: list[int] = [0] * n
         dists: list[float] = [0.0] * n
@@ -202,7 +201,7 @@ class LiveLapTracker:
             # the crossing is fitted to the fixes either side of it, so the lap closes FIT_S after the line
             self._pending = None
             tc = fitted_crossing(self._fixes, pend[0])
-            crossed = self._close(tc, t_s, v, self._judge(tc, pend[1], pend[2]))
+            crossed = self._close(tc, t_s, v, self.crossings.judge(tc, pend[1], pend[2]))
         self.last_t = t_s
         # a fix held on later frames (a slower GPS) is no new position: distance moves on by the speed
         self.dist, source = self._distance(
@@ -211,55 +210,13 @@ class LiveLapTracker:
         if new_fix:
             self._fix_ll = (lat, lon)
             off = self.off_m > ON_LINE_M and self.lap not in self.pit_at
-            if off and speed_kmh is not None and speed_kmh < self._pit_kmh():
+            if off and speed_kmh is not None and speed_kmh < self.crossings.pit_kmh():
                 self.pit_at[self.lap] = t_s
         return crossed, source
 
-    def _typical_kmh(self) -> float:
-        """The on-track crossings' upper-quartile speed (before any: what makes ``MIN_CROSS_KMH`` the pit's)."""
-        return float(np.percentile(self._speeds, 75)) if self._speeds else MIN_CROSS_KMH / PIT_SPEED_RATIO
-
-    def _pit_kmh(self) -> float:
-        return PIT_SPEED_RATIO * self._typical_kmh()
-
-    def _judge(self, tc: float, speed_kmh: float, lateral: float) -> Boundary:
-        """The batch rule on what is known so far: slow against the on-track crossings seen (or under
-        ``MIN_CROSS_KMH`` before any), or beside their line (the gate centre before any), is pit lane.
-        Two fast crossings in a row on one line away from the gate centre, before any on-track one,
-        are the racing line (a profile whose start/finish point is off it), not the pit lane twice."""
-        b = Boundary(tc, speed_kmh)
-        typical = self._typical_kmh()
-        ref = float(np.median(self._laterals)) if self._laterals else 0.0
-        again = self._first_off is not None and abs(lateral - self._first_off) <= OFF_LINE_M
-        if speed_kmh < PIT_SPEED_RATIO * typical:
-            b.on_track, b.reason = False, f"crossed at {speed_kmh:.0f} km/h: pit lane"
-        elif abs(lateral - ref) > OFF_LINE_M and not (not self._laterals and again):
-            b.on_track, b.reason = False, f"crossed {abs(lateral - ref):.0f} m beside the racing line"
-            if not self._laterals:
-                self._first_off = lateral
-        else:
-            if not self._speeds:
-                self._first_on = b
-            self._speeds.append(speed_kmh)
-            self._laterals.append(lateral)
-        return b
-
-    def _rejudge_first(self, edge: Boundary) -> None:
-        """The first crossing had nothing to be compared with (only ``MIN_CROSS_KMH``): once the next
-        on-track one is known, a first one slow against it was the pit lane, as the import judges it,
-        so the lap it started is the out-lap (a session started in the pits)."""
-        first, self._first_on = self._first_on, None
-        if first is None or first is edge or not edge.on_track or first.speed_kmh is None:
-            return
-        if edge.speed_kmh is not None and first.speed_kmh < PIT_SPEED_RATIO * edge.speed_kmh:
-            first.on_track, first.reason = False, f"crossed at {first.speed_kmh:.0f} km/h: pit lane"
-            self._speeds.pop(0)
-            self._laterals.pop(0)
-
     def _close(self, tc: float, t_now: float, v: float, edge: Boundary) -> Lap:
         start = self.lap_start_t if self.lap_start_t is not None else tc
-        if self._first_on is not None and self._first_on is self.start_edge:
-            self._rejudge_first(edge)
+        self.crossings.rejudge_first(self.start_edge, edge)
         kind = lap_kind(self.start_edge, edge)
         odo_tc = self.odo - v * (t_now - tc)  # the lap closes FIT_S after the line: back to it
         lap = Lap(
@@ -335,55 +292,3 @@ class LiveLapTracker:
         if self.s_hint is not None:
             self.s_hint = (d * line_len / length) % line_len
         return d, "speed"
-
-
-class _Bands:
-    """``LiveLapTracker.feed_many``'s search near the last distance: the fixes of up to ``BLOCK`` frames
-    projected at once onto the stretch of line they can reach (``NearBand``, built when first needed, from
-    the hint then and the distance the speed can cover), else ``project_near`` itself. Same answers."""
-
-    BLOCK = 100
-    MARGIN_M = 20.0
-
-    def __init__(
-        self,
-        tracker: LiveLapTracker,
-        px: np.ndarray,
-        py: np.ndarray,
-        t: np.ndarray,
-        speed: list[float | None],
-    ) -> None:
-        assert tracker.track is not None
-        self.line = tracker.track.line
-        self.scale = self.line.length / tracker.track.length_m
-        self.px, self.py, self.t = px, py, t
-        self.v = np.fromiter((0.0 if s is None else s for s in speed), np.float64, len(speed)) / 3.6
-        self.n = len(t)
-        self.i = 0
-        self.band: NearBand | None = None
-        self.b0 = self.b1 = 0
-
-    def _build(self, i: int, s_hint: float, window_m: float) -> NearBand:
-        j = min(self.n, i + self.BLOCK)
-        # the hint moves at most as far as the speed and the catch-up allow (a lap closing or a lost car
-        # moves it elsewhere: then project_near, or a new stretch from there)
-        dt = np.abs(np.diff(self.t[i:j]))
-        reach = float(np.nansum(np.abs(self.v[i + 1 : j]) * dt) + CATCH_UP_MPS * dt.sum())
-        ahead = reach * self.scale + window_m + self.MARGIN_M
-        lo = s_hint - window_m - self.MARGIN_M
-        self.band = NearBand(self.line, self.px[i:j], self.py[i:j], lo, s_hint + ahead)
-        self.b0, self.b1 = i, j
-        return self.band
-
-    def near(self, x: float, y: float, s_hint: float, window_m: float) -> tuple[float, float]:
-        i = self.i
-        band = self.band
-        if band is None or not self.b0 <= i < self.b1:
-            band = self._build(i, s_hint, window_m)
-        got = band.lookup(i - self.b0, s_hint, window_m) if band.ok else 1
-        if got == 1 and self.b0 != i:  # the car left the stretch: a new one from here
-            band = self._build(i, s_hint, window_m)
-            got = band.lookup(0, s_hint, window_m) if band.ok else 1
-        if isinstance(got, tuple):
-            return got
-        return self.line.project_near(x, y, s_hint, window_m=window_m, widen=False)

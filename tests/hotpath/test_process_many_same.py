@@ -185,8 +185,8 @@ def _state(sess: LiveSession) -> Any:
                 tr._odo_at_dist,
                 tr.lap_odo0,
                 tr.lap_start_t,
-                tr._speeds,
-                tr._laterals,
+                tr.crossings._speeds,
+                tr.crossings._laterals,
             ],
             "events": [
                 list(ev._dts),
