@@ -8,16 +8,15 @@ from collections.abc import Callable
 import pytest
 
 from services.hotpath.arbiter import (
-    BIN_M,
     BUSY_G_LAT,
     SAFETY_MARGIN_S,
     ArbiterConfig,
     CoachArbiter,
     Decision,
     FrameState,
-    QuietProfile,
 )
 from services.hotpath.phrases import render
+from services.hotpath.quiet_profile import BIN_M, QuietProfile
 from services.hotpath.rules.registry import RuleHit
 from shared.profiles.track import Corner, TrackProfile, load_track
 
