@@ -17,7 +17,7 @@ _COMMAND_MODULES = (
     "shared.cli_repair",  # repair
     "shared.cli_lake",  # lake migrate, lake maintain
     "shared.cli_channels",  # channels
-    "services.hotpath.cli",  # hotpath, replay
+    "services.hotpath.cli",  # hotpath, replay (services.hotpath.cli_replay), voices build
     "services.paddock.cli",  # paddock
     "services.paddock.cli_tool",  # tool
     "services.demo",  # demo
