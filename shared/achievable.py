@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 
 from shared.lap_gates import Crossings, crossings, lap_rows
-
-Wide = Mapping[str, np.ndarray]
+from shared.signals import Wide
 
 # ---- when two laps "agree" at a gate: the only place these tolerances live --------------------------
 # (Lap-to-lap medians at corner entries measured on the shared real sessions: speed 3.3 km/h at Sonoma

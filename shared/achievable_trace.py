@@ -13,10 +13,9 @@ import pyarrow.parquet as pq
 from shared.achievable import Achievable, achievable_lap
 from shared.resample import line_to_line
 from shared.settings import Settings
+from shared.signals import Wide
 from shared.store.gold import session_facts
 from shared.store.lake_layout import lap_path, table_path
-
-Wide = Mapping[str, np.ndarray]
 
 
 def stitched_trace(

@@ -21,18 +21,18 @@ from shared.channel_orient import gps_references, orient
 from shared.channel_valid import blank_frozen, valid_raw, valid_share
 from shared.channel_values import find_by_values
 from shared.importers.base import RawChannel, RawLog
+from shared.signals import MutableWide, Wide
 
-Wide = dict[str, np.ndarray]
 RegistryRow = dict[str, Any]
 
 
 def build_wide(
     raw: RawLog, decisions: list[Decision], rate_hz: float | None
-) -> tuple[Wide, list[RegistryRow]]:
+) -> tuple[MutableWide, list[RegistryRow]]:
     """Resample every mapped channel onto one time grid in canonical units; sentinels become NaN."""
     picked = [(d, raw.channels[d.name]) for d in decisions if d.spec is not None]
     grid = time_grid(raw, [ch for _, ch in picked], rate_hz)
-    wide: Wide = {"t_s": grid}
+    wide: MutableWide = {"t_s": grid}
     for d, ch in picked:
         assert d.spec is not None and d.canonical is not None
         wide[d.canonical] = resample(ch.t_s, d.spec.apply(ch.values), grid, hold=d.spec.hold)

@@ -7,8 +7,7 @@ import numpy as np
 from shared.geo import LocalProjection
 from shared.laps import Lap
 from shared.profiles.track import Corner
-
-Wide = dict[str, np.ndarray]
+from shared.signals import Wide
 
 BRAKE_ON_BAR = 5.0
 BRAKE_MIN_PEAK_BAR = 15.0  # a zone that never reaches this is a brush of the pedal, not a brake point

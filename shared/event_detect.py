@@ -37,8 +37,7 @@ from shared.event_conditions import (
     tpms_drop,
 )
 from shared.profiles.track import Corner
-
-Wide = dict[str, np.ndarray]
+from shared.signals import Wide
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,7 @@ import numpy as np
 from shared.geo import LocalProjection
 from shared.laps import fit_near
 from shared.resample import line_to_line
-
-Wide = Mapping[str, np.ndarray]
+from shared.signals import Wide
 
 GATE_HALF_M = 20.0  # a crossing further than this from the reference path is beside the gate
 GATE_WINDOW_M = 150.0  # and it must be this close to where the lap's own distance puts the gate

@@ -12,8 +12,7 @@ import numpy as np
 
 from shared.geo import LocalProjection
 from shared.profiles.track import TrackProfile
-
-Wide = dict[str, np.ndarray]
+from shared.signals import Wide
 
 MIN_LAP_S = 20.0
 MIN_CROSS_KMH = 30.0  # the live tracker ignores slower gate crossings

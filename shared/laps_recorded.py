@@ -17,7 +17,6 @@ from shared.laps import (
     Boundary,
     Gate,
     Lap,
-    Wide,
     boundaries_at,
     fit_near,
     gate_for,
@@ -26,6 +25,7 @@ from shared.laps import (
     not_full_reason,
 )
 from shared.profiles.track import TrackProfile
+from shared.signals import MutableWide, Wide
 
 END_TOL_S = 0.25  # a boundary this close to the last sample is the end of the recording
 
@@ -170,7 +170,7 @@ def _validate(laps: list[Lap], wide: Wide, track: TrackProfile | None) -> None:
                 lp.valid, lp.invalid_reason = False, "GPS missing for over 20% of the lap"
 
 
-def assign_laps(wide: Wide, laps: list[Lap], track: TrackProfile | None = None) -> None:
+def assign_laps(wide: MutableWide, laps: list[Lap], track: TrackProfile | None = None) -> None:
     """Add ``lap``, ``dist_m`` (distance along the lap) and ``odo_m`` to ``wide`` in place."""
     t = wide["t_s"]
     n = len(t)

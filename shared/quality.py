@@ -15,8 +15,7 @@ import numpy as np
 from shared.importers.base import RawLog
 from shared.laps import Lap
 from shared.profiles.car import DERIVED_FROM
-
-Wide = dict[str, np.ndarray]
+from shared.signals import Wide
 
 #: analysis -> groups of canonical signals; each group needs any one of its signals
 CAPABILITIES: dict[str, list[list[str]]] = {

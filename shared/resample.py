@@ -7,8 +7,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from shared.laps import Lap
-
-Wide = dict[str, np.ndarray]
+from shared.signals import Wide
 
 DEFAULT_CHANNELS = ("speed_kmh", "throttle_pct", "brake_bar", "steer_deg", "g_lat", "g_long", "rpm", "gear")
 

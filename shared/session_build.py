@@ -11,10 +11,11 @@ import numpy as np
 
 from shared.corners import auto_corners, corner_results
 from shared.event_detect import detect_events
-from shared.laps import Lap, Wide
+from shared.laps import Lap
 from shared.laps_recorded import assign_laps, detect_laps
 from shared.profiles.car import CarProfile
 from shared.profiles.track import TrackProfile
+from shared.signals import MutableWide, Wide
 
 
 @dataclass
@@ -27,7 +28,7 @@ class Analysed:
 
 
 def analyse(
-    wide: Wide,
+    wide: MutableWide,
     car: CarProfile,
     track: TrackProfile | None,
     beacons: list[float] | None,

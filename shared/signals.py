@@ -6,8 +6,10 @@ and units. Missing values are NULL in storage (NaN in numpy arrays; convert with
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 
 
@@ -81,6 +83,11 @@ _ADDED: tuple[Channel, ...] = (
 CHANNELS: tuple[Channel, ...] = _CORE + _WHEEL + _VITALS + _ADDED
 CHANNEL_BY_NAME: dict[str, Channel] = {c.name: c for c in CHANNELS}
 WIDE_COLUMNS: tuple[str, ...] = tuple(c.name for c in CHANNELS)
+
+#: A session's wide table in memory: each column (``t_s`` and the channels above) a numpy array, by name;
+#: ``Wide`` where it is only read, ``MutableWide`` where it is built or columns are added to it.
+Wide = Mapping[str, np.ndarray]
+MutableWide = dict[str, np.ndarray]
 
 
 def telemetry_schema() -> pa.Schema:

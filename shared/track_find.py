@@ -20,8 +20,7 @@ from shared.laps_recorded import assign_laps, detect_laps
 from shared.names import file_names
 from shared.profiles.track import TrackProfile, load_track, save_track, saved_tracks
 from shared.profiles.track_detect import detect_track, make_track
-
-Wide = dict[str, np.ndarray]
+from shared.signals import Wide
 
 
 def logger_in_lap_ends(raw: RawLog) -> list[float]:

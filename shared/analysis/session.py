@@ -12,8 +12,9 @@ import numpy as np
 from shared.analysis.causes import name_cause
 from shared.analysis.measures import Marks, coast_s, lifts, marks, off_runs, slip, slip_of
 from shared.analysis.model import NAN, CornerLap
-from shared.analysis.trace import STEP_M, LapTrace, Typical, Wide, lap_traces, paces, pin, splits, typical
+from shared.analysis.trace import STEP_M, LapTrace, Typical, lap_traces, paces, pin, splits, typical
 from shared.profiles.track import Corner
+from shared.signals import Wide
 
 MIN_LAPS = 3  # a typical lap needs at least this many valid full laps
 INHERIT_KMH = 1.5  # entering a segment this much under the typical speed: the previous exit's doing

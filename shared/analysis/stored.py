@@ -11,9 +11,10 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from shared.analysis.session import SessionAnalysis, Wide, analyse_session
+from shared.analysis.session import SessionAnalysis, analyse_session
 from shared.analysis.trace import CHANNELS, WHEEL_CHANNELS
 from shared.profiles.track import load_track
+from shared.signals import Wide
 from shared.thresholds import car_thresholds
 
 ANALYSIS_CHANNELS = (*CHANNELS, *WHEEL_CHANNELS)

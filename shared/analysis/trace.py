@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from shared.profiles.track import Corner
+from shared.signals import Wide
 
-Wide = dict[str, np.ndarray]
 STEP_M = 2.0
 PACE_PCT = 25.0  # a lap's pace: this percentile of its segments' times over theirs (mistakes only slow)
 REFERENCE_PCT = 25.0  # "your good laps": a quarter of the valid laps are faster over a segment

@@ -24,10 +24,9 @@ from shared.channel_map import Decision, UserMap, resolve
 from shared.channel_spec import live_rule_spec, profile_spec
 from shared.channel_wide import build_wide
 from shared.importers.base import RawLog
-from shared.signals import CHANNEL_BY_NAME, WIDE_COLUMNS
+from shared.signals import CHANNEL_BY_NAME, WIDE_COLUMNS, MutableWide, Wide
 from shared.units import source_unit
 
-Wide = dict[str, np.ndarray]
 RegistryRow = dict[str, Any]
 
 _CARS_DIR = "cars"
@@ -124,14 +123,14 @@ class CarProfile(BaseModel):
 
     def to_wide(
         self, raw: RawLog, rate_hz: float | None = None, user: UserMap | None = None
-    ) -> tuple[Wide, list[RegistryRow]]:
+    ) -> tuple[MutableWide, list[RegistryRow]]:
         """Every mapped channel on one time grid in canonical units (sentinels NaN), derived signals
         filled, and the registry: per channel what it feeds and why (:mod:`shared.channel_wide`)."""
         wide, registry = build_wide(raw, self.plan(raw, user), rate_hz)
         self.derive(wide)
         return wide, registry
 
-    def derive(self, wide: Wide) -> None:
+    def derive(self, wide: MutableWide) -> None:
         """Fill derived signals: combined g, gear from RPM over rear wheel speed, brake %."""
         n = len(wide["t_s"])
         if "g_combo" not in wide and "g_lat" in wide and "g_long" in wide:
