@@ -14,28 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from shared.event_conditions import (
-    ALARM,
-    COOLANT,
-    DRIVEN_WHEELS,
-    FLAG_CHANNELS,
-    LOCKUP,
-    OIL_PRESSURE,
-    TPMS_ALARM,
-    TPMS_DROP,
-    WHEELS,
-    WHEELSPIN,
-    corner_for,
-    event_thresholds,
-    is_coolant_hot,
-    is_flag_on,
-    is_lockup,
-    is_oil_pressure_low,
-    is_wheelspin,
-    min_samples,
-    runs,
-    tpms_drop,
-)
+from shared import event_conditions as ev
 from shared.profiles.track import Corner
 from shared.signals import Wide
 
@@ -63,22 +42,22 @@ def slip_runs(a: Mapping[str, np.ndarray], th: Mapping[str, float]) -> list[Slip
     if speed is None or len(t) < 2:
         return []
     n = len(t)
-    min_n = min_samples(float(np.median(np.diff(t))), th)
+    min_n = ev.min_samples(float(np.median(np.diff(t))), th)
     spd = np.asarray(speed, dtype=np.float64)
     brake, thr = _nz(a.get("brake_bar"), n), _nz(a.get("throttle_pct"), n)
-    abs_off = ~is_flag_on(_nz(a.get("abs_active"), n))
+    abs_off = ~ev.is_flag_on(_nz(a.get("abs_active"), n))
     out: list[SlipRun] = []
     with np.errstate(invalid="ignore"):
-        for w in WHEELS:
+        for w in ev.WHEELS:
             ws = a.get(f"wheel_speed_{w}_kmh")
             if ws is None or not np.isfinite(ws).any():
                 continue
             slip = np.asarray(ws, dtype=np.float64) - spd
-            masks = [(LOCKUP, is_lockup(ws, spd, brake, th) & abs_off)]
-            if w in DRIVEN_WHEELS:
-                masks.append((WHEELSPIN, is_wheelspin(ws, spd, thr, th)))
+            masks = [(ev.LOCKUP, ev.is_lockup(ws, spd, brake, th) & abs_off)]
+            if w in ev.DRIVEN_WHEELS:
+                masks.append((ev.WHEELSPIN, ev.is_wheelspin(ws, spd, thr, th)))
             for kind, mask in masks:
-                for i0, i1 in runs(np.asarray(mask, dtype=bool)):
+                for i0, i1 in ev.runs(np.asarray(mask, dtype=bool)):
                     if i1 - i0 >= min_n:
                         worst = float(np.nanmax(np.abs(slip[i0:i1])))
                         out.append(SlipRun(kind, w, i0, i1, round(worst, 1)))
@@ -100,12 +79,12 @@ def detect_events(
     """Every event of a session (``driver_events`` rows without ``session_id``), in time order.
     ``thresholds`` are the car profile's overrides; ``alarms`` the logger's alarm channels on the
     session's time grid, by name (``shared.alarms.alarm_signals``)."""
-    th = event_thresholds(thresholds)
+    th = ev.event_thresholds(thresholds)
     t = wide["t_s"]
     if len(t) < 3:
         return []
     n = len(t)
-    min_n = min_samples(float(np.median(np.diff(t))), th)
+    min_n = ev.min_samples(float(np.median(np.diff(t))), th)
     lap = wide.get("lap", np.zeros(n))
     dist = wide.get("dist_m", np.zeros(n))
     out: list[dict[str, Any]] = []
@@ -119,7 +98,7 @@ def detect_events(
                 "t_s": float(t[a]),
                 "lap": int(np.nan_to_num(lap[a])),
                 "dist_m": d,
-                "corner": corner_for(d, corners),
+                "corner": ev.corner_for(d, corners),
                 "kind": kind,
                 "wheel": wheel,
                 "severity": severity,
@@ -129,22 +108,22 @@ def detect_events(
 
     for s in slip_runs(wide, th):
         add(s.kind, s.start, s.end, s.wheel, s.max_slip_kmh, max_slip_kmh=s.max_slip_kmh)
-    for kind, ch in FLAG_CHANNELS.items():
+    for kind, ch in ev.FLAG_CHANNELS.items():
         f = wide.get(ch)
         if f is not None:
-            for a, b in runs(is_flag_on(np.nan_to_num(f))):
+            for a, b in ev.runs(ev.is_flag_on(np.nan_to_num(f))):
                 add(kind, a, b)
     for name, v in (alarms or {}).items():
-        for a, b in runs(np.nan_to_num(v) > 0):
+        for a, b in ev.runs(np.nan_to_num(v) > 0):
             end_lap = int(np.nan_to_num(lap[b - 1]))
-            add(ALARM, a, b, None, None, channel=name, bitfield=int(np.nanmax(v[a:b])), end_lap=end_lap)
-    for w in WHEELS:
+            add(ev.ALARM, a, b, None, None, channel=name, bitfield=int(np.nanmax(v[a:b])), end_lap=end_lap)
+    for w in ev.WHEELS:
         al = wide.get(f"tpms_alarm_{w}")
         press = wide.get(f"tpms_press_{w}_bar")
         if al is not None:
-            for a, b in runs(np.nan_to_num(al) > 0):
+            for a, b in ev.runs(np.nan_to_num(al) > 0):
                 add(
-                    TPMS_ALARM,
+                    ev.TPMS_ALARM,
                     a,
                     b,
                     w,
@@ -154,24 +133,24 @@ def detect_events(
                 )
         if press is not None:  # the baseline is stateful: one pass, as the hot path sees it
             base: dict[str, float] = {}
-            drops = np.array([tpms_drop(base, w, p) or 0.0 for p in press.tolist()])
-            for a, b in runs(drops >= th["tpms_drop_bar"]):
+            drops = np.array([ev.tpms_drop(base, w, p) or 0.0 for p in press.tolist()])
+            for a, b in ev.runs(drops >= th["tpms_drop_bar"]):
                 m = float(drops[a:b].max())
-                add(TPMS_DROP, a, b, w, round(m, 2), drop_bar=round(m, 2))
+                add(ev.TPMS_DROP, a, b, w, round(m, 2), drop_bar=round(m, 2))
     oil, rpm, thr = wide.get("oil_press_bar"), wide.get("rpm"), wide.get("throttle_pct")
     if oil is not None and rpm is not None and thr is not None:
         with np.errstate(invalid="ignore"):
-            low = np.isfinite(oil) & is_oil_pressure_low(oil, np.nan_to_num(rpm), np.nan_to_num(thr), th)
-        for a, b in runs(low):
+            low = np.isfinite(oil) & ev.is_oil_pressure_low(oil, np.nan_to_num(rpm), np.nan_to_num(thr), th)
+        for a, b in ev.runs(low):
             if b - a >= min_n:
                 m = float(np.nanmin(oil[a:b]))
-                add(OIL_PRESSURE, a, b, None, m, min_bar=round(m, 2))
+                add(ev.OIL_PRESSURE, a, b, None, m, min_bar=round(m, 2))
     water = wide.get("water_temp_c")
     if water is not None:
         with np.errstate(invalid="ignore"):
-            hot = np.isfinite(water) & is_coolant_hot(water, th)
-        for a, b in runs(hot):
+            hot = np.isfinite(water) & ev.is_coolant_hot(water, th)
+        for a, b in ev.runs(hot):
             m = float(np.nanmax(water[a:b]))
-            add(COOLANT, a, b, None, m, max_c=round(m, 1))
+            add(ev.COOLANT, a, b, None, m, max_c=round(m, 1))
     out.sort(key=lambda e: e["t_s"])
     return out
