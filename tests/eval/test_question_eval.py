@@ -74,17 +74,22 @@ def test_the_halves_are_the_seeded_split_of_cited_phrasings() -> None:
     assert len(tuning) + len(heldout) == PHRASINGS
     assert abs(len(tuning) - len(heldout)) <= 1
     texts = [(it.session, " / ".join((*it.before, it.text)).lower()) for it in tuning + heldout]
-    assert len(set(texts)) == len(texts)
+    repeats = len(texts) - len(set(texts))
+    assert repeats == 0, f"{repeats} phrasing(s) repeated"  # the count only: held-out text is never printed
     assert sum(bool(it.before) for it in tuning + heldout) == FOLLOW_UPS
-    for it in tuning + heldout:
-        assert it.kind in KINDS and it.session in SESSIONS, it
-        assert it.source.strip(" —"), f"{it.text!r} cites no source"
+    for name, items in (("tuning", tuning), ("heldout", heldout)):
+        for i, it in enumerate(items):
+            where = repr(it.text) if name == "tuning" else f"held-out item {i}"  # never print held-out words
+            assert it.kind in KINDS and it.session in SESSIONS, where
+            assert it.source.strip(" —"), f"{where} cites no source"
 
 
 def test_every_phrasing_has_truth_from_the_raw_files(prepared: Prepared) -> None:
-    for it in half("tuning") + half("heldout"):
-        e = expect(it, prepared.truths)
-        assert e.need or e.need_range or e.words or e.restraint, it.text
+    for name in ("tuning", "heldout"):
+        for i, it in enumerate(half(name)):
+            e = expect(it, prepared.truths)
+            where = repr(it.text) if name == "tuning" else f"held-out item {i}"  # never print held-out words
+            assert e.need or e.need_range or e.words or e.restraint, where
 
 
 def test_a_corner_minimum_beside_a_top_speed_is_off_the_point_not_wrong(prepared: Prepared) -> None:
