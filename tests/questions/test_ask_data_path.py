@@ -150,3 +150,20 @@ def test_another_session_starts_a_new_thread_and_the_trace_keeps_the_parsed_ques
     asked = [q for q in kept if q and q["text"] == "compare lap 3 and lap 5"]
     assert asked and asked[0]["intent"] == "compare"
     assert [(x["number"], x["session"]) for x in asked[0]["laps"]] == [(3, "this"), (5, "this")]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Lap 14 - hit the kerb for the first ever time at the esses and lost 3 tenths, where?",
+        "where did I lose time on lap 14?",
+        "what was my top speed on lap 14?",
+    ],
+)
+def test_a_lap_the_session_does_not_have_is_said_so_whatever_is_asked(pad, question: str) -> None:
+    """The simulated session has laps up to its truth's last one: a lap beyond it is said missing, with
+    the laps there are, never another lap's or the session's figures."""
+    last = max(x["lap"] for x in pad["sim"].truth.laps)
+    first = min(x["lap"] for x in pad["sim"].truth.laps)
+    assert last < 14
+    assert ask(pad, question) == f"There is no lap 14 in this session: it has laps {first} to {last}."

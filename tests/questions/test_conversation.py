@@ -36,6 +36,12 @@ THREADS: list[list[tuple[str, str, bool]]] = [
         ("what was my top speed?", "channel measure=top_speed", False),  # names its own measure: no lap taken
     ],
     [
+        ("did I lock up the brakes?", "events measure=lockup", False),
+        ("where?", "events measure=lockup", True),  # a question word alone leans on the one before
+        ("what was I topping out at?", "channel measure=top_speed", False),
+        ("and on lap 9?", "channel laps=9 measure=top_speed", True),
+    ],
+    [
         ("what was my oil pressure?", "channel measure=oil_pressure", False),
         ("was it ok?", "judge measure=oil_pressure", True),
         ("and the coolant?", "judge measure=coolant_temp", True),

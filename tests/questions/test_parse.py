@@ -327,6 +327,15 @@ TABLE: list[tuple[str, str]] = [
     ),
     ("did the battery voltage drop", "judge measure=battery_voltage"),
     ("when was the oil pressure lowest", "channel measure=oil_pressure agg=min"),
+    # a speed said as a figure is a question about speed; the figure is no lap
+    ("was I hitting 68mph?", "channel measure=top_speed"),
+    ("I cant remember flying 309km/h... Or gps glitch?", "channel measure=top_speed"),
+    ("what was I topping out at?", "channel measure=top_speed"),
+    ("what's the lowest-hanging fruit?", "where_time"),
+    ("where's the easiest time?", "where_time"),
+    # "first ever" is no question about all sessions; lap 12 stays named
+    ("Lap 12 - hit kerb for first ever time at the esses, lost 3 tenths?", "where_time laps=12"),
+    ("my best lap ever", "sessions measure=lap_time agg=min"),
 ]
 
 

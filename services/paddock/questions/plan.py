@@ -134,6 +134,8 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
     s = session_row(session_id)
     if q.intent == "unrelated" and not picked:
         return Answer(DECLINE, "none", {"session_id": s["session_id"]}, {"declined": True})
+    if (gone := laps.missing_lap(q, s)) is not None and not lap_set.asks(q):
+        return gone
     for family in (*PICKED.get(picked or "", ()), *families(q)):
         got = family(q, s)
         if got is not None:

@@ -81,6 +81,11 @@ class Slots:
         known = w.vocabulary()
         leans = any(t in c.REFERS for t in self.toks) or self.has("why") or self.has("judge")
         leans |= any(self.joined.startswith(f" {p} ") for p in c.CARRY_ON)
+        leans |= len(self.toks) <= 2 and self.toks[:1] in (
+            ["where"],
+            ["when"],
+            ["which"],
+        )  # "where?", "which lap?"
         return leans and not self.unrelated and all(t in known for t in self.toks)
 
     @property
@@ -116,7 +121,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     s.laps = list(dict.fromkeys(x for _, x in sorted(positions, key=lambda p: p[0])))  # each lap once
     agg = [a for _, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG)]
     s.aggregation = agg[0] if agg else None
-    s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
+    s.ever = s.has("sessions") and bool(_EVER.search(s.joined))
     best = any(r.pick == "fastest" and r.number is None and r.session == "this" for r in s.laps)
     best |= not s.laps and bool(
         {"best", "fastest", "record"} & set(toks)
@@ -126,6 +131,10 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         best and not only_this and bool(_HERE_EVER.search(s.joined))
     )  # "my best at this track", "a new PB"
     return s
+
+
+# all of the driver's sessions; "the first ever time", "ever since", "whatever" say nothing of sessions
+_EVER = re.compile(r"(?<! first) (?:all time|ever(?! since )|all my sessions|across) ")
 
 
 def _cues(toks: list[str]) -> frozenset[str]:

@@ -96,7 +96,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "lap_time": "lap time, time, times, pace, how long, how quick",
     "speed": "speed, speeds, how fast",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
-        max speed, fastest i went, fastest i got, fastest i was going""",
+        max speed, fastest i went, fastest i got, fastest i was going, topping out at, topped out at,
+        top out at""",
     "min_speed": """minimum speed, lowest speed, slowest speed, apex speed, mid corner speed, how slow,
         corner speed""",
     "entry_speed": "entry speed, turn in speed, speed into, carry in, carried in",
@@ -253,6 +254,10 @@ _CLOCK = re.compile(r"\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b")  # a lap time or a de
 MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay costs no more than this
 _POSSESSIVE = re.compile(r"\b([a-z]+)'s\b")  # "bo's best lap": a driver's; "what's", "session's": nothing
 _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
+# a speed as a figure ("hitting 68mph", "309 km/h", "120 kph"): the question is about speed, the figure no lap
+_SPEED_VALUE = re.compile(
+    r"\b\d+(?:\.\d+)?\s*(?:mph|kph|kmh|kmph|km/h|km / h|kms|miles an hour|miles per hour)\b"
+)
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
 _SHORT = re.compile(r"^(?:(t|c|l|s)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
@@ -273,6 +278,7 @@ def tokens(text: str) -> list[str]:
     (number words are read in context by ``parse``); the
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
     t = _POSSESSIVE.sub(_whose, (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
+    t = _SPEED_VALUE.sub(" speed ", t)
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
     for raw in _TOKEN.findall(t)[:MAX_WORDS]:

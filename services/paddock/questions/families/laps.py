@@ -37,6 +37,19 @@ def lap_problem(sid: str, lap: int, whose: str = "this session") -> str | None:
     return None
 
 
+def missing_lap(q: Question, s: dict[str, Any]) -> Answer | None:
+    """The answer when a lap number the question names of this session is not in it at all ("lap 12" of a
+    9-lap session), whatever else it asks: no family answers about a lap that is not there."""
+    sid = str(s["session_id"])
+    numbers = [r.number for r in q.laps if r.number is not None and r.session == "this" and r.count == 1]
+    have = {x["lap"] for x in all_laps(sid)} if numbers else set()
+    for lap in numbers:
+        if lap not in have:
+            text = lap_problem(sid, lap)
+            return Answer(str(text), "laps", {"session_id": sid}, {"no_lap": lap})
+    return None
+
+
 def ref_session(ref: LapRef, s: dict[str, Any]) -> str | None:
     """The session a lap reference is in (``resolve.session_of``); a name that is no stored session id is
     a driver's: their newest session at this track ("bo's lap 4")."""
