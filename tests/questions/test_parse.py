@@ -336,6 +336,10 @@ TABLE: list[tuple[str, str]] = [
     # "first ever" is no question about all sessions; lap 12 stays named
     ("Lap 12 - hit kerb for first ever time at the esses, lost 3 tenths?", "where_time laps=12"),
     ("my best lap ever", "sessions measure=lap_time agg=min"),
+    # "right" before a place stresses it; alone or before a lap it judges
+    ("did I have my PB right near the end?", "lap_time laps=fastest measure=lap_time"),
+    ("is my oil pressure right?", "judge measure=oil_pressure"),
+    ("was my oil pressure right on lap 3?", "judge laps=3 measure=oil_pressure"),
 ]
 
 

@@ -261,6 +261,7 @@ _SPEED_VALUE = re.compile(
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
 _SHORT = re.compile(r"^(?:(t|c|l|s)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
+_PLACE = word_set("near at before after into through from away")
 _SHORT_WORD = {"t": "turn", "c": "corner", "l": "lap", "s": "sector"}
 
 
@@ -294,4 +295,7 @@ def tokens(text: str) -> list[str]:
             out += [m.group(3), "th"]
         else:
             out += SPELLING.get(raw, fix(raw)).split()
-    return out
+    # "right near the end", "right after turn 2": "right" only stresses the place, it judges nothing
+    return [
+        t for i, t in enumerate(out) if not (t == "right" and out[i + 1 : i + 2] and out[i + 1] in _PLACE)
+    ]
