@@ -42,7 +42,15 @@ def pct(a: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(a), q)) if a else float("nan")
 
 
-def cue_run(url: str, port: int, cues: int) -> dict[str, list[float]]:
+def loop_waited_s(pid: int | None) -> float:
+    """Seconds the process's main thread (the service's event loop) has waited on a run queue: runnable,
+    no core given (Linux schedstat)."""
+    if pid is None:
+        return 0.0
+    return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[1]) / 1e9
+
+
+def cue_run(url: str, port: int, cues: int, pid: int | None = None) -> dict[str, list[float]]:
     """100 Hz frames over WebSocket; a safety trigger (an ABS or DSC rising edge) every 0.5 s; time from
     the trigger frame's send to its cue's SSE receipt, both on this process's one monotonic clock
     (``time.perf_counter``), each cue matched to its trigger by rule and order. The session clock steps
@@ -116,7 +124,11 @@ def cue_run(url: str, port: int, cues: int) -> dict[str, list[float]]:
                 await ws.send(json.dumps({"frames": [f]}))
                 await ws.recv()
 
+    waited0 = loop_waited_s(pid)
+    t_run = time.perf_counter()
     asyncio.run(run())
+    if pid is not None:  # the service's loop thread: its time runnable without a core, over the run
+        out_waited = [loop_waited_s(pid) - waited0, time.perf_counter() - t_run]
     time.sleep(0.5)
     stop.set()
     out: dict[str, list[float]] = {
@@ -142,6 +154,8 @@ def cue_run(url: str, port: int, cues: int) -> dict[str, list[float]]:
         if speak_by is not None:  # the same instant on the epoch clock: its margin to the service's speak_by
             out["said_margin"].append(speak_by - (epoch_s + (got - s)) * 1000)
     out["sent"] = [float(len(sent))]
+    if pid is not None:
+        out["loop_waited_s"], out["run_s"] = [out_waited[0]], [out_waited[1]]
     httpx.post(f"{url}/session/{sid}/end")
     send = httpx.get(f"{url}/health").json().get("cue_send_ms")  # a tree from before it: not there
     if send is not None:  # since the service started (every round so far)
@@ -168,7 +182,13 @@ def row(r: dict[str, list[float]], limits: str, cmd: str, name: str = "") -> Row
         f"{sent} triggers' cues before their deadline (trigger + 2 s on the monotonic clock, less the"
         f" drive screen's start; least margin {min(r['true_margin'], default=float('nan')):.0f} ms); the "
         f"service's speak_by: least margin {min(r['said_margin'], default=float('nan')):.0f} ms"
-        f"; load {os.getloadavg()[0]:.1f}; {limits}",
+        + (
+            f"; the service's loop thread waited {sum(r['loop_waited_s']) * 1000:,.0f} ms for a core in "
+            f"{sum(r['run_s']):.0f} s"
+            if r.get("loop_waited_s")
+            else ""
+        )
+        + f"; load {os.getloadavg()[0]:.1f}; {limits}",
         cmd,
     )
 
@@ -185,7 +205,7 @@ def compare(trees: list[tuple[str, Path]], cues: int, rounds: int, busy: bool, p
             for _ in range(rounds):
                 for name, svc in svcs:
                     with limit_cpu(svc.proc.pid, enabled=phone):
-                        for k, v in cue_run(svc.url, svc.port, cues).items():
+                        for k, v in cue_run(svc.url, svc.port, cues, svc.proc.pid).items():
                             got[name][k] = got[name].get(k, []) + v
         finally:
             for _, svc in svcs:

@@ -281,7 +281,7 @@ def main() -> None:
                     ]
                 )
                 limits = limits or "no limit"
-                rows.append(cue_row(cue_run(svc.url, svc.port, a.cues), limits, CMD))
+                rows.append(cue_row(cue_run(svc.url, svc.port, a.cues, svc.proc.pid), limits, CMD))
                 for columns in () if a.cue_only else (False, True):
                     bench_ingest(rows, svc.url, svc.port, svc.proc.pid, None, columns, limits)
                     bench_ingest(rows, svc.url, svc.port, svc.proc.pid, 25.0, columns, limits)
