@@ -196,18 +196,26 @@ def row(r: dict[str, list[float]], limits: str, cmd: str, name: str = "") -> Row
 
 def compare(trees: list[tuple[str, Path, int]], cues: int, rounds: int, busy: bool, phone: bool) -> list[Row]:
     """One hot path per (name, tree, nice) (each imports its own tree), taking turns a round of ``cues`` at
-    a time. ``nice``: the scheduling priority of the service's loop thread and of this process's threads
-    for that service's rounds (below 0 needs root or ``CAP_SYS_NICE``)."""
+    a time. ``nice``: the service's ``PITWALL_HOTPATH_NICE`` (its event loop thread's priority), and this
+    process's threads' for that service's rounds (below 0 needs root or ``CAP_SYS_NICE``)."""
     got: dict[str, dict[str, list[float]]] = {name: {} for name, _, _ in trees}
     with tempfile.TemporaryDirectory() as d, busy_core(enabled=busy):
         svcs = [
-            (name, nice, start_hotpath(Path(d) / f"s{k}" / "data", Path(d), tree=tree))
+            (
+                name,
+                nice,
+                start_hotpath(
+                    Path(d) / f"s{k}" / "data",
+                    Path(d),
+                    env={"PITWALL_HOTPATH_NICE": str(nice)} if nice else None,
+                    tree=tree,
+                ),
+            )
             for k, (name, tree, nice) in enumerate(trees)
         ]
         try:
             for _ in range(rounds):
                 for name, nice, svc in svcs:
-                    os.setpriority(os.PRIO_PROCESS, svc.proc.pid, nice)  # its main thread: the event loop
                     os.setpriority(os.PRIO_PROCESS, 0, nice)  # this thread, and the SSE reader it starts
                     try:
                         with limit_cpu(svc.proc.pid, enabled=phone):
