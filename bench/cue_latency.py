@@ -214,8 +214,10 @@ def compare(trees: list[tuple[str, Path, int]], cues: int, rounds: int, busy: bo
             for k, (name, tree, nice) in enumerate(trees)
         ]
         try:
-            for _ in range(rounds):
-                for name, nice, svc in svcs:
+            for _, _, svc in svcs:  # a first session's start-up costs (imports, first writes) not counted
+                cue_run(svc.url, svc.port, 4)
+            for r in range(rounds):  # every other round in reverse: no service always goes first
+                for name, nice, svc in svcs if r % 2 == 0 else svcs[::-1]:
                     os.setpriority(os.PRIO_PROCESS, 0, nice)  # this thread, and the SSE reader it starts
                     try:
                         with limit_cpu(svc.proc.pid, enabled=phone):
