@@ -6,6 +6,7 @@ at 100 Hz on loopback while the store writes, and sustained ingest with zero fra
     python bench/hotpath.py --only service --busy  (a busy loop pinned to one core beside the hot path)
     python bench/hotpath.py --only service --phone (the hot path on one core with a CPU quota)
 The frame -> decision stalls of a 10-lap 1 kHz session, by step: python bench/frame_stall.py
+The cue row alone, this tree against another checkout: python bench/cue_latency.py --base <old tree>
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import json
 import os
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -26,14 +26,15 @@ sys.path.insert(0, str(REPO))
 import httpx  # noqa: E402
 import msgpack  # noqa: E402
 import numpy as np  # noqa: E402
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
 
 from bench import frame_stall  # noqa: E402
 from bench.cpu_limits import busy_core, describe, limit_cpu  # noqa: E402
+from bench.cue_latency import cue_run  # noqa: E402
+from bench.cue_latency import row as cue_row  # noqa: E402
+from bench.rows import print_rows  # noqa: E402
 from services.hotpath.columns import pack_columns  # noqa: E402
 from services.hotpath.frame_batch import process_many  # noqa: E402
-from services.hotpath.frame_path import SAFETY_SPEAK_WITHIN_S, LiveSession  # noqa: E402
+from services.hotpath.frame_path import LiveSession  # noqa: E402
 from services.hotpath.replay import frames_of  # noqa: E402
 from shared.profiles.car import load_car  # noqa: E402
 from shared.profiles.track import load_track  # noqa: E402
@@ -169,111 +170,6 @@ def bench_shared_conditions(rows: list[tuple[str, str, str, str]]) -> None:
     )
 
 
-def bench_e2e(rows: list[tuple[str, str, str, str]], url: str, port: int, cues: int, limits: str) -> None:
-    """100 Hz frames over WebSocket; a safety trigger (an ABS or DSC rising edge) every 0.5 s; time from
-    the trigger frame's send to its cue's SSE receipt, both on this process's one monotonic clock
-    (``time.perf_counter``), each cue matched to its trigger by rule and order. The session clock steps
-    25 s past each rule's 20 s cooldown at a trigger frame, so every trigger is a spoken cue (otherwise one
-    in ten would be); from that frame on, session time runs at wall speed.
-
-    The deadline rule: a safety cue must start within ``SAFETY_SPEAK_WITHIN_S`` (2 s) of session time
-    after its trigger frame, so on the monotonic clock its arrival must come by the trigger's send + 2 s,
-    less the drive screen's own start (p99 3.17 ms, ``bench/drive.py``). The service's ``speak_by`` (epoch
-    ms, converted with the session clock's observed pace) is reported beside it: the 25 s steps make that
-    pace read ~50x here, so its margin is tens of ms where the true one is ~2 s."""
-    import websockets
-
-    received: list[tuple[str, float, int | None]] = []  # (rule, arrival on perf_counter, speak_by ms)
-    epoch_at: list[tuple[float, float]] = []  # (perf_counter, epoch s) at each trigger's send
-    stop = threading.Event()
-
-    def sse() -> None:
-        try:
-            with httpx.stream("GET", f"{url}/cues/stream", timeout=httpx.Timeout(5, read=None)) as r:
-                for line in r.iter_lines():
-                    if stop.is_set():
-                        return
-                    if line.startswith("data:"):
-                        d = json.loads(line[5:])
-                        if "rule" in d:
-                            received.append((d["rule"], time.perf_counter(), d.get("speak_by")))
-        except httpx.HTTPError:  # the service stopped while this reader waited
-            return
-
-    th = threading.Thread(target=sse, daemon=True)
-    th.start()
-    time.sleep(0.5)
-    sid = httpx.post(f"{url}/session/start", json={"car": "bmw_e46_m3_aim_mxp", "track": None}).json()[
-        "session_id"
-    ]
-    sent: list[tuple[str, float]] = []  # (rule the trigger fires, send on perf_counter)
-    every = 50  # frames between triggers (0.5 s)
-    rule_of = {"abs_active": "abs_event", "dsc_active": "dsc_event"}
-
-    async def run() -> None:
-        async with websockets.connect(f"ws://127.0.0.1:{port}/ingest/ws?session_id={sid}") as ws:
-            t0 = time.perf_counter()
-            flags = ["abs_active", "dsc_active"]
-            t = 0.0
-            for i in range(every * (cues + 1)):
-                edge = i % every == every // 2 and i > every
-                t += 25.0 if edge else 0.01  # past the cooldown of the rule this trigger fires
-                f = {
-                    "t_s": round(t, 3),
-                    "speed_kmh": 150.0,
-                    "rpm": 6000.0,
-                    "throttle_pct": 80.0,
-                    "oil_press_bar": 4.0,
-                    "lat": 38.16,
-                    "lon": -122.45,
-                    "abs_active": 0.0,
-                    "dsc_active": 0.0,
-                }
-                flag = flags[(i // every) % 2]
-                if edge:
-                    f[flag] = 1.0
-                delay = t0 + i / 100.0 - time.perf_counter()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                if edge:  # the clock starts when the frame leaves, not before the pacing sleep
-                    sent.append((rule_of[flag], time.perf_counter()))
-                    epoch_at.append((sent[-1][1], time.time()))
-                await ws.send(json.dumps({"frames": [f]}))
-                await ws.recv()
-
-    asyncio.run(run())
-    time.sleep(0.5)
-    stop.set()
-    lat, true_margin, said_margin = [], [], []
-    used = 0
-    for (rule, s), (_, epoch_s) in zip(sent, epoch_at, strict=True):
-        k = next(
-            (j for j in range(used, len(received)) if received[j][0] == rule and received[j][1] >= s), None
-        )
-        if k is None:
-            continue
-        used = k + 1
-        _, got, speak_by = received[k]
-        lat.append((got - s) * 1000)
-        true_margin.append((s + SAFETY_SPEAK_WITHIN_S - DRIVE_START_P99_S - got) * 1000)
-        if speak_by is not None:  # the same instant on the epoch clock: its margin to the service's speak_by
-            said_margin.append(speak_by - (epoch_s + (got - s)) * 1000)
-    httpx.post(f"{url}/session/{sid}/end")
-    rows.append(
-        (
-            "WebSocket frame -> SSE cue, loopback, 100 Hz, store writing",
-            f"p50 {pct(lat, 50):.2f} ms, p99 {pct(lat, 99):.2f} ms, max {max(lat, default=float('nan')):.2f} ms"
-            f" ({len(lat)} cues of {len(sent)} triggers)",
-            f"target p99 <= 2 ms ({2 / pct(lat, 99):.1f}x headroom); {sum(m > 0 for m in true_margin)} of "
-            f"{len(sent)} triggers' cues before their deadline (trigger + 2 s on the monotonic clock, less the"
-            f" drive screen's start; least margin {min(true_margin, default=float('nan')):.0f} ms); the "
-            f"service's speak_by: least margin {min(said_margin, default=float('nan')):.0f} ms"
-            f"; load {os.getloadavg()[0]:.1f}; {limits}",
-            CMD,
-        )
-    )
-
-
 def cpu_s(pid: int) -> float:
     """CPU seconds (user + system, every thread) a process has used so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -366,7 +262,7 @@ def main() -> None:
     if a.only == "process_many":
         bench_process_many(rows)
         bench_process_many(rows, chunk=1000)
-        _print(rows)
+        print_rows(rows)
         return
     if a.only != "service":
         bench_in_process(rows)
@@ -385,20 +281,13 @@ def main() -> None:
                     ]
                 )
                 limits = limits or "no limit"
-                bench_e2e(rows, svc.url, svc.port, a.cues, limits)
+                rows.append(cue_row(cue_run(svc.url, svc.port, a.cues, svc.proc.pid), limits, CMD))
                 for columns in () if a.cue_only else (False, True):
                     bench_ingest(rows, svc.url, svc.port, svc.proc.pid, None, columns, limits)
                     bench_ingest(rows, svc.url, svc.port, svc.proc.pid, 25.0, columns, limits)
         finally:
             svc.stop()
-    _print(rows)
-
-
-def _print(rows: list[tuple[str, str, str, str]]) -> None:
-    tbl = Table("measure", "result", "target / notes", "command")
-    for r in rows:
-        tbl.add_row(*r)
-    Console(width=220).print(tbl)
+    print_rows(rows)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,8 @@ class Settings(BaseSettings):
     flush_interval_s: float = Field(0.5, gt=0, le=1.0)
     cue_queue_size: int = Field(32, ge=1, le=10_000)
     headset_latency_s: float = Field(0.15, ge=0.0, le=2.0)  # speech must start this much earlier (speak_by)
+    # the event loop thread's nice at start (below 0 needs root or CAP_SYS_NICE; 0: left as started)
+    hotpath_nice: int = Field(0, ge=-20, le=19)
 
     # paddock service
     paddock_host: str = "127.0.0.1"

@@ -81,7 +81,7 @@ def create_app(settings: Settings | None = None, can: str | None = None) -> Fast
             reader.start()
             app.state.can = reader
         announce(settings)  # `pitwall import` on this data dir imports through this process
-        interpreter.settle()  # no full garbage collection walks the start-up objects in a frame's time
+        interpreter.settle(settings.hotpath_nice)  # no full collection walks the start-up heap; priority
         log.info("hot path ready: data in %s", settings.data_dir)
         try:
             yield

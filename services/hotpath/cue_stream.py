@@ -3,6 +3,10 @@
 ``publish`` is called on the event loop by the frame path and never waits for a client. State events
 (the predictive ``delta``) go to clients that asked for them into a one-slot mailbox per kind: only the
 newest matters, and they never push a cue out of the queue.
+
+``send_ms``: each cue's time from ``publish`` to its response having written it (the stream resumed after
+the yield), a histogram in ``/metrics`` and summed up in ``/health``: the service's part of the cue's way
+after the decision (the frame's part is the decision latency).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 
+from services.hotpath.metrics import Histogram
+
 KEEPALIVE_S = 15.0
 
 
@@ -22,7 +28,7 @@ class ClientQueue:
         self.session_id = session_id
         self.wants_state = state
         self.state: dict[str, dict[str, Any]] = {}
-        self.q: deque[tuple[str, dict[str, Any]]] = deque(maxlen=maxlen)
+        self.q: deque[tuple[str, dict[str, Any], float]] = deque(maxlen=maxlen)  # kind, data, put at
         self.dropped = 0
         self.unsent = 0  # cues put and not yet handed on to the response (queued or being yielded)
         self.event = asyncio.Event()
@@ -32,7 +38,7 @@ class ClientQueue:
             self.dropped += 1  # the oldest goes: it is no longer waiting to be sent
         else:
             self.unsent += 1
-        self.q.append((kind, data))
+        self.q.append((kind, data, time.perf_counter()))
         self.event.set()
 
 
@@ -41,6 +47,7 @@ class CueHub:
         self.maxlen = maxlen
         self.clients: set[ClientQueue] = set()
         self.published = 0
+        self.send_ms = Histogram()
 
     def publish(self, kind: str, data: dict[str, Any]) -> None:
         self.published += 1
@@ -80,12 +87,13 @@ class CueHub:
                     continue
                 client.event.clear()
                 while client.q:
-                    kind, data = client.q.popleft()
+                    kind, data, put_at = client.q.popleft()
                     seq += 1
                     if client.dropped:
                         data = {**data, "dropped_before": client.dropped}
                         client.dropped = 0
                     yield f"id: {seq}\nevent: {kind}\ndata: {json.dumps(data)}\n\n"
+                    self.send_ms.observe((time.perf_counter() - put_at) * 1000)
                     client.unsent -= 1  # resumed: the response has written it
                 while client.state:  # after the cues: a cue is never held behind a delta
                     kind, data = client.state.popitem()

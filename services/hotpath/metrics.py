@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import time
 from collections import deque
+from typing import Any
 
 BUCKETS_MS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 250.0)
 
@@ -15,11 +16,23 @@ class Histogram:
         self.counts = [0] * (len(buckets) + 1)
         self.total = 0.0
         self.n = 0
+        self.max = 0.0
 
     def observe(self, v: float) -> None:
         self.counts[bisect.bisect_left(self.buckets, v)] += 1
         self.total += v
         self.n += 1
+        self.max = max(self.max, v)
+
+    def summary(self) -> dict[str, Any]:
+        """Count, max, and the bucket bound the 99th percentile is within (None above the last bucket)."""
+        need, acc, p99 = 0.99 * self.n, 0, None
+        for b, c in zip(self.buckets, self.counts, strict=False):
+            acc += c
+            if self.n and acc >= need:
+                p99 = b
+                break
+        return {"count": self.n, "max": round(self.max, 3), "p99_within": p99}
 
     def render(self, name: str, help_: str) -> list[str]:
         out = [f"# HELP {name} {help_}", f"# TYPE {name} histogram"]

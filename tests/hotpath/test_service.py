@@ -77,6 +77,9 @@ def test_simulated_session_over_websocket_produces_cues_and_lake(hotpath, tmp_pa
     assert health["frames_total"] == len(sim.wide["t_s"])
     metrics = httpx.get(f"{hotpath.url}/metrics").text
     assert "pitwall_decision_latency_ms_bucket" in metrics
+    written = len([e for e in events if e["event"] in ("cue", "dropped")])  # each timed once written
+    assert health["cue_send_ms"]["count"] >= written > 0 and health["cue_send_ms"]["max"] > 0
+    assert "pitwall_cue_send_ms_bucket" in metrics
     lake = tmp_path / "data" / "lake" / "sessions" / res["session_id"]
     laps = sorted(p.name for p in (lake / "telemetry").glob("lap_*.parquet"))
     assert len(laps) >= 8  # out-lap, 7 laps, in-lap

@@ -21,14 +21,14 @@ def free_port() -> int:
 
 
 class Service:
-    def __init__(self, args: list[str], port: int, env: dict[str, str], log: Path) -> None:
+    def __init__(self, args: list[str], port: int, env: dict[str, str], log: Path, cwd: Path = REPO) -> None:
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
         self.log = log
         self._fh = log.open("w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "shared.cli", *args],
-            cwd=REPO,
+            cwd=cwd,  # `python -m` puts the working directory first on the path: the tree that runs
             env={**os.environ, **env},
             stdout=self._fh,
             stderr=subprocess.STDOUT,
@@ -62,13 +62,24 @@ def start_hotpath(
     extra: list[str] | None = None,
     env: dict[str, str] | None = None,
     port: int = 0,
+    tree: Path = REPO,
 ) -> Service:
+    """A hot path of ``tree`` (another checkout for a bench's old-vs-new: its code, not this one's)."""
     port = port or free_port()
     svc = Service(
         ["hotpath", "--port", str(port), "--data-dir", str(data_dir), *(extra or [])],
         port,
-        {"PITWALL_DATA_DIR": str(data_dir), **(env or {})},
+        {
+            "PITWALL_DATA_DIR": str(data_dir),
+            **(
+                {}
+                if tree == REPO
+                else {"PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")])}
+            ),
+            **(env or {}),
+        },
         log_dir / f"hotpath-{port}-{int(time.time() * 1000)}.log",
+        cwd=tree,
     )
     svc.wait_healthy()
     return svc

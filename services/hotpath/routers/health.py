@@ -24,6 +24,7 @@ async def health(state: State, request: Request) -> dict[str, Any]:
         **h,
         "requests_rejected": dict(getattr(request.app.state, "http_rejected", {})),
         "event_loop_lag": lag.as_dict() if lag is not None else None,
+        "cue_send_ms": state.hub.send_ms.summary(),  # publish -> written to each cue stream
     }
 
 
@@ -44,6 +45,7 @@ def _state_metrics(state: HotpathState) -> list[str]:
     """The hot path's own counters, histograms and gauges (Prometheus text lines)."""
     c = state.counters
     lines = state.latency.render("pitwall_decision_latency_ms", "Frame arrival to arbiter decision, ms")
+    lines += state.hub.send_ms.render("pitwall_cue_send_ms", "Cue published to written on its SSE stream, ms")
     lines += [
         "# HELP pitwall_frames_total Frames received",
         "# TYPE pitwall_frames_total counter",
