@@ -27,7 +27,7 @@ from services.hotpath.cue import Cue
 from services.hotpath.frame_columns import ColumnBlock, RunColumns
 from services.hotpath.frame_path import LiveSession, new_trace
 from services.hotpath.phrases import render
-from shared.events import WHEELS, is_flag_on
+from shared.event_conditions import WHEELS, is_flag_on
 from shared.laps_live import LiveLapState
 
 MIN_RUN = 16  # shorter runs of same-channel frames go through ``process`` one by one (the column path's
