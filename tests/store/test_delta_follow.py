@@ -220,5 +220,5 @@ def test_the_view_reads_only_the_new_commits_and_equals_a_whole_read(weed: Any, 
     tables.append("sessions", _rows(["n4"], later, weather="dry"))
     _look(fresh, pool)
     assert fresh.whole_reads == 1 and _held(fresh) == _truth(target)
-    assert fresh.row("n4")["weather"] == "dry"
+    assert fresh.rows(["n4"])["n4"]["weather"] == "dry"
     pool.shutdown()

@@ -8,6 +8,7 @@ The expected catalog is built here, row by row, and compared with what the paddo
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -278,7 +279,8 @@ def test_the_newest_sessions_are_listed_from_the_order_kept_per_catalog_version(
     monkeypatch.setattr(lake_mod, "_LAKE", lake)
     sql = "SELECT session_id FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?"
     # started_at is T0 + (3k + j) hours: the newest are car 4's, then car 3's last
-    assert [r["session_id"] for r in rows_of(sql, [4], newest=True)] == ["s42", "s41", "s40", "s32"]
-    assert [r["session_id"] for r in rows_of(sql, [2], newest=True)] == ["s42", "s41"]
+    assert [r["session_id"] for r in json.loads(lake.sessions_page(4))] == ["s42", "s41", "s40", "s32"]
+    assert [r["session_id"] for r in json.loads(lake.sessions_page(2))] == ["s42", "s41"]
+    assert [r["session_id"] for r in json.loads(lake.sessions_page(100))] == ["s42", "s41", "s40", "s32"]
     everything = [r["session_id"] for r in rows_of(sql, [100])]
     assert len(everything) == 3 * WRITERS + 1 and everything[-1] == "s0undated"
