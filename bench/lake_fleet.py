@@ -18,6 +18,9 @@ keys named only), then a real paddock process (``pitwall paddock`` run from that
 * the SQL tool on one session (``POST /api/tools/query_pitwall_db``), and the paddock's peak RSS.
 
 Figures vary about 2x between runs on the shared 2-core machine; the ratios are from one run, side by side.
+``--profile DIR`` samples each measured paddock with py-spy (``PY_SPY``: its path), every thread and the
+thread holding the GIL, as raw collapsed stacks: what a request's time is spent on, whatever the load.
+``--new-only`` measures this tree alone.
 """
 
 from __future__ import annotations

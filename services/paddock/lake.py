@@ -25,8 +25,8 @@ import duckdb
 from pyarrow.fs import FileSystem
 
 from services.paddock.lake_follow import Follower, LakeStatus
-from services.paddock.lake_listing import EMPTY, NEWEST_SQL, Listing
-from services.paddock.lake_s3 import LISTED_AT_MOST, S3Lake
+from services.paddock.lake_listing import EMPTY, relisted
+from services.paddock.lake_s3 import S3Lake
 from shared.ids import is_id
 from shared.lake_url import LakeUnavailable
 from shared.settings import Settings
@@ -182,17 +182,9 @@ class Lake:
         try:
             if self.s3 is not None:
                 self.s3.register_newest(cur)
-            newest = cur.sql(NEWEST_SQL, params=[LISTED_AT_MOST]).to_arrow_table()
+            self._listing = relisted(self._listing, cur, self.damaged, self.listed_rows(sorted(self.damaged)))
         finally:
             cur.close()
-        listed = self.listed_rows(sorted(self.damaged))
-        bad = [
-            {k: v for k, v in listed.get(sid, {}).items() if k != "meta_json"}
-            | {"session_id": sid, "status": "damaged", "damage": dict(problem)}
-            for sid, problem in sorted(self.damaged.items())
-        ]
-        if not self._listing.same(newest, bad):
-            self._listing = Listing(newest, bad, LISTED_AT_MOST)
 
     def sessions_page(self, limit: int) -> bytes:
         """``/sessions``: the JSON of the newest ``limit`` sessions (damaged ones with their damage), as

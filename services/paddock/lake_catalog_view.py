@@ -218,14 +218,15 @@ class CatalogView:
         held, scans, index = self._index
         if cat is None:
             return None, None
+        ids = cat.column("session_id")
         if held is not cat:
             scans, index = 0, None
         if index is None and scans < INDEX_AFTER:
             self._index = (cat, scans + 1, None)
-            i = pc.index(cat.column("session_id"), session_id).as_py()
+            i = pc.index(ids, session_id).as_py()
             return cat, None if i < 0 else i
         if index is None:
-            sids = cat.column("session_id").to_pylist()
+            sids = ids.to_pylist()
             index = dict(zip(sids, range(len(sids)), strict=True))
             self._index = (cat, scans, index)
         return cat, index.get(session_id)

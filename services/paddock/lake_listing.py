@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 from pydantic_core import to_json
 
+from services.paddock.lake_s3 import LISTED_AT_MOST
 from shared.display import car_shown
 from shared.session_date import dated
 
@@ -49,3 +51,20 @@ class Listing:
 
 
 EMPTY = Listing(pa.table({}), [], 0)
+
+
+def relisted(
+    held: Listing,
+    cur: duckdb.DuckDBPyConnection,
+    damaged: dict[str, dict[str, str]],
+    listed: dict[str, dict[str, Any]],
+) -> Listing:
+    """The listing from the ``sessions`` a cursor sees, the damaged sessions (their damage, and ``listed``:
+    what their catalog rows or session files still say); ``held`` when nothing it shows changed."""
+    newest = cur.sql(NEWEST_SQL, params=[LISTED_AT_MOST]).to_arrow_table()
+    bad = [
+        {k: v for k, v in listed.get(sid, {}).items() if k != "meta_json"}
+        | {"session_id": sid, "status": "damaged", "damage": dict(problem)}
+        for sid, problem in sorted(damaged.items())
+    ]
+    return held if held.same(newest, bad) else Listing(newest, bad, LISTED_AT_MOST)
