@@ -25,7 +25,7 @@ import duckdb
 from pyarrow.fs import FileSystem
 
 from services.paddock.lake_follow import Follower, LakeStatus
-from services.paddock.lake_listing import EMPTY, relisted
+from services.paddock.lake_listing import Listing, relisted
 from services.paddock.lake_s3 import S3Lake
 from shared.ids import is_id
 from shared.lake_url import LakeUnavailable
@@ -76,7 +76,7 @@ class Lake:
         self.damaged: dict[str, dict[str, str]] = {}  # session id -> {file, reason}
         # damage found by reading a session whole after a query on it failed, until its files change
         self._found: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}
-        self._listing = EMPTY  # what /sessions serves, made by each refresh that rebuilt the views
+        self._listing: Listing | None = None  # what /sessions serves, made by each refresh of the views
         self.con = sandboxed_connection(
             None if self.s3 is not None else self.lake_dir, settings.duckdb_memory_limit_mb
         )
@@ -190,7 +190,8 @@ class Lake:
         """``/sessions``: the JSON of the newest ``limit`` sessions (damaged ones with their damage), as
         the last refresh rendered them; a request neither queries nor waits for the follower."""
         self.refresh()
-        return self._listing.page(limit)
+        listing = self._listing
+        return b"[]" if listing is None else listing.page(limit)
 
     def check_session(self, session_id: str) -> dict[str, str] | None:
         """After a read of ``session_id`` failed: read its files whole; a damaged one marks the session

@@ -50,11 +50,8 @@ class Listing:
         return b"[" + b",".join(self._json[:limit]) + b"]"
 
 
-EMPTY = Listing(pa.table({}), [], 0)
-
-
 def relisted(
-    held: Listing,
+    held: Listing | None,
     cur: duckdb.DuckDBPyConnection,
     damaged: dict[str, dict[str, str]],
     listed: dict[str, dict[str, Any]],
@@ -67,4 +64,4 @@ def relisted(
         | {"session_id": sid, "status": "damaged", "damage": dict(problem)}
         for sid, problem in sorted(damaged.items())
     ]
-    return held if held.same(newest, bad) else Listing(newest, bad, LISTED_AT_MOST)
+    return held if held is not None and held.same(newest, bad) else Listing(newest, bad, LISTED_AT_MOST)
