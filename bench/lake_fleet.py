@@ -18,6 +18,9 @@ keys named only), then a real paddock process (``pitwall paddock`` run from that
 * the SQL tool on one session (``POST /api/tools/query_pitwall_db``), and the paddock's peak RSS.
 
 Figures vary about 2x between runs on the shared 2-core machine; the ratios are from one run, side by side.
+``--profile DIR`` samples each measured paddock with py-spy (``PY_SPY``: its path), every thread and the
+thread holding the GIL, as raw collapsed stacks: what a request's time is spent on, whatever the load.
+``--new-only`` measures this tree alone.
 """
 
 from __future__ import annotations
@@ -197,6 +200,17 @@ def run_paddock(
     return proc, url, time.perf_counter() - t0
 
 
+def _spy(out: Path, pid: int, name: str, seconds: float) -> list[subprocess.Popen[bytes]]:
+    """py-spy sampling the paddock while it is measured (``--profile``): every thread, idle ones too
+    (``name-threads.txt``), and only the thread holding the GIL (``name-gil.txt``); raw collapsed stacks."""
+    out.mkdir(parents=True, exist_ok=True)
+    spy = [os.environ.get("PY_SPY", "py-spy"), "record", "--pid", str(pid), "--duration", str(int(seconds)),
+           "--rate", "200", "--nonblocking", "--format", "raw"]  # fmt: skip
+    return [subprocess.Popen([*spy, *extra, "-o", str(out / f"{name}-{kind}.txt")], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL) for kind, extra in (("threads", ["--threads", "--idle"]),
+                                                                             ("gil", ["--gil"]))]  # fmt: skip
+
+
 def measure(
     tree: Path, label: str, env: dict[str, str], d: Path, prefix: str, n: int, writers: int, a: Any
 ) -> dict[str, Any]:
@@ -220,6 +234,7 @@ def measure(
                                   "--rate", str(rate), "--seconds", str(a.seconds + 5)], env={**os.environ, **lenv},
                                  stdout=subprocess.PIPE, text=True) for k in range(a.publishers)]  # fmt: skip
         time.sleep(2)
+        spies = _spy(a.profile, proc.pid, f"{label}-{prefix}", a.seconds) if a.profile else []
         health: list[float] = []
         lists: list[float] = []
         end, last_list = time.monotonic() + a.seconds, 0.0
@@ -235,6 +250,8 @@ def measure(
                     lists.append(time.perf_counter() - t0)
                 time.sleep(0.05)
         made = [json.loads(p.communicate(timeout=120)[0].strip().splitlines()[-1]) for p in pubs]
+        for spy in spies:
+            spy.wait(120)
         out["commits_per_s"] = sum(m["commits"] / m["seconds"] for m in made)
         q = {"sql": "SELECT count(*) AS n, min(time_s) AS best FROM laps WHERE session_id = 's000007'"}
         t0 = time.perf_counter()
@@ -263,6 +280,8 @@ def main() -> None:
     ap.add_argument("--publish", help=argparse.SUPPRESS)
     ap.add_argument("--rate", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
+    ap.add_argument("--profile", type=Path, help="py-spy the paddocks while measured, stacks to this dir")
+    ap.add_argument("--new-only", action="store_true", help="measure this tree only (no --base)")
     ap.add_argument("--lake-start-only", action="store_true", help="only the lake's start-up, both trees")
     a = ap.parse_args()
     if a.publish:
@@ -283,7 +302,7 @@ def main() -> None:
                 print(f"start-up with an empty lake (process, imports): {fixed:.1f} s", flush=True)
             for n in a.sessions:
                 for writers in a.writers:
-                    for label, tree in (("old", a.base), ("new", REPO)):
+                    for label, tree in (("old", a.base), ("new", REPO))[1 if a.new_only else 0 :]:
                         prefix = f"fleet-{n}-{writers}-{label}"  # each tree its own table, as built
                         t0 = time.perf_counter()
                         build_fleet(env, d, prefix, n, writers, tpl)
@@ -302,7 +321,7 @@ def main() -> None:
             w.stop()
     if a.out:
         a.out.write_text(json.dumps(results, indent=1))
-    if a.lake_start_only:
+    if a.lake_start_only or a.new_only:
         return None
     keys = ["lake_start_s", "lake_restart_s", "start_s", "restart_s", "health_p50_ms", "health_p99_ms", "health_max_ms", "sessions_median_ms",
             "sessions_max_ms", "sql_s", "rss_peak_mb"]  # fmt: skip

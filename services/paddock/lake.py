@@ -25,6 +25,7 @@ import duckdb
 from pyarrow.fs import FileSystem
 
 from services.paddock.lake_follow import Follower, LakeStatus
+from services.paddock.lake_listing import Listing, relisted
 from services.paddock.lake_s3 import S3Lake
 from shared.ids import is_id
 from shared.lake_url import LakeUnavailable
@@ -75,6 +76,7 @@ class Lake:
         self.damaged: dict[str, dict[str, str]] = {}  # session id -> {file, reason}
         # damage found by reading a session whole after a query on it failed, until its files change
         self._found: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}
+        self._listing: Listing | None = None  # what /sessions serves, made by each refresh of the views
         self.con = sandboxed_connection(
             None if self.s3 is not None else self.lake_dir, settings.duckdb_memory_limit_mb
         )
@@ -83,6 +85,7 @@ class Lake:
         if self.s3 is not None and snapshot:
             # start from the last run's catalog at once; the follower catches up in the background
             self.s3.build(frozenset())
+            self._relist()
             self.status.read_at = self.s3.view.read_at
         else:
             self.refresh(force=True)
@@ -167,10 +170,28 @@ class Lake:
             else:
                 lake_reader_views(self.con, self.lake_dir, frozenset(damaged))
             self.damaged = damaged
+            self._relist()
             if sig != self._sig:
                 self._looked_for = set()
             self._sig = sig
         self.status.ok(began)
+
+    def _relist(self) -> None:
+        """The listing of the newest sessions from the views just built (kept when they are unchanged)."""
+        cur = self.con.cursor()
+        try:
+            if self.s3 is not None:
+                self.s3.register_newest(cur)
+            self._listing = relisted(self._listing, cur, self.damaged, self.listed_rows(sorted(self.damaged)))
+        finally:
+            cur.close()
+
+    def sessions_page(self, limit: int) -> bytes:
+        """``/sessions``: the JSON of the newest ``limit`` sessions (damaged ones with their damage), as
+        the last refresh rendered them; a request neither queries nor waits for the follower."""
+        self.refresh()
+        listing = self._listing
+        return b"[]" if listing is None else listing.page(limit)
 
     def check_session(self, session_id: str) -> dict[str, str] | None:
         """After a read of ``session_id`` failed: read its files whole; a damaged one marks the session
@@ -202,36 +223,34 @@ class Lake:
         got = LocalSession(self.lake_dir, session_id)
         return got if got.exists() else None
 
-    def listed_row(self, session_id: str) -> dict[str, Any]:
-        """What can still be said of a session without its data (a damaged one): its ``sessions`` row, from
-        the S3 catalog or its local session file when that reads; {} when nothing reads."""
+    def listed_rows(self, session_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """What can still be said of sessions without their data (damaged ones): their ``sessions`` rows,
+        from the S3 catalog (one scan) or their local session files when those read ({} for one that does
+        not)."""
         if self.s3 is not None:
-            return self.s3.catalog_row(session_id)
-        try:
-            return LocalSession(self.lake_dir, session_id).row()
-        except Exception:  # the session file itself is the damaged one
-            return {}
+            return self.s3.catalog_rows(session_ids)
+        out: dict[str, dict[str, Any]] = {}
+        for sid in session_ids:
+            try:
+                out[sid] = LocalSession(self.lake_dir, sid).row()
+            except Exception:  # the session file itself is the damaged one
+                out[sid] = {}
+        return out
 
     def _files_signature(self, session_id: str) -> tuple[tuple[str, int, int], ...]:
         if self.s3 is not None:
             return self.s3.files_signature(session_id)
         return files_signature(self.lake_dir, session_id)
 
-    def cursor(
-        self, params: list[Any] | None = None, sql: str | None = None, newest: bool = False
-    ) -> duckdb.DuckDBPyConnection:
+    def cursor(self, params: list[Any] | None = None, sql: str | None = None) -> duckdb.DuckDBPyConnection:
         """A cursor for one query. On an S3 lake, a query whose ``params`` name sessions sees the
         per-session views of those sessions only (every tool names the sessions it reads by parameter);
         one without (the SQL tool) sees every session. ``sql``: only the tables it names are registered (a
-        registration costs about a millisecond; a tool makes dozens of queries). ``newest``: a query of the
-        newest sessions only (``/sessions``): on S3 its ``sessions`` holds the newest
-        :data:`~services.paddock.lake_s3.LISTED_AT_MOST`, sorted once per catalog version. The views are
+        registration costs about a millisecond; a tool makes dozens of queries). The views are
         refreshed at most every ``refresh_ttl_s``, at once when ``params`` name a session published since."""
         self.refresh(look_now=self._published_since(params))
         cur = self.con.cursor()
-        if self.s3 is not None and newest:
-            self.s3.register_newest(cur)
-        elif self.s3 is not None:
+        if self.s3 is not None:
             scope = [p for p in params or [] if isinstance(p, str) and self.s3.known(p)]
             names = None if sql is None else {t for t in self.s3.table_names if re.search(rf"\b{t}\b", sql)}
             self.s3.register(cur, scope or None, names)

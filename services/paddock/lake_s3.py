@@ -285,10 +285,11 @@ class S3Lake:
         keys = self.view.keys(session_id)
         return S3Session(self.fs, self.target, session_id, keys) if keys is not None else None
 
-    def catalog_row(self, session_id: str) -> dict[str, Any]:
-        """The session's catalog row without its object keys ({} when the catalog has none)."""
+    def catalog_rows(self, session_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """These sessions' catalog rows without their object keys (absent ones left out)."""
         drop = {KEYS_COLUMN, "published_at", "meta_json"}
-        return {k: v for k, v in self.view.row(session_id).items() if k not in drop}
+        got = self.view.rows(session_ids)
+        return {sid: {k: v for k, v in row.items() if k not in drop} for sid, row in got.items()}
 
     def known(self, session_id: str) -> bool:
         return self.view.has(session_id)

@@ -21,15 +21,13 @@ import pyarrow.fs as pafs
 import pytest
 from deltalake import DeltaTable
 
-from services.paddock.lake_catalog_view import CatalogView
+from services.paddock.lake_catalog_view import INDEX_AFTER, CatalogView
 from shared.lake_url import LakeTarget, s3_target
-from shared.settings import settings_for
 from shared.store import delta_log
 from shared.store.delta_log import DeltaLog
 from shared.store.lake_catalog import KEYS_COLUMN, forget_in_catalog
 from shared.store.lake_tables import LakeTables
 from tests.support.counting_fs import counting
-from tests.support.seaweed import seaweed_or_skip
 
 T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
 PUB = datetime(2026, 3, 2, tzinfo=UTC)
@@ -123,26 +121,8 @@ def test_the_log_names_the_files_new_commits_added_and_falls_back_when_it_cannot
 # ---- the paddock's view, on SeaweedFS ---------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory):
-    w = seaweed_or_skip(tmp_path_factory.mktemp("deltafollow") / "weed")
-    try:
-        yield w
-    finally:
-        w.stop()
-
-
 def _target(w: Any, data: Path, prefix: str) -> LakeTarget:
-    env = w.env(prefix)
-    return s3_target(
-        settings_for(
-            data,
-            lake_url=env["PITWALL_LAKE_URL"],
-            s3_endpoint=env["PITWALL_S3_ENDPOINT"],
-            s3_access_key=env["PITWALL_S3_ACCESS_KEY"],
-            s3_secret_key=env["PITWALL_S3_SECRET_KEY"],
-        )
-    )
+    return s3_target(w.settings(data, prefix))
 
 
 def _truth(target: LakeTarget) -> set[tuple[str, str, datetime]]:
@@ -220,5 +200,12 @@ def test_the_view_reads_only_the_new_commits_and_equals_a_whole_read(weed: Any, 
     tables.append("sessions", _rows(["n4"], later, weather="dry"))
     _look(fresh, pool)
     assert fresh.whole_reads == 1 and _held(fresh) == _truth(target)
-    assert fresh.row("n4")["weather"] == "dry"
+    assert fresh.rows(["n4"])["n4"]["weather"] == "dry"
+    # a lookup scans the ids until INDEX_AFTER lookups of one version, then uses the id -> row dict: both
+    # answer as the table does (a present session's keys, None for a deleted or unknown one)
+    want = {s: [f"track=sonoma/date=2026-03-01/session={s}/laps.parquet"] for s, _, _ in _truth(target)}
+    asked = [*sorted(want), "s10", "nope"] * 3
+    assert len(want) == 14 and len(asked) > 2 * INDEX_AFTER
+    assert [fresh.keys(s) for s in asked] == [want.get(s) for s in asked]
+    assert [fresh.has(s) for s in asked] == [s in want for s in asked]
     pool.shutdown()

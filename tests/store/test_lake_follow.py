@@ -8,6 +8,7 @@ The expected catalog is built here, row by row, and compared with what the paddo
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -26,11 +27,10 @@ from services.paddock.lake import Lake
 from services.paddock.tools.base import rows as rows_of
 from services.paddock.tools.sessions import query_pitwall_db
 from shared.lake_url import s3_target
-from shared.settings import Settings, settings_for
+from shared.settings import Settings
 from shared.store.lake_catalog import CLOCK_SLACK_S, KEYS_COLUMN, fragment_key
 from shared.store.lake_migrate import migrate_s3
 from tests.support.counting_fs import CountingHandler
-from tests.support.seaweed import seaweed_or_skip
 
 WRITERS = 5
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -78,26 +78,6 @@ def _put(fs: pafs.FileSystem, settings: Settings, writer: int, rows: list[dict[s
         pq.write_table(pa.Table.from_pylist(rows), f)
 
 
-@pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory):
-    w = seaweed_or_skip(tmp_path_factory.mktemp("follow") / "weed")
-    try:
-        yield w
-    finally:
-        w.stop()
-
-
-def _settings(w: Any, data: Path, prefix: str) -> Settings:
-    env = w.env(prefix)
-    return settings_for(
-        data,
-        lake_url=env["PITWALL_LAKE_URL"],
-        s3_endpoint=env["PITWALL_S3_ENDPOINT"],
-        s3_access_key=env["PITWALL_S3_ACCESS_KEY"],
-        s3_secret_key=env["PITWALL_S3_SECRET_KEY"],
-    )
-
-
 def _fleet(w: Any, settings: Settings) -> dict[int, list[dict[str, Any]]]:
     """WRITERS fragments of three sessions each, written long enough ago to be settled."""
     fs = w.filesystem()
@@ -114,7 +94,7 @@ def _listed(lake: Lake) -> list[str]:
 
 
 def test_a_publish_costs_one_list_and_one_get_of_that_cars_fragment(weed: Any, tmp_path: Path) -> None:
-    settings = _settings(weed, tmp_path / "pad", "incr")
+    settings = weed.settings(tmp_path / "pad", "incr")
     rows = _fleet(weed, settings)
     store = _Store(weed.filesystem())
     lake = Lake(settings, refresh_ttl_s=0.0, fs=pafs.PyFileSystem(store))
@@ -148,7 +128,7 @@ def test_a_publish_costs_one_list_and_one_get_of_that_cars_fragment(weed: Any, t
 def test_the_snapshot_serves_a_new_paddock_before_it_reads_and_while_the_store_is_down(
     weed: Any, tmp_path: Path
 ) -> None:
-    settings = _settings(weed, tmp_path / "pad", "snap")
+    settings = weed.settings(tmp_path / "pad", "snap")
     rows = _fleet(weed, settings)
     want = sorted(r["session_id"] for rs in rows.values() for r in rs)
     first = Lake(settings, refresh_ttl_s=3600, follow=True)
@@ -172,7 +152,7 @@ def test_the_snapshot_serves_a_new_paddock_before_it_reads_and_while_the_store_i
 
 
 def test_requests_never_wait_for_a_refresh_that_hangs(weed: Any, tmp_path: Path) -> None:
-    settings = _settings(weed, tmp_path / "pad", "hang")
+    settings = weed.settings(tmp_path / "pad", "hang")
     rows = _fleet(weed, settings)
     store = _Store(weed.filesystem())
     lake = Lake(settings, refresh_ttl_s=0.05, fs=pafs.PyFileSystem(store), follow=True)
@@ -194,7 +174,7 @@ def test_requests_never_wait_for_a_refresh_that_hangs(weed: Any, tmp_path: Path)
 
 
 def test_a_query_naming_a_session_the_follower_has_not_seen_looks_once(weed: Any, tmp_path: Path) -> None:
-    settings = _settings(weed, tmp_path / "pad", "named")
+    settings = weed.settings(tmp_path / "pad", "named")
     rows = _fleet(weed, settings)
     store = _Store(weed.filesystem())
     lake = Lake(
@@ -219,7 +199,7 @@ def test_a_query_naming_a_session_the_follower_has_not_seen_looks_once(weed: Any
 def test_the_sql_tool_on_a_large_lake_reads_only_the_sessions_its_query_names(
     weed: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = _settings(weed, tmp_path / "pad", "sql")
+    settings = weed.settings(tmp_path / "pad", "sql")
     rows = _fleet(weed, settings)
     store = _Store(weed.filesystem())
     lake = Lake(settings, refresh_ttl_s=3600, fs=pafs.PyFileSystem(store))
@@ -238,7 +218,7 @@ def test_the_sql_tool_on_a_large_lake_reads_only_the_sessions_its_query_names(
 def test_an_old_layout_lake_is_read_and_says_once_that_migrate_converts_it(
     weed: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    settings = _settings(weed, tmp_path / "pad", "oldlayout")
+    settings = weed.settings(tmp_path / "pad", "oldlayout")
     rows = _fleet(weed, settings)
     want = sorted(r["session_id"] for rs in rows.values() for r in rs)
     caplog.set_level(logging.WARNING, logger="services.paddock.lake_catalog_view")
@@ -266,7 +246,7 @@ def test_an_old_layout_lake_is_read_and_says_once_that_migrate_converts_it(
 def test_the_newest_sessions_are_listed_from_the_order_kept_per_catalog_version(
     weed: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = _settings(weed, tmp_path / "pad", "newest")
+    settings = weed.settings(tmp_path / "pad", "newest")
     fs = weed.filesystem()
     pub = datetime.now(UTC) - timedelta(minutes=5)
     rows = {k: [_row(f"s{k}{j}", f"d{k}", 3 * k + j, pub) for j in range(3)] for k in range(WRITERS)}
@@ -278,7 +258,12 @@ def test_the_newest_sessions_are_listed_from_the_order_kept_per_catalog_version(
     monkeypatch.setattr(lake_mod, "_LAKE", lake)
     sql = "SELECT session_id FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?"
     # started_at is T0 + (3k + j) hours: the newest are car 4's, then car 3's last
-    assert [r["session_id"] for r in rows_of(sql, [4], newest=True)] == ["s42", "s41", "s40", "s32"]
-    assert [r["session_id"] for r in rows_of(sql, [2], newest=True)] == ["s42", "s41"]
+    assert [r["session_id"] for r in json.loads(lake.sessions_page(4))] == ["s42", "s41", "s40", "s32"]
+    assert [r["session_id"] for r in json.loads(lake.sessions_page(2))] == ["s42", "s41"]
+    assert [r["session_id"] for r in json.loads(lake.sessions_page(100))] == ["s42", "s41", "s40", "s32"]
+    # car 1 publishes a session newer than all: the next refresh lists it first
+    _put(fs, settings, 1, [*rows[1], _row("s1new", "d1", 99, datetime.now(UTC))])
+    lake.refresh(force=True)
+    assert [r["session_id"] for r in json.loads(lake.sessions_page(2))] == ["s1new", "s42"]
     everything = [r["session_id"] for r in rows_of(sql, [100])]
-    assert len(everything) == 3 * WRITERS + 1 and everything[-1] == "s0undated"
+    assert len(everything) == 3 * WRITERS + 2 and everything[-1] == "s0undated"

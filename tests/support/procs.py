@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -42,9 +43,11 @@ class Service:
             try:
                 if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
                     return
-            except httpx.HTTPError:
+            except httpx.HTTPError:  # not listening yet, or a connection reset while it starts
                 pass
-            time.sleep(0.2)
+            # the pause between two probes is a wait on the process: it ends at once if the process exits
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=0.2)
         raise TimeoutError(f"service not healthy: {self.log.read_text()[-2000:]}")
 
     def stop(self) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 
+from shared.settings import Settings, settings_for
 from tests.support.procs import free_port
 
 ACCESS_KEY = "pitwall-test-key"
@@ -59,7 +60,30 @@ class SeaweedS3:
             "PITWALL_S3_TIMEOUT_S": "3",
         }
 
-    def start(self, timeout_s: float = 60.0) -> SeaweedS3:
+    def start(self, timeout_s: float = 60.0, attempts: int = 3) -> SeaweedS3:
+        """Start the server and return once it writes and reads an object. Ports are picked free but may be
+        taken before weed binds them (other jobs start servers too): a bind failure in weed's own log is
+        a new start on new ports, never a server answering on a port another process holds."""
+        for _ in range(attempts):
+            if self._start_once(timeout_s):
+                return self
+            self._new_ports()
+        raise RuntimeError(f"weed found no free ports in {attempts} starts: {self.log.read_text()[-2000:]}")
+
+    def _new_ports(self) -> None:
+        self.ports = {k: _free_pair() for k in ("master", "volume", "filer", "s3")}
+        self.port = self.ports["s3"]
+        self.iceberg_port = free_port() if self.iceberg_port else 0
+        self.metrics_port = free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+
+    def _port_taken(self, since: int) -> bool:
+        with self.log.open("rb") as f:
+            f.seek(since)
+            return b"address already in use" in f.read()
+
+    def _start_once(self, timeout_s: float) -> bool:
+        """True once ready; False when a port was taken (the process stopped)."""
         p = self.ports
         args = [
             self.binary, "server", f"-dir={self.root / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
@@ -71,28 +95,57 @@ class SeaweedS3:
             "-master.volumeSizeLimitMB=64", "-volume.max=30", "-master.telemetry=false",
             f"-metricsPort={self.metrics_port}",
         ]  # fmt: skip
-        fh = self.log.open("ab")
-        self.proc = subprocess.Popen(args, stdout=fh, stderr=subprocess.STDOUT, cwd=self.root)
+        since = self.log.stat().st_size if self.log.exists() else 0
+        with self.log.open("ab") as fh:
+            self.proc = subprocess.Popen(args, stdout=fh, stderr=subprocess.STDOUT, cwd=self.root)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"weed exited: {self.log.read_text()[-2000:]}")
-            if self._bucket_ready():
-                return self
-            time.sleep(0.3)
+            if self._port_taken(since):
+                self.stop()
+                return False
+            if self._ready():  # and no part of it failed to bind meanwhile (the probe reached our server)
+                if self._port_taken(since):
+                    self.stop()
+                    return False
+                return True
+            try:  # the pause between two probes is a wait on the process: it ends at once if weed exits
+                self.proc.wait(timeout=0.3)
+            except subprocess.TimeoutExpired:
+                continue
+            if self._port_taken(since):
+                return False
+            raise RuntimeError(f"weed exited: {self.log.read_text()[-2000:]}")
+        self.stop()
         raise TimeoutError(f"SeaweedFS S3 not ready: {self.log.read_text()[-2000:]}")
 
-    def _bucket_ready(self) -> bool:
+    def _ready(self) -> bool:
+        """The whole write path answers: the bucket exists and an object is written, read back whole and
+        removed (the S3 gateway answers before its filer and volume server do; a bucket alone proved only
+        the filer, and a test's first write could then be reset)."""
+        fs = self.filesystem(probe_s=2)
+        probe = f"{self.bucket}/.ready-probe"
+        body = b"pitwall ready probe"
         try:
-            httpx.get(self.endpoint, timeout=1)
-        except httpx.HTTPError:
-            return False
-        try:
-            fs = self.filesystem()
             fs.create_dir(self.bucket)
-            return fs.get_file_info(self.bucket).type.name == "Directory"
+            with fs.open_output_stream(probe) as f:
+                f.write(body)
+            with fs.open_input_stream(probe) as f:
+                back = f.read()
+            fs.delete_file(probe)
         except OSError:
             return False
+        return bytes(back) == body
+
+    def settings(self, data: Path, prefix: str = "lake") -> Settings:
+        """Pitwall's settings for a data directory whose lake is ``prefix`` in this server's bucket."""
+        env = self.env(prefix)
+        return settings_for(
+            data,
+            lake_url=env["PITWALL_LAKE_URL"],
+            s3_endpoint=env["PITWALL_S3_ENDPOINT"],
+            s3_access_key=env["PITWALL_S3_ACCESS_KEY"],
+            s3_secret_key=env["PITWALL_S3_SECRET_KEY"],
+        )
 
     def requests_served(self) -> int:
         """Every S3 request the server has answered (HEAD, GET, PUT, LIST...), from its own metrics."""
@@ -105,13 +158,16 @@ class SeaweedS3:
             )
         )
 
-    def filesystem(self):  # type: ignore[no-untyped-def]
+    def filesystem(self, probe_s: float | None = None):  # type: ignore[no-untyped-def]
+        """A client of this server; ``probe_s``: one attempt, answered within that many seconds (a probe
+        must not wait out retries against a port another process holds)."""
         import pyarrow.fs as pafs
 
+        once = {"request_timeout": probe_s, "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=1)}
         return pafs.S3FileSystem(
             access_key=ACCESS_KEY, secret_key=SECRET_KEY, endpoint_override=f"127.0.0.1:{self.port}",
             scheme="http", region="us-east-1", allow_bucket_creation=True, connect_timeout=3,
-            request_timeout=10,
+            **({"request_timeout": 10} if probe_s is None else once),
         )  # fmt: skip
 
     def stop(self) -> None:

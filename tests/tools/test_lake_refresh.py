@@ -4,10 +4,13 @@ is unchanged or while the refresh TTL has not passed. A real lake written by ``i
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from datetime import datetime
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from services.paddock import lake as lake_mod
@@ -211,3 +214,33 @@ def test_get_lake_without_configuration_reads_the_environment(
         assert lake.lake_dir.is_dir()
     finally:
         get_settings.cache_clear()
+
+
+def _as_json(v: object) -> object:
+    return v.isoformat() if isinstance(v, datetime) else v
+
+
+def test_sessions_lists_each_stored_row_newest_first_without_its_meta(tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    ids = [_import(settings, seed) for seed in (7, 8, 9)]
+    stored = {
+        sid: pq.read_table(settings.lake_dir / "sessions" / sid / "session.parquet").to_pylist()[0]
+        for sid in ids
+    }
+    newest_first = sorted(
+        ids, key=lambda s: (stored[s]["started_at"] is not None, stored[s]["started_at"] or 0, s)
+    )
+    newest_first.reverse()
+    lake = Lake(settings, refresh_ttl_s=HOUR)
+    page = json.loads(lake.sessions_page(100))
+    assert [r["session_id"] for r in page] == newest_first
+    for got in page:
+        row = stored[got["session_id"]]
+        assert "meta_json" not in got
+        assert {k: got[k] for k in row if k != "meta_json"} == {
+            k: _as_json(v) for k, v in row.items() if k != "meta_json"
+        }
+    assert json.loads(lake.sessions_page(2)) == page[:2]
+    _import(settings, 10)  # published after: listed once the lake is looked at again
+    lake.refresh(force=True)
+    assert len(json.loads(lake.sessions_page(100))) == 4

@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse
 
 from services.paddock.deps import SettingsDep, Store
 from services.paddock.lake import Lake, get_lake
+from services.paddock.lake_listing import shown
 from services.paddock.lake_s3 import LISTED_AT_MOST
 from services.paddock.tools.base import (
     ToolError,
@@ -30,12 +31,10 @@ from services.paddock.tools.base import (
 from services.paddock.tools.optimal import session_achievable
 from shared.achievable_trace import stitched_trace
 from shared.bundle import SUFFIX, export_bundle
-from shared.display import car_shown
 from shared.hotpath_link import HotpathUnavailable, delete_via_hotpath
 from shared.ids import is_id
 from shared.quality_words import quality_lines
 from shared.report import session_report_html
-from shared.session_date import dated
 from shared.store.lake_read import SessionFiles
 
 T = TypeVar("T")
@@ -61,39 +60,10 @@ def _clean(v: Any) -> Any:
 
 
 @router.get("/sessions")
-def list_sessions(limit: int = Query(100, ge=1, le=LISTED_AT_MOST)) -> list[dict[str, Any]]:
-    """Stored sessions, newest first; a damaged one has ``status: "damaged"`` and ``damage: {file, reason}``."""
-    good = [
-        {**{k: v for k, v in r.items() if k != "meta_json"}, **_shown(r)}
-        for r in rows(
-            "SELECT * FROM sessions ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT ?",
-            [limit],
-            newest=True,
-        )
-    ]
-    lake = get_lake()
-    bad = [_damaged_row(lake, sid, problem) for sid, problem in sorted(lake.damaged.items())]
-    if not bad:
-        return good
-    newest_first = sorted(
-        good + bad,
-        key=lambda x: (x.get("started_at") is not None, str(x.get("started_at") or ""), str(x["session_id"])),
-        reverse=True,
-    )
-    return newest_first[:limit]
-
-
-def _shown(row: dict[str, Any]) -> dict[str, Any]:
-    """What the tablet shows of a session row: its date (``date_at``, ``date_guessed`` when the file had
-    none) and its car by name (``car_shown``; None when no car is named)."""
-    return {**dated(row), "car_shown": car_shown(row.get("car_id"), row.get("car_name"))}
-
-
-def _damaged_row(lake: Lake, sid: str, problem: dict[str, str]) -> dict[str, Any]:
-    """What can still be read of a damaged session (its catalog row on S3, its session.parquet when that
-    is intact on a local lake)."""
-    row = {k: v for k, v in lake.listed_row(sid).items() if k != "meta_json"}
-    return {**row, "session_id": sid, "status": "damaged", "damage": dict(problem)}
+def list_sessions(limit: int = Query(100, ge=1, le=LISTED_AT_MOST)) -> Response:
+    """Stored sessions, newest first; a damaged one has ``status: "damaged"`` and ``damage: {file, reason}``
+    (the JSON rendered once per catalog version: :mod:`services.paddock.lake_listing`)."""
+    return Response(get_lake().sessions_page(limit), media_type="application/json")
 
 
 def _session_files(session_id: str) -> tuple[Lake, SessionFiles]:
@@ -176,7 +146,7 @@ def get_session(session_id: str) -> dict[str, Any]:
         row = session_row(session_id)
     except ToolError as exc:
         raise HTTPException(_status(exc), detail=exc.as_dict()["error"]) from exc
-    return {**row, **_shown(row)}
+    return {**row, **shown(row)}
 
 
 def _status(exc: ToolError) -> int:

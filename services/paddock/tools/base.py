@@ -28,11 +28,10 @@ class ToolError(Exception):
         return {"error": {"code": self.code, "message": self.message, "hint": self.hint}}
 
 
-def rows(sql: str, params: list[Any] | None = None, newest: bool = False) -> list[dict[str, Any]]:
+def rows(sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
     """Rows of one query. Name every session it reads by a parameter (``session_id = ?``, ``IN (?, ?)``):
-    on an S3 lake the query sees only the sessions its parameters name (per-session views). ``newest``:
-    a query of the newest sessions only (see :meth:`services.paddock.lake.Lake.cursor`)."""
-    cur = get_lake().cursor(params, sql, newest)
+    on an S3 lake the query sees only the sessions its parameters name (per-session views)."""
+    cur = get_lake().cursor(params, sql)
     try:
         rel = cur.execute(sql, params or [])
         cols = [d[0] for d in rel.description or []]
