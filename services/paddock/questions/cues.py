@@ -55,7 +55,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  work on, focus on, improve, go faster, be faster, costs me, cost me, costing me, biggest
                  gain, weakest, bleed, bleeding, lose, losing, lost, time loss, can i gain, could i gain,
                  gain, fix, mistake, mistakes, one thing, advice, tips, tip, what should i do, what should i
-                 change""",
+                 change, weakness, weaknesses, weak point, weak points, holding me back, what to work on""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
         "why": "why, how come, cause, causes, caused, causing, reason, reasons, what made",
@@ -137,5 +137,5 @@ COMMON = _set(
     wondering curious interested need needed wanted hoping hope hoped guess guessed suppose supposed
     believe believed expect expected notice noticed remember remembered forget forgot chose choose
     choice decide decided plan planned trying attempt attempts string strung row waste wasted wasting leak leaked leaking hide
-    hiding hidden"""
+    hiding hidden idea"""
 )

@@ -38,6 +38,26 @@ def find(toks: list[str], joined: str, used: list[bool], corners: Corners) -> tu
             return _corner_id(str(got[0]), ids), i, got[1]
         if before is not None:
             return _corner_id(str(before[0]), ids), before[1], i + 1
+    return _bare(toks, used, ids)
+
+
+# "braking too deep into 4", "on the brakes too soon for 6": a bare number after these is a corner
+_INTO = frozenset({"into", "for"})
+_BRAKE_WORDS = frozenset({"brake", "brakes", "braking", "braked", "deep", "overcook", "overcooked"})
+_NOT_CORNER = frozenset({"lap", "laps", "th", "seconds", "second", "metres", "meters", "m", "km", "mph", "kmh"})
+
+
+def _bare(toks: list[str], used: list[bool], ids: list[str]) -> tuple[str, int, int] | None:
+    """A bare corner number a brake question names after "into" ("braking too deep into 4") or "for"
+    ("too soon for 6"): only one of the track's own corners, never a count of laps ("for 6 laps")."""
+    if not _BRAKE_WORDS & set(toks):
+        return None
+    for i in range(len(toks) - 1):
+        nxt = toks[i + 2] if i + 2 < len(toks) else ""
+        if toks[i] in _INTO and toks[i + 1].isdigit() and not used[i + 1] and nxt not in _NOT_CORNER:
+            cid = _corner_id(toks[i + 1], ids)
+            if cid in ids:
+                return cid, i + 1, i + 2
     return None
 
 
