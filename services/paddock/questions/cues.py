@@ -55,7 +55,10 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  work on, focus on, improve, go faster, be faster, costs me, cost me, costing me, biggest
                  gain, weakest, bleed, bleeding, lose, losing, lost, time loss, can i gain, could i gain,
                  gain, fix, mistake, mistakes, one thing, advice, tips, tip, what should i do, what should i
-                 change, weakness, weaknesses, weak point, weak points, holding me back, what to work on""",
+                 change, weakness, weaknesses, weak point, weak points, holding me back, what to work on,
+                 concentrate on, needs work, need work, needs the most work, need the most work, low hanging
+                 fruit, improvement, improvements, slowing me down, holding me up, doing wrong, wrong with my
+                 driving""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
         "why": "why, how come, cause, causes, caused, causing, reason, reasons, what made",

@@ -89,7 +89,8 @@ def _intent(s: Slots) -> Intent:
         return "brief"
     if s.has("balance"):
         return "balance"
-    if s.has("potential") and len(s.laps) < 2:
+    asks_where = " where " in s.joined and _where_time(s)  # "where do I leave time on the table?": a place
+    if s.has("potential") and len(s.laps) < 2 and not asks_where:
         return "potential"
     if s.has("consistency"):
         return "consistency"
@@ -139,7 +140,7 @@ def _intent(s: Slots) -> Intent:
     if s.compare:
         return "compare"
     placed = cornering or bool(_PLACE.search(s.joined))
-    if placed and re.search(r" (?:slow\w*|brak\w*|fast\w*|early|late|too) ", s.joined):
+    if placed and re.search(r" (?:slow\w*|brak\w*|fast\w*|lift\w*|early|late|too) ", s.joined):
         return "where_time"  # "do I slow down too much in the faster corners?": where the time goes
     return "unknown"
 
@@ -149,7 +150,13 @@ _FIND_TIME = re.compile(
     r" (?:find|finding|gain|gaining|pick up|picking up|make up|(?:giv\w*|gave|throw\w*|threw) away|wast\w*"
     r"|leak\w*) (?:\w+ ){0,2}(?:tenths?|seconds?|time) | time (?:is )?(?:hiding|leaking|going) "
     r"| (?:giv\w*|gave|throw\w*|threw) (?:\w+ ){0,2}(?:tenths?|seconds?|time) away | hold\w* (?:\w+ ){0,3}back "
-    r"| where (?:\w+ ){0,5}(?:tenths|seconds|(?<!lap )time) "
+    r"| where (?:\w+ ){0,5}(?:tenths|seconds|delta|(?<!lap )time) "
+    r"| how (?:can|do|could|would|to) i (?:\w+ ){0,2}(?:drop|lower|reduce|cut|bring down|shave|knock|chop) "
+)
+# "knock a second off", "shave a few tenths off": time to find, even beside a word that names a reading
+_TIME_OFF = re.compile(
+    r" (?:knock\w*|shav\w*|chop\w*|cut\w*|tak\w*|trim\w*) (?:\w+ ){0,3}(?:tenths?|seconds?|time) off "
+    r"| shav\w* (?:\w+ ){0,3}(?:tenths?|seconds?|time) "
 )
 _WHOLE_CAR = re.compile(r" (?:engine|car|vitals|gauges|health|everything) ")
 _WHERE_SLOW = re.compile(
@@ -159,12 +166,14 @@ _WHERE_SLOW = re.compile(
 
 # a place on the track, no corner number: "the fast corners", "the quick bits", "the fastest part of the track"
 _PLACE = re.compile(
-    r" (?:corners?|turns?|bits|sections?|parts? of the (?:track|lap|circuit|course)|straights?|where|areas?) "
+    r" (?:corners?|turns?|bits|sections?|parts? of the (?:track|lap|circuit|course)|straights?|where|areas?"
+    r"|sweepers?|kinks?|bends?|esses|stuff) "
 )
 # "which turns am I slow in?", "what part of the track am I worst at?"
 _WHICH_SLOW = re.compile(
     r" (?:which|what) (?:\w+ ){0,2}(?:corners?|turns?|parts?|sections?|bits?|areas?) (?:\w+ ){0,5}"
-    r"(?:slow|slower|slowest|worst|weakest|weak|lose|losing|lost) "
+    r"(?:slow|slower|slowest|worst|weakest|weak|lose|losing|lost|scrub\w*|attack|suck|improve|work|concentrate"
+    r"|focus) "
 )
 
 
@@ -173,7 +182,7 @@ def _where_time(s: Slots) -> bool:
     is slow (never a vital's drop: "where did my oil pressure drop?" is the judge's)."""
     which = s.corner is None and bool(_WHICH_SLOW.search(s.joined))
     said = bool(_FIND_TIME.search(s.joined) or _WHERE_SLOW.search(s.joined)) or which
-    return s.has("where_time") or (said and s.measure not in w.JUDGED)
+    return s.has("where_time") or (said and s.measure not in w.JUDGED) or bool(_TIME_OFF.search(s.joined))
 
 
 def _tidy(q: Question, s: Slots) -> Question:

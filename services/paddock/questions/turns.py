@@ -41,20 +41,30 @@ def find(toks: list[str], joined: str, used: list[bool], corners: Corners) -> tu
     return _bare(toks, used, ids)
 
 
-# "braking too deep into 4", "on the brakes too soon for 6": a bare number after these is a corner
-_INTO = frozenset({"into", "for"})
+# "braking too deep into 4", "min speed through 6", "on the brakes too soon for 6": a bare number after
+# these is a corner ("for" only in a brake question)
+_INTO = frozenset({"into", "through"})
 _BRAKE_WORDS = frozenset({"brake", "brakes", "braking", "braked", "deep", "overcook", "overcooked"})
-_NOT_CORNER = frozenset({"lap", "laps", "th", "seconds", "second", "metres", "meters", "m", "km", "mph", "kmh"})
+_NOT_CORNER = frozenset(
+    {"lap", "laps", "th", "seconds", "second", "metres", "meters", "m", "km", "mph", "kmh"}
+)
 
 
 def _bare(toks: list[str], used: list[bool], ids: list[str]) -> tuple[str, int, int] | None:
-    """A bare corner number a brake question names after "into" ("braking too deep into 4") or "for"
-    ("too soon for 6"): only one of the track's own corners, never a count of laps ("for 6 laps")."""
-    if not _BRAKE_WORDS & set(toks):
-        return None
+    """A bare corner number after "into" or "through" ("braking too deep into 4", "min speed through 6"),
+    or after "for" in a brake question ("too soon for 6"): only one of the track's own corners, never a
+    lap ("for 6 laps", "laps 3 through 6")."""
+    words = _INTO | ({"for"} if _BRAKE_WORDS & set(toks) else set())
     for i in range(len(toks) - 1):
         nxt = toks[i + 2] if i + 2 < len(toks) else ""
-        if toks[i] in _INTO and toks[i + 1].isdigit() and not used[i + 1] and nxt not in _NOT_CORNER:
+        after_number = i > 0 and toks[i - 1].isdigit()
+        if (
+            toks[i] in words
+            and toks[i + 1].isdigit()
+            and not used[i + 1]
+            and not after_number
+            and nxt not in _NOT_CORNER
+        ):
             cid = _corner_id(toks[i + 1], ids)
             if cid in ids:
                 return cid, i + 1, i + 2
