@@ -58,7 +58,10 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  change, weakness, weaknesses, weak point, weak points, holding me back, what to work on,
                  concentrate on, needs work, need work, needs the most work, need the most work, low hanging
                  fruit, improvement, improvements, slowing me down, holding me up, doing wrong, wrong with my
-                 driving""",
+                 driving, problem corner, problem corners, problem area, problem areas, problem spots, trouble
+                 spots, time to find, how do i get faster, how do i get quicker, how can i get faster, how can i get
+                 quicker, how do i go quicker, should i practise, should i practice,
+                 to practise, to practice""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
         "why": "why, how come, cause, causes, caused, causing, reason, reasons, what made",

@@ -41,6 +41,10 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
             LapRef(pick="last"),
         ]
         intent = "compare"  # "did I get slower as the race went on?": the last lap against the best
+    if intent in ("why_slower", "where_time") and all(
+        x.pick == "fastest" and x.session == "this" for x in s.laps
+    ):
+        s.laps = []  # "why am I slower than my best lap?": the session's analysis against the good laps
     q = Question(
         text=text,
         intent=intent,
@@ -89,8 +93,8 @@ def _intent(s: Slots) -> Intent:
         return "brief"
     if s.has("balance"):
         return "balance"
-    asks_where = " where " in s.joined and _where_time(s)  # "where do I leave time on the table?": a place
-    if s.has("potential") and len(s.laps) < 2 and not asks_where:
+    # "where do I leave time on the table?", "which corners could I do better?": a place, not the lap possible
+    if s.has("potential") and len(s.laps) < 2 and not (s.corner is None and _PLACE_ASKED.search(s.joined)):
         return "potential"
     if s.has("consistency"):
         return "consistency"
@@ -169,6 +173,14 @@ _PLACE = re.compile(
     r" (?:corners?|turns?|bits|sections?|parts? of the (?:track|lap|circuit|course)|straights?|where|areas?"
     r"|sweepers?|kinks?|bends?|esses|stuff) "
 )
+# a place on the track asked for: "where ...?", "which corners ...?"
+_PLACE_ASKED = re.compile(
+    r" where | (?:which|what) (?:\w+ ){0,2}(?:corners?|turns?|parts?|sections?|bits?|areas?|bends?) "
+)
+# "where could I do better?", "which corners could I carry more speed through?"
+_BETTER = re.compile(
+    r" (?:better|faster|quicker|more speed|potential|possible|capable|falling apart|off my) "
+)
 # "which turns am I slow in?", "what part of the track am I worst at?"
 _WHICH_SLOW = re.compile(
     r" (?:which|what) (?:\w+ ){0,2}(?:corners?|turns?|parts?|sections?|bits?|areas?) (?:\w+ ){0,5}"
@@ -181,6 +193,7 @@ def _where_time(s: Slots) -> bool:
     """Where the time goes: the cue words, or time to find, or where (which part of the track) the driver
     is slow (never a vital's drop: "where did my oil pressure drop?" is the judge's)."""
     which = s.corner is None and bool(_WHICH_SLOW.search(s.joined))
+    which |= s.corner is None and bool(_PLACE_ASKED.search(s.joined) and _BETTER.search(s.joined))
     said = bool(_FIND_TIME.search(s.joined) or _WHERE_SLOW.search(s.joined)) or which
     return s.has("where_time") or (said and s.measure not in w.JUDGED) or bool(_TIME_OFF.search(s.joined))
 

@@ -54,7 +54,7 @@ def _bare(toks: list[str], used: list[bool], ids: list[str]) -> tuple[str, int, 
     """A bare corner number after "into" or "through" ("braking too deep into 4", "min speed through 6"),
     or after "for" in a brake question ("too soon for 6"): only one of the track's own corners, never a
     lap ("for 6 laps", "laps 3 through 6")."""
-    words = _INTO | ({"for"} if _BRAKE_WORDS & set(toks) else set())
+    words = _INTO | ({"for", "at"} if _BRAKE_WORDS & set(toks) else set())
     for i in range(len(toks) - 1):
         nxt = toks[i + 2] if i + 2 < len(toks) else ""
         after_number = i > 0 and toks[i - 1].isdigit()

@@ -98,7 +98,7 @@ _MEASURE_PHRASES: dict[str, str] = {
         how many kph, how many kmh""",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
         max speed, fastest i went, fastest i got, fastest i was going, v maximum, top whack, terminal speed, top spd, maximum velocity,
-        top velocity""",
+        top velocity, maximum kph, maximum kmh, maximum mph, highest mph, highest kph, highest kmh""",
     "min_speed": """minimum speed, lowest speed, slowest speed, apex speed, mid corner speed, how slow,
         corner speed""",
     "entry_speed": "entry speed, turn in speed, speed into, carry in, carried in",
