@@ -231,6 +231,25 @@ ANSWERED: list[tuple[str, str, dict[str, Any], str]] = [
     ("sim", L, {}, "why is my lap time not improving?"),
     ("sim", L, {}, "where is the delta coming from"),
     ("sim", L, {}, "what's my weakest corner and why"),
+    ("vbox", T, {}, "what was my top speed on the front straight?"),
+    ("sim", T, {}, "What's the fastest I got the car going?"),
+    ("kart", T, {}, "what sort of speeds am I doing"),
+    ("vbox", T, {}, "how fast does it go down the straight, mph"),
+    ("sim", T, {}, "top speed and which lap?"),
+    ("kart", T, {}, "what's my best top speed"),
+    ("vbox", T, {}, "speed trap?"),
+    ("sim", T, {}, "what was the max speed in km/h"),
+    ("kart", T, {}, "Top speed at the end of the main straight?"),
+    ("vbox", T, {}, "highest speed of the day"),
+    ("sim", T, {}, "was I faster than 200kph anywhere?"),
+    ("vbox", T, {}, "top speed on the straight - is it low?"),
+    ("sim", B, {"corner": "t6"}, "brake point T6 - I think I'm lifting and braking early"),
+    ("sim", B, {"corner": "t4"}, "turn 4: am I overshooting the braking zone?"),
+    ("sim", B, {"corner": "t6"}, "is my braking into 6 consistent"),
+    ("sim", B, {"corner": "t4"}, "when do I get on the brakes into turn 4?"),
+    ("sim", B, {"corner": "t6"}, "My coach says I brake too early for turn 6. Is he right?"),
+    ("sim", B, {"corner": "t4"}, "Late braking into T4 costing me?"),
+    ("sim", B, {"corner": "t6"}, "where's my turn-in and braking for 6"),
 ]
 # still read as something else or not understood, but never answered with a wrong figure
 NEVER_WRONG: list[tuple[str, str, dict[str, Any], str]] = [
@@ -242,6 +261,7 @@ NEVER_WRONG: list[tuple[str, str, dict[str, Any], str]] = [
     ("sim", L, {}, "which corner would give me the most lap time if I fixed it"),
     ("kart", T, {}, "what's the kart topping out at"),
     ("sim", C, {"corner": "t6", "laps": [2]}, "how quick was I through turn 6 on lap 2? minimum"),
+    ("sim", B, {"corner": "t6"}, "how early am I braking for turn 6 compared with my best lap"),
 ]
 
 
@@ -320,6 +340,7 @@ def test_never_a_wrong_figure(paddock: tuple[Prepared, str], row: tuple[str, str
         ("do I brake too late at 4?", "corner", (), "t4"),
         ("what was my speed at 4000 rpm", "channel", (), None),
         ("did I get quicker as the session went on", "lap_time", (), None),
+        ("was I faster than 200kph anywhere?", "channel", (), None),
     ],
 )
 def test_read_as(text: str, intent: str, laps: tuple[int | str, ...], corner: str | None) -> None:

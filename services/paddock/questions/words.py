@@ -95,7 +95,7 @@ JUDGED = frozenset(
 _MEASURE_PHRASES: dict[str, str] = {
     "lap_time": "lap time, time, times, pace, how long, how quick",
     "speed": """speed, speeds, how fast, how quick was i going, how quick did i go, how many mph,
-        how many kph, how many kmh""",
+        how many kph, how many kmh, mph, kph, kmh""",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
         max speed, fastest i went, fastest i got, fastest i was going, v maximum, top whack, terminal speed, top spd, maximum velocity,
         top velocity, maximum kph, maximum kmh, maximum mph, highest mph, highest kph, highest kmh""",
@@ -255,6 +255,7 @@ _CLOCK = re.compile(r"\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b")  # a lap time or a de
 MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay costs no more than this
 _POSSESSIVE = re.compile(r"\b([a-z]+)'s\b")  # "bo's best lap": a driver's; "what's", "session's": nothing
 _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
+_UNIT = re.compile(r"\b(\d+)(kph|mph|kmh)\b")  # "200kph": a number and its unit
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
 _SHORT = re.compile(r"^(?:(t|c|l|s)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
@@ -276,6 +277,7 @@ def tokens(text: str) -> list[str]:
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
     t = _POSSESSIVE.sub(_whose, (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
+    t = _UNIT.sub(r"\1 \2", t)
     out: list[str] = []
     for raw in _TOKEN.findall(t)[:MAX_WORDS]:
         if raw.startswith("@"):
