@@ -55,8 +55,14 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  work on, focus on, improve, go faster, be faster, costs me, cost me, costing me, biggest
                  gain, weakest, bleed, bleeding, lose, losing, lost, time loss, can i gain, could i gain,
                  gain, fix, mistake, mistakes, one thing, advice, tips, tip, what should i do, what should i
-                 change, low hanging fruit, lowest hanging fruit, quick win, quick wins, easy time, easiest
-                 time, free time, biggest improvement""",
+                 change, weakness, weaknesses, weak point, weak points, holding me back, what to work on,
+                 concentrate on, needs work, need work, needs the most work, need the most work, low hanging
+                 fruit, improvement, improvements, slowing me down, holding me up, doing wrong, wrong with my
+                 driving, problem corner, problem corners, problem area, problem areas, problem spots, trouble
+                 spots, time to find, how do i get faster, how do i get quicker, how can i get faster, how can i get
+                 quicker, how do i go quicker, should i practise, should i practice,
+                 to practise, to practice, lowest hanging fruit, quick win, quick wins, easy time, easiest time, free
+                 time, biggest improvement""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
         "why": "why, how come, cause, causes, caused, causing, reason, reasons, what made",
@@ -138,5 +144,5 @@ COMMON = _set(
     wondering curious interested need needed wanted hoping hope hoped guess guessed suppose supposed
     believe believed expect expected notice noticed remember remembered forget forgot chose choose
     choice decide decided plan planned trying attempt attempts string strung row waste wasted wasting leak leaked leaking hide
-    hiding hidden"""
+    hiding hidden idea"""
 )

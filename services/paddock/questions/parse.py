@@ -41,6 +41,10 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
             LapRef(pick="last"),
         ]
         intent = "compare"  # "did I get slower as the race went on?": the last lap against the best
+    if intent in ("why_slower", "where_time") and all(
+        x.pick == "fastest" and x.session == "this" for x in s.laps
+    ):
+        s.laps = []  # "why am I slower than my best lap?": the session's analysis against the good laps
     q = Question(
         text=text,
         intent=intent,
@@ -70,9 +74,10 @@ def _several_figures(s: Slots) -> bool:
 
 
 def _fading(s: Slots) -> bool:
-    """Getting slower over the session, no lap number, corner or channel named."""
+    """Getting slower over the session, no lap number, corner, place on the track or channel named ("am I
+    slowing down in the fast corners?" is where the time goes, not the last lap against the best)."""
     named = any(x.number is not None for x in s.laps) or s.corner or s.sector is not None
-    return s.has("fade") and not named and s.measure in (None, "lap_time")
+    return s.has("fade") and not named and not _PLACE.search(s.joined) and s.measure in (None, "lap_time")
 
 
 def _intent(s: Slots) -> Intent:
@@ -88,7 +93,8 @@ def _intent(s: Slots) -> Intent:
         return "brief"
     if s.has("balance"):
         return "balance"
-    if s.has("potential") and len(s.laps) < 2:
+    # "where do I leave time on the table?", "which corners could I do better?": a place, not the lap possible
+    if s.has("potential") and len(s.laps) < 2 and not (s.corner is None and _PLACE_ASKED.search(s.joined)):
         return "potential"
     if s.has("consistency"):
         return "consistency"
@@ -108,6 +114,8 @@ def _intent(s: Slots) -> Intent:
         or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or s.ever or s.compare))
     ):
         return "sessions"
+    if _where_time(s) and all(x.pick == "fastest" and x.session == "this" for x in s.laps):
+        return "where_time"  # "where am I losing time against my best lap?": the session's analysis
     if s.laps and s.compare:
         return "compare"
     if s.sector_word and _where_time(s):
@@ -135,7 +143,8 @@ def _intent(s: Slots) -> Intent:
         return "channel"
     if s.compare:
         return "compare"
-    if cornering and re.search(r" (?:slow\w*|brak\w*|fast\w*|early|late|too) ", s.joined):
+    placed = cornering or bool(_PLACE.search(s.joined))
+    if placed and re.search(r" (?:slow\w*|brak\w*|fast\w*|lift\w*|early|late|too) ", s.joined):
         return "where_time"  # "do I slow down too much in the faster corners?": where the time goes
     return "unknown"
 
@@ -144,6 +153,14 @@ def _intent(s: Slots) -> Intent:
 _FIND_TIME = re.compile(
     r" (?:find|finding|gain|gaining|pick up|picking up|make up|(?:giv\w*|gave|throw\w*|threw) away|wast\w*"
     r"|leak\w*) (?:\w+ ){0,2}(?:tenths?|seconds?|time) | time (?:is )?(?:hiding|leaking|going) "
+    r"| (?:giv\w*|gave|throw\w*|threw) (?:\w+ ){0,2}(?:tenths?|seconds?|time) away | hold\w* (?:\w+ ){0,3}back "
+    r"| where (?:\w+ ){0,5}(?:tenths|seconds|delta|(?<!lap )time) "
+    r"| how (?:can|do|could|would|to) i (?:\w+ ){0,2}(?:drop|lower|reduce|cut|bring down|shave|knock|chop) "
+)
+# "knock a second off", "shave a few tenths off": time to find, even beside a word that names a reading
+_TIME_OFF = re.compile(
+    r" (?:knock\w*|shav\w*|chop\w*|cut\w*|tak\w*|trim\w*) (?:\w+ ){0,3}(?:tenths?|seconds?|time) off "
+    r"| shav\w* (?:\w+ ){0,3}(?:tenths?|seconds?|time) "
 )
 _WHOLE_CAR = re.compile(r" (?:engine|car|vitals|gauges|health|everything) ")
 _WHERE_SLOW = re.compile(
@@ -151,11 +168,34 @@ _WHERE_SLOW = re.compile(
 )
 
 
+# a place on the track, no corner number: "the fast corners", "the quick bits", "the fastest part of the track"
+_PLACE = re.compile(
+    r" (?:corners?|turns?|bits|sections?|parts? of the (?:track|lap|circuit|course)|straights?|where|areas?"
+    r"|sweepers?|kinks?|bends?|esses|stuff) "
+)
+# a place on the track asked for: "where ...?", "which corners ...?"
+_PLACE_ASKED = re.compile(
+    r" where | (?:which|what) (?:\w+ ){0,2}(?:corners?|turns?|parts?|sections?|bits?|areas?|bends?) "
+)
+# "where could I do better?", "which corners could I carry more speed through?"
+_BETTER = re.compile(
+    r" (?:better|faster|quicker|more speed|potential|possible|capable|falling apart|off my) "
+)
+# "which turns am I slow in?", "what part of the track am I worst at?"
+_WHICH_SLOW = re.compile(
+    r" (?:which|what) (?:\w+ ){0,2}(?:corners?|turns?|parts?|sections?|bits?|areas?) (?:\w+ ){0,5}"
+    r"(?:slow|slower|slowest|worst|weakest|weak|lose|losing|lost|scrub\w*|attack|suck|improve|work|concentrate"
+    r"|focus) "
+)
+
+
 def _where_time(s: Slots) -> bool:
-    """Where the time goes: the cue words, or time to find, or where the driver is slow (never a vital's
-    drop: "where did my oil pressure drop?" is the judge's)."""
-    said = bool(_FIND_TIME.search(s.joined) or _WHERE_SLOW.search(s.joined))
-    return s.has("where_time") or (said and s.measure not in w.JUDGED)
+    """Where the time goes: the cue words, or time to find, or where (which part of the track) the driver
+    is slow (never a vital's drop: "where did my oil pressure drop?" is the judge's)."""
+    which = s.corner is None and bool(_WHICH_SLOW.search(s.joined))
+    which |= s.corner is None and bool(_PLACE_ASKED.search(s.joined) and _BETTER.search(s.joined))
+    said = bool(_FIND_TIME.search(s.joined) or _WHERE_SLOW.search(s.joined)) or which
+    return s.has("where_time") or (said and s.measure not in w.JUDGED) or bool(_TIME_OFF.search(s.joined))
 
 
 def _tidy(q: Question, s: Slots) -> Question:

@@ -38,6 +38,7 @@ TABLE: dict[Intent, tuple[Family, ...]] = {
     "events": (events.answer,),
     "balance": (balance.answer,),
     "where_time": (coaching.where_time,),
+    "brief": (coaching.where_time,),  # "what should I work on next session?": where the time is
     "why_slower": (coaching.why_slower, compare.answer),
     "potential": (coaching.potential, sectors.answer),
     "consistency": (coaching.consistency,),

@@ -257,6 +257,8 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
             continue
         if w.PICKS[t] == "previous" and " lap" not in s.joined:
             continue  # "this session against my previous one": no lap
+        if toks[max(0, i - 1)] == "i" or toks[max(0, i - 2) : i] == ["i", "am"]:
+            continue  # "where am I slowest?", "where was I fastest": the driver, not a lap
         j = i + 1
         while j < len(toks) and toks[j] in w.PICK_SKIP:
             j += 1

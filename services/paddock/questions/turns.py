@@ -38,6 +38,36 @@ def find(toks: list[str], joined: str, used: list[bool], corners: Corners) -> tu
             return _corner_id(str(got[0]), ids), i, got[1]
         if before is not None:
             return _corner_id(str(before[0]), ids), before[1], i + 1
+    return _bare(toks, used, ids)
+
+
+# "braking too deep into 4", "min speed through 6", "on the brakes too soon for 6": a bare number after
+# these is a corner ("for" only in a brake question)
+_INTO = frozenset({"into", "through"})
+_BRAKE_WORDS = frozenset({"brake", "brakes", "braking", "braked", "deep", "overcook", "overcooked"})
+_NOT_CORNER = frozenset(
+    {"lap", "laps", "th", "seconds", "second", "metres", "meters", "m", "km", "mph", "kmh"}
+)
+
+
+def _bare(toks: list[str], used: list[bool], ids: list[str]) -> tuple[str, int, int] | None:
+    """A bare corner number after "into" or "through" ("braking too deep into 4", "min speed through 6"),
+    or after "for" in a brake question ("too soon for 6"): only one of the track's own corners, never a
+    lap ("for 6 laps", "laps 3 through 6")."""
+    words = _INTO | ({"for", "at"} if _BRAKE_WORDS & set(toks) else set())
+    for i in range(len(toks) - 1):
+        nxt = toks[i + 2] if i + 2 < len(toks) else ""
+        after_number = i > 0 and toks[i - 1].isdigit()
+        if (
+            toks[i] in words
+            and toks[i + 1].isdigit()
+            and not used[i + 1]
+            and not after_number
+            and nxt not in _NOT_CORNER
+        ):
+            cid = _corner_id(toks[i + 1], ids)
+            if cid in ids:
+                return cid, i + 1, i + 2
     return None
 
 

@@ -94,10 +94,11 @@ JUDGED = frozenset(
 # phrases (after spelling, as words) -> measure; the longest phrase found first wins its words
 _MEASURE_PHRASES: dict[str, str] = {
     "lap_time": "lap time, time, times, pace, how long, how quick",
-    "speed": "speed, speeds, how fast",
+    "speed": """speed, speeds, how fast, how quick was i going, how quick did i go, how many mph,
+        how many kph, how many kmh, mph, kph, kmh""",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
-        max speed, fastest i went, fastest i got, fastest i was going, topping out at, topped out at,
-        top out at""",
+        max speed, fastest i went, fastest i got, fastest i was going, v maximum, top whack, terminal speed, top spd, maximum velocity,
+        top velocity, maximum kph, maximum kmh, maximum mph, highest mph, highest kph, highest kmh, topping out at, topped out at, top out at""",
     "min_speed": """minimum speed, lowest speed, slowest speed, apex speed, mid corner speed, how slow,
         corner speed""",
     "entry_speed": "entry speed, turn in speed, speed into, carry in, carried in",
