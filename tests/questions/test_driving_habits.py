@@ -197,16 +197,21 @@ def test_when_a_channel_peaked_names_the_lap_of_its_highest_reading(q_lake) -> N
     assert got.text == f"Your highest coolant temperature was {w['water_temp_c'][i]:.1f} °C, on lap {lap}."
 
 
+def _laps_worded(laps: list[int]) -> str:
+    """Laps as every answer words them: "lap 5", "laps 5 and 6", "laps 3, 4 and 5" (each lap once)."""
+    ns = [str(n) for n in sorted(set(laps))]
+    return f"lap {ns[0]}" if len(ns) == 1 else "laps " + ", ".join(ns[:-1]) + f" and {ns[-1]}"
+
+
 def test_lockups_asked_at_a_corner_without_any_are_said_beside_the_ones_elsewhere(q_lake) -> None:
     locks = _events(q_lake, "lockup")
     at = {e["corner_id"] for e in locks}
     (where,) = at  # the simulator planted them at one corner
-    laps = ", ".join(str(e["lap"]) for e in locks)
+    laps = _laps_worded([e["lap"] for e in locks])
     other = next(c for c in ("t7", "t11") if c not in at)
     got = _ask(q_lake["sim"], f"do I lock the fronts into turn {other[1:]}?")
     assert (
-        got.text
-        == f"None at {other.upper()}; {len(locks)} lockups elsewhere: at {where.upper()} on laps {laps}."
+        got.text == f"None at {other.upper()}; {len(locks)} lockups elsewhere: at {where.upper()} on {laps}."
     )
     assert _ask(q_lake["sim"], f"any lockups at turn {where[1:]}?").result["count_at_corner"] == len(locks)
 
@@ -287,12 +292,10 @@ def test_lockups_asked_of_a_set_of_laps_count_every_lap_of_the_set(q_lake) -> No
         got = _ask(q_lake["sim"], f"any lockups over my last {n} laps?")
         assert got.result["count"] == len(mine), (n, got.text)
         if not mine:  # none on the laps asked: the others are said beside it, never a bare denial
-            said = ", ".join(map(str, laps[:-1])) + f" and {laps[-1]}"
+            said = _laps_worded(laps)
             (at,) = {e["corner_id"].upper() for e in locks}
-            on = ", ".join(str(e["lap"]) for e in locks)
-            assert (
-                got.text == f"None on laps {said}; {len(locks)} lockups on other laps: at {at} on laps {on}."
-            )
+            on = _laps_worded([e["lap"] for e in locks])
+            assert got.text == f"None on {said}; {len(locks)} lockups on other laps: at {at} on {on}."
     first = min(e["lap"] for e in locks)
     got = _ask(q_lake["sim"], f"did I lock up in the first {first} laps?")
     assert got.result["count"] == sum(e["lap"] <= first for e in locks) >= 1

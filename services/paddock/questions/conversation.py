@@ -86,6 +86,7 @@ def from_state(value: object) -> Question | None:
                 session=str(x.get("session") or "this"),
                 count=int(x.get("count") or 1),
                 rank=int(x.get("rank") or 1),
+                offset=int(x.get("offset") or 0),
             )
             for x in value.get("laps") or ()
         )

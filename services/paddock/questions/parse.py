@@ -28,8 +28,16 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     an id. ``previous``: the question before it in this conversation."""
     toks = w.tokens(text)
     s = read_slots(toks, corners)
-    within_s = n.within(toks)
     intent = _intent(s)
+    asked = _asked(text)
+    if asked is not None:  # "why my average matters - whats my average?": the context is not the question
+        toks_asked = w.tokens(asked)
+        s_asked = read_slots(toks_asked, corners)
+        own = s_asked.laps == s.laps and s_asked.corner == s.corner and s_asked.sector == s.sector
+        lost = intent in ("unrelated", "unknown") or (own and s.has("why") and not s_asked.has("why"))
+        if lost and _intent(s_asked) not in ("unrelated", "unknown"):
+            toks, s, intent = toks_asked, s_asked, _intent(s_asked)
+    within_s = n.within(toks)
     if within_s is not None and s.corner is None and s.sector is None and intent != "sessions":
         intent = "lap_time"  # "were my laps within half a second of each other?": the laps that close
     elif _several_figures(s):
@@ -41,6 +49,8 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
             LapRef(pick="last"),
         ]
         intent = "compare"  # "did I get slower as the race went on?": the last lap against the best
+    if intent == "compare" and len(s.laps) == 1 and s.laps[0].offset:
+        s.laps = [replace(s.laps[0], offset=0), s.laps[0]]  # "the lap after my best, compared": with the best
     q = Question(
         text=text,
         intent=intent,
@@ -57,6 +67,18 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         q.intent == "judge" and s.has("health") and previous is not None and previous.measure not in w.JUDGED
     )
     return _tidy(follow(None if whole else previous, q), s)
+
+
+# a question's clauses: sentences, and a dash or semicolon between two parts
+_CLAUSES = re.compile(r"(?<=[.?!])\s+|\s+[-\u2013\u2014]+\s+|;\s*")
+_ASKING = re.compile(r"^\W*(?:what|whats|how|which|where|when|was|did|is|were|do|does)\b", re.IGNORECASE)
+
+
+def _asked(text: str) -> str | None:
+    """The question a driver put after its context ("My coach says consistency is key. What's my average
+    lap?"): the last clause, when there are two or more and it asks; else None."""
+    parts = [p for p in _CLAUSES.split(text.strip()) if p.strip()]
+    return parts[-1] if len(parts) > 1 and _ASKING.match(parts[-1]) else None
 
 
 def _several_figures(s: Slots) -> bool:
@@ -112,6 +134,10 @@ def _intent(s: Slots) -> Intent:
         return "compare"
     if s.sector_word and _where_time(s):
         return "sector"
+    if _where_time(s) and any(x.session != "this" or x.offset for x in s.laps):
+        return (
+            "compare"  # "did I improve on my last session's best?", "the lap after my pb, what did I lose?"
+        )
     if _where_time(s):
         return "where_time"
     health = s.measure in w.JUDGED or (s.measure is None and s.has("health"))

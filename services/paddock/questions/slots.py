@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from services.paddock.questions import cues as c
@@ -29,6 +29,13 @@ _HERE_EVER = re.compile(
 # two kinds of session named: "between my practice and the race": another session
 _KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
 _TWO_KINDS = re.compile(rf" ({_KINDS}) (?:and|versus|to|with) (?:the |my )?(?!\1 ){_KINDS} ")
+# the average asked alone: of the laps
+_MY_AVERAGE = re.compile(r" (?:my|our) (?:average|mean)(?: please| today| overall| then| this session)? $")
+# this session against "my previous one", "the last one": another session
+_THIS_VS_ONE = re.compile(
+    r" (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}(?:and|versus|to|with|against|from) (?:the |my )?"
+    r"(?:previous|last|earlier|other|first) (?:one|time) "
+)
 
 
 @dataclass
@@ -67,7 +74,7 @@ class Slots:
 
     @property
     def driving(self) -> bool:
-        cued = any(self.has(cue) for cue in _DRIVING_CUES)
+        cued = any(self.has(cue) for cue in _DRIVING_CUES) or self.lap_figure
         return cued or any(t in c.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
 
     @property
@@ -92,6 +99,7 @@ class Slots:
     def lap_figure(self) -> bool:
         """ "my average lap", "how many laps", "did I get quicker as the session went on": lap times."""
         lapped = self.aggregation == "each_lap" or bool(re.search(r" laps? ", self.joined))
+        lapped |= self.aggregation == "avg" and bool(_MY_AVERAGE.search(self.joined))  # "what's my average?"
         return self.aggregation is not None and not self.measures and lapped
 
 
@@ -110,6 +118,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
     positions = _laps(s) + _picks(s)
+    _beside(s, positions)
     if _gear_said(s) and "gear" not in s.measures:
         s.measures.append("gear")
     _attach(s, positions, spans)
@@ -227,6 +236,32 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
     return out
 
 
+def _beside(s: Slots, positions: list[tuple[int, LapRef]]) -> None:
+    """ "the lap before my best", "the one after lap 5": the lap named after "before"/"after", moved one
+    along (``LapRef.offset``); "my best lap and the lap after it": the lap named before, moved."""
+    toks = s.toks
+    for k, t in enumerate(toks):
+        if t not in w.BESIDE or s.used[k]:
+            continue
+        a = k - 1
+        while a > 0 and toks[a] in w.BESIDE_SKIP:
+            a -= 1
+        if a < 0 or toks[a] not in ("lap", "one") or s.used[a]:
+            continue
+        e = k + 1 + (k + 1 < len(toks) and toks[k + 1] == "to")  # "the lap prior to my best"
+        if e < len(toks) and toks[e] in ("it", "that", "this"):
+            earlier = [r for p, r in positions if p < a]
+            if earlier:
+                positions.append((a, replace(earlier[-1], offset=w.BESIDE[t])))
+                _mark(s, a, e + 1)
+            continue
+        later = [i for i, (p, _) in enumerate(positions) if e <= p <= e + 3]
+        if later:
+            p, ref = positions[later[0]]
+            positions[later[0]] = (a, replace(ref, offset=w.BESIDE[t]))
+            _mark(s, a, e)
+
+
 def _gear_said(s: Slots) -> bool:
     """ "in 2nd", "3rd or 4th", "is 4th too tall?": an ordinal no lap, sector or corner has read, naming
     nothing after it, is a gear."""
@@ -252,7 +287,7 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
         while j < len(toks) and toks[j] in w.PICK_SKIP:
             j += 1
         before = [x for x in toks[max(0, i - 3) : i] if x not in ("my", "the", "our")]
-        after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | {"from"}
+        after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | w.BESIDE.keys() | {"from"}
         if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
             continue  # "which sector was my slowest": a sector, not a lap
         personal = t == "best" and i > 0 and toks[i - 1] == "personal"  # "PB": always a lap
@@ -286,7 +321,7 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
             i = s.joined[:at].count(" ")
             spans.append((i, i + len(phrase.split()), "other"))
             break
-    two = _TWO_KINDS.search(s.joined) if not spans else None
+    two = (_TWO_KINDS.search(s.joined) or _THIS_VS_ONE.search(s.joined)) if not spans else None
     if two is not None:
         i = s.joined[: two.start()].count(" ")
         spans.append((i, i + len(two.group(0).split()), "other"))
@@ -306,7 +341,7 @@ def _attach(s: Slots, positions: list[tuple[int, LapRef]], spans: list[tuple[int
         ]
         for k in near:
             p, ref = positions[k]
-            positions[k] = (p, LapRef(ref.number, ref.pick, sid))
+            positions[k] = (p, replace(ref, session=sid))
         picks = [r.pick for _, r in positions if r.session == "this" and r.pick]
         if not near and picks:  # "my best lap compared to my other session": that session's best
             positions.append((a, LapRef(pick=picks[0], session=sid)))

@@ -199,6 +199,9 @@ PICK_NOT = word_set("corner turn sector bits parts sections segments pieces spee
 PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
 NOT_A_LAP = word_set("theoretical ideal perfect achievable optimal possible potential virtual")
 LAP_SEP = word_set("and or versus to through with against than compare")
+# a lap named beside another: "the lap before my best" (-1), "the one after lap 5" (+1)
+BESIDE: dict[str, int] = {"before": -1, "preceding": -1, "prior": -1, "after": 1, "following": 1}
+BESIDE_SKIP = word_set("right just immediately straight directly")  # "the lap right after my pb"
 AGGREGATIONS: dict[str, str] = _pairs(
     """maximum=max, highest=max, peak=max, peaked=max, topped out=max, top=max, most=max, how hot=max, how high=max, how hard=max,
     minimum=min, lowest=min, least=min, hottest=max, coldest=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
