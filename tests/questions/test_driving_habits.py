@@ -6,22 +6,16 @@ ground truth or our own reading of the raw VBOX file, never against the tools.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from services.paddock.lake import configure_lake
 from services.paddock.questions import resolve
 from services.paddock.questions.families.corners import corner_ids
 from services.paddock.questions.model import Answer
 from services.paddock.questions.parse import parse
 from services.paddock.questions.plan import plan
 from services.paddock.tools.base import rows, session_row
-from shared.ingest import import_file
-from shared.settings import settings_for
-from tests.support.procs import REPO
 from tests.support.truth import vbox_truth
 
 SONOMA = ("t1", "t2", "t3", "t3a", "t4", "t5", "t6", "t7", "t8", "t8a", "t9", "t10", "t11")
@@ -237,24 +231,6 @@ def test_coasting_without_a_brake_channel_names_what_is_missing(q_lake) -> None:
 def test_more_ways_to_name_a_measure(text: str, measure: str) -> None:
     q = parse(text, NAMES)
     assert (q.measure, q.laps) == (measure, ())
-
-
-@pytest.fixture
-def no_full_lap(tmp_path: Path) -> Iterator[str]:
-    """The AiM XRK session with no complete lap (its one out lap), in a lake of its own."""
-    from services.paddock import lake as lake_mod
-
-    before = lake_mod._LAKE
-    xrk = REPO.parent / "shared" / "data" / "aim" / "scut_fsev_agx.xrk"
-    if not xrk.is_file():
-        pytest.fail(f"{xrk} is part of the workspace and missing")
-    settings = settings_for(tmp_path / "data")
-    sid = import_file(xrk, settings, driver_id="fs").session_id
-    configure_lake(settings)
-    yield sid
-    if lake_mod._LAKE is not None and lake_mod._LAKE is not before:
-        lake_mod._LAKE.con.close()
-    lake_mod._LAKE = before
 
 
 def test_a_corner_no_valid_lap_passes_is_not_called_missing(no_full_lap: str) -> None:

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from services.paddock.questions import numerals as n
 from services.paddock.questions import words as w
-from services.paddock.questions.conversation import follow
+from services.paddock.questions.conversation import carries_on, follow
 from services.paddock.questions.model import Aggregation, Intent, LapRef, Question
 from services.paddock.questions.slots import Slots, read_slots
 from services.paddock.questions.turns import Corners
@@ -29,14 +29,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     toks = w.tokens(text)
     s = read_slots(toks, corners)
     intent = _intent(s)
-    asked = _asked(text)
-    if asked is not None:  # "why my average matters - whats my average?": the context is not the question
-        toks_asked = w.tokens(asked)
-        s_asked = read_slots(toks_asked, corners)
-        own = s_asked.laps == s.laps and s_asked.corner == s.corner and s_asked.sector == s.sector
-        lost = intent in ("unrelated", "unknown") or (own and s.has("why") and not s_asked.has("why"))
-        if lost and _intent(s_asked) not in ("unrelated", "unknown"):
-            toks, s, intent = toks_asked, s_asked, _intent(s_asked)
+    toks, s, intent = _without_context(text, corners, toks, s, intent)
     within_s = n.within(toks)
     if within_s is not None and s.corner is None and s.sector is None and intent != "sessions":
         intent = "lap_time"  # "were my laps within half a second of each other?": the laps that close
@@ -70,15 +63,52 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
 
 
 # a question's clauses: sentences, and a dash or semicolon between two parts
-_CLAUSES = re.compile(r"(?<=[.?!])\s+|\s+[-\u2013\u2014]+\s+|;\s*")
+_CLAUSES = re.compile(
+    r"(?<=[.?!])\s+|\s+[-\u2013\u2014]+\s+|;\s*|,\s*(?=(?:what|whats|what's|how|which|was|did)\b)",
+    re.IGNORECASE,
+)
 _ASKING = re.compile(r"^\W*(?:what|whats|how|which|where|when|was|did|is|were|do|does)\b", re.IGNORECASE)
+_CORRECTING = re.compile(r"^\W*(?:no\W+)?(?:i mean|i meant|sorry|actually)\b", re.IGNORECASE)
 
 
-def _asked(text: str) -> str | None:
+def _asked(text: str) -> tuple[str, bool] | None:
     """The question a driver put after its context ("My coach says consistency is key. What's my average
-    lap?"): the last clause, when there are two or more and it asks; else None."""
+    lap?", "I've worked on my braking all day, what was my best lap?"): the last clause, when there are two
+    or more and it asks; True when it corrects the one before ("average speed? no I mean average lap
+    time"); else None."""
     parts = [p for p in _CLAUSES.split(text.strip()) if p.strip()]
-    return parts[-1] if len(parts) > 1 and _ASKING.match(parts[-1]) else None
+    if len(parts) < 2:
+        return None
+    if _CORRECTING.match(parts[-1]):
+        return parts[-1], True
+    return (parts[-1], False) if _ASKING.match(parts[-1]) else None
+
+
+def _without_context(
+    text: str, corners: Corners, toks: list[str], s: Slots, intent: Intent
+) -> tuple[list[str], Slots, Intent]:
+    """The words, slots and intent of the question itself when context stands before it: the last clause
+    when the whole reads as nothing, when it corrects the one before, or when it names the same laps,
+    corner and sector as the whole and asks about them in itself (no "it", "that") — the context's
+    channel or cue is no part of it ("working on my braking all day, what was my quickest lap?")."""
+    asked = _asked(text)
+    if asked is None:
+        return toks, s, intent
+    clause, correcting = asked
+    toks_a = w.tokens(clause)
+    s_a = read_slots(toks_a, corners)
+    intent_a = _intent(s_a)
+    if intent_a in ("unrelated", "unknown"):
+        return toks, s, intent
+    own = s_a.laps == s.laps and s_a.corner == s.corner and s_a.sector == s.sector
+    whole = bool(s_a.laps or s_a.aggregation or s_a.measure) and not carries_on(clause)
+    if (
+        intent in ("unrelated", "unknown")
+        or correcting
+        or (own and (whole or (s.has("why") and not s_a.has("why"))))
+    ):
+        return toks_a, s_a, intent_a
+    return toks, s, intent
 
 
 def _several_figures(s: Slots) -> bool:

@@ -30,10 +30,12 @@ _HERE_EVER = re.compile(
 _KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
 _TWO_KINDS = re.compile(rf" ({_KINDS}) (?:and|versus|to|with) (?:the |my )?(?!\1 ){_KINDS} ")
 # the average asked alone: of the laps
-_MY_AVERAGE = re.compile(r" (?:my|our) (?:average|mean)(?: please| today| overall| then| this session)? $")
+_MY_AVERAGE = re.compile(
+    r" (?:my|our|the) (?:average|mean)(?: please| today| overall| then| this session)? $"
+)
 # this session against "my previous one", "the last one": another session
 _THIS_VS_ONE = re.compile(
-    r" (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}(?:and|versus|to|with|against|from) (?:the |my )?"
+    r" (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}(?:and|or|versus|to|with|against|from) (?:the |my )?"
     r"(?:previous|last|earlier|other|first) (?:one|time) "
 )
 
@@ -123,7 +125,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures.append("gear")
     _attach(s, positions, spans)
     s.laps = list(dict.fromkeys(x for _, x in sorted(positions, key=lambda p: p[0])))  # each lap once
-    agg = [a for _, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG)]
+    agg = [a for i, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG) if not _negated(toks, i)]
     s.aggregation = agg[0] if agg else None
     s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
     best = any(r.pick == "fastest" and r.number is None and r.session == "this" for r in s.laps)
@@ -135,6 +137,13 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         best and not only_this and bool(_HERE_EVER.search(s.joined))
     )  # "my best at this track", "a new PB"
     return s
+
+
+def _negated(toks: list[str], i: int) -> bool:
+    """The word at ``i`` set aside: "not my average, my best", "I don't care about the average"; or no
+    figure at all: "I mean"."""
+    meant = toks[i] == "mean" and i > 0 and toks[i - 1] in ("i", "you")
+    return meant or any(t in w.NEGATING for t in toks[max(0, i - 4) : i])
 
 
 def _cues(toks: list[str]) -> frozenset[str]:
