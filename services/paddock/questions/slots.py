@@ -13,6 +13,7 @@ from services.paddock.questions import cues as c
 from services.paddock.questions import numerals as n
 from services.paddock.questions import turns
 from services.paddock.questions import words as w
+from services.paddock.questions.beside import beside
 from services.paddock.questions.model import LapRef
 
 MAX_RANGE = 20
@@ -120,7 +121,8 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
     positions = _laps(s) + _picks(s)
-    _beside(s, positions)
+    if beside(toks, s.used, positions):  # "the lap right after my pb": "right" is no judgement
+        s.cues = _cues([t for t in toks if t not in w.BESIDE_SKIP])
     if _gear_said(s) and "gear" not in s.measures:
         s.measures.append("gear")
     _attach(s, positions, spans)
@@ -243,32 +245,6 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
                 out.append((i, LapRef(number=int(toks[i]))))
                 _mark(s, i, i + 1)
     return out
-
-
-def _beside(s: Slots, positions: list[tuple[int, LapRef]]) -> None:
-    """ "the lap before my best", "the one after lap 5": the lap named after "before"/"after", moved one
-    along (``LapRef.offset``); "my best lap and the lap after it": the lap named before, moved."""
-    toks = s.toks
-    for k, t in enumerate(toks):
-        if t not in w.BESIDE or s.used[k]:
-            continue
-        a = k - 1
-        while a > 0 and toks[a] in w.BESIDE_SKIP:
-            a -= 1
-        if a < 0 or toks[a] not in ("lap", "one") or s.used[a]:
-            continue
-        e = k + 1 + (k + 1 < len(toks) and toks[k + 1] == "to")  # "the lap prior to my best"
-        if e < len(toks) and toks[e] in ("it", "that", "this"):
-            earlier = [r for p, r in positions if p < a]
-            if earlier:
-                positions.append((a, replace(earlier[-1], offset=w.BESIDE[t])))
-                _mark(s, a, e + 1)
-            continue
-        later = [i for i, (p, _) in enumerate(positions) if e <= p <= e + 3]
-        if later:
-            p, ref = positions[later[0]]
-            positions[later[0]] = (a, replace(ref, offset=w.BESIDE[t]))
-            _mark(s, a, e)
 
 
 def _gear_said(s: Slots) -> bool:
