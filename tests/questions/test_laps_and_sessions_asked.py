@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from services.paddock.agents.evidence import plan_for
 from services.paddock.questions.model import LapRef
 from services.paddock.questions.parse import parse
 from tests.support.asking import answer_of
@@ -291,3 +292,17 @@ READ = [
 def test_our_phrasings_are_read(text: str, want: tuple[str, tuple[LapRef, ...]]) -> None:
     q = parse(text, {c: () for c in ("t1", "t2", "t3", "t10")})
     assert (q.intent, q.laps) == want, q
+
+
+def test_the_lap_after_that_moves_the_lap_asked_before(q_lake) -> None:
+    full = _full(q_lake)
+    best = min(full, key=lambda n: full[n])
+    sid = q_lake["sim"]
+    _, state = plan_for("what was my best lap?", sid, None)
+    after, state = plan_for("and the lap after that?", sid, None, state)
+    assert after is not None and after["text"].startswith(f"Lap {best + 1} took "), after
+    assert abs(_said(after["text"], best + 1) - full[best + 1]) < TOL_S
+    back, _ = plan_for("what about the one before it?", sid, None, state)  # the lap before lap best + 1
+    assert back is not None and abs(_said(back["text"], best) - full[best]) < TOL_S, back
+    alone, _ = plan_for("the lap after that", sid, None)  # nothing asked before: no lap's time
+    assert alone is not None and not _clocks(alone["text"]), alone

@@ -11,7 +11,8 @@ from services.paddock.questions.model import LapRef
 
 def beside(toks: list[str], used: list[bool], positions: list[tuple[int, LapRef]]) -> bool:
     """The lap named after "before"/"after" (within three words), moved one along (``LapRef.offset``), in
-    ``positions``; after "it"/"that": the lap named before, moved, added. Marks the words read in
+    ``positions``; after "it"/"that": the lap named before, moved, added (none before: ``LapRef`` with only
+    an offset, the previous question's lap moved, ``conversation.follow``). Marks the words read in
     ``used``; whether one was read."""
     found = False
     for k, t in enumerate(toks):
@@ -24,11 +25,10 @@ def beside(toks: list[str], used: list[bool], positions: list[tuple[int, LapRef]
             continue
         e = k + 1 + (k + 1 < len(toks) and toks[k + 1] == "to")  # "the lap prior to my best"
         if e < len(toks) and toks[e] in ("it", "that", "this"):
-            earlier = [r for p, r in positions if p < a]
-            if earlier:
-                positions.append((a, replace(earlier[-1], offset=w.BESIDE[t])))
-                used[a : e + 1] = [True] * (e + 1 - a)
-                found = True
+            earlier = [r for p, r in positions if p < a]  # none: the previous question's lap, moved
+            positions.append((a, replace(earlier[-1] if earlier else LapRef(), offset=w.BESIDE[t])))
+            used[a : e + 1] = [True] * (e + 1 - a)
+            found = True
             continue
         later = [i for i, (p, _) in enumerate(positions) if e <= p <= e + 3]
         if later:

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from services.paddock.questions import numerals as n
 from services.paddock.questions import words as w
-from services.paddock.questions.conversation import carries_on, follow
+from services.paddock.questions.conversation import carries_on, follow, moved_only
 from services.paddock.questions.model import Aggregation, Intent, LapRef, Question
 from services.paddock.questions.slots import Slots, read_slots
 from services.paddock.questions.turns import Corners
@@ -59,7 +59,10 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     whole |= (
         q.intent == "judge" and s.has("health") and previous is not None and previous.measure not in w.JUDGED
     )
-    return _tidy(follow(None if whole else previous, q), s)
+    got = follow(None if whole else previous, q)
+    if any(moved_only(x) for x in got.laps):  # "the lap after that" with nothing before: not understood
+        got = replace(got, intent="unknown", laps=tuple(x for x in got.laps if not moved_only(x)))
+    return _tidy(got, s)
 
 
 # a question's clauses: sentences, and a dash or semicolon between two parts
