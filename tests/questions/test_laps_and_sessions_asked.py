@@ -282,6 +282,8 @@ READ = [
     ("compare this session with my previous one", ("sessions", (LapRef(session="other"),))),
     ("which session was faster", ("sessions", (LapRef(session="other"),))),
     ("not my average, my best lap please", ("lap_time", (LapRef(pick="fastest"),))),
+    ("average lap time (not counting the first lap)?", ("lap_time", ())),  # the first lap set aside
+    ("whats my fl time? i mean fastest lap", ("lap_time", (LapRef(pick="fastest"),))),  # "I mean": no mean
     ("why my average matters - whats my average?", ("lap_time", ())),
     ("Oil pressure looked low. Was it ok?", ("judge", ())),  # leans on the context: the whole is read
     ("why was lap 5 slow - what happened at t3?", ("why_slower", (LapRef(number=5),))),  # not the same laps

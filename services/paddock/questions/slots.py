@@ -144,8 +144,14 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
 def _negated(toks: list[str], i: int) -> bool:
     """The word at ``i`` set aside: "not my average, my best", "I don't care about the average"; or no
     figure at all: "I mean"."""
-    meant = toks[i] == "mean" and i > 0 and toks[i - 1] in ("i", "you")
-    return meant or any(t in w.NEGATING for t in toks[max(0, i - 4) : i])
+    if toks[i] == "mean" and i > 0 and toks[i - 1] in ("i", "you"):
+        return True
+    for t in reversed(toks[max(0, i - 4) : i]):
+        if t in w.NEGATING:
+            return True
+        if t in w.PICKS or t in w.AGGREGATIONS:
+            return False  # "not my average, my best": the word set aside is the average
+    return False
 
 
 def _cues(toks: list[str]) -> frozenset[str]:
@@ -266,6 +272,8 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
     for i, t in enumerate(toks):
         if t not in w.PICKS or s.used[i] or any(x in w.NOT_A_LAP for x in toks[max(0, i - 2) : i]):
             continue
+        if _negated(toks, i):
+            continue  # "average lap (not counting the first lap)": no lap named
         if w.PICKS[t] == "previous" and " lap" not in s.joined:
             continue  # "this session against my previous one": no lap
         j = i + 1
