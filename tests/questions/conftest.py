@@ -4,6 +4,7 @@ simulated sessions altered in a known way (understeer at T3, oversteer at T7; no
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from shared.ingest import import_file, import_sim
 from shared.profiles.car import load_car, user_cars_dir
 from shared.settings import settings_for
 from shared.simulator.fixtures import cached_sim
+from tests.support.procs import REPO
 from tests.support.sim_altered import balance_sim
 
 
@@ -58,3 +60,21 @@ def q_lake(q_lake_built: dict[str, Any]) -> dict[str, Any]:
     """The lake above, made the paddock's lake for each test (other modules point it at their own)."""
     configure_lake(q_lake_built["settings"])
     return q_lake_built
+
+
+@pytest.fixture
+def no_full_lap(tmp_path: Path) -> Iterator[str]:
+    """The AiM XRK session with no complete lap (its one out lap), in a lake of its own."""
+    from services.paddock import lake as lake_mod
+
+    before = lake_mod._LAKE
+    xrk = REPO.parent / "shared" / "data" / "aim" / "scut_fsev_agx.xrk"
+    if not xrk.is_file():
+        pytest.fail(f"{xrk} is part of the workspace and missing")
+    settings = settings_for(tmp_path / "data")
+    sid = import_file(xrk, settings, driver_id="fs").session_id
+    configure_lake(settings)
+    yield sid
+    if lake_mod._LAKE is not None and lake_mod._LAKE is not before:
+        lake_mod._LAKE.con.close()
+    lake_mod._LAKE = before

@@ -6,22 +6,16 @@ ground truth or our own reading of the raw VBOX file, never against the tools.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from services.paddock.lake import configure_lake
 from services.paddock.questions import resolve
 from services.paddock.questions.families.corners import corner_ids
 from services.paddock.questions.model import Answer
 from services.paddock.questions.parse import parse
 from services.paddock.questions.plan import plan
 from services.paddock.tools.base import rows, session_row
-from shared.ingest import import_file
-from shared.settings import settings_for
-from tests.support.procs import REPO
 from tests.support.truth import vbox_truth
 
 SONOMA = ("t1", "t2", "t3", "t3a", "t4", "t5", "t6", "t7", "t8", "t8a", "t9", "t10", "t11")
@@ -197,16 +191,21 @@ def test_when_a_channel_peaked_names_the_lap_of_its_highest_reading(q_lake) -> N
     assert got.text == f"Your highest coolant temperature was {w['water_temp_c'][i]:.1f} °C, on lap {lap}."
 
 
+def _laps_worded(laps: list[int]) -> str:
+    """Laps as every answer words them: "lap 5", "laps 5 and 6", "laps 3, 4 and 5" (each lap once)."""
+    ns = [str(n) for n in sorted(set(laps))]
+    return f"lap {ns[0]}" if len(ns) == 1 else "laps " + ", ".join(ns[:-1]) + f" and {ns[-1]}"
+
+
 def test_lockups_asked_at_a_corner_without_any_are_said_beside_the_ones_elsewhere(q_lake) -> None:
     locks = _events(q_lake, "lockup")
     at = {e["corner_id"] for e in locks}
     (where,) = at  # the simulator planted them at one corner
-    laps = ", ".join(str(e["lap"]) for e in locks)
+    laps = _laps_worded([e["lap"] for e in locks])
     other = next(c for c in ("t7", "t11") if c not in at)
     got = _ask(q_lake["sim"], f"do I lock the fronts into turn {other[1:]}?")
     assert (
-        got.text
-        == f"None at {other.upper()}; {len(locks)} lockups elsewhere: at {where.upper()} on laps {laps}."
+        got.text == f"None at {other.upper()}; {len(locks)} lockups elsewhere: at {where.upper()} on {laps}."
     )
     assert _ask(q_lake["sim"], f"any lockups at turn {where[1:]}?").result["count_at_corner"] == len(locks)
 
@@ -232,24 +231,6 @@ def test_coasting_without_a_brake_channel_names_what_is_missing(q_lake) -> None:
 def test_more_ways_to_name_a_measure(text: str, measure: str) -> None:
     q = parse(text, NAMES)
     assert (q.measure, q.laps) == (measure, ())
-
-
-@pytest.fixture
-def no_full_lap(tmp_path: Path) -> Iterator[str]:
-    """The AiM XRK session with no complete lap (its one out lap), in a lake of its own."""
-    from services.paddock import lake as lake_mod
-
-    before = lake_mod._LAKE
-    xrk = REPO.parent / "shared" / "data" / "aim" / "scut_fsev_agx.xrk"
-    if not xrk.is_file():
-        pytest.fail(f"{xrk} is part of the workspace and missing")
-    settings = settings_for(tmp_path / "data")
-    sid = import_file(xrk, settings, driver_id="fs").session_id
-    configure_lake(settings)
-    yield sid
-    if lake_mod._LAKE is not None and lake_mod._LAKE is not before:
-        lake_mod._LAKE.con.close()
-    lake_mod._LAKE = before
 
 
 def test_a_corner_no_valid_lap_passes_is_not_called_missing(no_full_lap: str) -> None:
@@ -287,12 +268,10 @@ def test_lockups_asked_of_a_set_of_laps_count_every_lap_of_the_set(q_lake) -> No
         got = _ask(q_lake["sim"], f"any lockups over my last {n} laps?")
         assert got.result["count"] == len(mine), (n, got.text)
         if not mine:  # none on the laps asked: the others are said beside it, never a bare denial
-            said = ", ".join(map(str, laps[:-1])) + f" and {laps[-1]}"
+            said = _laps_worded(laps)
             (at,) = {e["corner_id"].upper() for e in locks}
-            on = ", ".join(str(e["lap"]) for e in locks)
-            assert (
-                got.text == f"None on laps {said}; {len(locks)} lockups on other laps: at {at} on laps {on}."
-            )
+            on = _laps_worded([e["lap"] for e in locks])
+            assert got.text == f"None on {said}; {len(locks)} lockups on other laps: at {at} on {on}."
     first = min(e["lap"] for e in locks)
     got = _ask(q_lake["sim"], f"did I lock up in the first {first} laps?")
     assert got.result["count"] == sum(e["lap"] <= first for e in locks) >= 1

@@ -55,7 +55,9 @@ def test_several_lap_figures_at_once_and_plain_lap_times_are_every_laps_time() -
         q = parse(text)
         assert (q.intent, q.laps, q.aggregation) == ("lap_time", (), "each_lap"), text
     assert parse("my best lap against my slowest").intent == "compare"  # two picks, no average: compared
-    assert parse("this session against my previous one").laps == ()  # no lap: not the previous lap
+    # no lap: not the previous lap, the session before, as "my other session" reads
+    for said in ("this session against my previous one", "this session against my other session"):
+        assert (parse(said).intent, parse(said).laps) == ("sessions", (Q(session="other"),)), said
     peak = parse("and the peak one?", previous=parse("what's my average lap?"))
     assert (peak.intent, peak.aggregation) == ("lap_time", "min")  # a "peak" lap time is the best
     assert parse("and my top one?").laps == (Q(pick="fastest"),)

@@ -47,7 +47,7 @@ def follow(previous: Question | None, q: Question) -> Question:
         intent = "corner"  # "what about turn 3?" after a lap's figure: that figure at the corner
     elif q.sector is not None and intent in ("lap_time", "channel", "corner"):
         intent = "sector"
-    laps = q.laps or previous.laps
+    laps = tuple(_moved(x, previous) for x in q.laps) or previous.laps
     if intent == "compare" and len(q.laps) == 1 and previous.laps and previous.laps[0] != q.laps[0]:
         laps = (previous.laps[0], q.laps[0])  # "compare that with lap 5"
     corner, sector = q.corner, q.sector
@@ -86,6 +86,7 @@ def from_state(value: object) -> Question | None:
                 session=str(x.get("session") or "this"),
                 count=int(x.get("count") or 1),
                 rank=int(x.get("rank") or 1),
+                offset=int(x.get("offset") or 0),
             )
             for x in value.get("laps") or ()
         )
@@ -107,6 +108,18 @@ def from_state(value: object) -> Question | None:
         )
     except (TypeError, ValueError, KeyError, AttributeError):
         return None
+
+
+def _moved(ref: LapRef, previous: Question) -> LapRef:
+    """ "and the lap after that?": the previous question's (last) lap, moved by ``ref.offset``."""
+    if not (moved_only(ref) and previous.laps):
+        return ref
+    return replace(previous.laps[-1], offset=previous.laps[-1].offset + ref.offset)
+
+
+def moved_only(ref: LapRef) -> bool:
+    """A lap named only as beside the one before ("the lap after that"): no number, pick or session."""
+    return ref.number is None and ref.pick is None and ref.session == "this" and ref.offset != 0
 
 
 def _member(v: object, kind: Any) -> Any:

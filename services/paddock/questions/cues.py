@@ -29,7 +29,9 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  out, last time, another session, different session, first session, each test, both tests,
                  yesterday, last week, last weekend, last month, last year, last visit, previous visit, last
                  outing, previous outing, last track day, previous track day, morning session, afternoon
-                 session, previous run, earlier run, other run, last run out""",
+                 session, previous run, earlier run, other run, last run out, other day, other days, both
+                 sessions, two sessions, each session, both times, my two times, both days, two days, each
+                 day, which session, what session""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  health, vitals, at a glance, monitor, expected, drops, dips, falls,

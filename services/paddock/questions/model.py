@@ -45,6 +45,7 @@ class LapRef:
     session: str = "this"  # "this", "other" ("my other session"), or a session id
     count: int = 1  # how many laps the pick stands for
     rank: int = 1  # the pick's place: 2 for "second best", "second to last"
+    offset: int = 0  # the lap this many after the lap named: -1 "the lap before my best", 1 "the lap after"
 
 
 @dataclass(frozen=True)

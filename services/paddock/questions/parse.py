@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from services.paddock.questions import numerals as n
 from services.paddock.questions import words as w
-from services.paddock.questions.conversation import follow
+from services.paddock.questions.conversation import carries_on, follow, moved_only
 from services.paddock.questions.model import Aggregation, Intent, LapRef, Question
 from services.paddock.questions.slots import Slots, read_slots
 from services.paddock.questions.turns import Corners
@@ -28,8 +28,9 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     an id. ``previous``: the question before it in this conversation."""
     toks = w.tokens(text)
     s = read_slots(toks, corners)
-    within_s = n.within(toks)
     intent = _intent(s)
+    toks, s, intent = _without_context(text, corners, toks, s, intent)
+    within_s = n.within(toks)
     if within_s is not None and s.corner is None and s.sector is None and intent != "sessions":
         intent = "lap_time"  # "were my laps within half a second of each other?": the laps that close
     elif _several_figures(s):
@@ -42,9 +43,11 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         ]
         intent = "compare"  # "did I get slower as the race went on?": the last lap against the best
     if intent in ("why_slower", "where_time") and all(
-        x.pick == "fastest" and x.session == "this" for x in s.laps
+        x.pick == "fastest" and x.session == "this" and not x.offset for x in s.laps
     ):
         s.laps = []  # "why am I slower than my best lap?": the session's analysis against the good laps
+    if intent == "compare" and len(s.laps) == 1 and s.laps[0].offset:
+        s.laps = [replace(s.laps[0], offset=0), s.laps[0]]  # "the lap after my best, compared": with the best
     q = Question(
         text=text,
         intent=intent,
@@ -60,7 +63,59 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     whole |= (
         q.intent == "judge" and s.has("health") and previous is not None and previous.measure not in w.JUDGED
     )
-    return _tidy(follow(None if whole else previous, q), s)
+    got = follow(None if whole else previous, q)
+    if any(moved_only(x) for x in got.laps):  # "the lap after that" with nothing before: not understood
+        got = replace(got, intent="unknown", laps=tuple(x for x in got.laps if not moved_only(x)))
+    return _tidy(got, s)
+
+
+# a question's clauses: sentences, and a dash or semicolon between two parts
+_CLAUSES = re.compile(
+    r"(?<=[.?!])\s+|\s+[-\u2013\u2014]+\s+|;\s*|,\s*(?=(?:what|whats|what's|how|which|was|did)\b)",
+    re.IGNORECASE,
+)
+_ASKING = re.compile(r"^\W*(?:what|whats|how|which|where|when|was|did|is|were|do|does)\b", re.IGNORECASE)
+_CORRECTING = re.compile(r"^\W*(?:no\W+)?(?:i mean|i meant|sorry|actually)\b", re.IGNORECASE)
+
+
+def _asked(text: str) -> tuple[str, bool] | None:
+    """The question a driver put after its context ("My coach says consistency is key. What's my average
+    lap?", "I've worked on my braking all day, what was my best lap?"): the last clause, when there are two
+    or more and it asks; True when it corrects the one before ("average speed? no I mean average lap
+    time"); else None."""
+    parts = [p for p in _CLAUSES.split(text.strip()) if p.strip()]
+    if len(parts) < 2:
+        return None
+    if _CORRECTING.match(parts[-1]):
+        return parts[-1], True
+    return (parts[-1], False) if _ASKING.match(parts[-1]) else None
+
+
+def _without_context(
+    text: str, corners: Corners, toks: list[str], s: Slots, intent: Intent
+) -> tuple[list[str], Slots, Intent]:
+    """The words, slots and intent of the question itself when context stands before it: the last clause
+    when the whole reads as nothing, when it corrects the one before, or when it names the same laps,
+    corner and sector as the whole and asks about them in itself (no "it", "that") — the context's
+    channel or cue is no part of it ("working on my braking all day, what was my quickest lap?")."""
+    asked = _asked(text)
+    if asked is None:
+        return toks, s, intent
+    clause, correcting = asked
+    toks_a = w.tokens(clause)
+    s_a = read_slots(toks_a, corners)
+    intent_a = _intent(s_a)
+    if intent_a in ("unrelated", "unknown"):
+        return toks, s, intent
+    own = s_a.laps == s.laps and s_a.corner == s.corner and s_a.sector == s.sector
+    whole = bool(s_a.laps or s_a.aggregation or s_a.measure) and not carries_on(clause)
+    if (
+        intent in ("unrelated", "unknown")
+        or correcting
+        or (own and (whole or (s.has("why") and not s_a.has("why"))))
+    ):
+        return toks_a, s_a, intent_a
+    return toks, s, intent
 
 
 def _several_figures(s: Slots) -> bool:
@@ -114,12 +169,16 @@ def _intent(s: Slots) -> Intent:
         or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or s.ever or s.compare))
     ):
         return "sessions"
-    if _where_time(s) and all(x.pick == "fastest" and x.session == "this" for x in s.laps):
+    if _where_time(s) and all(x.pick == "fastest" and x.session == "this" and not x.offset for x in s.laps):
         return "where_time"  # "where am I losing time against my best lap?": the session's analysis
     if s.laps and s.compare:
         return "compare"
     if s.sector_word and _where_time(s):
         return "sector"
+    if _where_time(s) and any(x.session != "this" or x.offset for x in s.laps):
+        return (
+            "compare"  # "did I improve on my last session's best?", "the lap after my pb, what did I lose?"
+        )
     if _where_time(s):
         return "where_time"
     health = s.measure in w.JUDGED or (s.measure is None and s.has("health"))

@@ -34,17 +34,18 @@ def lap_numbers(q: Question, session_id: str) -> list[int]:
     """The question's laps as numbers, in the order named, each in its own session: a number as named
     (the family says when the session lacks it); fastest / slowest over the valid full laps with a time;
     first / last the first and last full laps; "previous" the full lap before the lap named before it
-    (else the last); a pick's ``count`` laps from its ``rank``. A lap that cannot be named (no such
-    session, no such lap) is left out, as is a session named without a lap."""
+    (else the last); a pick's ``count`` laps from its ``rank``; each moved by its ``offset`` ("the lap
+    after my best": the best's number plus one). A lap that cannot be named (no such session, no such
+    lap) is left out, as is a session named without a lap."""
     out: list[int] = []
     for ref in q.laps:
         if ref.number is not None:
-            out.append(ref.number)
+            out.append(ref.number + ref.offset)
             continue
         sid = session_of(ref, session_id)
         if ref.pick is None or sid is None:
             continue
-        out += _pick(sid, ref, out[-1] if out else None)
+        out += [n + ref.offset for n in _pick(sid, ref, out[-1] if out else None)]
     return out
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from services.paddock.questions import cues as c
 from services.paddock.questions import numerals as n
 from services.paddock.questions import turns
 from services.paddock.questions import words as w
+from services.paddock.questions.beside import beside
 from services.paddock.questions.model import LapRef
 
 MAX_RANGE = 20
@@ -29,6 +30,15 @@ _HERE_EVER = re.compile(
 # two kinds of session named: "between my practice and the race": another session
 _KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
 _TWO_KINDS = re.compile(rf" ({_KINDS}) (?:and|versus|to|with) (?:the |my )?(?!\1 ){_KINDS} ")
+# the average asked alone: of the laps
+_MY_AVERAGE = re.compile(
+    r" (?:my|our|the) (?:average|mean)(?: please| today| overall| then| this session)? $"
+)
+# this session against "my previous one", "the last one": another session
+_THIS_VS_ONE = re.compile(
+    r" (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}(?:and|or|versus|to|with|against|from) (?:the |my )?"
+    r"(?:previous|last|earlier|other|first) (?:one|time) "
+)
 
 
 @dataclass
@@ -67,7 +77,7 @@ class Slots:
 
     @property
     def driving(self) -> bool:
-        cued = any(self.has(cue) for cue in _DRIVING_CUES)
+        cued = any(self.has(cue) for cue in _DRIVING_CUES) or self.lap_figure
         return cued or any(t in c.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
 
     @property
@@ -97,6 +107,7 @@ class Slots:
     def lap_figure(self) -> bool:
         """ "my average lap", "how many laps", "did I get quicker as the session went on": lap times."""
         lapped = self.aggregation == "each_lap" or bool(re.search(r" laps? ", self.joined))
+        lapped |= self.aggregation == "avg" and bool(_MY_AVERAGE.search(self.joined))  # "what's my average?"
         return self.aggregation is not None and not self.measures and lapped
 
 
@@ -115,11 +126,13 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
     positions = _laps(s) + _picks(s)
+    if beside(toks, s.used, positions):  # "the lap right after my pb": "right" is no judgement
+        s.cues = _cues([t for t in toks if t not in w.BESIDE_SKIP])
     if _gear_said(s) and "gear" not in s.measures:
         s.measures.append("gear")
     _attach(s, positions, spans)
     s.laps = list(dict.fromkeys(x for _, x in sorted(positions, key=lambda p: p[0])))  # each lap once
-    agg = [a for _, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG)]
+    agg = [a for i, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG) if not _negated(toks, i)]
     s.aggregation = agg[0] if agg else None
     s.ever = s.has("sessions") and bool(_EVER.search(s.joined))
     best = any(r.pick == "fastest" and r.number is None and r.session == "this" for r in s.laps)
@@ -135,6 +148,19 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
 
 # all of the driver's sessions; "the first ever time", "ever since", "whatever" say nothing of sessions
 _EVER = re.compile(r"(?<! first) (?:all time|ever(?! since )|all my sessions|across) ")
+
+
+def _negated(toks: list[str], i: int) -> bool:
+    """The word at ``i`` set aside: "not my average, my best", "I don't care about the average"; or no
+    figure at all: "I mean"."""
+    if toks[i] == "mean" and i > 0 and toks[i - 1] in ("i", "you"):
+        return True
+    for t in reversed(toks[max(0, i - 4) : i]):
+        if t in w.NEGATING:
+            return True
+        if t in w.PICKS or t in w.AGGREGATIONS:
+            return False  # "not my average, my best": the word set aside is the average
+    return False
 
 
 def _cues(toks: list[str]) -> frozenset[str]:
@@ -255,6 +281,8 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
     for i, t in enumerate(toks):
         if t not in w.PICKS or s.used[i] or any(x in w.NOT_A_LAP for x in toks[max(0, i - 2) : i]):
             continue
+        if _negated(toks, i):
+            continue  # "average lap (not counting the first lap)": no lap named
         if w.PICKS[t] == "previous" and " lap" not in s.joined:
             continue  # "this session against my previous one": no lap
         if toks[max(0, i - 1)] == "i" or toks[max(0, i - 2) : i] == ["i", "am"]:
@@ -263,7 +291,7 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
         while j < len(toks) and toks[j] in w.PICK_SKIP:
             j += 1
         before = [x for x in toks[max(0, i - 3) : i] if x not in ("my", "the", "our")]
-        after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | {"from"}
+        after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | w.BESIDE.keys() | {"from"}
         if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
             continue  # "which sector was my slowest": a sector, not a lap
         personal = t == "best" and i > 0 and toks[i - 1] == "personal"  # "PB": always a lap
@@ -297,7 +325,7 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
             i = s.joined[:at].count(" ")
             spans.append((i, i + len(phrase.split()), "other"))
             break
-    two = _TWO_KINDS.search(s.joined) if not spans else None
+    two = (_TWO_KINDS.search(s.joined) or _THIS_VS_ONE.search(s.joined)) if not spans else None
     if two is not None:
         i = s.joined[: two.start()].count(" ")
         spans.append((i, i + len(two.group(0).split()), "other"))
@@ -317,7 +345,7 @@ def _attach(s: Slots, positions: list[tuple[int, LapRef]], spans: list[tuple[int
         ]
         for k in near:
             p, ref = positions[k]
-            positions[k] = (p, LapRef(ref.number, ref.pick, sid))
+            positions[k] = (p, replace(ref, session=sid))
         picks = [r.pick for _, r in positions if r.session == "this" and r.pick]
         if not near and picks:  # "my best lap compared to my other session": that session's best
             positions.append((a, LapRef(pick=picks[0], session=sid)))

@@ -201,6 +201,11 @@ PICK_NOT = word_set("corner turn sector bits parts sections segments pieces spee
 PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
 NOT_A_LAP = word_set("theoretical ideal perfect achievable optimal possible potential virtual")
 LAP_SEP = word_set("and or versus to through with against than compare")
+# words that set the figure after them aside: "not my average", "ignore the mean", "don't care about"
+NEGATING = word_set("not dont ignore ignoring forget except excluding")
+# a lap named beside another: "the lap before my best" (-1), "the one after lap 5" (+1)
+BESIDE: dict[str, int] = {"before": -1, "preceding": -1, "prior": -1, "after": 1, "following": 1}
+BESIDE_SKIP = word_set("right just immediately straight directly")  # "the lap right after my pb"
 AGGREGATIONS: dict[str, str] = _pairs(
     """maximum=max, highest=max, peak=max, peaked=max, topped out=max, top=max, most=max, how hot=max, how high=max, how hard=max,
     minimum=min, lowest=min, least=min, hottest=max, coldest=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
@@ -261,9 +266,9 @@ _SPEED_VALUE = re.compile(
 )
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
-_SHORT = re.compile(r"^(?:(t|c|l|s)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
+_SHORT = re.compile(r"^(?:(t|c|l|s|lap|turn|corner|sector)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
 _PLACE = word_set("near at before after into through from away")
-_SHORT_WORD = {"t": "turn", "c": "corner", "l": "lap", "s": "sector"}
+_SHORT_WORD = {"t": "turn", "c": "corner", "l": "lap", "s": "sector"}  # "lap7", "turn3": the word itself
 
 
 def _whose(m: re.Match[str]) -> str:
@@ -291,7 +296,7 @@ def tokens(text: str) -> list[str]:
             continue  # no lap, corner or sector has a number that long
         m = _SHORT.match(raw)
         if m and m.group(1):
-            out += [_SHORT_WORD[m.group(1)], m.group(2)]
+            out += [_SHORT_WORD.get(m.group(1), m.group(1)), m.group(2)]
         elif m:
             out += [m.group(3), "th"]
         else:

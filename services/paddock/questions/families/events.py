@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.paddock.agents.alarm_text import warnings_text
-from services.paddock.questions.families.laps import named_laps
+from services.paddock.questions.families.laps import laps_said, named_laps
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.alarms import flag_report
 from services.paddock.tools.registry import run_tool
@@ -69,9 +69,9 @@ def _interventions(
     every = [e for e in r.get("events") or [] if e.get("kind") == kind]
     evs = [e for e in every if not laps or e.get("lap") in laps]
     if not evs:
-        scope = "this session" if not laps else f"on lap{'s' if len(laps) > 1 else ''} {_listed(laps)}"
+        scope = f"on {laps_said(laps)}" if laps else "this session"
         if every:  # none on the laps named: said beside the ones on the other laps
-            text = f"None {scope}; {len(every)} {label} on other laps: {_where(every)}."
+            text = f"None {scope}; {_counted(len(every), label)} on other laps: {_where(every)}."
             return Answer(text, tool, {"session_id": sid}, {"count": 0, "count_other_laps": len(every)})
         return Answer(f"No {label} {scope}.", tool, {"session_id": sid}, {"count": 0})
     where = _where(evs)
@@ -79,11 +79,11 @@ def _interventions(
     res = {"count": len(evs), "events": evs}
     here = corner.upper() if corner else None
     if here is not None and here not in by:  # "do I lock up into turn 4?": none there, said beside the rest
-        text = f"None at {here}; {len(evs)} {label} elsewhere: {where}."
+        text = f"None at {here}; {_counted(len(evs), label)} elsewhere: {where}."
         return Answer(text, tool, {"session_id": sid}, res | {"count_at_corner": 0})
     if here is not None:
         res["count_at_corner"] = len(by[here])
-    return Answer(f"Yes, {len(evs)} {label}: {where}.", tool, {"session_id": sid}, res)
+    return Answer(f"Yes, {_counted(len(evs), label)}: {where}.", tool, {"session_id": sid}, res)
 
 
 def _health(sid: str, measure: str) -> Answer | None:
@@ -98,8 +98,7 @@ def _health(sid: str, measure: str) -> Answer | None:
     flagged = h.get(flag_key) or []
     worst_lap, worst = (min if low else max)(vals, key=lambda v: v[1])
     if flagged:
-        laps_said = " and ".join(f"lap {n}" for n in flagged)
-        text = f"Yes: the {what} {'dropped' if low else 'ran hot'} on {laps_said}, "
+        text = f"Yes: the {what} {'dropped' if low else 'ran hot'} on {laps_said(flagged)}, "
         text += f"{'down to' if low else 'up to'} {worst:.1f} {unit} on lap {worst_lap}."
         others = [v for n, v in vals if n not in flagged]
         if others:
@@ -120,15 +119,11 @@ def _by_corner(evs: list[dict[str, Any]]) -> dict[str, list[int]]:
     return by
 
 
+def _counted(n: int, label: str) -> str:
+    """ "1 lockup", "3 lockups", "1 ABS intervention" """
+    return f"{n} {label[:-1] if n == 1 and label.endswith('s') else label}"
+
+
 def _where(evs: list[dict[str, Any]]) -> str:
-    """at T3 on laps 3, 4, 5; at T7 on lap 2"""
-    return "; ".join(
-        f"at {c} on lap{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}"
-        for c, v in _by_corner(evs).items()
-    )
-
-
-def _listed(laps: tuple[int, ...]) -> str:
-    """6 | 6 and 7 | 6, 7 and 8"""
-    said = [str(n) for n in laps]
-    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
+    """at T3 on laps 3, 4 and 5; at T7 on lap 2"""
+    return "; ".join(f"at {c} on {laps_said(sorted(set(v)))}" for c, v in _by_corner(evs).items())

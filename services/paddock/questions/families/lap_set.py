@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.questions.families.laps import all_laps, named_laps, timed
+from services.paddock.questions.families.laps import all_laps, laps_said, named_laps, timed
 from services.paddock.questions.model import Answer, Question
 from shared.display import lap_time
 
@@ -24,12 +24,6 @@ def asks(q: Question) -> bool:
     total = sum(x.count for x in q.laps)  # "the delta between my two best laps": a comparison of the two
     named = len(q.laps) >= 3 or (total > len(q.laps) and not (q.intent == "compare" and total == 2))
     return q.intent in ("lap_time", "compare", "consistency") and here and named
-
-
-def _name(laps: list[int]) -> str:
-    if len(laps) > 2 and laps == list(range(laps[0], laps[-1] + 1)):
-        return f"Laps {laps[0]} to {laps[-1]}"
-    return "Laps " + ", ".join(str(x) for x in laps[:-1]) + f" and {laps[-1]}"
 
 
 def _figures(good: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
@@ -56,7 +50,7 @@ def _within(sid: str, good: list[dict[str, Any]], within_s: float) -> Answer:
     were = "was" if len(close) == 1 else "were"
     text = f"{len(close)} of your {len(good)} valid laps {were} within {within_s:g} s of your best"
     text += f" (lap {best['lap']}, {lap_time(best['time_s'])})."
-    text += f" Laps {', '.join(str(x) for x in close)}." if len(close) > 1 else " Only the best itself."
+    text += f" L{laps_said(close)[1:]}." if len(close) > 1 else " Only the best itself."
     res = {"within_s": within_s, "laps_within": close, "valid_laps": len(good)}
     res |= {"best_lap": best["lap"], "best_lap_s": best["time_s"]}
     return Answer(text, "laps", {"session_id": sid}, res)
@@ -79,7 +73,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     by = {x["lap"]: x for x in every}
     have = [by[n] for n in wanted if n in by and by[n] in good]
     rest = [n for n in wanted if n not in [x["lap"] for x in have]]
-    head = _name(wanted) if named else f"Your {len(good)} valid laps"
+    head = f"L{laps_said(wanted)[1:]}" if named else f"Your {len(good)} valid laps"
     shown = "; ".join(f"lap {x['lap']} {lap_time(x['time_s'])}" for x in have[:SHOWN])
     text = f"{head}: {shown}" + ("; …" if len(have) > SHOWN else "") + "."
     if rest:

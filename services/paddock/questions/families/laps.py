@@ -4,6 +4,7 @@ session does not have, or an out lap, is said so before any family answers). Run
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -12,6 +13,12 @@ from services.paddock.questions.model import Answer, LapRef, Question
 from services.paddock.questions.numerals import ORDINALS
 from services.paddock.tools.base import rows
 from shared.display import lap_time
+
+
+def laps_said(laps: Sequence[int]) -> str:
+    """How every answer names laps (one wording): "lap 6", "laps 6 and 7", "laps 6, 7 and 8"."""
+    said = [str(n) for n in laps]
+    return f"lap {said[0]}" if len(said) == 1 else f"laps {', '.join(said[:-1])} and {said[-1]}"
 
 
 def all_laps(sid: str) -> list[dict[str, Any]]:
@@ -27,8 +34,9 @@ def lap_problem(sid: str, lap: int, whose: str = "this session") -> str | None:
     """Why ``lap`` of ``sid`` has no lap time (None: it is a valid timed lap)."""
     by = {x["lap"]: x for x in all_laps(sid)}
     if lap not in by:
-        have = f"laps {min(by)} to {max(by)}" if by else "no laps"
-        return f"There is no lap {lap} in {whose}: it has {have}."
+        have = f"laps {min(by)} to {max(by)}" if len(by) > 1 else f"only lap {min(by)}" if by else "no laps"
+        none = "" if timed(list(by.values())) or not by else ", and no complete timed lap"
+        return f"There is no lap {lap} in {whose}: it has {have}{none}."
     x = by[lap]
     if x["kind"] != "full" or not x["valid"] or x["time_s"] is None:
         what = {"out": "an out lap", "in": "an in lap"}.get(str(x["kind"]), "not a valid timed lap")
@@ -130,13 +138,13 @@ def _count(sid: str) -> Answer:
     laps = all_laps(sid)
     good = timed(laps)
     rest = [x for x in laps if x not in good]
-    text = f"You have {len(good)} valid timed laps this session"
+    text = f"You have {len(good)} valid timed lap{'' if len(good) == 1 else 's'} this session"
     if rest:
         names = {"out": "out lap", "in": "in lap"}
         text += ", plus " + ", ".join(
             f"lap {x['lap']} ({names.get(str(x['kind']), 'not valid')})" for x in rest
         )
-    text += f": {len(laps)} laps recorded."
+    text += f": {len(laps)} lap{'' if len(laps) == 1 else 's'} recorded."
     res = {"valid_laps": len(good), "laps_recorded": len(laps), "other_laps": [x["lap"] for x in rest]}
     return Answer(text, "laps", {"session_id": sid}, res)
 
@@ -152,6 +160,17 @@ def _one(sid: str, lap: int, good: list[dict[str, Any]]) -> Answer:
         text += f" Your best, lap {best['lap']}, was {lap_time(best['time_s'])}, {gap:.3f} s quicker."
     res = {"lap": lap, "lap_time_s": this["time_s"], "best_lap": best["lap"], "best_lap_s": best["time_s"]}
     return Answer(text, "laps", {"session_id": sid, "lap": lap}, res | {"gap_to_best_s": round(gap, 3)})
+
+
+def _other(sid: str, other: str, lap: int, good: list[dict[str, Any]], s: dict[str, Any]) -> Answer:
+    """A lap of another session, beside this session's best and the gap between them."""
+    t = next(x["time_s"] for x in timed(all_laps(other)) if x["lap"] == lap)
+    best = min(good, key=lambda x: x["time_s"])
+    gap = best["time_s"] - t
+    text = f"Lap {lap} of {whose(other, s)} was {lap_time(t)}. Your best here, lap {best['lap']} in "
+    text += f"{lap_time(best['time_s'])}, was {abs(gap):.3f} s {'slower' if gap > 0 else 'faster'}."
+    res = {"lap": lap, "lap_time_s": t, "best_lap": best["lap"], "best_lap_s": best["time_s"]}
+    return Answer(text, "laps", {"session_id": sid, "ref_session_id": other}, res | {"gap_s": round(gap, 3)})
 
 
 def _pick(sid: str, word: str, x: dict[str, Any], n: int) -> Answer:
@@ -177,12 +196,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         other, lap = laps[0]
         ref = q.laps[0]
         if other != sid:
-            t = next(x["time_s"] for x in timed(all_laps(other)) if x["lap"] == lap)
-            text = f"Lap {lap} of session {other} was {lap_time(t)}."
-            return Answer(
-                text, "laps", {"session_id": sid, "ref_session_id": other}, {"lap": lap, "lap_time_s": t}
-            )
-        if ref.pick in ("fastest", "slowest") and ref.number is None:
+            return _other(sid, other, lap, good, s)
+        if ref.pick in ("fastest", "slowest") and ref.number is None and ref.offset == 0:
             word = "best" if ref.pick == "fastest" else "slowest"
             word = f"{ORDINALS[ref.rank]} {word}" if 1 < ref.rank < len(ORDINALS) else word
             return _pick(sid, word, next(x for x in good if x["lap"] == lap), len(good))
