@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from services.paddock.lake import Lake
 from shared.settings import settings_for
 from shared.store.lake_catalog import CLOCK_SLACK_S, catalog_settled
@@ -34,6 +36,17 @@ class _Bucket:
 
     def build(self, damaged: Any) -> None:
         pass
+
+    def register_newest(self, cur: Any) -> None:
+        cur.register(
+            "sessions",
+            pa.table(
+                {"session_id": pa.array([], pa.string()), "started_at": pa.array([], pa.timestamp("us"))}
+            ),
+        )
+
+    def catalog_rows(self, session_ids: list[str]) -> dict[str, dict[str, Any]]:
+        return {}
 
 
 def test_an_unchanged_listing_is_read_again_only_while_unsettled(tmp_path: Path, monkeypatch: Any) -> None:
