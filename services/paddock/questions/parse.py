@@ -178,8 +178,9 @@ def _tidy(q: Question, s: Slots) -> Question:
         agg = agg if measure == "speed" else None
     elif measure == "speed" and agg in ("max", "min"):
         measure, agg = ("top_speed" if agg == "max" else "min_speed"), None
+    several = len(q.laps) >= 3 or any(x.count > 1 for x in q.laps)  # "average rpm over laps 2 to 6"
     if agg is not None and q.intent not in ("lap_time", "channel", "corner", "sector", "sessions", "events"):
-        agg = None
+        agg = agg if q.intent == "compare" and several and measure not in (None, "lap_time") else None
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
     return replace(out, aggregation=agg)

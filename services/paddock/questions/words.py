@@ -74,6 +74,7 @@ MEASURES: dict[str, Measure] = {
     "head_temp": Measure("cylinder head temperature", (), "°C"),  # no column in the signal model
     "intake_temp": Measure("intake air temperature", (), "°C"),  # no column in the signal model
     "knock": Measure("engine knock", (), ""),  # no column in the signal model: not recorded
+    "suspension": Measure("suspension travel", (), "mm"),  # no column in the signal model: not recorded
     "conditions": Measure("track and air temperature", (), "°C"),  # no logger channel: not recorded
     "altitude": Measure("altitude", ("alt_m",), "m"),
     "distance": Measure("distance driven", ("odo_m",), "m"),
@@ -104,14 +105,14 @@ _MEASURE_PHRASES: dict[str, str] = {
     "brake_point": """brake point, braking point, brake marker, braking marker, brake zone, brake, brakes,
         braking, braked, brake later, brake earlier, deep, too deep, in deep, overshoot, overshot, overcook,
         overcooked""",
-    "brake_pressure": """brake pressure, braking pressure, how hard did i brake, how hard was i braking,
+    "brake_pressure": """brake pressure, braking pressure, brake press, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, how hard i braked, brake hard""",
     "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
         flat out""",
     "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
         limiter, shift point, shift points, shift light""",
     "gear": "gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, short shift",
-    "steering": "steering, steering angle, steer",
+    "steering": "steering, steering angle, steer, steering lock, opposite lock, lock to lock, full lock",
     "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
     "long_g": "longitudinal g, braking g, long g",
     "combined_g": "combined g",
@@ -125,12 +126,16 @@ _MEASURE_PHRASES: dict[str, str] = {
     "wheel_speed": "wheel speed, wheel speeds",
     "oil_pressure": """oil pressure, pressure drop, pressure drops, pressure dip, pressure dips, pressure loss,
         drop in pressure, loss of pressure, lose pressure, lost pressure, losing pressure, oil surge,
-        oil starvation""",
+        oil starvation, oil press""",
     "oil_temp": "oil, oil temp, oil temperature",
+    "suspension": """suspension, suspension travel, shock, shocks, shock travel, damper, dampers, damper travel,
+        ride height, bump stop, bump stops""",
     "coolant_temp": """coolant, coolant temp, coolant temperature, water, water temp, water temperature,
-        engine temp, engine temperature, overheat, overheating, overheated, running hot, engine hot""",
-    "coolant_pressure": "coolant pressure, water pressure",
-    "fuel_pressure": "fuel pressure",
+        engine temp, engine temperature, overheat, overheating, overheated, running hot, engine hot,
+        hot did the engine, hot was the engine, engine get hot, engine got hot, engine getting hot,
+        engine ran hot, engine run hot""",
+    "coolant_pressure": "coolant pressure, water pressure, coolant press, water press",
+    "fuel_pressure": "fuel pressure, fuel press",
     "fuel_level": "fuel, fuel level, how much fuel",
     "battery_voltage": "battery, voltage, battery voltage",
     "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
@@ -183,7 +188,9 @@ SPELLING: dict[str, str] = _pairs(
     quickest=fastest, worst=slowest, final=last, latest=last, okay=ok, alright=ok, understeering=understeer,
     understeers=understeer, oversteering=oversteer, oversteers=oversteer, consistant=consistent,
     consistancy=consistency, consistensy=consistency, inconsistent=consistent, max=maximum, min=minimum,
-    alltime=all time, sec=sector, thru=through, motor=engine"""
+    alltime=all time, sec=sector, thru=through, motor=engine,
+    h2o=water, oilp=oil pressure, oilt=oil temp, eop=oil pressure, eot=oil temp, ect=coolant temp,
+    clt=coolant temp, egts=egt"""
 )
 
 
