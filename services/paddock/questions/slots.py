@@ -115,7 +115,10 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     _attach(s, positions, spans)
     s.laps = list(dict.fromkeys(x for _, x in sorted(positions, key=lambda p: p[0])))  # each lap once
     agg = [a for _, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG)]
-    s.aggregation = agg[0] if agg else None
+    # "peak revs per lap", "highest rpm each lap": every lap's figure (the channel's own, highest or lowest)
+    s.aggregation = (
+        "each_lap" if "each_lap" in agg and set(agg) <= {"each_lap", "max"} else agg[0] if agg else None
+    )
     s.ever = s.has("sessions") and bool(re.search(r" (?:all time|ever|all my sessions|across) ", s.joined))
     best = any(r.pick == "fastest" and r.number is None and r.session == "this" for r in s.laps)
     best |= not s.laps and bool(

@@ -133,7 +133,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "coolant_temp": """coolant, coolant temp, coolant temperature, water, water temp, water temperature,
         engine temp, engine temperature, overheat, overheating, overheated, running hot, engine hot,
         hot did the engine, hot was the engine, engine get hot, engine got hot, engine getting hot,
-        engine ran hot, engine run hot""",
+        engine ran hot, engine run hot, cold was the engine, engine cold, cold engine, engine was cold,
+        up to temp, up to temperature""",
     "coolant_pressure": "coolant pressure, water pressure, coolant press, water press",
     "fuel_pressure": "fuel pressure, fuel press",
     "fuel_level": "fuel, fuel level, how much fuel",
@@ -190,7 +191,8 @@ SPELLING: dict[str, str] = _pairs(
     consistancy=consistency, consistensy=consistency, inconsistent=consistent, max=maximum, min=minimum,
     alltime=all time, sec=sector, thru=through, motor=engine,
     h2o=water, oilp=oil pressure, oilt=oil temp, eop=oil pressure, eot=oil temp, ect=coolant temp,
-    clt=coolant temp, egts=egt"""
+    clt=coolant temp, egts=egt, overrev=over rev, overrevs=over rev, overrevved=over rev, overreved=over rev,
+    overrevving=over rev, overreving=over rev, redlined=redline, redlining=redline"""
 )
 
 
