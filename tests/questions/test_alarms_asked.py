@@ -93,3 +93,27 @@ def test_the_rev_limit_asked_gives_the_highest_engine_speed(q_lake, text: str) -
     raw = vbox_truth(q_lake["vbox_path"]).channels["Engine Speed (rpm)"]
     got = _ask(q_lake["vbox"], text)
     assert f"highest {float(np.nanmax(raw)):,.0f} rpm" in got.text, got.text
+
+
+def _lap_mask(sim: Any, n: int) -> np.ndarray:
+    x = next(y for y in sim.truth.laps if y["lap"] == n)
+    return (sim.wide["t_s"] >= x["t_start_s"]) & (sim.wide["t_s"] <= x["t_end_s"])
+
+
+def test_a_range_asked_never_calls_the_lowest_the_highest(q_lake) -> None:
+    sim = q_lake["sim_obj"]
+    hi = float(np.nanmax(sim.wide["rpm"][_lap_mask(sim, 6)]))
+    got = _ask(q_lake["sim"], "whats the rpm range of my engine from min to max on lap 6")
+    assert got.text == f"Your highest engine speed on lap 6 was {hi:.0f} rpm.", got.text
+    lo = float(np.nanmin(sim.wide["speed_kmh"]))
+    got = _ask(q_lake["sim"], "lowest top speed?")
+    assert got.text.startswith(f"Your lowest speed was {lo:.1f} km/h"), got.text
+
+
+@pytest.mark.parametrize("text", ["oil temp and water temp on lap 6?", "oil and coolant temps lap 6 pls"])
+def test_oil_and_water_asked_together_are_each_said(q_lake, text: str) -> None:
+    sim, m = q_lake["sim_obj"], _lap_mask(q_lake["sim_obj"], 6)
+    got = _ask(q_lake["sim"], text)
+    for col, words in (("water_temp_c", "coolant temperature"), ("oil_temp_c", "oil temperature")):
+        lo, hi = float(np.nanmin(sim.wide[col][m])), float(np.nanmax(sim.wide[col][m]))
+        assert re.search(rf"your {words} .*?ranged from {lo:.1f} °C to {hi:.1f} °C", got.text), got.text

@@ -235,6 +235,11 @@ NOT_RECORDED = [
     ("vbox", "tyre temps after lap 5", "Tyre temperatures are", "c"),
     ("vbox", "whats my lambda / AFR", "Lambda (air-fuel ratio) is", None),
     ("vbox", "what was the turbo doing on the back straight", "Boost pressure is", "bar"),
+    ("vbox", "trans temp ok?", "Gearbox and differential temperature is", "c"),
+    ("vbox", "whats the diff temp", "Gearbox and differential temperature is", "c"),
+    ("vbox", "brake fluid temp? pedal went long", "Brake temperatures are", "c"),
+    ("vbox", "is the engine going lean up top?", "Lambda (air-fuel ratio) is", None),
+    ("kart", "spark plug temp? the washer sensor", "Cylinder head temperature is", "c"),
 ]
 
 

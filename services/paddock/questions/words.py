@@ -75,6 +75,7 @@ MEASURES: dict[str, Measure] = {
     "intake_temp": Measure("intake air temperature", (), "°C"),  # no column in the signal model
     "knock": Measure("engine knock", (), ""),  # no column in the signal model: not recorded
     "suspension": Measure("suspension travel", (), "mm"),  # no column in the signal model: not recorded
+    "gearbox_temp": Measure("gearbox and differential temperature", (), "°C"),  # no column: not recorded
     "conditions": Measure("track and air temperature", (), "°C"),  # no logger channel: not recorded
     "altitude": Measure("altitude", ("alt_m",), "m"),
     "distance": Measure("distance driven", ("odo_m",), "m"),
@@ -120,7 +121,7 @@ _MEASURE_PHRASES: dict[str, str] = {
     "throttle_body": "throttle body, throttle valve, throttle plate, butterfly",
     "brake_pedal": "brake pedal, brake position, pedal position",
     "brake_temp": """brake temp, brake temperature, brake temps, hot did the brakes, hot did my brakes,
-        brakes get hot, brakes hot, brake fade, fade, fading""",
+        brakes get hot, brakes hot, brake fade, fade, fading, brake fluid, brake fluid temp""",
     "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
     "yaw_rate": "yaw, yaw rate",
     "wheel_speed": "wheel speed, wheel speeds",
@@ -143,11 +144,14 @@ _MEASURE_PHRASES: dict[str, str] = {
     "tyre_temp": "tyre temp, tyre temperature, tyre",  # "how hot were the tyres"; pressure only when said
     "coasting": """coast, coasting, coasted, coasts, neither pedal, off both pedals, off the pedals, flat line,
         flat lines, flatline, flatlines, flats, dead time, between the pedals, between pedals""",  # a flat line in the traces: neither pedal
-    "lambda": "lambda, afr, air fuel, mixture",
+    "lambda": "lambda, afr, air fuel, mixture, lean, rich, running lean, running rich, jetting, jetted",
+    "gearbox_temp": """gearbox temp, gearbox temperature, gearbox oil temp, trans temp, transmission temp,
+        transmission temperature, difference temp, differential temp, differential temperature,
+        difference oil temp""",
     "egt": """egt, egts, exhaust, exhaust gas, exhaust gases, exhaust temp, exhaust temperature, exhaust gas temp,
         exhaust gas temperature""",
     "head_temp": """cht, head temp, head temperature, cylinder head, cylinder head temp, cylinder head
-        temperature""",
+        temperature, plug temp, spark plug temp, spark plug temperature""",
     "intake_temp": "iat, intake temp, intake temperature, intake air, inlet temp, inlet air, air intake",
     "knock": "knock, knocking, detonation, pinging, pre ignition",
     "conditions": """track temp, track temperature, ambient, ambient temp, ambient temperature, air temp, air

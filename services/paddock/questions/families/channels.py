@@ -152,8 +152,11 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         if got is None:
             return not_recorded(s, m)
         v = got[0]
-        what = {"top_speed": "top speed", "rpm": "highest engine speed", "min_speed": "lowest speed"}.get(m)
-        what = what or f"{'highest' if fn == 'max' else 'lowest'} {label(m)}"
+        word = "highest" if fn == "max" else "lowest"  # the figure said is the one taken, never another's
+        what = {"top_speed": "top speed" if fn == "max" else "lowest speed", "min_speed": "lowest speed"}.get(
+            m
+        )
+        what = what or f"{word} {label(m)}"
         scope = f" on lap {lap}" if lap is not None else ""
         res = {"lap": lap} if lap is not None else {}
         key = {"top_speed": "top_speed_kmh", "rpm": "max_rpm", "min_speed": "min_speed_kmh"}.get(
