@@ -44,6 +44,7 @@ def _alarm(sim: Any) -> tuple[str, int, float]:
         "did the dash show any faults or error codes",
         "did any alarm go off and when",
         "any low tire pressure warning?",
+        "did the tpms go off",
     ],
 )
 def test_the_files_own_alarm_is_named_with_its_lap(q_lake, text: str) -> None:

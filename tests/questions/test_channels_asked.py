@@ -236,6 +236,7 @@ NOT_RECORDED = [
     ("vbox", "whats my lambda / AFR", "Lambda (air-fuel ratio) is", None),
     ("vbox", "what was the turbo doing on the back straight", "Boost pressure is", "bar"),
     ("vbox", "trans temp ok?", "Gearbox and differential temperature is", "c"),
+    ("vbox", "what were the pyrometer readings after the session", "Tyre temperatures are", "c"),
     ("vbox", "whats the diff temp", "Gearbox and differential temperature is", "c"),
     ("vbox", "brake fluid temp? pedal went long", "Brake temperatures are", "c"),
     ("vbox", "is the engine going lean up top?", "Lambda (air-fuel ratio) is", None),
@@ -282,6 +283,8 @@ HEALTH = [
     ("vbox", "temps ok?"),
     ("vbox", "hows the health of the engine after that stint, anything to worry about?"),
     ("vbox", "did the engine overheat"),
+    ("vbox", "is my cooling system ok"),
+    ("vbox", "any red flags in the engine data?"),
 ]
 
 

@@ -135,13 +135,13 @@ _MEASURE_PHRASES: dict[str, str] = {
         engine temp, engine temperature, overheat, overheating, overheated, running hot, engine hot,
         hot did the engine, hot was the engine, engine get hot, engine got hot, engine getting hot,
         engine ran hot, engine run hot, cold was the engine, engine cold, cold engine, engine was cold,
-        up to temp, up to temperature""",
+        up to temp, up to temperature, cooling, cooling system, radiator""",
     "coolant_pressure": "coolant pressure, water pressure, coolant press, water press",
     "fuel_pressure": "fuel pressure, fuel press",
     "fuel_level": "fuel, fuel level, how much fuel",
     "battery_voltage": "battery, voltage, battery voltage",
     "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
-    "tyre_temp": "tyre temp, tyre temperature, tyre",  # "how hot were the tyres"; pressure only when said
+    "tyre_temp": "tyre temp, tyre temperature, tyre, pyrometer, pyrometers, pyro",  # "how hot were the tyres"; pressure only when said
     "coasting": """coast, coasting, coasted, coasts, neither pedal, off both pedals, off the pedals, flat line,
         flat lines, flatline, flatlines, flats, dead time, between the pedals, between pedals""",  # a flat line in the traces: neither pedal
     "lambda": "lambda, afr, air fuel, mixture, lean, rich, running lean, running rich, jetting, jetted",
@@ -165,7 +165,8 @@ _MEASURE_PHRASES: dict[str, str] = {
         flat spots, flat spotted, flatspot, flatspotted""",
     "wheelspin": "wheelspin, wheel spin, spin the wheels, spinning the wheels, traction, spin, spun",
     "alarm": """alarm, alarms, warning, warnings, alert, alerts, warning light, warning lamp, fault, faults,
-        fault code, fault codes, error code, error codes, dash light, dash lights, dash flash, dash flashed""",
+        fault code, fault codes, error code, error codes, dash light, dash lights, dash flash, dash flashed,
+        tpms go off, tpms went off, tpms going off, tpms alarm, tpms alarms, tpms warning, tpms warnings""",
 }
 MEASURE_WORDS: dict[str, str] = {
     " ".join(p.split()): m for m, ps in _MEASURE_PHRASES.items() for p in ps.split(",") if p.strip()
