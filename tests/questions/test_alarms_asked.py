@@ -118,3 +118,17 @@ def test_oil_and_water_asked_together_are_each_said(q_lake, text: str) -> None:
     for col, words in (("water_temp_c", "coolant temperature"), ("oil_temp_c", "oil temperature")):
         lo, hi = float(np.nanmin(sim.wide[col][m])), float(np.nanmax(sim.wide[col][m]))
         assert re.search(rf"your {words} .*?ranged from {lo:.1f} °C to {hi:.1f} °C", got.text), got.text
+
+
+def test_ever_of_a_vital_is_any_point_of_this_session_and_engine_oil_is_the_oil(q_lake) -> None:
+    sim = q_lake["sim_obj"]
+    lo, hi = float(np.nanmin(sim.wide["oil_press_bar"])), float(np.nanmax(sim.wide["oil_press_bar"]))
+    got = _ask(q_lake["sim"], "did oil pressure ever go to zero")  # not the other sessions' best laps
+    assert got.text == f"Oil pressure this session: highest {hi:.1f} bar, lowest {lo:.1f} bar.", got.text
+    assert _ask(q_lake["sim"], "engine oil pressure?").text == got.text
+    m = _lap_mask(sim, 8)
+    lo, hi = float(np.nanmin(sim.wide["oil_temp_c"][m])), float(np.nanmax(sim.wide["oil_temp_c"][m]))
+    got = _ask(q_lake["sim"], "how hot did the engine oil run on lap 8")
+    assert got.text.startswith(f"On lap 8 your oil temperature ranged from {lo:.1f} °C to {hi:.1f} °C."), (
+        got.text
+    )

@@ -236,6 +236,7 @@ NOT_RECORDED = [
     ("vbox", "whats my lambda / AFR", "Lambda (air-fuel ratio) is", None),
     ("vbox", "what was the turbo doing on the back straight", "Boost pressure is", "bar"),
     ("vbox", "trans temp ok?", "Gearbox and differential temperature is", "c"),
+    ("vbox", "how hot did the battery get", "Battery temperature is", "c"),
     ("vbox", "what were the pyrometer readings after the session", "Tyre temperatures are", "c"),
     ("vbox", "whats the diff temp", "Gearbox and differential temperature is", "c"),
     ("vbox", "brake fluid temp? pedal went long", "Brake temperatures are", "c"),

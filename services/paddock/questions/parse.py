@@ -100,12 +100,14 @@ def _intent(s: Slots) -> Intent:
         return "why_slower"
     if len(s.laps) >= 2:
         return "compare"
+    # "did oil pressure ever go to zero?": "ever" of a vital is at any point of this session
+    ever = s.ever and not (s.measure in w.JUDGED and " ever " in s.joined and not s.other)
     if (
         s.other
-        or s.ever
+        or ever
         or s.has("visits")
         or s.has("progress")
-        or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or s.ever or s.compare))
+        or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or ever or s.compare))
     ):
         return "sessions"
     if s.laps and s.compare:

@@ -76,6 +76,7 @@ MEASURES: dict[str, Measure] = {
     "knock": Measure("engine knock", (), ""),  # no column in the signal model: not recorded
     "suspension": Measure("suspension travel", (), "mm"),  # no column in the signal model: not recorded
     "gearbox_temp": Measure("gearbox and differential temperature", (), "°C"),  # no column: not recorded
+    "battery_temp": Measure("battery temperature", (), "°C"),  # no column in the signal model: not recorded
     "conditions": Measure("track and air temperature", (), "°C"),  # no logger channel: not recorded
     "altitude": Measure("altitude", ("alt_m",), "m"),
     "distance": Measure("distance driven", ("odo_m",), "m"),
@@ -127,8 +128,9 @@ _MEASURE_PHRASES: dict[str, str] = {
     "wheel_speed": "wheel speed, wheel speeds",
     "oil_pressure": """oil pressure, pressure drop, pressure drops, pressure dip, pressure dips, pressure loss,
         drop in pressure, loss of pressure, lose pressure, lost pressure, losing pressure, oil surge,
-        oil starvation, oil press""",
-    "oil_temp": "oil, oil temp, oil temperature",
+        oil starvation, oil press, engine oil pressure, engine oil press""",
+    "oil_temp": """oil, oil temp, oil temperature, engine oil, hot did the engine oil, hot was the engine oil,
+        hot did my engine oil""",
     "suspension": """suspension, suspension travel, shock, shocks, shock travel, damper, dampers, damper travel,
         ride height, bump stop, bump stops""",
     "coolant_temp": """coolant, coolant temp, coolant temperature, water, water temp, water temperature,
@@ -140,8 +142,9 @@ _MEASURE_PHRASES: dict[str, str] = {
     "fuel_pressure": "fuel pressure, fuel press",
     "fuel_level": "fuel, fuel level, how much fuel",
     "battery_voltage": "battery, voltage, battery voltage",
+    "battery_temp": "battery temp, battery temperature, hot did the battery, hot was the battery, battery hot",
     "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
-    "tyre_temp": "tyre temp, tyre temperature, tyre, pyrometer, pyrometers, pyro",  # "how hot were the tyres"; pressure only when said
+    "tyre_temp": "tyre temp, tyre temperature, tyre, pyrometer, pyrometers, pyro, rubber",  # "how hot were the tyres"; pressure only when said
     "coasting": """coast, coasting, coasted, coasts, neither pedal, off both pedals, off the pedals, flat line,
         flat lines, flatline, flatlines, flats, dead time, between the pedals, between pedals""",  # a flat line in the traces: neither pedal
     "lambda": "lambda, afr, air fuel, mixture, lean, rich, running lean, running rich, jetting, jetted",
