@@ -127,12 +127,16 @@ def test_channel_figures_over_the_session_and_on_a_lap(lake) -> None:
 
 
 def test_a_channel_the_file_lacks_is_not_recorded(lake) -> None:
+    # what the file records instead: the simulator's other pressures (it writes every one of them)
     got = ask(Question("oil pressure?", "channel", measure="oil_pressure"), lake["no_oil"])
-    assert got.text == "Oil pressure is not recorded in this session's file."
+    assert got.text == (
+        "Oil pressure is not recorded in this session's file. "
+        "It records coolant pressure, fuel pressure, tyre pressures and brake pressure instead."
+    )
     got = ask(Question("lambda?", "channel", measure="lambda"), lake["sid"])
-    assert got.text == "Lambda (air-fuel ratio) is not recorded in this session's file."
+    assert got.text.startswith("Lambda (air-fuel ratio) is not recorded in this session's file. It records ")
     got = ask(Question("gear?", "channel", measure="gear"), lake["vbox"])  # the VBOX has no gear channel
-    assert got.text == "Gear is not recorded in this session's file."
+    assert got.text.startswith("Gear is not recorded in this session's file. It records ")
 
 
 def test_top_speed_lap_3_vs_lap_5(lake) -> None:

@@ -83,7 +83,13 @@ def test_a_vital_without_a_limit_gets_figures_and_no_verdict(q_lake) -> None:
 
 def test_a_vital_the_file_lacks_is_not_recorded(q_lake) -> None:
     got = _ask(q_lake["vbox"], "tyre_temp", "are my tyre temps fine?")
-    assert got.text == "Your tyre temperatures: not recorded in this session."
+    # and what the VBOX file records instead in degrees (our own reading: its coolant and oil channels)
+    raw = vbox_truth(q_lake["vbox_path"]).channels
+    assert "Coolant Temperature (°C)" in raw and "Oil Temperature (°C)" in raw
+    assert got.text == (
+        "Your tyre temperatures: not recorded in this session. "
+        "It records coolant temperature and oil temperature instead."
+    )
     assert got.result["vitals"][0]["recorded"] is False
 
 

@@ -39,12 +39,13 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
                  high, too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right,
                  redline, rev limiter, limiter, over rev, over revved, over revving, above, exceed, exceeded,
-                 beyond, go over, went over, went above, go above, get above, too much""",
+                 beyond, go over, went over, went above, go above, get above, too much, red flag, red flags,
+                 concerns, concerning, anything wrong, something wrong""",
         "health": "temp, temperature, pressure, engine, vitals, gauges, health",
         "balance": """understeer, oversteer, balance, rotate, rotation, rotating, snap, snappy, car feel,
                  front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide,
                  pushes, car push, push mid corner, push on entry, push on exit, pushing mid corner,
-                 push in""",
+                 push in, kart pushing, car pushing, kart push, kart pushes, car pushes""",
         "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
                  could i be, on the table, best possible, possible, how much faster could, could i do, could i
                  run, could i go, capable of, best bits, all my best, virtual best, virtual lap""",

@@ -161,12 +161,14 @@ def _intent(s: Slots) -> Intent:
         return "why_slower"
     if len(s.laps) >= 2:
         return "compare"
+    # "did oil pressure ever go to zero?": "ever" of a vital is at any point of this session
+    ever = s.ever and not (s.measure in w.JUDGED and " ever " in s.joined and not s.other)
     if (
         s.other
-        or s.ever
+        or ever
         or s.has("visits")
         or s.has("progress")
-        or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or s.ever or s.compare))
+        or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or ever or s.compare))
     ):
         return "sessions"
     if _where_time(s) and all(x.pick == "fastest" and x.session == "this" and not x.offset for x in s.laps):
@@ -277,8 +279,9 @@ def _tidy(q: Question, s: Slots) -> Question:
         agg = agg if measure == "speed" else None
     elif measure == "speed" and agg in ("max", "min"):
         measure, agg = ("top_speed" if agg == "max" else "min_speed"), None
+    several = len(q.laps) >= 3 or any(x.count > 1 for x in q.laps)  # "average rpm over laps 2 to 6"
     if agg is not None and q.intent not in ("lap_time", "channel", "corner", "sector", "sessions", "events"):
-        agg = None
+        agg = agg if q.intent == "compare" and several and measure not in (None, "lap_time") else None
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
     return replace(out, aggregation=agg)

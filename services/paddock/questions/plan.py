@@ -10,6 +10,7 @@ from typing import Any
 
 from services.paddock.questions.families import (
     balance,
+    channel_set,
     channels,
     coaching,
     coasting,
@@ -89,6 +90,10 @@ def families(q: Question) -> tuple[Family, ...]:
         return (coasting.answer,)
     if lap_set.asks(q):
         return (lap_set.answer,)
+    if q.measure == "temps" and q.intent in ("channel", "lap_time"):  # "oil and water temp on lap 6?"
+        return (judge.answer,)
+    if channel_set.asks(q):  # a channel over a set of laps: every lap's figure and the set's
+        return (channel_set.answer,)
     if len(q.laps) >= 2 and q.intent in PER_LAP:
         return (compare.answer,)
     if q.corner is not None and q.measure == "brake_point" and not q.laps:

@@ -69,6 +69,8 @@ class Slots:
         vital = [m for m in rest if m in w.JUDGED and m != "rpm"]
         rest = vital + [m for m in rest if m not in vital and m != "rpm"] if vital else rest
         got = kinds or rest or self.measures
+        if not kinds and {"oil_temp", "coolant_temp"} <= set(rest):
+            return "temps"  # "oil temp and water temp on lap 6?": the engine's temperatures, each said
         return got[0] if got else None
 
     @property
@@ -133,7 +135,12 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     _attach(s, positions, spans)
     s.laps = list(dict.fromkeys(x for _, x in sorted(positions, key=lambda p: p[0])))  # each lap once
     agg = [a for i, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG) if not _negated(toks, i)]
-    s.aggregation = agg[0] if agg else None
+    # "peak revs per lap", "highest rpm each lap": every lap's figure (the channel's own, highest or lowest)
+    s.aggregation = (
+        "each_lap" if "each_lap" in agg and set(agg) <= {"each_lap", "max"} else agg[0] if agg else None
+    )
+    if {"max", "min"} <= set(agg):  # "min and max oil pressure", "rpm range from min to max": the range
+        s.aggregation = None
     s.ever = s.has("sessions") and bool(_EVER.search(s.joined))
     best = any(r.pick == "fastest" and r.number is None and r.session == "this" for r in s.laps)
     best |= not s.laps and bool(

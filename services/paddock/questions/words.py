@@ -74,6 +74,9 @@ MEASURES: dict[str, Measure] = {
     "head_temp": Measure("cylinder head temperature", (), "°C"),  # no column in the signal model
     "intake_temp": Measure("intake air temperature", (), "°C"),  # no column in the signal model
     "knock": Measure("engine knock", (), ""),  # no column in the signal model: not recorded
+    "suspension": Measure("suspension travel", (), "mm"),  # no column in the signal model: not recorded
+    "gearbox_temp": Measure("gearbox and differential temperature", (), "°C"),  # no column: not recorded
+    "battery_temp": Measure("battery temperature", (), "°C"),  # no column in the signal model: not recorded
     "conditions": Measure("track and air temperature", (), "°C"),  # no logger channel: not recorded
     "altitude": Measure("altitude", ("alt_m",), "m"),
     "distance": Measure("distance driven", ("odo_m",), "m"),
@@ -106,14 +109,14 @@ _MEASURE_PHRASES: dict[str, str] = {
     "brake_point": """brake point, braking point, brake marker, braking marker, brake zone, brake, brakes,
         braking, braked, brake later, brake earlier, deep, too deep, in deep, overshoot, overshot, overcook,
         overcooked""",
-    "brake_pressure": """brake pressure, braking pressure, how hard did i brake, how hard was i braking,
+    "brake_pressure": """brake pressure, braking pressure, brake press, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, how hard i braked, brake hard""",
     "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
         flat out""",
     "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
         limiter, shift point, shift points, shift light""",
     "gear": "gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, short shift",
-    "steering": "steering, steering angle, steer",
+    "steering": "steering, steering angle, steer, steering lock, opposite lock, lock to lock, full lock",
     "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
     "long_g": "longitudinal g, braking g, long g",
     "combined_g": "combined g",
@@ -121,29 +124,39 @@ _MEASURE_PHRASES: dict[str, str] = {
     "throttle_body": "throttle body, throttle valve, throttle plate, butterfly",
     "brake_pedal": "brake pedal, brake position, pedal position",
     "brake_temp": """brake temp, brake temperature, brake temps, hot did the brakes, hot did my brakes,
-        brakes get hot, brakes hot, brake fade, fade, fading""",
+        brakes get hot, brakes hot, brake fade, fade, fading, brake fluid, brake fluid temp""",
     "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
     "yaw_rate": "yaw, yaw rate",
     "wheel_speed": "wheel speed, wheel speeds",
     "oil_pressure": """oil pressure, pressure drop, pressure drops, pressure dip, pressure dips, pressure loss,
         drop in pressure, loss of pressure, lose pressure, lost pressure, losing pressure, oil surge,
-        oil starvation""",
-    "oil_temp": "oil, oil temp, oil temperature",
+        oil starvation, oil press, engine oil pressure, engine oil press""",
+    "oil_temp": """oil, oil temp, oil temperature, engine oil, hot did the engine oil, hot was the engine oil,
+        hot did my engine oil""",
+    "suspension": """suspension, suspension travel, shock, shocks, shock travel, damper, dampers, damper travel,
+        ride height, bump stop, bump stops""",
     "coolant_temp": """coolant, coolant temp, coolant temperature, water, water temp, water temperature,
-        engine temp, engine temperature, overheat, overheating, overheated, running hot, engine hot""",
-    "coolant_pressure": "coolant pressure, water pressure",
-    "fuel_pressure": "fuel pressure",
+        engine temp, engine temperature, overheat, overheating, overheated, running hot, engine hot,
+        hot did the engine, hot was the engine, engine get hot, engine got hot, engine getting hot,
+        engine ran hot, engine run hot, cold was the engine, engine cold, cold engine, engine was cold,
+        up to temp, up to temperature, cooling, cooling system, radiator""",
+    "coolant_pressure": "coolant pressure, water pressure, coolant press, water press",
+    "fuel_pressure": "fuel pressure, fuel press",
     "fuel_level": "fuel, fuel level, how much fuel",
     "battery_voltage": "battery, voltage, battery voltage",
+    "battery_temp": "battery temp, battery temperature, hot did the battery, hot was the battery, battery hot",
     "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
-    "tyre_temp": "tyre temp, tyre temperature, tyre",  # "how hot were the tyres"; pressure only when said
+    "tyre_temp": "tyre temp, tyre temperature, tyre, pyrometer, pyrometers, pyro, rubber",  # "how hot were the tyres"; pressure only when said
     "coasting": """coast, coasting, coasted, coasts, neither pedal, off both pedals, off the pedals, flat line,
         flat lines, flatline, flatlines, flats, dead time, between the pedals, between pedals""",  # a flat line in the traces: neither pedal
-    "lambda": "lambda, afr, air fuel, mixture",
+    "lambda": "lambda, afr, air fuel, mixture, lean, rich, running lean, running rich, jetting, jetted",
+    "gearbox_temp": """gearbox temp, gearbox temperature, gearbox oil temp, trans temp, transmission temp,
+        transmission temperature, difference temp, differential temp, differential temperature,
+        difference oil temp""",
     "egt": """egt, egts, exhaust, exhaust gas, exhaust gases, exhaust temp, exhaust temperature, exhaust gas temp,
         exhaust gas temperature""",
     "head_temp": """cht, head temp, head temperature, cylinder head, cylinder head temp, cylinder head
-        temperature""",
+        temperature, plug temp, spark plug temp, spark plug temperature""",
     "intake_temp": "iat, intake temp, intake temperature, intake air, inlet temp, inlet air, air intake",
     "knock": "knock, knocking, detonation, pinging, pre ignition",
     "conditions": """track temp, track temperature, ambient, ambient temp, ambient temperature, air temp, air
@@ -157,7 +170,8 @@ _MEASURE_PHRASES: dict[str, str] = {
         flat spots, flat spotted, flatspot, flatspotted""",
     "wheelspin": "wheelspin, wheel spin, spin the wheels, spinning the wheels, traction, spin, spun",
     "alarm": """alarm, alarms, warning, warnings, alert, alerts, warning light, warning lamp, fault, faults,
-        fault code, fault codes, error code, error codes, dash light, dash lights, dash flash, dash flashed""",
+        fault code, fault codes, error code, error codes, dash light, dash lights, dash flash, dash flashed,
+        tpms go off, tpms went off, tpms going off, tpms alarm, tpms alarms, tpms warning, tpms warnings""",
 }
 MEASURE_WORDS: dict[str, str] = {
     " ".join(p.split()): m for m, ps in _MEASURE_PHRASES.items() for p in ps.split(",") if p.strip()
@@ -185,7 +199,10 @@ SPELLING: dict[str, str] = _pairs(
     quickest=fastest, worst=slowest, final=last, latest=last, okay=ok, alright=ok, understeering=understeer,
     understeers=understeer, oversteering=oversteer, oversteers=oversteer, consistant=consistent,
     consistancy=consistency, consistensy=consistency, inconsistent=consistent, max=maximum, min=minimum,
-    alltime=all time, sec=sector, thru=through, motor=engine"""
+    alltime=all time, sec=sector, thru=through, motor=engine,
+    h2o=water, oilp=oil pressure, oilt=oil temp, eop=oil pressure, eot=oil temp, ect=coolant temp,
+    clt=coolant temp, egts=egt, overrev=over rev, overrevs=over rev, overrevved=over rev, overreved=over rev,
+    overrevving=over rev, overreving=over rev, redlined=redline, redlining=redline"""
 )
 
 

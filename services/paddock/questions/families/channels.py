@@ -18,6 +18,26 @@ LOWEST = frozenset(
     {"min_speed", "oil_pressure", "coolant_pressure", "fuel_pressure", "fuel_level", "battery_voltage"}
 )
 AVERAGED = frozenset({"throttle"})
+# what a file records instead of a measure it lacks, named in this order (the same unit first)
+INSTEAD = (
+    "coolant_temp",
+    "oil_temp",
+    "tyre_temp",
+    "oil_pressure",
+    "coolant_pressure",
+    "fuel_pressure",
+    "tyre_pressure",
+    "brake_pressure",
+    "rpm",
+    "throttle",
+    "brake_pedal",
+    "steering",
+    "gear",
+    "fuel_level",
+    "battery_voltage",
+    "yaw_rate",
+    "lat_g",
+)
 
 
 def _channel(measure: str) -> Measure | None:
@@ -26,7 +46,7 @@ def _channel(measure: str) -> Measure | None:
     return m if m is not None and m.kind == "channel" else None
 
 
-def _default(measure: str) -> str:
+def default_figure(measure: str) -> str:
     return "min" if measure in LOWEST else "avg" if measure in AVERAGED else "max"
 
 
@@ -64,16 +84,49 @@ def on_lap(sid: str, measure: str, lap: int | None, fn: str | None = None) -> tu
     m = _channel(measure)
     if m is None or not m.columns:
         return None
-    cols, fn = m.columns, fn or _default(measure)
+    cols, fn = m.columns, fn or default_figure(measure)
     where, params = ("", [sid]) if lap is None else (" AND lap = ?", [sid, lap])
     v = _agg(cols, fn, where, params)
     return None if v is None else (v, fn)
 
 
+def recorded(sid: str) -> list[str]:
+    """The channels of ``INSTEAD`` this session's file records (one query)."""
+    cols = sorted({c for m in INSTEAD for c in MEASURES[m].columns})
+    try:
+        got = rows(
+            f"SELECT {', '.join(f'count({c}) AS {c}' for c in cols)} FROM telemetry WHERE session_id = ?",
+            [sid],
+        )
+    except Exception:  # a lake without one of the columns at all: name nothing rather than guess
+        return []
+    have = {c for c, n in (got[0] if got else {}).items() if n}
+    return [m for m in INSTEAD if have & set(MEASURES[m].columns)]
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def instead(sid: str, measure: str) -> tuple[str, list[str]]:
+    """What the file records instead of ``measure``: its readings in the same unit (a temperature: the
+    temperatures it has), else the car's channels it has, at most six; names only, never a figure."""
+    unit = MEASURES[measure].unit if measure in MEASURES else ""
+    have = [m for m in recorded(sid) if m != measure]
+    alike = [m for m in have if unit and MEASURES[m].unit == unit]
+    shown = (alike or have)[:6]
+    return (f" It records {_listed([label(m) for m in shown])} instead." if shown else ""), shown
+
+
 def not_recorded(s: dict[str, Any], measure: str) -> Answer:
-    what = label(measure)
-    text = f"{what[0].upper()}{what[1:]} is not recorded in this session's file."
-    return Answer(text, "telemetry", {"session_id": s["session_id"]}, {"recorded": False, "measure": measure})
+    """The measure named as not recorded, with what the file records instead."""
+    what, sid = label(measure), str(s["session_id"])
+    verb = "are" if what.endswith("s") else "is"
+    also, shown = instead(sid, measure)
+    text = f"{what[0].upper()}{what[1:]} {verb} not recorded in this session's file.{also}"
+    return Answer(
+        text, "telemetry", {"session_id": sid}, {"recorded": False, "measure": measure, "instead": shown}
+    )
 
 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
@@ -94,13 +147,16 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     if q.aggregation == "avg" or (m == "speed" and q.aggregation is None and lap is None):
         return _average(sid, m, lap)
     if m in ("top_speed", "rpm", "min_speed") or q.aggregation in ("max", "min"):
-        fn = q.aggregation if q.aggregation in ("max", "min") else _default(m)
+        fn = q.aggregation if q.aggregation in ("max", "min") else default_figure(m)
         got = on_lap(sid, m, lap, fn)
         if got is None:
             return not_recorded(s, m)
         v = got[0]
-        what = {"top_speed": "top speed", "rpm": "highest engine speed", "min_speed": "lowest speed"}.get(m)
-        what = what or f"{'highest' if fn == 'max' else 'lowest'} {label(m)}"
+        word = "highest" if fn == "max" else "lowest"  # the figure said is the one taken, never another's
+        what = {"top_speed": "top speed" if fn == "max" else "lowest speed", "min_speed": "lowest speed"}.get(
+            m
+        )
+        what = what or f"{word} {label(m)}"
         scope = f" on lap {lap}" if lap is not None else ""
         res = {"lap": lap} if lap is not None else {}
         key = {"top_speed": "top_speed_kmh", "rpm": "max_rpm", "min_speed": "min_speed_kmh"}.get(
@@ -166,7 +222,7 @@ def _average(sid: str, m: str, lap: int | None) -> Answer | None:
 
 def _each_lap(s: dict[str, Any], m: str) -> Answer:
     sid = str(s["session_id"])
-    cols, fn = MEASURES[m].columns, _default(m)
+    cols, fn = MEASURES[m].columns, default_figure(m)
     sel = ", ".join(f"{fn}({c})" for c in cols)
     pick = "greatest" if fn == "max" else "least" if fn == "min" else None
     expr = f"{pick}({sel})" if pick and len(cols) > 1 else f"{fn}({cols[0]})"

@@ -12,6 +12,7 @@ from services.paddock.questions.families.laps import laps_said, named_laps
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.alarms import flag_report
 from services.paddock.tools.registry import run_tool
+from shared import event_conditions as ev
 
 # the event a question names (``Question.measure``) -> (tool, the tool's event kind, what a driver calls it)
 KINDS: dict[str, tuple[str, str, str]] = {
@@ -48,9 +49,15 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     if q.measure in HEALTH:
         return _health(sid, q.measure)
     rep = flag_report(sid)
-    return Answer(
-        warnings_text(rep, lap), "get_flags_and_alarms", {"session_id": rep.session_id}, rep.as_dict()
-    )
+    text = warnings_text(rep, lap)
+    if q.measure == "engine_light" and "engine warning light" in rep.sources:
+        lit = [e for e in rep.events if e.kind == ev.MIL and (lap is None or e.lap <= lap <= e.end_lap)]
+        if not lit:  # "did the check engine light come on?": that light first, the others beside it
+            scope = f" on lap {lap}" if lap is not None else ""
+            text = f"The engine warning light never came on{scope}. " + (
+                "Other warnings: " + text[len("Yes, ") :] if text.startswith("Yes, ") else text
+            )
+    return Answer(text, "get_flags_and_alarms", {"session_id": rep.session_id}, rep.as_dict())
 
 
 def _interventions(

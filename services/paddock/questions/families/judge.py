@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.questions.families import channels
 from services.paddock.questions.families.track_words import corner_names
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.limits import TEMPS, VITALS, get_vital_limits
@@ -97,7 +98,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             lines.append("Not recorded in this session: " + ", ".join(lacking) + ".")
     else:
         lines = [_judged(results[0], names, n) for n in laps]
-        lines = lines[:1] if not results[0]["recorded"] else lines
+        if not results[0]["recorded"]:  # what the file records instead, by name
+            lines = [lines[0] + channels.instead(str(sid), measures[0])[0]]
     args: dict[str, Any] = (
         {"session_id": sid, "measure": measures[0]} if len(measures) == 1 else {"session_id": sid}
     )
