@@ -251,6 +251,16 @@ def test_question_routes_to_a_specialist_that_calls_its_tool(env, model_svc) -> 
     assert done["text"].startswith("Your race pace")
 
 
+def test_a_specialists_sentence_naming_a_part_its_data_never_speaks_of_is_dropped(env, model_svc) -> None:
+    """A specialist's prose (model-chosen tools) with an invented clutch fault: that sentence is dropped,
+    its coaching stays; no tool result speaks of the clutch."""
+    coaching = "Keep building the same smooth laps before you push."
+    env["llm"].script.append({"text": f"Your clutch is slipping on the exits. {coaching} [EMOTION:neutral]"})
+    done = _run(ask(model_svc, "ana", "set me a goal", session_id=env["sid"]))[-1].data
+    assert done["narrator"] == "llm" and done["text"].startswith(coaching), done
+    assert "clutch" not in done["text"].lower(), done
+
+
 def test_loop_guard_stops_repeated_identical_tool_calls(env, model_svc) -> None:
     call = {"tool_calls": [{"name": "get_goal_targets", "arguments": {"driver_id": "ana"}}]}
     env["llm"].script.extend([call, call, call, {"text": "done"}])

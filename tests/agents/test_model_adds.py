@@ -107,22 +107,53 @@ def test_picks_without_words_of_the_models_own_give_the_data_answer(env) -> None
     assert "no words of its own" in (done["reason"] or ""), done
 
 
-def test_a_specialists_prose_is_followed_by_the_data_answer_it_does_not_carry(env) -> None:
-    """A question no family answers goes to the routed specialist: its checked prose, then what Pitwall
-    understood and can answer (its data answer), never the prose alone."""
+def _ask_as(env: dict[str, Any], driver: str, question: str, reply: str) -> dict[str, Any]:
+    """The final ``done`` data of ``question`` asked by ``driver`` (a conversation of its own: no earlier
+    question of this module to follow up on) with the model replying ``reply``."""
+
+    async def go() -> list[CoachEvent]:
+        return [e async for e in ask(env["svc"], driver, question, session_id=env["sid"])]
+
+    env["llm"].script.append({"text": reply})
+    events = asyncio.run(go())
+    assert events[-1].type == "done", events[-1]
+    return events[-1].data
+
+
+def test_a_question_the_data_cannot_answer_gets_what_was_understood_never_a_specialists_prose(env) -> None:
+    """No family answers it: the narrator over "what I understood and what I can answer" (the one model
+    call, constrained to its facts), every word of that reply after the model's; the invented cause (the
+    fuel system, which no fact speaks of) never reaches the driver."""
     question = "should I change my racing line in the wet?"
     plan = plan_of(question, env["sid"])
     assert plan is not None and plan["result"].get("understood"), plan
-    prose = "Keep off the rubbered line in the wet, where the grip is lowest."
-    env["llm"].script.append({"text": prose})
-
-    async def go() -> list[CoachEvent]:
-        # another driver's conversation: no earlier question of this module to follow up on
-        return [e async for e in ask(env["svc"], "bo", question, session_id=env["sid"])]
-
-    done = asyncio.run(go())[-1].data
-    assert done["narrator"] == "llm" and done["agent"] != "AskNarrator", done
-    assert done["text"].startswith(prose + " "), done
+    kept = "Keep off the rubbered line in the wet, where the grip is lowest."
+    sent = len(env["llm"].requests)
+    done = _ask_as(env, "bo", question, f"There is a problem with the fuel system. {kept}")
+    calls = env["llm"].requests[sent:]
+    # one call, the narrator's: its fact-pick schema, no specialist's tools
+    assert len(calls) == 1 and "response_format" in calls[0] and not calls[0].get("tools"), calls
+    assert done["narrator"] == "llm" and done["text"].startswith(kept + " "), done
+    assert "fuel" not in done["text"].lower(), done
     # after the prose: the data answer, every word of it in its order (its clauses as sentences)
     words = re.compile(r"[a-z0-9]+")
-    assert words.findall(done["text"][len(prose) :].lower()) == words.findall(plan["text"].lower())
+    assert words.findall(done["text"][len(kept) :].lower()) == words.findall(plan["text"].lower())
+
+
+def test_a_sentence_naming_a_part_no_fact_speaks_of_is_dropped(env) -> None:
+    """The model's prose over a lap comparison invents a gearbox fault: that sentence is dropped, its
+    coaching sentence stays, and every figure of the data answer follows."""
+    coaching = "Brake a touch later and carry more speed through the slow corners."
+    done = _ask_as(env, "cy", QUESTION, f"Your gearbox was slipping out of gear. {coaching}")
+    assert done["narrator"] == "llm" and done["text"].startswith(coaching + " "), done
+    assert "gearbox" not in done["text"].lower(), done
+    assert FIGURE.findall(done["text"][len(coaching) :]) == FIGURE.findall(env["data"])
+
+
+def test_a_note_naming_a_part_no_fact_speaks_of_is_dropped(env) -> None:
+    """A pick's note in plain coaching words that speaks of the tyres (no fact does): the fact alone, so the
+    driver gets the data answer, labelled as such."""
+    assert "tyre" not in env["data"].lower() and "tire" not in env["data"].lower()
+    reply = json.dumps({"emotion": "neutral", "answer": [{"fact": "f1", "note": "the tyres were not ready"}]})
+    done = _ask_as(env, "di", QUESTION, reply)
+    assert done["narrator"] == "data" and done["text"] == env["data"], done

@@ -11,9 +11,11 @@ model's words.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.paddock.agents import claims
 from services.paddock.agents.coach_types import CoachHost, CoachRequest, Run
 from services.paddock.agents.compose import carry_every_fact, prose_problem
 from services.paddock.agents.evidence import fallback, sheet_and_facts
@@ -46,6 +48,8 @@ def _specialist(req: CoachRequest, run: Run) -> tuple[str, str, str | None, list
 
     raw = "".join(run.held)
     text, emotion = parse_emotion(raw)
+    said = [json.dumps(res, default=str) for res in run.tool_results]
+    text, _ = claims.drop_unsupported(text, said)  # a part of the car its data never speaks of
     facts = Facts()
     facts.add_text(req.question)
     for res in run.tool_results:

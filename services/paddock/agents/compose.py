@@ -6,7 +6,8 @@ Pitwall renders each pick as the fact's sentence followed by the note. A note th
 words, a unit, an id or a label of the prompt, or echoes a fact, stops the reading there; so does a reply
 that leaves out the answer's main fact (``f1`` of a question). A server that ignores the schema and writes
 prose gets the same end: its text is kept only when every lap, corner, figure and unit in it passes
-``grounding_check`` and it echoes nothing of the prompt.
+``grounding_check`` and it echoes nothing of the prompt. A note or a sentence of prose that names a part
+of the car no fact speaks of (``claims``: "a problem with the fuel system") is dropped.
 
 One rule for questions, briefs and debriefs (``carry_every_fact``): whatever the model's words, every fact
 of the sheet follows them, in the sheet's (coaching) order, unless they already carry it (a picked fact;
@@ -21,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.paddock.agents import claims
 from services.paddock.agents.factsheet import FactSheet, sentence
 from services.paddock.agents.grounding import Facts, grounding_check
 from services.paddock.agents.narrative import EMOTIONS, parse_emotion
@@ -70,7 +72,7 @@ class Reading:
     emotion: str = "neutral"
     problem: str | None = None
     mode: str = "json"  # json (constrained picks) | prose (a server that ignored the schema)
-    dropped: list[str] = field(default_factory=list)  # notes not shown: words outside the vocabulary
+    dropped: list[str] = field(default_factory=list)  # not shown: notes outside the vocabulary, claims
     notes: list[str] = field(default_factory=list)  # the model's own words shown (notes, or its prose)
     added: list[str] = field(default_factory=list)  # the sheet's facts the reply left out, after it
 
@@ -142,7 +144,9 @@ class ReplyReader:
         why = note_problem(note, self.sheet, self.question)
         if why:
             return self._stop(why)
-        if unknown_words(note) or len(note.split()) < 2:  # not plain coaching words: the fact alone
+        said = [t for _, t in self.sheet.facts]
+        if unknown_words(note) or len(note.split()) < 2 or claims.unsupported(note, said):
+            # not plain coaching words, or a part of the car no fact speaks of: the fact alone
             self.r.dropped.append(note)
             note = ""
         self.r.picks.append(fid)
@@ -163,9 +167,12 @@ class ReplyReader:
         if self.r.mode == "prose":
             text, emotion = parse_emotion(self.raw)
             self.r.emotion = emotion
+            text, self.r.dropped = claims.drop_unsupported(text, [t for _, t in self.sheet.facts])
             bad = grounding_check(text, facts)
             why = prose_problem(text, self.sheet, self.question)
-            if bad:
+            if self.r.dropped and not text:
+                self.r.problem = "the reply names parts of the car no fact speaks of"
+            elif bad:
                 self.r.problem = "unsupported: " + ", ".join(bad)
             elif why:
                 self.r.problem = why

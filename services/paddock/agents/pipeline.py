@@ -42,8 +42,9 @@ def _question(ctx: InvocationContext) -> str:
 
 class EvidenceRouter(BaseAgent):
     """Routes a question (keyword classifier) and runs the tool that answers it; no model. ``route.next``
-    is the agent that answers: the narrator over this evidence, or (no evidence, or model-chosen tools)
-    the routed specialist when a model may be called."""
+    is the agent that answers: the narrator over this evidence (a question the data cannot answer gets
+    what was understood and what can be answered, never a specialist's free prose), or (no evidence, or
+    model-chosen tools) the routed specialist when a model may be called."""
 
     specialist_tools: str = "evidence"
 
@@ -57,11 +58,10 @@ class EvidenceRouter(BaseAgent):
             plan, question = await asyncio.to_thread(
                 plan_for, q, str(state.get("session_id")), req.get("intent"), state.get(STATE_KEY)
             )
-        nxt = "AskNarrator"
+        nxt = "AskNarrator"  # a question the data cannot answer too: what was understood, rephrased at most
         tools_by = req.get("specialist_tools") or self.specialist_tools
-        understood_only = plan is not None and bool(plan["result"].get("understood"))
-        if req.get("model_ok") and (plan is None or understood_only or tools_by == "model"):
-            nxt = agent  # the specialist's model may still find it with its tools
+        if req.get("model_ok") and (plan is None or tools_by == "model"):
+            nxt = agent  # no session in the lake, or the model chooses the tools: the specialist's prose
         route = {"intent": intent, "agent": agent, "next": nxt}
         delta = {"plan": plan, "user_question": q, "route": route, STATE_KEY: question}
         yield _event(self, ctx, actions=EventActions(state_delta=delta))
