@@ -187,7 +187,7 @@ def test_the_warnings_question_names_the_alarm_lap_corner_and_time(flagged: dict
     (_, _), alap, acorner = flagged["abs"]
     on_abs = plan_of("did the ABS warn me?", flagged["sid"], None)
     assert on_abs is not None and on_abs["tool"] == "get_safety_events"
-    assert on_abs["text"] == f"Yes, 1 ABS interventions: at {acorner.upper()} on lap {alap}."
+    assert on_abs["text"] == f"Yes, 1 ABS intervention: at {acorner.upper()} on lap {alap}."
     # on a lap without it: none was set, and what was recorded
     other = plan_of("any warning lights on lap 1?", flagged["sid"], None)
     assert other is not None and other["text"].startswith("No: none was set on lap 1. Recorded: ")
