@@ -58,7 +58,12 @@ def import_cmd(
     failed = 0
     for i, p in enumerate(paths):
         try:
-            res = _one(p, settings, driver, car, track, map_file, mine, progress=not as_json)
+            try:
+                res = _one(p, settings, driver, car, track, map_file, mine, progress=not as_json)
+            except Exception as exc:  # Ctrl-C inside a DuckDB query: DuckDB stops it and says so
+                if type(exc).__name__ in ("RuntimeError", "InterruptException") and "interrupted" in str(exc):
+                    raise KeyboardInterrupt from None
+                raise
         except (*named, KeyError, ValueError, OSError, MemoryError) as exc:
             failed += 1
             msg = printable(str(exc).strip('"'), 600)  # file content never reaches the terminal raw
