@@ -42,9 +42,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
             LapRef(pick="last"),
         ]
         intent = "compare"  # "did I get slower as the race went on?": the last lap against the best
-    if intent in ("why_slower", "where_time") and all(
-        x.pick == "fastest" and x.session == "this" and not x.offset for x in s.laps
-    ):
+    if intent in ("why_slower", "where_time") and _best_alone(s):
         s.laps = []  # "why am I slower than my best lap?": the session's analysis against the good laps
     if intent == "compare" and len(s.laps) == 1 and s.laps[0].offset:
         s.laps = [replace(s.laps[0], offset=0), s.laps[0]]  # "the lap after my best, compared": with the best
@@ -118,6 +116,11 @@ def _without_context(
     return toks, s, intent
 
 
+def _best_alone(s: Slots) -> bool:
+    """No lap named but this session's best itself (or none at all): the session analysis's own reference."""
+    return all(x.pick == "fastest" and x.session == "this" and not x.offset for x in s.laps)
+
+
 def _several_figures(s: Slots) -> bool:
     """Two or more of the session's lap-time figures asked at once, an average or the spread among them
     ("my best and average lap", "average lap and the spread"), no lap number, corner or channel named."""
@@ -171,7 +174,7 @@ def _intent(s: Slots) -> Intent:
         or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or ever or s.compare))
     ):
         return "sessions"
-    if _where_time(s) and all(x.pick == "fastest" and x.session == "this" and not x.offset for x in s.laps):
+    if _where_time(s) and _best_alone(s):
         return "where_time"  # "where am I losing time against my best lap?": the session's analysis
     if s.laps and s.compare:
         return "compare"

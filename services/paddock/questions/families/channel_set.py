@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.paddock.questions.families import channels
-from services.paddock.questions.families.laps import named_laps
+from services.paddock.questions.families.laps import laps_said, named_laps
 from services.paddock.questions.model import Answer, Question
 from services.paddock.questions.words import MEASURES
 from services.paddock.tools.base import rows
@@ -37,9 +37,10 @@ def _expr(cols: tuple[str, ...], fn: str) -> str:
 
 
 def _name(laps: list[int]) -> str:
+    """Three laps or more in a row as their span ("laps 3 to 5"), else as every answer lists laps."""
     if len(laps) > 2 and laps == list(range(laps[0], laps[-1] + 1)):
         return f"laps {laps[0]} to {laps[-1]}"
-    return "laps " + ", ".join(str(x) for x in laps[:-1]) + f" and {laps[-1]}"
+    return laps_said(laps)
 
 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:

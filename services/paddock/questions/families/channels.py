@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.paddock.questions.families.laps import named_laps
+from services.paddock.questions.families.laps import listed, named_laps
 from services.paddock.questions.model import Answer, Question
 from services.paddock.questions.words import MEASURES, Measure
 from services.paddock.tools.base import rows
@@ -104,10 +104,6 @@ def recorded(sid: str) -> list[str]:
     return [m for m in INSTEAD if have & set(MEASURES[m].columns)]
 
 
-def _listed(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
-
-
 def instead(sid: str, measure: str) -> tuple[str, list[str]]:
     """What the file records instead of ``measure``: its readings in the same unit (a temperature: the
     temperatures it has), else the car's channels it has, at most six; names only, never a figure."""
@@ -115,7 +111,7 @@ def instead(sid: str, measure: str) -> tuple[str, list[str]]:
     have = [m for m in recorded(sid) if m != measure]
     alike = [m for m in have if unit and MEASURES[m].unit == unit]
     shown = (alike or have)[:6]
-    return (f" It records {_listed([label(m) for m in shown])} instead." if shown else ""), shown
+    return (f" It records {listed([label(m) for m in shown])} instead." if shown else ""), shown
 
 
 def not_recorded(s: dict[str, Any], measure: str) -> Answer:

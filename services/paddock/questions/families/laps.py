@@ -15,10 +15,14 @@ from services.paddock.tools.base import rows
 from shared.display import lap_time
 
 
+def listed(items: Sequence[str]) -> str:
+    """Words in a list as a sentence says them: "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def laps_said(laps: Sequence[int]) -> str:
     """How every answer names laps (one wording): "lap 6", "laps 6 and 7", "laps 6, 7 and 8"."""
-    said = [str(n) for n in laps]
-    return f"lap {said[0]}" if len(said) == 1 else f"laps {', '.join(said[:-1])} and {said[-1]}"
+    return f"lap{'' if len(laps) == 1 else 's'} {listed([str(n) for n in laps])}"
 
 
 def all_laps(sid: str) -> list[dict[str, Any]]:
