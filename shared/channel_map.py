@@ -39,6 +39,7 @@ from shared.units import declared, normalise_unit, source_unit
 
 NO_RULE = "no rule matches the name, the file's function or the unit"
 PEDAL_FLOOR_PCT = 10.0
+STILL_IS_NO_READING = ("throttle_pct",)  # a pedal that never moves in a session is not being read
 FLAGS = ("abs_active", "dsc_active", "mil", "brake_switch")  # 0/1 signals: any other value is no flag
 FLAG_SHARE = 0.99  # share of a flag's readings that must be 0 or 1  # a throttle channel whose 1st percentile is above this is not the driver's pedal
 _NOT_CANONICAL = NOT_MAPPABLE
@@ -70,6 +71,10 @@ def _usable(spec: Spec, ch: RawChannel) -> tuple[bool, str]:
                 f"it holds values other than 0 and 1 ({other.min():g}..{other.max():g}): "
                 "a setting or a count, not an on/off flag"
             )
+    if spec.canonical in STILL_IS_NO_READING:
+        fin = v[np.isfinite(v)]
+        if len(fin) > 1 and fin.min() == fin.max():
+            return False, f"it reads {fin[0]:g} throughout: no pedal was read"
     if np.isfinite(v).any():
         return True, ""
     c = CHANNEL_BY_NAME[spec.canonical]

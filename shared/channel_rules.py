@@ -95,7 +95,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "throttle-pedal",
         "throttle_pct",
-        r"(r )?((accel|accelerator|acc|gas|throttle|thr) )?pedal( (pos|position|ratio))?|app|pps|aps"
+        r"(r )?((accel|accelerator|acc|gas|throttle|thr) )?pedal( (pos|position|ratio))?|(apps|app|pps|aps)( ?\d)?"
         r"|(r )?(accel|accelerator|gas) pedal( (pos|position))?|pedal (pos|position)|(accel|accelerator|gas) (pos|position)|gas",
         assume_unit="%",
         note="the driver's pedal",
@@ -284,6 +284,13 @@ RULES: tuple[Rule, ...] = (
         note="its unit is rpm and its name names no other shaft",
     ),
     Rule("unit-gear", "gear", r".*", units=("gear",), sentinels=(255.0, -1.0, 15.0), hold=True),
+    Rule(
+        "unit-accelerator",
+        "throttle_pct",
+        r"(acc|accel|accelerator)( ?\d)?",
+        units=("%",),
+        note="an accelerator sensor in %: the driver's pedal (in g it would be an acceleration)",
+    ),
 )
 
 

@@ -468,6 +468,11 @@ NAMES = [  # (name, unit, source format, canonical) as AiM Race Studio, ECUs and
     ("Throttle", "%", "aim_csv", "throttle_pct"),
     ("TPS", "%", "aim_csv", "throttle_pct"),
     ("PPS", "", "aim_csv", "throttle_pct"),
+    ("APPS1", "", "aim_csv", "throttle_pct"),  # Formula Student's accelerator pedal position sensors
+    ("APPS 2", "%", "aim_xrk", "throttle_pct"),
+    ("Acc-1", "%", "aim_xrk", "throttle_pct"),  # an accelerator in % is the pedal
+    ("Acc-1", "g", "aim_xrk", None),  # the same name in g is an acceleration of no known axis
+    ("Acc", "", "aim_csv", None),  # no unit: pedal or acceleration, the file does not say
     ("Steer Angle", "deg", "aim_csv", "steer_deg"),
     ("SteeringAngle", "deg", "aim_xrk", "steer_deg"),
     ("LatAcc", "g", "aim_csv", "g_lat"),
@@ -510,7 +515,7 @@ def test_channel_names_and_units(name: str, unit: str, fmt: str, canonical: str 
     from shared.importers.base import RawChannel
 
     t = np.arange(10.0)
-    vals = np.full(10, 1.0)
+    vals = 1.0 + 0.01 * t  # moving a little: a pedal that never moves is no reading
     ch = RawChannel(name, unit, t, vals, 1.0, fmt)
     (d,) = resolve({name: ch}, fmt)
     assert d.canonical == canonical, d.why
@@ -554,3 +559,32 @@ def test_real_vbox_lateral_g_is_the_accelerometer_and_follows_the_gps_turns(shar
     fast = (wide["speed_kmh"] > 60) & np.isfinite(wide["g_lat"]) & np.isfinite(own)
     assert np.corrcoef(wide["g_lat"][fast], own[fast])[0, 1] > 0.8
     assert np.nanmax(np.abs(wide["g_lat"][fast])) < 2.5  # a road car on slicks, not 4.3 g
+
+
+def test_a_pedal_that_never_moves_is_no_reading() -> None:
+    from shared.channel_map import resolve
+    from shared.importers.base import RawChannel
+
+    t = np.arange(10.0)
+    still = RawChannel("Throttle", "%", t, np.zeros(10), 1.0, "aim_csv")
+    (d,) = resolve({"Throttle": still}, "aim_csv")
+    assert d.canonical is None
+    assert "reads 0 throughout" in d.why
+    moving = RawChannel("Throttle", "%", t, np.linspace(0.0, 90.0, 10), 1.0, "aim_csv")
+    (d,) = resolve({"Throttle": moving}, "aim_csv")
+    assert d.canonical == "throttle_pct"
+
+
+@pytest.mark.parametrize(
+    ("path", "pedal"), [("data/aim/scut_fsev_du.xrk", True), ("data/aim/scut_fsev_agx.xrk", False)]
+)
+def test_real_formula_student_accelerator_in_percent_is_the_pedal(
+    shared_dir: Path, path: str, pedal: bool
+) -> None:
+    """The EV's 'Acc-1' (%) moves in the driven session (0..28 % in the Race Studio export) and reads 0
+    throughout in the autonomous one, where no pedal was pressed."""
+    from shared.channel_map import resolve
+
+    log = read_log(shared_dir / path)
+    fed = {d.canonical: d.name for d in resolve(log.channels, log.source_format) if d.canonical}
+    assert fed.get("throttle_pct") == ("Acc-1" if pedal else None)
