@@ -63,7 +63,8 @@ def print_summary(console: Console, s: dict[str, Any]) -> None:
     d = s["debrief"]
     tbl = Table.grid(padding=(0, 2))
     tr = s.get("track")
-    tbl.add_row("track", f"{tr['name']} ({tr['id']}, {tr['corners']} corners)" if tr else "none found")
+    how = "its corners found from your laps, " if tr and str(tr["id"]).startswith("auto-") else ""
+    tbl.add_row("track", f"{tr['name']} ({how}{tr['corners']} corners)" if tr else "none found")
     tbl.add_row("laps", str(s["laps"]))
     tbl.add_row("best lap", _fmt(s["best_lap_s"]))
     tbl.add_row("cues", f"{s['cues_spoken']} spoken, {s['cues_dropped']} dropped")

@@ -39,3 +39,35 @@ def test_the_status_line_stays_inside_the_border(width: int) -> None:
     inside = " ".join(line.strip("│ ") for line in lines[1:3])
     assert inside.startswith("in-lap · Turn 3A · 187 km/h · best lap 1:35.300"), lines[:3]
     assert all(line.startswith("│") and line.rstrip().endswith("│") for line in lines[1:-1])
+
+
+@pytest.mark.parametrize(
+    ("track", "said"),
+    [
+        (
+            {"id": "auto-c327d407", "name": "SSKC", "corners": 11},
+            "SSKC (its corners found from your laps, 11 corners)",
+        ),
+        ({"id": "sonoma", "name": "Sonoma Raceway", "corners": 12}, "Sonoma Raceway (12 corners)"),
+        (None, "none found"),
+    ],
+)
+def test_the_summary_names_the_track_without_its_id(track: dict[str, object] | None, said: str) -> None:
+    from services.demo_view import print_summary
+
+    con = Console(width=200, record=True)
+    s = {
+        "track": track,
+        "laps": 11,
+        "best_lap_s": 58.524,
+        "cues_spoken": 1,
+        "cues_dropped": 0,
+        "focus_items": [],
+        "seconds": 1.0,
+        "debrief": {"narrator": "template", "reason": ""},
+    }
+    print_summary(con, s)
+    text = con.export_text()
+    assert said in text
+    assert "auto-" not in text and "(sonoma" not in text
+    assert "0:58.524" in text

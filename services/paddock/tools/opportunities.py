@@ -11,7 +11,7 @@ from services.paddock.tools.alarms import flag_report, warning_threads
 from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.base import rows, same_origin, session_row
 from shared.analysis.advice import opportunity
-from shared.analysis.model import SPLIT_RULE, TYPICAL
+from shared.analysis.model import INCIDENT, SPLIT_RULE, TYPICAL
 from shared.analysis.summary import LABELS, corner_summaries, where_the_time_is
 from shared.profiles.track import TrackProfile, load_track
 from shared.session_date import date_text
@@ -49,6 +49,11 @@ def _opportunities(s: dict[str, Any]) -> dict[str, Any]:
         "track": track.id,
         "valid_laps": len(an.laps),
         "opportunities": ops,
+        "incidents": [  # a stop, a spin or an off: said, never ranked as time to find
+            {"lap": r.lap, "corner": r.corner, "corner_id": r.corner_id, "evidence": r.evidence}
+            for r in an.rows
+            if r.cause == INCIDENT
+        ],
     }
     if not ops:
         out["reason"] = "no corner loses time against your good laps often enough to name"
@@ -56,7 +61,7 @@ def _opportunities(s: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_opportunities(session_id: str) -> dict[str, Any]:
-    """Three corners with most time lost over the session: time to find a lap, laps, cause with evidence (brake point, minimum speed, coasting, slip), one target."""
+    """Three corners with most time lost over the session: time to find a lap, laps, cause with evidence (brake point, minimum speed, coasting, slip), one target; and the laps that stopped, spun or went off at a corner (not ranked)."""
     return _opportunities(session_row(session_id))
 
 
