@@ -28,8 +28,8 @@ of the table: the importer, the hot path and the paddock tools detect events wit
 | steer_corrections | 3 | - | steering-rate reversals over 5 deg on the exit |
 | safety_cooldown_s | 20 | s | repeat interval of one safety cue |
 | opportunity_min_s | 0.05 | s | a lap loses time at a corner when its segment is this much slower than your good laps there (shared.analysis) |
-| incident_kmh | 10 | km/h | a corner's minimum under this, where your good laps go over twice as fast: a stop, a spin or an off, not a technique (shared.analysis) |
-| incident_time_ratio | 2 | - | ... or the corner took this many times your good laps' time there |
+| off_kmh | 10 | km/h | a corner's minimum under this, where your good laps go over twice as fast: a stop, a spin or an off, not a technique (shared.analysis) |
+| off_time_ratio | 2 | - | ... or the corner took this many times your good laps' time there |
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "steer_corrections": 3.0,
     "safety_cooldown_s": 20.0,
     "opportunity_min_s": 0.05,
-    "incident_kmh": 10.0,
-    "incident_time_ratio": 2.0,
+    "off_kmh": 10.0,
+    "off_time_ratio": 2.0,
     **EVENT_THRESHOLDS,
 }
 

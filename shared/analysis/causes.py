@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from shared.analysis.model import INCIDENT, TYPICAL, CornerLap, finite
+from shared.analysis.model import OFF, TYPICAL, CornerLap, finite
 
 
 @dataclass(frozen=True)
@@ -21,19 +21,17 @@ def _d(a: float, b: float) -> float:
     return a - b if finite(a) and finite(b) else 0.0
 
 
-def _incident(r: CornerLap, th: Mapping[str, float]) -> bool:
+def _off(r: CornerLap, th: Mapping[str, float]) -> bool:
     """A stop, a spin or an off: the car all but stopped where your good laps go on, or the corner took
     several times as long. Nothing a driver changes by technique: kept out of where the time is."""
-    stopped = (
-        finite(r.min_kmh) and r.min_kmh < th["incident_kmh"] and _d(r.typ_min_kmh, 2 * th["incident_kmh"]) > 0
-    )
-    return stopped or (finite(r.typical_s) and r.time_s > th["incident_time_ratio"] * r.typical_s > 0)
+    stopped = finite(r.min_kmh) and r.min_kmh < th["off_kmh"] and _d(r.typ_min_kmh, 2 * th["off_kmh"]) > 0
+    return stopped or (finite(r.typical_s) and r.time_s > th["off_time_ratio"] * r.typical_s > 0)
 
 
 RULES: tuple[Rule, ...] = (
     Rule(
-        INCIDENT,
-        _incident,
+        OFF,
+        _off,
         lambda r: (
             f"{r.time_s:.1f} s through {r.corner} where {TYPICAL} take {r.typical_s:.1f} s, minimum {r.min_kmh:.0f} km/h"
         ),

@@ -19,9 +19,9 @@ BEST = "your best at this corner"
 SPLIT_RULE = "the top speed between the two corners on your typical lap"
 
 #: every cause the rules name (``shared.analysis.causes``), in the driver's words
-INCIDENT = "incident"  # a stop, a spin or an off: reported, never ranked as time to find
+OFF = "off"  # a stop, a spin or an off: reported, never ranked as time to find
 CAUSE_WORDS = {
-    INCIDENT: "a spin, an off or a stop",
+    OFF: "a spin, an off or a stop",
     "lockup": "a lockup under braking",
     "wheelspin": "wheelspin on the exit",
     "coasting": "coasting between throttle and brake",

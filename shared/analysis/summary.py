@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from shared.analysis.model import BEST, CAUSE_WORDS, INCIDENT, SPLIT_RULE, TYPICAL, CornerLap, finite
+from shared.analysis.model import BEST, CAUSE_WORDS, OFF, SPLIT_RULE, TYPICAL, CornerLap, finite
 from shared.analysis.session import SessionAnalysis
 
 TOP_N = 3
@@ -37,7 +37,7 @@ class CornerSummary:
     worst_lap: int | None = None
     typical_s: float = float("nan")  # your good laps' time over its usual segment
     best_s: float = float("nan")  # your best time over it
-    incidents: list[int] = field(default_factory=list)  # laps with a stop, a spin or an off here: not ranked
+    offs: list[int] = field(default_factory=list)  # laps with a stop, a spin or an off here: not ranked
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -53,17 +53,17 @@ class CornerSummary:
             "worst_lap": self.worst_lap,
             "your_good_laps_s": round(self.typical_s, 3) if finite(self.typical_s) else None,
             "your_best_s": round(self.best_s, 3) if finite(self.best_s) else None,
-            "incident_laps": self.incidents,
+            "off_laps": self.offs,
             "labels": {"time_to_find_s": LABELS["per_lap_s"], "session_s": LABELS["session_s"]},
         }
 
 
 def _summary(rows: list[CornerLap]) -> CornerSummary:
     r0 = rows[0]
-    lost = [r for r in rows if r.cause and r.cause != INCIDENT]
+    lost = [r for r in rows if r.cause and r.cause != OFF]
     s = CornerSummary(r0.corner_id, r0.corner, r0.seq, len(rows), best_s=r0.best_s)
     s.typical_s = r0.good_s
-    s.incidents = sorted(r.lap for r in rows if r.cause == INCIDENT)
+    s.offs = sorted(r.lap for r in rows if r.cause == OFF)
     if not lost:
         return s
     s.laps = sorted(r.lap for r in lost)

@@ -28,9 +28,9 @@ def opportunity_sentence(o: dict[str, Any], target: bool = True) -> str:
     )
 
 
-def incidents_sentence(out: dict[str, Any]) -> list[str]:
+def offs_sentence(out: dict[str, Any]) -> list[str]:
     """The laps that stopped, spun or went off at a corner, kept out of the opportunities."""
-    inc = out.get("incidents") or []
+    inc = out.get("offs") or []
     if not inc:
         return []
     said = "; ".join(f"lap {i['lap']} at {corner_label(i.get('corner'))} ({i['evidence']})" for i in inc)
@@ -102,7 +102,7 @@ def coaching_lines(state: dict[str, Any], brief: bool, targets: bool = True) -> 
     out = [opportunity_sentence(o, targets) for o in opps]
     if opp and not opps and opp.get("reason"):
         out.append(f"Opportunities: none to name ({opp['reason']}).")
-    out += incidents_sentence(opp)
+    out += offs_sentence(opp)
     out += thread_lines(thr)
     return out
 
@@ -123,7 +123,7 @@ def opportunities_text(out: dict[str, Any]) -> str:
         why = out.get("reason") or "no corner loses time against your good laps often enough to name"
         return f"No opportunity to name in this session: {why}."
     head = f"Your {'biggest opportunity' if len(opps) == 1 else f'{len(opps)} biggest opportunities'}, by time lost over the session:"
-    return " ".join([head, *(opportunity_sentence(o) for o in opps), *incidents_sentence(out)])
+    return " ".join([head, *(opportunity_sentence(o) for o in opps), *offs_sentence(out)])
 
 
 def threads_text(out: dict[str, Any]) -> str:

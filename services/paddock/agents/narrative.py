@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from services.paddock.agents.coaching_lines import focus as coach_focus
-from services.paddock.agents.coaching_lines import incidents_sentence, thread_lines
+from services.paddock.agents.coaching_lines import offs_sentence, thread_lines
 from services.paddock.agents.grounding import Facts, facts_of, grounding_check
 
 EMOTIONS = {"encouraging", "neutral", "concerned", "celebratory", "urgent"}
@@ -56,7 +56,7 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
     elif hl.get("valid_laps") and hl.get("opportunities_reason"):
         parts.append(f"No corner stands out: {hl['opportunities_reason']}.")
     if kind == "debrief":
-        parts += incidents_sentence(load(state, "opportunities_data"))
+        parts += offs_sentence(load(state, "opportunities_data"))
         parts += thread_lines(load(state, "threads_data"))
     if ped.get("blocks"):
         parts.append(

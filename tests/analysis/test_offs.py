@@ -13,7 +13,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from shared.analysis.model import INCIDENT, CornerLap
+from shared.analysis.model import OFF, CornerLap
 from shared.analysis.session import SessionAnalysis
 from shared.analysis.stored import analyse_stored
 from shared.analysis.summary import corner_summaries, where_the_time_is
@@ -23,7 +23,7 @@ from shared.thresholds import DEFAULT_THRESHOLDS
 from tests.support.truth import aim_truth
 
 KART = "data/aim/mychron_kart_sskc_2022-06-19.csv"
-STOP_KMH = DEFAULT_THRESHOLDS["incident_kmh"]
+STOP_KMH = DEFAULT_THRESHOLDS["off_kmh"]
 
 
 @pytest.fixture(scope="module")
@@ -42,30 +42,30 @@ def kart(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[li
     return an.rows, stopped
 
 
-def test_the_lap_that_stopped_is_an_incident_at_one_corner(kart: tuple[list[CornerLap], list[int]]) -> None:
+def test_the_lap_that_stopped_is_an_off_at_one_corner(kart: tuple[list[CornerLap], list[int]]) -> None:
     rows, stopped = kart
     assert len(stopped) == 1  # the raw file: one racing lap falls to walking pace
-    inc = [r for r in rows if r.cause == INCIDENT]
+    inc = [r for r in rows if r.cause == OFF]
     assert [r.lap for r in inc] == stopped
     (r,) = inc
     assert r.min_kmh < STOP_KMH
     assert r.typ_min_kmh > 2 * STOP_KMH
     assert f"minimum {r.min_kmh:.0f} km/h" in r.evidence
-    # every other lap at that corner goes on at racing speed: none of them is an incident
+    # every other lap at that corner goes on at racing speed: none of them is an off
     others = [x for x in rows if x.corner_id == r.corner_id and x.lap != r.lap]
-    assert others and all(x.cause != INCIDENT and x.min_kmh > 2 * STOP_KMH for x in others)
+    assert others and all(x.cause != OFF and x.min_kmh > 2 * STOP_KMH for x in others)
 
 
-def test_an_incident_is_never_ranked_as_time_to_find(kart: tuple[list[CornerLap], list[int]]) -> None:
+def test_an_off_is_never_ranked_as_time_to_find(kart: tuple[list[CornerLap], list[int]]) -> None:
     rows, stopped = kart
-    (r,) = [x for x in rows if x.cause == INCIDENT]
+    (r,) = [x for x in rows if x.cause == OFF]
     an = SessionAnalysis(rows=rows)
     summaries = {s.corner_id: s for s in corner_summaries(an)}
     s = summaries[r.corner_id]
-    assert s.incidents == stopped
+    assert s.offs == stopped
     assert r.lap not in s.laps
     # its time to find comes from the laps that did not stop: the median of their own losses
-    lost = [x.loss_s for x in rows if x.corner_id == r.corner_id and x.cause and x.cause != INCIDENT]
+    lost = [x.loss_s for x in rows if x.corner_id == r.corner_id and x.cause and x.cause != OFF]
     assert s.per_lap_s == pytest.approx(float(np.median(lost)) if lost else 0.0)
     assert s.session_s == pytest.approx(sum(lost))
     assert s.session_s < r.loss_s  # with the stop counted the corner would rank on it
