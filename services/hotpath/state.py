@@ -37,7 +37,7 @@ from shared.store.deletion import apply_tombstones, delete_session
 from shared.store.hot import HotStore, new_session_id, open_hot_db, rows_table
 from shared.store.lake_mirror import mirror_for, uploader_for
 from shared.store.publisher import LakePublisher
-from shared.store.spool import Uploader
+from shared.store.uploader import Uploader
 from shared.store.writer import StoreWriter
 
 log = logging.getLogger(__name__)
