@@ -19,6 +19,7 @@ import msgpack
 import pyarrow as pa
 import pytest
 
+import services.hotpath.cue_outlet as cue_outlet
 import services.hotpath.frame_batch as frame_batch
 import services.hotpath.frame_path as frame_path
 import services.hotpath.frame_run as frame_run
@@ -106,13 +107,13 @@ def _run(
     if finder:
         sess.finder = LiveTrackFinder([load_track("sonoma")])
         sess.on_track_found = lambda tr: got["found"].append(tr.id)
-    old = frame_path.time, frame_run.time, frame_batch.process_run
-    frame_path.time = frame_run.time = wall  # type: ignore[assignment]
+    old = frame_path.time, frame_run.time, cue_outlet.time, frame_batch.process_run
+    frame_path.time = frame_run.time = cue_outlet.time = wall  # type: ignore[assignment]
     counted = [0]
 
     def run_counted(sess: LiveSession, part: Frames, *a: Any) -> Any:
         counted[0] += len(part)
-        return old[2](sess, part, *a)
+        return old[3](sess, part, *a)
 
     frame_batch.process_run = run_counted  # type: ignore[assignment]
     try:
@@ -137,7 +138,7 @@ def _run(
         state = _state(sess)
         sess.finish()
     finally:
-        frame_path.time, frame_run.time, frame_batch.process_run = old
+        frame_path.time, frame_run.time, cue_outlet.time, frame_batch.process_run = old
     got["state"] = state
     got["view"] = _clean(sess.live_view())
     got["decisions"] = [repr(d) for d in sess.decisions]
