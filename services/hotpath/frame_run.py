@@ -24,8 +24,9 @@ from services.hotpath.cue import Cue
 from services.hotpath.frame_columns import ColumnBlock, RunColumns
 from services.hotpath.frame_path import LiveSession, new_trace
 from services.hotpath.phrases import render
-from shared.event_conditions import WHEELS, is_flag_on
+from shared.event_conditions import is_flag_on
 from shared.laps_live import LiveLapState
+from shared.signals import WHEELS
 
 _NAN = float("nan")
 
