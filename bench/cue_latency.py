@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 
 from bench.cpu_limits import busy_core, describe, limit_cpu  # noqa: E402
 from bench.rows import Row, print_rows  # noqa: E402
-from services.hotpath.frame_path import SAFETY_SPEAK_WITHIN_S  # noqa: E402
+from services.hotpath.cue_outlet import SAFETY_SPEAK_WITHIN_S  # noqa: E402
 from tests.support.procs import start_hotpath  # noqa: E402
 
 DRIVE_START_P99_S = 0.00317  # SSE cue -> Web Audio start on the drive screen, p99 (bench/drive.py, 5x)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from shared.channel_orient import CHECKS, correlation
+from shared.units import G
 
 AGREE_R = 0.5  # |r| a source needs with the GPS track to be trusted over another that has it
 CHECKED = ("g_lat", "g_long", "yaw_rate_dps")  # the signals whose source may give way
-G = 9.80665
 Candidates = dict[str, list[tuple[str, np.ndarray]]]  # canonical -> (channel name, values on the grid)
 
 

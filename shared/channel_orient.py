@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from shared.geo import LocalProjection
+from shared.units import G
 
 MIN_R = 0.5  # correlation needed to call a sign wrong
 MIN_MOVING = 200  # samples above MOVING_KMH needed for any check
 MOVING_KMH = 20.0
-G = 9.80665
 
 
 def _smooth(x: np.ndarray, n: int) -> np.ndarray:

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from shared.profiles.track import Corner
+from shared.signals import WHEELS as WHEELS  # named here too: the paddock's tools read ``ev.WHEELS``
 
-WHEELS = ("fl", "fr", "rl", "rr")
 DRIVEN_WHEELS = ("rl", "rr")
 
 # ---- the vocabulary -------------------------------------------------------------------

@@ -16,7 +16,7 @@ import numpy as np
 
 from shared import event_conditions as ev
 from shared.profiles.track import Corner
-from shared.signals import Wide
+from shared.signals import WHEELS, Wide
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def slip_runs(a: Mapping[str, np.ndarray], th: Mapping[str, float]) -> list[Slip
     abs_off = ~ev.is_flag_on(_nz(a.get("abs_active"), n))
     out: list[SlipRun] = []
     with np.errstate(invalid="ignore"):
-        for w in ev.WHEELS:
+        for w in WHEELS:
             ws = a.get(f"wheel_speed_{w}_kmh")
             if ws is None or not np.isfinite(ws).any():
                 continue
@@ -117,7 +117,7 @@ def detect_events(
         for a, b in ev.runs(np.nan_to_num(v) > 0):
             end_lap = int(np.nan_to_num(lap[b - 1]))
             add(ev.ALARM, a, b, None, None, channel=name, bitfield=int(np.nanmax(v[a:b])), end_lap=end_lap)
-    for w in ev.WHEELS:
+    for w in WHEELS:
         al = wide.get(f"tpms_alarm_{w}")
         press = wide.get(f"tpms_press_{w}_bar")
         if al is not None:

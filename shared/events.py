@@ -21,7 +21,6 @@ from shared.event_conditions import (
     OIL_PRESSURE,
     TPMS_ALARM,
     TPMS_DROP,
-    WHEELS,
     WHEELSPIN,
     corner_for,
     event_thresholds,
@@ -34,6 +33,7 @@ from shared.event_conditions import (
     tpms_drop,
 )
 from shared.profiles.track import Corner
+from shared.signals import WHEELS
 
 
 @dataclass

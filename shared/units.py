@@ -57,6 +57,8 @@ _ALIASES = {
     "ms": "ms",
 }
 
+G = 9.80665  # standard gravity, m/s^2 per g
+
 # (from, to) -> (scale, offset): to = from * scale + offset
 _LINEAR: dict[tuple[str, str], tuple[float, float]] = {
     ("m/s", "km/h"): (3.6, 0.0),
@@ -69,7 +71,7 @@ _LINEAR: dict[tuple[str, str], tuple[float, float]] = {
     ("F", "C"): (5.0 / 9.0, -32.0 * 5.0 / 9.0),
     ("K", "C"): (1.0, -273.15),
     ("gal", "l"): (3.785411784, 0.0),
-    ("m/s2", "g"): (1.0 / 9.80665, 0.0),
+    ("m/s2", "g"): (1.0 / G, 0.0),
     ("rad", "deg"): (57.29577951308232, 0.0),
     ("rad/s", "deg/s"): (57.29577951308232, 0.0),
     ("mV", "V"): (0.001, 0.0),

@@ -10,19 +10,17 @@ import logging
 import time
 from array import array
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
-from functools import partial
 from typing import Any
 
 import numpy as np
 
 from services.hotpath import records
-from services.hotpath.arbiter import ArbiterConfig, CoachArbiter, Decision, FrameState
-from services.hotpath.clock import SessionClock
+from services.hotpath.arbiter import ArbiterConfig, CoachArbiter, FrameState
 from services.hotpath.corner_live import CornerObservation, CornerWatcher
 from services.hotpath.cue import Cue
+from services.hotpath.cue_outlet import CueOutlet
 from services.hotpath.delta import PredictiveDelta, elapsed_at
-from services.hotpath.frame_columns import ColumnBlock, telemetry_table
+from services.hotpath.frame_buffer import FrameBuffer, Sink
 from services.hotpath.phrases import render
 from services.hotpath.rules.coach import RuleCoach, reference_from_trace
 from services.hotpath.rules.thresholds import thresholds_for
@@ -33,14 +31,8 @@ from shared.laps import Lap
 from shared.laps_live import LiveLapTracker
 from shared.profiles.car import CarProfile
 from shared.profiles.track import TrackProfile
-from shared.signals import telemetry_schema
 
 log = logging.getLogger(__name__)
-_ROW_SCHEMA = telemetry_schema().remove(0)  # without session_id
-
-# (table, rows or an Arrow table or a call that builds one on the writer's thread) -> enqueue for the store
-Sink = Callable[[str, Any], None]
-SAFETY_SPEAK_WITHIN_S = 2.0  # session seconds: a safety cue not started by then is stale
 
 
 def new_trace(from_line: bool) -> tuple[array[float], array[float]]:
@@ -48,7 +40,7 @@ def new_trace(from_line: bool) -> tuple[array[float], array[float]]:
     return (array("d", [0.0]), array("d", [0.0])) if from_line else (array("d"), array("d"))
 
 
-class LiveSession:
+class LiveSession(FrameBuffer, CueOutlet):
     """One driving session on the hot path."""
 
     def __init__(
@@ -62,19 +54,15 @@ class LiveSession:
         headset_latency_s: float = 0.15,
         audio_s: dict[str, float] | None = None,
     ) -> None:
-        self.session_id = session_id
-        self.buffer_s = buffer_s  # frames wait at most this long (wall clock) before going to the writer
+        FrameBuffer.__init__(self, session_id, sink, buffer_s)
+        CueOutlet.__init__(self, on_cue, audio_s)
         self.car = car
         self.track = track
-        self.sink = sink
-        self.on_cue = on_cue
         self.headset_latency_s = headset_latency_s
         self._use_track(track)
         # a session started without a track finds it from its GPS fixes (set by the caller)
         self.finder: LiveTrackFinder | None = None
         self.on_track_found: Callable[[TrackProfile], None] | None = None
-        self.clock = SessionClock()
-        self.audio_s = audio_s or {}  # cue text -> length of its pre-rendered audio (pitwall voices build)
         self.delta = PredictiveDelta(session_id)
         self.last_lap_reference = False  # the delta runs against the previous valid lap (reference=last_lap)
         self.on_delta: Callable[[dict[str, Any]], None] | None = None
@@ -94,16 +82,6 @@ class LiveSession:
         self.lap_start_t: float | None = None
         self._last_st: Any = None
         self._last_fs: FrameState | None = None
-        self.decisions: list[Decision] = []
-        self.cues_spoken = 0
-        self.cues_dropped = 0
-        self._buf: list[Any] = []  # frames for the store: row dicts (process), column blocks (process_many)
-        self._nbuf = 0  # frames in _buf
-        self._buf_since = 0.0
-        # the writer's ``mark``: a callback once what was submitted before it is committed
-        self.mark: Callable[[Callable[[], None]], None] | None = None
-        self.durable_t: float | None = None  # t_s of the last frame committed to the store
-        self.stored_frames = 0
         self.on_lap_closed: Callable[[Lap], None] | None = None
         self._last_vals: dict[str, float] = {}
         self._finder_fix: tuple[float, float] | None = None
@@ -247,30 +225,6 @@ class LiveSession:
                 self._emit(d, time.perf_counter())
         self.flush_rows()
 
-    def flush_rows(self) -> None:
-        """Hand the buffered frames to the store. The Arrow batch is built on the writer's thread (the
-        sink gets the call that builds it): 2-3 ms for 500 rows at 1 kHz, off the frame path."""
-        if not self._nbuf:
-            return
-        rows, self._buf, n, self._nbuf = self._buf, [], self._nbuf, 0
-        last = rows[-1]
-        self.sink("telemetry", partial(telemetry_table, self.session_id, rows, _ROW_SCHEMA))
-        if self.mark is not None:
-            t_last = last.t_last if type(last) is ColumnBlock else float(last["t_s"])
-            self.mark(lambda: self._stored(t_last, n))
-
-    def _stored(self, t: float, n: int) -> None:  # on the writer thread
-        self.durable_t = t
-        self.stored_frames += n
-
-    @property
-    def pending_frames(self) -> int:
-        return self._nbuf
-
-    @property
-    def buffered_since(self) -> float:
-        return self._buf_since
-
     def _on_pb_pace(self, dist: float, t: float) -> bool:
         """Is the current lap ahead of the best lap at this distance? (bisect on lists: no numpy per frame)"""
         if self._pb_lists is None or self.lap_start_t is None:
@@ -314,46 +268,6 @@ class LiveSession:
         """The driver's saved gold lap for this track (or a ``chosen`` stored lap, or an ``achievable`` lap):
         the delta's reference for the whole session."""
         self.delta.set_reference(source, lap, time_s, list(dist), list(elapsed))
-
-    def speak_by(self, d: Decision) -> int | None:
-        """Epoch ms by which a spoken decision must start; None for a dropped one."""
-        if d.status != "spoken":
-            return None
-        if d.deadline_t_s is None:
-            deadline = d.t_s + SAFETY_SPEAK_WITHIN_S
-        else:  # the rendered audio of this phrase may be longer than the arbiter's speaking budget
-            deadline = d.deadline_t_s - max(0.0, self.audio_s.get(d.phrase.text, 0.0) - d.phrase.speak_s)
-        return self.clock.to_epoch_ms(
-            deadline, self.last_t if self.last_t is not None else d.t_s, time.time()
-        )
-
-    def _emit(self, d: Decision, arrived: float) -> Cue:
-        latency = (time.perf_counter() - arrived) * 1000
-        cue = Cue(
-            datetime.now(UTC).isoformat(),
-            self.session_id,
-            d.lap,
-            d.hit.corner.id if d.hit.corner else None,
-            d.phrase.id,
-            d.phrase.text,
-            d.hit.priority,
-            d.hit.rule,
-            latency,
-            d.status,
-            d.reason,
-            d.hit.source_lap,
-            self.speak_by(d),
-            d.phrase.speak_s,
-        )
-        self.decisions.append(d)
-        if d.status == "spoken":
-            self.cues_spoken += 1
-        else:
-            self.cues_dropped += 1
-        self.sink(*records.note(self.session_id, d, latency))
-        if self.on_cue is not None:
-            self.on_cue(cue)
-        return cue
 
     @property
     def last_state(self) -> dict[str, Any]:

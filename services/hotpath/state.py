@@ -1,4 +1,5 @@
-"""The hot path process: live sessions, the single store writer, the lake publisher, counters."""
+"""The hot path process: live sessions started and ended, the single store writer, the lake publisher,
+health (the frames into the sessions: ``frame_intake``)."""
 
 from __future__ import annotations
 
@@ -8,24 +9,13 @@ from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
-
-from services.hotpath.columns import ColumnBatch, frames_of_matrix
 from services.hotpath.cue import Cue
 from services.hotpath.cue_stream import CueHub
-from services.hotpath.frame_batch import process_many
+from services.hotpath.frame_intake import FrameIntake, UnknownSession
 from services.hotpath.frame_path import LiveSession
-from services.hotpath.metrics import Histogram, RateMeter
+from services.hotpath.metrics import Histogram
 from services.hotpath.references import BadArgument, choose_reference, use_gold
 from services.hotpath.track_live import LiveTrackFinder
-from services.hotpath.validation import (
-    Counters,
-    FrameRejected,
-    batch_matrix,
-    clean_frame,
-    clean_matrix,
-    map_source_names,
-)
 from services.hotpath.voices import audio_lengths
 from shared import __version__
 from shared.faults import crash_point
@@ -34,26 +24,20 @@ from shared.profiles.car import CarProfileError, load_car
 from shared.profiles.track import TrackProfile, known_tracks, list_tracks, load_track, save_track
 from shared.settings import Settings
 from shared.store.deletion import apply_tombstones, delete_session
-from shared.store.hot import HotStore, new_session_id, open_hot_db, rows_table
+from shared.store.hot import HotStore, new_session_id, open_hot_db
 from shared.store.lake_mirror import mirror_for, uploader_for
 from shared.store.publisher import LakePublisher
-from shared.store.spool import Uploader
+from shared.store.uploader import Uploader
 from shared.store.writer import StoreWriter
 
 log = logging.getLogger(__name__)
-# a batch validated at once: its frames as objects and (every frame with every channel) their matrix
-CleanBatch = tuple[list[dict[str, Any]], tuple[tuple[str, ...], np.ndarray] | None]
-
-
-class UnknownSession(KeyError):
-    pass
 
 
 class SessionIsLive(RuntimeError):
     pass
 
 
-class HotpathState:
+class HotpathState(FrameIntake):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.store = HotStore(settings)  # the only read-write opener of the hot DuckDB file
@@ -65,12 +49,9 @@ class HotpathState:
             self.uploader = uploader_for(settings, self.mirror)
             self.uploader.start()
         self.writer = StoreWriter(self.store.con, settings.flush_interval_s, reopen=self._reopen_store)
-        self.sessions: dict[str, LiveSession] = {}
+        FrameIntake.__init__(self)
         self._pub_seq: dict[str, int] = {}  # per session: lap publications queued so far
-        self.active: str | None = None
-        self.counters = Counters()
         self.latency = Histogram()
-        self.rate = RateMeter()
         self.hub = CueHub(settings.cue_queue_size)
         self.started = time.time()
 
@@ -227,12 +208,6 @@ class HotpathState:
         self.writer.call(job)
         return done.result(timeout_s)
 
-    def session(self, sid: str | None) -> LiveSession:
-        sid = sid or self.active
-        if sid is None or sid not in self.sessions:
-            raise UnknownSession(sid or "(no active session)")
-        return self.sessions[sid]
-
     def _publish_lap(self, sid: str, lap: Lap) -> None:
         """On the writer thread, after the lap's rows. Laps closing faster than the writer drains (a
         replay) share one write of the small tables: only the newest queued publication writes them."""
@@ -244,88 +219,6 @@ class HotpathState:
     def _on_cue(self, cue: Cue) -> None:
         self.latency.observe(cue.latency_ms)
         self.hub.publish("cue" if cue.status == "spoken" else "dropped", cue.event())
-
-    # ---- frames ---------------------------------------------------------------------
-    def clean(self, sid: str | None, frames: list[Any] | ColumnBatch) -> CleanBatch | None:
-        """A batch validated at once when it is clean (known channels, plain finite numbers in range, time
-        increasing): its frames as objects and, when every frame has every channel, their matrix. None
-        when anything is off: ``ingest`` then goes frame by frame, naming and counting every problem."""
-        sess = self.session(sid)
-        if isinstance(frames, ColumnBatch):  # columns: checked as one matrix
-            m = frames.matrix() if frames.numeric else None
-            if m is not None and clean_matrix(frames.names, m, sess.last_t, missing=frames.binary):
-                return frames_of_matrix(frames.names, m, sess._last_vals)
-            return None
-        matrix = batch_matrix(frames, sess.last_t) if len(frames) >= 8 else None
-        return (frames, matrix) if matrix is not None else None
-
-    def ingest(
-        self,
-        sid: str | None,
-        frames: list[Any] | ColumnBatch,
-        arrived: float | None = None,
-        clean: CleanBatch | None = None,
-    ) -> dict[str, Any]:
-        """Frames into the session. ``clean``: the same frames as ``clean`` gave them (a slice of a whole
-        message validated at once), so they are not validated again."""
-        sess = self.session(sid)
-        arrived = arrived if arrived is not None else time.perf_counter()
-        accepted = 0
-        rejected: dict[str, int] = {}
-        if self.writer.blocked:  # nothing is acknowledged that cannot be stored
-            self.reject("disk_full", len(frames))
-            return {"accepted": 0, "rejected": {"disk_full": len(frames)} if frames else {}}
-        if clean is None:
-            clean = self.clean(sid, frames)
-        if clean is not None:  # a clean batch of canonical channels: validated column-wise in one go
-            fast, matrix = clean
-            self.counters.frames_total += len(fast)
-            sess.jump.reset()
-            process_many(sess, fast, arrived, matrix)
-            accepted = len(fast)
-        else:  # frame by frame: every problem named and counted
-            car = sess.car
-            for raw in frames.rows() if isinstance(frames, ColumnBatch) else frames:
-                self.counters.frames_total += 1
-                try:
-                    if isinstance(raw, dict):
-                        raw = map_source_names(car, raw, self.counters)
-                    frame = clean_frame(raw, sess.last_t, self.counters)
-                except FrameRejected as exc:
-                    if exc.reason == "time_jump" and sess.jump.confirms(float(raw["t_s"])):
-                        frame = clean_frame(raw, None, self.counters)  # the new time line holds
-                        sess.time_break()
-                    else:
-                        self.counters.rejected[exc.reason] += 1
-                        rejected[exc.reason] = rejected.get(exc.reason, 0) + 1
-                        continue
-                else:
-                    sess.jump.reset()
-                sess.process(frame, arrived)
-                accepted += 1
-        self.rate.add(accepted)
-        return {"accepted": accepted, "rejected": rejected}
-
-    def flush_idle(self) -> None:
-        """On a timer: frames that waited in a session buffer for ``buffer_s`` go to the writer, which
-        writes them at once, even when no later frame arrives (a stream that stopped)."""
-        now = time.perf_counter()
-        flushed = False
-        for sess in self.sessions.values():
-            if sess.pending_frames and now - sess.buffered_since >= sess.buffer_s:
-                sess.flush_rows()
-                flushed = True
-        if flushed:
-            self.writer.wake()
-
-    def buffered_s(self) -> float:
-        """Age of the oldest frame not yet handed to the writer."""
-        now = time.perf_counter()
-        return max((now - s.buffered_since for s in self.sessions.values() if s.pending_frames), default=0.0)
-
-    def reject(self, reason: str, n: int = 1) -> None:
-        self.counters.frames_total += n
-        self.counters.rejected[reason] += n
 
     # ---- views -------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
@@ -352,6 +245,3 @@ class HotpathState:
             "cue_clients": len(self.hub.clients),
             **({"lake_upload": self.uploader.status()} if self.uploader is not None else {}),
         }
-
-
-__all__ = ["HotpathState", "UnknownSession", "rows_table"]

@@ -9,8 +9,8 @@ import numpy as np
 
 from shared.profiles.car import CarProfile
 from shared.profiles.track import TrackProfile
+from shared.units import G
 
-G = 9.80665
 DS = 2.0  # m, simulation grid
 BRAKE_USE = 0.92  # share of the car's brake limit a driver uses (clean laps and mistakes alike)
 DRAG = 0.0004  # aerodynamic drag, m/s^2 per (m/s)^2

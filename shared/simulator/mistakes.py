@@ -10,8 +10,9 @@ import numpy as np
 
 from shared.profiles.car import CarProfile
 from shared.profiles.track import TrackProfile
-from shared.simulator.dynamics import BRAKE_USE, DRAG, DS, ROLLING, G, accel, brake_start, decel, lap_time
+from shared.simulator.dynamics import BRAKE_USE, DRAG, DS, ROLLING, accel, brake_start, decel, lap_time
 from shared.simulator.scenario import Event, Site
+from shared.units import G
 
 RUN_WIDE = 1.2  # a late braker runs wide: up to this much faster than the line's grip allows
 MIN_COST_S = 0.1  # a late brake runs the car in at least this deep

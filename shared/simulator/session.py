@@ -17,10 +17,12 @@ import numpy as np
 
 from shared.profiles.car import CarProfile, load_car
 from shared.profiles.track import TrackProfile, load_track
-from shared.simulator.dynamics import DS, TYRE_GRIP, G, curvature, passes, speed_limit, within_limits
+from shared.signals import WHEELS
+from shared.simulator.dynamics import DS, TYRE_GRIP, curvature, passes, speed_limit, within_limits
 from shared.simulator.mistakes import apply_mistake, corner_start, sites
 from shared.simulator.scenario import DRIVING_MISTAKES, GroundTruth, Scenario
 from shared.simulator.signal_events import brake_points_from_signals, inject_signal_event
+from shared.units import G
 
 BAR_PER_G = 95.0  # brake line pressure per g of braking (E46-like)
 
@@ -175,7 +177,7 @@ def simulate(
     gear, rpm = _gear_rpm(v, car)
     wide["gear"] = gear
     wide["rpm"] = rpm + rng.normal(0, 15, ns)
-    for w in ("fl", "fr", "rl", "rr"):
+    for w in WHEELS:
         wide[f"wheel_speed_{w}_kmh"] = v * 3.6 * (1 + rng.normal(0, 0.002, ns))
     lat, lon = _latlon(track, lap_dist, rng, gps_noise_m)
     wide["lat"], wide["lon"] = lat, lon
@@ -190,7 +192,7 @@ def simulate(
     wide["fuel_press_bar"] = 3.5 + rng.normal(0, 0.02, ns)
     wide["fuel_level_l"] = 60 - 3.2 * s / L
     wide["battery_v"] = 13.9 + rng.normal(0, 0.02, ns)
-    for w in ("fl", "fr", "rl", "rr"):
+    for w in WHEELS:
         wide[f"tpms_press_{w}_bar"] = 2.0 + 0.35 * np.minimum(frac * 4, 1)
         wide[f"tpms_temp_{w}_c"] = 25 + 35 * np.minimum(frac * 4, 1)
         wide[f"tpms_alarm_{w}"] = np.zeros(ns)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from shared.signals import WHEELS
 from shared.simulator.session import SimSession
 
 # canonical -> (AiM display name, unit) as Race Studio writes them; the generic car profile maps them back
@@ -41,9 +42,9 @@ AIM_NAMES: dict[str, tuple[str, str]] = {
     "dsc_active": ("DSC Active", " "),
     "mil": ("MIL", " "),
     "brake_switch": ("Brake Switch", " "),
-    **{f"tpms_press_{w}_bar": (f"TPMS Press {w.upper()}", "bar") for w in ("fl", "fr", "rl", "rr")},
-    **{f"tpms_temp_{w}_c": (f"TPMS Temp {w.upper()}", "°C") for w in ("fl", "fr", "rl", "rr")},
-    **{f"tpms_alarm_{w}": (f"TPMS Alarm {w.upper()}", " ") for w in ("fl", "fr", "rl", "rr")},
+    **{f"tpms_press_{w}_bar": (f"TPMS Press {w.upper()}", "bar") for w in WHEELS},
+    **{f"tpms_temp_{w}_c": (f"TPMS Temp {w.upper()}", "°C") for w in WHEELS},
+    **{f"tpms_alarm_{w}": (f"TPMS Alarm {w.upper()}", " ") for w in WHEELS},
 }
 
 

@@ -1,5 +1,5 @@
 """The hot path's copy of its lake on S3: each published file goes to the local spool under its Hive key,
-with the session's catalog row; the uploader (:mod:`shared.store.spool`) sends them.
+with the session's catalog row; the uploader (:mod:`shared.store.uploader`) sends them.
 
 The local lake stays exactly as it is without S3 (the car keeps its own lake and works without a
 network). What differs on S3:
@@ -9,7 +9,7 @@ network). What differs on S3:
   files; at session end the lap files are **compacted into one** ``telemetry.parquet`` (one row group per
   lap). The catalog row then names the new object; the old lap objects are deleted after a grace period
   (write new, update the catalog, delete old: a reader never finds a key of its catalog missing).
-  A crash anywhere in between is finished at the next start (:mod:`shared.store.spool`).
+  A crash anywhere in between is finished at the next start (:mod:`shared.store.uploader`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from shared.lake_url import check_s3_lake, s3_filesystem, s3_target
 from shared.signals import telemetry_schema
 from shared.store.lake_catalog import KEYS_COLUMN, hive_base
 from shared.store.lake_layout import session_dir
-from shared.store.spool import Spool, Uploader
+from shared.store.spool import Spool
+from shared.store.uploader import Uploader
 
 LIVE_SMALL = ("session", "laps", "corners", "notes", "events", "quality", "analysis")
 

@@ -11,10 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from services.hotpath import frame_path
+from services.hotpath import cue_outlet, frame_path
 from services.hotpath.clock import SessionClock
+from services.hotpath.cue_outlet import SAFETY_SPEAK_WITHIN_S
 from services.hotpath.delta import PredictiveDelta, elapsed_at, monotone
-from services.hotpath.frame_path import SAFETY_SPEAK_WITHIN_S, LiveSession
+from services.hotpath.frame_path import LiveSession
 from shared.profiles.car import load_car
 from shared.profiles.track import load_track
 from shared.simulator.fixtures import cached_sim
@@ -80,6 +81,7 @@ def _run(
 ) -> Any:
     clock = ReplayClock()
     monkeypatch.setattr(frame_path, "time", clock)
+    monkeypatch.setattr(cue_outlet, "time", clock)
     sim = cached_sim(laps=laps, seed=seed)
     cues: list[tuple[float, Any]] = []
     deltas: list[dict[str, Any]] = []

@@ -19,8 +19,10 @@ import msgpack
 import pyarrow as pa
 import pytest
 
+import services.hotpath.cue_outlet as cue_outlet
 import services.hotpath.frame_batch as frame_batch
 import services.hotpath.frame_path as frame_path
+import services.hotpath.frame_run as frame_run
 from services.hotpath.columns import column_batch, frames_of_matrix, pack_columns
 from services.hotpath.frame_path import LiveSession
 from services.hotpath.replay import frames_of, load_for_replay
@@ -105,15 +107,15 @@ def _run(
     if finder:
         sess.finder = LiveTrackFinder([load_track("sonoma")])
         sess.on_track_found = lambda tr: got["found"].append(tr.id)
-    old = frame_path.time, frame_batch.time, frame_batch._run
-    frame_path.time = frame_batch.time = wall  # type: ignore[assignment]
+    old = frame_path.time, frame_run.time, cue_outlet.time, frame_batch.process_run
+    frame_path.time = frame_run.time = cue_outlet.time = wall  # type: ignore[assignment]
     counted = [0]
 
     def run_counted(sess: LiveSession, part: Frames, *a: Any) -> Any:
         counted[0] += len(part)
-        return old[2](sess, part, *a)
+        return old[3](sess, part, *a)
 
-    frame_batch._run = run_counted  # type: ignore[assignment]
+    frame_batch.process_run = run_counted  # type: ignore[assignment]
     try:
         for k in range(0, len(frames), chunk):
             wall.now += 0.07 * chunk / 5  # the wall clock moves between chunks, not within one
@@ -136,7 +138,7 @@ def _run(
         state = _state(sess)
         sess.finish()
     finally:
-        frame_path.time, frame_batch.time, frame_batch._run = old
+        frame_path.time, frame_run.time, cue_outlet.time, frame_batch.process_run = old
     got["state"] = state
     got["view"] = _clean(sess.live_view())
     got["decisions"] = [repr(d) for d in sess.decisions]

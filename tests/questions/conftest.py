@@ -4,7 +4,8 @@ simulated sessions altered in a known way (understeer at T3, oversteer at T7; no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from services.paddock.lake import configure_lake
 from shared.bundle_read import PROVENANCE
 from shared.ingest import import_file, import_sim
 from shared.profiles.car import load_car, user_cars_dir
-from shared.settings import settings_for
+from shared.settings import Settings, settings_for
 from shared.simulator.fixtures import cached_sim
 from tests.support.procs import REPO
 from tests.support.sim_altered import balance_sim
@@ -62,19 +63,34 @@ def q_lake(q_lake_built: dict[str, Any]) -> dict[str, Any]:
     return q_lake_built
 
 
-@pytest.fixture
-def no_full_lap(tmp_path: Path) -> Iterator[str]:
-    """The AiM XRK session with no complete lap (its one out lap), in a lake of its own."""
+@contextmanager
+def _lake_of(settings: Settings) -> Iterator[None]:
+    """The paddock's lake is ``settings``' meanwhile; the one before (the other question tests') after."""
     from services.paddock import lake as lake_mod
 
     before = lake_mod._LAKE
+    configure_lake(settings)
+    try:
+        yield
+    finally:
+        if lake_mod._LAKE is not None and lake_mod._LAKE is not before:
+            lake_mod._LAKE.con.close()
+        lake_mod._LAKE = before
+
+
+@pytest.fixture(scope="session")
+def paddock_lake() -> Callable[[Settings], AbstractContextManager[None]]:
+    """``with paddock_lake(settings):`` a module's own lake is the paddock's, the one before given back."""
+    return _lake_of
+
+
+@pytest.fixture
+def no_full_lap(tmp_path: Path) -> Iterator[str]:
+    """The AiM XRK session with no complete lap (its one out lap), in a lake of its own."""
     xrk = REPO.parent / "shared" / "data" / "aim" / "scut_fsev_agx.xrk"
     if not xrk.is_file():
         pytest.fail(f"{xrk} is part of the workspace and missing")
     settings = settings_for(tmp_path / "data")
     sid = import_file(xrk, settings, driver_id="fs").session_id
-    configure_lake(settings)
-    yield sid
-    if lake_mod._LAKE is not None and lake_mod._LAKE is not before:
-        lake_mod._LAKE.con.close()
-    lake_mod._LAKE = before
+    with _lake_of(settings):
+        yield sid

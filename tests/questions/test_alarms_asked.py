@@ -10,20 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from services.paddock.questions import resolve
-from services.paddock.questions.families.corners import corner_ids
-from services.paddock.questions.model import Answer
-from services.paddock.questions.parse import parse
-from services.paddock.questions.plan import plan
-from services.paddock.tools.base import session_row
+from tests.support.asking import ask_planned
 from tests.support.truth import vbox_truth
 
 SIDE = {"fl": "front-left", "fr": "front-right", "rl": "rear-left", "rr": "rear-right"}
-
-
-def _ask(sid: str, text: str) -> Answer:
-    corners = resolve.corner_names(sid) or {c: () for c in corner_ids(session_row(sid))}
-    return plan(parse(text, corners), sid)
 
 
 def _alarm(sim: Any) -> tuple[str, int, float]:
@@ -49,7 +39,7 @@ def _alarm(sim: Any) -> tuple[str, int, float]:
 )
 def test_the_files_own_alarm_is_named_with_its_lap(q_lake, text: str) -> None:
     side, lap, secs = _alarm(q_lake["sim_obj"])
-    got = _ask(q_lake["sim"], text)
+    got = ask_planned(q_lake["sim"], text)
     assert got.text.startswith(f"Yes, 1 warning: the {side} tyre pressure alarm was on for "), got.text
     assert f" s on lap {lap}" in got.text, got.text
     said = float(re.search(r"on for ([\d.]+) s", got.text).group(1))  # type: ignore[union-attr]
@@ -60,7 +50,7 @@ def test_the_engine_light_asked_is_answered_first_and_the_other_warning_beside_i
     sim = q_lake["sim_obj"]
     assert np.nanmax(sim.wide["mil"]) < 0.5  # our own reading: the light never came on
     side, lap, _ = _alarm(sim)
-    got = _ask(q_lake["sim"], "did the check engine light come on")
+    got = ask_planned(q_lake["sim"], "did the check engine light come on")
     assert got.text.startswith("The engine warning light never came on. Other warnings: 1 warning: "), (
         got.text
     )
@@ -71,13 +61,15 @@ def test_a_file_with_no_alarm_channel_says_so(q_lake) -> None:
     raw = vbox_truth(q_lake["vbox_path"]).channels
     assert not [c for c in raw if re.search(r"alarm|warn", c, re.I)]  # our own reading of the file
     for text in ("any alarms?", "did any warning light come on during the session?"):
-        assert _ask(q_lake["vbox"], text).text.startswith("No alarm or warning channel was recorded"), text
+        assert ask_planned(q_lake["vbox"], text).text.startswith(
+            "No alarm or warning channel was recorded"
+        ), text
 
 
 @pytest.mark.parametrize("text", ["peak revs per lap?", "highest rpm each lap", "max revs on each lap pls"])
 def test_peak_revs_per_lap_are_every_valid_laps_own(q_lake, text: str) -> None:
     sim = q_lake["sim_obj"]
-    got = _ask(q_lake["sim"], text)
+    got = ask_planned(q_lake["sim"], text)
     said = {int(n): float(v) for n, v in re.findall(r"lap (\d+) (\d+) rpm", got.text)}
     full = [x for x in sim.truth.laps if x["kind"] == "full"]
     assert sorted(said) == [x["lap"] for x in full], got.text
@@ -92,7 +84,7 @@ def test_peak_revs_per_lap_are_every_valid_laps_own(q_lake, text: str) -> None:
 )
 def test_the_rev_limit_asked_gives_the_highest_engine_speed(q_lake, text: str) -> None:
     raw = vbox_truth(q_lake["vbox_path"]).channels["Engine Speed (rpm)"]
-    got = _ask(q_lake["vbox"], text)
+    got = ask_planned(q_lake["vbox"], text)
     assert f"highest {float(np.nanmax(raw)):,.0f} rpm" in got.text, got.text
 
 
@@ -104,17 +96,17 @@ def _lap_mask(sim: Any, n: int) -> np.ndarray:
 def test_a_range_asked_never_calls_the_lowest_the_highest(q_lake) -> None:
     sim = q_lake["sim_obj"]
     hi = float(np.nanmax(sim.wide["rpm"][_lap_mask(sim, 6)]))
-    got = _ask(q_lake["sim"], "whats the rpm range of my engine from min to max on lap 6")
+    got = ask_planned(q_lake["sim"], "whats the rpm range of my engine from min to max on lap 6")
     assert got.text == f"Your highest engine speed on lap 6 was {hi:.0f} rpm.", got.text
     lo = float(np.nanmin(sim.wide["speed_kmh"]))
-    got = _ask(q_lake["sim"], "lowest top speed?")
+    got = ask_planned(q_lake["sim"], "lowest top speed?")
     assert got.text.startswith(f"Your lowest speed was {lo:.1f} km/h"), got.text
 
 
 @pytest.mark.parametrize("text", ["oil temp and water temp on lap 6?", "oil and coolant temps lap 6 pls"])
 def test_oil_and_water_asked_together_are_each_said(q_lake, text: str) -> None:
     sim, m = q_lake["sim_obj"], _lap_mask(q_lake["sim_obj"], 6)
-    got = _ask(q_lake["sim"], text)
+    got = ask_planned(q_lake["sim"], text)
     for col, words in (("water_temp_c", "coolant temperature"), ("oil_temp_c", "oil temperature")):
         lo, hi = float(np.nanmin(sim.wide[col][m])), float(np.nanmax(sim.wide[col][m]))
         assert re.search(rf"your {words} .*?ranged from {lo:.1f} °C to {hi:.1f} °C", got.text), got.text
@@ -123,12 +115,12 @@ def test_oil_and_water_asked_together_are_each_said(q_lake, text: str) -> None:
 def test_ever_of_a_vital_is_any_point_of_this_session_and_engine_oil_is_the_oil(q_lake) -> None:
     sim = q_lake["sim_obj"]
     lo, hi = float(np.nanmin(sim.wide["oil_press_bar"])), float(np.nanmax(sim.wide["oil_press_bar"]))
-    got = _ask(q_lake["sim"], "did oil pressure ever go to zero")  # not the other sessions' best laps
+    got = ask_planned(q_lake["sim"], "did oil pressure ever go to zero")  # not the other sessions' best laps
     assert got.text == f"Oil pressure this session: highest {hi:.1f} bar, lowest {lo:.1f} bar.", got.text
-    assert _ask(q_lake["sim"], "engine oil pressure?").text == got.text
+    assert ask_planned(q_lake["sim"], "engine oil pressure?").text == got.text
     m = _lap_mask(sim, 8)
     lo, hi = float(np.nanmin(sim.wide["oil_temp_c"][m])), float(np.nanmax(sim.wide["oil_temp_c"][m]))
-    got = _ask(q_lake["sim"], "how hot did the engine oil run on lap 8")
+    got = ask_planned(q_lake["sim"], "how hot did the engine oil run on lap 8")
     assert got.text.startswith(f"On lap 8 your oil temperature ranged from {lo:.1f} °C to {hi:.1f} °C."), (
         got.text
     )

@@ -13,16 +13,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from services.paddock.lake import configure_lake
-from services.paddock.questions import resolve
-from services.paddock.questions.families.corners import corner_ids
-from services.paddock.questions.model import Answer
-from services.paddock.questions.parse import parse
-from services.paddock.questions.plan import plan
-from services.paddock.tools.base import session_row
 from shared.ingest import import_file, import_sim
 from shared.settings import settings_for
 from shared.simulator.fixtures import cached_sim
+from tests.support.asking import ask_planned
 from tests.support.truth import SessionTruth, aim_truth, vbox_truth
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -57,10 +51,7 @@ LABELS = {  # our own words for each file's raw channels (the answer's names of 
 
 
 @pytest.fixture(scope="module")
-def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from services.paddock import lake as lake_mod
-
-    before = lake_mod._LAKE  # the other question tests' lake, given back after this module
+def lake(tmp_path_factory: pytest.TempPathFactory, paddock_lake: Any) -> Iterator[dict[str, Any]]:
     settings = settings_for(tmp_path_factory.mktemp("channels") / "data")
     missing = [str(p) for p in FILES.values() if not p.is_file()]
     if missing:
@@ -74,16 +65,8 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         "kart": aim_truth(FILES["kart"], "kart"),
         "agx": aim_truth(FILES["agx"].with_suffix(".csv"), "agx"),
     }
-    configure_lake(settings)
-    yield env
-    if lake_mod._LAKE is not None and lake_mod._LAKE is not before:
-        lake_mod._LAKE.con.close()
-    lake_mod._LAKE = before
-
-
-def _ask(sid: str, text: str) -> Answer:
-    corners = resolve.corner_names(sid) or {c: () for c in corner_ids(session_row(sid))}
-    return plan(parse(text, corners), sid)
+    with paddock_lake(settings):  # the other question tests' lake, given back after this module
+        yield env
 
 
 def _raw(env: dict[str, Any], sess: str, channel: str, lap: int | None, fn: str) -> float:
@@ -141,7 +124,7 @@ def test_a_channel_over_a_set_of_laps_gives_every_lap_and_the_sets_figure(
     if laps is None:  # "my last 3 laps": the last full laps of the simulator's truth
         full = [x["lap"] for x in lake["sim_obj"].truth.laps if x["kind"] == "full"]
         laps = full[-int(re.search(r"last (\d) laps", text).group(1)) :]  # type: ignore[union-attr]
-    got = _ask(lake[sess], text)
+    got = ask_planned(lake[sess], text)
     *each, whole = got.text.split("; ")
     said = {int(n): _num(v) for n, v in re.findall(r"\blap (\d+) ([\d,]+(?:\.\d+)?)", "; ".join(each))}
     assert list(said) == laps, got.text
@@ -193,7 +176,7 @@ ONE = [
 def test_a_channel_in_the_loggers_own_spelling_gives_its_figure(
     lake, sess: str, text: str, channel: str, fn: str, lap: int | None
 ) -> None:
-    got = _ask(lake[sess], text)
+    got = ask_planned(lake[sess], text)
     figs = [_num(v) for v in re.findall(r"(-?[\d,]+(?:\.\d+)?) (?:°C|bar|rpm|km/h)", got.text)]
     assert figs, got.text
     want = _raw(lake, sess, channel, lap, fn)
@@ -249,7 +232,7 @@ NOT_RECORDED = [
 def test_a_measure_the_file_lacks_is_not_recorded_with_what_it_records_instead(
     lake, sess: str, text: str, said: str, unit: str | None
 ) -> None:
-    got = _ask(lake[sess], text)
+    got = ask_planned(lake[sess], text)
     assert got.text.startswith(said) and "not recorded" in got.text, got.text
     assert not re.search(r"\d", got.text.replace("air-fuel", "")), got.text  # no figure of another channel
     raw = lake["truth"][sess].channels
@@ -267,10 +250,10 @@ def test_a_measure_the_file_lacks_is_not_recorded_with_what_it_records_instead(
 def test_a_vital_the_xrk_lacks_says_so_and_judges_none(lake) -> None:
     raw = lake["truth"]["agx"].channels
     assert not [c for c in raw if re.search(r"water|coolant|oil|tyre|tire", c, re.I)]  # our own reading
-    assert _ask(lake["agx"], "temps ok?").text == (
+    assert ask_planned(lake["agx"], "temps ok?").text == (
         "Not recorded in this session: coolant temperature, oil temperature, tyre temperatures."
     )
-    got = _ask(lake["agx"], "water temp?")
+    got = ask_planned(lake["agx"], "water temp?")
     assert got.text.startswith("Coolant temperature is not recorded in this session's file."), got.text
     assert not re.search(r"\d", got.text), got.text
 
@@ -293,7 +276,7 @@ HEALTH = [
 def test_engine_health_gives_the_coolants_true_range(lake, sess: str, text: str) -> None:
     ch = {"kart": "Water Temp", "vbox": "Coolant Temperature (°C)"}[sess]
     lo, hi = (_raw(lake, sess, ch, None, fn) for fn in ("min", "max"))
-    got = _ask(lake[sess], text)
+    got = ask_planned(lake[sess], text)
     assert f"Over the session it ranged from {lo:.1f} °C to {hi:.1f} °C." in got.text, got.text
     if text == "engine ok?":  # every vital judged; what the file lacks said in one line
         lacking = {"kart": "oil pressure, oil temperature, tyre temperatures", "vbox": "tyre temperatures"}
@@ -304,6 +287,6 @@ def test_engine_health_gives_the_coolants_true_range(lake, sess: str, text: str)
 def test_a_file_with_no_alarm_channel_says_so(lake, sess: str, text: str) -> None:
     raw = lake["truth"][sess].channels
     assert not [c for c in raw if re.search(r"alarm|warn", c, re.I)]  # our own reading of the file
-    assert _ask(lake[sess], text).text.startswith(
+    assert ask_planned(lake[sess], text).text.startswith(
         "No alarm or warning channel was recorded in this session's file"
     )

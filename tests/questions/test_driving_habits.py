@@ -10,12 +10,10 @@ from typing import Any
 
 import pytest
 
-from services.paddock.questions import resolve
 from services.paddock.questions.families.corners import corner_ids
-from services.paddock.questions.model import Answer
 from services.paddock.questions.parse import parse
-from services.paddock.questions.plan import plan
 from services.paddock.tools.base import rows, session_row
+from tests.support.asking import ask_planned
 from tests.support.truth import vbox_truth
 
 SONOMA = ("t1", "t2", "t3", "t3a", "t4", "t5", "t6", "t7", "t8", "t8a", "t9", "t10", "t11")
@@ -79,18 +77,13 @@ def test_a_judgement_of_the_engine_or_a_reading_keeps_no_other_measure_from_befo
     )
 
 
-def _ask(sid: str, text: str) -> Answer:
-    corners = resolve.corner_names(sid) or {c: () for c in corner_ids(session_row(sid))}
-    return plan(parse(text, corners), sid)
-
-
 def _events(q_lake: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return [e for e in q_lake["sim_obj"].truth.events if e["kind"] == kind]
 
 
 def test_coasting_names_the_planted_coast_its_length_and_cost(q_lake) -> None:
     (ev,) = _events(q_lake, "coasting")  # the simulator's one planted coast
-    got = _ask(q_lake["sim"], "am I off both pedals before the corners?")
+    got = ask_planned(q_lake["sim"], "am I off both pedals before the corners?")
     first = got.result["coasts"][0]
     assert first["corner"] == ev["corner_id"].upper() and first["laps"] == [ev["lap"]]
     assert abs(first["coast_s"] - (ev["t_end_s"] - ev["t_start_s"])) <= 0.15
@@ -98,19 +91,19 @@ def test_coasting_names_the_planted_coast_its_length_and_cost(q_lake) -> None:
     assert got.text.startswith(
         f"You coasted (neither pedal) into {ev['corner_id'].upper()} on lap {ev['lap']}: "
     )
-    clean = _ask(q_lake["sim"], "did I coast on lap 2?")
+    clean = ask_planned(q_lake["sim"], "did I coast on lap 2?")
     assert clean.result["coasts"] == [] and clean.text.startswith("No coasting on lap 2: at most ")
 
 
 def test_too_deep_and_too_early_are_judged_against_the_other_laps(q_lake) -> None:
     late, early = _events(q_lake, "late_brake"), _events(q_lake, "early_brake")
-    deep = _ask(q_lake["sim"], f"did I go too deep into turn {late[0]['corner_id'][1:]}?")
+    deep = ask_planned(q_lake["sim"], f"did I go too deep into turn {late[0]['corner_id'][1:]}?")
     (c,) = deep.result["corners"]
     assert [x["lap"] for x in c["deeper"]] == [e["lap"] for e in late] and c["earlier"] == []
     for x, e in zip(c["deeper"], late, strict=True):
         assert abs(x["shift_m"] - e["brake_shift_m"]) <= 3.0
     assert "in too deep on lap 5 (" in deep.text
-    soon = _ask(q_lake["sim"], f"am I braking too early into turn {early[0]['corner_id'][1:]}?")
+    soon = ask_planned(q_lake["sim"], f"am I braking too early into turn {early[0]['corner_id'][1:]}?")
     (c,) = soon.result["corners"]
     assert [x["lap"] for x in c["earlier"]] == [e["lap"] for e in early] and c["deeper"] == []
     for x, e in zip(c["earlier"], early, strict=True):
@@ -119,7 +112,7 @@ def test_too_deep_and_too_early_are_judged_against_the_other_laps(q_lake) -> Non
 
 def test_a_pressure_dip_above_an_engine_speed_is_the_oil_pressure_judged(q_lake) -> None:
     (ev,) = _events(q_lake, "oil_pressure_drop")
-    got = _ask(q_lake["sim"], "any pressure dips when I'm above 4000 rpm, is that expected?")
+    got = ask_planned(q_lake["sim"], "any pressure dips when I'm above 4000 rpm, is that expected?")
     assert got.tool == "get_vital_limits" and got.args["measure"] == "oil_pressure"
     assert got.text.startswith("Your oil pressure was not OK: ") and f": lap {ev['lap']}, " in got.text
 
@@ -143,11 +136,11 @@ def test_a_channel_the_file_lacks_is_not_recorded(q_lake, text: str, raw: str, s
     assert not [n for n in channels if raw in n.lower()]
     exhaust = channels["Exhaust Temperature (°C)"]
     assert float(exhaust.min()) == float(exhaust.max()) == -50.0
-    assert _ask(q_lake["vbox"], text).text.startswith(said + " It records ")
+    assert ask_planned(q_lake["vbox"], text).text.startswith(said + " It records ")
 
 
 def test_engine_health_at_a_glance_judges_every_vital_the_file_has(q_lake) -> None:
-    got = _ask(q_lake["vbox"], "engine health at a glance")
+    got = ask_planned(q_lake["vbox"], "engine health at a glance")
     raw = vbox_truth(q_lake["vbox_path"]).channels
     psi = raw["Water Press (Calc) (psi)"]  # the VBOX's coolant pressure, only in psi
     lo, hi = float(psi[psi == psi].min()) * PSI_BAR, float(psi[psi == psi].max()) * PSI_BAR
@@ -159,19 +152,19 @@ def test_engine_health_at_a_glance_judges_every_vital_the_file_has(q_lake) -> No
 
 def test_an_event_on_a_lap_counts_that_lap_and_a_missing_lap_is_said(q_lake) -> None:
     spins = [e for e in _events(q_lake, "wheelspin") if e["lap"] == 5]
-    got = _ask(q_lake["sim"], "any wheelspin on lap 5?")
+    got = ask_planned(q_lake["sim"], "any wheelspin on lap 5?")
     assert got.text == f"Yes, 1 wheelspin: at {spins[0]['corner_id'].upper()} on lap 5."
-    assert _ask(q_lake["sim"], "did I lock a wheel on lap 40?").text.startswith("There is no lap 40 ")
+    assert ask_planned(q_lake["sim"], "did I lock a wheel on lap 40?").text.startswith("There is no lap 40 ")
 
 
 def test_the_causes_of_slow_laps_and_where_the_laps_differ_name_the_planted_mistakes(q_lake) -> None:
     worst = max(
         (e for e in q_lake["sim_obj"].truth.events if e.get("time_lost_s")), key=lambda e: e["time_lost_s"]
     )
-    why = _ask(q_lake["sim"], "what's causing my slow laps?")
+    why = ask_planned(q_lake["sim"], "what's causing my slow laps?")
     assert why.tool == "get_opportunities"
     assert why.result["opportunities"][0]["corner"].lower() == worst["corner_id"]
-    spread = _ask(q_lake["sim"], "which parts of the lap am I least consistent in?")
+    spread = ask_planned(q_lake["sim"], "which parts of the lap am I least consistent in?")
     corner, lost, laps = spread.result["least_consistent"][0]
     assert corner.lower() == worst["corner_id"]
     assert laps == sorted(
@@ -187,7 +180,7 @@ def test_when_a_channel_peaked_names_the_lap_of_its_highest_reading(q_lake) -> N
     w = sim.wide
     i = int(w["water_temp_c"].argmax())  # our own: the sample of the highest coolant reading, and its lap
     lap = next(x["lap"] for x in sim.truth.laps if x["t_start_s"] <= w["t_s"][i] < x["t_end_s"])
-    got = _ask(q_lake["sim"], "when did the water get hottest?")
+    got = ask_planned(q_lake["sim"], "when did the water get hottest?")
     assert got.text == f"Your highest coolant temperature was {w['water_temp_c'][i]:.1f} °C, on lap {lap}."
 
 
@@ -203,16 +196,18 @@ def test_lockups_asked_at_a_corner_without_any_are_said_beside_the_ones_elsewher
     (where,) = at  # the simulator planted them at one corner
     laps = _laps_worded([e["lap"] for e in locks])
     other = next(c for c in ("t7", "t11") if c not in at)
-    got = _ask(q_lake["sim"], f"do I lock the fronts into turn {other[1:]}?")
+    got = ask_planned(q_lake["sim"], f"do I lock the fronts into turn {other[1:]}?")
     assert (
         got.text == f"None at {other.upper()}; {len(locks)} lockups elsewhere: at {where.upper()} on {laps}."
     )
-    assert _ask(q_lake["sim"], f"any lockups at turn {where[1:]}?").result["count_at_corner"] == len(locks)
+    assert ask_planned(q_lake["sim"], f"any lockups at turn {where[1:]}?").result["count_at_corner"] == len(
+        locks
+    )
 
 
 def test_coasting_without_a_brake_channel_names_what_is_missing(q_lake) -> None:
     # the simulated session with its brake pressure (and deceleration) channels removed
-    got = _ask(q_lake["no_brake"], "am I coasting too much?")
+    got = ask_planned(q_lake["no_brake"], "am I coasting too much?")
     msg = "Coasting cannot be measured: not recorded in this session: brake pressure or braking and acceleration g."
     assert got.text == msg
     assert got.result == {"recorded": False}
@@ -238,7 +233,7 @@ def test_a_corner_no_valid_lap_passes_is_not_called_missing(no_full_lap: str) ->
     assert names and not rows(
         "SELECT 1 FROM laps WHERE session_id = ? AND kind = 'full' AND valid", [no_full_lap]
     )
-    got = _ask(no_full_lap, f"what gear at turn {names[0][1:]}?")
+    got = ask_planned(no_full_lap, f"what gear at turn {names[0][1:]}?")
     assert (
         got.text
         == f"No valid timed lap passes {names[0].upper()} in this session, so it has no figures there."
@@ -250,12 +245,12 @@ def test_time_asked_at_a_clean_corner_says_none_there_and_where_the_most_is(q_la
     planted = {e["corner_id"] for e in events if e.get("corner_id")}
     clean = next(c for c in ("t1", "t2", "t5", "t8", "t9") if c not in planted)
     worst = max((e for e in events if e.get("time_lost_s")), key=lambda e: e["time_lost_s"])
-    got = _ask(q_lake["sim"], f"am I losing time in turn {clean[1:]}?")
+    got = ask_planned(q_lake["sim"], f"am I losing time in turn {clean[1:]}?")
     said = f" No time to find at {clean.upper()} against your good laps this session; the most is at "
     assert said + f"{worst['corner_id'].upper()}: " in got.text
     assert got.result["most_at"]["corner_id"] == worst["corner_id"]
     assert abs(got.result["most_at"]["time_to_find_s"] - worst["time_lost_s"]) <= 0.1
-    there = _ask(q_lake["sim"], f"am I losing time in turn {worst['corner_id'][1:]}?")
+    there = ask_planned(q_lake["sim"], f"am I losing time in turn {worst['corner_id'][1:]}?")
     assert "No time to find" not in there.text and "most_at" not in there.result
 
 
@@ -265,7 +260,7 @@ def test_lockups_asked_of_a_set_of_laps_count_every_lap_of_the_set(q_lake) -> No
     for n in (2, 3, 4):
         laps = list(range(last - n + 1, last + 1))
         mine = [e for e in locks if e["lap"] in laps]
-        got = _ask(q_lake["sim"], f"any lockups over my last {n} laps?")
+        got = ask_planned(q_lake["sim"], f"any lockups over my last {n} laps?")
         assert got.result["count"] == len(mine), (n, got.text)
         if not mine:  # none on the laps asked: the others are said beside it, never a bare denial
             said = _laps_worded(laps)
@@ -273,5 +268,5 @@ def test_lockups_asked_of_a_set_of_laps_count_every_lap_of_the_set(q_lake) -> No
             on = _laps_worded([e["lap"] for e in locks])
             assert got.text == f"None on {said}; {len(locks)} lockups on other laps: at {at} on {on}."
     first = min(e["lap"] for e in locks)
-    got = _ask(q_lake["sim"], f"did I lock up in the first {first} laps?")
+    got = ask_planned(q_lake["sim"], f"did I lock up in the first {first} laps?")
     assert got.result["count"] == sum(e["lap"] <= first for e in locks) >= 1

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from services.paddock.agents.grounding import facts_of, grounding_check
-from services.paddock.lake import configure_lake
 from services.paddock.questions.model import Answer, LapRef, Question
 from services.paddock.questions.plan import DECLINE, plan
 from services.paddock.tools.sectors import sector_times
@@ -28,10 +27,7 @@ VBOX = Path(__file__).resolve().parents[3] / "shared" / "data" / "vbox" / "sonom
 
 
 @pytest.fixture(scope="module")
-def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from services.paddock import lake as lake_mod
-
-    before = lake_mod._LAKE  # the other question tests' lake, given back after this module
+def lake(tmp_path_factory: pytest.TempPathFactory, paddock_lake: Any) -> Iterator[dict[str, Any]]:
     settings = settings_for(tmp_path_factory.mktemp("families") / "data")
     sim = cached_sim(laps=10, seed=7)
     no_oil = copy.copy(sim)
@@ -41,11 +37,8 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     if not VBOX.is_file():
         pytest.fail(f"{VBOX} is part of the workspace and missing")
     env["vbox"] = import_file(VBOX, settings, driver_id="vb").session_id
-    configure_lake(settings)
-    yield env
-    if lake_mod._LAKE is not None and lake_mod._LAKE is not before:
-        lake_mod._LAKE.con.close()
-    lake_mod._LAKE = before
+    with paddock_lake(settings):  # the other question tests' lake, given back after this module
+        yield env
 
 
 def ask(q: Question, sid: str) -> Answer:

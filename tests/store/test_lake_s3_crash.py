@@ -31,7 +31,8 @@ from shared.faults import ENV, STEPS
 from shared.lake_url import LakeTarget
 from shared.simulator import simulate
 from shared.store.lake_catalog import read_catalog
-from shared.store.spool import Spool, Uploader
+from shared.store.spool import Spool
+from shared.store.uploader import Uploader
 from tests.support.counting_fs import CountingHandler
 from tests.support.procs import start_hotpath
 from tests.support.seaweed import ACCESS_KEY, SECRET_KEY, SeaweedS3, seaweed_or_skip

@@ -25,7 +25,7 @@ from shared.simulator import simulate
 from shared.store.lake_catalog import merge_into_catalog, read_catalog
 from shared.store.lake_mirror import mirror_for
 from shared.store.lake_tables import LakeTables
-from shared.store.spool import Uploader
+from shared.store.uploader import Uploader
 from tests.support.seaweed import seaweed_or_skip
 
 

@@ -18,9 +18,10 @@ from fastapi import APIRouter, HTTPException, Query, Request, WebSocket, WebSock
 
 from services.hotpath.columns import ColumnBatch
 from services.hotpath.deps import State
+from services.hotpath.frame_intake import UnknownSession
 from services.hotpath.ingest_decode import BadBatch, check_frames, decode, precheck, read_message
 from services.hotpath.loop_share import hand_back
-from services.hotpath.state import HotpathState, UnknownSession
+from services.hotpath.state import HotpathState
 from shared.http_auth import auth_failure
 from shared.settings import Settings
 

@@ -7,7 +7,8 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from services.hotpath.deps import State
-from services.hotpath.state import BadArgument, SessionIsLive, UnknownSession
+from services.hotpath.frame_intake import UnknownSession
+from services.hotpath.state import BadArgument, SessionIsLive
 from shared.ids import ID_BODY, ID_PATTERN
 from shared.names import DriverId
 from shared.paths import PathEscapeError

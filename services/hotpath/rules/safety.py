@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from services.hotpath.rules.registry import RuleHit, register
 from shared import event_conditions as ev
+from shared.signals import WHEELS
 
 
 @dataclass
@@ -41,7 +42,7 @@ def coolant_hot(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
     return None
 
 
-_TPMS_KEYS = tuple((w, f"tpms_alarm_{w}", f"tpms_press_{w}_bar") for w in ev.WHEELS)
+_TPMS_KEYS = tuple((w, f"tpms_alarm_{w}", f"tpms_press_{w}_bar") for w in WHEELS)
 
 
 def tyre_warning(row: dict[str, float], ctx: SafetyContext) -> RuleHit | None:
