@@ -94,6 +94,9 @@ def _child(laps: int, own_lists: bool, gil_slice_ms: float | None) -> None:
 
         sess._close_lap = tagged(sess._close_lap, "lap close")
         sess._store_corner = tagged(sess._store_corner, "corner exit")
+        for stage in ("_begin", "_step"):  # a corner's summary, spread over its exit frame and the next two
+            if hasattr(sess.watcher, stage):
+                setattr(sess.watcher, stage, tagged(getattr(sess.watcher, stage), "corner exit"))
         sess.flush_rows = tagged(sess.flush_rows, "store hand-over")
         gc.callbacks.append(collector)
         if own_lists:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from services.hotpath import corner_live
+from services.hotpath import corner_live, corner_summary
 from services.hotpath.corner_frames import Slice
 from services.hotpath.corner_live import BLOCK_ROWS, MERGE_BLOCKS, CornerWatcher
 from services.hotpath.frame_path import LiveSession
@@ -195,3 +195,32 @@ def test_no_frame_imports_a_module() -> None:
     assert got["late"] == []
     track = load_track("sonoma")
     assert got["laps"] >= 2 and got["exits"] >= 2 * len(track.corners) - 2  # corner exits did happen
+
+
+def test_a_long_window_is_summarised_over_its_exit_frame_and_the_next_two(monkeypatch: Any) -> None:
+    """At 1 kHz a corner's summary (4-10 ms of thread CPU in one frame) is spread over three frames: the
+    observation comes exactly two frames after the exit for a window of ``SPLIT_ROWS`` frames or more (in
+    the exit's frame for a shorter one), and it is the observation the whole summary gives at the exit."""
+    fed = _corner_rows(1000.0)
+    th = thresholds_for({})
+    track = load_track("sonoma")
+
+    def observe(split_rows: int) -> tuple[list[tuple[int, Any]], list[int]]:
+        monkeypatch.setattr(corner_summary, "SPLIT_ROWS", split_rows)
+        w = CornerWatcher(track, th)
+        got, kept = [], []
+        for k, (lap, row) in enumerate(fed):
+            held = sum(r.b - r.a if type(r) is Slice else 1 for r in w.rows)
+            o = w.feed(lap, row)
+            if o is not None:
+                got.append((k, o))
+                kept.append(held + 1)  # the window's frames, the one past the exit included
+        return got, kept
+
+    split, _ = observe(corner_summary.SPLIT_ROWS)
+    whole, kept = observe(10**9)
+    assert len(split) == len(whole) >= 2 * len(track.corners) - 2
+    assert [repr(o) for _k, o in split] == [repr(o) for _k, o in whole]
+    late = [2 if n >= 2000 else 0 for n in kept]
+    assert late.count(2) >= len(track.corners)  # most windows at 1 kHz are long
+    assert [k for k, _o in split] == [k + d for (k, _o), d in zip(whole, late, strict=True)]
