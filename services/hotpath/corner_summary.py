@@ -74,21 +74,21 @@ def summary(rows: list[Any], w: Window, lap: int, th: dict[str, float]) -> Summa
     if n < 5 or np.nanmax(arr["dist_m"]) < c.end_m - 20:
         return None
     arr["dist_m"] = np.maximum.accumulate(arr["dist_m"]) + np.arange(n) * 1e-6
+    t, d = arr["t_s"], arr["dist_m"]
+    thr, brk, spd = (np.nan_to_num(arr[k]) for k in ("throttle_pct", "brake_bar", "speed_kmh"))
     split = n >= SPLIT_ROWS
-    if split:
+    if split:  # about a third each (cProfile: bench/frame_stall.py --profile "corner exit")
         yield
     m = corner_metrics(arr, c, w.prev_end_m)
     if m is None:
         return None
-    if split:
-        yield
-    t, d = arr["t_s"], arr["dist_m"]
-    thr, brk, spd = (np.nan_to_num(arr[k]) for k in ("throttle_pct", "brake_bar", "speed_kmh"))
     own = d >= w.from_m
     coast = (thr < th["coast_throttle_pct"]) & (brk < th["coast_brake_bar"]) & (spd > th["coast_speed_kmh"])
     coast_s, coast_out = _coast_into(coast, t, own, d <= c.start_m)
     overlap = (thr > th["overlap_throttle_pct"]) & (brk > th["overlap_brake_bar"])
     overlap_s = _longest_run_s(overlap[own], t[own])
+    if split:
+        yield
     obs = CornerObservation(lap, c, m, coast_s=coast_s, overlap_s=overlap_s, coast_out=coast_out)
     if np.isfinite(arr["brake_bar"]).any():
         obs.brake_at_turn_in_bar = float(np.interp(c.start_m, d, brk))
