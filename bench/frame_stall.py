@@ -8,6 +8,7 @@ machine hits both alike (compare the two as a ratio within one run).
 
     python bench/frame_stall.py [--laps 10] [--runs 1] [--base /tmp/fp-base] [--busy] [--phone] [--own-lists]
     python bench/frame_stall.py --gil-slices 5 1 [--laps 3] [--runs 2]
+    python bench/frame_stall.py --laps 3 --profile "corner exit"   # cProfile (thread CPU) of that step's calls
 
 Each garbage-collector pass is timed with ``gc.callbacks``, by generation and by thread (a pass on the
 writer's thread holds the GIL the frame path waits for).
@@ -19,8 +20,10 @@ pinned to one core with a CPU quota (``bench/cpu_limits.py``).
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
+import pstats
 import subprocess
 import sys
 import tempfile
@@ -35,7 +38,7 @@ from bench.cpu_limits import busy_core, limit_cpu  # noqa: E402
 STEPS = ("lap close", "corner exit", "store hand-over", "garbage collector", "other")
 
 
-def _child(laps: int, own_lists: bool, gil_slice_ms: float | None) -> None:
+def _child(laps: int, own_lists: bool, gil_slice_ms: float | None, profile: str | None = None) -> None:
     """In the tree this process runs in (its cwd): one session, every frame timed (wall and thread CPU),
     as JSON. The timings go into preallocated numpy arrays, not lists: three lists of a million Python
     ints are what a full collection walked in the first version of this bench (64-111 ms a pass, charged
@@ -70,11 +73,19 @@ def _child(laps: int, own_lists: bool, gil_slice_ms: float | None) -> None:
         code = {s: k for k, s in enumerate(STEPS)}
         step = [code["other"]]  # the first step this frame entered
 
+        prof = cProfile.Profile(time.thread_time)  # --profile: that step's calls, in thread CPU
+
         def tagged(fn, name):  # type: ignore[no-untyped-def]
             def call(*a):  # type: ignore[no-untyped-def]
                 if step[0] == code["other"]:
                     step[0] = code[name]
-                return fn(*a)
+                if name != profile:
+                    return fn(*a)
+                prof.enable()
+                try:
+                    return fn(*a)
+                finally:
+                    prof.disable()
 
             return call
 
@@ -94,6 +105,9 @@ def _child(laps: int, own_lists: bool, gil_slice_ms: float | None) -> None:
 
         sess._close_lap = tagged(sess._close_lap, "lap close")
         sess._store_corner = tagged(sess._store_corner, "corner exit")
+        for stage in ("_begin", "_step"):  # a corner's summary, spread over its exit frame and the next two
+            if hasattr(sess.watcher, stage):
+                setattr(sess.watcher, stage, tagged(getattr(sess.watcher, stage), "corner exit"))
         sess.flush_rows = tagged(sess.flush_rows, "store hand-over")
         gc.callbacks.append(collector)
         if own_lists:
@@ -124,6 +138,8 @@ def _child(laps: int, own_lists: bool, gil_slice_ms: float | None) -> None:
         state.close()
         gc.unfreeze()
         sys.setswitchinterval(0.005)  # CPython's default, after a --gil-slice-ms run
+    if profile is not None:
+        pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(20)
     w = wall / 1e6
     c = cpu / 1e6
     worst = int(np.argmax(w))
@@ -132,7 +148,12 @@ def _child(laps: int, own_lists: bool, gil_slice_ms: float | None) -> None:
     for s in STEPS:
         idx = where == code[s]
         if idx.any():
-            per[s] = {"n": int(idx.sum()), "wall_max": float(w[idx].max()), "cpu_max": float(c[idx].max())}
+            per[s] = {
+                "n": int(idx.sum()),
+                "wall_max": float(w[idx].max()),
+                "cpu_p99": float(np.percentile(c[idx], 99)),
+                "cpu_max": float(c[idx].max()),
+            }
     gcs = {}
     for g in range(3):
         for on_path in (True, False):
@@ -166,11 +187,17 @@ def _child(laps: int, own_lists: bool, gil_slice_ms: float | None) -> None:
 
 
 def measure(
-    tree: Path, laps: int, phone: bool, own_lists: bool = False, gil_slice_ms: float | None = None
+    tree: Path,
+    laps: int,
+    phone: bool,
+    own_lists: bool = False,
+    gil_slice_ms: float | None = None,
+    profile: str | None = None,
 ) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     extra = ["--own-lists"] if own_lists else []
     extra += ["--gil-slice-ms", str(gil_slice_ms)] if gil_slice_ms is not None else []
+    extra += ["--profile", profile] if profile is not None else []
     p = subprocess.Popen(
         [sys.executable, str(Path(__file__).resolve()), "--child", "--laps", str(laps), *extra],
         cwd=tree,
@@ -191,7 +218,7 @@ def _line(name: str, r: dict[str, object]) -> str:
     steps = r["steps"]
     assert isinstance(steps, dict)
     per = "; ".join(
-        f"{s}: max {v['wall_max']:.2f} ms wall / {v['cpu_max']:.2f} ms CPU (x{v['n']:,})"
+        f"{s}: max {v['wall_max']:.2f} ms wall / {v['cpu_max']:.2f} ms CPU, CPU p99 {v['cpu_p99']:.2f} (x{v['n']:,})"
         for s, v in steps.items()
     )
     gcs = r["collections"]
@@ -228,11 +255,12 @@ def main() -> None:
         metavar="MS",
         help="this tree only, once per GIL slice (sys.setswitchinterval) given, alternating",
     )
+    ap.add_argument("--profile", choices=STEPS[:3], help="cProfile that step's calls (thread CPU), to stderr")
     ap.add_argument("--gil-slice-ms", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        _child(a.laps, a.own_lists, a.gil_slice_ms)
+        _child(a.laps, a.own_lists, a.gil_slice_ms, a.profile)
         return
     if a.gil_slices:
         with busy_core(enabled=a.busy):
@@ -248,7 +276,8 @@ def main() -> None:
             for name, tree in trees:
                 for lists in (False, True) if a.own_lists else (False,):
                     label = f"run {k + 1}, {name}" + (", timed into lists" if lists else "")
-                    sys.stdout.write(_line(label, measure(tree, a.laps, a.phone, lists)) + "\n")
+                    r = measure(tree, a.laps, a.phone, lists, profile=a.profile)
+                    sys.stdout.write(_line(label, r) + "\n")
                     sys.stdout.flush()
 
 

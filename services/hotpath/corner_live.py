@@ -10,73 +10,38 @@ the corner and is still going at the exit leads into the next corner)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import deque
 from typing import Any
 
 import numpy as np
-import numpy.ma  # np.nanpercentile imports it on first use: 12-15 ms in the first exit's frame
 
 from services.hotpath.corner_frames import Slice, columns, tail
-from shared.corners import corner_metrics
-from shared.event_conditions import runs
-from shared.event_detect import slip_runs
+from services.hotpath.corner_summary import CornerObservation, SlipEvent, Summary, Window, summary
 from shared.profiles.track import Corner, TrackProfile
+
+__all__ = ["APPROACH_M", "CornerObservation", "CornerWatcher", "SlipEvent"]
 
 APPROACH_M = 300.0
 BLOCK_ROWS = 128  # rows kept as dicts before they become one column slice (``CornerWatcher._append``)
 MERGE_BLOCKS = 8  # column slices of such blocks kept before they are joined into one
 
 
-@dataclass
-class SlipEvent:
-    kind: str  # lockup | wheelspin
-    wheel: str
-    dist_m: float
-    lap: int
-
-
-@dataclass
-class CornerObservation:
-    lap: int
-    corner: Corner
-    metrics: dict[str, float | None]
-    coast_s: float = 0.0
-    overlap_s: float = 0.0
-    brake_at_turn_in_bar: float | None = None
-    ramp_s: float | None = None
-    throttle_drop_pct: float = 0.0
-    steer_reversals: int = 0
-    approach_kmh: float | None = None  # top speed between the previous corner and this one
-    carried_kmh: float | None = None  # speed where this corner's approach begins (the previous one's exit)
-    coast_out: bool = False  # a coast begun in the corner is still going at its exit: it leads on
-    lifted: bool = False  # throttle went below 20 % in the corner (there is a pickup to judge)
-    slips: list[SlipEvent] = field(default_factory=list)
-    clean: bool = True
-
-
-@dataclass(frozen=True)
-class _Window:
-    lo: float  # the first frame kept: the previous corner's apex, or APPROACH_M before the entry
-    hi: float  # the exit
-    corner: Corner
-    from_m: float  # where the corner's own approach begins: the previous exit, or APPROACH_M before
-    prev_end_m: float | None  # the previous corner's exit (its brake zone starts after it)
-
-
-def _windows(track: TrackProfile) -> list[_Window]:
+def _windows(track: TrackProfile) -> list[Window]:
     out = []
     prev: Corner | None = None
     for c in sorted(track.corners, key=lambda c: c.start_m):
         lead = max(c.start_m - APPROACH_M, 0.0)
         lo = min(max(lead, prev.apex_m if prev is not None else 0.0), c.start_m)
         own = max(lead, prev.end_m if prev is not None else 0.0)
-        out.append(_Window(lo, c.end_m, c, own, prev.end_m if prev is not None else None))
+        out.append(Window(lo, c.end_m, c, own, prev.end_m if prev is not None else None))
         prev = c
     return out
 
 
 class CornerWatcher:
-    """Feeds one frame at a time; returns an observation when a corner's exit is passed."""
+    """Feeds one frame at a time; returns an observation when a corner's exit is passed: in the exit's
+    frame for a short window, two frames later for a long one (``corner_summary.SPLIT_ROWS``), its
+    summary spread over those frames. At most one observation a frame (a second waits for the next)."""
 
     def __init__(self, track: TrackProfile, th: dict[str, float]) -> None:
         self.track = track
@@ -89,6 +54,8 @@ class CornerWatcher:
         self.rows: list[Any] = []  # the frames inside the active corner window: rows, column slices
         self._loose = 0  # rows at the end of ``rows`` not yet in a column slice
         self._blocks = 0  # column slices just before them
+        self._jobs: list[Summary] = []  # exits whose summary is under way, a stage a frame
+        self._done: deque[CornerObservation] = deque()  # observations finished, not yet returned
 
     def _reset(self) -> None:
         self.rows = []
@@ -102,7 +69,8 @@ class CornerWatcher:
 
     def feed(self, lap: int, row: dict[str, float]) -> CornerObservation | None:
         d = row.get("dist_m", 0.0)
-        done: CornerObservation | None = None
+        if self._jobs:
+            self._step()
         if self.active is not None and (lap != self.lap or d > self.windows[self.active].hi):
             carry: list[dict[str, float]] = []
             if lap == self.lap:  # include the first sample past the exit so exit values interpolate
@@ -110,7 +78,7 @@ class CornerWatcher:
                 if nxt is not None:  # the next corner's frames began before this exit: they go on
                     carry = tail(self.rows, self.windows[nxt].lo)
                 self._append(row)
-                done = self._finish()
+                self._begin()
             self.active = None
             self.rows = carry
             self._loose, self._blocks = _tail_counts(carry)
@@ -122,15 +90,15 @@ class CornerWatcher:
                 self.lap = lap
         if self.active is not None:
             self._append(row)
-        return done
+        return self._done.popleft() if self._done else None
 
     def feed_run(
         self, laps: list[int], dists: list[float], cols: dict[str, np.ndarray]
     ) -> list[tuple[int, CornerObservation]]:
         """``feed`` over a run of frames given as columns (``cols``: each channel the watcher reads, as a
         float array over the run, NaN where a frame has none; ``dists`` the same as ``cols["dist_m"]``):
-        the observations finished, each with the index of the frame that finished it. The frames kept
-        are column slices, not rows."""
+        the observations returned, each with the index of the frame ``feed`` would return it on. The
+        frames kept are column slices, not rows."""
         n = len(dists)
         d = cols["dist_m"]
         lo, hi = self._lo, self._hi
@@ -140,7 +108,10 @@ class CornerWatcher:
         starts = lo.tolist()
         out: list[tuple[int, CornerObservation]] = []
         seg = 0
+        jobs, done = self._jobs, self._done
         for i in range(n):
+            if jobs:
+                self._step()
             lap, di = laps[i], dists[i]
             if self.active is not None and (lap != self.lap or di > ends[self.active]):
                 carry: list[Any] = []
@@ -149,9 +120,7 @@ class CornerWatcher:
                     if first[i] >= 0:  # the next corner's frames began before this exit: they go on
                         carry = tail(self.rows, starts[first[i]])
                     self.rows.append(Slice(cols, i, i + 1))  # type: ignore[arg-type]
-                    obs = self._finish()
-                    if obs is not None:
-                        out.append((i, obs))
+                    self._begin()
                 self.active = None
                 self.rows = carry
                 self._loose, self._blocks = _tail_counts(carry)
@@ -162,9 +131,31 @@ class CornerWatcher:
                     seg = i
                 else:
                     self._reset()
+            if done:
+                out.append((i, done.popleft()))
         if self.active is not None:
             self.rows.append(Slice(cols, seg, n))  # type: ignore[arg-type]
             self._loose = self._blocks = 0
+        return out
+
+    def _begin(self) -> None:
+        """The active corner's exit: its summary's first stage now (it reads the kept frames), the rest
+        one stage a frame from the next frame on (``_step``)."""
+        assert self.active is not None
+        job = summary(self.rows, self.windows[self.active], self.lap, self.th)
+        if not _stage(job, self._done):
+            self._jobs.append(job)
+
+    def _step(self) -> None:
+        """The next stage of each summary under way."""
+        self._jobs[:] = [j for j in self._jobs if not _stage(j, self._done)]
+
+    def drain(self) -> list[CornerObservation]:
+        """Every summary under way finished now (the session ends): the observations not yet returned."""
+        while self._jobs:
+            self._step()
+        out = list(self._done)
+        self._done.clear()
         return out
 
     def _append(self, row: dict[str, float]) -> None:
@@ -189,79 +180,16 @@ class CornerWatcher:
         cols = columns(part)
         self.rows.append(Slice(cols, 0, len(cols["t_s"])))
 
-    def _finish(self) -> CornerObservation | None:
-        assert self.active is not None
-        w = self.windows[self.active]
-        c = w.corner
-        arr = columns(self.rows)
-        if len(arr["t_s"]) < 5 or np.nanmax(arr["dist_m"]) < c.end_m - 20:
-            return None
-        arr["dist_m"] = np.maximum.accumulate(arr["dist_m"]) + np.arange(len(arr["dist_m"])) * 1e-6
-        m = corner_metrics(arr, c, w.prev_end_m)
-        if m is None:
-            return None
-        th = self.th
-        t, d = arr["t_s"], arr["dist_m"]
-        thr, brk, spd = (np.nan_to_num(arr[k]) for k in ("throttle_pct", "brake_bar", "speed_kmh"))
-        own = d >= w.from_m
-        coast = (
-            (thr < th["coast_throttle_pct"]) & (brk < th["coast_brake_bar"]) & (spd > th["coast_speed_kmh"])
-        )
-        coast_s, coast_out = _coast_into(coast, t, own, d <= c.start_m)
-        overlap = (thr > th["overlap_throttle_pct"]) & (brk > th["overlap_brake_bar"])
-        overlap_s = _longest_run_s(overlap[own], t[own])
-        obs = CornerObservation(self.lap, c, m, coast_s=coast_s, overlap_s=overlap_s, coast_out=coast_out)
-        if np.isfinite(arr["brake_bar"]).any():
-            obs.brake_at_turn_in_bar = float(np.interp(c.start_m, d, brk))
-            bp = m.get("brake_point_m")
-            peak = m.get("brake_peak_bar")
-            if bp is not None and peak:
-                k0 = int(np.searchsorted(d, bp))
-                above = np.where(brk[k0:] >= 0.8 * peak)[0]
-                if len(above):
-                    obs.ramp_s = float(t[k0 + above[0]] - t[k0])
-        v_own = arr["speed_kmh"][own]
-        obs.approach_kmh = float(np.nanmax(v_own)) if np.isfinite(v_own).any() else None
-        ok = np.isfinite(arr["speed_kmh"])
-        if d[0] <= w.from_m + 5.0 and ok.sum() > 1:
-            obs.carried_kmh = float(np.interp(w.from_m, d[ok], arr["speed_kmh"][ok]))
-        in_corner = (d >= c.start_m) & (d <= c.end_m)
-        obs.lifted = bool(in_corner.any() and np.min(thr[in_corner]) < 20)
-        pick = m.get("throttle_pickup_m")
-        if pick is not None:
-            after = (d >= pick) & (d <= c.end_m)
-            if after.sum() > 2:
-                obs.throttle_drop_pct = _dip(thr[after])
-        apex = m.get("apex_m") or c.apex_m
-        ex = (d >= apex) & (d <= c.end_m)
-        st, ts = arr["steer_deg"][ex], t[ex]
-        ok = np.isfinite(st)
-        if ok.sum() > 6:
-            st, ts = st[ok], ts[ok]
-            k = max(1, int(round(0.25 / max(float(np.median(np.diff(ts))), 1e-3))))
-            sm = np.convolve(
-                st, np.ones(k) / k, mode="valid"
-            )  # 0.25 s average: sensor noise is not a correction
-            rate = np.diff(sm) / max(float(np.median(np.diff(ts))), 1e-3)
-            sig = np.sign(rate[np.abs(rate) > 30.0])  # deliberate hand movement, deg/s
-            obs.steer_reversals = int(np.sum(sig[1:] != sig[:-1])) if len(sig) > 1 else 0
-        k_own = int(np.argmax(own)) if own.any() else len(d)
-        mine = {k: v[k_own:] for k, v in arr.items()}
-        for sr in slip_runs(mine, th):  # the one event detector, on the frames this corner owns
-            obs.slips.append(SlipEvent(sr.kind, sr.wheel, float(d[k_own + sr.start]), self.lap))
-        obs.clean = not obs.slips
-        return obs
 
-
-def _dip(seg: np.ndarray) -> float:
-    """The largest throttle fall after pickup that is followed by a recovery (a hesitation, not a lift
-    for the next corner): the fall below the running peak at a frame, counted when the throttle later
-    comes back by at least half of it."""
-    peak = np.maximum.accumulate(seg)
-    drop = peak - seg
-    later = np.maximum.accumulate(seg[::-1])[::-1]  # the highest throttle from each frame on
-    ok = later[1:] >= seg[1:] + 0.5 * drop[1:]
-    return float(drop[1:][ok].max()) if ok.any() else 0.0
+def _stage(job: Summary, done: deque[CornerObservation]) -> bool:
+    """One stage of ``job``; True when it has finished (its observation, if any, put in ``done``)."""
+    try:
+        next(job)
+    except StopIteration as end:
+        if end.value is not None:
+            done.append(end.value)
+        return True
+    return False
 
 
 def _tail_counts(rows: list[Any]) -> tuple[int, int]:
@@ -275,24 +203,3 @@ def _tail_counts(rows: list[Any]) -> tuple[int, int]:
         else:
             loose += 1
     return loose, blocks
-
-
-def _coast_into(
-    mask: np.ndarray, t: np.ndarray, own: np.ndarray, before_entry: np.ndarray
-) -> tuple[float, bool]:
-    """The longest coast that leads into this corner: it ends after the corner's approach began, or
-    it began before the entry and runs through the corner; and whether one that began in the corner is
-    still going at the exit (it leads into the next corner, which names it)."""
-    best = 0.0
-    for a, b in runs(mask):
-        if b == len(mask):  # still going at the last frame: the last run
-            if before_entry[a]:
-                return max(best, float(t[-1] - t[a])), False
-            return best, True
-        if own[b - 1]:
-            best = max(best, float(t[b - 1] - t[a]))
-    return best, False
-
-
-def _longest_run_s(mask: np.ndarray, t: np.ndarray) -> float:
-    return max((float(t[b - 1] - t[a]) for a, b in runs(mask)), default=0.0)

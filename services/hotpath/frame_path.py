@@ -172,10 +172,7 @@ class LiveSession(FrameBuffer, CueOutlet):
         if self.watcher is not None:
             obs = self.watcher.feed(st.lap, row)
             if obs is not None:
-                self._store_corner(obs)
-                for h in self.coach.on_corner(obs):
-                    for d in self.arbiter.schedule(h, render(h.template, h.corner, h.wheel), fs):
-                        cues.append(self._emit(d, arrived))
+                cues.extend(self._corner_done(obs, fs, arrived))
         for d in self.arbiter.tick(fs):
             cues.append(self._emit(d, arrived))
         if self.on_delta is not None and self._timed:
@@ -202,8 +199,22 @@ class LiveSession(FrameBuffer, CueOutlet):
     def _store_corner(self, obs: CornerObservation) -> None:
         self.sink(*records.corner(self.session_id, obs))
 
+    def _corner_done(self, obs: CornerObservation, fs: FrameState, arrived: float) -> list[Cue]:
+        """A corner's observation (its exit's frame, or two frames on: ``CornerWatcher``): stored, and
+        what the coach says about it scheduled."""
+        self._store_corner(obs)
+        return [
+            self._emit(d, arrived)
+            for h in self.coach.on_corner(obs)
+            for d in self.arbiter.schedule(h, render(h.template, h.corner, h.wheel), fs)
+        ]
+
     def finish(self) -> None:
-        """End of session: the lap in progress is stored as the in-lap."""
+        """End of session: a corner summary under way is finished, the lap in progress is stored as the
+        in-lap."""
+        if self.watcher is not None and self._last_fs is not None:
+            for obs in self.watcher.drain():
+                self._corner_done(obs, self._last_fs, time.perf_counter())
         if self.last_t is not None and self.lap_start_t is not None and self.last_t > self.lap_start_t:
             lap = Lap(
                 self.tracker.lap,

@@ -9,6 +9,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import pytest
 import typer
 import yaml
 
@@ -59,6 +60,22 @@ def test_compose_services_are_real_healthy_non_root_and_consistent() -> None:
         assert svc["cap_drop"] == ["ALL"] and "no-new-privileges:true" in svc["security_opt"]
         assert "PITWALL_API_TOKEN" in svc["environment"]  # they bind 0.0.0.0: the settings demand a token
     assert doc["services"]["paddock"]["depends_on"]["hotpath"]["condition"] == "service_healthy"
+
+
+def test_compose_raises_the_hot_paths_priority_where_the_user_may(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PITWALL_HOTPATH_NICE=-10`` is a setting the hot path reads, and its container lets a non-root user
+    apply it: ``CAP_SYS_NICE`` added back (after ``cap_drop: [ALL]``) and a nice ulimit whose ceiling
+    (20 - limit, setrlimit(2)) reaches it; the paddock keeps no such right."""
+    doc = _compose()
+    hot, pad = doc["services"]["hotpath"], doc["services"]["paddock"]
+    monkeypatch.setenv("PITWALL_HOTPATH_NICE", hot["environment"]["PITWALL_HOTPATH_NICE"])
+    nice = settings_for(tmp_path).hotpath_nice  # the setting the hot path reads, by that name
+    assert nice == -10
+    assert hot["cap_add"] == ["SYS_NICE"] and hot["cap_drop"] == ["ALL"]
+    assert 20 - int(hot["ulimits"]["nice"]) <= nice
+    assert "cap_add" not in pad and "ulimits" not in pad and "PITWALL_HOTPATH_NICE" not in pad["environment"]
 
 
 def test_compose_volumes_keep_one_writer_per_store() -> None:

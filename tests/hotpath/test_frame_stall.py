@@ -22,11 +22,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from services.hotpath import corner_live
-from services.hotpath.corner_frames import Slice
+from services.hotpath import corner_live, corner_summary
+from services.hotpath.corner_frames import CHANNELS, Slice
 from services.hotpath.corner_live import BLOCK_ROWS, MERGE_BLOCKS, CornerWatcher
 from services.hotpath.frame_path import LiveSession
 from services.hotpath.replay import frames_of
+from services.hotpath.rules.coach import reference_from_trace
 from services.hotpath.rules.thresholds import thresholds_for
 from shared.laps import Lap
 from shared.profiles.car import load_car
@@ -166,6 +167,7 @@ _IMPORT_PROBE = """
 import json, sys
 from services.hotpath.frame_path import LiveSession
 from services.hotpath.replay import frames_of
+from services.hotpath.rules.coach import reference_from_trace
 from shared.profiles.car import load_car
 from shared.profiles.track import load_track
 from shared.simulator import simulate
@@ -195,3 +197,52 @@ def test_no_frame_imports_a_module() -> None:
     assert got["late"] == []
     track = load_track("sonoma")
     assert got["laps"] >= 2 and got["exits"] >= 2 * len(track.corners) - 2  # corner exits did happen
+
+
+def test_a_long_window_is_summarised_over_its_exit_frame_and_the_next_two(monkeypatch: Any) -> None:
+    """At 1 kHz a corner's summary (4-10 ms of thread CPU in one frame) is spread over three frames: the
+    observation comes exactly two frames after the exit for a window of ``SPLIT_ROWS`` frames or more (in
+    the exit's frame for a shorter one), and it is the observation the whole summary gives at the exit."""
+    fed = _corner_rows(1000.0)
+    th = thresholds_for({})
+    track = load_track("sonoma")
+
+    def observe(split_rows: int) -> tuple[list[tuple[int, Any]], list[int]]:
+        monkeypatch.setattr(corner_summary, "SPLIT_ROWS", split_rows)
+        w = CornerWatcher(track, th)
+        got, kept = [], []
+        for k, (lap, row) in enumerate(fed):
+            held = sum(r.b - r.a if type(r) is Slice else 1 for r in w.rows)
+            o = w.feed(lap, row)
+            if o is not None:
+                got.append((k, o))
+                kept.append(held + 1)  # the window's frames, the one past the exit included
+        return got, kept
+
+    split, _ = observe(corner_summary.SPLIT_ROWS)
+    whole, kept = observe(10**9)
+    assert len(split) == len(whole) >= 2 * len(track.corners) - 2
+    assert [repr(o) for _k, o in split] == [repr(o) for _k, o in whole]
+    late = [2 if n >= 2000 else 0 for n in kept]
+    assert late.count(2) >= len(track.corners)  # most windows at 1 kHz are long
+    assert [k for k, _o in split] == [k + d for (k, _o), d in zip(whole, late, strict=True)]
+
+
+def test_a_dense_gold_trace_ending_just_past_its_last_exit_keeps_that_corner(monkeypatch: Any) -> None:
+    """A saved lap as a 1 kHz distance trace that ends one sample past its last corner's exit: that
+    corner's summary, still under way at the trace's end, is finished (``reference_from_trace`` drains
+    the watcher) and every corner's reference is the one the whole summary at the exit gives."""
+    track = load_track("sonoma")
+    th = thresholds_for({})
+    rows = [row for lap, row in _corner_rows(1000.0) if lap == 1]
+    last = max(track.corners, key=lambda c: c.end_m)
+    k = next(i for i, r in enumerate(rows) if r["dist_m"] > last.end_m)
+    rows = rows[: k + 1]
+    t0 = rows[0]["t_s"]
+    trace = {c: np.array([r.get(c, np.nan) for r in rows]) for c in CHANNELS if c not in ("t_s",)}
+    trace["time_s"] = np.array([r["t_s"] - t0 for r in rows])
+    got = reference_from_trace(trace, track, th)
+    monkeypatch.setattr(corner_summary, "SPLIT_ROWS", 10**9)
+    whole = reference_from_trace(trace, track, th)
+    assert last.id in got and len(got) >= len(track.corners) - 1
+    assert repr(got) == repr(whole)

@@ -19,6 +19,7 @@ import msgpack
 import pyarrow as pa
 import pytest
 
+import services.hotpath.corner_summary as corner_summary
 import services.hotpath.cue_outlet as cue_outlet
 import services.hotpath.frame_batch as frame_batch
 import services.hotpath.frame_path as frame_path
@@ -386,3 +387,33 @@ def test_real_xrk(real: dict[str, Any]) -> None:
     assert track is None
     _same(frames[:20000], None, chunks=(100,), columns=0.0, car=car_id)
     _same(_hold(frames[:20000]), real["kart"][2], chunks=(17, 1000), car=car_id)
+
+
+def _corners(ref: dict[str, Any]) -> list[Any]:
+    return [r for t, rows in ref["sink"] if t == "corner_results" for r in rows]
+
+
+def test_corner_summaries_spread_over_frames_and_one_finished_at_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every corner's summary split over its exit frame and the next two (``SPLIT_ROWS`` lowered so a
+    50 Hz window counts as long): the same outputs frame by frame and by chunk, across chunk edges; a
+    session that ends one frame after an exit still stores that corner (``finish`` drains it)."""
+    frames = _sim(6, laps=3)
+    track = load_track("sonoma")
+    exits: list[tuple[int, int, str]] = []  # (frame, lap, corner) of each exit, summarised at once
+    sess = LiveSession("s", load_car(CAR), track, lambda tbl, rows: None)
+    store = sess._store_corner
+    at = [0]
+    sess._store_corner = lambda obs: (exits.append((at[0], obs.lap, obs.corner.id)), store(obs))  # type: ignore[method-assign]
+    for f in frames:
+        sess.process(f, 0.0)
+        at[0] += 1
+    last = [e for e in exits if e[1] == 2][3]  # an exit in the middle of lap 2
+    cut = frames[: last[0] + 2]  # the session ends on the frame after that exit
+    whole = _same(cut, track, chunks=(1000,))
+    monkeypatch.setattr(corner_summary, "SPLIT_ROWS", 100)
+    split = _same(cut, track, chunks=(1, 7, 17, 1000))
+    assert _corners(split) == _corners(whole)
+    assert [(r["lap"], r["corner_id"]) for r in _corners(split)][-1] == (2, last[2])
+    assert len(_corners(split)) == len([e for e in exits if e[0] <= last[0]])

@@ -148,4 +148,6 @@ def reference_from_trace(
         obs = watcher.feed(0, row)
         if obs is not None:
             out[obs.corner.id] = obs
+    for obs in watcher.drain():  # a long trace's last exits: their summaries spread over later frames
+        out[obs.corner.id] = obs
     return out
