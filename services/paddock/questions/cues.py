@@ -150,5 +150,5 @@ COMMON = _set(
     wondering curious interested need needed wanted hoping hope hoped guess guessed suppose supposed
     believe believed expect expected notice noticed remember remembered forget forgot chose choose
     choice decide decided plan planned trying attempt attempts string strung row waste wasted wasting leak leaked leaking hide
-    hiding hidden idea"""
+    hiding hidden idea chase chasing chased target targets aiming aim hunting"""
 )

@@ -29,6 +29,8 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     an id. ``previous``: the question before it in this conversation."""
     toks = w.tokens(text)
     s = read_slots(toks, corners)
+    if ph.target_time(text) and not (s.laps or s.corner or s.sector is not None):
+        s.laps, s.measures = [LapRef(pick="fastest")], ["lap_time"]  # "did I break 1:47?": the best lap
     intent = _intent(s)
     toks, s, intent = _without_context(text, corners, toks, s, intent)
     within_s = n.within(toks)

@@ -15,10 +15,17 @@ _LAP_SPEED = re.compile(
     r" how (?:fast|slow|quick) (?:was(?! i (?:\w+ )?(?:going|doing|travell?ing|moving|carrying|hitting|running) )"
     r"|$)"
 )
-# the best lap said without a pick: "what did I get down to?", "got it down to?", "the best I managed"
+# the best lap said without a pick: "what did I get down to?", "got it down to?", "the best I managed",
+# "what was my fl?" (no wheel's figure named)
 _BEST_SAID = re.compile(
     r" (?:get|got|gotten|bring|brought) (?:it |my times? |my laps? |my lap times? |the times? )?down to "
-    r"| best (?:i|we) (?:managed|did|could do|could manage|got|achieved|ran|clocked) "
+    r"| best (?:i|we) (?:managed|did|could do|could manage|got|achieved|ran|clocked) | (?:my|the|your) fl "
+)
+# a target lap time in the raw words: "did I break 1:47?", "did I get under 1:36?", "crack a 58?"
+_TARGET = re.compile(
+    r"\b(?:break|broke|broken|under|below|beat|beaten|crack|cracked|into the|dip(?:ped)? into|sub)\s+(?:a |the )?"
+    r"\d+:\d{2}",
+    re.IGNORECASE,
 )
 # the lap time asked beside a channel's figure: "lap 3 time and top speed", "my best lap and my top speed"
 _ALSO_TIME = re.compile(
@@ -48,6 +55,11 @@ def lap_speed(joined: str) -> bool:
 
 def best_said(joined: str) -> bool:
     return bool(_BEST_SAID.search(joined))
+
+
+def target_time(text: str) -> bool:
+    """A lap time the driver aimed at, in the question's own words ("did I break 1:47?"): the best lap."""
+    return bool(_TARGET.search(text))
 
 
 def also_time(joined: str) -> bool:
