@@ -21,6 +21,7 @@ from shared.settings import Settings, settings_for
 from shared.simulator.fixtures import cached_sim
 from tests.support.procs import REPO
 from tests.support.sim_altered import balance_sim
+from tests.support.truth import aim_truth, vbox_truth
 
 
 @pytest.fixture(scope="session")
@@ -94,3 +95,32 @@ def no_full_lap(tmp_path: Path) -> Iterator[str]:
     sid = import_file(xrk, settings, driver_id="fs").session_id
     with _lake_of(settings):
         yield sid
+
+
+DATA = REPO.parent / "shared" / "data"
+FILES = {
+    "vbox": DATA / "vbox" / "sonoma_vbox0240.csv",
+    "kart": DATA / "aim" / "mychron_kart_sskc_2022-06-19.csv",
+    "agx": DATA / "aim" / "scut_fsev_agx.xrk",
+}
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The simulated session and the real VBOX, MyChron and AiM XRK files in a lake of their own, with our
+    own truth of each file (``tests/support/truth.py``), made the paddock's lake for one test module."""
+    settings = settings_for(tmp_path_factory.mktemp("channels") / "data")
+    missing = [str(p) for p in FILES.values() if not p.is_file()]
+    if missing:
+        pytest.fail(f"{missing} are part of the workspace and missing")
+    sim = cached_sim()
+    env: dict[str, Any] = {"sim_obj": sim, "sim": import_sim(sim, settings, driver_id="ana").session_id}
+    for name, path in FILES.items():
+        env[name] = import_file(path, settings, driver_id="ana").session_id
+    env["truth"] = {
+        "vbox": vbox_truth(FILES["vbox"]),
+        "kart": aim_truth(FILES["kart"], "kart"),
+        "agx": aim_truth(FILES["agx"].with_suffix(".csv"), "agx"),
+    }
+    with _lake_of(settings):  # the other question tests' lake, given back after this module
+        yield env

@@ -6,25 +6,14 @@ the raw file (``tests/support/truth.py``) or the simulator's samples, never agai
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from shared.ingest import import_file, import_sim
-from shared.settings import settings_for
-from shared.simulator.fixtures import cached_sim
 from tests.support.asking import ask_planned
-from tests.support.truth import SessionTruth, aim_truth, vbox_truth
+from tests.support.truth import SessionTruth
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-FILES = {
-    "vbox": DATA / "vbox" / "sonoma_vbox0240.csv",
-    "kart": DATA / "aim" / "mychron_kart_sskc_2022-06-19.csv",
-    "agx": DATA / "aim" / "scut_fsev_agx.xrk",
-}
 PSI_BAR, MPH = 0.0689476, 1.609344
 LABELS = {  # our own words for each file's raw channels (the answer's names of what is recorded)
     "vbox": {
@@ -48,25 +37,6 @@ LABELS = {  # our own words for each file's raw channels (the answer's names of 
         "GPS LatAcc": "lateral g",
     },
 }
-
-
-@pytest.fixture(scope="module")
-def lake(tmp_path_factory: pytest.TempPathFactory, paddock_lake: Any) -> Iterator[dict[str, Any]]:
-    settings = settings_for(tmp_path_factory.mktemp("channels") / "data")
-    missing = [str(p) for p in FILES.values() if not p.is_file()]
-    if missing:
-        pytest.fail(f"{missing} are part of the workspace and missing")
-    sim = cached_sim()
-    env: dict[str, Any] = {"sim_obj": sim, "sim": import_sim(sim, settings, driver_id="ana").session_id}
-    for name, path in FILES.items():
-        env[name] = import_file(path, settings, driver_id="ana").session_id
-    env["truth"] = {
-        "vbox": vbox_truth(FILES["vbox"]),
-        "kart": aim_truth(FILES["kart"], "kart"),
-        "agx": aim_truth(FILES["agx"].with_suffix(".csv"), "agx"),
-    }
-    with paddock_lake(settings):  # the other question tests' lake, given back after this module
-        yield env
 
 
 def _raw(env: dict[str, Any], sess: str, channel: str, lap: int | None, fn: str) -> float:

@@ -50,7 +50,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  could i be, on the table, best possible, possible, how much faster could, could i do, could i
                  run, could i go, capable of, best bits, all my best, virtual best, virtual lap""",
         "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
-                 close together, each other, median""",
+                 close together, each other, median, noisy, standard deviation, std dev, stdev, scatter,
+                 scattered, vary, varied, variation, all over the place, same every lap""",
         "where_time": """leaving time, where am i leaving, can i find, could i find, where is the time,
                  where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
                  best corner, weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
@@ -70,10 +71,12 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  what did i go, lap""",
         "why": "why, how come, cause, causes, caused, causing, reason, reasons, what made",
         "fade": """getting slower, got slower, get slower, slower as, slowing down, slowed down, fall off, fell off,
-                 falling off, drop off, dropped off, tailed off, tail off, faded, fading away""",
+                 falling off, drop off, dropped off, tailed off, tail off, faded, fading away, going faster,
+                 going slower, faster at the start, slower at the end, faster early on, lap on lap, lap after
+                 lap""",
         "visits": "been to this track, been here, times have i been, how often have i, been to",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
-                 better, faster than last time, trend""",
+                 better, get better, got better, faster than last time, trend""",
     }
 )
 # "off both the brake and the throttle", "not on either the brakes or throttle": neither pedal (coasting)
@@ -147,5 +150,5 @@ COMMON = _set(
     wondering curious interested need needed wanted hoping hope hoped guess guessed suppose supposed
     believe believed expect expected notice noticed remember remembered forget forgot chose choose
     choice decide decided plan planned trying attempt attempts string strung row waste wasted wasting leak leaked leaking hide
-    hiding hidden idea"""
+    hiding hidden idea chase chasing chased target targets aiming aim hunting"""
 )

@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 
 from services.paddock.questions import numerals as n
+from services.paddock.questions import phrases as ph
 from services.paddock.questions import words as w
 from services.paddock.questions.conversation import carries_on, follow, moved_only
 from services.paddock.questions.model import Aggregation, Intent, LapRef, Question
@@ -28,6 +29,8 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     an id. ``previous``: the question before it in this conversation."""
     toks = w.tokens(text)
     s = read_slots(toks, corners)
+    if ph.target_time(text) and not (s.laps or s.corner or s.sector is not None):
+        s.laps, s.measures = [LapRef(pick="fastest")], ["lap_time"]  # "did I break 1:47?": the best lap
     intent = _intent(s)
     toks, s, intent = _without_context(text, corners, toks, s, intent)
     within_s = n.within(toks)
@@ -55,6 +58,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         measure=s.measure,
         aggregation=s.aggregation,  # type: ignore[arg-type]
         within_s=within_s,
+        also_lap_time=_also_time(s, intent),
     )
     # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
     whole = q.intent == "judge" and q.measure is None and bool(_WHOLE_CAR.search(s.joined))
@@ -131,11 +135,27 @@ def _several_figures(s: Slots) -> bool:
     return bool(spread) and len(picks | spread) >= 2 and s.measure in (None, "lap_time")
 
 
+def _also_time(s: Slots, intent: Intent) -> bool:
+    """A lap's time and a channel's figure asked at once ("average lap time, average lap speeds", "lap 4
+    top speed and lap time"), no corner, sector or comparison named: both are answered."""
+    m = s.measure
+    if intent not in ("channel", "lap_time") or m is None or w.MEASURES[m].kind != "channel":
+        return False
+    return not (s.corner or s.sector is not None or s.compare) and ph.also_time(s.joined)
+
+
 def _fading(s: Slots) -> bool:
-    """Getting slower over the session, no lap number, corner, place on the track or channel named ("am I
-    slowing down in the fast corners?" is where the time goes, not the last lap against the best)."""
+    """Getting slower (or faster) over the session, no lap number, corner, place on the track or channel
+    named ("am I slowing down in the fast corners?" is where the time goes, not the last lap against the
+    best); "improving" said of this session ("did my times improve over the session?") is the same."""
     named = any(x.number is not None for x in s.laps) or s.corner or s.sector is not None
-    return s.has("fade") and not named and not _PLACE.search(s.joined) and s.measure in (None, "lap_time")
+    over = s.has("fade") or (
+        (s.has("progress") or ph.trend(s.joined))
+        and not s.other
+        and s.aggregation != "each_lap"  # "did I get quicker as the session went on?": every lap's time
+        and ph.in_session(s.joined)
+    )
+    return over and not named and not _PLACE.search(s.joined) and s.measure in (None, "lap_time")
 
 
 def _intent(s: Slots) -> Intent:
@@ -154,8 +174,8 @@ def _intent(s: Slots) -> Intent:
     # "where do I leave time on the table?", "which corners could I do better?": a place, not the lap possible
     if s.has("potential") and len(s.laps) < 2 and not (s.corner is None and _PLACE_ASKED.search(s.joined)):
         return "potential"
-    if s.has("consistency"):
-        return "consistency"
+    if s.has("consistency") and not any(x.number is not None for x in s.laps):
+        return "consistency"  # "how close did I get to my best on lap 6?": lap 6 against the best
     if event:
         return "events"
     if s.has("why") and s.measure in w.JUDGED and s.has("judge"):
@@ -277,6 +297,14 @@ def _tidy(q: Question, s: Slots) -> Question:
         measure = "temps"  # "are my temps fine?": the engine's temperatures
     if q.intent in ("unrelated", "unknown"):
         measure, agg = None, None  # "what is 17 times 23?", "how long was the session?": no lap time
+    if q.intent == "compare" and measure == "speed" and " where " in s.joined:
+        measure = None  # "where are the differences in speed, lap 4 vs lap 9?": the laps compared
+    if (
+        measure == "top_speed"
+        and agg == "avg"
+        and re.search(r" (?:average|mean|typical) top speed ", s.joined)
+    ):
+        agg = "each_lap"  # "my average top speed": each lap's top speed, never the mean of every sample
     if measure == "speed" and q.corner is None:
         measure = {"avg": "speed", "min": "min_speed"}.get(str(agg), "top_speed")
         agg = agg if measure == "speed" else None
@@ -287,7 +315,7 @@ def _tidy(q: Question, s: Slots) -> Question:
         agg = agg if q.intent == "compare" and several and measure not in (None, "lap_time") else None
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
-    return replace(out, aggregation=agg)
+    return replace(out, aggregation=agg, also_lap_time=q.also_lap_time)
 
 
 def _lap_aggregation(q: Question, s: Slots) -> Aggregation | None:

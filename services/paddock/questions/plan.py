@@ -6,6 +6,7 @@ tools and SQL (call it in a worker thread)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from services.paddock.questions.families import (
@@ -137,6 +138,16 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
     """The answer to ``q`` over the session: the first family that answers it, else what was understood.
     ``picked``: the topic the driver picked (the tablet's intent picker), whose families come first; a
     question with a topic picked is about driving, never declined."""
+    if q.also_lap_time:  # "lap 4 top speed and lap time": the lap time, then the measure's figure
+        agg = q.aggregation if q.aggregation in ("avg", "each_lap") else None
+        first = plan(
+            replace(q, intent="lap_time", measure="lap_time", aggregation=agg, also_lap_time=False),
+            session_id,
+        )
+        rest = plan(replace(q, also_lap_time=False), session_id, picked)
+        if first.text == rest.text or first.result.get("understood") or rest.result.get("understood"):
+            return rest
+        return Answer(f"{first.text} {rest.text}", rest.tool, rest.args, first.result | rest.result)
     s = session_row(session_id)
     if q.intent == "unrelated" and not picked:
         return Answer(DECLINE, "none", {"session_id": s["session_id"]}, {"declined": True})

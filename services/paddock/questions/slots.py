@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from services.paddock.questions import cues as c
 from services.paddock.questions import numerals as n
+from services.paddock.questions import phrases as ph
 from services.paddock.questions import turns
 from services.paddock.questions import words as w
 from services.paddock.questions.beside import beside
@@ -103,7 +104,7 @@ class Slots:
     @property
     def lap_speed(self) -> bool:
         """ "how fast was lap 7?", "my slowest lap, and how slow?": a lap's time, not a speed."""
-        return bool(self.laps) and bool(re.search(r" how (?:fast|slow|quick) (?:was|$)", self.joined))
+        return bool(self.laps) and ph.lap_speed(self.joined)
 
     @property
     def lap_figure(self) -> bool:
@@ -134,6 +135,12 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures.append("gear")
     _attach(s, positions, spans)
     s.laps = list(dict.fromkeys(x for _, x in sorted(positions, key=lambda p: p[0])))  # each lap once
+    straight = ph.on_straight(s.joined) and not (s.corner or s.has("where_time") or s.compare)
+    if straight and (not s.measures or (s.measures == ["lap_time"] and " how quick " in s.joined)):
+        s.measures = ["top_speed"]  # "what did I hit on the back straight?", "how quick down the straight?"
+    lap_only = all(m == "lap_time" for m in s.measures)  # "what did my oil pressure get down to?": no lap
+    if lap_only and not s.laps and not s.corner and s.sector is None and ph.best_said(s.joined):
+        s.laps = [LapRef(pick="fastest")]
     agg = [a for i, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG) if not _negated(toks, i)]
     # "peak revs per lap", "highest rpm each lap": every lap's figure (the channel's own, highest or lowest)
     s.aggregation = (
@@ -290,6 +297,8 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
             continue
         if _negated(toks, i):
             continue  # "average lap (not counting the first lap)": no lap named
+        if t == "first" and ph.occasion(toks, i):
+            continue  # "first time on a big track", "my first time here": the occasion, no lap
         if w.PICKS[t] == "previous" and " lap" not in s.joined:
             continue  # "this session against my previous one": no lap
         if toks[max(0, i - 1)] == "i" or toks[max(0, i - 2) : i] == ["i", "am"]:

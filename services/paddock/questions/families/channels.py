@@ -4,9 +4,10 @@ does not record is said so plainly, never a zero. Runs SQL (worker thread)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from services.paddock.questions.families.laps import listed, named_laps
+from services.paddock.questions.families.laps import listed, named_laps, whose
 from services.paddock.questions.model import Answer, Question
 from services.paddock.questions.words import MEASURES, Measure
 from services.paddock.tools.base import rows
@@ -134,8 +135,18 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return not_recorded(s, m)
     laps = named_laps(q, s)
     if isinstance(laps, Answer):
-        return laps
-    lap = laps[0][1] if laps and laps[0][0] == sid else None
+        return _without_lap(q, s, laps)
+    if laps and laps[0][0] != sid:  # "top speed on my best lap last session": that session's lap
+        ref = replace(q.laps[0], session="this")
+        return _said_of(
+            answer(replace(q, laps=(ref,)), {**s, "session_id": laps[0][0]}), f"In {whose(laps[0][0], s)}, "
+        )
+    lap = laps[0][1] if laps else None
+    if m == "top_speed" and q.aggregation == "avg":  # "top speed and average speed": both
+        top, mean = answer(replace(q, aggregation=None), s), _average(sid, "speed", lap)
+        if top is None or mean is None:
+            return top
+        return Answer(f"{top.text} {mean.text}", top.tool, top.args, top.result | mean.result)
     if m == "gear":
         return _gears_used(sid, lap)
     if q.aggregation == "each_lap":
@@ -165,10 +176,30 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             return Answer(
                 f"Your {what} was {show(m, v)}{scope}.", "telemetry", {"session_id": sid}, res | {key: v}
             )
-        return Answer(
-            f"Your {what}{scope} was {show(m, v)}.", "telemetry", {"session_id": sid}, res | {key: v}
-        )
+        text = f"Your {what}{scope} was {show(m, v)}."
+        if q.follow_up and any(x.pick for x in q.laps) and (most := on_lap(sid, m, None, fn)) is not None:
+            at = _lap_of(sid, m, fn)  # "and my top speed?" after the best lap: that lap's and the session's
+            text += f" Over the whole session: {show(m, most[0])}" + (f", on lap {at}." if at else ".")
+        return Answer(text, "telemetry", {"session_id": sid}, res | {key: v})
     return _range(sid, m, lap)
+
+
+def _without_lap(q: Question, s: dict[str, Any], why: Answer) -> Answer | None:
+    """A channel asked of the best (or another picked) lap of a session with no valid lap ("and my top
+    speed?" after the best lap, on the XRK's out lap): the whole session's figure, said so; any other lap
+    that has no figure: why."""
+    picked = all(x.pick and x.number is None and x.session == "this" for x in q.laps)
+    if not (picked and why.result.get("valid_laps") == 0):
+        return why
+    return _said_of(
+        answer(replace(q, laps=()), s), "No valid lap in this session, so over the whole session: "
+    )
+
+
+def _said_of(got: Answer | None, lead: str) -> Answer | None:
+    if got is not None:
+        got.text = lead + got.text[0].lower() + got.text[1:]
+    return got
 
 
 def _lap_of(sid: str, m: str, fn: str) -> int | None:

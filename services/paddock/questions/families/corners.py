@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from services.paddock.agents.fmt import corner_label, lap_list, secs
+from services.paddock.questions.families import channels
 from services.paddock.questions.families.channels import MPH, not_recorded, on_lap, ordinal
 from services.paddock.questions.families.laps import named_laps
 from services.paddock.questions.families.track_words import corner_names, no_such_corner
@@ -35,7 +37,6 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "min_speed": ("min_kmh",),
     "exit_speed": ("exit_kmh",),
     "speed": SPEEDS,
-    "top_speed": SPEEDS,
     "brake_point": ("brake_point_m",),
     "brake_pressure": ("brake_peak_bar",),
     "throttle": ("throttle_pickup_m",),
@@ -113,6 +114,10 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     lap = laps[0][1] if laps and laps[0][0] == sid else None
     if q.measure == "gear":
         return _gear(s, q.corner, got[0], lap)
+    if q.measure == "top_speed":  # a top speed is a lap's: never a corner's entry, minimum or exit speed
+        top = channels.answer(replace(q, corner=None), s)
+        lead = f"Pitwall does not record a top speed at one corner ({got[0]}), only a lap's top speed. "
+        return None if top is None else Answer(lead + top.text, top.tool, top.args, top.result)
     if q.measure is None and lap is None:
         return _history(sid, q.corner)
     if q.measure not in COLUMNS and q.measure is not None and on_lap(sid, q.measure, None) is None:
@@ -120,21 +125,16 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     cols = list(COLUMNS.get(q.measure or "", DEFAULT if lap is not None else ()))
     if not cols:
         return None
-    return _figures(sid, got, cols, lap, q.measure == "top_speed")
+    return _figures(sid, got, cols, lap)
 
 
 def _figures(
-    sid: str, got: tuple[str, dict[int, dict[str, Any]]], cols: list[str], n: int | None, top: bool
+    sid: str, got: tuple[str, dict[int, dict[str, Any]]], cols: list[str], n: int | None
 ) -> Answer | None:
     name, by = got
     args = {"session_id": sid, "corner_name": name}
-    lead = (
-        f"Pitwall does not record the top speed through {name}; it has entry, minimum and exit speed. "
-        if top
-        else ""
-    )
     if n is None:
-        return _over_session(name, by, cols, lead, args)
+        return _over_session(name, by, cols, args)
     this = by.get(n)
     if this is None:
         return Answer(
@@ -150,7 +150,7 @@ def _figures(
     if not bits:
         text = f"The {' and '.join(gone)} at {name} on lap {n} is not recorded in this session."
         return Answer(text, "get_corner_history", args, res | {"recorded": False})
-    parts = [lead + f"{name} on lap {n}: " + ", ".join(bits) + "."]
+    parts = [f"{name} on lap {n}: " + ", ".join(bits) + "."]
     if gone:
         parts.append(f"The {' and '.join(gone)} is not recorded.")
     timed = [r for r in by.values() if r.get("time_s") is not None]
@@ -176,9 +176,7 @@ def _figures(
     return Answer(" ".join(parts), "get_corner_history", args, res)
 
 
-def _over_session(
-    name: str, by: dict[int, dict[str, Any]], cols: list[str], lead: str, args: dict[str, Any]
-) -> Answer:
+def _over_session(name: str, by: dict[int, dict[str, Any]], cols: list[str], args: dict[str, Any]) -> Answer:
     res: dict[str, Any] = {"corner": name, "valid_laps": len(by)}
     bits = []
     for c in cols:
@@ -191,7 +189,7 @@ def _over_session(
             f"{LABELS[c]} from {show(c, lo[c])} (lap {lo['lap']}) to {show(c, hi[c])} (lap {hi['lap']})"
         )
         res |= {f"{c}_lo": lo[c], f"{c}_lo_lap": lo["lap"], f"{c}_hi": hi[c], f"{c}_hi_lap": hi["lap"]}
-    text = lead + f"{name} over your {len(by)} valid laps: " + "; ".join(bits) + "."
+    text = f"{name} over your {len(by)} valid laps: " + "; ".join(bits) + "."
     return Answer(text, "get_corner_history", args, res)
 
 

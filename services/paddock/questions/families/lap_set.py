@@ -5,6 +5,7 @@ closeness of the best ("were my laps within half a second?"). Runs SQL (worker t
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from services.paddock.questions.families.laps import all_laps, laps_said, named_laps, timed
@@ -30,13 +31,21 @@ def _figures(good: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     best = min(good, key=lambda x: x["time_s"])
     slow = max(good, key=lambda x: x["time_s"])
     mean = sum(x["time_s"] for x in good) / len(good)
+    median = statistics.median(x["time_s"] for x in good)
     spread = slow["time_s"] - best["time_s"]
-    text = f"Best lap {best['lap']} in {lap_time(best['time_s'])}, average {lap_time(mean)}"
+    text = f"Best lap {best['lap']} in {lap_time(best['time_s'])}"
     if len(good) > 1:
-        text += f", slowest lap {slow['lap']} in {lap_time(slow['time_s'])}. Best to slowest: {spread:.3f} s."
+        text += f", median {lap_time(median)}, average {lap_time(mean)}"
+        text += f", slowest lap {slow['lap']} in {lap_time(slow['time_s'])}. Best to slowest: {spread:.3f} s;"
+        text += f" the median {median - best['time_s']:.3f} s and the average {mean - best['time_s']:.3f} s off the best."
     else:
         text += "."
-    res = {"best_lap": best["lap"], "best_lap_s": best["time_s"], "average_lap_s": mean}
+    res = {
+        "best_lap": best["lap"],
+        "best_lap_s": best["time_s"],
+        "average_lap_s": mean,
+        "median_lap_s": median,
+    }
     return text, res | {
         "slowest_lap": slow["lap"],
         "slowest_lap_s": slow["time_s"],

@@ -1,0 +1,79 @@
+"""Phrases that name a lap figure in other words (over the question's spelled words, ``Slots.joined``: a
+space before and after every word): a speed on a straight, the best lap said without "best lap", a lap's
+time asked beside another figure, a trend within this session, "first time" as an occasion. Pure."""
+
+from __future__ import annotations
+
+import re
+
+from services.paddock.questions import words as w
+
+# on a straight: "on the back straight", "down the main straight", "at the end of the straight"
+_ON_STRAIGHT = re.compile(r" (?:on|down|along|end of|onto) (?:the |that |a )?(?:\w+ )?straights? ")
+# "how fast was lap 7?" is its time; "how fast was I going on lap 5?" is a speed
+_LAP_SPEED = re.compile(
+    r" how (?:fast|slow|quick) (?:was(?! i (?:\w+ )?(?:going|doing|travell?ing|moving|carrying|hitting|running) )"
+    r"|$)"
+)
+# the best lap said without a pick: "what did I get down to?", "got it down to?", "the best I managed",
+# "what was my fl?" (no wheel's figure named)
+_BEST_SAID = re.compile(
+    r" (?:get|got|gotten|bring|brought) (?:it |my times? |my laps? |my lap times? |the times? )?down to "
+    r"| best (?:i|we) (?:managed|did|could do|could manage|got|achieved|ran|clocked) | (?:my|the|your) fl "
+)
+# a target lap time in the raw words: "did I break 1:47?", "did I get under 1:36?", "crack a 58?"
+_TARGET = re.compile(
+    r"\b(?:break|broke|broken|under|below|beat|beaten|crack|cracked|into the|dip(?:ped)? into|sub)\s+(?:a |the )?"
+    r"\d+:\d{2}",
+    re.IGNORECASE,
+)
+# the lap time asked beside a channel's figure: "lap 3 time and top speed", "my best lap and my top speed"
+_ALSO_TIME = re.compile(
+    r" lap times? | laps? (?:and|plus|with) | times? (?:and|plus) | (?:and|plus) (?:my |the |a )?(?:lap )?times? "
+)
+# within this session: "as I went", "through the session", "over the stint" ("did I get faster as I went?")
+_IN_SESSION = re.compile(
+    r" (?:as i went|as the (?:session|day|stint|race) went|(?:through|over|during|throughout|in) (?:the|this|my) "
+    r"(?:session|stint|run|race)|as i (?:got|did) more laps|by the end) "
+)
+# a change said of the laps: "improve", "get faster", "went slower", "got any better"
+_TREND = re.compile(
+    r" improv| (?:get|got|getting|go|went|going|become|became) (?:any |much |a bit )?(?:faster|slower|better|worse) "
+)
+# after "first time": the occasion, not a lap ("first time on a big track", "my first time here")
+_OCCASION = w.word_set("on at here out driving ever in with i doing trying using round around")
+
+
+def on_straight(joined: str) -> bool:
+    return bool(_ON_STRAIGHT.search(joined))
+
+
+def lap_speed(joined: str) -> bool:
+    """ "how fast was lap 7?", "my slowest lap, and how slow?": a lap's time, not a speed."""
+    return bool(_LAP_SPEED.search(joined))
+
+
+def best_said(joined: str) -> bool:
+    return bool(_BEST_SAID.search(joined))
+
+
+def target_time(text: str) -> bool:
+    """A lap time the driver aimed at, in the question's own words ("did I break 1:47?"): the best lap."""
+    return bool(_TARGET.search(text))
+
+
+def also_time(joined: str) -> bool:
+    return bool(_ALSO_TIME.search(joined))
+
+
+def in_session(joined: str) -> bool:
+    return bool(_IN_SESSION.search(joined))
+
+
+def trend(joined: str) -> bool:
+    return bool(_TREND.search(joined))
+
+
+def occasion(toks: list[str], i: int) -> bool:
+    """ "first time on a big track": the word at ``i`` ("first") and the next ("time") say an occasion."""
+    return toks[i + 1 : i + 2] == ["time"] and bool(toks[i + 2 : i + 3]) and toks[i + 2] in _OCCASION
