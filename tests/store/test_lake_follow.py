@@ -25,7 +25,7 @@ import services.paddock.lake as lake_mod
 import services.paddock.lake_s3 as lake_s3_mod
 import services.paddock.lake_scope as lake_scope
 from services.paddock.lake import Lake
-from services.paddock.lake_follow import clock
+from services.paddock.lake_follow import LakeHealth, clock
 from services.paddock.tools.base import rows as rows_of
 from services.paddock.tools.sessions import query_pitwall_db
 from shared.lake_url import s3_target
@@ -273,3 +273,10 @@ def test_the_newest_sessions_are_listed_from_the_order_kept_per_catalog_version(
     assert [r["session_id"] for r in json.loads(lake.sessions_page(2))] == ["s1new", "s42"]
     everything = [r["session_id"] for r in rows_of(sql, [100])]
     assert len(everything) == 3 * WRITERS + 2 and everything[-1] == "s0undated"
+
+
+def test_health_says_the_age_of_the_newest_publication_and_what_the_last_look_left() -> None:
+    said = {"reachable": False, "unreachable_since": "14:05", "old_layout": None}
+    h = LakeHealth(1_000.0, said)
+    assert h.as_dict(1_012.34) == {"newest_file_age_s": 12.3, **said}
+    assert LakeHealth().as_dict(1_012.34) == {"newest_file_age_s": None}  # nothing read yet
