@@ -5,16 +5,20 @@
 
 For each (sessions, writers) and each code tree: its own bucket prefix holding a Delta catalog
 (``_delta/sessions``) of that many sessions, appended in commits of 1,000 rows and then compacted and
-checkpointed as the writers' own maintenance leaves it (one real simulated session's objects behind one driver's 25 sessions, the others'
-keys named only), then a real paddock process (``pitwall paddock`` run from that tree):
+checkpointed as the writers' own maintenance leaves it (one real simulated session's objects copied behind one
+driver's 25 sessions and the newest 1,000, every listed session; the others' keys named only; ``--damaged``:
+rows without the newest sessions' objects, which the paddock then finds damaged), then a real paddock
+process (``pitwall paddock`` run from that tree):
 
 * start-up: until ``/health`` answers and ``/sessions`` lists the catalog, then again from its snapshot;
 * while the writers publish: each car appends one catalog row (one Delta commit, ``LakeTables.append``, so
-  every 50th commit compacts and checkpoints the table as a real writer does) once per lap, a lap every
+  every 50th commit compacts and checkpoints the table as a real writer does) once per lap, its session's
+  objects written first (the newest session, listed first), a lap every
   ``--lap-s`` seconds, so 500 cars commit 4.6 times a second. The cars are simulated by ``--publishers``
   processes sharing that rate (a commit takes tens of ms; conflicting commits retry, as between cars).
   Measured: ``/health`` back to back, p50 / p99 / max, ``/sessions`` (the newest 100) once a second, and the
   commits the publishers achieved;
+* the follower's longest GIL hold while the fleet publishes again (:mod:`bench.lake_follow_gil`);
 * the SQL tool on one session (``POST /api/tools/query_pitwall_db``), and the paddock's peak RSS.
 
 Figures vary about 2x between runs on the shared 2-core machine; the ratios are from one run, side by side.
