@@ -5,16 +5,20 @@
 
 For each (sessions, writers) and each code tree: its own bucket prefix holding a Delta catalog
 (``_delta/sessions``) of that many sessions, appended in commits of 1,000 rows and then compacted and
-checkpointed as the writers' own maintenance leaves it (one real simulated session's objects behind one driver's 25 sessions, the others'
-keys named only), then a real paddock process (``pitwall paddock`` run from that tree):
+checkpointed as the writers' own maintenance leaves it (one real simulated session's objects copied behind one
+driver's 25 sessions and the newest 1,000, every listed session; the others' keys named only; ``--damaged``:
+rows without the newest sessions' objects, which the paddock then finds damaged), then a real paddock
+process (``pitwall paddock`` run from that tree):
 
 * start-up: until ``/health`` answers and ``/sessions`` lists the catalog, then again from its snapshot;
 * while the writers publish: each car appends one catalog row (one Delta commit, ``LakeTables.append``, so
-  every 50th commit compacts and checkpoints the table as a real writer does) once per lap, a lap every
+  every 50th commit compacts and checkpoints the table as a real writer does) once per lap, its session's
+  objects written first (the newest session, listed first), a lap every
   ``--lap-s`` seconds, so 500 cars commit 4.6 times a second. The cars are simulated by ``--publishers``
   processes sharing that rate (a commit takes tens of ms; conflicting commits retry, as between cars).
   Measured: ``/health`` back to back, p50 / p99 / max, ``/sessions`` (the newest 100) once a second, and the
   commits the publishers achieved;
+* the follower's longest GIL hold while the fleet publishes again (:mod:`bench.lake_follow_gil`);
 * the SQL tool on one session (``POST /api/tools/query_pitwall_db``), and the paddock's peak RSS.
 
 Figures vary about 2x between runs on the shared 2-core machine; the ratios are from one run, side by side.
@@ -33,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -45,6 +50,7 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.compute as pc  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
+from bench.lake_follow_gil import follower_gil  # noqa: E402
 from shared.ingest import import_sim  # noqa: E402
 from shared.lake_url import s3_filesystem, s3_target  # noqa: E402
 from shared.settings import settings_for  # noqa: E402
@@ -55,6 +61,7 @@ from shared.store.lake_tables import LakeTables, partition_values  # noqa: E402
 from tests.support.procs import free_port  # noqa: E402
 from tests.support.seaweed import SeaweedS3  # noqa: E402
 
+LISTED = 1000  # the newest sessions the paddock lists (LISTED_AT_MOST)
 DRIVER = "d07"  # the driver with real objects behind 25 sessions (the SQL tool's query)
 
 
@@ -101,9 +108,22 @@ def _schema(schema: pa.Schema) -> pa.Schema:
     return schema.append(pa.field("track", pa.string())).append(pa.field("date", pa.string()))
 
 
-def build_fleet(env: dict[str, str], d: Path, prefix: str, n: int, writers: int, tpl: Any) -> None:
+def _write_session(fs: Any, t: Any, tables: dict[str, pa.Table], sid: str, keys: list[str]) -> None:
+    """A session's objects: the template's tables under its keys, tagged with its id."""
+    for key in keys:
+        tbl = tables[key.rsplit("/", 1)[1]]
+        tbl = tbl.set_column(tbl.schema.get_field_index("session_id"), "session_id",
+                             pa.array([sid] * tbl.num_rows, pa.string()))  # fmt: skip
+        with fs.open_output_stream(t.path(key)) as f:
+            pq.write_table(tbl, f, compression="zstd")
+
+
+def build_fleet(
+    env: dict[str, str], d: Path, prefix: str, n: int, writers: int, tpl: Any, files: bool = True
+) -> None:
     """``n`` catalog rows in the Delta table, compacted and checkpointed; the objects of DRIVER's 25
-    sessions written for real."""
+    sessions written for real, and (``files``) those of the newest ``LISTED`` sessions, the ones the
+    paddock lists (without them it finds those sessions damaged: the damaged case)."""
     row, schema, tables = tpl
     st = _s3(d / "build", env, prefix)
     fs, t = s3_filesystem(st), s3_target(st)
@@ -113,34 +133,43 @@ def build_fleet(env: dict[str, str], d: Path, prefix: str, n: int, writers: int,
     for start in range(0, n, 1000):
         delta.append("sessions", pa.Table.from_pylist(rows[start : start + 1000], schema=_schema(schema)))
     delta.maintain("sessions", retention_hours=0)
-    for i in range(min(25, n)):
-        r = _row(row, i, 0, names)
-        for name, key in zip(names, r[KEYS_COLUMN], strict=True):
-            tbl = tables[name]
-            tbl = tbl.set_column(tbl.schema.get_field_index("session_id"), "session_id",
-                                 pa.array([r["session_id"]] * tbl.num_rows, pa.string()))  # fmt: skip
-            with fs.open_output_stream(t.path(key)) as f:
-                pq.write_table(tbl, f, compression="zstd")
+    real = set(range(min(25, n))) | (set(range(max(0, n - LISTED), n)) if files else set())
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(lambda i: _write_session(fs, t, tables, rows[i]["session_id"], rows[i][KEYS_COLUMN]),
+                      sorted(real)))  # fmt: skip
 
 
-def publish(env: dict[str, str], prefix: str, first: int, rate: float, seconds: float) -> None:
+def publish(env: dict[str, str], prefix: str, first: int, rate: float, seconds: float, files: bool) -> None:
     """One publisher: a catalog row appended (one commit) ``rate`` times a second, new session ids from
-    ``first`` on; prints the commits it made."""
+    ``first`` on, each the newest session so far (the tablet lists it first); ``files``: its objects
+    written before its commit, as a car's uploader does (else its objects are missing: damaged); prints
+    the commits it made."""
     st = _s3(Path(tempfile.mkdtemp()), env, prefix)
     fs, t = s3_filesystem(st), s3_target(st)
     delta = LakeTables.s3(t)
-    tpl = read_catalog(fs, t, session_ids=["s000030"])
+    tpl = read_catalog(fs, t, session_ids=["s000000"])
     assert tpl is not None and tpl.num_rows == 1
-    track, date = partition_values("sonoma", datetime(2025, 1, 1, tzinfo=UTC))
-    tpl = tpl.append_column("track", pa.array([track])).append_column("date", pa.array([date]))
-    stamp = tpl.schema.get_field_index("published_at")
+    keys = tpl.column(KEYS_COLUMN)[0].as_py()
+    tables = {k.rsplit("/", 1)[1]: pq.read_table(t.path(k), filesystem=fs) for k in keys}
+    names = sorted(tables)
+    tpl = tpl.append_column("track", pa.array([""])).append_column("date", pa.array([""]))
+    col = {name: tpl.schema.get_field_index(name) for name in
+           ("session_id", "published_at", "started_at", KEYS_COLUMN, "track", "date")}  # fmt: skip
+    # after every built session (hour n of the fleet), then one second per commit, apart per publisher
+    start = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(hours=first % 1_000_000, seconds=first // 1_000_000)
     nxt, t0, i = time.monotonic(), time.monotonic(), first
     end = t0 + seconds
     while time.monotonic() < end:
-        new = tpl.set_column(0, "session_id", pa.array([f"s{i:06d}"]))
-        new = new.set_column(
-            stamp, "published_at", pa.array([datetime.now(UTC)], tpl.schema.field(stamp).type)
-        )
+        sid, when = f"s{i:06d}", start + timedelta(seconds=10 * (i - first))
+        base = hive_base(sid, "sonoma", when)
+        skeys = [f"{base}/{name}" for name in names]
+        if files:
+            _write_session(fs, t, tables, sid, skeys)
+        track, date = partition_values("sonoma", when)
+        new = tpl
+        for name, value in (("session_id", sid), ("published_at", datetime.now(UTC)), ("started_at", when),
+                            (KEYS_COLUMN, skeys), ("track", track), ("date", date)):  # fmt: skip
+            new = new.set_column(col[name], name, pa.array([value], tpl.schema.field(col[name]).type))
         delta.append("sessions", new)
         i += 1
         nxt += 1.0 / rate
@@ -211,8 +240,30 @@ def _spy(out: Path, pid: int, name: str, seconds: float) -> list[subprocess.Pope
                                                                              ("gil", ["--gil"]))]  # fmt: skip
 
 
+def _publishers(prefix: str, n: int, writers: int, a: Any, files: bool, env: dict[str, str]) -> list[Any]:
+    """The fleet's publisher processes, for ``a.seconds`` + 5 s."""
+    rate = writers / a.lap_s / a.publishers
+    return [subprocess.Popen([sys.executable, __file__, "--publish", prefix, "--sessions", str(n + k * 1_000_000),
+                              "--rate", str(rate), "--seconds", str(a.seconds + 5), *([] if files else ["--missing"])],
+                             env={**os.environ, **env}, stdout=subprocess.PIPE, text=True)
+            for k in range(a.publishers)]  # fmt: skip
+
+
+def _commits_per_s(pubs: list[Any]) -> float:
+    made = [json.loads(p.communicate(timeout=120)[0].strip().splitlines()[-1]) for p in pubs]
+    return float(sum(m["commits"] / m["seconds"] for m in made))
+
+
 def measure(
-    tree: Path, label: str, env: dict[str, str], d: Path, prefix: str, n: int, writers: int, a: Any
+    tree: Path,
+    label: str,
+    env: dict[str, str],
+    d: Path,
+    prefix: str,
+    n: int,
+    writers: int,
+    a: Any,
+    files: bool = True,
 ) -> dict[str, Any]:
     data = d / f"pad-{label}-{prefix}"
     lenv = {**env, "PITWALL_LAKE_URL": f"s3://{env['PITWALL_LAKE_URL'].split('/')[2]}/{prefix}"}
@@ -229,10 +280,7 @@ def measure(
         while httpx.get(f"{url}/health", timeout=120).json()["warm_up"].get("status") != "ready":
             assert time.monotonic() < deadline, "the paddock never finished warming up"
             time.sleep(0.5)
-        rate = writers / a.lap_s / a.publishers
-        pubs = [subprocess.Popen([sys.executable, __file__, "--publish", prefix, "--sessions", str(n + k * 1_000_000),
-                                  "--rate", str(rate), "--seconds", str(a.seconds + 5)], env={**os.environ, **lenv},
-                                 stdout=subprocess.PIPE, text=True) for k in range(a.publishers)]  # fmt: skip
+        pubs = _publishers(prefix, n, writers, a, files, lenv)
         time.sleep(2)
         spies = _spy(a.profile, proc.pid, f"{label}-{prefix}", a.seconds) if a.profile else []
         health: list[float] = []
@@ -249,10 +297,12 @@ def measure(
                     assert client.get(f"{url}/sessions").status_code == 200
                     lists.append(time.perf_counter() - t0)
                 time.sleep(0.05)
-        made = [json.loads(p.communicate(timeout=120)[0].strip().splitlines()[-1]) for p in pubs]
+        out["commits_per_s"] = _commits_per_s(pubs)
         for spy in spies:
             spy.wait(120)
-        out["commits_per_s"] = sum(m["commits"] / m["seconds"] for m in made)
+        pubs = _publishers(prefix, n, writers, a, files, lenv)  # again, for the follower's GIL probe
+        out |= follower_gil(tree, d / f"probe-{label}-{prefix}", lenv, a.seconds)
+        _commits_per_s(pubs)
         q = {"sql": "SELECT count(*) AS n, min(time_s) AS best FROM laps WHERE session_id = 's000007'"}
         t0 = time.perf_counter()
         got = httpx.post(f"{url}/api/tools/query_pitwall_db", json=q, timeout=600).json()
@@ -279,6 +329,12 @@ def main() -> None:
     ap.add_argument("--publishers", type=int, default=4, help="processes committing the fleet's rows")
     ap.add_argument("--publish", help=argparse.SUPPRESS)
     ap.add_argument("--rate", type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--missing", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--damaged",
+        action="store_true",
+        help="also rows whose sessions' objects are missing (the paddock finds them damaged)",
+    )
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
     ap.add_argument("--profile", type=Path, help="py-spy the paddocks while measured, stacks to this dir")
     ap.add_argument("--new-only", action="store_true", help="measure this tree only (no --base)")
@@ -286,11 +342,11 @@ def main() -> None:
     a = ap.parse_args()
     if a.publish:
         env = dict(os.environ)
-        return publish(env, a.publish, a.sessions[0], a.rate, a.seconds)
+        return publish(env, a.publish, a.sessions[0], a.rate, a.seconds, not a.missing)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        w = SeaweedS3(d / "weed").start()
+        w = SeaweedS3(d / "weed", volumes=300).start()  # each code's table holds 1,000 sessions' objects
         try:
             env = w.env()
             tpl = template(d, env)
@@ -302,10 +358,13 @@ def main() -> None:
                 print(f"start-up with an empty lake (process, imports): {fixed:.1f} s", flush=True)
             for n in a.sessions:
                 for writers in a.writers:
-                    for label, tree in (("old", a.base), ("new", REPO))[1 if a.new_only else 0 :]:
+                    trees = (("old", a.base), ("new", REPO))[1 if a.new_only else 0 :]
+                    cases = [(lb, tr, True) for lb, tr in trees]
+                    cases += [(f"{lb}-damaged", tr, False) for lb, tr in trees] if a.damaged else []
+                    for label, tree, files in cases:
                         prefix = f"fleet-{n}-{writers}-{label}"  # each tree its own table, as built
                         t0 = time.perf_counter()
-                        build_fleet(env, d, prefix, n, writers, tpl)
+                        build_fleet(env, d, prefix, n, writers, tpl, files)
                         print(f"{prefix}: built in {time.perf_counter() - t0:.0f} s", flush=True)
                         if a.lake_start_only:
                             lenv = {**env, "PITWALL_LAKE_URL": f"s3://{w.bucket}/{prefix}"}
@@ -314,7 +373,7 @@ def main() -> None:
                             print(json.dumps({"sessions": n, "writers": writers, "code": label, "cold": cold,
                                               "from_snapshot": warm}), flush=True)  # fmt: skip
                             continue
-                        r = measure(tree, label, env, d, prefix, n, writers, a)
+                        r = measure(tree, label, env, d, prefix, n, writers, a, files)
                         results.append({"sessions": n, "writers": writers, "code": label, **r})
                         print(json.dumps(results[-1]), flush=True)
         finally:
@@ -324,12 +383,13 @@ def main() -> None:
     if a.lake_start_only or a.new_only:
         return None
     keys = ["lake_start_s", "lake_restart_s", "start_s", "restart_s", "health_p50_ms", "health_p99_ms", "health_max_ms", "sessions_median_ms",
-            "sessions_max_ms", "sql_s", "rss_peak_mb"]  # fmt: skip
-    print("| sessions | writers | " + " | ".join(f"{k} old / new (ratio)" for k in keys) + " |")
+            "sessions_max_ms", "gil_wait_max_ms", "gil_wait_p99_ms", "follower_cpu_s", "sql_s", "rss_peak_mb"]  # fmt: skip
+    print("| sessions | writers | files | " + " | ".join(f"{k} old / new (ratio)" for k in keys) + " |")
     for i in range(0, len(results), 2):
         old, new = results[i], results[i + 1]
         cells = [f"{old[k]:.3g} / {new[k]:.3g} ({old[k] / new[k]:.1f}x)" if new[k] else "-" for k in keys]
-        print(f"| {old['sessions']:,} | {old['writers']} | " + " | ".join(cells) + " |")
+        files = "missing" if old["code"].endswith("damaged") else "all listed"
+        print(f"| {old['sessions']:,} | {old['writers']} | {files} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ CHILD = r"""
 import json, sys, tempfile
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from services.paddock.lake import sandboxed_connection
+from services.paddock.lake_sandbox import sandboxed_connection
 from services.paddock.tools.sql_guard import run_query
 
 def hwm():

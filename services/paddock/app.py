@@ -92,8 +92,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not is_trusted(request, settings):
             return {"status": "ok", "version": __version__}
         ok, reason = request.app.state.coach.model_status()  # never waits for the model server
-        lake = request.app.state.lake
-        newest = lake.newest_file_mtime
         return {
             "status": "ok",
             "version": __version__,
@@ -103,11 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "url": settings.adk_openai_url,
                 "model": settings.llm_model_id,
             },
-            "lake": {
-                "newest_file_age_s": round(time.time() - newest, 1) if newest else None,
-                **lake.status.as_dict(),
-                "old_layout": lake.s3.view.old_layout() if lake.s3 is not None else None,
-            },
+            "lake": request.app.state.lake.health.as_dict(time.time()),  # swapped by the follower
             "active_driver_sessions": request.app.state.coach.active_drivers,
             "warm_up": request.app.state.coach.warm_state,
             "agents_ready": request.app.state.coach.runner is not None,

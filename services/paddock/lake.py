@@ -1,10 +1,8 @@
 """The paddock's view of the lake: one in-memory DuckDB with views over the Parquet files.
 
-It never opens the hot path's DuckDB file. The connection is sandboxed: file access only inside the
-lake, no network, no temporary directory (DuckDB lets a connection read its temp directory, ``.tmp/`` in
-the working directory by default, even with external access off), a memory limit
-(``PITWALL_DUCKDB_MEMORY_LIMIT_MB``), settings locked. Each tool call uses its own cursor (concurrent
-reads are safe).
+It never opens the hot path's DuckDB file; the connection is sandboxed (:mod:`.lake_sandbox`). Each tool
+call uses its own cursor (concurrent reads are safe). ``/health`` reads :attr:`Lake.health`, swapped whole
+after each look.
 
 Damage stays local: a session with a damaged or missing file (:mod:`shared.store.lake_check`) is left out
 of the views and listed in :attr:`Lake.damaged` with the file and the reason; its own requests get a
@@ -18,15 +16,17 @@ import logging
 import re
 import threading
 import time
-from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import duckdb
 from pyarrow.fs import FileSystem
 
-from services.paddock.lake_follow import Follower, LakeStatus
+from services.paddock.lake_follow import Follower, LakeHealth, LakeStatus
 from services.paddock.lake_listing import Listing, relisted
 from services.paddock.lake_s3 import S3Lake
+from services.paddock.lake_sandbox import sandboxed_connection
+from services.paddock.lake_scope import sql_scope
 from shared.ids import is_id
 from shared.lake_url import LakeUnavailable
 from shared.settings import Settings
@@ -37,13 +37,6 @@ from shared.store.lake_read import LocalSession, SessionFiles
 from shared.store.publisher import lake_reader_views
 
 log = logging.getLogger(__name__)
-
-
-SQL_ALL_SESSIONS = 1000  # beyond this, the SQL tool reads the data of the sessions its query names only
-
-
-class ScopeNeeded(ValueError):
-    """A SQL query over a large lake's data names no session and no driver."""
 
 
 class Lake:
@@ -66,6 +59,7 @@ class Lake:
             self.lake_dir.mkdir(parents=True, exist_ok=True)
         self.refresh_ttl_s = refresh_ttl_s
         self.status = LakeStatus()
+        self.health = LakeHealth()  # what /health says of the lake: swapped whole after each look
         self._lock = threading.Lock()
         self._sig: tuple[int, float] | None = None
         self._checked = 0.0
@@ -87,6 +81,7 @@ class Lake:
             self.s3.build(frozenset())
             self._relist()
             self.status.read_at = self.s3.view.read_at
+            self._say()
         else:
             self.refresh(force=True)
         if self._follower is not None:
@@ -145,6 +140,14 @@ class Lake:
                 self._refresh(force)
             except LakeUnavailable as exc:
                 self.status.away(str(exc))
+            self._say()
+
+    def _say(self) -> None:
+        """The lake's part of ``/health`` as the look just made leaves it (one new object, swapped)."""
+        old = self.s3.view.old_layout() if self.s3 is not None else None
+        self.health = LakeHealth(
+            self.newest_file_mtime, MappingProxyType({**self.status.as_dict(), "old_layout": old})
+        )
 
     def _refresh(self, force: bool) -> None:
         began = time.time()
@@ -257,21 +260,11 @@ class Lake:
         return cur
 
     def sql_cursor(self, sql: str) -> duckdb.DuckDBPyConnection:
-        """A cursor for the SQL tool. On an S3 lake its data tables hold the sessions the query names by a
-        quoted literal (a session id, or a driver id: that driver's sessions), never more; with none named,
-        every session while the lake holds at most ``SQL_ALL_SESSIONS``, else :class:`ScopeNeeded`. The
-        ``sessions`` table is always whole (it is in memory)."""
+        """A cursor for the SQL tool: on an S3 lake its data tables hold only the sessions the query names
+        (:func:`services.paddock.lake_scope.sql_scope`)."""
         if self.s3 is None:
             return self.cursor(None, sql)
-        literals = [m.replace("''", "'") for m in re.findall(r"'((?:[^']|'')*)'", sql)]
-        scope = self.s3.sessions_named(literals)
-        data = {t for t in self.s3.table_names if t != "sessions" and re.search(rf"\b{t}\b", sql)}
-        if not scope and data and self.s3.view.count() > SQL_ALL_SESSIONS:
-            raise ScopeNeeded(
-                f"the lake holds {self.s3.view.count():,} sessions: name the session "
-                "(session_id = '...') or the driver (driver_id = '...') whose data the query reads"
-            )
-        return self.cursor(scope or None, sql)
+        return self.cursor(sql_scope(self.s3, sql) or None, sql)
 
     @property
     def signature(self) -> tuple[int, float]:
@@ -288,22 +281,6 @@ class Lake:
     @property
     def newest_file_mtime(self) -> float:
         return self._sig[1] if self._sig else 0.0
-
-
-def sandboxed_connection(lake_dir: Path | None, memory_limit_mb: int) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB that may read files under ``lake_dir`` and nothing else, within a memory limit
-    (``None``: no file at all; an S3 lake is read through the Arrow datasets registered on each cursor)."""
-    con = duckdb.connect(config={"threads": "2"})
-    lake = str(lake_dir.resolve()).rstrip("/") + "/" if lake_dir is not None else ""
-    if "'" in lake:
-        raise ValueError(f"the lake path {lake!r} contains a quote; choose another PITWALL_DATA_DIR")
-    con.execute("SET temp_directory=''")  # no spilling, and no readable temp directory
-    con.execute(f"SET memory_limit='{int(memory_limit_mb)}MB'")
-    con.execute("SET enable_progress_bar=false")  # a long query must not draw on the service's terminal
-    con.execute(f"SET allowed_directories=['{lake}']" if lake else "SET allowed_directories=[]")
-    con.execute("SET enable_external_access=false")
-    con.execute("SET lock_configuration=true")
-    return con
 
 
 _LAKE: Lake | None = None

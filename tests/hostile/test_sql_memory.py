@@ -17,7 +17,7 @@ GROWTH_CAP_MB = 64  # each query's result is >= 200 MB without the bound
 CHILD = r"""
 import json, sys, tempfile
 from pathlib import Path
-from services.paddock.lake import sandboxed_connection
+from services.paddock.lake_sandbox import sandboxed_connection
 from services.paddock.tools.sql_guard import run_query
 
 def hwm():
@@ -56,7 +56,7 @@ def test_a_huge_result_does_not_raise_peak_memory(sql: str) -> None:
 
 
 def test_cells_are_cut_inside_the_query_and_keep_their_values() -> None:
-    from services.paddock.lake import sandboxed_connection
+    from services.paddock.lake_sandbox import sandboxed_connection
     from services.paddock.tools.sql_guard import CELL_CAP, run_query
 
     con = sandboxed_connection(REPO / "tests", 256)

@@ -32,7 +32,7 @@ from shared.simulator.fixtures import cached_sim
 from shared.store.lake_mirror import mirror_for, uploader_for
 from tests.support.browser import chromium, needs_chromium
 from tests.support.procs import Service, free_port, start_paddock
-from tests.support.seaweed import seaweed_or_skip
+from tests.support.seaweed import SeaweedS3
 from tests.support.truth import gate_crossings
 
 HHMM = re.compile(r"^\d\d:\d\d$")
@@ -75,9 +75,9 @@ class _Hang:
 
 
 @pytest.fixture(scope="module")
-def lake(tmp_path_factory: pytest.TempPathFactory):
+def lake(tmp_path_factory: pytest.TempPathFactory, weed: SeaweedS3):
     d = tmp_path_factory.mktemp("away")
-    w = seaweed_or_skip(d / "weed")
+    w = weed  # the module's server (tests/store/conftest.py): its tests kill and restart it
     env = w.env()
     car = settings_for(
         d / "car",
@@ -91,10 +91,7 @@ def lake(tmp_path_factory: pytest.TempPathFactory):
     mirror = mirror_for(car)
     assert mirror is not None
     uploader_for(car, mirror).drain()
-    try:
-        yield {"w": w, "env": env, "d": d, "sid": sid, "wide": sim.wide, "car": car}
-    finally:
-        w.stop()
+    yield {"w": w, "env": env, "d": d, "sid": sid, "wide": sim.wide, "car": car}
 
 
 def _ours(wide: Any) -> list[float]:

@@ -23,7 +23,9 @@ import pytest
 
 import services.paddock.lake as lake_mod
 import services.paddock.lake_s3 as lake_s3_mod
+import services.paddock.lake_scope as lake_scope
 from services.paddock.lake import Lake
+from services.paddock.lake_follow import LakeHealth, clock
 from services.paddock.tools.base import rows as rows_of
 from services.paddock.tools.sessions import query_pitwall_db
 from shared.lake_url import s3_target
@@ -146,6 +148,8 @@ def test_the_snapshot_serves_a_new_paddock_before_it_reads_and_while_the_store_i
         st = lake.status.as_dict()
         assert st["reachable"] is False and "cannot reach" in st["problem"]
         assert st["message"].startswith(f"Lake unreachable since {st['unreachable_since']}")
+        said = lake.health.as_dict(time.time())  # what /health says: swapped after the failed look
+        assert {k: said[k] for k in st} == st and said["old_layout"] is None
         assert _listed(lake) == want and store.opened == []
     finally:
         lake.close()
@@ -161,6 +165,8 @@ def test_requests_never_wait_for_a_refresh_that_hangs(weed: Any, tmp_path: Path)
         deadline = time.monotonic() + 60
         while store.hung < 1 and time.monotonic() < deadline:
             time.sleep(0.05)
+        said = lake.health.as_dict(time.time())  # /health: the last look's, while the next one hangs
+        assert said["reachable"] is True and said["sessions_as_of"] == clock(lake.status.read_at or 0)
         done: list[list[str]] = []
         t = threading.Thread(target=lambda: done.append(_listed(lake)))
         t.start()
@@ -204,7 +210,7 @@ def test_the_sql_tool_on_a_large_lake_reads_only_the_sessions_its_query_names(
     store = _Store(weed.filesystem())
     lake = Lake(settings, refresh_ttl_s=3600, fs=pafs.PyFileSystem(store))
     monkeypatch.setattr(lake_mod, "_LAKE", lake)
-    monkeypatch.setattr(lake_mod, "SQL_ALL_SESSIONS", 3 * WRITERS - 1)  # one session too many: "large"
+    monkeypatch.setattr(lake_scope, "SQL_ALL_SESSIONS", 3 * WRITERS - 1)  # one session too many: "large"
     assert query_pitwall_db("SELECT count(*) AS n FROM laps")["error"]["code"] == "scope_needed"
     assert query_pitwall_db("SELECT count(*) AS n FROM sessions")["rows"] == [{"n": 3 * WRITERS}]
     assert lake.s3.sessions_named(["d1", "s40", "nobody"]) == ["s40", "s10", "s11", "s12"]
@@ -267,3 +273,10 @@ def test_the_newest_sessions_are_listed_from_the_order_kept_per_catalog_version(
     assert [r["session_id"] for r in json.loads(lake.sessions_page(2))] == ["s1new", "s42"]
     everything = [r["session_id"] for r in rows_of(sql, [100])]
     assert len(everything) == 3 * WRITERS + 2 and everything[-1] == "s0undated"
+
+
+def test_health_says_the_age_of_the_newest_publication_and_what_the_last_look_left() -> None:
+    said = {"reachable": False, "unreachable_since": "14:05", "old_layout": None}
+    h = LakeHealth(1_000.0, said)
+    assert h.as_dict(1_012.34) == {"newest_file_age_s": 12.3, **said}
+    assert LakeHealth().as_dict(1_012.34) == {"newest_file_age_s": None}  # nothing read yet

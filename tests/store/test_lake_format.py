@@ -24,7 +24,7 @@ from shared.store.lake_catalog import fragment_key, legacy_fragments, read_catal
 from shared.store.lake_migrate import migrate_s3
 from shared.store.lake_tables import LakeTables
 from tests.support.cli import pitwall
-from tests.support.seaweed import seaweed_or_skip
+from tests.support.seaweed import SeaweedS3
 
 KART = "data/aim/mychron_kart_sskc_2022-06-19.csv"
 VBOX = "data/vbox/sonoma_vbox0240.csv"
@@ -133,64 +133,61 @@ def test_a_deleted_session_leaves_the_catalog(old_local: Path, tmp_path: Path) -
     assert cat is not None and sid not in cat.column("session_id").to_pylist() and cat.num_rows == 1
 
 
-def test_migrate_converts_an_s3_lake_the_old_layout_read_until_then(old_local: Path, tmp_path: Path) -> None:
+def test_migrate_converts_an_s3_lake_the_old_layout_read_until_then(
+    old_local: Path, tmp_path: Path, weed: SeaweedS3
+) -> None:
     """An S3 lake of the older layout (a writer's ``_catalog`` fragment naming each session's objects)
     is read as it is, converted by ``migrate``, read the same afterwards, its fragments gone."""
-    w = seaweed_or_skip(tmp_path / "weed")
-    try:
-        e = w.env("old")
-        st = settings_for(
-            tmp_path / "reader", lake_url=e["PITWALL_LAKE_URL"], s3_endpoint=w.endpoint,
-            s3_access_key=e["PITWALL_S3_ACCESS_KEY"], s3_secret_key=e["PITWALL_S3_SECRET_KEY"],
-        )  # fmt: skip
-        fs, target = w.filesystem(), s3_target(st)
-        lake = old_local / "lake"
-        rows = []
-        for d in sorted((lake / "sessions").iterdir()):
-            row = pq.read_table(d / "session.parquet")
-            r = row.to_pylist()[0]
-            base = f"track={r['track_id']}/date={str(r['started_at'])[:10]}/session={d.name}"
-            keys = []
-            for f in sorted(d.glob("*.parquet")):
-                fs.create_dir(target.path(base))
-                with fs.open_output_stream(target.path(f"{base}/{f.name}")) as out:
-                    out.write(f.read_bytes())
-                keys.append(f"{base}/{f.name}")
-            row = row.append_column("object_keys", pa.array([keys], pa.list_(pa.string())))
-            rows.append(
-                row.append_column("published_at", pa.array([r["created_at"]], pa.timestamp("us", tz="UTC")))
+    w = weed  # the module's server (tests/store/conftest.py); this test's own prefix
+    e = w.env("old")
+    st = settings_for(
+        tmp_path / "reader", lake_url=e["PITWALL_LAKE_URL"], s3_endpoint=w.endpoint,
+        s3_access_key=e["PITWALL_S3_ACCESS_KEY"], s3_secret_key=e["PITWALL_S3_SECRET_KEY"],
+    )  # fmt: skip
+    fs, target = w.filesystem(), s3_target(st)
+    lake = old_local / "lake"
+    rows = []
+    for d in sorted((lake / "sessions").iterdir()):
+        row = pq.read_table(d / "session.parquet")
+        r = row.to_pylist()[0]
+        base = f"track={r['track_id']}/date={str(r['started_at'])[:10]}/session={d.name}"
+        keys = []
+        for f in sorted(d.glob("*.parquet")):
+            fs.create_dir(target.path(base))
+            with fs.open_output_stream(target.path(f"{base}/{f.name}")) as out:
+                out.write(f.read_bytes())
+            keys.append(f"{base}/{f.name}")
+        row = row.append_column("object_keys", pa.array([keys], pa.list_(pa.string())))
+        rows.append(
+            row.append_column("published_at", pa.array([r["created_at"]], pa.timestamp("us", tz="UTC")))
+        )
+    with fs.open_output_stream(target.path(fragment_key("oldcar"))) as out:
+        pq.write_table(pa.concat_tables(rows), out)
+    before = read_catalog(fs, target)  # the old layout, read as it is
+    assert before is not None and sorted(before.column("session_id").to_pylist()) == sorted(_old_laps(lake))
+    got = migrate_s3(fs, target)
+    assert got["sessions"] == 2 and got["rows"]["laps"] == sum(len(v) for v in _old_laps(lake).values())
+    assert legacy_fragments(fs, target) == []
+    after = read_catalog(fs, target)
+    assert after is not None
+    same = ["session_id", "best_lap_s", "n_laps", "object_keys"]
+    assert (
+        after.select(same).sort_by("session_id").to_pylist()
+        == before.select(same).sort_by("session_id").to_pylist()
+    )
+    laps = LakeTables.s3(target).read("laps")
+    assert laps is not None and _table_laps(laps) == _old_laps(lake)
+    assert migrate_s3(fs, target)["rows"] == got["rows"]  # again: nothing twice
+    assert fs.get_file_info(target.path("_delta/sessions/_delta_log")).type == pafs.FileType.Directory
+    assert (
+        pc.sum(
+            pc.equal(
+                LakeTables.s3(target).read("sessions").column("session_id"),
+                rows[0].column("session_id")[0],
             )
-        with fs.open_output_stream(target.path(fragment_key("oldcar"))) as out:
-            pq.write_table(pa.concat_tables(rows), out)
-        before = read_catalog(fs, target)  # the old layout, read as it is
-        assert before is not None and sorted(before.column("session_id").to_pylist()) == sorted(
-            _old_laps(lake)
-        )
-        got = migrate_s3(fs, target)
-        assert got["sessions"] == 2 and got["rows"]["laps"] == sum(len(v) for v in _old_laps(lake).values())
-        assert legacy_fragments(fs, target) == []
-        after = read_catalog(fs, target)
-        assert after is not None
-        same = ["session_id", "best_lap_s", "n_laps", "object_keys"]
-        assert (
-            after.select(same).sort_by("session_id").to_pylist()
-            == before.select(same).sort_by("session_id").to_pylist()
-        )
-        laps = LakeTables.s3(target).read("laps")
-        assert laps is not None and _table_laps(laps) == _old_laps(lake)
-        assert migrate_s3(fs, target)["rows"] == got["rows"]  # again: nothing twice
-        assert fs.get_file_info(target.path("_delta/sessions/_delta_log")).type == pafs.FileType.Directory
-        assert (
-            pc.sum(
-                pc.equal(
-                    LakeTables.s3(target).read("sessions").column("session_id"),
-                    rows[0].column("session_id")[0],
-                )
-            ).as_py()
-            == 1
-        )  # type: ignore[union-attr]
-    finally:
-        w.stop()
+        ).as_py()
+        == 1
+    )  # type: ignore[union-attr]
 
 
 def test_a_table_is_compacted_and_checkpointed_every_50_versions(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from shared.simulator import simulate
 from shared.store.lake_catalog import read_catalog
 from tests.support.counting_fs import counting
 from tests.support.procs import REPO, free_port, start_hotpath
-from tests.support.seaweed import SECRET_KEY, seaweed_or_skip
+from tests.support.seaweed import SECRET_KEY, SeaweedS3
 from tests.support.truth import gate_crossings
 
 START = {"car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}
@@ -62,9 +62,9 @@ def _wait(pred: Any, timeout_s: float, what: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def car(tmp_path_factory: pytest.TempPathFactory):
+def car(tmp_path_factory: pytest.TempPathFactory, weed: SeaweedS3):
     d = tmp_path_factory.mktemp("s3car")
-    w = seaweed_or_skip(d / "weed")
+    w = weed  # the module's server (tests/store/conftest.py), stopped and started again below
     env = {**w.env(), "PITWALL_S3_DELETE_GRACE_S": "2"}
     hot = start_hotpath(d / "car", d, env=env)
     try:
@@ -83,7 +83,6 @@ def car(tmp_path_factory: pytest.TempPathFactory):
         }  # fmt: skip
     finally:
         hot.stop()
-        w.stop()
 
 
 def _settings(car: dict[str, Any], **kw: Any) -> Settings:

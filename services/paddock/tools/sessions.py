@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from services.paddock.lake import ScopeNeeded, get_lake
+from services.paddock.lake import get_lake
+from services.paddock.lake_scope import ScopeNeeded
 from services.paddock.tools.base import corner_of, r, rows, runs, session_arrays, session_row, valid_laps
 from services.paddock.tools.opportunities import get_opportunities
 from services.paddock.tools.optimal import session_achievable
