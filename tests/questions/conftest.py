@@ -4,11 +4,13 @@ simulated sessions altered in a known way (understeer at T3, oversteer at T7; no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 
@@ -20,6 +22,9 @@ from shared.settings import settings_for
 from shared.simulator.fixtures import cached_sim
 from tests.support.procs import REPO
 from tests.support.sim_altered import balance_sim
+from tests.support.truth import SessionTruth, aim_truth, vbox_truth
+
+PSI_BAR = 0.0689476
 
 
 @pytest.fixture(scope="session")
@@ -78,3 +83,57 @@ def no_full_lap(tmp_path: Path) -> Iterator[str]:
     if lake_mod._LAKE is not None and lake_mod._LAKE is not before:
         lake_mod._LAKE.con.close()
     lake_mod._LAKE = before
+
+
+@pytest.fixture(scope="module")
+def files_lake(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> Iterator[dict[str, Any]]:
+    """The simulated session and the real VBOX, MyChron and AiM XRK files in a lake of their own (this
+    module's), with our own reading of each raw file (``truth``)."""
+    from services.paddock import lake as lake_mod
+
+    before = lake_mod._LAKE  # the other question tests' lake, given back after this module
+    data = shared_dir / "data"
+    files = {
+        "vbox": data / "vbox" / "sonoma_vbox0240.csv",
+        "kart": data / "aim" / "mychron_kart_sskc_2022-06-19.csv",
+        "agx": data / "aim" / "scut_fsev_agx.xrk",
+    }
+    missing = [str(p) for p in files.values() if not p.is_file()]
+    if missing:
+        pytest.fail(f"{missing} are part of the workspace and missing")
+    settings = settings_for(tmp_path_factory.mktemp("channels") / "data")
+    sim = cached_sim()
+    env: dict[str, Any] = {"sim_obj": sim, "sim": import_sim(sim, settings, driver_id="ana").session_id}
+    for name, path in files.items():
+        env[name] = import_file(path, settings, driver_id="ana").session_id
+    env["truth"] = {
+        "vbox": vbox_truth(files["vbox"]),
+        "kart": aim_truth(files["kart"], "kart"),
+        "agx": aim_truth(files["agx"].with_suffix(".csv"), "agx"),
+    }
+    configure_lake(settings)
+    yield env
+    if lake_mod._LAKE is not None and lake_mod._LAKE is not before:
+        lake_mod._LAKE.con.close()
+    lake_mod._LAKE = before
+
+
+def _raw(env: dict[str, Any], sess: str, channel: str, lap: int | None, fn: str) -> float:
+    """Our own figure of a raw channel: the simulator's samples, or the file's column (psi / °F converted)."""
+    if sess == "sim":
+        sim = env["sim_obj"]
+        v = sim.wide[channel]
+        if lap is not None:
+            x = next(y for y in sim.truth.laps if y["lap"] == lap)
+            v = v[(sim.wide["t_s"] >= x["t_start_s"]) & (sim.wide["t_s"] <= x["t_end_s"])]
+    else:
+        st: SessionTruth = env["truth"][sess]
+        v = st.channels[channel] if lap is None else st.channels[channel][st.in_lap(st.lap(lap))]
+    got = float({"max": np.nanmax, "min": np.nanmin, "avg": np.nanmean}[fn](v))
+    return got * PSI_BAR if "psi" in channel else (got - 32.0) / 1.8 if "(F)" in channel else got
+
+
+@pytest.fixture
+def raw(files_lake: dict[str, Any]) -> Callable[[str, str, int | None, str], float]:
+    """``raw(session, channel, lap or None, "max" | "min" | "avg")``: our own figure of a raw channel."""
+    return partial(_raw, files_lake)

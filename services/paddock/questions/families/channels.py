@@ -159,14 +159,15 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             m, f"{fn}_{m}"
         )
         at = _lap_of(sid, m, fn) if lap is None else None  # "when did it peak?": the lap it was on
+        verb = "were" if what.endswith("s") else "was"  # "your highest tyre temperatures were"
         if at is not None:
             res["on_lap"] = at
             scope = ", on the out lap" if at == 0 else f", on lap {at}"
             return Answer(
-                f"Your {what} was {show(m, v)}{scope}.", "telemetry", {"session_id": sid}, res | {key: v}
+                f"Your {what} {verb} {show(m, v)}{scope}.", "telemetry", {"session_id": sid}, res | {key: v}
             )
         return Answer(
-            f"Your {what}{scope} was {show(m, v)}.", "telemetry", {"session_id": sid}, res | {key: v}
+            f"Your {what}{scope} {verb} {show(m, v)}.", "telemetry", {"session_id": sid}, res | {key: v}
         )
     return _range(sid, m, lap)
 
