@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 
@@ -21,7 +23,9 @@ from shared.settings import Settings, settings_for
 from shared.simulator.fixtures import cached_sim
 from tests.support.procs import REPO
 from tests.support.sim_altered import balance_sim
-from tests.support.truth import aim_truth, vbox_truth
+from tests.support.truth import SessionTruth, aim_truth, vbox_truth
+
+PSI_BAR = 0.0689476
 
 
 @pytest.fixture(scope="session")
@@ -106,7 +110,7 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def files_lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """The simulated session and the real VBOX, MyChron and AiM XRK files in a lake of their own, with our
     own truth of each file (``tests/support/truth.py``), made the paddock's lake for one test module."""
     settings = settings_for(tmp_path_factory.mktemp("channels") / "data")
@@ -124,3 +128,24 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     }
     with _lake_of(settings):  # the other question tests' lake, given back after this module
         yield env
+
+
+def _raw(env: dict[str, Any], sess: str, channel: str, lap: int | None, fn: str) -> float:
+    """Our own figure of a raw channel: the simulator's samples, or the file's column (psi / °F converted)."""
+    if sess == "sim":
+        sim = env["sim_obj"]
+        v = sim.wide[channel]
+        if lap is not None:
+            x = next(y for y in sim.truth.laps if y["lap"] == lap)
+            v = v[(sim.wide["t_s"] >= x["t_start_s"]) & (sim.wide["t_s"] <= x["t_end_s"])]
+    else:
+        st: SessionTruth = env["truth"][sess]
+        v = st.channels[channel] if lap is None else st.channels[channel][st.in_lap(st.lap(lap))]
+    got = float({"max": np.nanmax, "min": np.nanmin, "avg": np.nanmean}[fn](v))
+    return got * PSI_BAR if "psi" in channel else (got - 32.0) / 1.8 if "(F)" in channel else got
+
+
+@pytest.fixture
+def raw(files_lake: dict[str, Any]) -> Callable[[str, str, int | None, str], float]:
+    """``raw(session, channel, lap or None, "max" | "min" | "avg")``: our own figure of a raw channel."""
+    return partial(_raw, files_lake)

@@ -35,6 +35,13 @@ def _alarm(sim: Any) -> tuple[str, int, float]:
         "did any alarm go off and when",
         "any low tire pressure warning?",
         "did the tpms go off",
+        "did my tpms light come on?",
+        "tyre pressure warning on the dash - which tyre was it?",
+        "my dash lit up at some point, what was it?",
+        "were there any fault codes?",
+        "was there a tyre pressure alert at any point?",
+        "did the tyre pressure light come on?",
+        "did the TPMS symbol come on on the dashboard?",
     ],
 )
 def test_the_files_own_alarm_is_named_with_its_lap(q_lake, text: str) -> None:

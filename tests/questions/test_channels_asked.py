@@ -6,15 +6,12 @@ the raw file (``tests/support/truth.py``) or the simulator's samples, never agai
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
 import pytest
 
 from tests.support.asking import ask_planned
-from tests.support.truth import SessionTruth
 
-PSI_BAR, MPH = 0.0689476, 1.609344
 LABELS = {  # our own words for each file's raw channels (the answer's names of what is recorded)
     "vbox": {
         "Coolant Temperature (°C)": "coolant temperature",
@@ -37,21 +34,6 @@ LABELS = {  # our own words for each file's raw channels (the answer's names of 
         "GPS LatAcc": "lateral g",
     },
 }
-
-
-def _raw(env: dict[str, Any], sess: str, channel: str, lap: int | None, fn: str) -> float:
-    """Our own figure of a raw channel: the simulator's samples, or the file's column (psi / °F converted)."""
-    if sess == "sim":
-        sim = env["sim_obj"]
-        v = sim.wide[channel]
-        if lap is not None:
-            x = next(y for y in sim.truth.laps if y["lap"] == lap)
-            v = v[(sim.wide["t_s"] >= x["t_start_s"]) & (sim.wide["t_s"] <= x["t_end_s"])]
-    else:
-        st: SessionTruth = env["truth"][sess]
-        v = st.channels[channel] if lap is None else st.channels[channel][st.in_lap(st.lap(lap))]
-    got = float({"max": np.nanmax, "min": np.nanmin, "avg": np.nanmean}[fn](v))
-    return got * PSI_BAR if "psi" in channel else (got - 32.0) / 1.8 if "(F)" in channel else got
 
 
 def _num(text: str) -> float:
@@ -89,17 +71,17 @@ def _tol(channel: str, fn: str) -> float:
 
 @pytest.mark.parametrize(("sess", "text", "channel", "fn", "laps"), SETS)
 def test_a_channel_over_a_set_of_laps_gives_every_lap_and_the_sets_figure(
-    lake, sess: str, text: str, channel: str, fn: str, laps: list[int] | None
+    files_lake, raw, sess: str, text: str, channel: str, fn: str, laps: list[int] | None
 ) -> None:
     if laps is None:  # "my last 3 laps": the last full laps of the simulator's truth
-        full = [x["lap"] for x in lake["sim_obj"].truth.laps if x["kind"] == "full"]
+        full = [x["lap"] for x in files_lake["sim_obj"].truth.laps if x["kind"] == "full"]
         laps = full[-int(re.search(r"last (\d) laps", text).group(1)) :]  # type: ignore[union-attr]
-    got = ask_planned(lake[sess], text)
+    got = ask_planned(files_lake[sess], text)
     *each, whole = got.text.split("; ")
     said = {int(n): _num(v) for n, v in re.findall(r"\blap (\d+) ([\d,]+(?:\.\d+)?)", "; ".join(each))}
     assert list(said) == laps, got.text
     for n in laps:
-        assert said[n] == pytest.approx(_raw(lake, sess, channel, n, fn), abs=_tol(channel, fn)), (
+        assert said[n] == pytest.approx(raw(sess, channel, n, fn), abs=_tol(channel, fn)), (
             n,
             got.text,
         )
@@ -109,7 +91,7 @@ def test_a_channel_over_a_set_of_laps_gives_every_lap_and_the_sets_figure(
     if fn == "avg":  # the mean of every sample of the set: between its laps' own means
         assert min(said.values()) - 0.1 <= _num(m.group(1)) <= max(said.values()) + 0.1, got.text
         return
-    truth = {n: _raw(lake, sess, channel, n, fn) for n in laps}
+    truth = {n: raw(sess, channel, n, fn) for n in laps}
     at = (max if fn == "max" else min)(laps, key=lambda n: truth[n])
     assert _num(m.group(1)) == pytest.approx(truth[at], abs=_tol(channel, fn)), got.text
     assert whole.endswith(f", on lap {at}.") or said[at] == _num(m.group(1)), got.text
@@ -144,15 +126,15 @@ ONE = [
 
 @pytest.mark.parametrize(("sess", "text", "channel", "fn", "lap"), ONE)
 def test_a_channel_in_the_loggers_own_spelling_gives_its_figure(
-    lake, sess: str, text: str, channel: str, fn: str, lap: int | None
+    files_lake, raw, sess: str, text: str, channel: str, fn: str, lap: int | None
 ) -> None:
-    got = ask_planned(lake[sess], text)
+    got = ask_planned(files_lake[sess], text)
     figs = [_num(v) for v in re.findall(r"(-?[\d,]+(?:\.\d+)?) (?:°C|bar|rpm|km/h)", got.text)]
     assert figs, got.text
-    want = _raw(lake, sess, channel, lap, fn)
+    want = raw(sess, channel, lap, fn)
     tol = (1.0 if "rpm" in channel.lower() else 0.06) * (20 if fn == "avg" else 1)
     if lap is None and fn == "avg":  # over the racing laps: our own mean of their samples
-        st = lake["truth"][sess]
+        st = files_lake["truth"][sess]
         want = float(np.nanmean(np.concatenate([st.channels[channel][st.in_lap(x)] for x in st.racing])))
         tol = 0.01 * want
     assert figs[0] == pytest.approx(want, abs=tol), got.text
@@ -200,13 +182,13 @@ NOT_RECORDED = [
 
 @pytest.mark.parametrize(("sess", "text", "said", "unit"), NOT_RECORDED)
 def test_a_measure_the_file_lacks_is_not_recorded_with_what_it_records_instead(
-    lake, sess: str, text: str, said: str, unit: str | None
+    files_lake, sess: str, text: str, said: str, unit: str | None
 ) -> None:
-    got = ask_planned(lake[sess], text)
+    got = ask_planned(files_lake[sess], text)
     assert got.text.startswith(said) and "not recorded" in got.text, got.text
     assert not re.search(r"\d", got.text.replace("air-fuel", "")), got.text  # no figure of another channel
-    raw = lake["truth"][sess].channels
-    have = {name for ch, name in LABELS[sess].items() if ch in raw and np.nanmax(np.abs(raw[ch])) > 0}
+    chans = files_lake["truth"][sess].channels
+    have = {name for ch, name in LABELS[sess].items() if ch in chans and np.nanmax(np.abs(chans[ch])) > 0}
     m = re.search(r"It records (.+) instead\.$", got.text)
     assert m, got.text
     named = set(re.split(r", | and ", m.group(1)))
@@ -217,13 +199,13 @@ def test_a_measure_the_file_lacks_is_not_recorded_with_what_it_records_instead(
         assert named <= have and len(named) == min(6, len(have)), got.text
 
 
-def test_a_vital_the_xrk_lacks_says_so_and_judges_none(lake) -> None:
-    raw = lake["truth"]["agx"].channels
-    assert not [c for c in raw if re.search(r"water|coolant|oil|tyre|tire", c, re.I)]  # our own reading
-    assert ask_planned(lake["agx"], "temps ok?").text == (
+def test_a_vital_the_xrk_lacks_says_so_and_judges_none(files_lake) -> None:
+    chans = files_lake["truth"]["agx"].channels
+    assert not [c for c in chans if re.search(r"water|coolant|oil|tyre|tire", c, re.I)]  # our own reading
+    assert ask_planned(files_lake["agx"], "temps ok?").text == (
         "Not recorded in this session: coolant temperature, oil temperature, tyre temperatures."
     )
-    got = ask_planned(lake["agx"], "water temp?")
+    got = ask_planned(files_lake["agx"], "water temp?")
     assert got.text.startswith("Coolant temperature is not recorded in this session's file."), got.text
     assert not re.search(r"\d", got.text), got.text
 
@@ -239,14 +221,25 @@ HEALTH = [
     ("vbox", "did the engine overheat"),
     ("vbox", "is my cooling system ok"),
     ("vbox", "any red flags in the engine data?"),
+    ("vbox", "did driving at high speeds make my car run hot?"),
+    ("vbox", "was the car overheating towards the end?"),
+    ("vbox", "how's the car holding up"),
+    ("vbox", "is the engine healthy?"),
+    ("sim", "did it run hot?"),
+    ("sim", "did the car run hot at all today?"),
+    ("sim", "engine temps all good? first time out with the new rad"),
+    ("sim", "did the coolant go above 100c?"),
+    ("kart", "how hot did the motor get?"),
+    ("kart", "is my water temp too low? I taped the radiator"),
+    ("kart", "did the temp light come on?"),
 ]
 
 
 @pytest.mark.parametrize(("sess", "text"), HEALTH)
-def test_engine_health_gives_the_coolants_true_range(lake, sess: str, text: str) -> None:
-    ch = {"kart": "Water Temp", "vbox": "Coolant Temperature (°C)"}[sess]
-    lo, hi = (_raw(lake, sess, ch, None, fn) for fn in ("min", "max"))
-    got = ask_planned(lake[sess], text)
+def test_engine_health_gives_the_coolants_true_range(files_lake, raw, sess: str, text: str) -> None:
+    ch = {"kart": "Water Temp", "vbox": "Coolant Temperature (°C)", "sim": "water_temp_c"}[sess]
+    lo, hi = (raw(sess, ch, None, fn) for fn in ("min", "max"))
+    got = ask_planned(files_lake[sess], text)
     assert f"Over the session it ranged from {lo:.1f} °C to {hi:.1f} °C." in got.text, got.text
     if text == "engine ok?":  # every vital judged; what the file lacks said in one line
         lacking = {"kart": "oil pressure, oil temperature, tyre temperatures", "vbox": "tyre temperatures"}
@@ -254,9 +247,9 @@ def test_engine_health_gives_the_coolants_true_range(lake, sess: str, text: str)
 
 
 @pytest.mark.parametrize(("sess", "text"), [("kart", "any warnings on the dash?"), ("kart", "any alarms?")])
-def test_a_file_with_no_alarm_channel_says_so(lake, sess: str, text: str) -> None:
-    raw = lake["truth"][sess].channels
-    assert not [c for c in raw if re.search(r"alarm|warn", c, re.I)]  # our own reading of the file
-    assert ask_planned(lake[sess], text).text.startswith(
+def test_a_file_with_no_alarm_channel_says_so(files_lake, sess: str, text: str) -> None:
+    chans = files_lake["truth"][sess].channels
+    assert not [c for c in chans if re.search(r"alarm|warn", c, re.I)]  # our own reading of the file
+    assert ask_planned(files_lake[sess], text).text.startswith(
         "No alarm or warning channel was recorded in this session's file"
     )

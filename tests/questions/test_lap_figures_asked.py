@@ -24,32 +24,32 @@ TOL_KMH = 1.0
 SPEED = {"vbox": "Speed (km/h)", "kart": "GPS Speed", "agx": "GPS Speed"}  # each file's own speed column
 
 
-def _ask(lake: dict[str, Any], sess: str, text: str) -> Answer:
+def _ask(files_lake: dict[str, Any], sess: str, text: str) -> Answer:
     """``text`` asked of the session; "a / b" asks a, then b in the same conversation."""
     got, previous = None, None
     for turn in text.split(" / "):
-        got, previous = plan_for(turn, lake[sess], None, previous)
+        got, previous = plan_for(turn, files_lake[sess], None, previous)
     assert got is not None, text
     return Answer(got["text"], got["tool"], got["args"], got["result"])
 
 
-def _laps(lake: dict[str, Any], sess: str) -> dict[int, tuple[float, float]]:
+def _laps(files_lake: dict[str, Any], sess: str) -> dict[int, tuple[float, float]]:
     """Our own racing laps: lap -> (time, top speed), from the simulator's truth or the raw file."""
     if sess == "sim":
-        sim = lake["sim_obj"]
+        sim = files_lake["sim_obj"]
         t, v = sim.wide["t_s"], sim.wide["speed_kmh"]
         return {
             x["lap"]: (x["time_s"], float(v[(t >= x["t_start_s"]) & (t <= x["t_end_s"])].max()))
             for x in sim.truth.laps
             if x["kind"] == "full"
         }
-    return {lp.lap: (lp.time_s, lp.top_kmh) for lp in lake["truth"][sess].racing}
+    return {lp.lap: (lp.time_s, lp.top_kmh) for lp in files_lake["truth"][sess].racing}
 
 
-def _session_top(lake: dict[str, Any], sess: str) -> float:
+def _session_top(files_lake: dict[str, Any], sess: str) -> float:
     if sess == "sim":
-        return float(lake["sim_obj"].wide["speed_kmh"].max())
-    st = lake["truth"][sess]
+        return float(files_lake["sim_obj"].wide["speed_kmh"].max())
+    st = files_lake["truth"][sess]
     return float(np.nanmax(st.channels[SPEED[sess]]))
 
 
@@ -84,10 +84,10 @@ BEST = [
 
 
 @pytest.mark.parametrize(("sess", "text"), BEST)
-def test_the_best_lap_said_any_way(lake, sess: str, text: str) -> None:
-    laps = _laps(lake, sess)
+def test_the_best_lap_said_any_way(files_lake, sess: str, text: str) -> None:
+    laps = _laps(files_lake, sess)
     best = min(laps, key=lambda n: laps[n][0])
-    got = _ask(lake, sess, text)
+    got = _ask(files_lake, sess, text)
     assert got.text.startswith(f"Your best lap was lap {best} in "), got.text
     assert abs(_clocks(got.text)[0] - laps[best][0]) <= TOL_S[sess], got.text
 
@@ -103,19 +103,19 @@ BOTH = [
 
 @pytest.mark.parametrize(("sess", "text", "lap"), BOTH)
 def test_a_lap_time_and_its_top_speed_asked_together_are_both_answered(
-    lake, sess: str, text: str, lap: int | str
+    files_lake, sess: str, text: str, lap: int | str
 ) -> None:
-    laps = _laps(lake, sess)
+    laps = _laps(files_lake, sess)
     n = min(laps, key=lambda k: laps[k][0]) if lap == "best" else int(lap)
-    got = _ask(lake, sess, text)
+    got = _ask(files_lake, sess, text)
     assert _near(_clocks(got.text), laps[n][0], TOL_S[sess]), got.text
     m = re.search(rf"top speed on lap {n} was ([\d.]+) km/h", got.text)
     assert m and abs(float(m.group(1)) - laps[n][1]) <= TOL_KMH, got.text
 
 
-def _mean_speed(lake: dict[str, Any], sess: str) -> float:
+def _mean_speed(files_lake: dict[str, Any], sess: str) -> float:
     """The mean of the speed samples over the racing laps."""
-    st = lake["truth"][sess]
+    st = files_lake["truth"][sess]
     col = SPEED[sess]
     sel = np.zeros(len(st.t), dtype=bool)
     for lp in st.racing:
@@ -123,21 +123,21 @@ def _mean_speed(lake: dict[str, Any], sess: str) -> float:
     return float(np.nanmean(st.channels[col][sel]))
 
 
-def test_average_lap_time_and_average_speed_asked_together_are_both_answered(lake) -> None:
-    laps = _laps(lake, "kart")
-    got = _ask(lake, "kart", "average lap time, average lap speeds")
+def test_average_lap_time_and_average_speed_asked_together_are_both_answered(files_lake) -> None:
+    laps = _laps(files_lake, "kart")
+    got = _ask(files_lake, "kart", "average lap time, average lap speeds")
     mean = float(np.mean([t for t, _ in laps.values()]))
     assert re.match(r"Your average lap was ", got.text) and _near(_clocks(got.text), mean, 0.05), got.text
     m = re.search(r"average speed over your \d+ valid laps was ([\d.]+) km/h", got.text)
-    assert m and abs(float(m.group(1)) - _mean_speed(lake, "kart")) <= 1.5, got.text
+    assert m and abs(float(m.group(1)) - _mean_speed(files_lake, "kart")) <= 1.5, got.text
 
 
-def test_top_speed_and_average_speed_asked_together_are_both_answered(lake) -> None:
-    got = _ask(lake, "vbox", "whats my top speed and average speed")
+def test_top_speed_and_average_speed_asked_together_are_both_answered(files_lake) -> None:
+    got = _ask(files_lake, "vbox", "whats my top speed and average speed")
     top = re.search(r"Your top speed was ([\d.]+) km/h", got.text)
-    assert top and abs(float(top.group(1)) - _session_top(lake, "vbox")) <= TOL_KMH, got.text
+    assert top and abs(float(top.group(1)) - _session_top(files_lake, "vbox")) <= TOL_KMH, got.text
     mean = re.search(r"average speed over your \d+ valid laps was ([\d.]+) km/h", got.text)
-    assert mean and abs(float(mean.group(1)) - _mean_speed(lake, "vbox")) <= 1.5, got.text
+    assert mean and abs(float(mean.group(1)) - _mean_speed(files_lake, "vbox")) <= 1.5, got.text
 
 
 GAPS = [
@@ -151,11 +151,11 @@ GAPS = [
 
 @pytest.mark.parametrize(("sess", "text", "figure"), GAPS)
 def test_the_median_and_the_average_are_given_with_their_gap_to_the_best(
-    lake, sess: str, text: str, figure: str
+    files_lake, sess: str, text: str, figure: str
 ) -> None:
-    times = [t for t, _ in _laps(lake, sess).values()]
+    times = [t for t, _ in _laps(files_lake, sess).values()]
     want = float(np.median(times) if figure == "median" else np.mean(times))
-    got = _ask(lake, sess, text)
+    got = _ask(files_lake, sess, text)
     m = re.search(rf"{figure} (\d+):(\d{{2}}\.\d{{3}})", got.text)
     assert m and abs(int(m.group(1)) * 60 + float(m.group(2)) - want) <= TOL_S[sess], got.text
     gap = re.search(rf"the {figure} ([\d.]+) s", got.text)
@@ -179,11 +179,11 @@ TREND = [
 
 
 @pytest.mark.parametrize(("sess", "text"), TREND)
-def test_a_trend_over_the_session_is_the_last_lap_against_the_best(lake, sess: str, text: str) -> None:
-    laps = _laps(lake, sess)
+def test_a_trend_over_the_session_is_the_last_lap_against_the_best(files_lake, sess: str, text: str) -> None:
+    laps = _laps(files_lake, sess)
     best, last = min(laps, key=lambda n: laps[n][0]), max(laps)
     gap = laps[last][0] - laps[best][0]
-    got = _ask(lake, sess, text)
+    got = _ask(files_lake, sess, text)
     m = re.match(rf"Lap {last} was ([\d.]+) s slower than lap {best}\b", got.text)
     assert m and abs(float(m.group(1)) - gap) <= 2 * TOL_S[sess] + 0.001, got.text
 
@@ -202,9 +202,9 @@ CONSISTENCY = [
 
 
 @pytest.mark.parametrize(("sess", "text"), CONSISTENCY)
-def test_consistency_in_other_words_gives_the_spread_of_the_laps(lake, sess: str, text: str) -> None:
-    times = np.array([t for t, _ in _laps(lake, sess).values()])
-    got = _ask(lake, sess, text)
+def test_consistency_in_other_words_gives_the_spread_of_the_laps(files_lake, sess: str, text: str) -> None:
+    times = np.array([t for t, _ in _laps(files_lake, sess).values()])
+    got = _ask(files_lake, sess, text)
     m = re.search(r"spread by ([\d.]+) s \(standard deviation\)", got.text)
     sd = [float(np.std(times)), float(np.std(times, ddof=1))]
     assert m and _near(sd, float(m.group(1)), 0.01 + TOL_S[sess]), got.text
@@ -226,13 +226,15 @@ VERSUS = [
 
 
 @pytest.mark.parametrize(("sess", "text", "a", "b"), VERSUS)
-def test_lap_against_lap_names_the_slower_and_the_gap(lake, sess: str, text: str, a: Any, b: Any) -> None:
-    laps = _laps(lake, sess)
+def test_lap_against_lap_names_the_slower_and_the_gap(
+    files_lake, sess: str, text: str, a: Any, b: Any
+) -> None:
+    laps = _laps(files_lake, sess)
     order = sorted(laps, key=lambda n: laps[n][0])
     named = {"best": order[0], "second": order[1], "slowest": order[-1]}
     x, y = named.get(a, a), named.get(b, b)
     slow, fast = (x, y) if laps[x][0] > laps[y][0] else (y, x)
-    got = _ask(lake, sess, text)
+    got = _ask(files_lake, sess, text)
     m = re.match(rf"Lap {slow} was ([\d.]+) s slower than lap {fast}\b", got.text)
     assert m and abs(float(m.group(1)) - (laps[slow][0] - laps[fast][0])) <= 2 * TOL_S[sess] + 0.001, got.text
 
@@ -268,12 +270,12 @@ TOP = [
 
 
 @pytest.mark.parametrize(("sess", "text", "lap"), TOP)
-def test_top_speed_is_the_asked_laps_and_no_other_measure(lake, sess: str, text: str, lap: Any) -> None:
-    laps = _laps(lake, sess)
+def test_top_speed_is_the_asked_laps_and_no_other_measure(files_lake, sess: str, text: str, lap: Any) -> None:
+    laps = _laps(files_lake, sess)
     order = sorted(laps, key=lambda n: laps[n][0]) or [None]  # the XRK: no racing lap
     n = {"best": order[0], "slowest": order[-1]}.get(lap, lap)
-    want = _session_top(lake, sess) if n is None else laps[n][1]
-    got = _ask(lake, sess, text)
+    want = _session_top(files_lake, sess) if n is None else laps[n][1]
+    got = _ask(files_lake, sess, text)
     said = [float(x) for x in KMH.findall(got.text)]
     assert said and abs(said[0] - want) <= TOL_KMH, (want, got.text)
     assert len(said) == 1, got.text  # never a corner's entry, minimum or exit speed beside it
@@ -281,43 +283,45 @@ def test_top_speed_is_the_asked_laps_and_no_other_measure(lake, sess: str, text:
         assert f"top speed on lap {n} was" in got.text, got.text
 
 
-def test_average_top_speed_is_each_laps_top_speed_never_the_mean_speed(lake) -> None:
-    laps = _laps(lake, "sim")
-    got = _ask(lake, "sim", "whats my average top speed")
+def test_average_top_speed_is_each_laps_top_speed_never_the_mean_speed(files_lake) -> None:
+    laps = _laps(files_lake, "sim")
+    got = _ask(files_lake, "sim", "whats my average top speed")
     said = {int(n): float(v) for n, v in re.findall(r"lap (\d+) ([\d.]+) km/h", got.text)}
     assert sorted(said) == sorted(laps), got.text
     assert all(abs(said[n] - laps[n][1]) <= TOL_KMH for n in laps), got.text
 
 
-def test_top_speed_on_another_sessions_best_lap_is_that_sessions(lake) -> None:
-    """The lake holds the simulated session and the VBOX one at Sonoma: from the VBOX, "last session"'s
+def test_top_speed_on_another_sessions_best_lap_is_that_sessions(files_lake) -> None:
+    """The files_lake holds the simulated session and the VBOX one at Sonoma: from the VBOX, "last session"'s
     best lap is the simulated session's best, never a VBOX lap."""
-    sim = _laps(lake, "sim")
+    sim = _laps(files_lake, "sim")
     best = min(sim, key=lambda n: sim[n][0])
-    got = _ask(lake, "kart", "top speed on my best lap last session")  # the kart's track has no other session
+    got = _ask(
+        files_lake, "kart", "top speed on my best lap last session"
+    )  # the kart's track has no other session
     assert not KMH.search(got.text), got.text
-    got = _ask(lake, "vbox", "top speed on my best lap from my other session")
+    got = _ask(files_lake, "vbox", "top speed on my best lap from my other session")
     m = re.search(rf"^In session \S+, your top speed on lap {best} was ([\d.]+) km/h", got.text)
     assert m and abs(float(m.group(1)) - sim[best][1]) <= TOL_KMH, got.text
 
 
-def test_top_speed_after_the_best_lap_is_that_laps_and_the_sessions(lake) -> None:
-    laps = _laps(lake, "sim")
+def test_top_speed_after_the_best_lap_is_that_laps_and_the_sessions(files_lake) -> None:
+    laps = _laps(files_lake, "sim")
     best = min(laps, key=lambda n: laps[n][0])
-    got = _ask(lake, "sim", "what was my best lap? / and my top speed?")
+    got = _ask(files_lake, "sim", "what was my best lap? / and my top speed?")
     m = re.search(rf"top speed on lap {best} was ([\d.]+) km/h.*whole session: ([\d.]+) km/h", got.text)
     assert m and abs(float(m.group(1)) - laps[best][1]) <= TOL_KMH, got.text
-    assert abs(float(m.group(2)) - _session_top(lake, "sim")) <= TOL_KMH, got.text
+    assert abs(float(m.group(2)) - _session_top(files_lake, "sim")) <= TOL_KMH, got.text
 
 
 @pytest.mark.parametrize(
     "text", ["what was my best lap? / and my top speed?", "whats my top speed on my best lap"]
 )
-def test_top_speed_of_the_best_lap_with_no_valid_lap_is_the_sessions_said_so(lake, text: str) -> None:
-    got = _ask(lake, "agx", text)
+def test_top_speed_of_the_best_lap_with_no_valid_lap_is_the_sessions_said_so(files_lake, text: str) -> None:
+    got = _ask(files_lake, "agx", text)
     assert got.text.startswith("No valid lap in this session, so over the whole session: "), got.text
     said = [float(x) for x in KMH.findall(got.text)]
-    assert len(said) == 1 and abs(said[0] - _session_top(lake, "agx")) <= TOL_KMH, got.text
+    assert len(said) == 1 and abs(said[0] - _session_top(files_lake, "agx")) <= TOL_KMH, got.text
 
 
 NO_LAP = [
@@ -333,8 +337,10 @@ NO_LAP = [
 
 
 @pytest.mark.parametrize(("sess", "text", "lap"), NO_LAP)
-def test_a_lap_that_is_not_there_is_said_so_with_no_figure(lake, sess: str, text: str, lap: int) -> None:
-    got = _ask(lake, sess, text)
+def test_a_lap_that_is_not_there_is_said_so_with_no_figure(
+    files_lake, sess: str, text: str, lap: int
+) -> None:
+    got = _ask(files_lake, sess, text)
     assert got.text.startswith(f"There is no lap {lap} in this session"), got.text
     assert not _clocks(got.text) and not KMH.search(got.text), got.text
 
@@ -342,7 +348,7 @@ def test_a_lap_that_is_not_there_is_said_so_with_no_figure(lake, sess: str, text
 @pytest.mark.parametrize(
     "text", ["best lap time?", "quickest lap?", "what was my average lap", "how consistent was I?"]
 )
-def test_a_session_with_no_valid_lap_gives_no_lap_time(lake, text: str) -> None:
-    assert not lake["truth"]["agx"].racing  # the XRK's one out lap
-    got = _ask(lake, "agx", text)
+def test_a_session_with_no_valid_lap_gives_no_lap_time(files_lake, text: str) -> None:
+    assert not files_lake["truth"]["agx"].racing  # the XRK's one out lap
+    got = _ask(files_lake, "agx", text)
     assert re.search(r"\bno(?:ne| valid lap)\b", got.text, re.IGNORECASE) and not _clocks(got.text), got.text

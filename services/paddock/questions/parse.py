@@ -172,7 +172,9 @@ def _intent(s: Slots) -> Intent:
     if s.has("balance"):
         return "balance"
     # "where do I leave time on the table?", "which corners could I do better?": a place, not the lap possible
-    if s.has("potential") and len(s.laps) < 2 and not (s.corner is None and _PLACE_ASKED.search(s.joined)):
+    # "does the oil pressure light alert me to potential problems?": a vital's reading, not the lap possible
+    potential = s.has("potential") and s.measure not in w.JUDGED
+    if potential and len(s.laps) < 2 and not (s.corner is None and _PLACE_ASKED.search(s.joined)):
         return "potential"
     if s.has("consistency") and not any(x.number is not None for x in s.laps):
         return "consistency"  # "how close did I get to my best on lap 6?": lap 6 against the best

@@ -31,6 +31,22 @@ _HERE_EVER = re.compile(
 # two kinds of session named: "between my practice and the race": another session
 _KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
 _TWO_KINDS = re.compile(rf" ({_KINDS}) (?:and|versus|to|with) (?:the |my )?(?!\1 ){_KINDS} ")
+_OUTING = w.word_set("out here at on with using running driving trying back")
+# a vital a warning light shows: the light asked is the reading's drop or rise (no logger records the lamp)
+_LIGHT_OF = frozenset({"oil_pressure", "coolant_temp", "temps"})
+_LAMP = re.compile(r" (?:light|lights|lamp|lit|flash\w*|flicker\w*|blink\w*) ")
+# a temperature of the day, not of the car: "what was the temperature today?"
+_WEATHER = re.compile(
+    r" (?:today|day|weather|forecast|outside|ambient|air|track|surface|cabin|inside|conditions|sun|sunny"
+    r"|morning|afternoon|it was|was it) "
+)
+# the track's or the air's temperature, no channel named: "did the track get over 140 degrees?"
+_CONDITIONS = re.compile(
+    r" (?:track|surface|asphalt|tarmac|air|outside|ambient|weather) (?:\w+ ){0,4}(?:degrees?|hot|hotter|heat"
+    r"|warm|cold|celsius|fahrenheit|temp|temperature) "
+    r"| (?:degrees?|hot|hotter|heat|warm|cold|temp|temperature) (?:\w+ ){0,3}(?:track|surface|asphalt|tarmac"
+    r"|outside|ambient) "
+)
 # the average asked alone: of the laps
 _MY_AVERAGE = re.compile(
     r" (?:my|our|the) (?:average|mean)(?: please| today| overall| then| this session)? $"
@@ -66,6 +82,10 @@ class Slots:
     def measure(self) -> str | None:
         kinds = [m for m in self.measures if w.MEASURES[m].kind == "event"]
         rest = [m for m in self.measures if m != "lap_time"]
+        if kinds == ["alarm"] and "oil_temp" in rest and " temp" not in self.joined:
+            rest = ["oil_pressure" if m == "oil_temp" else m for m in rest]  # "the oil light": its pressure's
+        if kinds == ["alarm"] and _LIGHT_OF & set(rest) and _LAMP.search(self.joined):
+            kinds = []  # "the oil pressure light came on": the reading's drop (a warning asked: the file's)
         # "oil pressure above 4000 rpm", "EGT at peak RPM": the engine speed is the condition, not the subject
         vital = [m for m in rest if m in w.JUDGED and m != "rpm"]
         rest = vital + [m for m in rest if m not in vital and m != "rpm"] if vital else rest
@@ -126,6 +146,8 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     spans = _session_spans(s)
     found = _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE)
     s.measures = [m for _, m in found]
+    if not set(s.measures) - {"lap_time", "temps"} and _CONDITIONS.search(s.joined):
+        s.measures = ["conditions"]
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
     positions = _laps(s) + _picks(s)
@@ -148,6 +170,15 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     )
     if {"max", "min"} <= set(agg):  # "min and max oil pressure", "rpm range from min to max": the range
         s.aggregation = None
+    if not s.measures and {"max", "avg"} <= set(agg) and not s.laps:
+        s.measures, s.aggregation = (
+            ["speed"],
+            "max",
+        )  # "is my max value below the average?": a lap timer's speed
+    if not s.measures and re.search(r" temp(?:erature)? ", s.joined) and not _WEATHER.search(s.joined):
+        s.measures = ["temps"]  # "the max temp?", "were the temps stable lap to lap?": the engine's
+    if s.measures == ["brake_point"] and re.search(r" temp(?:erature)?s? ", s.joined):
+        s.measures = ["brake_temp"]  # "what was the temperature of my brakes?"
     s.ever = s.has("sessions") and bool(_EVER.search(s.joined))
     best = any(r.pick == "fastest" and r.number is None and r.session == "this" for r in s.laps)
     best |= not s.laps and bool(
@@ -303,6 +334,13 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
             continue  # "this session against my previous one": no lap
         if toks[max(0, i - 1)] == "i" or toks[max(0, i - 2) : i] == ["i", "am"]:
             continue  # "where am I slowest?", "where was I fastest": the driver, not a lap
+        if (
+            t == "first"
+            and toks[i + 1 : i + 2] == ["time"]
+            and toks[i + 2 : i + 3]
+            and toks[i + 2] in _OUTING
+        ):
+            continue  # "first time out with the new radiator": an outing, not a lap
         j = i + 1
         while j < len(toks) and toks[j] in w.PICK_SKIP:
             j += 1

@@ -170,13 +170,14 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             m, f"{fn}_{m}"
         )
         at = _lap_of(sid, m, fn) if lap is None else None  # "when did it peak?": the lap it was on
+        verb = "were" if what.endswith("s") else "was"  # "your highest tyre temperatures were"
         if at is not None:
             res["on_lap"] = at
             scope = ", on the out lap" if at == 0 else f", on lap {at}"
             return Answer(
-                f"Your {what} was {show(m, v)}{scope}.", "telemetry", {"session_id": sid}, res | {key: v}
+                f"Your {what} {verb} {show(m, v)}{scope}.", "telemetry", {"session_id": sid}, res | {key: v}
             )
-        text = f"Your {what}{scope} was {show(m, v)}."
+        text = f"Your {what}{scope} {verb} {show(m, v)}."
         if q.follow_up and any(x.pick for x in q.laps) and (most := on_lap(sid, m, None, fn)) is not None:
             at = _lap_of(sid, m, fn)  # "and my top speed?" after the best lap: that lap's and the session's
             text += f" Over the whole session: {show(m, most[0])}" + (f", on lap {at}." if at else ".")
