@@ -77,9 +77,12 @@ CUES: dict[str, tuple[str, ...]] = _lists(
     }
 )
 # "off both the brake and the throttle", "not on either the brakes or throttle": neither pedal (coasting)
-_PEDAL = r"(?:brakes?|braking|throttle|gas|accelerator)"
+# "neither braking nor on the throttle", "no brake no gas"
+_PEDAL = r"(?:brakes?|braking|braked|throttle|gas|accelerator|accelerating|power|lift|lifting)"
 NEITHER_PEDAL = re.compile(
-    rf" (?:neither|either|nor|off|between) (?:the |both |my )?{_PEDAL} (?:or|nor|and) (?:the )?{_PEDAL} "
+    rf" (?:neither|either|nor|off|between) (?:on )?(?:the |both |my )?{_PEDAL} (?:or|nor|and) (?:on |off )?(?:the |my )?"
+    rf"{_PEDAL} | no {_PEDAL} (?:and |or |nor )?no {_PEDAL} "
+    rf"| (?:off|not on) (?:the |my )?{_PEDAL} (?:and|but|or|nor) (?:not|no|never|off) (?:on )?(?:the |my )?{_PEDAL} "
 )
 # an ordinal read as a gear ("in 2nd", "3rd or 4th") unless it counts one of these ("my 2nd fastest lap")
 TOP_GEAR = 8

@@ -37,7 +37,7 @@ _MY_AVERAGE = re.compile(
 # this session against "my previous one", "the last one": another session
 _THIS_VS_ONE = re.compile(
     r" (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}(?:and|or|versus|to|with|against|from) (?:the |my )?"
-    r"(?:previous|last|earlier|other|first) (?:one|time) "
+    r"(?:(?:previous|last|earlier|other|first) (?:one|time)|one (?:before|prior)) "
 )
 
 
@@ -127,7 +127,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     s.measures = [m for _, m in found]
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
-    positions = _laps(s) + _picks(s)
+    positions = [x for x in _laps(s) + _picks(s) if not _set_aside(toks, x[0])]
     if beside(toks, s.used, positions):  # "the lap right after my pb": "right" is no judgement
         s.cues = _cues([t for t in toks if t not in w.BESIDE_SKIP])
     if _gear_said(s) and "gear" not in s.measures:
@@ -267,6 +267,24 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
                 out.append((i, LapRef(number=int(toks[i]))))
                 _mark(s, i, i + 1)
     return out
+
+
+# laps named only to be set aside: "not interested in lap 3 vs lap 5", "ignore lap 1", "excluding my slowest"
+_SET_ASIDE = re.compile(
+    r" (?:not (?:interested in|asking about|asking for|talking about|about|bothered about|fussed about|after)"
+    r"|(?:do not|dont|did not|didnt) (?:care|ask) about|ignore|ignoring|forget|forget about|excluding|except"
+    r"|apart from) $"
+)
+_LAP_RUN = w.word_set("lap laps my the and or versus to against with compare than")
+
+
+def _set_aside(toks: list[str], at: int) -> bool:
+    """The lap named at ``at`` is set aside: a set-aside phrase stands right before it, or before the run of
+    laps it is part of ("not interested in lap 3 vs lap 5")."""
+    i = at
+    while i > 0 and (toks[i - 1] in _LAP_RUN or toks[i - 1].isdigit()):
+        i -= 1
+    return bool(_SET_ASIDE.search(" " + " ".join(toks[:i]) + " "))
 
 
 def _gear_said(s: Slots) -> bool:
