@@ -269,11 +269,11 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
     return out
 
 
-# laps named only to be set aside: "not interested in lap 3 vs lap 5", "ignore lap 1", "excluding my slowest"
+# laps named as no part of the question: "not interested in lap 3 vs lap 5", "not asking about lap 4" (a lap
+# left out of a figure, "my average excluding lap 1", is another matter: not read here)
 _SET_ASIDE = re.compile(
     r" (?:not (?:interested in|asking about|asking for|talking about|about|bothered about|fussed about|after)"
-    r"|(?:do not|dont|did not|didnt) (?:care|ask) about|ignore|ignoring|forget|forget about|excluding|except"
-    r"|apart from) $"
+    r"|(?:do not|dont|did not|didnt) (?:care|ask) about) $"
 )
 _LAP_RUN = w.word_set("lap laps my the and or versus to against with compare than")
 

@@ -169,7 +169,9 @@ def _one(sid: str, lap: int, good: list[dict[str, Any]]) -> Answer:
     return Answer(text, "laps", {"session_id": sid, "lap": lap}, res | {"gap_to_best_s": round(gap, 3)})
 
 
-def _other(sid: str, other: str, ref: LapRef, lap: int, good: list[dict[str, Any]], s: dict[str, Any]) -> Answer:
+def _other(
+    sid: str, other: str, ref: LapRef, lap: int, good: list[dict[str, Any]], s: dict[str, Any]
+) -> Answer:
     """A lap of another session (its best, when asked so), beside this session's best and the gap."""
     t = next(x["time_s"] for x in timed(all_laps(other)) if x["lap"] == lap)
     best = min(good, key=lambda x: x["time_s"])
