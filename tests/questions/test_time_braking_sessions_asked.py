@@ -105,6 +105,9 @@ ANSWERED: list[tuple[str, str, dict[str, Any], str]] = [
     ("sim", OS, {}, "this weekend vs last weekend, better or worse?"),
     ("sim", OS, {}, "how's my pace vs. my last visit"),
     ("vbox", OS, {}, "other session pb"),
+    ("sim", OS, {}, "is this a PB?"),
+    ("sim", OS, {}, "how much quicker was I compared to the other time I was here"),
+    ("sim", CO, {}, "how much speed do i lose coasting?"),
     ("sim", B, {"corner": "t6"}, "where am i braking for turn 6?"),
     ("sim", B, {"corner": "t6"}, "am I braking too early into t6?"),
     ("sim", B, {"corner": "t6"}, "brake point for turn 6 on my best lap?"),
@@ -210,6 +213,9 @@ READ_AS: list[tuple[str, str, str | None, tuple[int | str, ...], str | None]] = 
     ("how much off-throttle time before braking?", "channel", "coasting", (), None),
     ("what was the lap time from before the pit stop?", "lap_time", "lap_time", (), None),
     ("how hard do I brake into turn 6?", "corner", "brake_pressure", (), "t6"),
+    ("how much speed do i lose coasting?", "where_time", "coasting", (), None),
+    ("i went out twice, which outing was better", "sessions", None, ("other",), None),
+    ("compare session 1 and session 2", "sessions", None, ("other",), None),
     ("why was lap 5 not as fast as lap 3?", "why_slower", None, (5, 3), None),
 ]
 

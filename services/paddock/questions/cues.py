@@ -30,7 +30,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  yesterday, last week, last weekend, last month, last year, last visit, previous visit, last
                  outing, previous outing, last track day, previous track day, morning session, afternoon
                  session, previous run, earlier run, other run, last run out, other day, other days, previous
-                 time, previous day, day before, before today, earlier today, best from before, both
+                 time, other time, session 1, session 2, session one, session two, which outing,
+                 both outings, two outings, each outing, previous day, day before, before today, earlier today, best from before, both
                  sessions, two sessions, each session, both times, my two times, both days, two days, each
                  day, which session, what session""",
         "sessions": "sessions, all time, ever, here before",

@@ -25,7 +25,8 @@ _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 # a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
 _HERE_EVER = re.compile(
     r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best | personal best (?:here|at \S+) "
-    r"| (?:previous|old|older) (?:personal )?best | (?:lap|track|personal) record "
+    r"| (?:previous|old|older) (?:personal )?best | (?:lap|track|personal) record | my (?:old )?record "
+    r"| (?:is|was) (?:this|that|it) (?:a |my )?(?:new )?personal best "
 )
 # two kinds of session named: "between my practice and the race": another session
 _KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
@@ -69,6 +70,8 @@ class Slots:
         vital = [m for m in rest if m in w.JUDGED and m != "rpm"]
         rest = vital + [m for m in rest if m not in vital and m != "rpm"] if vital else rest
         got = kinds or rest or self.measures
+        if not kinds and "coasting" in rest:
+            return "coasting"  # "how much speed do I lose coasting?": the coasting, its cost in speed
         if not kinds and {"oil_temp", "coolant_temp"} <= set(rest):
             return "temps"  # "oil temp and water temp on lap 6?": the engine's temperatures, each said
         return got[0] if got else None
