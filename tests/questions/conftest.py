@@ -18,10 +18,13 @@ import yaml
 from services.paddock.lake import configure_lake
 from shared.bundle_read import PROVENANCE
 from shared.ingest import import_file, import_sim
+from shared.netutil import free_port
 from shared.profiles.car import load_car, user_cars_dir
 from shared.settings import Settings, settings_for
 from shared.simulator.fixtures import cached_sim
+from tests.support.answer_run import missing_inputs, prepare
 from tests.support.procs import REPO
+from tests.support.qeval_run import EvalPaddock, serve
 from tests.support.sim_altered import balance_sim
 from tests.support.truth import SessionTruth, aim_truth, vbox_truth
 
@@ -149,3 +152,14 @@ def _raw(env: dict[str, Any], sess: str, channel: str, lap: int | None, fn: str)
 def raw(files_lake: dict[str, Any]) -> Callable[[str, str, int | None, str], float]:
     """``raw(session, channel, lap or None, "max" | "min" | "avg")``: our own figure of a raw channel."""
     return partial(_raw, files_lake)
+
+
+@pytest.fixture(scope="session")
+def eval_paddock(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EvalPaddock]:
+    why = missing_inputs()
+    if why:
+        pytest.fail(why)  # ../shared/data is part of the workspace: its absence is an error, not a skip
+    root = tmp_path_factory.mktemp("eval-sessions")
+    prep = prepare(root)
+    with serve(prep, f"http://127.0.0.1:{free_port()}/v1", root) as url:
+        yield EvalPaddock(prep, url)

@@ -9,16 +9,12 @@ corners the simulator lost the most time at, in that order, and is never a lap a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from services.paddock.questions.parse import parse
-from shared.netutil import free_port
-from tests.support.answer_run import Prepared, missing_inputs, prepare, run
-from tests.support.qeval_items import Item, questions
-from tests.support.qeval_run import serve
+from tests.support.qeval_run import EvalPaddock
 
 L, T, B, C = "lose_time", "top_speed", "braking", "corner_speed"
 SONOMA = tuple(f"t{i}" for i in range(1, 12))
@@ -265,40 +261,12 @@ NEVER_WRONG: list[tuple[str, str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def paddock(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Prepared, str]]:
-    why = missing_inputs()
-    if why:
-        pytest.fail(why)  # ../shared/data is part of the workspace: its absence is an error, not a skip
-    root = tmp_path_factory.mktemp("where-time")
-    prep = prepare(root)
-    with serve(prep, f"http://127.0.0.1:{free_port()}/v1", root) as url:
-        yield prep, url
-
-
-def _answer(paddock: tuple[Prepared, str], row: tuple[str, str, dict[str, Any], str]) -> tuple[str, str]:
-    """(the verdict against the truth, the answer's text)."""
-    prep, url = paddock
-    sess, kind, slots, text = row
-    (got,) = run(url, prep, qs=questions([Item(text, kind, sess, slots)], prep.truths, "qloss"))
-    return got.verdict, got.text
-
-
-def _losses(prep: Prepared) -> list[str]:
-    """The simulator's corners by the time its planted mistakes lost there over the session, most first."""
-    lost: dict[str, float] = {}
-    for e in prep.truths["sim"].events:
-        if e.get("time_lost_s") and e.get("corner_id"):
-            lost[e["corner_id"]] = lost.get(e["corner_id"], 0.0) + float(e["time_lost_s"])
-    return sorted(lost, key=lambda c: -lost[c])
-
-
 @pytest.mark.parametrize("row", ANSWERED, ids=[r[3] for r in ANSWERED])
-def test_answered_against_the_truth(paddock: tuple[Prepared, str], row: tuple[str, str, dict, str]) -> None:
-    verdict, text = _answer(paddock, row)
+def test_answered_against_the_truth(eval_paddock: EvalPaddock, row: tuple[str, str, dict, str]) -> None:
+    verdict, text = eval_paddock.answer(*row)
     assert verdict == "correct", text
     if row[1] == L:  # the corner that lost the most first, the opportunities in order, never lap against lap
-        losses = _losses(paddock[0])
+        losses = eval_paddock.losses()
         assert re.findall(r"\bT\d+\b", text)[0].lower() == losses[0], text
         named = [c.lower() for c in re.findall(r"Opportunity \d+, (T\d+)", text)]
         assert named == losses[: len(named)], text
@@ -306,8 +274,8 @@ def test_answered_against_the_truth(paddock: tuple[Prepared, str], row: tuple[st
 
 
 @pytest.mark.parametrize("row", NEVER_WRONG, ids=[r[3] for r in NEVER_WRONG])
-def test_never_a_wrong_figure(paddock: tuple[Prepared, str], row: tuple[str, str, dict, str]) -> None:
-    verdict, text = _answer(paddock, row)
+def test_never_a_wrong_figure(eval_paddock: EvalPaddock, row: tuple[str, str, dict, str]) -> None:
+    verdict, text = eval_paddock.answer(*row)
     assert verdict != "wrong", text
 
 

@@ -12,6 +12,7 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,27 @@ def misses(results: list[Result]) -> list[dict[str, Any]]:
 def counts(rep: dict) -> str:
     """The per-kind counts alone (what may be shown of the held-out half)."""
     return json.dumps(rep["kinds"], indent=1)
+
+
+@dataclass(frozen=True)
+class EvalPaddock:
+    """A real paddock (no model server: the data path) over the outside eval's sessions (``answer_run.prepare``:
+    the simulated Sonoma session, the VBOX, the MyChron kart, the XRK), asked one phrasing at a time."""
+
+    prep: Prepared
+    url: str
+
+    def answer(self, sess: str, kind: str, slots: dict[str, Any], text: str) -> tuple[str, str]:
+        """(the verdict against the truth from the raw files, ``qeval_items.expect``; the answer's text)."""
+        (got,) = run(
+            self.url, self.prep, qs=questions([Item(text, kind, sess, slots)], self.prep.truths, "q")
+        )
+        return got.verdict, got.text
+
+    def losses(self) -> list[str]:
+        """The simulator's corners by the time its planted mistakes lost there over the session, most first."""
+        lost: dict[str, float] = {}
+        for e in self.prep.truths["sim"].events:
+            if e.get("time_lost_s") and e.get("corner_id"):
+                lost[e["corner_id"]] = lost.get(e["corner_id"], 0.0) + float(e["time_lost_s"])
+        return sorted(lost, key=lambda c: -lost[c])

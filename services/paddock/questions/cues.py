@@ -29,7 +29,9 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  out, last time, another session, different session, first session, each test, both tests,
                  yesterday, last week, last weekend, last month, last year, last visit, previous visit, last
                  outing, previous outing, last track day, previous track day, morning session, afternoon
-                 session, previous run, earlier run, other run, last run out, other day, other days, both
+                 session, previous run, earlier run, other run, last run out, other day, other days, previous
+                 time, other time, session 1, session 2, session one, session two, which outing,
+                 both outings, two outings, each outing, previous day, day before, before today, earlier today, best from before, both
                  sessions, two sessions, each session, both times, my two times, both days, two days, each
                  day, which session, what session""",
         "sessions": "sessions, all time, ever, here before",
@@ -69,7 +71,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  spots, time to find, how do i get faster, how do i get quicker, how can i get faster, how can i get
                  quicker, how do i go quicker, should i practise, should i practice,
                  to practise, to practice, lowest hanging fruit, quick win, quick wins, easy time, easiest time, free
-                 time, biggest improvement""",
+                 time, biggest improvement, push harder, push more, not at the limit, under driving, underdriving,
+                 more commitment, commit more, timid, time slip, timeslip, all the grip, to get faster""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
         "why": "why, how come, cause, causes, caused, causing, reason, reasons, what made",
@@ -83,9 +86,12 @@ CUES: dict[str, tuple[str, ...]] = _lists(
     }
 )
 # "off both the brake and the throttle", "not on either the brakes or throttle": neither pedal (coasting)
-_PEDAL = r"(?:brakes?|braking|throttle|gas|accelerator)"
+# "neither braking nor on the throttle", "no brake no gas"
+_PEDAL = r"(?:brakes?|braking|braked|throttle|gas|accelerator|accelerating|power|lift|lifting)"
 NEITHER_PEDAL = re.compile(
-    rf" (?:neither|either|nor|off|between) (?:the |both |my )?{_PEDAL} (?:or|nor|and) (?:the )?{_PEDAL} "
+    rf" (?:neither|either|nor|off|between|without|without being on) (?:on )?(?:the |both |my )?{_PEDAL} (?:or|nor|and) (?:on |off )?(?:the |my )?"
+    rf"{_PEDAL} | no {_PEDAL} (?:and |or |nor )?no {_PEDAL} "
+    rf"| (?:off|not on) (?:the |my )?{_PEDAL} (?:and|but|or|nor) (?:not|no|never|off) (?:on )?(?:the |my )?{_PEDAL} "
 )
 # an ordinal read as a gear ("in 2nd", "3rd or 4th") unless it counts one of these ("my 2nd fastest lap")
 TOP_GEAR = 8

@@ -238,7 +238,7 @@ def _intent(s: Slots) -> Intent:
 # "finding three tenths", "gain a second"; "where you were slow", "the corners where my speed drops off"
 _FIND_TIME = re.compile(
     r" (?:find|finding|gain|gaining|pick up|picking up|make up|(?:giv\w*|gave|throw\w*|threw) away|wast\w*"
-    r"|leak\w*) (?:\w+ ){0,2}(?:tenths?|seconds?|time) | time (?:is )?(?:hiding|leaking|going) "
+    r"|leak\w*|leav\w*) (?:\w+ ){0,2}(?:tenths?|seconds?|time) | time (?:is )?(?:hiding|leaking|going) "
     r"| (?:giv\w*|gave|throw\w*|threw) (?:\w+ ){0,2}(?:tenths?|seconds?|time) away | hold\w* (?:\w+ ){0,3}back "
     r"| where (?:\w+ ){0,5}(?:tenths|seconds|delta|(?<!lap )time) "
     r"| how (?:can|do|could|would|to) i (?:\w+ ){0,2}(?:drop|lower|reduce|cut|bring down|shave|knock|chop) "
@@ -250,7 +250,8 @@ _TIME_OFF = re.compile(
 )
 _WHOLE_CAR = re.compile(r" (?:engine|car|vitals|gauges|health|everything) ")
 _WHERE_SLOW = re.compile(
-    r" where (?:\w+ ){0,4}(?:slow|slower|slowest|slowing|lose|losing|lost|drop|drops|dropping|bleed|bleeding) "
+    r" where (?:\w+ ){0,4}(?:slow|slower|slowest|slowing|lose|losing|lost|drop|drops|dropping|bleed|bleeding"
+    r"|down|behind|off the pace) "
 )
 
 
@@ -299,8 +300,8 @@ def _tidy(q: Question, s: Slots) -> Question:
         measure = "temps"  # "are my temps fine?": the engine's temperatures
     if q.intent in ("unrelated", "unknown"):
         measure, agg = None, None  # "what is 17 times 23?", "how long was the session?": no lap time
-    if q.intent == "compare" and measure == "speed" and " where " in s.joined:
-        measure = None  # "where are the differences in speed, lap 4 vs lap 9?": the laps compared
+    if q.intent == "compare" and measure == "speed" and _PLACE_ASKED.search(s.joined):
+        measure = None  # "where are the big differences in speed, lap 4 vs 9?": the laps along the track
     if (
         measure == "top_speed"
         and agg == "avg"

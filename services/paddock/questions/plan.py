@@ -97,8 +97,8 @@ def families(q: Question) -> tuple[Family, ...]:
         return (channel_set.answer,)
     if len(q.laps) >= 2 and q.intent in PER_LAP:
         return (compare.answer,)
-    if q.corner is not None and q.measure == "brake_point" and not q.laps:
-        return (markers.answer, corners.answer)
+    if _brake_markers(q):
+        return (markers.answer, corners.answer) if q.corner is not None else (markers.answer,)
     if q.corner is not None and q.intent in ("channel", "corner"):
         return (corners.answer,)
     if q.corner is not None and q.intent == "why_slower":
@@ -108,6 +108,22 @@ def families(q: Question) -> tuple[Family, ...]:
     if q.intent == "lap_time" and q.measure not in (None, "lap_time"):
         return (channels.answer,)
     return TABLE.get(q.intent, ())
+
+
+def _brake_markers(q: Question) -> bool:
+    """Where braking started, in metres before the corner, each lap against the others: a brake point asked
+    of one corner (on no lap, the best, or one lap of this session), or of no corner and no lap number ("am
+    I braking earlier than my best anywhere?"); "where do I lose time braking?" stays the session analysis."""
+    if q.measure != "brake_point":
+        return False
+    if q.corner is not None and not q.laps:
+        return True
+    if q.intent not in ("channel", "corner", "lap_time", "compare"):
+        return False
+    own = all(x.session == "this" and not x.offset and x.count == 1 for x in q.laps)
+    numbered = [x for x in q.laps if x.number is not None]
+    best = all(x.number is not None or (x.pick == "fastest" and x.rank == 1) for x in q.laps)
+    return own and best and len(numbered) <= (1 if q.corner is not None else 0) and len(q.laps) <= 1
 
 
 def _lap_words(q: Question) -> str:

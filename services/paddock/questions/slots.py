@@ -26,7 +26,8 @@ _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 # a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
 _HERE_EVER = re.compile(
     r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best | personal best (?:here|at \S+) "
-    r"| (?:previous|old|older) (?:personal )?best | (?:lap|track|personal) record "
+    r"| (?:previous|old|older) (?:personal )?best | (?:lap|track|personal) record | my (?:old )?record "
+    r"| (?:is|was) (?:this|that|it) (?:a |my )?(?:new )?personal best "
 )
 # two kinds of session named: "between my practice and the race": another session
 _KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
@@ -54,7 +55,7 @@ _MY_AVERAGE = re.compile(
 # this session against "my previous one", "the last one": another session
 _THIS_VS_ONE = re.compile(
     r" (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}(?:and|or|versus|to|with|against|from) (?:the |my )?"
-    r"(?:previous|last|earlier|other|first) (?:one|time) "
+    r"(?:(?:previous|last|earlier|other|first) (?:one|time)|one (?:before|prior)) "
 )
 
 
@@ -90,6 +91,8 @@ class Slots:
         vital = [m for m in rest if m in w.JUDGED and m != "rpm"]
         rest = vital + [m for m in rest if m not in vital and m != "rpm"] if vital else rest
         got = kinds or rest or self.measures
+        if not kinds and "coasting" in rest:
+            return "coasting"  # "how much speed do I lose coasting?": the coasting, its cost in speed
         if not kinds and {"oil_temp", "coolant_temp"} <= set(rest):
             return "temps"  # "oil temp and water temp on lap 6?": the engine's temperatures, each said
         return got[0] if got else None
@@ -150,7 +153,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures = ["conditions"]
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
-    positions = _laps(s) + _picks(s)
+    positions = [x for x in _laps(s) + _picks(s) if not _set_aside(toks, x[0])]
     if beside(toks, s.used, positions):  # "the lap right after my pb": "right" is no judgement
         s.cues = _cues([t for t in toks if t not in w.BESIDE_SKIP])
     if _gear_said(s) and "gear" not in s.measures:
@@ -305,6 +308,24 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
                 out.append((i, LapRef(number=int(toks[i]))))
                 _mark(s, i, i + 1)
     return out
+
+
+# laps named as no part of the question: "not interested in lap 3 vs lap 5", "not asking about lap 4" (a lap
+# left out of a figure, "my average excluding lap 1", is another matter: not read here)
+_SET_ASIDE = re.compile(
+    r" (?:not (?:interested in|asking about|asking for|talking about|about|bothered about|fussed about|after)"
+    r"|(?:do not|dont|did not|didnt) (?:care|ask) about) $"
+)
+_LAP_RUN = w.word_set("lap laps my the and or versus to against with compare than")
+
+
+def _set_aside(toks: list[str], at: int) -> bool:
+    """The lap named at ``at`` is set aside: a set-aside phrase stands right before it, or before the run of
+    laps it is part of ("not interested in lap 3 vs lap 5")."""
+    i = at
+    while i > 0 and (toks[i - 1] in _LAP_RUN or toks[i - 1].isdigit()):
+        i -= 1
+    return bool(_SET_ASIDE.search(" " + " ".join(toks[:i]) + " "))
 
 
 def _gear_said(s: Slots) -> bool:

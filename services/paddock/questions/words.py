@@ -114,12 +114,14 @@ _MEASURE_PHRASES: dict[str, str] = {
     "exit_speed": "exit speed, speed out of, carry out, carried out",
     "brake_point": """brake point, braking point, brake marker, braking marker, brake zone, brake, brakes,
         braking, braked, brake later, brake earlier, deep, too deep, in deep, overshoot, overshot, overcook,
-        overcooked""",
+        overcooked, distance before""",
     "brake_pressure": """brake pressure, braking pressure, brake press, how hard did i brake, how hard was i braking,
-        how hard did i hit the brakes, how hard i braked, brake hard""",
+        how hard did i hit the brakes, how hard i braked, brake hard, how hard do i brake, how hard am i braking,
+        how hard i brake""",
     "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
-        flat out, full power, applying power, apply power, applying full power, power application,
-        power down, put the power down, putting the power down, wide open""",
+        flat out, full power, on power, power on, apply power, applying power, applied power, applying full
+        power, power application, power down, put the power down, putting the power down, wide open, throttle
+        pick up, throttle pickup""",
     "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
         limiter, shift point, shift points, shift light""",
     "gear": "gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, short shift",
@@ -162,7 +164,11 @@ _MEASURE_PHRASES: dict[str, str] = {
     "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
     "tyre_temp": "tyre temp, tyre temperature, tyre, pyrometer, pyrometers, pyro, rubber",  # "how hot were the tyres"; pressure only when said
     "coasting": """coast, coasting, coasted, coasts, neither pedal, off both pedals, off the pedals, flat line,
-        flat lines, flatline, flatlines, flats, dead time, between the pedals, between pedals""",  # a flat line in the traces: neither pedal
+        flat lines, flatline, flatlines, flats, dead time, between the pedals, between pedals, freewheel,
+        freewheeling, freewheeled, dead zone, dead zones, either pedal, neither pedal, gap in the pedal, gaps in
+        the pedal, gaps in the pedals, off throttle time, time off throttle, throttle to brake, throttle to
+        the brake, lift before braking, lift off before braking, lifting before braking, lifting before the
+        brake, lift before the brake, roll into, rolling into""",  # a flat line in the traces: neither pedal
     "lambda": "lambda, afr, air fuel, mixture, lean, rich, running lean, running rich, jetting, jetted",
     "gearbox_temp": """gearbox temp, gearbox temperature, gearbox oil temp, trans temp, transmission temp,
         transmission temperature, difference temp, differential temp, differential temperature,

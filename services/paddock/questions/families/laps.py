@@ -82,12 +82,15 @@ def ref_session(ref: LapRef, s: dict[str, Any]) -> str | None:
 
 
 def whose(sid: str, s: dict[str, Any]) -> str:
-    """A session as an answer names it: this session, a session of the driver's, a friend's session."""
+    """A session as an answer names it: this session, the driver's other session (by its day), a friend's
+    session."""
     if sid == s["session_id"]:
         return "this session"
-    got = rows("SELECT driver_id FROM sessions WHERE session_id = ?", [sid])
+    got = rows("SELECT driver_id, CAST(started_at AS DATE) AS day FROM sessions WHERE session_id = ?", [sid])
     who = got[0]["driver_id"] if got else None
-    return f"session {sid}" if who in (None, s.get("driver_id")) else f"{who}'s session {sid}"
+    if who is not None and who == s.get("driver_id"):  # the driver's own: by its day, never by its id
+        return f"your other session on {got[0]['day']}" if got[0]["day"] else "your other session"
+    return f"session {sid}" if who is None else f"{who}'s session {sid}"
 
 
 def _elsewhere(other: str, s: dict[str, Any]) -> str | None:
@@ -166,12 +169,17 @@ def _one(sid: str, lap: int, good: list[dict[str, Any]]) -> Answer:
     return Answer(text, "laps", {"session_id": sid, "lap": lap}, res | {"gap_to_best_s": round(gap, 3)})
 
 
-def _other(sid: str, other: str, lap: int, good: list[dict[str, Any]], s: dict[str, Any]) -> Answer:
-    """A lap of another session, beside this session's best and the gap between them."""
+def _other(
+    sid: str, other: str, ref: LapRef, lap: int, good: list[dict[str, Any]], s: dict[str, Any]
+) -> Answer:
+    """A lap of another session (its best, when asked so), beside this session's best and the gap."""
     t = next(x["time_s"] for x in timed(all_laps(other)) if x["lap"] == lap)
     best = min(good, key=lambda x: x["time_s"])
     gap = best["time_s"] - t
-    text = f"Lap {lap} of {whose(other, s)} was {lap_time(t)}. Your best here, lap {best['lap']} in "
+    text = f"Lap {lap} of {whose(other, s)} was {lap_time(t)}."
+    if ref.pick == "fastest" and ref.number is None and ref.rank == 1 and not ref.offset:
+        text = f"Your best lap in {whose(other, s)} was lap {lap} in {lap_time(t)}."
+    text += f" Your best here, lap {best['lap']} in "
     text += f"{lap_time(best['time_s'])}, was {abs(gap):.3f} s {'slower' if gap > 0 else 'faster'}."
     res = {"lap": lap, "lap_time_s": t, "best_lap": best["lap"], "best_lap_s": best["time_s"]}
     return Answer(text, "laps", {"session_id": sid, "ref_session_id": other}, res | {"gap_s": round(gap, 3)})
@@ -200,7 +208,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         other, lap = laps[0]
         ref = q.laps[0]
         if other != sid:
-            return _other(sid, other, lap, good, s)
+            return _other(sid, other, ref, lap, good, s)
         if ref.pick in ("fastest", "slowest") and ref.number is None and ref.offset == 0:
             word = "best" if ref.pick == "fastest" else "slowest"
             word = f"{ORDINALS[ref.rank]} {word}" if 1 < ref.rank < len(ORDINALS) else word

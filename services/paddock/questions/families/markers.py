@@ -118,5 +118,15 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         laps = [x.number for x in q.laps if x.number is not None and x.session == "this"]
         text = _one(c, names.get(c["corner"], c["name"]), laps)
     else:
-        text = " ".join(_short(c, names.get(c["corner"], c["name"])) for c in res["corners"])
+        text = _moved(res["corners"], names)
+        text += " ".join(_short(c, names.get(c["corner"], c["name"])) for c in res["corners"])
     return Answer(text, "get_brake_markers", args, res)
+
+
+def _moved(corners: list[dict[str, Any]], names: dict[str, str]) -> str:
+    """Every corner at once, the ones braked early or too deep first ("am I braking too early anywhere?"):
+    each lap against the other laps' brake point there; or that none was."""
+    moved = [c for c in corners if c["braked"] and (c["earlier"] or c["deeper"])]
+    if not moved:
+        return "No corner braked early or too deep against your other laps. "
+    return " ".join(_verdict(c, names.get(c["corner"], c["name"])) for c in moved) + " Each corner: "
