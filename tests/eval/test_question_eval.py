@@ -41,19 +41,20 @@ GOAL_PHRASINGS = 300
 # batch 1: 142 (71 + 71); batch 2: 168 (84 + 84); batch 3: 158 (79 + 79); batch 4: 121 (61 + 60)
 PHRASINGS = 589
 FOLLOW_UPS = 34  # batch 2: 11, batch 3: 11, batch 4: 12 (earlier turns asked first in the same conversation)
-# stop 41, merged main, all three batches: tuning 221/234 (94 %), 0 wrong; held-out 184/234 (79 %), 1 wrong
-# (not read, only counted). Stop 40, batches 1 and 2: tuning 152/155, held-out 122/155 (2 wrong); before the
+# stop 42, merged main, four batches (batch 4 gathered this stop, after none of the code was tuned to it):
+# tuning 276/295 (94 %), 0 wrong; held-out 238/294 (81 %), 2 wrong (one lose_time, one top_speed; not read,
+# only counted). Stop 41, three batches: tuning 221/234 (94 %), 0 wrong; held-out 184/234 (79 %), 1 wrong. Stop 40, batches 1 and 2: tuning 152/155, held-out 122/155 (2 wrong); before the
 # lap sets, other sessions, coasting and the rest: 100/155 and 112/155 (3 wrong); the regex routes before the
 # typed question layer: 98/155 and 107/155, 0 wrong (more answers evasive, fewer figures given).
-DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 1}
-DATA_PATH_CORRECT_MIN = {"tuning": 0.93, "heldout": 0.77}
+DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 2}
+DATA_PATH_CORRECT_MIN = {"tuning": 0.93, "heldout": 0.80}
 # the model's run carries the data path's labelled answers: the same wrong ones at most, none as model text
-REAL_MODEL_WRONG_MAX = 1
+REAL_MODEL_WRONG_MAX = 2
 # measured on SmolLM2 (stop 40, merged main, shared machine, batches 1 and 2): 122/155 (0.787) correct, 2
 # wrong, 0 as model text, 2.58 s an answer: the same as the data path alone, since the model only adds (stop
 # 39: 94/155, the model subtracted 18 correct data answers). The floor leaves the model a few answers' margin
-# below the data path's 0.786 on the three batches.
-REAL_MODEL_CORRECT_MIN = 0.75
+# below the data path's 0.81 on the four batches (stop 42).
+REAL_MODEL_CORRECT_MIN = 0.77
 # the tuning half on SmolLM2 (its answers read while changing the narrator): before the model only added,
 # 93/155 (7 correct data answers lost to picks that left figures out, 31 answers missing a figure of the
 # data answer); since, 100/155 as the data path, 0 wrong, none missing a figure, 4.26 s an answer; on
