@@ -141,7 +141,7 @@ def test_a_question_about_something_else_is_declined_without_a_figure(lake: dict
 
 def test_a_question_with_a_picked_intent_or_a_pace_word_is_never_declined(lake: dict[str, Any]) -> None:
     """The tablet's topic picker says what a question is about; "pace" is a driving word."""
-    vague = "how is it holding up?"
+    vague = "how is it looking?"  # ("how is it holding up?" is the car's health, judged)
     unsure = answer_of(vague, lake["sid"])  # read as about the data, not understood: said so, no figure
     assert unsure.result == {"understood": True} and unsure.text.startswith("I read this as")
     assert not re.search(r"\d", unsure.text)
@@ -189,8 +189,13 @@ def test_a_named_lap_and_a_corner_on_it_match_the_simulators_truth(lake: dict[st
     speeds = [float(x) for x in re.findall(r"([\d.]+) km/h", got.text.split(". ")[0])]
     assert speeds and abs(speeds[0] - e["min_kmh"]) <= 1.0 and "braking" not in got.text, got.text
     got = _answer(f"Where did I brake for turn {e['corner_id'][1:]} on lap {e['lap']}?", lake["sid"])
-    m = re.search(r"braking at ([\d.]+) m", got.text)
-    assert m and abs(float(m.group(1)) - e["brake_point_m"]) <= 10 and "km/h" not in got.text, got.text
+    # in driver terms: metres before the corner and its apex, never a distance from the line
+    m = re.search(
+        rf"On lap {e['lap']} you braked \d+ m (?:into|before) T\w+ \((\d+) m before the apex\)", got.text
+    )
+    apex = next(c.apex_m for c in sim.track.corners if c.id == e["corner_id"])
+    assert m and abs(float(m.group(1)) - (apex - e["brake_point_m"])) <= 10, got.text
+    assert not re.search(r"braking at [\d.]+ m", got.text), got.text
 
 
 def test_car_events_are_named_by_corner_and_lap(lake: dict[str, Any]) -> None:

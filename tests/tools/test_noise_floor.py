@@ -21,11 +21,11 @@ BAR = DEFAULT_THRESHOLDS["opportunity_min_s"]
 
 def _lost(settings: Any, sid: str) -> dict[str, float]:
     """Each corner's time lost over the session on the laps that lost ``BAR`` or more there, read from the
-    stored analysis file."""
+    stored analysis file (a lap that stopped, spun or went off there is said apart, never ranked)."""
     d = session_dir(settings.lake_dir, sid)
     got = duckdb.sql(
         f"""SELECT corner, sum(loss_s) FROM read_parquet('{d / "analysis.parquet"}')
-            WHERE loss_s >= {BAR} GROUP BY 1"""
+            WHERE loss_s >= {BAR} AND cause <> 'off' GROUP BY 1"""
     ).fetchall()
     return {str(k): float(v) for k, v in got}
 

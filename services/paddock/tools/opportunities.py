@@ -61,7 +61,7 @@ def _opportunities(s: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_opportunities(session_id: str) -> dict[str, Any]:
-    """Three corners with most time lost over the session: time to find a lap, laps, cause with evidence (brake point, minimum speed, coasting, slip), one target; and the laps that stopped, spun or went off at a corner (not ranked)."""
+    """Three corners with most time lost over the session: time to find a lap, laps, cause with evidence, one target; laps that stopped, spun or went off (not ranked)."""
     return _opportunities(session_row(session_id))
 
 
