@@ -301,7 +301,9 @@ def test_top_speed_on_another_sessions_best_lap_is_that_sessions(files_lake) -> 
     )  # the kart's track has no other session
     assert not KMH.search(got.text), got.text
     got = _ask(files_lake, "vbox", "top speed on my best lap from my other session")
-    m = re.search(rf"^In your other session on [\d-]+, your top speed on lap {best} was ([\d.]+) km/h", got.text)
+    m = re.search(
+        rf"^In your other session on [\d-]+, your top speed on lap {best} was ([\d.]+) km/h", got.text
+    )
     assert m and abs(float(m.group(1)) - sim[best][1]) <= TOL_KMH, got.text
 
 

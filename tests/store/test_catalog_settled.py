@@ -22,11 +22,20 @@ def test_settled_only_after_the_whole_second_and_the_slack() -> None:
     assert catalog_settled(0.0, 0.0 + 3.0)
 
 
+class _View:
+    """The catalog view's part the lake's status reads: a lake already in the current layout."""
+
+    read_at = 0.0
+
+    def old_layout(self) -> None:
+        return None
+
+
 class _Bucket:
     """The bucket's catalog as the lake sees it: one listing signature, reads counted."""
 
     def __init__(self, newest: float) -> None:
-        self.newest, self.reads = newest, 0
+        self.newest, self.reads, self.view = newest, 0, _View()
 
     def signature(self) -> tuple[int, float]:
         return (7, self.newest)  # the same names, sizes and whole-second times every listing
