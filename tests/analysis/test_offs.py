@@ -71,3 +71,21 @@ def test_an_off_is_never_ranked_as_time_to_find(kart: tuple[list[CornerLap], lis
     assert s.session_s < r.loss_s  # with the stop counted the corner would rank on it
     top = where_the_time_is(an)
     assert all(r.lap not in t.laps or t.corner_id != r.corner_id for t in top)
+
+
+def test_the_debrief_says_an_off_and_keeps_it_out_of_the_focus() -> None:
+    from services.paddock.agents.coaching_lines import offs_sentence
+    from services.paddock.agents.narrative import template_narrative
+
+    off = {
+        "lap": 7,
+        "corner": "C7",
+        "corner_id": "C7",
+        "evidence": "11.4 s through C7 where your good laps take 3.5 s, minimum 0 km/h",
+    }
+    said = "Left out of where the time is, as a spin, an off or a stop: lap 7 at C7 (11.4 s through C7"
+    assert offs_sentence({"offs": []}) == [] and offs_sentence({}) == []
+    (line,) = offs_sentence({"offs": [off]})
+    assert line.startswith(said) and line.endswith("minimum 0 km/h).")
+    text, focus = template_narrative("debrief", {"opportunities_data": {"opportunities": [], "offs": [off]}})
+    assert said in text and focus == []

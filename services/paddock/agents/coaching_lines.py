@@ -30,10 +30,10 @@ def opportunity_sentence(o: dict[str, Any], target: bool = True) -> str:
 
 def offs_sentence(out: dict[str, Any]) -> list[str]:
     """The laps that stopped, spun or went off at a corner, kept out of the opportunities."""
-    inc = out.get("offs") or []
-    if not inc:
+    offs = out.get("offs") or []
+    if not offs:
         return []
-    said = "; ".join(f"lap {i['lap']} at {corner_label(i.get('corner'))} ({i['evidence']})" for i in inc)
+    said = "; ".join(f"lap {o['lap']} at {corner_label(o.get('corner'))} ({o['evidence']})" for o in offs)
     return [f"Left out of where the time is, as a spin, an off or a stop: {said}."]
 
 
