@@ -9,6 +9,7 @@ is timed on its own.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -107,3 +108,12 @@ class EvalPaddock:
             if e.get("time_lost_s") and e.get("corner_id"):
                 lost[e["corner_id"]] = lost.get(e["corner_id"], 0.0) + float(e["time_lost_s"])
         return sorted(lost, key=lambda c: -lost[c])
+
+    def assert_where_the_time_is(self, text: str) -> None:
+        """A where-the-time-goes answer: the corner that lost the most first, the opportunities in the
+        simulator's order, never one lap against another."""
+        losses = self.losses()
+        assert re.findall(r"\bT\d+\b", text)[0].lower() == losses[0], text
+        named = [c.lower() for c in re.findall(r"Opportunity \d+, (T\d+)", text)]
+        assert named == losses[: len(named)], text
+        assert not re.search(r"\bLap \d+ was [\d.]+ s slower than lap \d+", text), text
