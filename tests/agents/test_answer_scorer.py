@@ -183,3 +183,30 @@ def test_own_gate_crossing_interpolates_between_samples() -> None:
     assert len(hits) == 1 and hits[0][0] == pytest.approx(3.03, abs=1e-6)
     assert gate_crossings(t[::-1], lat[::-1], lon[::-1]) == []  # backwards is no lap
     assert gate_crossings(t, lat + 100 / k, lon) == []  # 100 m beside the line is no crossing
+
+
+@pytest.mark.parametrize(
+    "text,off",
+    [
+        ("Lap 5 was 1:51.593.", True),  # a figure of another question, said as if it answered this one
+        ("Your top speed was 208.0 km/h (129.3 mph), on lap 3.", True),
+        ("Your best lap was a good one, keep pushing.", False),  # no figure: evasive, not another answer
+        ("", False),
+        (
+            "I read this as a question about lap 5, which this session's data cannot answer; I can answer "
+            "lap times (lap 5 was 1:51.593).",
+            False,
+        ),  # what was understood and what can be answered, with a figure of its own
+        ("I can only answer questions about your driving data.", False),
+    ],
+)
+def test_an_evasive_answer_with_figures_and_no_word_of_what_was_understood_is_off(
+    text: str, off: bool
+) -> None:
+    v = score(BEST, text, "data")
+    assert v.kind == "evasive" and v.off is off, text
+
+
+def test_a_correct_or_wrong_answer_is_never_off() -> None:
+    assert not score(BEST, "Best 1:46.984.", "data").off
+    assert not score(BEST, "Best 1:47.984.", "data").off

@@ -48,6 +48,10 @@ FOLLOW_UPS = 34  # batch 2: 11, batch 3: 11, batch 4: 12 (earlier turns asked fi
 # typed question layer: 98/155 and 107/155, 0 wrong (more answers evasive, fewer figures given).
 DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 2}
 DATA_PATH_CORRECT_MIN = {"tuning": 0.93, "heldout": 0.80}
+# evasive answers that state another question's figures without saying what was understood (answer_eval's
+# ``off``): the issue counts them as wrong. First counted at stop 43 on stop 42's code: tuning 11 of 19
+# evasive, held-out 30 of 54 (so held-out wrong or off: 32/294)
+DATA_PATH_OFF_MAX = {"tuning": 11, "heldout": 30}
 # the model's run carries the data path's labelled answers: the same wrong ones at most, none as model text
 REAL_MODEL_WRONG_MAX = 2
 # measured on SmolLM2 (stop 40, merged main, shared machine, batches 1 and 2): 122/155 (0.787) correct, 2
@@ -122,6 +126,7 @@ def test_the_data_path_answers_both_halves(prepared: Prepared, tmp_path: Path, n
     shown = json.dumps(misses(results), indent=1) if name == "tuning" else counts(rep)
     assert rep["wrong"] <= DATA_PATH_WRONG_MAX[name], shown
     assert rep["correct_share"] >= DATA_PATH_CORRECT_MIN[name], shown
+    assert rep["off"] <= DATA_PATH_OFF_MAX[name], shown
 
 
 def test_the_held_out_half_on_the_real_model(

@@ -14,6 +14,9 @@ Verdicts (``score``):
   (``lap 5 was faster than lap 2``), a forbidden denial (``no lockups``); for a restraint case, any
   number the truth does not support;
 - **evasive**: neither (an empty answer, an answer that says nothing about what was asked).
+An evasive answer that states figures without saying what was understood and what can be answered
+(``I read this as …``, ``I can only answer …``) is **off**: another question's answer (``was my brake bias
+off?`` answered with brake points). The issue counts that as wrong; the eval reports it beside ``wrong``.
 A wrong answer whose narrator is the model (anything but ``data``, ``template``, ``none``) is a wrong fact
 shown as model text.
 """
@@ -147,6 +150,15 @@ class Verdict:
     kind: str  # correct | wrong | evasive
     why: str
     wrong_as_model_text: bool = False
+    off: bool = False  # evasive, with figures and no word of what was understood: another question's answer
+
+
+# what an answer that cannot answer says instead of figures: what it understood, what it can answer
+UNDERSTOOD = re.compile(
+    r"\bi read (?:this|that|it) as\b|\bi (?:can|could) only\b|\bi can answer\b|\bi understood\b|"
+    r"\b(?:cannot|can't|can not) answer\b",
+    re.I,
+)
 
 
 def _close(f: Fig, v: float, tol: dict[str, float]) -> bool:
@@ -237,6 +249,13 @@ def _restraint(e: Expect, low: str, figs: list[Fig], tol: dict[str, float]) -> t
     return "evasive", f"no {e.restraint} statement"
 
 
+def is_off(text: str) -> bool:
+    """An answer with figures of its own and no word of what was understood (scored on evasive answers)."""
+    low = _IDS.sub("this session", text.lower())
+    return bool(figures(low)) and not UNDERSTOOD.search(low)
+
+
 def score(e: Expect, text: str, narrator: str | None) -> Verdict:
     kind, why = _judge(e, text or "")
-    return Verdict(kind, why, kind == "wrong" and (narrator or "none") not in MODEL_FREE)
+    model = kind == "wrong" and (narrator or "none") not in MODEL_FREE
+    return Verdict(kind, why, model, kind == "evasive" and is_off(text or ""))

@@ -109,6 +109,7 @@ class Result:
     verdict: str
     why: str
     wrong_as_model_text: bool
+    off: bool  # evasive with another question's figures (answer_eval.is_off)
     first_token_s: float | None
     done_s: float
     done: dict[str, Any] = field(default_factory=dict)
@@ -176,6 +177,7 @@ def run(
                 v.kind,
                 v.why,
                 v.wrong_as_model_text,
+                v.off,
                 first,
                 total,
                 done,
@@ -193,10 +195,11 @@ def report(results: list[Result]) -> dict[str, Any]:
     kinds: dict[str, dict[str, Any]] = {}
     for r in results:
         k = kinds.setdefault(
-            r.kind, {"n": 0, "correct": 0, "wrong": 0, "evasive": 0, "wrong_as_model_text": 0}
+            r.kind, {"n": 0, "correct": 0, "wrong": 0, "evasive": 0, "off": 0, "wrong_as_model_text": 0}
         )
         k["n"] += 1
         k[r.verdict] += 1
+        k["off"] += int(r.off)
         k["wrong_as_model_text"] += int(r.wrong_as_model_text)
     n = len(results)
     correct = sum(r.verdict == "correct" for r in results)
@@ -208,6 +211,7 @@ def report(results: list[Result]) -> dict[str, Any]:
         "correct_share": correct / n if n else 0.0,
         "wrong": sum(r.verdict == "wrong" for r in results),
         "evasive": sum(r.verdict == "evasive" for r in results),
+        "off": sum(r.off for r in results),
         "wrong_as_model_text": sum(r.wrong_as_model_text for r in results),
         "by_narrator": {x: sum(r.narrator == x for r in results) for x in {str(r.narrator) for r in results}},
         "first_token_s": {"p50": _p50(firsts), "max": max(firsts) if firsts else None},
@@ -217,14 +221,18 @@ def report(results: list[Result]) -> dict[str, Any]:
 
 
 def table(rep: dict[str, Any]) -> str:
-    rows = ["| kind | n | correct | wrong | evasive | wrong as model text |", "|---|---|---|---|---|---|"]
+    rows = [
+        "| kind | n | correct | wrong | evasive | of which off | wrong as model text |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for kind, k in rep["kinds"].items():
         rows.append(
-            f"| {kind} | {k['n']} | {k['correct']} | {k['wrong']} | {k['evasive']} | {k['wrong_as_model_text']} |"
+            f"| {kind} | {k['n']} | {k['correct']} | {k['wrong']} | {k['evasive']} | {k['off']} | "
+            f"{k['wrong_as_model_text']} |"
         )
     rows.append(
         f"| **all** | {rep['questions']} | {rep['correct']} ({rep['correct_share']:.0%}) | {rep['wrong']} | "
-        f"{rep['evasive']} | {rep['wrong_as_model_text']} |"
+        f"{rep['evasive']} | {rep['off']} | {rep['wrong_as_model_text']} |"
     )
     f, d = rep["first_token_s"], rep["done_s"]
     rows.append(

@@ -67,7 +67,7 @@ def evaluate(
         for r in results:
             if r.verdict != "correct":
                 print(
-                    f"  {r.verdict} [{r.narrator}] {r.kind} {r.session} {r.question!r}: {r.why} | {r.text[:160]!r}"
+                    f"  {r.verdict}{' (off)' if r.off else ''} [{r.narrator}] {r.kind} {r.session} {r.question!r}: {r.why} | {r.text[:160]!r}"
                 )
     return results, rep
 
