@@ -68,6 +68,11 @@ class CornerLap:
     cause: str = ""  # a key of CAUSE_WORDS when the lap lost time here, else ""
     evidence: str = ""  # the cause in driver words, with both numbers
 
+    @property
+    def off(self) -> bool:
+        """A stop, a spin or an off here: said, never ranked as time to find."""
+        return self.cause == OFF
+
 
 COLUMNS = [f.name for f in fields(CornerLap)]
 _STR = {"corner_id", "corner", "cause", "evidence"}

@@ -30,6 +30,10 @@ class SessionAnalysis:
     def corner_rows(self, corner_id: str) -> list[CornerLap]:
         return [r for r in self.rows if r.corner_id == corner_id]
 
+    def offs(self) -> list[CornerLap]:
+        """The corners where a lap stopped, spun or went off, in lap then driving order."""
+        return [r for r in self.rows if r.off]
+
 
 def _ring(corners: list[Corner], length_m: float) -> list[tuple[Corner, float]]:
     """(corner, offset): the last corner a lap before, the lap's corners, the first corner a lap after."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from shared.analysis.model import BEST, CAUSE_WORDS, OFF, SPLIT_RULE, TYPICAL, CornerLap, finite
+from shared.analysis.model import BEST, CAUSE_WORDS, SPLIT_RULE, TYPICAL, CornerLap, finite
 from shared.analysis.session import SessionAnalysis
 
 TOP_N = 3
@@ -60,10 +60,10 @@ class CornerSummary:
 
 def _summary(rows: list[CornerLap]) -> CornerSummary:
     r0 = rows[0]
-    lost = [r for r in rows if r.cause and r.cause != OFF]
+    lost = [r for r in rows if r.cause and not r.off]
     s = CornerSummary(r0.corner_id, r0.corner, r0.seq, len(rows), best_s=r0.best_s)
     s.typical_s = r0.good_s
-    s.offs = sorted(r.lap for r in rows if r.cause == OFF)
+    s.offs = sorted(r.lap for r in rows if r.off)
     if not lost:
         return s
     s.laps = sorted(r.lap for r in lost)

@@ -11,7 +11,7 @@ from services.paddock.tools.alarms import flag_report, warning_threads
 from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.base import rows, same_origin, session_row
 from shared.analysis.advice import opportunity
-from shared.analysis.model import OFF, SPLIT_RULE, TYPICAL
+from shared.analysis.model import SPLIT_RULE, TYPICAL
 from shared.analysis.summary import LABELS, corner_summaries, where_the_time_is
 from shared.profiles.track import TrackProfile, load_track
 from shared.session_date import date_text
@@ -51,8 +51,7 @@ def _opportunities(s: dict[str, Any]) -> dict[str, Any]:
         "opportunities": ops,
         "offs": [  # a stop, a spin or an off: said, never ranked as time to find
             {"lap": r.lap, "corner": r.corner, "corner_id": r.corner_id, "evidence": r.evidence}
-            for r in an.rows
-            if r.cause == OFF
+            for r in an.offs()
         ],
     }
     if not ops:
