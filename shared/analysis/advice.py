@@ -12,6 +12,7 @@ from shared.analysis.summary import CornerSummary
 from shared.profiles.track import Corner
 
 MARKER_SAME_M = 5.0  # a target this close to a brake marker is "at" it
+_PLACE_WORDS = ("where ", "when ", "as ", "at ", "on ", "by ")  # a marker said as a place already
 
 
 def where(c: Corner, dist_m: float) -> str:
@@ -21,7 +22,7 @@ def where(c: Corner, dist_m: float) -> str:
     if bm is not None:
         off = dist_m - bm.dist_m
         if abs(off) <= MARKER_SAME_M:
-            return f"at {bm.name}"
+            return bm.name if bm.name.lower().startswith(_PLACE_WORDS) else f"at {bm.name}"
         return f"{abs(off):.0f} m {'after' if off > 0 else 'before'} {bm.name}"
     before = c.start_m - dist_m
     return f"{before:.0f} m before {c.short}" if before > 0 else f"{-before:.0f} m into {c.short}"
