@@ -78,12 +78,14 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Prepared:
 def test_the_halves_are_the_seeded_split_of_cited_phrasings() -> None:
     tuning, heldout = half("tuning"), half("heldout")
     assert check() == []  # nothing moved between the halves since the seeded split
-    assert len(tuning) + len(heldout) == PHRASINGS
-    assert abs(len(tuning) - len(heldout)) <= 1
+    n_tuning, n_heldout = len(tuning), len(heldout)  # counts only: a failure never prints held-out items
+    assert n_tuning + n_heldout == PHRASINGS
+    assert abs(n_tuning - n_heldout) <= 1
     texts = [(it.session, " / ".join((*it.before, it.text)).lower()) for it in tuning + heldout]
     repeats = len(texts) - len(set(texts))
     assert repeats == 0, f"{repeats} phrasing(s) repeated"  # the count only: held-out text is never printed
-    assert sum(bool(it.before) for it in tuning + heldout) == FOLLOW_UPS
+    follow_ups = sum(bool(it.before) for it in tuning + heldout)
+    assert follow_ups == FOLLOW_UPS
     for name, items in (("tuning", tuning), ("heldout", heldout)):
         for i, it in enumerate(items):
             where = repr(it.text) if name == "tuning" else f"held-out item {i}"  # never print held-out words

@@ -46,13 +46,18 @@ def split(items: list[Item]) -> tuple[list[Item], list[Item]]:
 
 
 def check(eval_dir: Path = EVAL_DIR) -> list[str]:
-    """What disagrees with the seeded split of the union of both committed halves (empty when none)."""
+    """What disagrees with the seeded split of the union of both committed halves (empty when none); a
+    held-out item is named by its place, never its words."""
     tuning, heldout = (load(eval_dir / h) for h in HALVES)
     want_t, _ = split(tuning + heldout)
     want = {_key(it) for it in want_t}
     return [
         f"{it.text!r} is in tuning, the seed puts it in heldout" for it in tuning if _key(it) not in want
-    ] + [f"{it.text!r} is in heldout, the seed puts it in tuning" for it in heldout if _key(it) in want]
+    ] + [
+        f"held-out item {i} is in heldout, the seed puts it in tuning"
+        for i, it in enumerate(heldout)
+        if _key(it) in want
+    ]
 
 
 def write(pool: Path, eval_dir: Path = EVAL_DIR) -> None:
