@@ -37,8 +37,9 @@ class FrameCauses:
         self._gc0 = 0
         self._before: Any = None
 
-    def start(self) -> None:
+    def start(self) -> FrameCauses:
         gc.callbacks.append(self._collector)
+        return self
 
     def stop(self) -> None:
         gc.callbacks.remove(self._collector)

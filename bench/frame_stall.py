@@ -9,6 +9,7 @@ machine hits both alike (compare the two as a ratio within one run).
     python bench/frame_stall.py [--laps 10] [--runs 1] [--base /tmp/fp-base] [--busy] [--phone] [--own-lists]
     python bench/frame_stall.py --gil-slices 5 1 [--laps 3] [--runs 2]
     python bench/frame_stall.py --laps 3 --profile "corner exit"   # cProfile (thread CPU) of that step's calls
+    python bench/frame_stall.py --laps 10 --causes   # the worst 20 frames' rusage and collector passes, classified
 
 Each garbage-collector pass is timed with ``gc.callbacks``, by generation and by thread (a pass on the
 writer's thread holds the GIL the frame path waits for).
@@ -121,9 +122,7 @@ def _child(
         cpu = np.zeros(n, np.int64)
         where = np.zeros(n, np.int8)
         queued = 0  # the most items waiting for the writer (sampled every 1,000 frames)
-        why = FrameCauses(n) if causes else None
-        if why is not None:
-            why.start()
+        why = FrameCauses(n).start() if causes else None
         steal0 = steal_ticks()
         for k, f in enumerate(frames_of(sim.wide)):
             if k % 1000 == 0:
