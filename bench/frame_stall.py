@@ -9,6 +9,7 @@ machine hits both alike (compare the two as a ratio within one run).
     python bench/frame_stall.py [--laps 10] [--runs 1] [--base /tmp/fp-base] [--busy] [--phone] [--own-lists]
     python bench/frame_stall.py --gil-slices 5 1 [--laps 3] [--runs 2]
     python bench/frame_stall.py --laps 3 --profile "corner exit"   # cProfile (thread CPU) of that step's calls
+    python bench/frame_stall.py --laps 10 --causes   # the worst 20 frames' rusage and collector passes, classified
 
 Each garbage-collector pass is timed with ``gc.callbacks``, by generation and by thread (a pass on the
 writer's thread holds the GIL the frame path waits for).
@@ -34,11 +35,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.cpu_limits import busy_core, limit_cpu  # noqa: E402
+from bench.frame_causes import FrameCauses, describe, steal_ticks  # noqa: E402
 
 STEPS = ("lap close", "corner exit", "store hand-over", "garbage collector", "other")
 
 
-def _child(laps: int, own_lists: bool, gil_slice_ms: float | None, profile: str | None = None) -> None:
+def _child(
+    laps: int, own_lists: bool, gil_slice_ms: float | None, profile: str | None = None, causes: bool = False
+) -> None:
     """In the tree this process runs in (its cwd): one session, every frame timed (wall and thread CPU),
     as JSON. The timings go into preallocated numpy arrays, not lists: three lists of a million Python
     ints are what a full collection walked in the first version of this bench (64-111 ms a pass, charged
@@ -118,21 +122,30 @@ def _child(laps: int, own_lists: bool, gil_slice_ms: float | None, profile: str 
         cpu = np.zeros(n, np.int64)
         where = np.zeros(n, np.int8)
         queued = 0  # the most items waiting for the writer (sampled every 1,000 frames)
+        why = FrameCauses(n).start() if causes else None
+        steal0 = steal_ticks()
         for k, f in enumerate(frames_of(sim.wide)):
             if k % 1000 == 0:
                 queued = max(queued, state.writer.queue_depth)
             step[0] = code["other"]
+            if why is not None:
+                why.before(k)
             c0 = time.thread_time_ns()
             t0 = time.perf_counter_ns()
             sess.process(f, t0 / 1e9)
             wall[k] = time.perf_counter_ns() - t0
             cpu[k] = time.thread_time_ns() - c0
+            if why is not None:
+                why.after()
             where[k] = step[0]
             if own_lists:
                 wall_l.append(int(wall[k]))
                 cpu_l.append(int(cpu[k]))
                 where_l.append(step[0])
         gc.callbacks.remove(collector)
+        steal = steal_ticks() - steal0
+        if why is not None:
+            why.stop()
         state.end_session(sid)
         state.writer.flush(timeout=600)  # the session's publication, however loaded the machine
         state.close()
@@ -182,7 +195,10 @@ def _child(laps: int, own_lists: bool, gil_slice_ms: float | None, profile: str 
         "writer_queue_max": queued,
         "steps": per,
         "collections": gcs,
+        "steal_ticks": steal,
     }
+    if why is not None:
+        out["causes"] = why.worst(cpu, [STEPS[s] for s in where])
     sys.stdout.write(json.dumps(out) + "\n")
 
 
@@ -193,11 +209,13 @@ def measure(
     own_lists: bool = False,
     gil_slice_ms: float | None = None,
     profile: str | None = None,
+    causes: bool = False,
 ) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     extra = ["--own-lists"] if own_lists else []
     extra += ["--gil-slice-ms", str(gil_slice_ms)] if gil_slice_ms is not None else []
     extra += ["--profile", profile] if profile is not None else []
+    extra += ["--causes"] if causes else []
     p = subprocess.Popen(
         [sys.executable, str(Path(__file__).resolve()), "--child", "--laps", str(laps), *extra],
         cwd=tree,
@@ -234,7 +252,7 @@ def _line(name: str, r: dict[str, object]) -> str:
         f"{r['waited_1_5_to_8ms']} waited 1.5-8 ms (wall - CPU; p99.9 {r['waited_p999']:.2f} ms); "
         f"{r['gc_tracked']:,} objects the garbage collector walks; "
         f"writer queue up to {r['writer_queue_max']:,} items; "
-        f"load {r['load']:.1f}\n    {per}\n    collector passes: {passes}"
+        f"steal {r['steal_ticks']} ticks; load {r['load']:.1f}\n    {per}\n    collector passes: {passes}"
     )
 
 
@@ -256,11 +274,12 @@ def main() -> None:
         help="this tree only, once per GIL slice (sys.setswitchinterval) given, alternating",
     )
     ap.add_argument("--profile", choices=STEPS[:3], help="cProfile that step's calls (thread CPU), to stderr")
+    ap.add_argument("--causes", action="store_true", help="what the 20 frames of most thread CPU were")
     ap.add_argument("--gil-slice-ms", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        _child(a.laps, a.own_lists, a.gil_slice_ms, a.profile)
+        _child(a.laps, a.own_lists, a.gil_slice_ms, a.profile, a.causes)
         return
     if a.gil_slices:
         with busy_core(enabled=a.busy):
@@ -276,8 +295,8 @@ def main() -> None:
             for name, tree in trees:
                 for lists in (False, True) if a.own_lists else (False,):
                     label = f"run {k + 1}, {name}" + (", timed into lists" if lists else "")
-                    r = measure(tree, a.laps, a.phone, lists, profile=a.profile)
-                    sys.stdout.write(_line(label, r) + "\n")
+                    r = measure(tree, a.laps, a.phone, lists, profile=a.profile, causes=a.causes)
+                    sys.stdout.write(_line(label, r) + "\n" + describe(r))
                     sys.stdout.flush()
 
 

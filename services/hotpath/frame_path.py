@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import time
-from array import array
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -19,8 +18,9 @@ from services.hotpath.arbiter import ArbiterConfig, CoachArbiter, FrameState
 from services.hotpath.corner_live import CornerObservation, CornerWatcher
 from services.hotpath.cue import Cue
 from services.hotpath.cue_outlet import CueOutlet
-from services.hotpath.delta import PredictiveDelta, elapsed_at
+from services.hotpath.delta import PredictiveDelta
 from services.hotpath.frame_buffer import FrameBuffer, Sink
+from services.hotpath.lap_trace import LapTrace
 from services.hotpath.phrases import render
 from services.hotpath.rules.coach import RuleCoach, reference_from_trace
 from services.hotpath.rules.thresholds import thresholds_for
@@ -33,11 +33,6 @@ from shared.profiles.car import CarProfile
 from shared.profiles.track import TrackProfile
 
 log = logging.getLogger(__name__)
-
-
-def new_trace(from_line: bool) -> tuple[array[float], array[float]]:
-    """A lap's (distance, elapsed) arrays: from (0 m, 0 s) when it starts at the line, else empty."""
-    return (array("d", [0.0]), array("d", [0.0])) if from_line else (array("d"), array("d"))
 
 
 class LiveSession(FrameBuffer, CueOutlet):
@@ -66,20 +61,12 @@ class LiveSession(FrameBuffer, CueOutlet):
         self.delta = PredictiveDelta(session_id)
         self.last_lap_reference = False  # the delta runs against the previous valid lap (reference=last_lap)
         self.on_delta: Callable[[dict[str, Any]], None] | None = None
-        self._timed = False  # a lap line has been crossed: the lap in progress is timed
         self.last_t: float | None = None
         self.jump = JumpGuard()  # a suspected clock jump, until its time line holds
         self.laps: list[Lap] = []
         self.best_lap_s: float | None = None
         self.best_lap: int | None = None  # the fastest valid full lap so far: the one best lap
-        # the best lap's (distance, elapsed) for PB pace: the lap's own arrays, handed over at its close
-        self._pb_lists: tuple[array[float], array[float]] | None = None
-        # the lap in progress, frame by frame: distance as its running maximum (GPS jitter never steps
-        # back), elapsed from the line. Typed arrays, not lists: a lap close hands them over without a
-        # pass over them, and dropping a 1 kHz lap's is one free, not 200,000 (5-7 ms on the frame path)
-        self._cur_d: array[float] = array("d")
-        self._cur_t: array[float] = array("d")
-        self.lap_start_t: float | None = None
+        self.trace = LapTrace()  # the lap in progress (distance, elapsed) and the best lap's, for PB pace
         self._last_st: Any = None
         self._last_fs: FrameState | None = None
         self.on_lap_closed: Callable[[Lap], None] | None = None
@@ -142,16 +129,13 @@ class LiveSession(FrameBuffer, CueOutlet):
         cues: list[Cue] = []
         if st.crossed is not None:
             self._close_lap(st.crossed)
-        if self.lap_start_t is None or st.crossed is not None:
-            self.lap_start_t = st.crossed.t_end_s if st.crossed is not None else t
-            self._cur_d, self._cur_t = new_trace(st.crossed is not None)
-            self._timed = self._timed or st.crossed is not None
+        trace = self.trace
+        if trace.start_t is None or st.crossed is not None:
+            trace.restart(st.crossed.t_end_s if st.crossed is not None else t, st.crossed is not None)
         vals["lap"] = st.lap
         vals["dist_m"] = st.dist_m
         row = vals.copy()  # this frame's snapshot: stored, and kept by the corner watcher (never mutated)
-        cur_d = self._cur_d
-        cur_d.append(st.dist_m if not cur_d or st.dist_m > cur_d[-1] else cur_d[-1])
-        self._cur_t.append(t - (self.lap_start_t or t))
+        trace.add(st.dist_m, t)
         fs = FrameState(
             t,
             st.lap,
@@ -161,7 +145,7 @@ class LiveSession(FrameBuffer, CueOutlet):
             vals.get("g_lat", 0.0),
             st.next_corner,
             st.dist_to_next_corner_m,
-            bool(self.arbiter.pending) and self._on_pb_pace(st.dist_m, t),
+            bool(self.arbiter.pending) and trace.on_pb_pace(st.dist_m, t),
         )
         ended = self.events.feed(row)  # stored whether or not a cue was spoken about them
         # safety first among the cues: same frame as the trigger condition, from the same verdicts
@@ -175,9 +159,9 @@ class LiveSession(FrameBuffer, CueOutlet):
                 cues.extend(self._corner_done(obs, fs, arrived))
         for d in self.arbiter.tick(fs):
             cues.append(self._emit(d, arrived))
-        if self.on_delta is not None and self._timed:
+        if self.on_delta is not None and trace.timed:
             pit = self.tracker.pit_at.get(st.lap)  # the lap left the track for the pit lane: an in-lap
-            ev = self.delta.update(wall, st.lap, st.dist_m, t - (self.lap_start_t or t), pit is not None)
+            ev = self.delta.update(wall, st.lap, st.dist_m, trace.since_start(t), pit is not None)
             if ev is not None:
                 self.on_delta(ev)
         if not self._nbuf:
@@ -215,12 +199,13 @@ class LiveSession(FrameBuffer, CueOutlet):
         if self.watcher is not None and self._last_fs is not None:
             for obs in self.watcher.drain():
                 self._corner_done(obs, self._last_fs, time.perf_counter())
-        if self.last_t is not None and self.lap_start_t is not None and self.last_t > self.lap_start_t:
+        start = self.trace.start_t
+        if self.last_t is not None and start is not None and self.last_t > start:
             lap = Lap(
                 self.tracker.lap,
-                self.lap_start_t,
+                start,
                 self.last_t,
-                round(self.last_t - self.lap_start_t, 3),
+                round(self.last_t - start, 3),
                 round(self.tracker.odo - self.tracker.lap_odo0, 1),
                 "in",
                 False,
@@ -236,16 +221,6 @@ class LiveSession(FrameBuffer, CueOutlet):
                 self._emit(d, time.perf_counter())
         self.flush_rows()
 
-    def _on_pb_pace(self, dist: float, t: float) -> bool:
-        """Is the current lap ahead of the best lap at this distance? (bisect on lists: no numpy per frame)"""
-        if self._pb_lists is None or self.lap_start_t is None:
-            return False
-        d, e = self._pb_lists
-        if dist <= d[0]:
-            return False
-        ref = elapsed_at(d, e, dist)
-        return ref is not None and (t - self.lap_start_t) <= ref
-
     def _close_lap(self, lap: Lap) -> None:
         """A lap closed: O(1) on the frame path whatever the lap's length. Its (distance, elapsed) lists
         (arrays) are handed over, not copied; the telemetry batch, the lap's row and its publication go to the
@@ -257,14 +232,14 @@ class LiveSession(FrameBuffer, CueOutlet):
         edge = self.tracker.start_edge  # the crossing that closed this lap starts the next one
         self.delta.lap_closed(lap.lap, lap.time_s, lap.kind, lap.valid, edge is not None and edge.on_track)
         new_best = lap.kind == "full" and lap.valid and (prev_best is None or lap.time_s < prev_best)
-        trace = (self._cur_d, self._cur_t)  # from the line (0 m, 0 s): a new lap starts new lists
+        trace = (self.trace.dist, self.trace.elapsed)  # from the line (0 m, 0 s): a new lap starts new ones
         if new_best:
             self.best_lap_s, self.best_lap = lap.time_s, lap.lap
-            if self._cur_d:
-                self._pb_lists = trace
+            if trace[0]:
+                self.trace.keep_as_best()
                 if self.delta.reference is None or self.delta.reference.source == "session_best":
                     self.delta.use_trace("session_best", lap.lap, lap.time_s, *trace)
-        if self.last_lap_reference and lap.kind == "full" and lap.valid and len(self._cur_d) >= 2:
+        if self.last_lap_reference and lap.kind == "full" and lap.valid and len(trace[0]) >= 2:
             # the previous completed valid lap: replaced at every valid line crossing, after its delta
             self.delta.use_trace("last_lap", lap.lap, lap.time_s, *trace)
         self.coach.on_lap(lap, prev_best if prev_best is not None else lap.time_s)

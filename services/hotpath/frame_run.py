@@ -22,7 +22,7 @@ from services.hotpath.arbiter import BUSY_BRAKE_BAR, BUSY_G_LAT, FrameState
 from services.hotpath.corner_frames import CHANNELS
 from services.hotpath.cue import Cue
 from services.hotpath.frame_columns import ColumnBlock, RunColumns
-from services.hotpath.frame_path import LiveSession, new_trace
+from services.hotpath.frame_path import LiveSession
 from services.hotpath.phrases import render
 from shared.event_conditions import is_flag_on
 from shared.laps_live import LiveLapState
@@ -119,7 +119,8 @@ def process_run(
     flags = coach.safety_ctx.last_flags if coach.safety_ctx is not None else {}
     exact = bool(ev._open) or any(is_flag_on(v) for v in flags.values())
     cues: list[Cue] = []
-    seg0 = 0  # the current lap's frames from here on are not in _cur_d/_cur_t yet
+    trace = sess.trace
+    seg0 = 0  # the current lap's frames from here on are not in its trace yet
     buf0 = 0  # frames from here on are not in the session's buffer yet
     nb = sess._nbuf  # frames waiting for the store, counting this run's from buf0
     last = n - 1
@@ -140,18 +141,8 @@ def process_run(
             glat_l[i],
             nxt,
             to_next,
-            bool(arb.pending) and sess._on_pb_pace(d, ti),
+            bool(arb.pending) and trace.on_pb_pace(d, ti),
         )
-
-    def extend_lap(a: int, b: int) -> None:
-        if b > a:
-            cur_d = sess._cur_d  # the lap's distance as its running maximum, as ``process`` keeps it
-            top = np.maximum.accumulate(dist[a:b])
-            if cur_d:
-                np.maximum(top, cur_d[-1], out=top)
-            cur_d.frombytes(top.tobytes())
-            st = sess.lap_start_t
-            sess._cur_t.frombytes((t[a:b] - (st if st else t[a:b])).tobytes())
 
     for i in range(n):
         ti = ts[i]
@@ -159,17 +150,15 @@ def process_run(
         cr = crossed_at.get(i) if crossed_at else None
         if cr is not None:
             sess.last_t = ti
-            extend_lap(seg0, i)
+            trace.add_block(dist[seg0:i], t[seg0:i])
             if i > buf0:
                 sess._buf.append(ColumnBlock(src, buf0, i))
                 sess._nbuf += i - buf0
                 buf0 = i
             sess._close_lap(cr)
             nb = 0
-        if sess.lap_start_t is None or cr is not None:
-            sess.lap_start_t = cr.t_end_s if cr is not None else ti
-            sess._cur_d, sess._cur_t = new_trace(cr is not None)
-            sess._timed = sess._timed or cr is not None
+        if trace.start_t is None or cr is not None:
+            trace.restart(cr.t_end_s if cr is not None else ti, cr is not None)
             seg0 = i
         if i == last:
             fs = make_fs(i)
@@ -216,12 +205,9 @@ def process_run(
                     cues.append(sess._emit(d, arrived))
                 prof0 = i + 1
                 recheck = before != [(id(p), p.armed) for p in arb.pending.values()]
-        if delta_on and sess._timed and delta.due(wall):
-            st = sess.lap_start_t
+        if delta_on and trace.timed and delta.due(wall):
             pit = sess.tracker.pit_at.get(lap_l[i])  # as process: the lap's pit-lane time, if reached
-            e = delta.update(
-                wall, lap_l[i], dist_l[i], ti - (st if st else ti), pit is not None and ti >= pit
-            )
+            e = delta.update(wall, lap_l[i], dist_l[i], trace.since_start(ti), pit is not None and ti >= pit)
             if e is not None and sess.on_delta is not None:
                 sess.on_delta(e)
         if nb == 0:
@@ -233,7 +219,7 @@ def process_run(
             buf0 = i + 1
             sess.flush_rows()
             nb = 0
-    extend_lap(seg0, n)
+    trace.add_block(dist[seg0:n], t[seg0:n])
     quiet_to(n)
     if n > buf0:
         sess._buf.append(ColumnBlock(src, buf0, n))

@@ -162,7 +162,7 @@ def _light(sess: LiveSession) -> Any:
             None
             if prof is None
             else hash((tuple(prof.busy), tuple(prof.speed), tuple(prof.seen), prof._cur)),
-            [repr(arb.pending), arb.last_spoken_t, sess.lap_start_t, len(sess._cur_d), sess.last_t],
+            [repr(arb.pending), arb.last_spoken_t, sess.trace.start_t, len(sess.trace.dist), sess.last_t],
             [repr(sess.coach.safety_ctx), sess.pending_frames, sess._buf_since],
         ]
     )
@@ -203,7 +203,13 @@ def _state(sess: LiveSession) -> Any:
             if arb.profile is None
             else [arb.profile.busy, arb.profile.speed, arb.profile.seen],
             "arbiter": [repr(arb.pending), arb.last_spoken_t, sorted(arb.spoken_groups), arb.lap_counts],
-            "session": [sess._cur_d, sess._cur_t, sess.lap_start_t, sess._timed, dict(sess._last_vals)],
+            "session": [
+                sess.trace.dist,
+                sess.trace.elapsed,
+                sess.trace.start_t,
+                sess.trace.timed,
+                dict(sess._last_vals),
+            ],
             "last": [repr(sess._last_st), repr(sess._last_fs), sess.last_t, sess.pending_frames],
             "coach": [repr(sess.coach.safety_ctx), sess.coach.last_fired, sorted(sess.coach.history)],
             "watcher": None if sess.watcher is None else [sess.watcher.active, sess.watcher.lap],
