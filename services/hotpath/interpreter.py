@@ -13,23 +13,15 @@ Under load the cue's time is the event loop thread waiting for a core, not its w
 from __future__ import annotations
 
 import gc
-import logging
-import os
 
-log = logging.getLogger(__name__)
+from shared.serve import loop_priority
 
 
 def settle(nice: int = 0) -> None:
     """At start-up, on the event loop's thread, once the state is built."""
     gc.collect()
     gc.freeze()
-    if nice:
-        try:  # this thread only (Linux: a nice per thread); threads it starts later inherit it
-            os.setpriority(os.PRIO_PROCESS, 0, nice)
-        except OSError as exc:
-            log.warning(
-                "PITWALL_HOTPATH_NICE=%d not applied (%s): the event loop keeps its priority", nice, exc
-            )
+    loop_priority(nice, "PITWALL_HOTPATH_NICE")
 
 
 def unsettle() -> None:

@@ -26,6 +26,7 @@ from services.paddock.tools.base import ToolError
 from shared import __version__
 from shared.asgi_guard import LoopLag, RequestGuard, short_errors
 from shared.http_auth import TokenCheck, add_cors, is_trusted, redact_access_log
+from shared.serve import loop_priority
 from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.coach.start_loading()  # ADK + LiteLLM load in a worker thread: health answers at once
         warm = asyncio.create_task(app.state.coach.warm_up())  # waits for the load, then warms the model
         prefetch = asyncio.create_task(prefetch_loop(app.state.lake))
+        # last: the lake's follower, the store's and the agents' threads, started above, keep their nice
+        loop_priority(settings.paddock_nice, "PITWALL_PADDOCK_NICE")
         log.info("paddock ready: lake %s", app.state.lake.url)
         try:
             yield
