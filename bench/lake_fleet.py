@@ -24,7 +24,11 @@ process (``pitwall paddock`` run from that tree):
 Figures vary about 2x between runs on the shared 2-core machine; the ratios are from one run, side by side.
 ``--profile DIR`` samples each measured paddock with py-spy (``PY_SPY``: its path), every thread and the
 thread holding the GIL, as raw collapsed stacks: what a request's time is spent on, whatever the load.
-``--new-only`` measures this tree alone.
+``--probe DIR`` runs each measured paddock under :mod:`bench.paddock_probe` (its timings kept in DIR) and
+splits the slowest ``/health`` requests: the wait until the paddock read the request, the loop's queue, the
+handler (its CPU, its wait for a core, the rest: the GIL) and the way back, with the loop's slow callbacks.
+``--nice N`` gives the paddocks ``PITWALL_PADDOCK_NICE`` (their event loop's priority; ignored by a tree
+without the setting). ``--new-only`` measures this tree alone.
 """
 
 from __future__ import annotations
@@ -208,14 +212,16 @@ def _rss_peak_mb(pid: int) -> float:
 
 
 def run_paddock(
-    tree: Path, data: Path, env: dict[str, str], n: int, log: Path
+    tree: Path, data: Path, env: dict[str, str], n: int, log: Path, probe: Path | None = None
 ) -> tuple[subprocess.Popen[bytes], str, float]:
+    """``probe``: run it under :mod:`bench.paddock_probe`, its timings written there when it ends."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     e = {**os.environ, **env, "PYTHONPATH": str(tree), "PITWALL_DATA_DIR": str(data),
          "PITWALL_ADK_OPENAI_URL": f"http://127.0.0.1:{free_port()}/v1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # fmt: skip
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "shared.cli", "paddock", "--port", str(port), "--data-dir", str(data)],
+    cli = ["-m", "shared.cli"] if probe is None else [str(REPO / "bench" / "paddock_probe.py"), str(probe)]
+    proc = subprocess.Popen([sys.executable, *cli, "paddock", "--port", str(port), "--data-dir", str(data)],
                             cwd=tree, env=e, stdout=log.open("w"), stderr=subprocess.STDOUT)  # fmt: skip
     while True:
         if proc.poll() is not None:
@@ -267,6 +273,8 @@ def measure(
 ) -> dict[str, Any]:
     data = d / f"pad-{label}-{prefix}"
     lenv = {**env, "PITWALL_LAKE_URL": f"s3://{env['PITWALL_LAKE_URL'].split('/')[2]}/{prefix}"}
+    if a.nice:  # the paddock's event loop priority (a tree without the setting ignores it)
+        lenv["PITWALL_PADDOCK_NICE"] = str(a.nice)
     out: dict[str, Any] = {}
     cold = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)
     warm = lake_start(tree, d / f"lake-{label}-{prefix}", lenv)  # the new code: from its snapshot
@@ -274,7 +282,11 @@ def measure(
     proc, url, out["start_s"] = run_paddock(tree, data, lenv, n, d / f"{label}-{prefix}-1.log")
     proc.terminate()
     proc.wait(30)
-    proc, url, out["restart_s"] = run_paddock(tree, data, lenv, n, d / f"{label}-{prefix}-2.log")
+    probe = a.probe / f"{label}-{prefix}.json" if a.probe else None
+    if probe is not None:
+        probe.parent.mkdir(parents=True, exist_ok=True)
+    proc, url, out["restart_s"] = run_paddock(tree, data, lenv, n, d / f"{label}-{prefix}-2.log", probe)
+    sent: list[tuple[float, float]] = []  # each /health as the client timed it (perf_counter)
     try:
         deadline = time.monotonic() + 600  # ADK and LiteLLM load in the background: measure after
         while httpx.get(f"{url}/health", timeout=120).json()["warm_up"].get("status") != "ready":
@@ -291,6 +303,7 @@ def measure(
                 t0 = time.perf_counter()
                 assert client.get(f"{url}/health").status_code == 200
                 health.append(time.perf_counter() - t0)
+                sent.append((t0, time.perf_counter()))
                 if time.monotonic() - last_list > 1.0:
                     last_list = time.monotonic()
                     t0 = time.perf_counter()
@@ -316,7 +329,53 @@ def measure(
     finally:
         proc.terminate()
         proc.wait(30)
+    if probe is not None:
+        out |= split(json.loads(probe.read_text()), sent)
     return out
+
+
+def split(seen: dict[str, Any], sent: list[tuple[float, float]]) -> dict[str, Any]:
+    """Where the slowest 1 % (at least 3) of ``/health`` requests spent their time, by the client's clock (``sent``)
+    and the paddock's own (:mod:`bench.paddock_probe`): to the paddock's read of the request (the kernel,
+    the paddock's loop getting a core and the GIL, callbacks ahead of the read), then until the app
+    runs (the loop's queue), the handler (its CPU, its wait for a core, the rest: the GIL), and back; and
+    the loop's slow callbacks (> 5 ms) overlapping those requests."""
+    got = [r for r in seen["requests"] if r["path"] == "/health" and "end" in r]
+    pairs = []
+    for t0, t1 in sent:  # the paddock's record of a request: the one called between its send and receive
+        rec = next((r for r in got if t0 <= r["app"] <= t1), None)
+        if rec is not None:
+            pairs.append((t1 - t0, t0, t1, rec))
+    pairs.sort(key=lambda p: p[0])
+    worst = pairs[-max(3, len(pairs) // 100) :]
+
+    def med(f: Any) -> float:
+        return round(1000 * statistics.median(f(*p[1:]) for p in worst), 1)
+
+    over = [
+        c
+        for c in seen["slow_callbacks"]
+        if any(c["t"] < t1 and c["t"] + c["s"] > t0 for _, t0, t1, _ in worst)
+    ]
+    kinds: dict[str, list[float]] = {}
+    for c in seen["slow_callbacks"]:
+        kinds.setdefault(c["what"].split(" at ")[0][:120], []).append(c["s"])
+    return {
+        "probe_matched": len(pairs), "probe_worst_n": len(worst),
+        "worst_total_ms": med(lambda t0, t1, r: t1 - t0),
+        "worst_to_read_ms": med(lambda t0, t1, r: max(0.0, r["data"] - t0)),
+        "worst_queue_ms": med(lambda t0, t1, r: r["app"] - max(t0, r["data"])),
+        "worst_handler_ms": med(lambda t0, t1, r: r["end"] - r["app"]),
+        "worst_handler_cpu_ms": med(lambda t0, t1, r: r["cpu_s"]),
+        "worst_handler_core_wait_ms": med(lambda t0, t1, r: r["core_wait_s"]),
+        "worst_back_ms": med(lambda t0, t1, r: t1 - r["end"]),
+        "all_handler_cpu_median_ms": round(1000 * statistics.median(r["cpu_s"] for *_, r in pairs), 2),
+        "all_handler_p99_ms": round(1000 * sorted(r["end"] - r["app"] for *_, r in pairs)[int(0.99 * len(pairs))], 1),
+        "slow_callbacks": len(seen["slow_callbacks"]), "slow_callbacks_in_worst": len(over),
+        "slow_callback_kinds": sorted(((k, len(v), round(1000 * max(v), 1)) for k, v in kinds.items()),
+                                      key=lambda k: -k[1])[:8],
+        "slow_in_worst": [(round(1000 * c["s"], 1), c["what"][:160]) for c in over][:10],
+    }  # fmt: skip
 
 
 def main() -> None:
@@ -337,6 +396,8 @@ def main() -> None:
     )
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
     ap.add_argument("--profile", type=Path, help="py-spy the paddocks while measured, stacks to this dir")
+    ap.add_argument("--probe", type=Path, help="time requests inside the paddock (paddock_probe), JSON here")
+    ap.add_argument("--nice", type=int, default=0, help="PITWALL_PADDOCK_NICE for the paddocks (e.g. -10)")
     ap.add_argument("--new-only", action="store_true", help="measure this tree only (no --base)")
     ap.add_argument("--lake-start-only", action="store_true", help="only the lake's start-up, both trees")
     a = ap.parse_args()

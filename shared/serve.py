@@ -7,10 +7,27 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import socket
 from typing import Any
 
 import uvicorn
+
+log = logging.getLogger(__name__)
+
+
+def loop_priority(nice: int, setting: str) -> None:
+    """On the event loop's thread, at the end of start-up: that thread's nice (Linux: a nice per thread;
+    threads started before keep theirs, threads it starts later inherit it). Under a loaded machine a
+    request's or a cue's time is that thread waiting for a core, not its work (``bench/cue_latency.py``,
+    ``bench/lake_fleet.py --probe``). Below 0 needs root, ``CAP_SYS_NICE`` or a nice ulimit; refused, one
+    warning naming ``setting``. 0: left as started."""
+    if not nice:
+        return
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)
+    except OSError as exc:
+        log.warning("%s=%d not applied (%s): the event loop keeps its priority", setting, nice, exc)
 
 
 class PortTaken(OSError):

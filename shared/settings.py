@@ -58,6 +58,8 @@ class Settings(BaseSettings):
 
     # paddock service
     paddock_host: str = "127.0.0.1"
+    # its event loop thread's nice at start, as hotpath_nice (/health's time under load is a core to run on)
+    paddock_nice: int = Field(0, ge=-20, le=19)
     paddock_port: int = Field(8720, ge=1, le=65535)
     api_token: SecretStr | None = None
     cors_origins: list[str] = Field(default_factory=list)

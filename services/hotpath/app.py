@@ -17,9 +17,9 @@ from services.hotpath.loop_share import CountRequests, RequestsInProgress
 from services.hotpath.routers import cues, health, imports, ingest, sessions
 from services.hotpath.state import HotpathState
 from shared import __version__
-from shared.asgi_guard import ASGIApp, LoopLag, Receive, RequestGuard, Scope, Send, short_errors
+from shared.asgi_guard import LoopLag, RequestGuard, short_errors
 from shared.hotpath_link import announce, withdraw
-from shared.http_auth import add_cors, auth_failure, redact_access_log
+from shared.http_auth import TokenCheck, add_cors, redact_access_log
 from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -36,24 +36,6 @@ async def _flush_idle(state: HotpathState) -> None:
             state.flush_idle()
         except Exception:  # never let the timer die: the next tick tries again
             log.exception("flushing idle session buffers failed")
-
-
-class TokenCheck:
-    """The bearer-token check on every HTTP request, as a plain ASGI middleware: no extra task and no
-    memory stream between a route and the socket (a cue on the SSE stream is written in the same loop
-    turn it is yielded in)."""
-
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
-        self.app = app
-        self.settings = settings
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            denied = auth_failure(Request(scope), self.settings)
-            if denied is not None:
-                await denied(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 def create_app(settings: Settings | None = None, can: str | None = None) -> FastAPI:

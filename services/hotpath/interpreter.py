@@ -22,7 +22,8 @@ import ctypes
 import ctypes.util
 import gc
 import logging
-import os
+
+from shared.serve import loop_priority
 
 log = logging.getLogger(__name__)
 
@@ -48,13 +49,7 @@ def settle(nice: int = 0) -> None:
     gc.freeze()
     if not fix_mmap_threshold():
         log.info("no glibc mallopt: growing buffers may be copied at a resize")
-    if nice:
-        try:  # this thread only (Linux: a nice per thread); threads it starts later inherit it
-            os.setpriority(os.PRIO_PROCESS, 0, nice)
-        except OSError as exc:
-            log.warning(
-                "PITWALL_HOTPATH_NICE=%d not applied (%s): the event loop keeps its priority", nice, exc
-            )
+    loop_priority(nice, "PITWALL_HOTPATH_NICE")
 
 
 def unsettle() -> None:

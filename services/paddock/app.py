@@ -25,7 +25,8 @@ from services.paddock.store import PaddockStore
 from services.paddock.tools.base import ToolError
 from shared import __version__
 from shared.asgi_guard import LoopLag, RequestGuard, short_errors
-from shared.http_auth import add_cors, auth_failure, is_trusted, redact_access_log
+from shared.http_auth import TokenCheck, add_cors, is_trusted, redact_access_log
+from shared.serve import loop_priority
 from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.coach.start_loading()  # ADK + LiteLLM load in a worker thread: health answers at once
         warm = asyncio.create_task(app.state.coach.warm_up())  # waits for the load, then warms the model
         prefetch = asyncio.create_task(prefetch_loop(app.state.lake))
+        # last: the lake's follower, the store's and the agents' threads, started above, keep their nice
+        loop_priority(settings.paddock_nice, "PITWALL_PADDOCK_NICE")
         log.info("paddock ready: lake %s", app.state.lake.url)
         try:
             yield
@@ -74,13 +77,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         rejected=http_rejected,
     )
 
-    @app.middleware("http")
-    async def guard(request: Request, call_next: Any) -> Any:
-        denied = None if web.is_shell(request.method, request.url.path) else auth_failure(request, settings)
-        if denied is not None:
-            http_rejected["unauthorized"] += 1
-            return denied
-        return await call_next(request)
+    # the token check as a plain ASGI layer (no task and no stream per request; the tablet's shell exempt)
+    app.add_middleware(TokenCheck, settings=settings, exempt=web.is_shell, rejected=http_rejected)
 
     add_cors(app, settings)  # outermost: a preflight is answered before the token check
 

@@ -27,18 +27,17 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from services.paddock.lake_catalog_lookup import CatalogLookup
 from shared.lake_url import LakeTarget
 from shared.store.delta_log import DeltaLog
 from shared.store.lake_catalog import (
     DELETED_COLUMN,
-    KEYS_COLUMN,
     catalog_settled,
     catalog_signature,
     legacy_fragments,
@@ -52,7 +51,6 @@ _META = b"pitwall.fragments"
 _FRAG = "_fragment"  # the fragment a row came from (in memory and in the snapshot)
 DELTA_MARK = f"{TABLES_DIR}/sessions"  # the tag of the Delta table's rows
 _CHUNKS = 32
-INDEX_AFTER = 16  # lookups of one catalog version by scanning before the id -> row dict is built
 
 
 @dataclass(frozen=True)
@@ -68,8 +66,12 @@ def _without(rows: pa.Table, sids: pa.Array) -> pa.Table:
     return rows.filter(pc.invert(pc.is_in(rows.column("session_id"), sids)))
 
 
-class CatalogView:
+class CatalogView(CatalogLookup):
+    """The catalog followed (:meth:`list_fragments`, :meth:`update`), saved and loaded; looked up by
+    session as :class:`CatalogLookup`."""
+
     def __init__(self, fs: pafs.FileSystem, target: LakeTarget, snapshot: Path, save_every_s: float = 30.0):
+        super().__init__()
         self.fs, self.target, self.snapshot = fs, target, snapshot
         self.save_every_s = save_every_s
         self.delta = DeltaLog(LakeTables.s3(target), "sessions", fs, target.path(DELTA_MARK))
@@ -81,11 +83,6 @@ class CatalogView:
         self._listed: list[pafs.FileInfo] | None = None
         self._saved_at = 0.0
         self._unsaved = False
-        self.catalog: pa.Table | None = None
-        # (the catalog, lookups by scan so far, session id -> its row once built): a lookup scans the ids
-        # column (Arrow, without the GIL: ~2 ms at 10^5) until INDEX_AFTER lookups of one catalog version
-        # pay for the dict (~60 ms of the GIL at 10^5): a version that serves a few lookups never builds it
-        self._index: tuple[pa.Table | None, int, dict[str, int] | None] = (None, 0, None)
         self.read_at: float | None = None  # wall clock of the last look that read (or the snapshot's)
         self.fragments_read = 0  # old-layout fragments read (GETs) since start
         self.whole_reads = 0  # Delta table read whole since start (the fallback)
@@ -210,58 +207,6 @@ class CatalogView:
             f"the lake holds {self.old_fragments} catalog files of the old layout (read as they are): "
             "`pitwall lake migrate` converts them"
         )
-
-    def _find(self, session_id: str) -> tuple[pa.Table | None, int | None]:
-        """The catalog and the session's row in it (None when it does not name it); one pair, as the
-        follower may swap the catalog meanwhile."""
-        cat = self.catalog
-        held, scans, index = self._index
-        if cat is None:
-            return None, None
-        ids = cat.column("session_id")
-        if held is not cat:
-            scans, index = 0, None
-        if index is None and scans < INDEX_AFTER:
-            self._index = (cat, scans + 1, None)
-            i = pc.index(ids, session_id).as_py()
-            return cat, None if i < 0 else i
-        if index is None:
-            sids = ids.to_pylist()
-            index = dict(zip(sids, range(len(sids)), strict=True))
-            self._index = (cat, scans, index)
-        return cat, index.get(session_id)
-
-    def count(self) -> int:
-        cat = self.catalog
-        return 0 if cat is None else cat.num_rows
-
-    def has(self, session_id: str) -> bool:
-        return self._find(session_id)[1] is not None
-
-    def session_ids(self) -> frozenset[str]:
-        cat = self.catalog
-        return frozenset() if cat is None else frozenset(cat.column("session_id").to_pylist())
-
-    def keys(self, session_id: str) -> list[str] | None:
-        """The session's object keys, None when the catalog does not name it."""
-        cat, i = self._find(session_id)
-        if i is None or cat is None:
-            return None
-        return list(cat.column(KEYS_COLUMN)[i].as_py() or [])
-
-    def version(self, session_id: str) -> str | None:
-        cat, i = self._find(session_id)
-        if i is None or cat is None or "published_at" not in cat.column_names:
-            return None
-        return str(cat.column("published_at")[i].as_py())
-
-    def rows(self, session_ids: list[str]) -> dict[str, dict[str, Any]]:
-        """The catalog rows of these sessions (one scan, whatever their number; absent ones left out)."""
-        cat = self.catalog
-        if cat is None or not session_ids:
-            return {}
-        got = cat.filter(pc.is_in(cat.column("session_id"), pa.array(session_ids, pa.string())))
-        return {r["session_id"]: r for r in got.to_pylist()}
 
     def save(self, force: bool = False) -> bool:
         """Write the rows held to the snapshot file (atomically), when changed and ``save_every_s`` passed

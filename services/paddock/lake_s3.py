@@ -12,7 +12,6 @@ the lake prefix's keys.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -26,67 +25,24 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from services.paddock.lake_catalog_view import CatalogView
+from services.paddock.lake_s3_tables import (
+    BY_STEM,
+    DATA_TABLES,
+    LAP_KEY,
+    SMALL_TABLES,
+    conform,
+    stem_of,
+    table_schemas,
+)
 from shared.lake_url import LakeTarget, explain, s3_filesystem, s3_target
-from shared.signals import registry_schema, signals_schema, telemetry_schema
 from shared.store.lake_catalog import KEYS_COLUMN
 from shared.store.lake_read import S3Session
-from shared.store.schema import ALL_DDL, LAKE_TABLES
+from shared.store.schema import LAKE_TABLES
 
-_LAP = re.compile(r"/telemetry/lap_(\d+)\.parquet$")
 _FMT = ds.ParquetFileFormat()
-_DATA_TABLES = [*(t for t in LAKE_TABLES if t != "sessions"), "telemetry"]
-_BY_STEM = {stem: t for t, stem in LAKE_TABLES.items()} | {"telemetry": "telemetry"}
-# read whole and kept in memory per session (tens of kB); telemetry and the long signals table are not
-_SMALL_TABLES = frozenset(
-    {
-        "laps",
-        "corner_results",
-        "coaching_notes",
-        "driver_events",
-        "signal_registry",
-        "session_quality",
-        "corner_analysis",
-    }
-)
-_SMALL_CACHE_OBJECTS = 256 * len(_SMALL_TABLES)
+_SMALL_CACHE_OBJECTS = 256 * len(SMALL_TABLES)
 LISTED_AT_MOST = 1000  # the newest sessions ``/sessions`` may list, kept sorted per catalog version
 _READERS = 8  # parallel object reads of one query (S3 latency, not CPU, is what they wait for)
-
-
-def _conform(tbl: pa.Table, schema: pa.Schema) -> pa.Table:
-    """``tbl`` with exactly ``schema``'s columns (a file written before a column was added: nulls)."""
-    cols = [
-        tbl.column(f.name).cast(f.type) if f.name in tbl.column_names else pa.nulls(tbl.num_rows, f.type)
-        for f in schema
-    ]
-    return pa.Table.from_arrays(cols, schema=schema)
-
-
-_FIXED_SCHEMAS = {
-    "telemetry": telemetry_schema,
-    "telemetry_signals": signals_schema,
-    "signal_registry": registry_schema,
-}
-
-
-def _table_schemas() -> dict[str, pa.Schema]:
-    con = duckdb.connect()
-    try:
-        for ddl in ALL_DDL:
-            con.execute(ddl)
-        out = {t: con.sql(f"SELECT * FROM {t} LIMIT 0").to_arrow_table().schema for t in LAKE_TABLES}
-    finally:
-        con.close()
-    for t, fn in _FIXED_SCHEMAS.items():
-        out[t] = fn()
-    return out
-
-
-def _stem_of(key: str) -> str:
-    """The table file stem of an object key (``telemetry`` for lap files and the compacted file)."""
-    if "/telemetry/" in key or key.endswith("/telemetry.parquet"):
-        return "telemetry"
-    return key.rsplit("/", 1)[-1].removesuffix(".parquet")
 
 
 class S3Lake:
@@ -94,7 +50,7 @@ class S3Lake:
         self.settings = settings
         self.fs = fs if fs is not None else s3_filesystem(settings)
         self.target: LakeTarget = s3_target(settings)
-        self.schemas = _table_schemas()
+        self.schemas = table_schemas()
         self.view = CatalogView(self.fs, self.target, settings.paddock_dir / "lake_snapshot.parquet")
         self._sessions: pa.Table = self.schemas["sessions"].empty_table()
         self._newest: pa.Table = self._sessions  # the newest LISTED_AT_MOST of them, newest first
@@ -162,13 +118,13 @@ class S3Lake:
 
     def _fragments(self, sid: str) -> dict[str, list[ds.Fragment]]:
         """One session's objects as dataset fragments, tagged with the session (and a lap file's lap)."""
-        out: dict[str, list[ds.Fragment]] = {t: [] for t in _DATA_TABLES}
+        out: dict[str, list[ds.Fragment]] = {t: [] for t in DATA_TABLES}
         for key in self.view.keys(sid) or []:
-            table = _BY_STEM.get(_stem_of(key))
+            table = BY_STEM.get(stem_of(key))
             if table is None or table == "sessions":
                 continue
             expr = pc.field("session_id") == sid
-            if m := _LAP.search(key):
+            if m := LAP_KEY.search(key):
                 expr = expr & (pc.field("lap") == int(m.group(1)))
             out[table].append(_FMT.make_fragment(self.target.path(key), self.fs, partition_expression=expr))
         return out
@@ -189,7 +145,7 @@ class S3Lake:
                 keys = self.view.keys(sid) or []
                 version = self.view.version(sid) or repr(keys)
                 files = S3Session(self.fs, self.target, sid, keys)
-                for table in sorted(tables & _SMALL_TABLES):
+                for table in sorted(tables & SMALL_TABLES):
                     got = self._small.get((sid, version, table))
                     if got is not None:
                         self._small.move_to_end((sid, version, table))
@@ -201,7 +157,7 @@ class S3Lake:
             (sid, _, table), key = job
             if key is None:  # the session has no such file (no notes yet, an older session)
                 return self.schemas[table].empty_table()
-            return _conform(S3Session(self.fs, self.target, sid, []).read_key(key), self.schemas[table])
+            return conform(S3Session(self.fs, self.target, sid, []).read_key(key), self.schemas[table])
 
         try:
             got_all = list(self._pool.map(read, todo)) if len(todo) > 1 else [read(j) for j in todo]
@@ -223,11 +179,11 @@ class S3Lake:
         parallel: what a tool does before querying a driver's history one session at a time."""
         live = [s for s in dict.fromkeys(session_ids) if self._in_views(s)]
         if live:
-            self._small_tables(live, set(_SMALL_TABLES if tables is None else tables))
+            self._small_tables(live, set(SMALL_TABLES if tables is None else tables))
 
     @property
     def table_names(self) -> list[str]:
-        return ["sessions", *_DATA_TABLES]
+        return ["sessions", *DATA_TABLES]
 
     def register_newest(self, cur: duckdb.DuckDBPyConnection) -> None:
         """``sessions`` on a cursor as the newest :data:`LISTED_AT_MOST` sessions, newest first."""
@@ -245,12 +201,12 @@ class S3Lake:
             sessions, skip, everything = self._sessions, self._skip, self._all
         if names is None or "sessions" in names:
             cur.register("sessions", sessions)
-        wanted = [t for t in _DATA_TABLES if names is None or t in names]
+        wanted = [t for t in DATA_TABLES if names is None or t in names]
         if not wanted:
             return
         if scope is None:
             if everything is None:
-                frags: dict[str, list[ds.Fragment]] = {t: [] for t in _DATA_TABLES}
+                frags: dict[str, list[ds.Fragment]] = {t: [] for t in DATA_TABLES}
                 for sid in sorted(self.view.session_ids() - skip):
                     for t, fr in self._fragments(sid).items():
                         frags[t] += fr
@@ -262,10 +218,10 @@ class S3Lake:
             return
         scope = [sid for sid in dict.fromkeys(scope) if sid not in skip and self.view.has(sid)]
         per = {sid: self._fragments(sid) for sid in scope}
-        need = {t for t in wanted if t in _SMALL_TABLES}
+        need = {t for t in wanted if t in SMALL_TABLES}
         small = self._small_tables(scope, need) if need else None
         for table in wanted:
-            if table in _SMALL_TABLES and small is not None:
+            if table in SMALL_TABLES and small is not None:
                 parts = [small[sid][table] for sid in scope]
                 cur.register(table, pa.concat_tables(parts) if parts else self.schemas[table].empty_table())
             else:

@@ -23,6 +23,10 @@ def test_paddock_401_403_matrix_and_cors(tmp_path: Path) -> None:
         assert lan.get("/sessions").status_code == 401
         assert lan.get("/sessions", headers={"Authorization": "Bearer bad"}).status_code == 403
         assert lan.get("/sessions", headers={"Authorization": "Bearer tok"}).status_code == 200
+        assert lan.get("/").status_code == 200  # the tablet's shell: served before any token is typed
+        assert lan.post("/").status_code == 401  # only GET/HEAD of the shell is exempt
+        seen = lan.get("/health", headers={"Authorization": "Bearer tok"}).json()
+        assert seen["requests_rejected"] == {"unauthorized": 3}  # the 401, the 403 and the POST
         r = lan.options(
             "/sessions",
             headers={

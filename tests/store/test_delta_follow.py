@@ -21,7 +21,8 @@ import pyarrow.fs as pafs
 import pytest
 from deltalake import DeltaTable
 
-from services.paddock.lake_catalog_view import INDEX_AFTER, CatalogView
+from services.paddock.lake_catalog_lookup import INDEX_AFTER
+from services.paddock.lake_catalog_view import CatalogView
 from shared.lake_url import LakeTarget, s3_target
 from shared.store import delta_log
 from shared.store.delta_log import DeltaLog

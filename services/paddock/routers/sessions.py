@@ -60,9 +60,10 @@ def _clean(v: Any) -> Any:
 
 
 @router.get("/sessions")
-def list_sessions(limit: int = Query(100, ge=1, le=LISTED_AT_MOST)) -> Response:
+async def list_sessions(limit: int = Query(100, ge=1, le=LISTED_AT_MOST)) -> Response:
     """Stored sessions, newest first; a damaged one has ``status: "damaged"`` and ``damage: {file, reason}``
-    (the JSON rendered once per catalog version: :mod:`services.paddock.lake_listing`)."""
+    (the JSON rendered once per catalog version: :mod:`services.paddock.lake_listing`). On the event loop:
+    it joins bytes the follower rendered, so a request waits for no worker thread."""
     return Response(get_lake().sessions_page(limit), media_type="application/json")
 
 
