@@ -134,9 +134,14 @@ def test_where_in_the_corner_leads_with_the_planted_mid_corner_loss(eval_paddock
     st = eval_paddock.prep.truths["sim"]
     planted = [e for e in st.events if e.get("clean_min_kmh") is not None and e.get("min_kmh") is not None]
     worst = max(planted, key=lambda e: e["clean_min_kmh"] - e["min_kmh"])
-    text = _ask(eval_paddock, "sim", "Where in the corner is my speed the farthest off? Entry, middle or exit?")
+    text = _ask(
+        eval_paddock, "sim", "Where in the corner is my speed the farthest off? Entry, middle or exit?"
+    )
     assert text.startswith("Your speed is farthest off at mid-corner"), text
-    got = re.search(r"at mid-corner \(the minimum speed\), (T\d+) on lap (\d+): [\d.]+ km/h \([\d.]+ mph\), ([\d.]+)", text)
+    got = re.search(
+        r"at mid-corner \(the minimum speed\), (T\d+) on lap (\d+): [\d.]+ km/h \([\d.]+ mph\), ([\d.]+)",
+        text,
+    )
     assert got is not None, text
     assert got.group(1).lower() == worst["corner_id"], text
     laps = {e["lap"] for e in planted if e["corner_id"] == worst["corner_id"] and e["kind"] == worst["kind"]}
@@ -190,7 +195,13 @@ def test_short_shifting_says_the_rpm_at_each_upshift(eval_paddock: EvalPaddock) 
 @pytest.mark.parametrize(
     ("text", "intent", "measure", "laps", "corner"),
     [
-        ("Where in the corner is my speed the farthest off? At the entry, middle or end?", "where_time", "corner_phases", (), None),
+        (
+            "Where in the corner is my speed the farthest off? At the entry, middle or end?",
+            "where_time",
+            "corner_phases",
+            (),
+            None,
+        ),
         ("am I losing time on entry or on exit?", "where_time", "corner_phases", (), None),
         ("what are my entry and exit speeds at turn 6", "corner", "speed", (), "t6"),
         ("Do I ever coast, or am I always on the gas?", "channel", "coasting", (), None),
@@ -207,7 +218,9 @@ def test_short_shifting_says_the_rpm_at_each_upshift(eval_paddock: EvalPaddock) 
         ("where did i lose time on lap 4", "where_time", None, (4,), None),
     ],
 )
-def test_read_as(text: str, intent: str, measure: str | None, laps: tuple[int, ...], corner: str | None) -> None:
+def test_read_as(
+    text: str, intent: str, measure: str | None, laps: tuple[int, ...], corner: str | None
+) -> None:
     q = parse(text, SONOMA)
     got = (q.intent, q.measure, tuple(x.number or x.pick for x in q.laps), q.corner)
     assert got == (intent, measure, laps, corner)

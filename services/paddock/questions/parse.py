@@ -34,9 +34,12 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     intent = _intent(s)
     toks, s, intent = _without_context(text, corners, toks, s, intent)
     if intent == "where_time" and s.corner is None and ph.corner_phases(s.joined):
-        s.measures = ["corner_phases"]  # "entry, middle or end?": each part of the corner's speed, not a lap's
+        # "entry, middle or end?": each part of the corner's speed, never a lap's top speed
+        s.measures = ["corner_phases"]
     if s.measure == "gear" and s.corner is None and not s.laps and ph.gear_places(s.joined):
         s.measures = ["corner_gears"]  # "am I in the wrong gear anywhere?": the gear at every corner
+    if s.measure == "corner_gears" and (s.corner or s.laps):
+        s.measures = ["gear"]  # "the gear at each corner on lap 3": that lap's gear (one corner: its own)
     if "shift_rpm" in s.measures and s.corner is None:
         s.measures = ["shift_rpm"]  # "I never hit the limiter, am I short shifting?": the upshifts asked
     if s.measure == "shift_rpm" and s.corner is not None:

@@ -93,7 +93,8 @@ def families(q: Question) -> tuple[Family, ...]:
         return (coasting.answer,)
     if q.measure in (gears.CORNER_GEARS, gears.SHIFT_RPM) and q.corner is None:
         return (gears.answer,)
-    if q.measure == phases.MEASURE:  # "entry, middle or end?": each part of the corner, else where the time is
+    # "entry, middle or end?": each part of the corner, else where the time is
+    if q.measure == phases.MEASURE:
         return (phases.answer, coaching.where_time)
     if lap_set.asks(q):
         return (lap_set.answer,)
@@ -103,8 +104,9 @@ def families(q: Question) -> tuple[Family, ...]:
         return (channel_set.answer,)
     if len(q.laps) >= 2 and q.intent in PER_LAP:
         return (compare.answer,)
-    if q.intent == "where_time" and q.corner is None and len(q.laps) == 1:  # "where did I lose time on lap 4?"
-        return (coaching.why_slower,)  # that lap against the best, never the session's opportunities
+    # "where did I lose time on lap 4?": that lap against the best, never the session's opportunities
+    if q.intent == "where_time" and q.corner is None and q.sector is None and len(q.laps) == 1:
+        return (coaching.why_slower,)
     if q.sector is not None and q.measure in ("top_speed", "min_speed", "speed"):
         return ()  # "top speed in sector 2": no sector's speed is kept; never the sector's time instead
     if _brake_markers(q):

@@ -192,7 +192,12 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     s.ever |= (
         best and not only_this and bool(_HERE_EVER.search(s.joined))
     )  # "my best at this track", "a new PB"
-    if s.ever and not (s.other or s.has("other")) and _I_EVER.search(s.joined) and set(s.measures) - {"lap_time"}:
+    if (
+        s.ever
+        and not (s.other or s.has("other"))
+        and _I_EVER.search(s.joined)
+        and set(s.measures) - {"lap_time"}
+    ):
         s.ever, s.cues = False, s.cues - {"sessions"}  # "do I ever coast?": at any point of this session
     return s
 

@@ -131,6 +131,10 @@ _MEASURE_PHRASES: dict[str, str] = {
     "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
         limiter, shift light""",
     "gear": "gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts",
+    "corner_phases": """where in the corner, where in the corners, where in a corner, part of the corner, parts of
+        the corner, phase of the corner, phases of the corner, corner phase, corner phases""",
+    "corner_gears": """gear at each corner, gears at each corner, gear in each corner, gear at every corner,
+        gear in every corner, gear per corner, gears per corner, gear for each corner, gears in each corner""",
     "shift_rpm": """short shift, short shifting, short shifted, short shifts, shift early, shifting early, shifted
         early, shift late, shifting late, shifted late, change up, changing up, changed up, when do i shift,
         when did i shift, do i shift at, did i shift at, i shift at, upshift rpm, shift rpm, shift points, shift point, short shifter""",

@@ -62,8 +62,10 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     ]
     first_words, first = found[0]
     text = (
-        f"Your speed is farthest off at {first_words}: against your typical pass of each corner (the median of "
-        f"your {len(an.laps)} valid laps), the most each part of the corner was slower: " + "; ".join(said) + "."
+        f"Your speed is farthest off at {first_words}: against your typical pass of each corner (the median "
+    )
+    text += (
+        f"of your {len(an.laps)} valid laps), the most each part of the corner was slower: {'; '.join(said)}."
     )
     result = {"parts": {words: w for words, w in found}, "farthest": first_words, "corner": first["corner"]}
     return Answer(text, TOOL, {"session_id": sid}, result)
