@@ -130,7 +130,8 @@ def _ask(paddock: EvalPaddock, sess: str, text: str) -> str:
 def test_where_in_the_corner_leads_with_the_planted_mid_corner_loss(eval_paddock: EvalPaddock) -> None:
     """The simulator's late braking into T4 costs the most speed of any planted mistake at one part of a corner
     (its minimum speed, against the same corner's clean pass): the answer leads with mid-corner at T4, by that
-    much, and names the lap it happened on."""
+    much, names the lap it happened on, and says that lap's minimum and the median of every racing lap's there
+    (our own slowest point from the raw file)."""
     st = eval_paddock.prep.truths["sim"]
     planted = [e for e in st.events if e.get("clean_min_kmh") is not None and e.get("min_kmh") is not None]
     worst = max(planted, key=lambda e: e["clean_min_kmh"] - e["min_kmh"])
@@ -147,6 +148,15 @@ def test_where_in_the_corner_leads_with_the_planted_mid_corner_loss(eval_paddock
     laps = {e["lap"] for e in planted if e["corner_id"] == worst["corner_id"] and e["kind"] == worst["kind"]}
     assert int(got.group(2)) in laps, text
     assert float(got.group(3)) == pytest.approx(worst["clean_min_kmh"] - worst["min_kmh"], abs=1.0), text
+    # the figures themselves: that lap's slowest point there, and the median of every racing lap's (raw file)
+    typical = float(np.median([slowest_point(st, lp.lap, worst["corner_id"])[0] for lp in st.racing]))
+    mine = slowest_point(st, int(got.group(2)), worst["corner_id"])[0]
+    said = re.search(rf"{got.group(1)} on lap \d+: ([\d.]+) km/h.*?typical ([\d.]+) km/h", text)
+    assert said is not None, text
+    assert (float(said.group(1)), float(said.group(2))) == (
+        pytest.approx(mine, abs=0.25),
+        pytest.approx(typical, abs=0.25),
+    ), text
 
 
 def test_a_lap_named_is_that_lap_against_the_best(eval_paddock: EvalPaddock) -> None:
