@@ -72,7 +72,10 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  quicker, how do i go quicker, should i practise, should i practice,
                  to practise, to practice, lowest hanging fruit, quick win, quick wins, easy time, easiest time, free
                  time, biggest improvement, push harder, push more, not at the limit, under driving, underdriving,
-                 more commitment, commit more, timid, time slip, timeslip, all the grip, to get faster""",
+                 more commitment, commit more, timid, time slip, timeslip, all the grip, to get faster,
+                 more aggressive, be aggressive, braver, be brave, more brave, more bravery, more courage,
+                 too cautious, too careful, too conservative, more confident, more confidence, attack more,
+                 giving up time, give up time, gave up time""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
         "why": "why, how come, cause, causes, caused, causing, reason, reasons, what made",

@@ -33,6 +33,17 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         s.laps, s.measures = [LapRef(pick="fastest")], ["lap_time"]  # "did I break 1:47?": the best lap
     intent = _intent(s)
     toks, s, intent = _without_context(text, corners, toks, s, intent)
+    if intent == "where_time" and s.corner is None and ph.corner_phases(s.joined):
+        # "entry, middle or end?": each part of the corner's speed, never a lap's top speed
+        s.measures = ["corner_phases"]
+    if s.measure == "gear" and s.corner is None and not s.laps and ph.gear_places(s.joined):
+        s.measures = ["corner_gears"]  # "am I in the wrong gear anywhere?": the gear at every corner
+    if s.measure == "corner_gears" and (s.corner or s.laps):
+        s.measures = ["gear"]  # "the gear at each corner on lap 3": that lap's gear (one corner: its own)
+    if "shift_rpm" in s.measures and s.corner is None:
+        s.measures = ["shift_rpm"]  # "I never hit the limiter, am I short shifting?": the upshifts asked
+    if s.measure == "shift_rpm" and s.corner is not None:
+        s.measures = ["gear"]  # "do I short shift out of T11?": the gear there (no upshift is kept by corner)
     within_s = n.within(toks)
     if within_s is not None and s.corner is None and s.sector is None and intent != "sessions":
         intent = "lap_time"  # "were my laps within half a second of each other?": the laps that close
@@ -216,6 +227,8 @@ def _intent(s: Slots) -> Intent:
         return "judge"
     if s.corner:
         return "corner"
+    if s.sector_word and s.sector is None and s.measure in ("top_speed", "speed"):
+        return "channel"  # "top speed in the fastest sector": the session's top speed, not a sector time
     if s.sector is not None or s.sector_word:
         return "sector"
     lapped = s.laps or " lap" in s.joined or s.aggregation is not None
@@ -251,7 +264,11 @@ _TIME_OFF = re.compile(
 _WHOLE_CAR = re.compile(r" (?:engine|car|vitals|gauges|health|everything) ")
 _WHERE_SLOW = re.compile(
     r" where (?:\w+ ){0,4}(?:slow|slower|slowest|slowing|lose|losing|lost|drop|drops|dropping|bleed|bleeding"
-    r"|down|behind|off the pace) "
+    r"|down|behind|off the pace|giv\w* up|gave up) "
+)
+# the parts of a corner set against each other, asked where the speed or time goes ("entry or exit?")
+_PHASE_LOSS = re.compile(
+    r" (?:where|which|off|los\w*|slow\w*|cost\w*|time|worse|worst|weak\w*|farthest|furthest|better|improve) "
 )
 
 
@@ -282,6 +299,7 @@ def _where_time(s: Slots) -> bool:
     which = s.corner is None and bool(_WHICH_SLOW.search(s.joined))
     which |= s.corner is None and bool(_PLACE_ASKED.search(s.joined) and _BETTER.search(s.joined))
     said = bool(_FIND_TIME.search(s.joined) or _WHERE_SLOW.search(s.joined)) or which
+    said |= s.corner is None and ph.corner_phases(s.joined) and bool(_PHASE_LOSS.search(s.joined))
     return s.has("where_time") or (said and s.measure not in w.JUDGED) or bool(_TIME_OFF.search(s.joined))
 
 

@@ -9,7 +9,16 @@ import re
 from services.paddock.questions import words as w
 
 # on a straight: "on the back straight", "down the main straight", "at the end of the straight"
-_ON_STRAIGHT = re.compile(r" (?:on|down|along|end of|onto) (?:the |that |a )?(?:\w+ )?straights? ")
+_ON_STRAIGHT = re.compile(
+    r" (?:on|down|along|end of|onto) (?:the |that |a )?(?:\w+ )?straights? "
+    r"| the (?:back|front|main|long|pit|home|start finish|finish) straights? "
+)
+# the parts of a corner: "at the entry, middle or end?", "on the way in or out", "mid-corner", "the apex"
+_PHASE = r"(?:entry|entries|turn in|mid corner|middle|apex|apexes|exit|exits|way in|way out|end)"
+_PHASES = re.compile(
+    rf" {_PHASE} (?:\w+ ){{0,4}}(?:or|and|versus) (?:\w+ ){{0,2}}{_PHASE} "
+    r"| where in (?:the |a |each |my )?corners? "
+)
 # "how fast was lap 7?" is its time; "how fast was I going on lap 5?" is a speed
 _LAP_SPEED = re.compile(
     r" how (?:fast|slow|quick) (?:was(?! i (?:\w+ )?(?:going|doing|travell?ing|moving|carrying|hitting|running) )"
@@ -42,6 +51,22 @@ _TREND = re.compile(
 )
 # after "first time": the occasion, not a lap ("first time on a big track", "my first time here")
 _OCCASION = w.word_set("on at here out driving ever in with i doing trying using round around")
+
+
+# the gear asked of every corner: "wrong gear anywhere?", "which corners am I in 3rd?", "each corner"
+_GEAR_PLACES = re.compile(
+    r" (?:anywhere|where|which (?:corners?|turns?|bends?)|(?:each|every|all the|all my) (?:corners?|turns?|bends?)"
+    r"|(?:wrong|right|correct|best|ideal|too high a|too low a) gears?) "
+)
+
+
+def gear_places(joined: str) -> bool:
+    return bool(_GEAR_PLACES.search(joined))
+
+
+def corner_phases(joined: str) -> bool:
+    """The parts of a corner set against each other ("entry or exit?", "where in the corner?")."""
+    return bool(_PHASES.search(joined))
 
 
 def on_straight(joined: str) -> bool:

@@ -18,10 +18,12 @@ from services.paddock.questions.families import (
     compare,
     corners,
     events,
+    gears,
     judge,
     lap_set,
     laps,
     markers,
+    phases,
     sectors,
     sessions,
 )
@@ -89,6 +91,11 @@ def families(q: Question) -> tuple[Family, ...]:
     """The families that answer ``q``, from its intent and its filled slots."""
     if q.measure == "coasting" and q.intent in (*PER_LAP, "compare"):  # neither pedal, by corner and lap
         return (coasting.answer,)
+    if q.measure in (gears.CORNER_GEARS, gears.SHIFT_RPM) and q.corner is None:
+        return (gears.answer,)
+    # "entry, middle or end?": each part of the corner, else where the time is
+    if q.measure == phases.MEASURE:
+        return (phases.answer, coaching.where_time)
     if lap_set.asks(q):
         return (lap_set.answer,)
     if q.measure == "temps" and q.intent in ("channel", "lap_time"):  # "oil and water temp on lap 6?"
@@ -97,6 +104,11 @@ def families(q: Question) -> tuple[Family, ...]:
         return (channel_set.answer,)
     if len(q.laps) >= 2 and q.intent in PER_LAP:
         return (compare.answer,)
+    # "where did I lose time on lap 4?": that lap against the best, never the session's opportunities
+    if q.intent == "where_time" and q.corner is None and q.sector is None and len(q.laps) == 1:
+        return (coaching.why_slower,)
+    if q.sector is not None and q.measure in ("top_speed", "min_speed", "speed"):
+        return ()  # "top speed in sector 2": no sector's speed is kept; never the sector's time instead
     if _brake_markers(q):
         return (markers.answer, corners.answer) if q.corner is not None else (markers.answer,)
     if q.corner is not None and q.intent in ("channel", "corner"):

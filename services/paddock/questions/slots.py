@@ -126,8 +126,9 @@ class Slots:
 
     @property
     def lap_speed(self) -> bool:
-        """ "how fast was lap 7?", "my slowest lap, and how slow?": a lap's time, not a speed."""
-        return bool(self.laps) and ph.lap_speed(self.joined)
+        """ "how fast was lap 7?", "my slowest lap, and how slow?": a lap's time, not a speed ("how fast was I
+        on the back straight on lap 3?" is its top speed)."""
+        return bool(self.laps) and ph.lap_speed(self.joined) and not ph.on_straight(self.joined)
 
     @property
     def lap_figure(self) -> bool:
@@ -191,9 +192,18 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     s.ever |= (
         best and not only_this and bool(_HERE_EVER.search(s.joined))
     )  # "my best at this track", "a new PB"
+    if (
+        s.ever
+        and not (s.other or s.has("other"))
+        and _I_EVER.search(s.joined)
+        and set(s.measures) - {"lap_time"}
+    ):
+        s.ever, s.cues = False, s.cues - {"sessions"}  # "do I ever coast?": at any point of this session
     return s
 
 
+# "do I ever coast?", "did I ever lock up?": a thing the driver did, at any point of this session
+_I_EVER = re.compile(r" (?:do|did|does|have|am|was|were) i ever (?!been )(?!.* here )")
 # all of the driver's sessions; "the first ever time", "ever since", "whatever" say nothing of sessions
 _EVER = re.compile(r"(?<! first) (?:all time|ever(?! since )|all my sessions|across) ")
 

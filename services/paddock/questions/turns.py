@@ -44,7 +44,9 @@ def find(toks: list[str], joined: str, used: list[bool], corners: Corners) -> tu
 # "braking too deep into 4", "min speed through 6", "on the brakes too soon for 6": a bare number after
 # these is a corner ("for" only in a brake question)
 _INTO = frozenset({"into", "through"})
-_BRAKE_WORDS = frozenset({"brake", "brakes", "braking", "braked", "deep", "overcook", "overcooked"})
+_BRAKE_WORDS = frozenset(
+    {"brake", "brakes", "braking", "braked", "deep", "overcook", "overcooked", "anchors"}
+)
 _NOT_CORNER = frozenset(
     {"lap", "laps", "th", "seconds", "second", "metres", "meters", "m", "km", "mph", "kmh"}
 )

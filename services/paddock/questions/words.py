@@ -41,6 +41,8 @@ MEASURES: dict[str, Measure] = {
     ),  # a speed not said which: a corner's three, a lap's top
     "top_speed": Measure("top speed", ("speed_kmh",), "km/h"),
     "min_speed": Measure("minimum speed", ("speed_kmh",), "km/h"),
+    # the entry, mid-corner and exit speeds of every corner: "where in the corner is my speed off?"
+    "corner_phases": Measure("speed at each part of the corner", ("speed_kmh",), "km/h", "corner"),
     "entry_speed": Measure("entry speed", ("speed_kmh",), "km/h", "corner"),
     "exit_speed": Measure("exit speed", ("speed_kmh",), "km/h", "corner"),
     "brake_point": Measure("brake marker", (), "m", "corner"),
@@ -51,6 +53,8 @@ MEASURES: dict[str, Measure] = {
     "brake_temp": Measure("brake temperatures", (), "°C"),  # no column in the signal model: not recorded
     "rpm": Measure("engine speed", ("rpm",), "rpm"),
     "gear": Measure("gear", ("gear",), ""),
+    "corner_gears": Measure("gear at each corner", ("gear",), "", "lap"),  # "wrong gear anywhere?"
+    "shift_rpm": Measure("engine speed at the upshifts", ("rpm", "gear"), "rpm", "lap"),  # "short shifting?"
     "steering": Measure("steering angle", ("steer_deg",), "°"),
     "lat_g": Measure("lateral g", ("g_lat",), "g"),
     "long_g": Measure("braking and acceleration g", ("g_long",), "g"),
@@ -107,13 +111,15 @@ _MEASURE_PHRASES: dict[str, str] = {
         how many kph, how many kmh, mph, kph, kmh""",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
         max speed, fastest i went, fastest i got, fastest i was going, v maximum, top whack, terminal speed, top spd, maximum velocity,
-        top velocity, maximum kph, maximum kmh, maximum mph, highest mph, highest kph, highest kmh, topping out at, topped out at, top out at""",
+        top velocity, maximum kph, maximum kmh, maximum mph, highest mph, highest kph, highest kmh, topping out at, topped out at, top out at,
+        stretch its legs, stretch it legs, stretch her legs, stretch the legs, stretch their legs, stretched its legs,
+        stretched it legs, stretched her legs, wind it out, wound it out""",
     "min_speed": """minimum speed, lowest speed, slowest speed, apex speed, mid corner speed, how slow,
         corner speed""",
     "entry_speed": "entry speed, turn in speed, speed into, carry in, carried in",
     "exit_speed": "exit speed, speed out of, carry out, carried out",
     "brake_point": """brake point, braking point, brake marker, braking marker, brake zone, brake, brakes,
-        braking, braked, brake later, brake earlier, deep, too deep, in deep, overshoot, overshot, overcook,
+        braking, braked, brake later, brake earlier, anchors, on the anchors, hit the anchors, deep, too deep, in deep, overshoot, overshot, overcook,
         overcooked, distance before""",
     "brake_pressure": """brake pressure, braking pressure, brake press, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, how hard i braked, brake hard, how hard do i brake, how hard am i braking,
@@ -123,8 +129,15 @@ _MEASURE_PHRASES: dict[str, str] = {
         power, power application, power down, put the power down, putting the power down, wide open, throttle
         pick up, throttle pickup""",
     "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
-        limiter, shift point, shift points, shift light""",
-    "gear": "gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, short shift",
+        limiter, shift light""",
+    "gear": "gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts",
+    "corner_phases": """where in the corner, where in the corners, where in a corner, part of the corner, parts of
+        the corner, phase of the corner, phases of the corner, corner phase, corner phases""",
+    "corner_gears": """gear at each corner, gears at each corner, gear in each corner, gear at every corner,
+        gear in every corner, gear per corner, gears per corner, gear for each corner, gears in each corner""",
+    "shift_rpm": """short shift, short shifting, short shifted, short shifts, shift early, shifting early, shifted
+        early, shift late, shifting late, shifted late, change up, changing up, changed up, when do i shift,
+        when did i shift, do i shift at, did i shift at, i shift at, upshift rpm, shift rpm, shift points, shift point, short shifter""",
     "steering": "steering, steering angle, steer, steering lock, opposite lock, lock to lock, full lock",
     "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
     "long_g": "longitudinal g, braking g, long g",
@@ -232,7 +245,7 @@ SPELLING: dict[str, str] = _pairs(
     quickest=fastest, worst=slowest, final=last, latest=last, okay=ok, alright=ok, understeering=understeer,
     understeers=understeer, oversteering=oversteer, oversteers=oversteer, consistant=consistent,
     consistancy=consistency, consistensy=consistency, inconsistent=consistent, max=maximum, min=minimum,
-    alltime=all time, sec=sector, thru=through, motor=engine,
+    alltime=all time, straightaway=straight, straightaways=straights, sec=sector, thru=through, motor=engine,
     h2o=water, oilp=oil pressure, oilt=oil temp, eop=oil pressure, eot=oil temp, ect=coolant temp,
     clt=coolant temp, egts=egt, overrev=over rev, overrevs=over rev, overrevved=over rev, overreved=over rev,
     overrevving=over rev, overreving=over rev, redlined=redline, redlining=redline"""
