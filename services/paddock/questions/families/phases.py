@@ -49,7 +49,9 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return None
     sid = str(s["session_id"])
     an = session_analysis(sid)
-    parts = [(words, _worst(an.rows, col)) for col, words in PARTS]
+    stopped = {r.lap for r in an.offs()}  # a lap that stopped, spun or went off: its speeds around it are no
+    driven = [r for r in an.rows if r.lap not in stopped]  # corner speed to find
+    parts = [(words, _worst(driven, col)) for col, words in PARTS]
     found = [(words, w) for words, w in parts if w is not None]
     if not found:
         why = an.reason or "no valid lap passes a corner"
