@@ -79,7 +79,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "fade": """getting slower, got slower, get slower, slower as, slowing down, slowed down, fall off, fell off,
                  falling off, drop off, dropped off, tailed off, tail off, faded, fading away, going faster,
                  going slower, faster at the start, slower at the end, faster early on, lap on lap, lap after
-                 lap""",
+                 lap, faster and faster, slower and slower, keep getting faster, kept getting faster,
+                 keeps getting faster, kept on getting faster, better and better""",
         "visits": "been to this track, been here, times have i been, how often have i, been to",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
                  better, get better, got better, faster than last time, trend""",
@@ -159,5 +160,6 @@ COMMON = _set(
     wondering curious interested need needed wanted hoping hope hoped guess guessed suppose supposed
     believe believed expect expected notice noticed remember remembered forget forgot chose choose
     choice decide decided plan planned trying attempt attempts string strung row waste wasted wasting leak leaked leaking hide
-    hiding hidden idea chase chasing chased target targets aiming aim hunting"""
+    hiding hidden idea chase chasing chased target targets aiming aim hunting counting including
+    discounting leaving"""
 )

@@ -56,6 +56,19 @@ _MY_AVERAGE = re.compile(
 _THIS_VS_ONE = re.compile(
     r" (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}(?:and|or|versus|to|with|against|from) (?:the |my )?"
     r"(?:(?:previous|last|earlier|other|first) (?:one|time)|one (?:before|prior)) "
+    r"| (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}than (?:the |my )?(?:previous|last|earlier|other)"
+    r" (?:one|time|session|run|outing) "
+)
+# better or worse between sessions, no session named: "from session to session", "by the end of the event",
+# "before this session"; a time taken off the best ("did I drop several seconds off my best time?"); a lap
+# time come down from one figure to another ("did my lap time drop from 1:30 to 1:27?")
+_ACROSS = re.compile(
+    r" session to session | between (?:the |my )?sessions | by the end of the (?:event|weekend|day|meeting|trip) "
+    r"| before this (?:session|one|run|outing|stint) "
+    r"| did i (?:drop|shave|knock|take|cut|chop|trim|lop) (?:\w+ ){0,4}off (?:of )?(?:my |the )?(?:\w+ ){0,2}"
+    r"(?:time|times|best|personal best|pb) "
+    r"| (?:lap )?times? (?:\w+ ){0,2}(?:drop|dropped|come down|came down|fall|fell|go down|went down|improve"
+    r"|improved|go|went) from (?:a |the )?(?:to|down to) "
 )
 
 
@@ -75,6 +88,7 @@ class Slots:
     other: bool = False  # another session named, no lap of it
     ever: bool = False  # "all-time", "across all my sessions", "ever"
     cues: frozenset[str] = frozenset()  # the CUES found among the words
+    without: list[LapRef] = field(default_factory=list)  # laps left out: "my average excluding lap 1"
 
     def has(self, cue: str) -> bool:
         return cue in self.cues
@@ -153,7 +167,10 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures = ["conditions"]
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
-    positions = [x for x in _laps(s) + _picks(s) if not _set_aside(toks, x[0])]
+    positions = [x for x in _laps(s) + _picks(s) + _entry_laps(s) if not _set_aside(toks, x[0])]
+    left_out = _left_out(s)
+    s.without = [r for _, r in left_out]
+    positions = [x for x in positions if all(x[0] != i for i, _ in left_out)]
     if beside(toks, s.used, positions):  # "the lap right after my pb": "right" is no judgement
         s.cues = _cues([t for t in toks if t not in w.BESIDE_SKIP])
     if _gear_said(s) and "gear" not in s.measures:
@@ -328,6 +345,32 @@ def _set_aside(toks: list[str], at: int) -> bool:
     return bool(_SET_ASIDE.search(" " + " ".join(toks[:i]) + " "))
 
 
+# a lap left out of a figure: "my average excluding lap 1", "without the in and out laps", "not counting lap 1"
+_LEAVE_OUT = re.compile(
+    r" (?:excluding|exclude|except|without|minus|ignoring|ignore|discounting|not counting|not including"
+    r"|leaving out|leave out|apart from|other than|taking out|take out|throwing out|throw out)(?: the| my)? $"
+)
+_LEFT_RUN = w.word_set("lap laps and or the my in out one ones") | frozenset(w.PICKS) | w.PICK_SKIP
+
+
+def _left_out(s: Slots) -> list[tuple[int, LapRef]]:
+    """The laps a leaving-out phrase names (at their places), read from the words after it: "excluding laps
+    1 and 9", "without the in and out laps", "not counting my slowest lap"."""
+    out: list[tuple[int, LapRef]] = []
+    toks = s.toks
+    j = 0
+    for i in range(1, len(toks)):
+        if i < j or not _LEAVE_OUT.search(" " + " ".join(toks[:i]) + " "):
+            continue
+        j = i
+        while j < len(toks) and (toks[j] in _LEFT_RUN or n.number(toks, j) is not None or toks[j] == "th"):
+            j += 1
+        tail = Slots(toks[i:j], [False] * (j - i), " " + " ".join(toks[i:j]) + " ")
+        out += [(i + k, r) for k, r in _laps(tail) + _picks(tail) + _entry_laps(tail)]
+        _mark(s, i, j)
+    return out
+
+
 def _gear_said(s: Slots) -> bool:
     """ "in 2nd", "3rd or 4th", "is 4th too tall?": an ordinal no lap, sector or corner has read, naming
     nothing after it, is a gear."""
@@ -385,6 +428,28 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
     return out
 
 
+# before "in lap" when it names the lap into the pits ("my in lap", "the in lap"), not "in lap 3" or "time in lap"
+_IN_LAP_AFTER = w.word_set("my the an your his her their and or versus slow")
+
+
+def _entry_laps(s: Slots) -> list[tuple[int, LapRef]]:
+    """The out and in laps named: "my out lap", "the in lap", "the in and out laps" (never "in lap 3")."""
+    out: list[tuple[int, LapRef]] = []
+    toks = s.toks
+    for i, t in enumerate(toks):
+        if t not in ("out", "in") or s.used[i] or (t == "in" and i > 0 and toks[i - 1] not in _IN_LAP_AFTER):
+            continue
+        pair = toks[i + 1 : i + 3] in (["and", "out"], ["and", "in"], ["or", "out"], ["or", "in"])
+        j = i + 1 + 2 * (pair and toks[i + 2] != t)
+        if toks[j : j + 1] not in (["lap"], ["laps"]) or n.number(toks, j + 1) is not None:
+            continue
+        out.append((i, LapRef(pick=t)))  # type: ignore[arg-type]
+        if j > i + 1:
+            out.append((i + 2, LapRef(pick=toks[i + 2])))  # type: ignore[arg-type]
+        _mark(s, i, j + 1)
+    return out
+
+
 def _glue(t: str) -> bool:
     return t in _GLUE or t.isdigit() or t in w.PICK_SKIP or t in ("lap", "laps", "one", "time", "session")
 
@@ -401,6 +466,8 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
             spans.append((i, i + len(phrase.split()), "other"))
             break
     two = (_TWO_KINDS.search(s.joined) or _THIS_VS_ONE.search(s.joined)) if not spans else None
+    named = any(t in ("lap", "laps") and s.toks[i + 1 : i + 2] and s.toks[i + 1].isdigit() for i, t in enumerate(s.toks))
+    two = two or (None if spans or named else _ACROSS.search(s.joined))
     if two is not None:
         i = s.joined[: two.start()].count(" ")
         spans.append((i, i + len(two.group(0).split()), "other"))
