@@ -33,7 +33,9 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  time, other time, session 1, session 2, session one, session two, which outing,
                  both outings, two outings, each outing, previous day, day before, before today, earlier today, best from before, both
                  sessions, two sessions, each session, both times, my two times, both days, two days, each
-                 day, which session, what session""",
+                 day, which session, what session, second session, third session,
+                 last event, previous event, last meeting, which of my sessions, of my sessions, fastest session,
+                 best session, quickest session, slowest session""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  health, vitals, at a glance, monitor, expected, drops, dips, falls,
@@ -53,7 +55,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  push in, kart pushing, car pushing, kart push, kart pushes, car pushes""",
         "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
                  could i be, on the table, best possible, possible, how much faster could, could i do, could i
-                 run, could i go, capable of, best bits, all my best, virtual best, virtual lap""",
+                 run, could i go, capable of, best bits, all my best, virtual best, virtual lap, i could do, i could
+                 run, i could manage""",
         "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
                  close together, each other, median, noisy, standard deviation, std dev, stdev, scatter,
                  scattered, vary, varied, variation, all over the place, same every lap""",

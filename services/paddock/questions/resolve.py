@@ -53,7 +53,9 @@ def _pick(sid: str, ref: LapRef, before: int | None) -> list[int]:
     """The laps a pick names: the out or in laps ("my out lap") are every lap of that kind."""
     kind = ref.pick if ref.pick in ("out", "in") else "full"
     try:
-        laps = rows("SELECT lap, valid, time_s FROM laps WHERE session_id = ? AND kind = ? ORDER BY lap", [sid, kind])
+        laps = rows(
+            "SELECT lap, valid, time_s FROM laps WHERE session_id = ? AND kind = ? ORDER BY lap", [sid, kind]
+        )
     except ToolError:
         return []
     if ref.pick in ("fastest", "slowest"):

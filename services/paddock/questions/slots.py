@@ -10,9 +10,9 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from services.paddock.questions import cues as c
+from services.paddock.questions import lap_names, turns
 from services.paddock.questions import numerals as n
 from services.paddock.questions import phrases as ph
-from services.paddock.questions import turns
 from services.paddock.questions import words as w
 from services.paddock.questions.beside import beside
 from services.paddock.questions.model import LapRef
@@ -21,7 +21,7 @@ MAX_RANGE = 20
 _SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]+$")
 _GLUE = w.word_set("of in on from at during my the that")
 _LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
-_DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other")
+_DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other", "progress")
 _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 # a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
 _HERE_EVER = re.compile(
@@ -58,17 +58,6 @@ _THIS_VS_ONE = re.compile(
     r"(?:(?:previous|last|earlier|other|first) (?:one|time)|one (?:before|prior)) "
     r"| (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}than (?:the |my )?(?:previous|last|earlier|other)"
     r" (?:one|time|session|run|outing) "
-)
-# better or worse between sessions, no session named: "from session to session", "by the end of the event",
-# "before this session"; a time taken off the best ("did I drop several seconds off my best time?"); a lap
-# time come down from one figure to another ("did my lap time drop from 1:30 to 1:27?")
-_ACROSS = re.compile(
-    r" session to session | between (?:the |my )?sessions | by the end of the (?:event|weekend|day|meeting|trip) "
-    r"| before this (?:session|one|run|outing|stint) "
-    r"| did i (?:drop|shave|knock|take|cut|chop|trim|lop) (?:\w+ ){0,4}off (?:of )?(?:my |the )?(?:\w+ ){0,2}"
-    r"(?:time|times|best|personal best|pb) "
-    r"| (?:lap )?times? (?:\w+ ){0,2}(?:drop|dropped|come down|came down|fall|fell|go down|went down|improve"
-    r"|improved|go|went) from (?:a |the )?(?:to|down to) "
 )
 
 
@@ -167,7 +156,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures = ["conditions"]
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
-    positions = [x for x in _laps(s) + _picks(s) + _entry_laps(s) if not _set_aside(toks, x[0])]
+    positions = [x for x in _laps(s) + _picks(s) + _entry(s) if not _set_aside(toks, x[0])]
     left_out = _left_out(s)
     s.without = [r for _, r in left_out]
     positions = [x for x in positions if all(x[0] != i for i, _ in left_out)]
@@ -183,6 +172,9 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     lap_only = all(m == "lap_time" for m in s.measures)  # "what did my oil pressure get down to?": no lap
     if lap_only and not s.laps and not s.corner and s.sector is None and ph.best_said(s.joined):
         s.laps = [LapRef(pick="fastest")]
+    which = _WHICH_LAP.search(s.joined) if lap_only and not (s.laps or s.corner or s.sector) else None
+    if which:  # "what lap did I go quickest on?": that pick
+        s.laps = [LapRef(pick=w.PICKS[which.group(1)])]  # type: ignore[arg-type]
     agg = [a for i, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG) if not _negated(toks, i)]
     # "peak revs per lap", "highest rpm each lap": every lap's figure (the channel's own, highest or lowest)
     s.aggregation = (
@@ -211,6 +203,8 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     return s
 
 
+# a lap asked by what it was, the pick after the verb: "what lap did I go quickest on?"
+_WHICH_LAP = re.compile(r" (?:what|which) lap (?:number )?(?:\w+ ){1,4}(fastest|slowest) ")
 # all of the driver's sessions; "the first ever time", "ever since", "whatever" say nothing of sessions
 _EVER = re.compile(r"(?<! first) (?:all time|ever(?! since )|all my sessions|across) ")
 
@@ -324,6 +318,16 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
             if not s.used[i] and toks[i].isdigit() and toks[i - 1] in w.LAP_SEP | w.COMPARE:
                 out.append((i, LapRef(number=int(toks[i]))))
                 _mark(s, i, i + 1)
+        # "was my third lap faster than my fifth?": an ordinal naming nothing after a comparing word
+        for i in range(2, len(toks)):
+            o = n.ordinal(toks, i)
+            sep = toks[i - 1] in w.LAP_SEP | w.COMPARE or (
+                toks[i - 1] in ("my", "the") and toks[i - 2] in w.LAP_SEP | w.COMPARE
+            )
+            if o is None or s.used[i] or not sep or (o[1] < len(toks) and toks[o[1]] in c.ORDINAL_NOUNS):
+                continue
+            out.append((i, LapRef(number=o[0])))
+            _mark(s, i, o[1])
     return out
 
 
@@ -345,30 +349,22 @@ def _set_aside(toks: list[str], at: int) -> bool:
     return bool(_SET_ASIDE.search(" " + " ".join(toks[:i]) + " "))
 
 
-# a lap left out of a figure: "my average excluding lap 1", "without the in and out laps", "not counting lap 1"
-_LEAVE_OUT = re.compile(
-    r" (?:excluding|exclude|except|without|minus|ignoring|ignore|discounting|not counting|not including"
-    r"|leaving out|leave out|apart from|other than|taking out|take out|throwing out|throw out)(?: the| my)? $"
-)
-_LEFT_RUN = w.word_set("lap laps and or the my in out one ones") | frozenset(w.PICKS) | w.PICK_SKIP
-
-
 def _left_out(s: Slots) -> list[tuple[int, LapRef]]:
-    """The laps a leaving-out phrase names (at their places), read from the words after it: "excluding laps
-    1 and 9", "without the in and out laps", "not counting my slowest lap"."""
+    """The laps a leaving-out phrase names, at their places (``lap_names.left_out_runs``)."""
     out: list[tuple[int, LapRef]] = []
-    toks = s.toks
-    j = 0
-    for i in range(1, len(toks)):
-        if i < j or not _LEAVE_OUT.search(" " + " ".join(toks[:i]) + " "):
-            continue
-        j = i
-        while j < len(toks) and (toks[j] in _LEFT_RUN or n.number(toks, j) is not None or toks[j] == "th"):
-            j += 1
-        tail = Slots(toks[i:j], [False] * (j - i), " " + " ".join(toks[i:j]) + " ")
-        out += [(i + k, r) for k, r in _laps(tail) + _picks(tail) + _entry_laps(tail)]
+    for i, j in lap_names.left_out_runs(s.toks):
+        tail = Slots(s.toks[i:j], [False] * (j - i), " " + " ".join(s.toks[i:j]) + " ")
+        out += [(i + k, r) for k, r in _laps(tail) + _picks(tail) + _entry(tail)]
         _mark(s, i, j)
     return out
+
+
+def _entry(s: Slots) -> list[tuple[int, LapRef]]:
+    """The out and in laps named ("my out lap"), their words read."""
+    got = lap_names.entry_laps(s.toks, s.used)
+    for i, _, j in got:
+        _mark(s, i, j)
+    return [(i, ref) for i, ref, _ in got]
 
 
 def _gear_said(s: Slots) -> bool:
@@ -428,28 +424,6 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
     return out
 
 
-# before "in lap" when it names the lap into the pits ("my in lap", "the in lap"), not "in lap 3" or "time in lap"
-_IN_LAP_AFTER = w.word_set("my the an your his her their and or versus slow")
-
-
-def _entry_laps(s: Slots) -> list[tuple[int, LapRef]]:
-    """The out and in laps named: "my out lap", "the in lap", "the in and out laps" (never "in lap 3")."""
-    out: list[tuple[int, LapRef]] = []
-    toks = s.toks
-    for i, t in enumerate(toks):
-        if t not in ("out", "in") or s.used[i] or (t == "in" and i > 0 and toks[i - 1] not in _IN_LAP_AFTER):
-            continue
-        pair = toks[i + 1 : i + 3] in (["and", "out"], ["and", "in"], ["or", "out"], ["or", "in"])
-        j = i + 1 + 2 * (pair and toks[i + 2] != t)
-        if toks[j : j + 1] not in (["lap"], ["laps"]) or n.number(toks, j + 1) is not None:
-            continue
-        out.append((i, LapRef(pick=t)))  # type: ignore[arg-type]
-        if j > i + 1:
-            out.append((i + 2, LapRef(pick=toks[i + 2])))  # type: ignore[arg-type]
-        _mark(s, i, j + 1)
-    return out
-
-
 def _glue(t: str) -> bool:
     return t in _GLUE or t.isdigit() or t in w.PICK_SKIP or t in ("lap", "laps", "one", "time", "session")
 
@@ -466,8 +440,11 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
             spans.append((i, i + len(phrase.split()), "other"))
             break
     two = (_TWO_KINDS.search(s.joined) or _THIS_VS_ONE.search(s.joined)) if not spans else None
-    named = any(t in ("lap", "laps") and s.toks[i + 1 : i + 2] and s.toks[i + 1].isdigit() for i, t in enumerate(s.toks))
-    two = two or (None if spans or named else _ACROSS.search(s.joined))
+    named = any(
+        t in ("lap", "laps") and s.toks[i + 1 : i + 2] and s.toks[i + 1].isdigit()
+        for i, t in enumerate(s.toks)
+    )
+    two = two or (None if spans or named else lap_names.across_sessions(s.joined))
     if two is not None:
         i = s.joined[: two.start()].count(" ")
         spans.append((i, i + len(two.group(0).split()), "other"))
@@ -478,7 +455,14 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
 
 def _attach(s: Slots, positions: list[tuple[int, LapRef]], spans: list[tuple[int, int, str]]) -> None:
     """The lap named right beside another session is that session's; with none, the question is about
-    that session."""
+    that session. "The first" or "the last" with no lap after it, beside sessions named, is a session ("was
+    my second session better than the first?")."""
+    if spans and re.search(r" sessions? ", s.joined):
+        positions[:] = [
+            (p, r)
+            for p, r in positions
+            if not (r.pick in ("first", "last") and not {"lap", "laps"} & set(s.toks[p : p + 4]))
+        ]
     for a, b, sid in spans:
         near = [
             k

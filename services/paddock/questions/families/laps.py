@@ -205,20 +205,29 @@ def _pick(sid: str, word: str, x: dict[str, Any], n: int, left: str = "") -> Ans
     return Answer(text, "laps", {"session_id": sid}, res)
 
 
-def _entry(sid: str, kind: str, good: list[dict[str, Any]]) -> Answer:
-    """The out laps (or in laps) by name: each one's time, beside the best lap (none is a timed lap)."""
-    word = {"out": "out lap", "in": "in lap"}[kind]
-    laps = [x for x in all_laps(sid) if x["kind"] == kind and x["time_s"] is not None]
-    if not laps:
-        return Answer(f"No {word} was recorded this session.", "laps", {"session_id": sid}, {f"{kind}_laps": []})
-    said = listed([f"lap {x['lap']} in {lap_time(x['time_s'])}" for x in laps])
-    text = f"Your {word}{'s were' if len(laps) > 1 else ' was'} {said}"
-    text += " (from the pits, not a timed lap)." if kind == "out" else " (into the pits, not a timed lap)."
-    res: dict[str, Any] = {f"{kind}_laps": {x["lap"]: x["time_s"] for x in laps}}
+_ENTRY_WORDS = {"out": ("out lap", "from the pits"), "in": ("in lap", "into the pits")}
+
+
+def _entry(sid: str, kinds: tuple[str, ...], good: list[dict[str, Any]]) -> Answer:
+    """The out laps (or in laps) by name: each one's time (none is a timed lap), beside the best lap and,
+    for one lap, how much quicker the best was."""
+    res: dict[str, Any] = {}
+    said, one = [], []
+    for kind in kinds:
+        word, where = _ENTRY_WORDS[kind]
+        laps = [x for x in all_laps(sid) if x["kind"] == kind and x["time_s"] is not None]
+        res[f"{kind}_laps"] = {x["lap"]: x["time_s"] for x in laps}
+        if not laps:
+            said.append(f"No {word} was recorded this session.")
+            continue
+        times = listed([f"lap {x['lap']} in {lap_time(x['time_s'])}" for x in laps])
+        said.append(f"Your {word}{'s were' if len(laps) > 1 else ' was'} {times} ({where}, not a timed lap).")
+        one += laps
+    text = " ".join(said)
     if good:
         best = min(good, key=lambda x: x["time_s"])
         text += f" Your best lap, lap {best['lap']}, was {lap_time(best['time_s'])}"
-        gap = laps[-1]["time_s"] - best["time_s"] if len(laps) == 1 else None
+        gap = one[0]["time_s"] - best["time_s"] if len(one) == 1 else None
         text += f", {gap:.3f} s quicker." if gap is not None and gap > 0 else "."
         res |= {"best_lap": best["lap"], "best_lap_s": best["time_s"]}
     return Answer(text, "laps", {"session_id": sid}, res)
@@ -230,8 +239,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     if q.aggregation == "count":
         return _count(sid)
     entry = [x.pick for x in q.laps if x.pick in ("out", "in") and x.session == "this"]
-    if len(q.laps) == 1 and entry and q.aggregation is None:
-        return _entry(sid, str(entry[0]), timed(all_laps(sid)))
+    if entry and q.aggregation is None:  # "my out lap", "in lap against my best": the out / in laps' times
+        return _entry(sid, tuple(dict.fromkeys(str(x) for x in entry)), timed(all_laps(sid)))
     good = timed(all_laps(sid))
     if not good:
         text = "No valid lap in this session, so there is no lap time to give."
