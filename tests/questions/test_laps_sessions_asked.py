@@ -40,6 +40,8 @@ ACROSS = [
     "How much slower was I today than before?",
     "which of my sessions had the best lap?",
     "is this my fastest session at sonoma?",
+    "how much quicker was I this time round?",
+    "Was I faster or slower than my previous trackday?",
 ]
 
 

@@ -34,7 +34,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  both outings, two outings, each outing, previous day, day before, before today, earlier today, best from before, both
                  sessions, two sessions, each session, both times, my two times, both days, two days, each
                  day, which session, what session, second session, third session,
-                 last event, previous event, last meeting, which of my sessions, of my sessions, fastest session,
+                 last event, previous event, last meeting, which of my sessions, fastest session,
                  best session, quickest session, slowest session""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
@@ -56,7 +56,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
                  could i be, on the table, best possible, possible, how much faster could, could i do, could i
                  run, could i go, capable of, best bits, all my best, virtual best, virtual lap, i could do, i could
-                 run, i could manage""",
+                 run""",
         "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
                  close together, each other, median, noisy, standard deviation, std dev, stdev, scatter,
                  scattered, vary, varied, variation, all over the place, same every lap""",

@@ -69,7 +69,7 @@ def left_out_runs(toks: list[str]) -> list[tuple[int, int]]:
 _ACROSS = re.compile(
     r" session to session | (?:one|each) session to the next | between (?:the |my )?sessions "
     r"| since (?:my |the )?(?:first|last|previous) (?:time|visit|session|outing) "
-    r"| (?:today|this session|this time) than (?:before|previously|last time) "
+    r"| (?:today|this session|this time) than (?:before|previously|last time) | this time (?:round|around) "
     r"| by the end of the (?:event|weekend|day|meeting|trip) | before this (?:session|one|run|outing|stint) "
     r"| did i (?:drop|shave|knock|take|cut|chop|trim|lop) (?:\w+ ){0,4}off (?:of )?(?:my |the )?(?:\w+ ){0,2}"
     r"(?:time|times|best|personal best|pb) "

@@ -233,7 +233,7 @@ SPELLING: dict[str, str] = _pairs(
     quickest=fastest, worst=slowest, final=last, latest=last, okay=ok, alright=ok, understeering=understeer,
     understeers=understeer, oversteering=oversteer, oversteers=oversteer, consistant=consistent,
     consistancy=consistency, consistensy=consistency, inconsistent=consistent, max=maximum, min=minimum,
-    alltime=all time, yesterdays=yesterday, outlap=out lap, outlaps=out laps, inlap=in lap, inlaps=in laps, sec=sector, thru=through, motor=engine,
+    alltime=all time, yesterdays=yesterday, trackday=track day, trackdays=track days, outlap=out lap, outlaps=out laps, inlap=in lap, inlaps=in laps, sec=sector, thru=through, motor=engine,
     h2o=water, oilp=oil pressure, oilt=oil temp, eop=oil pressure, eot=oil temp, ect=coolant temp,
     clt=coolant temp, egts=egt, overrev=over rev, overrevs=over rev, overrevved=over rev, overreved=over rev,
     overrevving=over rev, overreving=over rev, redlined=redline, redlining=redline"""
