@@ -33,7 +33,9 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  time, other time, session 1, session 2, session one, session two, which outing,
                  both outings, two outings, each outing, previous day, day before, before today, earlier today, best from before, both
                  sessions, two sessions, each session, both times, my two times, both days, two days, each
-                 day, which session, what session""",
+                 day, which session, what session, second session, third session,
+                 last event, previous event, last meeting, which of my sessions, fastest session,
+                 best session, quickest session, slowest session""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  health, vitals, at a glance, monitor, expected, drops, dips, falls,
@@ -53,7 +55,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  push in, kart pushing, car pushing, kart push, kart pushes, car pushes""",
         "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
                  could i be, on the table, best possible, possible, how much faster could, could i do, could i
-                 run, could i go, capable of, best bits, all my best, virtual best, virtual lap""",
+                 run, could i go, capable of, best bits, all my best, virtual best, virtual lap, i could do, i could
+                 run""",
         "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
                  close together, each other, median, noisy, standard deviation, std dev, stdev, scatter,
                  scattered, vary, varied, variation, all over the place, same every lap""",
@@ -82,7 +85,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "fade": """getting slower, got slower, get slower, slower as, slowing down, slowed down, fall off, fell off,
                  falling off, drop off, dropped off, tailed off, tail off, faded, fading away, going faster,
                  going slower, faster at the start, slower at the end, faster early on, lap on lap, lap after
-                 lap""",
+                 lap, faster and faster, slower and slower, keep getting faster, kept getting faster,
+                 keeps getting faster, kept on getting faster, better and better""",
         "visits": "been to this track, been here, times have i been, how often have i, been to",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
                  better, get better, got better, faster than last time, trend""",
@@ -162,5 +166,6 @@ COMMON = _set(
     wondering curious interested need needed wanted hoping hope hoped guess guessed suppose supposed
     believe believed expect expected notice noticed remember remembered forget forgot chose choose
     choice decide decided plan planned trying attempt attempts string strung row waste wasted wasting leak leaked leaking hide
-    hiding hidden idea chase chasing chased target targets aiming aim hunting"""
+    hiding hidden idea chase chasing chased target targets aiming aim hunting counting including
+    discounting leaving"""
 )

@@ -29,7 +29,7 @@ Intent = Literal[
     "unrelated",  # not about driving data
     "unknown",  # about the data, but not understood
 ]
-Pick = Literal["fastest", "slowest", "last", "first", "previous"]
+Pick = Literal["fastest", "slowest", "last", "first", "previous", "out", "in"]  # "out": the out laps
 Aggregation = Literal["max", "min", "avg", "count", "each_lap"]
 
 
@@ -62,6 +62,7 @@ class Question:
     follow_up: bool = False  # slots were taken from the previous question
     within_s: float | None = None  # "within half a second", "within 2 tenths": a closeness asked of laps
     also_lap_time: bool = False  # "lap 4's top speed and lap time": the lap time asked beside the measure
+    without: tuple[LapRef, ...] = ()  # laps left out of a figure: "my average excluding lap 1"
 
 
 @dataclass

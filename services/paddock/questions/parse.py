@@ -70,6 +70,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         aggregation=s.aggregation,  # type: ignore[arg-type]
         within_s=within_s,
         also_lap_time=_also_time(s, intent),
+        without=tuple(s.without),
     )
     # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
     whole = q.intent == "judge" and q.measure is None and bool(_WHOLE_CAR.search(s.joined))
@@ -143,6 +144,8 @@ def _several_figures(s: Slots) -> bool:
         return False  # "the average of my best three laps": that set's figures
     picks = {x.pick for x in s.laps if x.pick in ("fastest", "slowest") and x.session == "this"}
     spread = {"avg"} & {s.aggregation} | {"spread"} & {"spread" if s.has("consistency") else ""}
+    if s.aggregation == "count":  # "the number of laps, best lap and average lap": the count is one of them
+        spread |= {"count"} | ({"avg"} if re.search(r" (?:average|mean) ", s.joined) else set())
     return bool(spread) and len(picks | spread) >= 2 and s.measure in (None, "lap_time")
 
 
@@ -170,7 +173,7 @@ def _fading(s: Slots) -> bool:
 
 
 def _intent(s: Slots) -> Intent:
-    named = bool(s.laps or s.corner or s.sector is not None)
+    named = bool(s.laps or s.without or s.corner or s.sector is not None)
     event = s.measure is not None and w.MEASURES[s.measure].kind == "event"
     if not s.driving and not named and not s.bare and not _where_time(s):
         return "unrelated"
@@ -184,7 +187,7 @@ def _intent(s: Slots) -> Intent:
         return "balance"
     # "where do I leave time on the table?", "which corners could I do better?": a place, not the lap possible
     # "does the oil pressure light alert me to potential problems?": a vital's reading, not the lap possible
-    potential = s.has("potential") and s.measure not in w.JUDGED
+    potential = (s.has("potential") or _CAN_DO.search(s.joined) is not None) and s.measure not in w.JUDGED
     if potential and len(s.laps) < 2 and not (s.corner is None and _PLACE_ASKED.search(s.joined)):
         return "potential"
     if s.has("consistency") and not any(x.number is not None for x in s.laps):
@@ -248,6 +251,11 @@ def _intent(s: Slots) -> Intent:
     return "unknown"
 
 
+# the lap times within the driver's reach: "what lap times can I in fact hit, based on what I can actually do?"
+_CAN_DO = re.compile(
+    r" (?:lap )?times? (?:\w+ ){0,3}(?:can|could) i (?:\w+ ){0,3}(?:hit|do|run|achieve|manage) "
+    r"| based on what i (?:can|could) (?:\w+ ){0,2}do "
+)
 # "finding three tenths", "gain a second"; "where you were slow", "the corners where my speed drops off"
 _FIND_TIME = re.compile(
     r" (?:find|finding|gain|gaining|pick up|picking up|make up|(?:giv\w*|gave|throw\w*|threw) away|wast\w*"
@@ -336,7 +344,7 @@ def _tidy(q: Question, s: Slots) -> Question:
         agg = agg if q.intent == "compare" and several and measure not in (None, "lap_time") else None
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
-    return replace(out, aggregation=agg, also_lap_time=q.also_lap_time)
+    return replace(out, aggregation=agg, also_lap_time=q.also_lap_time, without=q.without)
 
 
 def _lap_aggregation(q: Question, s: Slots) -> Aggregation | None:

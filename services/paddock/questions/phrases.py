@@ -33,7 +33,8 @@ _BEST_SAID = re.compile(
 # a target lap time in the raw words: "did I break 1:47?", "did I get under 1:36?", "crack a 58?"
 _TARGET = re.compile(
     r"\b(?:break|broke|broken|under|below|beat|beaten|crack|cracked|into the|dip(?:ped)? into|sub)\s+(?:a |the )?"
-    r"\d+:\d{2}",
+    r"\d+:\d{2}"
+    r"|\b(?:break|broke|beat|crack|cracked)\s+(?:a |the )?\d+(?:\.\d+)?\s*(?:s|secs?|seconds?)\b",
     re.IGNORECASE,
 )
 # the lap time asked beside a channel's figure: "lap 3 time and top speed", "my best lap and my top speed"

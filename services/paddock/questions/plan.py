@@ -102,6 +102,8 @@ def families(q: Question) -> tuple[Family, ...]:
         return (judge.answer,)
     if channel_set.asks(q):  # a channel over a set of laps: every lap's figure and the set's
         return (channel_set.answer,)
+    if q.intent in ("lap_time", "compare") and any(x.pick in ("out", "in") for x in q.laps):
+        return (laps.answer,)  # "my out lap", "in lap against my best": no timed lap to compare, their times
     if len(q.laps) >= 2 and q.intent in PER_LAP:
         return (compare.answer,)
     # "where did I lose time on lap 4?": that lap against the best, never the session's opportunities

@@ -50,9 +50,11 @@ def lap_numbers(q: Question, session_id: str) -> list[int]:
 
 
 def _pick(sid: str, ref: LapRef, before: int | None) -> list[int]:
+    """The laps a pick names: the out or in laps ("my out lap") are every lap of that kind."""
+    kind = ref.pick if ref.pick in ("out", "in") else "full"
     try:
         laps = rows(
-            "SELECT lap, valid, time_s FROM laps WHERE session_id = ? AND kind = 'full' ORDER BY lap", [sid]
+            "SELECT lap, valid, time_s FROM laps WHERE session_id = ? AND kind = ? ORDER BY lap", [sid, kind]
         )
     except ToolError:
         return []
@@ -63,6 +65,8 @@ def _pick(sid: str, ref: LapRef, before: int | None) -> list[int]:
         order = order if ref.pick == "fastest" else order[::-1]
     elif ref.pick == "previous":
         order = [x for x in laps[::-1] if before is None or x["lap"] < before]
+    elif kind != "full":
+        return [int(x["lap"]) for x in laps]
     else:
         order = laps[::-1] if ref.pick == "last" else laps
     got = [int(x["lap"]) for x in order[ref.rank - 1 : ref.rank - 1 + ref.count]]

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from services.paddock.questions import cues as c
+from services.paddock.questions import lap_names, turns
 from services.paddock.questions import numerals as n
 from services.paddock.questions import phrases as ph
-from services.paddock.questions import turns
 from services.paddock.questions import words as w
 from services.paddock.questions.beside import beside
 from services.paddock.questions.model import LapRef
@@ -21,7 +21,7 @@ MAX_RANGE = 20
 _SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]+$")
 _GLUE = w.word_set("of in on from at during my the that")
 _LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
-_DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other")
+_DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other", "progress")
 _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 # a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
 _HERE_EVER = re.compile(
@@ -56,6 +56,8 @@ _MY_AVERAGE = re.compile(
 _THIS_VS_ONE = re.compile(
     r" (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}(?:and|or|versus|to|with|against|from) (?:the |my )?"
     r"(?:(?:previous|last|earlier|other|first) (?:one|time)|one (?:before|prior)) "
+    r"| (?:this|todays|today) (?:session|run|outing) (?:\w+ ){0,3}than (?:the |my )?(?:previous|last|earlier|other)"
+    r" (?:one|time|session|run|outing) "
 )
 
 
@@ -75,6 +77,7 @@ class Slots:
     other: bool = False  # another session named, no lap of it
     ever: bool = False  # "all-time", "across all my sessions", "ever"
     cues: frozenset[str] = frozenset()  # the CUES found among the words
+    without: list[LapRef] = field(default_factory=list)  # laps left out: "my average excluding lap 1"
 
     def has(self, cue: str) -> bool:
         return cue in self.cues
@@ -154,7 +157,10 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures = ["conditions"]
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
-    positions = [x for x in _laps(s) + _picks(s) if not _set_aside(toks, x[0])]
+    positions = [x for x in _laps(s) + _picks(s) + _entry(s) if not _set_aside(toks, x[0])]
+    left_out = _left_out(s)
+    s.without = [r for _, r in left_out]
+    positions = [x for x in positions if all(x[0] != i for i, _ in left_out)]
     if beside(toks, s.used, positions):  # "the lap right after my pb": "right" is no judgement
         s.cues = _cues([t for t in toks if t not in w.BESIDE_SKIP])
     if _gear_said(s) and "gear" not in s.measures:
@@ -167,6 +173,9 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     lap_only = all(m == "lap_time" for m in s.measures)  # "what did my oil pressure get down to?": no lap
     if lap_only and not s.laps and not s.corner and s.sector is None and ph.best_said(s.joined):
         s.laps = [LapRef(pick="fastest")]
+    which = _WHICH_LAP.search(s.joined) if lap_only and not (s.laps or s.corner or s.sector) else None
+    if which:  # "what lap did I go quickest on?": that pick
+        s.laps = [LapRef(pick=w.PICKS[which.group(1)])]  # type: ignore[arg-type]
     agg = [a for i, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG) if not _negated(toks, i)]
     # "peak revs per lap", "highest rpm each lap": every lap's figure (the channel's own, highest or lowest)
     s.aggregation = (
@@ -204,6 +213,8 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
 
 # "do I ever coast?", "did I ever lock up?": a thing the driver did, at any point of this session
 _I_EVER = re.compile(r" (?:do|did|does|have|am|was|were) i ever (?!been )(?!.* here )")
+# a lap asked by what it was, the pick after the verb: "what lap did I go quickest on?"
+_WHICH_LAP = re.compile(r" (?:what|which) lap (?:number )?(?:\w+ ){1,4}(fastest|slowest) ")
 # all of the driver's sessions; "the first ever time", "ever since", "whatever" say nothing of sessions
 _EVER = re.compile(r"(?<! first) (?:all time|ever(?! since )|all my sessions|across) ")
 
@@ -317,6 +328,16 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
             if not s.used[i] and toks[i].isdigit() and toks[i - 1] in w.LAP_SEP | w.COMPARE:
                 out.append((i, LapRef(number=int(toks[i]))))
                 _mark(s, i, i + 1)
+        # "was my third lap faster than my fifth?": an ordinal naming nothing after a comparing word
+        for i in range(2, len(toks)):
+            o = n.ordinal(toks, i)
+            sep = toks[i - 1] in w.LAP_SEP | w.COMPARE or (
+                toks[i - 1] in ("my", "the") and toks[i - 2] in w.LAP_SEP | w.COMPARE
+            )
+            if o is None or s.used[i] or not sep or (o[1] < len(toks) and toks[o[1]] in c.ORDINAL_NOUNS):
+                continue
+            out.append((i, LapRef(number=o[0])))
+            _mark(s, i, o[1])
     return out
 
 
@@ -336,6 +357,24 @@ def _set_aside(toks: list[str], at: int) -> bool:
     while i > 0 and (toks[i - 1] in _LAP_RUN or toks[i - 1].isdigit()):
         i -= 1
     return bool(_SET_ASIDE.search(" " + " ".join(toks[:i]) + " "))
+
+
+def _left_out(s: Slots) -> list[tuple[int, LapRef]]:
+    """The laps a leaving-out phrase names, at their places (``lap_names.left_out_runs``)."""
+    out: list[tuple[int, LapRef]] = []
+    for i, j in lap_names.left_out_runs(s.toks):
+        tail = Slots(s.toks[i:j], [False] * (j - i), " " + " ".join(s.toks[i:j]) + " ")
+        out += [(i + k, r) for k, r in _laps(tail) + _picks(tail) + _entry(tail)]
+        _mark(s, i, j)
+    return out
+
+
+def _entry(s: Slots) -> list[tuple[int, LapRef]]:
+    """The out and in laps named ("my out lap"), their words read."""
+    got = lap_names.entry_laps(s.toks, s.used)
+    for i, _, j in got:
+        _mark(s, i, j)
+    return [(i, ref) for i, ref, _ in got]
 
 
 def _gear_said(s: Slots) -> bool:
@@ -411,6 +450,11 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
             spans.append((i, i + len(phrase.split()), "other"))
             break
     two = (_TWO_KINDS.search(s.joined) or _THIS_VS_ONE.search(s.joined)) if not spans else None
+    named = any(
+        t in ("lap", "laps") and s.toks[i + 1 : i + 2] and s.toks[i + 1].isdigit()
+        for i, t in enumerate(s.toks)
+    )
+    two = two or (None if spans or named else lap_names.across_sessions(s.joined))
     if two is not None:
         i = s.joined[: two.start()].count(" ")
         spans.append((i, i + len(two.group(0).split()), "other"))
@@ -421,7 +465,14 @@ def _session_spans(s: Slots) -> list[tuple[int, int, str]]:
 
 def _attach(s: Slots, positions: list[tuple[int, LapRef]], spans: list[tuple[int, int, str]]) -> None:
     """The lap named right beside another session is that session's; with none, the question is about
-    that session."""
+    that session. "The first" or "the last" with no lap after it, beside sessions named, is a session ("was
+    my second session better than the first?")."""
+    if spans and re.search(r" sessions? ", s.joined):
+        positions[:] = [
+            (p, r)
+            for p, r in positions
+            if not (r.pick in ("first", "last") and not {"lap", "laps"} & set(s.toks[p : p + 4]))
+        ]
     for a, b, sid in spans:
         near = [
             k

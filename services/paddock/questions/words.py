@@ -106,7 +106,8 @@ JUDGED = frozenset(
 
 # phrases (after spelling, as words) -> measure; the longest phrase found first wins its words
 _MEASURE_PHRASES: dict[str, str] = {
-    "lap_time": "lap time, time, times, pace, how long, how quick",
+    "lap_time": """lap time, time, times, pace, how long, how quick, went round, got round, get round, go round,
+        went around, got around""",
     "speed": """speed, speeds, how fast, how quick was i going, how quick did i go, how many mph,
         how many kph, how many kmh, mph, kph, kmh""",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
@@ -245,7 +246,9 @@ SPELLING: dict[str, str] = _pairs(
     quickest=fastest, worst=slowest, final=last, latest=last, okay=ok, alright=ok, understeering=understeer,
     understeers=understeer, oversteering=oversteer, oversteers=oversteer, consistant=consistent,
     consistancy=consistency, consistensy=consistency, inconsistent=consistent, max=maximum, min=minimum,
-    alltime=all time, straightaway=straight, straightaways=straights, sec=sector, thru=through, motor=engine,
+    alltime=all time, straightaway=straight, straightaways=straights, yesterdays=yesterday, trackday=track day,
+    trackdays=track days, outlap=out lap, outlaps=out laps, inlap=in lap, inlaps=in laps, sec=sector,
+    thru=through, motor=engine,
     h2o=water, oilp=oil pressure, oilt=oil temp, eop=oil pressure, eot=oil temp, ect=coolant temp,
     clt=coolant temp, egts=egt, overrev=over rev, overrevs=over rev, overrevved=over rev, overreved=over rev,
     overrevving=over rev, overreving=over rev, redlined=redline, redlining=redline"""
@@ -327,6 +330,14 @@ _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
 _SPEED_VALUE = re.compile(
     r"\b\d+(?:\.\d+)?\s*(?:mph|kph|kmh|kmph|km/h|km / h|kms|miles an hour|miles per hour)\b"
 )
+# a break from driving, not a brake: "after my eight week break", "a long winter break"
+_TIME_OFF = re.compile(
+    r"\b(week|weeks|month|months|year|years|winter|summer|season|long|short|little|lunch|coffee)[- ]break\b"
+)
+# a lap time broken, not a brake: "did I break the 59 second barrier?", "break into the 1:35s", "break 59"
+_BREAK_TIME = re.compile(
+    r"\bbr(?:ea|o)ke?n?(?=\s+(?:the\s+|a\s+|into\s+(?:the\s+)?)?(?:\d|sub\b|\w+\s+barrier))"
+)
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
 _SHORT = re.compile(r"^(?:(t|c|l|s|lap|turn|corner|sector)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
@@ -348,7 +359,7 @@ def tokens(text: str) -> list[str]:
     (number words are read in context by ``parse``); the
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
     t = _POSSESSIVE.sub(_whose, (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
-    t = _SPEED_VALUE.sub(" speed ", t)
+    t = _BREAK_TIME.sub("beat", _TIME_OFF.sub(r"\1 pause", _SPEED_VALUE.sub(" speed ", t)))
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
     for raw in _TOKEN.findall(t)[:MAX_WORDS]:

@@ -5,12 +5,13 @@ none: the best with the slowest. Runs tools (worker thread)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from services.paddock.agents.fmt import corner_label, laptime, secs
-from services.paddock.questions.families import channels, corners
+from services.paddock.questions.families import channels, corners, laps
 from services.paddock.questions.families.laps import all_laps, named_laps, timed
-from services.paddock.questions.model import Answer, Question
+from services.paddock.questions.model import Answer, LapRef, Question
 from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.registry import run_tool
 from services.paddock.tools.sectors import sector_times
@@ -102,6 +103,9 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     if isinstance(pair, Answer):
         return pair
     (sa, a), (sb, b) = pair[0], pair[1]
+    if (sa, a) == (sb, b) and sa == s["session_id"] and q.corner is None and q.sector is None:
+        # "my fastest lap was lap 2, what time was it?": one lap named twice, its time
+        return laps.answer(replace(q, intent="lap_time", laps=(LapRef(number=a),), aggregation=None), s)
     if (
         q.intent in ("why_slower", "where_time") and len(q.laps) >= 2
     ):  # "lap 5 ... against lap 3": 3 is the reference

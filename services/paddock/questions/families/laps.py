@@ -185,18 +185,62 @@ def _other(
     return Answer(text, "laps", {"session_id": sid, "ref_session_id": other}, res | {"gap_s": round(gap, 3)})
 
 
-def _pick(sid: str, word: str, x: dict[str, Any], n: int) -> Answer:
-    text = f"Your {word} lap was lap {x['lap']} in {lap_time(x['time_s'])}, of {n} valid laps."
+def _leave_out(q: Question, sid: str, good: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """The valid laps less those the question leaves out ("excluding lap 1"), and how the answer says it
+    (", leaving out lap 1"; out and in laps are never among the valid laps)."""
+    if not q.without:
+        return good, ""
+    gone = set(resolve.lap_numbers(Question(q.text, q.intent, laps=q.without), sid))
+    left = [x["lap"] for x in good if x["lap"] in gone]
+    said = f", leaving out {laps_said(left)}" if left else ""
+    if any(x.pick in ("out", "in") for x in q.without):
+        said += " (out and in laps are never counted)"
+    return [x for x in good if x["lap"] not in gone], said
+
+
+def _pick(sid: str, word: str, x: dict[str, Any], n: int, left: str = "") -> Answer:
+    text = f"Your {word} lap was lap {x['lap']} in {lap_time(x['time_s'])}, of {n} valid laps{left}."
     key = word.replace(" ", "_")
     res = {f"{key}_lap": x["lap"], f"{key}_lap_s": x["time_s"], "valid_laps": n}
     return Answer(text, "laps", {"session_id": sid}, res)
 
 
+_ENTRY_WORDS = {"out": ("out lap", "from the pits"), "in": ("in lap", "into the pits")}
+
+
+def _entry(sid: str, kinds: tuple[str, ...], good: list[dict[str, Any]]) -> Answer:
+    """The out laps (or in laps) by name: each one's time (none is a timed lap), beside the best lap and,
+    for one lap, how much quicker the best was."""
+    res: dict[str, Any] = {}
+    said, one = [], []
+    for kind in kinds:
+        word, where = _ENTRY_WORDS[kind]
+        laps = [x for x in all_laps(sid) if x["kind"] == kind and x["time_s"] is not None]
+        res[f"{kind}_laps"] = {x["lap"]: x["time_s"] for x in laps}
+        if not laps:
+            said.append(f"No {word} was recorded this session.")
+            continue
+        times = listed([f"lap {x['lap']} in {lap_time(x['time_s'])}" for x in laps])
+        said.append(f"Your {word}{'s were' if len(laps) > 1 else ' was'} {times} ({where}, not a timed lap).")
+        one += laps
+    text = " ".join(said)
+    if good:
+        best = min(good, key=lambda x: x["time_s"])
+        text += f" Your best lap, lap {best['lap']}, was {lap_time(best['time_s'])}"
+        gap = one[0]["time_s"] - best["time_s"] if len(one) == 1 else None
+        text += f", {gap:.3f} s quicker." if gap is not None and gap > 0 else "."
+        res |= {"best_lap": best["lap"], "best_lap_s": best["time_s"]}
+    return Answer(text, "laps", {"session_id": sid}, res)
+
+
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
-    """A lap's time, the best / slowest / average lap, or how many laps."""
+    """A lap's time, the best / slowest / average lap, how many laps, or the out / in laps by name."""
     sid = str(s["session_id"])
     if q.aggregation == "count":
         return _count(sid)
+    entry = [x.pick for x in q.laps if x.pick in ("out", "in") and x.session == "this"]
+    if entry and q.aggregation is None:  # "my out lap", "in lap against my best": the out / in laps' times
+        return _entry(sid, tuple(dict.fromkeys(str(x) for x in entry)), timed(all_laps(sid)))
     good = timed(all_laps(sid))
     if not good:
         text = "No valid lap in this session, so there is no lap time to give."
@@ -204,6 +248,10 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     laps = named_laps(q, s)
     if isinstance(laps, Answer):
         return laps
+    good, left = _leave_out(q, sid, good)
+    if not good:
+        text = f"Leaving out {left}, no valid lap is left, so there is no lap time to give."
+        return Answer(text, "laps", {"session_id": sid}, {"valid_laps": 0})
     if len(laps) == 1:
         other, lap = laps[0]
         ref = q.laps[0]
@@ -211,13 +259,16 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             return _other(sid, other, ref, lap, good, s)
         if ref.pick in ("fastest", "slowest") and ref.number is None and ref.offset == 0:
             word = "best" if ref.pick == "fastest" else "slowest"
+            if left and ref.rank == 1:  # "my best lap, not counting lap 2": the best of the laps left
+                pick = min if ref.pick == "fastest" else max
+                return _pick(sid, word, pick(good, key=lambda y: y["time_s"]), len(good), left)
             word = f"{ORDINALS[ref.rank]} {word}" if 1 < ref.rank < len(ORDINALS) else word
             return _pick(sid, word, next(x for x in good if x["lap"] == lap), len(good))
         return _one(sid, lap, good)
     if q.aggregation == "avg":
         mean = sum(x["time_s"] for x in good) / len(good)
-        text = f"Your average lap was {lap_time(mean)} over {len(good)} valid laps."
+        text = f"Your average lap was {lap_time(mean)} over {len(good)} valid laps{left}."
         return Answer(text, "laps", {"session_id": sid}, {"average_lap_s": mean, "valid_laps": len(good)})
     if q.aggregation == "max":
-        return _pick(sid, "slowest", max(good, key=lambda y: y["time_s"]), len(good))
-    return _pick(sid, "best", min(good, key=lambda y: y["time_s"]), len(good))
+        return _pick(sid, "slowest", max(good, key=lambda y: y["time_s"]), len(good), left)
+    return _pick(sid, "best", min(good, key=lambda y: y["time_s"]), len(good), left)

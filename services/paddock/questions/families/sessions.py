@@ -46,7 +46,29 @@ def _list(here: dict[str, Any]) -> str:
             else "no valid lap"
         )
         parts.append(f"{name}: {g['valid_laps']} valid lap{'s' if g['valid_laps'] != 1 else ''}, {best}")
-    return f"You have {n} session{'s' if n != 1 else ''} of your own at {track}: " + "; ".join(parts) + "."
+    return (
+        f"You have {n} session{'s' if n != 1 else ''} of your own at {track}: "
+        + "; ".join(parts)
+        + "."
+        + _against(got)
+    )
+
+
+def _against(got: list[dict[str, Any]]) -> str:
+    """This session's best against the best of the driver's other sessions here, with the gap and which
+    is better ("did I set a new PB today?"); nothing when either has no valid lap."""
+    this = next((g for g in got if g["this"] and g["best_s"] is not None), None)
+    others = [g for g in got if not g["this"] and g["best_s"] is not None]
+    if this is None or not others:
+        return ""
+    o = min(others, key=lambda g: g["best_s"])
+    gap = this["best_s"] - o["best_s"]
+    verdict = f"{abs(gap):.3f} s {'slower' if gap > 0 else 'faster'} than" if gap else "exactly as fast as"
+    head = "your best here before" if gap > 0 else "your best here until now"
+    return (
+        f" This session's best, {lap_time(this['best_s'])}, was {verdict} {head}, "
+        f"{lap_time(o['best_s'])} in the session {_day(o['started'])}."
+    )
 
 
 def _compare(res: dict[str, Any], names: dict[str, str]) -> str:
