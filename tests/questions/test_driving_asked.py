@@ -45,6 +45,7 @@ ANSWERED: list[tuple[str, str, dict[str, Any], str]] = [
     # where in the corner: each part of the corner against the typical pass
     ("sim", L, {}, "Where in the corner is my speed the farthest off? At the entry, middle or end?"),
     ("sim", L, {}, "am I losing time on entry or on exit?"),
+    ("sim", L, {}, "where do i lose time vs my best lap, entry or exit?"),  # the parts, not the corners
     ("sim", L, {}, "is it my corner entry speed or my exit speed that's costing me?"),
     ("sim", L, {}, "where in the corners am I slow - on the way in or on the way out?"),
     ("sim", L, {}, "turn-in, apex or exit: which one is my weak spot?"),

@@ -45,7 +45,6 @@ ANSWERED: list[tuple[str, str, dict[str, Any], str]] = [
     ("sim", L, {}, "what are my 3 worst corners"),
     ("sim", L, {}, "where can I pick up time?"),
     ("sim", L, {}, "not asking about lap 4, just generally where am i losing time"),
-    ("sim", L, {}, "where do i lose time vs my best lap, entry or exit?"),
     ("sim", L, {}, "tell me where the time goes"),
     ("sim", L, {}, "what corners am i giving away time in"),
     ("sim", L, {}, "wheres the time goin? i feel like im quick everywhere lol"),

@@ -347,6 +347,7 @@ _SET_ASIDE = re.compile(
     r" (?:not (?:interested in|asking about|asking for|talking about|about|bothered about|fussed about|after)"
     r"|(?:do not|dont|did not|didnt) (?:care|ask) about) $"
 )
+_FIRST_OF = w.word_set("my the our a was is vs versus against than with and or to from")  # "... my first"
 _LAP_RUN = w.word_set("lap laps my the and or versus to against with compare than")
 
 
@@ -414,6 +415,8 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
         j = i + 1
         while j < len(toks) and toks[j] in w.PICK_SKIP:
             j += 1
+        if t == "first" and j >= len(toks) and i > 0 and toks[i - 1] not in _FIRST_OF:
+            continue  # "what should I fix first?", "worst first": an order, no lap
         before = [x for x in toks[max(0, i - 3) : i] if x not in ("my", "the", "our")]
         after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | w.BESIDE.keys() | {"from"}
         if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
