@@ -30,7 +30,7 @@ Intent = Literal[
     "unknown",  # about the data, but not understood
 ]
 Pick = Literal["fastest", "slowest", "last", "first", "previous"]
-Aggregation = Literal["max", "min", "avg", "count", "each_lap"]
+Aggregation = Literal["max", "min", "avg", "count", "each_lap", "range"]  # range: the highest and the lowest
 
 
 @dataclass(frozen=True)

@@ -308,7 +308,9 @@ def _tidy(q: Question, s: Slots) -> Question:
         and re.search(r" (?:average|mean|typical) top speed ", s.joined)
     ):
         agg = "each_lap"  # "my average top speed": each lap's top speed, never the mean of every sample
-    if measure == "speed" and q.corner is None:
+    if measure in ("speed", "top_speed", "min_speed") and agg == "range":
+        measure = "speed"  # "highest and lowest speed": both ends of the speed
+    elif measure == "speed" and q.corner is None:
         measure = {"avg": "speed", "min": "min_speed"}.get(str(agg), "top_speed")
         agg = agg if measure == "speed" else None
     elif measure == "speed" and agg in ("max", "min"):

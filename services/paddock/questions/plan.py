@@ -16,6 +16,7 @@ from services.paddock.questions.families import (
     coaching,
     coasting,
     compare,
+    corner_channel,
     corners,
     events,
     judge,
@@ -99,6 +100,8 @@ def families(q: Question) -> tuple[Family, ...]:
         return (compare.answer,)
     if _brake_markers(q):
         return (markers.answer, corners.answer) if q.corner is not None else (markers.answer,)
+    if corner_channel.asks(q):  # "how hot did the oil get in turn 11?": the channel over the corner's span
+        return (corner_channel.answer,)
     if q.corner is not None and q.intent in ("channel", "corner"):
         return (corners.answer,)
     if q.corner is not None and q.intent == "why_slower":

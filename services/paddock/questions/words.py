@@ -84,6 +84,8 @@ MEASURES: dict[str, Measure] = {
     "power": Measure("engine power and torque", (), "hp"),
     "gearing": Measure("gearing (sprockets and ratios)", (), ""),
     "battery_charge": Measure("battery state of charge and current", (), "%"),  # no column: not recorded
+    "brake_bias": Measure("brake bias", (), "%"),  # a setting, no logger channel: not recorded
+    "noise": Measure("sound level", (), "dB"),  # no logger channel: not recorded
     "altitude": Measure("altitude", ("alt_m",), "m"),
     "distance": Measure("distance driven", ("odo_m",), "m"),
     "abs": Measure("ABS interventions", ("abs_active",), "", "event"),
@@ -188,6 +190,10 @@ _MEASURE_PHRASES: dict[str, str] = {
     "power": "horsepower, hp, bhp, whp, power output, dyno, torque",
     "battery_charge": """soc, state of charge, battery soc, battery charge, battery current, current draw,
         amps, amperage""",
+    "brake_bias": """brake bias, brake balance, brake proportioning, proportioning valve, bias valve,
+        front to rear brake, front rear brake, brake split""",
+    "noise": """sound level, sound levels, noise, noise level, noise limit, sound limit, decibel, decibels, db,
+        dba, db limit, too loud, how loud, loud, sound test, sound check, sound meter, noise meter""",
     "gearing": "gearing, gear ratio, gear ratios, ratio, ratios, last drive ratio, sprocket, sprockets, final drive, diff ratio",
     "altitude": "altitude, elevation",
     "abs": "abs, anti lock",
@@ -204,7 +210,10 @@ _MEASURE_PHRASES: dict[str, str] = {
         idiot light, idiot lights, lit up, warning lights, light come on, light came on, lights come on,
         lights came on, light comes on, dash light, tpms light, tpms lights, tpms symbol, tpms indicator,
         tyre pressure light, tyre pressure warning, tyre pressure indicator, tyre pressure alert,
-        tyre pressure alarm, tyre light, tyre warning, pressure warning, pressure light""",
+        tyre pressure alarm, tyre light, tyre warning, pressure warning, pressure light, error light, error
+        lights, error message, error messages, malfunction, malfunctions, malfunction light, message on the
+        dash, message on the dashboard, messages on the dash, message come up, message came up, dash message,
+        dash messages, dash warning, dashboard warning, dashboard message, check light, service light""",
 }
 MEASURE_WORDS: dict[str, str] = {
     " ".join(p.split()): m for m, ps in _MEASURE_PHRASES.items() for p in ps.split(",") if p.strip()
@@ -261,6 +270,7 @@ AGGREGATIONS: dict[str, str] = _pairs(
     minimum=min, lowest=min, least=min, hottest=max, coldest=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
     how many=count, number of=count, count=count, each lap=each_lap, every lap=each_lap, per lap=each_lap,
     by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap, lap to lap=each_lap,
+    range=range, min and max=range, max and min=range, highest and lowest=range, lowest and highest=range,
     session went on=each_lap, session progressed=each_lap, change over=each_lap, changed over=each_lap"""
 )
 # how a comparison joins its two sides
@@ -314,6 +324,8 @@ _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
 _SPEED_VALUE = re.compile(
     r"\b\d+(?:\.\d+)?\s*(?:mph|kph|kmh|kmph|km/h|km / h|kms|miles an hour|miles per hour)\b"
 )
+# revs as a figure ("saw 7k - 7.1k", "6.5k rpm", "shifting at 7,000rpm"): the question is about engine speed
+_REVS_VALUE = re.compile(r"\b\d{1,2}(?:\.\d{1,2})?\s*k\b(?:\s*rpm\b)?|\b\d{1,2},?\d{3}\s*rpm\b")
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
 _SHORT = re.compile(r"^(?:(t|c|l|s|lap|turn|corner|sector)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
@@ -335,7 +347,7 @@ def tokens(text: str) -> list[str]:
     (number words are read in context by ``parse``); the
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
     t = _POSSESSIVE.sub(_whose, (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
-    t = _SPEED_VALUE.sub(" speed ", t)
+    t = _REVS_VALUE.sub(" revs ", _SPEED_VALUE.sub(" speed ", t))
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
     for raw in _TOKEN.findall(t)[:MAX_WORDS]:
@@ -355,3 +367,16 @@ def tokens(text: str) -> list[str]:
     return [
         t for i, t in enumerate(out) if not (t == "right" and out[i + 1 : i + 2] and out[i + 1] in _PLACE)
     ]
+
+
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+
+
+def measure_named(name: str) -> str | None:
+    """The measure a logger channel's name reads as ("Battery Soc" -> ``battery_charge``, "Exhaust
+    Temperature" -> ``egt``): its longest phrase found, the name's own words only (no spelling read into
+    it: "Motor Temp" is an electric motor's, not an engine's); None when the name names none."""
+    words = re.findall(r"[a-z0-9]+", _CAMEL.sub(r"\1 \2", name).lower())  # "BatterySoc": two words
+    joined = f" {' '.join(words)} "
+    found = [(len(p.split()), m) for p, m in MEASURE_WORDS.items() if f" {p} " in joined]
+    return max(found)[1] if found else None

@@ -9,7 +9,7 @@ from typing import Any
 
 from services.paddock.questions.families.laps import listed, named_laps, whose
 from services.paddock.questions.model import Answer, Question
-from services.paddock.questions.words import MEASURES, Measure
+from services.paddock.questions.words import MEASURES, Measure, measure_named
 from services.paddock.tools.base import rows
 
 MPH = 1.609344
@@ -115,15 +115,48 @@ def instead(sid: str, measure: str) -> tuple[str, list[str]]:
     return (f" It records {listed([label(m) for m in shown])} instead." if shown else ""), shown
 
 
+def unread(sid: str, measure: str) -> list[str]:
+    """The file's channels whose names read as ``measure`` that Pitwall maps to none of its signals (the
+    session's ``signal_registry`` rows with no canonical signal) and that hold a reading (more than one
+    value in ``telemetry_signals``: a constant is a "no sensor" marker, as the VBOX's -50 °C exhaust
+    temperature): in the file, yet no Pitwall figure."""
+    try:
+        got = rows(
+            "SELECT DISTINCT name FROM signal_registry WHERE session_id = ? AND canonical IS NULL ORDER BY name",
+            [sid],
+        )
+        names = [str(r["name"]) for r in got if measure_named(str(r["name"])) == measure]
+        if not names:
+            return []
+        marks = ", ".join("?" for _ in names)
+        live = rows(
+            f"SELECT name FROM telemetry_signals WHERE session_id = ? AND name IN ({marks}) "
+            "GROUP BY name HAVING min(value) < max(value)",
+            [sid, *names],
+        )
+    except Exception:  # a lake without the registry: name nothing rather than guess
+        return []
+    have = {str(r["name"]) for r in live}
+    return [n for n in names if n in have]
+
+
 def not_recorded(s: dict[str, Any], measure: str) -> Answer:
-    """The measure named as not recorded, with what the file records instead."""
+    """The measure named as not recorded, with what the file records instead; a channel of the file that
+    reads as the measure but Pitwall does not read is named as such, never called absent."""
     what, sid = label(measure), str(s["session_id"])
-    verb = "are" if what.endswith("s") else "is"
+    verb = "are" if what.endswith("s") and not what.endswith(("ss", "as", "us")) else "is"  # "brake bias is"
     also, shown = instead(sid, measure)
+    res = {"recorded": False, "measure": measure, "instead": shown}
+    names = unread(sid, measure)
+    if names:
+        said = listed([f"a channel named {n}" for n in names[:3]])
+        text = (
+            f"The file has {said}, which Pitwall does not read yet, so Pitwall has no data for "
+            f"{what} in this session and gives no figure for it.{also}"
+        )
+        return Answer(text, "telemetry", {"session_id": sid}, res | {"unread_channels": names})
     text = f"{what[0].upper()}{what[1:]} {verb} not recorded in this session's file.{also}"
-    return Answer(
-        text, "telemetry", {"session_id": sid}, {"recorded": False, "measure": measure, "instead": shown}
-    )
+    return Answer(text, "telemetry", {"session_id": sid}, res)
 
 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
@@ -151,6 +184,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return _gears_used(sid, lap)
     if q.aggregation == "each_lap":
         return _each_lap(s, m)
+    if q.aggregation == "range":  # "rpm min and max": both ends, each named
+        return _range(sid, m, lap)
     if q.aggregation == "avg" or (m == "speed" and q.aggregation is None and lap is None):
         return _average(sid, m, lap)
     if m in ("top_speed", "rpm", "min_speed") or q.aggregation in ("max", "min"):

@@ -98,6 +98,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             lines.append("Not recorded in this session: " + ", ".join(lacking) + ".")
     else:
         lines = [_judged(results[0], names, n) for n in laps]
+        if not results[0]["recorded"] and channels.unread(str(sid), measures[0]):  # in the file, not read
+            return channels.not_recorded(s, measures[0])
         if not results[0]["recorded"]:  # what the file records instead, by name
             lines = [lines[0] + channels.instead(str(sid), measures[0])[0]]
     args: dict[str, Any] = (
