@@ -169,7 +169,7 @@ def _intent(s: Slots) -> Intent:
         return "debrief"
     if s.has("brief") and not (named or s.measure):
         return "brief"
-    if s.has("balance"):
+    if s.has("balance") and s.measure != "brake_bias":  # "brake balance front to rear": a setting
         return "balance"
     # "where do I leave time on the table?", "which corners could I do better?": a place, not the lap possible
     # "does the oil pressure light alert me to potential problems?": a vital's reading, not the lap possible

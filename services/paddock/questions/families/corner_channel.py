@@ -6,9 +6,10 @@ max" gives both ends. The corner table's own figures (speeds, brake marker, peak
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from services.paddock.questions.families import channels
+from services.paddock.questions.families import channels, judge
 from services.paddock.questions.families.corners import COLUMNS, corner_rows
 from services.paddock.questions.families.laps import named_laps
 from services.paddock.questions.model import Answer, Question
@@ -25,7 +26,7 @@ def asks(q: Question) -> bool:
     m = MEASURES.get(q.measure or "")
     if q.corner is None or m is None or m.kind != "channel" or not m.columns:
         return False
-    return q.intent in ("channel", "corner") and q.measure not in COLUMNS and q.measure != "gear"
+    return q.intent in ("channel", "corner", "judge") and q.measure not in COLUMNS and q.measure != "gear"
 
 
 def _expr(m: str, fn: str) -> str:
@@ -99,6 +100,11 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         res |= {fn: round(v, 2), f"{fn}_lap": at, "valid_laps": len(by)}
     scope = f"on lap {lap}" if lap is not None else f"over your {res.get('valid_laps')} valid laps"
     text = f"{what[0].upper()}{what[1:]} through {name} {scope}: {', '.join(bits)}."
+    verdict = judge.answer(replace(q, corner=None), s) if q.intent == "judge" else None
+    if (
+        verdict is not None
+    ):  # "oil pressure ok in t11?": the corner's figure, then the lap's against the limit
+        return Answer(f"{text} {verdict.text}", verdict.tool, verdict.args, verdict.result | {"corner": res})
     return Answer(text, "telemetry", {"session_id": sid, "corner_name": name}, res)
 
 
