@@ -99,6 +99,16 @@ AT_CORNER = [
         2,
         "max",
     ),
+    ("sim", "was the oil pressure ok in t11 on lap 2?", "oilp", "t11", 2, "min"),
+    ("sim", "did the oil get too hot in turn 10 on lap 6?", "oil", "t10", 6, "max"),
+    ("vbox", "was the coolant ok through turn 11 on lap 3?", "water", "t11", 3, "max"),
+    ("sim", "revs at turn 3a lap 4?", "rpm", "t3a", 4, "max"),
+    ("sim", "what was the oil temp like thru turn 8 on lap 9", "oil", "t8", 9, "max"),
+    ("sim", "water temp in t7 lap 5?", "water", "t7", 5, "max"),
+    ("vbox", "revs at t2?", "rpm", "t2", None, "max"),
+    ("vbox", "oil temp t4 lap 8", "oil", "t4", 8, "max"),
+    ("vbox", "peak rpm in turn 9 on lap 4", "rpm", "t9", 4, "max"),
+    ("sim", "highest engine speed in turn 5", "rpm", "t5", None, "max"),
 ]
 
 
@@ -131,6 +141,30 @@ def test_a_channel_at_a_corner_is_its_figure_over_the_corners_span(
         assert v < whole - 0.5, got.text
 
 
+# (session, question, channel, corner, lap or None)
+BOTH_ENDS_AT_CORNER = [
+    ("sim", "min and max rpm in turn 7", "rpm", "t7", None),
+    ("sim", "highest and lowest revs through t2 on lap 4", "rpm", "t2", 4),
+    ("vbox", "rpm range in t11 on lap 5", "rpm", "t11", 5),
+    ("vbox", "whats the lowest and highest oil pressure thru turn 4 lap 6", "oilp", "t4", 6),
+]
+
+
+@pytest.mark.parametrize(("sess", "text", "ch", "corner", "lap"), BOTH_ENDS_AT_CORNER)
+def test_both_ends_at_a_corner_are_each_the_corners(
+    files_lake: dict[str, Any], sess: str, text: str, ch: str, corner: str, lap: int | None
+) -> None:
+    got = ask_planned(files_lake[sess], text)
+    tol = 0.051 if ch != "rpm" else 0.51
+    for fn, word in (("max", "highest"), ("min", "lowest")):
+        v, at = _figure(got.text, word)
+        on = lap if lap is not None else at
+        assert on is not None, got.text
+        lo, hi = _bracket(files_lake, sess, on, corner, ch, fn)
+        assert lo - tol <= v <= hi + tol, (got.text, word, lo, hi)
+    assert f"through {corner.upper()} " in got.text, got.text
+
+
 BOTH_ENDS = [
     ("sim", "rpm min and max", "rpm", None),
     ("sim", "min and max rpm on lap 4?", "rpm", 4),
@@ -144,6 +178,9 @@ BOTH_ENDS = [
     ("kart", "rpm min and max?", "RPM", None),
     ("kart", "what was the range of my water temp", "Water Temp", None),
     ("kart", "the x30 was revving weird, what were the max and min rpm on lap 6?", "RPM", 6),
+    ("sim", "what was my oil temp spread, lowest to highest?", "oil_temp_c", None),
+    ("vbox", "max/min oil pressure? the gauge flickered", "Oil Pressure (bar)", None),
+    ("kart", "highest and lowest water temp on lap 4", "Water Temp", 4),
 ]
 
 
@@ -177,6 +214,7 @@ UNREAD = [
     ("vbox", "fuel level?", "Fuel Level"),
     ("vbox", "how much fuel was left at the end", "Fuel Level"),
     ("vbox", "cylinder head temp?", "Head Temperature"),
+    ("agx", "whats the battery current draw peak?", "Battery Current"),
 ]
 
 
@@ -205,6 +243,14 @@ NOT_RECORDED = [
     ("kart", "state of charge of the battery?", "Battery state of charge and current is"),
     ("vbox", "what was my AFR?", "Lambda (air-fuel ratio) is"),
     ("vbox", "egt max?", "Exhaust gas temperature is"),
+    ("sim", "brake bias?", "Brake bias is"),
+    ("vbox", "how worn were my brake pads after the session?", "Brake pad and disc wear is"),
+    ("sim", "how worn are my tyres? thinking of flipping them", "Tyre wear is"),
+    ("vbox", "was my oil level ok? it was using a bit", "Oil level is"),
+    ("kart", "what was my heart rate in the last laps", "The driver's heart rate is"),
+    ("vbox", "did the clutch slip on the exits?", "Clutch position and slip is"),
+    ("vbox", "slip angle in t2?", "Tyre slip angle is"),
+    ("vbox", "what ignition timing was it running?", "Ignition timing is"),
 ]
 
 
@@ -215,6 +261,8 @@ def test_what_no_live_channel_holds_is_not_recorded(
     if sess != "sim":  # our own reading: the file's channels of that name read one value throughout
         chans = files_lake["truth"][sess].channels
         words = {"Lambda": "air fuel", "Exhaust": "exhaust", "Brake bias": "bias", "Sound": "sound|noise"}
+        words |= {"Brake pad": "pad|wear", "Tyre": "wear|tread", "Oil level": "oil level", "Clutch": "clutch"}
+        words |= {"The driver": "heart|pulse", "Tyre slip": "slip", "Ignition": "ignition|timing"}
         pat = next((v for k, v in words.items() if said.startswith(k)), "soc|charge")
         live = [c for c in chans if re.search(pat, c, re.I) and np.nanmin(chans[c]) < np.nanmax(chans[c])]
         assert not live, live
@@ -267,3 +315,15 @@ def test_error_lights_and_malfunction_messages_are_the_warnings(files_lake: dict
     ):
         got = ask_planned(files_lake["sim"], text)
         assert f"the {side} tyre pressure alarm" in got.text and f"on lap {lap}" in got.text, (text, got.text)
+
+
+def test_two_vitals_named_are_both_judged(files_lake: dict[str, Any], raw: Any) -> None:
+    oil = [raw("vbox", "Oil Pressure (bar)", None, fn) for fn in ("min", "max")]
+    water = [raw("vbox", "Coolant Temperature (°C)", None, fn) for fn in ("min", "max")]
+    for text in (
+        "oil pressure and water temp both fine?",
+        "did the water temp climb while the oil pressure fell?",
+    ):
+        got = ask_planned(files_lake["vbox"], text)
+        assert f"ranged from {oil[0]:.2f} bar to {oil[1]:.2f} bar" in got.text, (text, got.text)
+        assert f"ranged from {water[0]:.1f} °C to {water[1]:.1f} °C" in got.text, (text, got.text)

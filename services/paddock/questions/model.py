@@ -62,6 +62,7 @@ class Question:
     follow_up: bool = False  # slots were taken from the previous question
     within_s: float | None = None  # "within half a second", "within 2 tenths": a closeness asked of laps
     also_lap_time: bool = False  # "lap 4's top speed and lap time": the lap time asked beside the measure
+    vitals: tuple[str, ...] = ()  # two vitals or more named at once ("oil pressure and water temp ok?")
 
 
 @dataclass

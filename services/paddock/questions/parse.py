@@ -59,6 +59,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         aggregation=s.aggregation,  # type: ignore[arg-type]
         within_s=within_s,
         also_lap_time=_also_time(s, intent),
+        vitals=_vitals(s),
     )
     # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
     whole = q.intent == "judge" and q.measure is None and bool(_WHOLE_CAR.search(s.joined))
@@ -176,7 +177,8 @@ def _intent(s: Slots) -> Intent:
     potential = s.has("potential") and s.measure not in w.JUDGED
     if potential and len(s.laps) < 2 and not (s.corner is None and _PLACE_ASKED.search(s.joined)):
         return "potential"
-    if s.has("consistency") and not any(x.number is not None for x in s.laps):
+    ends = s.aggregation == "range" and s.measure not in (None, "lap_time")  # "oil temp spread, low to high"
+    if s.has("consistency") and not ends and not any(x.number is not None for x in s.laps):
         return "consistency"  # "how close did I get to my best on lap 6?": lap 6 against the best
     if event:
         return "events"
@@ -320,7 +322,16 @@ def _tidy(q: Question, s: Slots) -> Question:
         agg = agg if q.intent == "compare" and several and measure not in (None, "lap_time") else None
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
-    return replace(out, aggregation=agg, also_lap_time=q.also_lap_time)
+    return replace(out, aggregation=agg, also_lap_time=q.also_lap_time, vitals=q.vitals)
+
+
+def _vitals(s: Slots) -> tuple[str, ...]:
+    """The vitals named, when two or more are ("did the water temp climb while the oil pressure fell?");
+    the engine's two temperatures alone are ``temps``."""
+    got = tuple(dict.fromkeys(m for m in s.measures if m in w.JUDGED and m not in ("temps", "rpm")))
+    if "oil_pressure" in got and not re.search(r" (?:temp\w*|hot\w*|heat\w*) ", s.joined):
+        got = tuple(m for m in got if m != "oil_temp")  # "oil pressure ok? no oil pump": "oil" is no temperature
+    return got if len(got) >= 2 and set(got) != {"oil_temp", "coolant_temp"} else ()
 
 
 def _lap_aggregation(q: Question, s: Slots) -> Aggregation | None:

@@ -92,7 +92,10 @@ def families(q: Question) -> tuple[Family, ...]:
         return (coasting.answer,)
     if lap_set.asks(q):
         return (lap_set.answer,)
-    if q.measure == "temps" and q.intent in ("channel", "lap_time"):  # "oil and water temp on lap 6?"
+    if (q.measure == "temps" or q.vitals) and q.intent in (
+        "channel",
+        "lap_time",
+    ):  # "oil and water temp on lap 6?"
         return (judge.answer,)
     if channel_set.asks(q):  # a channel over a set of laps: every lap's figure and the set's
         return (channel_set.answer,)

@@ -59,6 +59,8 @@ _THIS_VS_ONE = re.compile(
 )
 
 
+# what wear is asked of: the part's own readings are no answer to it
+_WEAR_OF = frozenset({"brake_wear", "tyre_wear", "brake_point", "tyre_temp", "tyre_pressure", "brake_temp"})
 # both ends of a reading asked: "highest and lowest", "min and max", "max/min"
 _BOTH_ENDS = re.compile(
     r" (?:highest|maximum|peak|top) (?:and|or|to) (?:the )?(?:lowest|minimum) "
@@ -101,6 +103,9 @@ class Slots:
         # "oil pressure above 4000 rpm", "EGT at peak RPM": the engine speed is the condition, not the subject
         vital = [m for m in rest if m in w.JUDGED and m != "rpm"]
         rest = vital + [m for m in rest if m not in vital and m != "rpm"] if vital else rest
+        worn = "brake_wear" if "brake_wear" in rest else "tyre_wear" if "tyre_wear" in rest else None
+        if worn is not None:  # "how worn were my brake pads?", "tyres worn?": the wear, no reading of them
+            rest = [worn] + [m for m in rest if m not in _WEAR_OF]
         if {"battery_charge", "battery_voltage"} <= set(rest) and " volt" not in self.joined:
             rest.remove("battery_voltage")  # "amps the battery pulled": its current, not its voltage
         got = kinds or rest or self.measures

@@ -86,6 +86,16 @@ MEASURES: dict[str, Measure] = {
     "battery_charge": Measure("battery state of charge and current", (), "%"),  # no column: not recorded
     "brake_bias": Measure("brake bias", (), "%"),  # a setting, no logger channel: not recorded
     "noise": Measure("sound level", (), "dB"),  # no logger channel: not recorded
+    # wear, levels and settings no logger channel holds ("how worn are my pads?"): not recorded, never
+    # another measure's figures (the brake markers, the tyre temperatures, the oil temperature)
+    "brake_wear": Measure("brake pad and disc wear", (), "mm"),
+    "tyre_wear": Measure("tyre wear", (), "mm"),
+    "oil_level": Measure("oil level", (), "l"),
+    "coolant_level": Measure("coolant level", (), "l"),
+    "clutch": Measure("clutch position and slip", (), "%"),
+    "heart_rate": Measure("the driver's heart rate", (), "bpm"),
+    "slip_angle": Measure("tyre slip angle", (), "°"),
+    "ignition": Measure("ignition timing", (), "°"),
     "altitude": Measure("altitude", ("alt_m",), "m"),
     "distance": Measure("distance driven", ("odo_m",), "m"),
     "abs": Measure("ABS interventions", ("abs_active",), "", "event"),
@@ -136,7 +146,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "brake_pedal": "brake pedal, brake position, pedal position",
     "brake_temp": """brake temp, brake temperature, brake temps, hot did the brakes, hot did my brakes,
         brakes get hot, brakes hot, brake fade, fade, fading, brakes fade, brakes faded, brakes fading,
-        brake fading, brakes run hot, brakes ran hot, brake fluid, brake fluid temp""",
+        brake fading, brakes run hot, brakes ran hot, brake fluid, brake fluid temp, pad temp, pad temperature,
+        rotor temp, rotor temperature, disc temp, disc temperature""",
     "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
     "yaw_rate": "yaw, yaw rate",
     "wheel_speed": "wheel speed, wheel speeds",
@@ -194,6 +205,16 @@ _MEASURE_PHRASES: dict[str, str] = {
         front to rear brake, front rear brake, brake split""",
     "noise": """sound level, sound levels, noise, noise level, noise limit, sound limit, decibel, decibels, db,
         dba, db limit, too loud, how loud, loud, sound test, sound check, sound meter, noise meter""",
+    "brake_wear": """brake pads, brake pad, pads, pad, pad wear, pad life, brake wear, worn pads, pads worn,
+        rotor, rotors, rotor wear, disc wear, discs worn, pad material, pad compound""",
+    "tyre_wear": """tyre wear, tread, tread depth, worn tyre, tyre worn, tyre life, wear, worn, graining, grained,
+        blistering, blistered, cording, corded""",
+    "oil_level": "oil level, oil consumption, oil quantity, burning oil, use oil, used oil, oil top up, top up oil",
+    "coolant_level": "coolant level, water level, coolant loss, lost coolant, losing coolant, coolant top up",
+    "clutch": "clutch, clutch slip, clutch slipping, clutch slipped, clutch position, clutch pedal",
+    "heart_rate": "heart rate, heartrate, pulse, bpm, heart beat, heartbeat",
+    "slip_angle": "slip angle, slip angles, slip ratio, slip ratios",
+    "ignition": "ignition timing, ignition advance, timing advance, spark advance, ignition, timing map",
     "gearing": "gearing, gear ratio, gear ratios, ratio, ratios, last drive ratio, sprocket, sprockets, final drive, diff ratio",
     "altitude": "altitude, elevation",
     "abs": "abs, anti lock",

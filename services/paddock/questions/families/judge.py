@@ -74,8 +74,10 @@ def _judged(res: dict[str, Any], names: dict[str, str], lap: int | None = None) 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     """Each vital the question names (or, named none, the engine's and tyres' temperatures and the oil
     pressure) judged against the car's limit, with when and where a limit was crossed."""
-    if q.measure in VITALS:
-        measures: tuple[str, ...] = (q.measure,)
+    if len(q.vitals) >= 2 and all(m in VITALS for m in q.vitals):  # "oil pressure and water temp fine?"
+        measures: tuple[str, ...] = q.vitals
+    elif q.measure in VITALS:
+        measures = (q.measure,)
     elif q.measure == "temps":
         measures = TEMPS
     elif q.measure is None:
@@ -91,7 +93,9 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     results = [get_vital_limits(sid, m) for m in measures]
     if len(results) > 1:  # several at once: what was not recorded goes in one line at the end
         lacking = [
-            x["words"] for x, m in zip(results, measures, strict=True) if not x["recorded"] and m in GENERAL
+            x["words"]
+            for x, m in zip(results, measures, strict=True)
+            if not x["recorded"] and (m in GENERAL or m in q.vitals)
         ]
         lines = [_judged(x, names, n) for x in results if x["recorded"] for n in laps]
         if lacking:
