@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from services.paddock.questions.families.unread import measure_named
 from shared.profiles.track import load_track
 from tests.support.asking import ask_planned
 
@@ -327,3 +328,20 @@ def test_two_vitals_named_are_both_judged(files_lake: dict[str, Any], raw: Any) 
         got = ask_planned(files_lake["vbox"], text)
         assert f"ranged from {oil[0]:.2f} bar to {oil[1]:.2f} bar" in got.text, (text, got.text)
         assert f"ranged from {water[0]:.1f} °C to {water[1]:.1f} °C" in got.text, (text, got.text)
+
+
+@pytest.mark.parametrize(
+    ("name", "measure"),
+    [
+        ("Battery Soc", "battery_charge"),
+        ("BatterySoc", "battery_charge"),
+        ("Battery Current", "battery_charge"),
+        ("Air Fuel Ratio", "lambda"),
+        ("Exhaust Temperature", "egt"),
+        ("Head Temperature", "head_temp"),
+        ("Motor Temp L", None),  # an electric motor's: no engine temperature read into it
+        ("Luminosity", None),
+    ],
+)
+def test_a_file_channels_name_reads_as_its_own_words(name: str, measure: str | None) -> None:
+    assert measure_named(name) == measure

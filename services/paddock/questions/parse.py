@@ -330,7 +330,9 @@ def _vitals(s: Slots) -> tuple[str, ...]:
     the engine's two temperatures alone are ``temps``."""
     got = tuple(dict.fromkeys(m for m in s.measures if m in w.JUDGED and m not in ("temps", "rpm")))
     if "oil_pressure" in got and not re.search(r" (?:temp\w*|hot\w*|heat\w*) ", s.joined):
-        got = tuple(m for m in got if m != "oil_temp")  # "oil pressure ok? no oil pump": "oil" is no temperature
+        got = tuple(
+            m for m in got if m != "oil_temp"
+        )  # "oil pressure ok? no oil pump": "oil" is no temperature
     return got if len(got) >= 2 and set(got) != {"oil_temp", "coolant_temp"} else ()
 
 

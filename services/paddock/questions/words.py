@@ -388,16 +388,3 @@ def tokens(text: str) -> list[str]:
     return [
         t for i, t in enumerate(out) if not (t == "right" and out[i + 1 : i + 2] and out[i + 1] in _PLACE)
     ]
-
-
-_CAMEL = re.compile(r"([a-z])([A-Z])")
-
-
-def measure_named(name: str) -> str | None:
-    """The measure a logger channel's name reads as ("Battery Soc" -> ``battery_charge``, "Exhaust
-    Temperature" -> ``egt``): its longest phrase found, the name's own words only (no spelling read into
-    it: "Motor Temp" is an electric motor's, not an engine's); None when the name names none."""
-    words = re.findall(r"[a-z0-9]+", _CAMEL.sub(r"\1 \2", name).lower())  # "BatterySoc": two words
-    joined = f" {' '.join(words)} "
-    found = [(len(p.split()), m) for p, m in MEASURE_WORDS.items() if f" {p} " in joined]
-    return max(found)[1] if found else None

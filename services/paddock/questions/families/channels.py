@@ -8,8 +8,9 @@ from dataclasses import replace
 from typing import Any
 
 from services.paddock.questions.families.laps import listed, named_laps, whose
+from services.paddock.questions.families.unread import unread
 from services.paddock.questions.model import Answer, Question
-from services.paddock.questions.words import MEASURES, Measure, measure_named
+from services.paddock.questions.words import MEASURES, Measure
 from services.paddock.tools.base import rows
 
 MPH = 1.609344
@@ -113,31 +114,6 @@ def instead(sid: str, measure: str) -> tuple[str, list[str]]:
     alike = [m for m in have if unit and MEASURES[m].unit == unit]
     shown = (alike or have)[:6]
     return (f" It records {listed([label(m) for m in shown])} instead." if shown else ""), shown
-
-
-def unread(sid: str, measure: str) -> list[str]:
-    """The file's channels whose names read as ``measure`` that Pitwall maps to none of its signals (the
-    session's ``signal_registry`` rows with no canonical signal) and that hold a reading (more than one
-    value in ``telemetry_signals``: a constant is a "no sensor" marker, as the VBOX's -50 °C exhaust
-    temperature): in the file, yet no Pitwall figure."""
-    try:
-        got = rows(
-            "SELECT DISTINCT name FROM signal_registry WHERE session_id = ? AND canonical IS NULL ORDER BY name",
-            [sid],
-        )
-        names = [str(r["name"]) for r in got if measure_named(str(r["name"])) == measure]
-        if not names:
-            return []
-        marks = ", ".join("?" for _ in names)
-        live = rows(
-            f"SELECT name FROM telemetry_signals WHERE session_id = ? AND name IN ({marks}) "
-            "GROUP BY name HAVING min(value) < max(value)",
-            [sid, *names],
-        )
-    except Exception:  # a lake without the registry: name nothing rather than guess
-        return []
-    have = {str(r["name"]) for r in live}
-    return [n for n in names if n in have]
 
 
 def not_recorded(s: dict[str, Any], measure: str) -> Answer:

@@ -71,7 +71,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     lap = laps[0][1] if laps and laps[0][0] == sid else None
     fns = _figures(m) if q.aggregation == "range" else (_agg(q, m),)
     what = channels.label(m) + (" (its size, either way)" if m in SIGNED else "")
-    bits, res = [], {"corner": name, "measure": m}
+    bits: list[str] = []
+    res: dict[str, Any] = {"corner": name, "measure": m}
     for fn in fns:
         by = per_lap(sid, str(q.corner), m, fn)
         if lap is not None:

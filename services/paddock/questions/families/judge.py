@@ -8,6 +8,7 @@ from typing import Any
 
 from services.paddock.questions.families import channels
 from services.paddock.questions.families.track_words import corner_names
+from services.paddock.questions.families.unread import unread
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.limits import TEMPS, VITALS, get_vital_limits
 
@@ -102,7 +103,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             lines.append("Not recorded in this session: " + ", ".join(lacking) + ".")
     else:
         lines = [_judged(results[0], names, n) for n in laps]
-        if not results[0]["recorded"] and channels.unread(str(sid), measures[0]):  # in the file, not read
+        if not results[0]["recorded"] and unread(str(sid), measures[0]):  # in the file, not read
             return channels.not_recorded(s, measures[0])
         if not results[0]["recorded"]:  # what the file records instead, by name
             lines = [lines[0] + channels.instead(str(sid), measures[0])[0]]
