@@ -61,6 +61,8 @@ _THIS_VS_ONE = re.compile(
 
 # what wear is asked of: the part's own readings are no answer to it
 _WEAR_OF = frozenset({"brake_wear", "tyre_wear", "brake_point", "tyre_temp", "tyre_pressure", "brake_temp"})
+_WORN = re.compile(r" (?:worn|wear|wearing|wore) ")
+_WEAR = {"tyre_temp": "tyre_wear", "tyre_pressure": "tyre_wear", "brake_point": "brake_wear"}
 # both ends of a reading asked: "highest and lowest", "min and max", "max/min"
 _BOTH_ENDS = re.compile(
     r" (?:highest|maximum|peak|top) (?:and|or|to) (?:the )?(?:lowest|minimum) "
@@ -103,6 +105,8 @@ class Slots:
         # "oil pressure above 4000 rpm", "EGT at peak RPM": the engine speed is the condition, not the subject
         vital = [m for m in rest if m in w.JUDGED and m != "rpm"]
         rest = vital + [m for m in rest if m not in vital and m != "rpm"] if vital else rest
+        if _WORN.search(self.joined):  # "how worn are my tyres?", "brakes worn?": the part's wear
+            rest = [_WEAR.get(m, m) for m in rest]
         worn = "brake_wear" if "brake_wear" in rest else "tyre_wear" if "tyre_wear" in rest else None
         if worn is not None:  # "how worn were my brake pads?", "tyres worn?": the wear, no reading of them
             rest = [worn] + [m for m in rest if m not in _WEAR_OF]
