@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from services.paddock.questions.families.unread import measure_named
+from services.paddock.questions.words import tokens
 from shared.profiles.track import load_track
 from tests.support.asking import ask_planned
 
@@ -345,3 +346,10 @@ def test_two_vitals_named_are_both_judged(files_lake: dict[str, Any], raw: Any) 
 )
 def test_a_file_channels_name_reads_as_its_own_words(name: str, measure: str | None) -> None:
     assert measure_named(name) == measure
+
+
+def test_new_words_take_no_plain_word_as_their_typo() -> None:
+    """The measures' words added for wear, levels and settings leave plain words as they are (a typo fixer
+    that read "heat" as "heart" or "gained" as "grained" would turn a lap question into a not-recorded one)."""
+    for word in ("heat", "recorded", "recording", "thread", "gained", "gaining", "flipping", "services"):
+        assert tokens(word) == [word], word

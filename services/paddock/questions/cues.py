@@ -117,7 +117,8 @@ UNRELATED = _set(
 )
 # plain English words the typo fixer leaves alone (with the vocabulary above)
 COMMON = _set(
-    """looking look looks looked seem seems seemed feel feels felt feeling doing went going gone showing told
+    """heat recorded recording thread threads flipping services
+    looking look looks looked seem seems seemed feel feels felt feeling doing went going gone showing told
     given working worked works work happen happened happening change changed better worse bad great help
     try trying tried thought knew said says ask asked maybe today yesterday morning afternoon place
     brave trace making taking talking lucky pretty nice cool mind wrong true false kind leaving left

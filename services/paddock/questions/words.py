@@ -207,11 +207,10 @@ _MEASURE_PHRASES: dict[str, str] = {
         dba, db limit, too loud, how loud, loud, sound test, sound check, sound meter, noise meter""",
     "brake_wear": """brake pads, brake pad, pads, pad, pad wear, pad life, brake wear, worn pads, pads worn,
         rotor, rotors, rotor wear, disc wear, discs worn, pad material, pad compound""",
-    "tyre_wear": """tyre wear, tread, tread depth, worn tyre, tyre worn, tyre life, graining, grained,
-        blistering, blistered, cording, corded""",  # "worn" alone is the driver's too ("worn out by lap 9")
+    "tyre_wear": "tyre wear, tread, tread depth, worn tyre, tyre worn, tyre life",  # "worn" alone is the driver's too ("worn out by lap 9")
     "oil_level": "oil level, oil consumption, oil quantity, burning oil, use oil, used oil, oil top up, top up oil",
     "coolant_level": "coolant level, water level, coolant loss, lost coolant, losing coolant, coolant top up",
-    "clutch": "clutch, clutch slip, clutch slipping, clutch slipped, clutch position, clutch pedal",
+    "clutch": "clutch, clutch slip, clutch position, clutch pedal",
     "heart_rate": "heart rate, heartrate, pulse, bpm, heart beat, heartbeat",
     "slip_angle": "slip angle, slip angles, slip ratio, slip ratios",
     "ignition": "ignition timing, ignition advance, timing advance, spark advance, ignition, timing map",
