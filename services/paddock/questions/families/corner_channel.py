@@ -68,9 +68,11 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     laps = named_laps(q, s)
     if isinstance(laps, Answer):
         return laps
-    lap = laps[0][1] if laps and laps[0][0] == sid else None
+    if laps and laps[0][0] != sid:  # another session's lap at a corner: not this session's figure
+        return None
+    lap = laps[0][1] if laps else None
     fns = _figures(m) if q.aggregation == "range" else (_agg(q, m),)
-    what = channels.label(m) + (" (its size, either way)" if m in SIGNED else "")
+    what = channels.label(m) + (" (either direction)" if m in SIGNED else "")
     bits: list[str] = []
     res: dict[str, Any] = {"corner": name, "measure": m}
     for fn in fns:
@@ -101,10 +103,9 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         res |= {fn: round(v, 2), f"{fn}_lap": at, "valid_laps": len(by)}
     scope = f"on lap {lap}" if lap is not None else f"over your {res.get('valid_laps')} valid laps"
     text = f"{what[0].upper()}{what[1:]} through {name} {scope}: {', '.join(bits)}."
+    # "oil pressure ok in t11?": the corner's figure, then the lap's (the session's) against the limit
     verdict = judge.answer(replace(q, corner=None), s) if q.intent == "judge" else None
-    if (
-        verdict is not None
-    ):  # "oil pressure ok in t11?": the corner's figure, then the lap's against the limit
+    if verdict is not None:
         return Answer(f"{text} {verdict.text}", verdict.tool, verdict.args, verdict.result | {"corner": res})
     return Answer(text, "telemetry", {"session_id": sid, "corner_name": name}, res)
 
