@@ -325,6 +325,9 @@ def test_two_vitals_named_are_both_judged(files_lake: dict[str, Any], raw: Any) 
     for text in (
         "oil pressure and water temp both fine?",
         "did the water temp climb while the oil pressure fell?",
+        "was the engine healthy with the oil pressure and the temps?",
+        "did the gauges stay in the green?",
+        "did the engine suffer at all?",
     ):
         got = ask_planned(files_lake["vbox"], text)
         assert f"ranged from {oil[0]:.2f} bar to {oil[1]:.2f} bar" in got.text, (text, got.text)

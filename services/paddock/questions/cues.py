@@ -36,6 +36,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  day, which session, what session""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
+                 in the green, in the red, suffer, suffered, suffering, happy, unhappy, stressed, struggle, struggled,
                  health, vitals, at a glance, monitor, expected, drops, dips, falls,
                  surge, surging, starvation, starving,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
@@ -101,7 +102,7 @@ ORDINAL_NOUNS = _set(
 )
 # words that make a question about driving data (with the measures, corners, sectors and laps)
 DRIVING = _set(
-    """coast coasting lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower
+    """gauge gauges motor coast coasting lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower
     slowest session sessions tyre oil coolant water engine rpm gear line apex lose losing lost gain grip
     car track drive driving driver steer steering consistent consistency pressure temp temperature fuel
     delta debrief brief coach improve best personal pace stint race racing qualifying tenths traction

@@ -328,7 +328,15 @@ def _tidy(q: Question, s: Slots) -> Question:
 def _vitals(s: Slots) -> tuple[str, ...]:
     """The vitals named, when two or more are ("did the water temp climb while the oil pressure fell?");
     the engine's two temperatures alone are ``temps``."""
-    got = tuple(dict.fromkeys(m for m in s.measures if m in w.JUDGED and m not in ("temps", "rpm")))
+    named = [m for x in s.measures for m in (("coolant_temp", "oil_temp") if x == "temps" else (x,))]
+    if "oil_pressure" in named and re.search(r" (?:the |my |engine )temp(?:erature)?s? ", s.joined):
+        named += [
+            "coolant_temp",
+            "oil_temp",
+        ]  # "the oil pressure and the temps": the engine's temperatures too
+    got = tuple(
+        dict.fromkeys(m for m in named if m in w.JUDGED and m != "rpm")
+    )  # "the oil pressure and the temps"
     if "oil_pressure" in got and not re.search(r" (?:temp\w*|hot\w*|heat\w*) ", s.joined):
         got = tuple(
             m for m in got if m != "oil_temp"
