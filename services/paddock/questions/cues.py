@@ -36,7 +36,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  day, which session, what session""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
-                 in the green, in the red, suffer, suffered, suffering, happy, unhappy, stressed, struggle, struggled,
+                 in the green, in the red, suffer, suffered, suffering, happy, unhappy,
                  health, vitals, at a glance, monitor, expected, drops, dips, falls,
                  surge, surging, starvation, starving,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
