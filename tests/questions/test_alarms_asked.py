@@ -102,9 +102,10 @@ def _lap_mask(sim: Any, n: int) -> np.ndarray:
 
 def test_a_range_asked_never_calls_the_lowest_the_highest(q_lake) -> None:
     sim = q_lake["sim_obj"]
-    hi = float(np.nanmax(sim.wide["rpm"][_lap_mask(sim, 6)]))
+    lap6 = sim.wide["rpm"][_lap_mask(sim, 6)]
+    hi, low = float(np.nanmax(lap6)), float(np.nanmin(lap6))
     got = ask_planned(q_lake["sim"], "whats the rpm range of my engine from min to max on lap 6")
-    assert got.text == f"Your highest engine speed on lap 6 was {hi:.0f} rpm.", got.text
+    assert got.text == f"Engine speed on lap 6: highest {hi:.0f} rpm, lowest {low:.0f} rpm.", got.text
     lo = float(np.nanmin(sim.wide["speed_kmh"]))
     got = ask_planned(q_lake["sim"], "lowest top speed?")
     assert got.text.startswith(f"Your lowest speed was {lo:.1f} km/h"), got.text

@@ -38,6 +38,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  best session, quickest session, slowest session""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
+                 in the green, in the red, suffer, suffered, suffering, happy, unhappy,
                  health, vitals, at a glance, monitor, expected, drops, dips, falls,
                  surge, surging, starvation, starving,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
@@ -108,7 +109,7 @@ ORDINAL_NOUNS = _set(
 )
 # words that make a question about driving data (with the measures, corners, sectors and laps)
 DRIVING = _set(
-    """coast coasting lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower
+    """gauge gauges motor coast coasting lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower
     slowest session sessions tyre oil coolant water engine rpm gear line apex lose losing lost gain grip
     car track drive driving driver steer steering consistent consistency pressure temp temperature fuel
     delta debrief brief coach improve best personal pace stint race racing qualifying tenths traction
@@ -124,7 +125,8 @@ UNRELATED = _set(
 )
 # plain English words the typo fixer leaves alone (with the vocabulary above)
 COMMON = _set(
-    """looking look looks looked seem seems seemed feel feels felt feeling doing went going gone showing told
+    """heat recorded recording thread threads flipping services
+    looking look looks looked seem seems seemed feel feels felt feeling doing went going gone showing told
     given working worked works work happen happened happening change changed better worse bad great help
     try trying tried thought knew said says ask asked maybe today yesterday morning afternoon place
     brave trace making taking talking lucky pretty nice cool mind wrong true false kind leaving left

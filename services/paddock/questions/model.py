@@ -30,7 +30,7 @@ Intent = Literal[
     "unknown",  # about the data, but not understood
 ]
 Pick = Literal["fastest", "slowest", "last", "first", "previous", "out", "in"]  # "out": the out laps
-Aggregation = Literal["max", "min", "avg", "count", "each_lap"]
+Aggregation = Literal["max", "min", "avg", "count", "each_lap", "range"]  # range: the highest and the lowest
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,7 @@ class Question:
     within_s: float | None = None  # "within half a second", "within 2 tenths": a closeness asked of laps
     also_lap_time: bool = False  # "lap 4's top speed and lap time": the lap time asked beside the measure
     without: tuple[LapRef, ...] = ()  # laps left out of a figure: "my average excluding lap 1"
+    vitals: tuple[str, ...] = ()  # two vitals or more named at once ("oil pressure and water temp ok?")
 
 
 @dataclass

@@ -71,6 +71,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         within_s=within_s,
         also_lap_time=_also_time(s, intent),
         without=tuple(s.without),
+        vitals=_vitals(s),
     )
     # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
     whole = q.intent == "judge" and q.measure is None and bool(_WHOLE_CAR.search(s.joined))
@@ -183,14 +184,15 @@ def _intent(s: Slots) -> Intent:
         return "debrief"
     if s.has("brief") and not (named or s.measure):
         return "brief"
-    if s.has("balance"):
+    if s.has("balance") and s.measure != "brake_bias":  # "brake balance front to rear": a setting
         return "balance"
     # "where do I leave time on the table?", "which corners could I do better?": a place, not the lap possible
     # "does the oil pressure light alert me to potential problems?": a vital's reading, not the lap possible
     potential = (s.has("potential") or _CAN_DO.search(s.joined) is not None) and s.measure not in w.JUDGED
     if potential and len(s.laps) < 2 and not (s.corner is None and _PLACE_ASKED.search(s.joined)):
         return "potential"
-    if s.has("consistency") and not any(x.number is not None for x in s.laps):
+    ends = s.aggregation == "range" and s.measure not in (None, "lap_time")  # "oil temp spread, low to high"
+    if s.has("consistency") and not ends and not any(x.number is not None for x in s.laps):
         return "consistency"  # "how close did I get to my best on lap 6?": lap 6 against the best
     if event:
         return "events"
@@ -334,7 +336,9 @@ def _tidy(q: Question, s: Slots) -> Question:
         and re.search(r" (?:average|mean|typical) top speed ", s.joined)
     ):
         agg = "each_lap"  # "my average top speed": each lap's top speed, never the mean of every sample
-    if measure == "speed" and q.corner is None:
+    if measure in ("speed", "top_speed", "min_speed") and agg == "range":
+        measure = "speed"  # "highest and lowest speed": both ends of the speed
+    elif measure == "speed" and q.corner is None:
         measure = {"avg": "speed", "min": "min_speed"}.get(str(agg), "top_speed")
         agg = agg if measure == "speed" else None
     elif measure == "speed" and agg in ("max", "min"):
@@ -344,7 +348,26 @@ def _tidy(q: Question, s: Slots) -> Question:
         agg = agg if q.intent == "compare" and several and measure not in (None, "lap_time") else None
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
-    return replace(out, aggregation=agg, also_lap_time=q.also_lap_time, without=q.without)
+    return replace(out, aggregation=agg, also_lap_time=q.also_lap_time, without=q.without, vitals=q.vitals)
+
+
+def _vitals(s: Slots) -> tuple[str, ...]:
+    """The vitals named, when two or more are ("did the water temp climb while the oil pressure fell?");
+    the engine's two temperatures alone are ``temps``."""
+    named = [m for x in s.measures for m in (("coolant_temp", "oil_temp") if x == "temps" else (x,))]
+    if "oil_pressure" in named and re.search(r" (?:the |my |engine )temp(?:erature)?s? ", s.joined):
+        named += [
+            "coolant_temp",
+            "oil_temp",
+        ]  # "the oil pressure and the temps": the engine's temperatures too
+    got = tuple(
+        dict.fromkeys(m for m in named if m in w.JUDGED and m != "rpm")
+    )  # "the oil pressure and the temps"
+    if "oil_pressure" in got and not re.search(r" (?:temp\w*|hot\w*|heat\w*) ", s.joined):
+        got = tuple(
+            m for m in got if m != "oil_temp"
+        )  # "oil pressure ok? no oil pump": "oil" is no temperature
+    return got if len(got) >= 2 and set(got) != {"oil_temp", "coolant_temp"} else ()
 
 
 def _lap_aggregation(q: Question, s: Slots) -> Aggregation | None:

@@ -16,6 +16,7 @@ from services.paddock.questions.families import (
     coaching,
     coasting,
     compare,
+    corner_channel,
     corners,
     events,
     gears,
@@ -98,7 +99,10 @@ def families(q: Question) -> tuple[Family, ...]:
         return (phases.answer, coaching.where_time)
     if lap_set.asks(q):
         return (lap_set.answer,)
-    if q.measure == "temps" and q.intent in ("channel", "lap_time"):  # "oil and water temp on lap 6?"
+    if (q.measure == "temps" or q.vitals) and q.intent in (
+        "channel",
+        "lap_time",
+    ):  # "oil and water temp on lap 6?"
         return (judge.answer,)
     if channel_set.asks(q):  # a channel over a set of laps: every lap's figure and the set's
         return (channel_set.answer,)
@@ -113,6 +117,8 @@ def families(q: Question) -> tuple[Family, ...]:
         return ()  # "top speed in sector 2": no sector's speed is kept; never the sector's time instead
     if _brake_markers(q):
         return (markers.answer, corners.answer) if q.corner is not None else (markers.answer,)
+    if corner_channel.asks(q):  # "how hot did the oil get in turn 11?": the channel over the corner's span
+        return (corner_channel.answer,)
     if q.corner is not None and q.intent in ("channel", "corner"):
         return (corners.answer,)
     if q.corner is not None and q.intent == "why_slower":

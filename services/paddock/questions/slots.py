@@ -61,6 +61,21 @@ _THIS_VS_ONE = re.compile(
 )
 
 
+# what wear is asked of: the part's own readings are no answer to it
+_WEAR_OF = frozenset({"brake_wear", "tyre_wear", "brake_point", "tyre_temp", "tyre_pressure", "brake_temp"})
+_WORN = re.compile(r" (?:worn|wear|wearing|wore) ")
+_WEAR = {"tyre_temp": "tyre_wear", "tyre_pressure": "tyre_wear", "brake_point": "brake_wear"}
+# both ends of a reading asked: "highest and lowest", "min and max", "max/min"
+_BOTH_ENDS = re.compile(
+    r" (?:highest|maximum|peak|top) (?:and|or|to) (?:the )?(?:lowest|minimum) "
+    r"| (?:lowest|minimum) (?:and|or|to) (?:the )?(?:highest|maximum|peak|top) "
+)
+# a part of the car: the word before it describes the part ("stock gauge"), never another subject
+_CAR_PARTS = w.word_set(
+    "gauge gauges car engine exhaust intake ecu dash dashboard cluster tyre brakes pads suspension"
+)
+
+
 @dataclass
 class Slots:
     """What one question's words filled; ``used`` marks the words a slot has read (each word read once)."""
@@ -93,6 +108,13 @@ class Slots:
         # "oil pressure above 4000 rpm", "EGT at peak RPM": the engine speed is the condition, not the subject
         vital = [m for m in rest if m in w.JUDGED and m != "rpm"]
         rest = vital + [m for m in rest if m not in vital and m != "rpm"] if vital else rest
+        if _WORN.search(self.joined):  # "how worn are my tyres?", "brakes worn?": the part's wear
+            rest = [_WEAR.get(m, m) for m in rest]
+        worn = "brake_wear" if "brake_wear" in rest else "tyre_wear" if "tyre_wear" in rest else None
+        if worn is not None:  # "how worn were my brake pads?", "tyres worn?": the wear, no reading of them
+            rest = [worn] + [m for m in rest if m not in _WEAR_OF]
+        if {"battery_charge", "battery_voltage"} <= set(rest) and " volt" not in self.joined:
+            rest.remove("battery_voltage")  # "amps the battery pulled": its current, not its voltage
         got = kinds or rest or self.measures
         if not kinds and "coasting" in rest:
             return "coasting"  # "how much speed do I lose coasting?": the coasting, its cost in speed
@@ -111,7 +133,12 @@ class Slots:
 
     @property
     def unrelated(self) -> bool:
-        return any(t in c.UNRELATED for t in self.toks)
+        """A word of another subject ("stock", "news"), unless it names a part of the car ("the stock
+        gauge", "a stock exhaust")."""
+        after = self.toks[1:] + [""]
+        return any(
+            t in c.UNRELATED and nxt not in _CAR_PARTS for t, nxt in zip(self.toks, after, strict=True)
+        )
 
     @property
     def bare(self) -> bool:
@@ -182,7 +209,12 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         "each_lap" if "each_lap" in agg and set(agg) <= {"each_lap", "max"} else agg[0] if agg else None
     )
     if {"max", "min"} <= set(agg):  # "min and max oil pressure", "rpm range from min to max": the range
-        s.aggregation = None
+        s.aggregation = "range"
+    if _BOTH_ENDS.search(s.joined):  # "highest and lowest speed": "lowest speed" is no speed of its own here
+        s.aggregation = "range"
+        s.measures = ["speed" if m in ("top_speed", "min_speed") else m for m in s.measures]
+    if s.aggregation == "range" and not any(w.MEASURES[m].columns for m in s.measures if m != "lap_time"):
+        s.aggregation = None  # "the range of my lap times": no channel's two ends
     if not s.measures and {"max", "avg"} <= set(agg) and not s.laps:
         s.measures, s.aggregation = (
             ["speed"],

@@ -88,6 +88,18 @@ MEASURES: dict[str, Measure] = {
     "power": Measure("engine power and torque", (), "hp"),
     "gearing": Measure("gearing (sprockets and ratios)", (), ""),
     "battery_charge": Measure("battery state of charge and current", (), "%"),  # no column: not recorded
+    "brake_bias": Measure("brake bias", (), "%"),  # a setting, no logger channel: not recorded
+    "noise": Measure("sound level", (), "dB"),  # no logger channel: not recorded
+    # wear, levels and settings no logger channel holds ("how worn are my pads?"): not recorded, never
+    # another measure's figures (the brake markers, the tyre temperatures, the oil temperature)
+    "brake_wear": Measure("brake pad and disc wear", (), "mm"),
+    "tyre_wear": Measure("tyre wear", (), "mm"),
+    "oil_level": Measure("oil level", (), "l"),
+    "coolant_level": Measure("coolant level", (), "l"),
+    "clutch": Measure("clutch position and slip", (), "%"),
+    "heart_rate": Measure("the driver's heart rate", (), "bpm"),
+    "slip_angle": Measure("tyre slip angle", (), "°"),
+    "ignition": Measure("ignition timing", (), "°"),
     "altitude": Measure("altitude", ("alt_m",), "m"),
     "distance": Measure("distance driven", ("odo_m",), "m"),
     "abs": Measure("ABS interventions", ("abs_active",), "", "event"),
@@ -148,7 +160,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "brake_pedal": "brake pedal, brake position, pedal position",
     "brake_temp": """brake temp, brake temperature, brake temps, hot did the brakes, hot did my brakes,
         brakes get hot, brakes hot, brake fade, fade, fading, brakes fade, brakes faded, brakes fading,
-        brake fading, brakes run hot, brakes ran hot, brake fluid, brake fluid temp""",
+        brake fading, brakes run hot, brakes ran hot, brake fluid, brake fluid temp, pad temp, pad temperature,
+        rotor temp, rotor temperature, disc temp, disc temperature""",
     "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
     "yaw_rate": "yaw, yaw rate",
     "wheel_speed": "wheel speed, wheel speeds",
@@ -202,6 +215,19 @@ _MEASURE_PHRASES: dict[str, str] = {
     "power": "horsepower, hp, bhp, whp, power output, dyno, torque",
     "battery_charge": """soc, state of charge, battery soc, battery charge, battery current, current draw,
         amps, amperage""",
+    "brake_bias": """brake bias, brake balance, brake proportioning, proportioning valve, bias valve,
+        front to rear brake, front rear brake, brake split""",
+    "noise": """sound level, sound levels, noise, noise level, noise limit, sound limit, decibel, decibels, db,
+        dba, db limit, too loud, how loud, loud, sound test, sound check, sound meter, noise meter""",
+    "brake_wear": """brake pads, brake pad, pads, pad, pad wear, pad life, brake wear, worn pads, pads worn,
+        rotor, rotors, rotor wear, disc wear, discs worn, pad material, pad compound""",
+    "tyre_wear": "tyre wear, tread, tread depth, worn tyre, tyre worn, tyre life",  # "worn" alone is the driver's too ("worn out by lap 9")
+    "oil_level": "oil level, oil consumption, oil quantity, burning oil, use oil, used oil, oil top up, top up oil",
+    "coolant_level": "coolant level, water level, coolant loss, lost coolant, losing coolant, coolant top up",
+    "clutch": "clutch, clutch slip, clutch position, clutch pedal",
+    "heart_rate": "heart rate, heartrate, pulse, bpm, heart beat, heartbeat",
+    "slip_angle": "slip angle, slip angles, slip ratio, slip ratios",
+    "ignition": "ignition timing, ignition advance, timing advance, spark advance, ignition, timing map",
     "gearing": "gearing, gear ratio, gear ratios, ratio, ratios, last drive ratio, sprocket, sprockets, final drive, diff ratio",
     "altitude": "altitude, elevation",
     "abs": "abs, anti lock",
@@ -218,7 +244,10 @@ _MEASURE_PHRASES: dict[str, str] = {
         idiot light, idiot lights, lit up, warning lights, light come on, light came on, lights come on,
         lights came on, light comes on, dash light, tpms light, tpms lights, tpms symbol, tpms indicator,
         tyre pressure light, tyre pressure warning, tyre pressure indicator, tyre pressure alert,
-        tyre pressure alarm, tyre light, tyre warning, pressure warning, pressure light""",
+        tyre pressure alarm, tyre light, tyre warning, pressure warning, pressure light, error light, error
+        lights, error message, error messages, malfunction, malfunctions, malfunction light, message on the
+        dash, message on the dashboard, messages on the dash, message come up, message came up, dash message,
+        dash messages, dash warning, dashboard warning, dashboard message, check light, service light""",
 }
 MEASURE_WORDS: dict[str, str] = {
     " ".join(p.split()): m for m, ps in _MEASURE_PHRASES.items() for p in ps.split(",") if p.strip()
@@ -277,6 +306,7 @@ AGGREGATIONS: dict[str, str] = _pairs(
     minimum=min, lowest=min, least=min, hottest=max, coldest=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
     how many=count, number of=count, count=count, each lap=each_lap, every lap=each_lap, per lap=each_lap,
     by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap, lap to lap=each_lap,
+    range=range, min and max=range, max and min=range, highest and lowest=range, lowest and highest=range,
     session went on=each_lap, session progressed=each_lap, change over=each_lap, changed over=each_lap"""
 )
 # how a comparison joins its two sides
@@ -338,6 +368,8 @@ _TIME_OFF = re.compile(
 _BREAK_TIME = re.compile(
     r"\bbr(?:ea|o)ke?n?(?=\s+(?:the\s+|a\s+|into\s+(?:the\s+)?)?(?:\d|sub\b|\w+\s+barrier))"
 )
+# revs as a figure ("saw 7k - 7.1k", "6.5k rpm", "shifting at 7,000rpm"): the question is about engine speed
+_REVS_VALUE = re.compile(r"\b\d{1,2}(?:\.\d{1,2})?\s*k\b(?:\s*rpm\b)?|\b\d{1,2},?\d{3}\s*rpm\b")
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
 _SHORT = re.compile(r"^(?:(t|c|l|s|lap|turn|corner|sector)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
@@ -359,7 +391,9 @@ def tokens(text: str) -> list[str]:
     (number words are read in context by ``parse``); the
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
     t = _POSSESSIVE.sub(_whose, (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
-    t = _BREAK_TIME.sub("beat", _TIME_OFF.sub(r"\1 pause", _SPEED_VALUE.sub(" speed ", t)))
+    t = _BREAK_TIME.sub(
+        "beat", _TIME_OFF.sub(r"\1 pause", _REVS_VALUE.sub(" revs ", _SPEED_VALUE.sub(" speed ", t)))
+    )
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
     for raw in _TOKEN.findall(t)[:MAX_WORDS]:

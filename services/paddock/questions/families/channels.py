@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from services.paddock.questions.families.laps import listed, named_laps, whose
+from services.paddock.questions.families.unread import unread
 from services.paddock.questions.model import Answer, Question
 from services.paddock.questions.words import MEASURES, Measure
 from services.paddock.tools.base import rows
@@ -116,14 +117,22 @@ def instead(sid: str, measure: str) -> tuple[str, list[str]]:
 
 
 def not_recorded(s: dict[str, Any], measure: str) -> Answer:
-    """The measure named as not recorded, with what the file records instead."""
+    """The measure named as not recorded, with what the file records instead; a channel of the file that
+    reads as the measure but Pitwall does not read is named as such, never called absent."""
     what, sid = label(measure), str(s["session_id"])
-    verb = "are" if what.endswith("s") else "is"
+    verb = "are" if what.endswith("s") and not what.endswith(("ss", "as", "us")) else "is"  # "brake bias is"
     also, shown = instead(sid, measure)
+    res = {"recorded": False, "measure": measure, "instead": shown}
+    names = unread(sid, measure)
+    if names:
+        said = listed([f"a channel named {n}" for n in names[:3]])
+        text = (
+            f"The file has {said}, which Pitwall does not read yet, so Pitwall has no data for "
+            f"{what} in this session and gives no figure for it.{also}"
+        )
+        return Answer(text, "telemetry", {"session_id": sid}, res | {"unread_channels": names})
     text = f"{what[0].upper()}{what[1:]} {verb} not recorded in this session's file.{also}"
-    return Answer(
-        text, "telemetry", {"session_id": sid}, {"recorded": False, "measure": measure, "instead": shown}
-    )
+    return Answer(text, "telemetry", {"session_id": sid}, res)
 
 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
@@ -151,6 +160,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return _gears_used(sid, lap)
     if q.aggregation == "each_lap":
         return _each_lap(s, m)
+    if q.aggregation == "range":  # "rpm min and max": both ends, each named
+        return _range(sid, m, lap)
     if q.aggregation == "avg" or (m == "speed" and q.aggregation is None and lap is None):
         return _average(sid, m, lap)
     if m in ("top_speed", "rpm", "min_speed") or q.aggregation in ("max", "min"):

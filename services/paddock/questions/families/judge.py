@@ -8,6 +8,7 @@ from typing import Any
 
 from services.paddock.questions.families import channels
 from services.paddock.questions.families.track_words import corner_names
+from services.paddock.questions.families.unread import unread
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.limits import TEMPS, VITALS, get_vital_limits
 
@@ -74,8 +75,10 @@ def _judged(res: dict[str, Any], names: dict[str, str], lap: int | None = None) 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     """Each vital the question names (or, named none, the engine's and tyres' temperatures and the oil
     pressure) judged against the car's limit, with when and where a limit was crossed."""
-    if q.measure in VITALS:
-        measures: tuple[str, ...] = (q.measure,)
+    if len(q.vitals) >= 2 and all(m in VITALS for m in q.vitals):  # "oil pressure and water temp fine?"
+        measures: tuple[str, ...] = q.vitals
+    elif q.measure in VITALS:
+        measures = (q.measure,)
     elif q.measure == "temps":
         measures = TEMPS
     elif q.measure is None:
@@ -91,13 +94,17 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     results = [get_vital_limits(sid, m) for m in measures]
     if len(results) > 1:  # several at once: what was not recorded goes in one line at the end
         lacking = [
-            x["words"] for x, m in zip(results, measures, strict=True) if not x["recorded"] and m in GENERAL
+            x["words"]
+            for x, m in zip(results, measures, strict=True)
+            if not x["recorded"] and (m in GENERAL or m in q.vitals)
         ]
         lines = [_judged(x, names, n) for x in results if x["recorded"] for n in laps]
         if lacking:
             lines.append("Not recorded in this session: " + ", ".join(lacking) + ".")
     else:
         lines = [_judged(results[0], names, n) for n in laps]
+        if not results[0]["recorded"] and unread(str(sid), measures[0]):  # in the file, not read
+            return channels.not_recorded(s, measures[0])
         if not results[0]["recorded"]:  # what the file records instead, by name
             lines = [lines[0] + channels.instead(str(sid), measures[0])[0]]
     args: dict[str, Any] = (

@@ -1,0 +1,47 @@
+"""The file's channels Pitwall does not read: a channel whose name reads as a measure (its own words, by the
+question vocabulary's phrases) that no Pitwall signal is fed from, so that a measure it holds is never
+called absent ("the file has a channel named Battery Soc that Pitwall does not read yet"). Runs SQL."""
+
+from __future__ import annotations
+
+import re
+
+from services.paddock.questions.words import MEASURE_WORDS
+from services.paddock.tools.base import rows
+
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+
+
+def measure_named(name: str) -> str | None:
+    """The measure a logger channel's name reads as ("Battery Soc" -> ``battery_charge``, "Exhaust
+    Temperature" -> ``egt``): its longest phrase found, the name's own words only (no spelling read into
+    it: "Motor Temp" is an electric motor's, not an engine's); None when the name names none."""
+    words = re.findall(r"[a-z0-9]+", _CAMEL.sub(r"\1 \2", name).lower())  # "BatterySoc": two words
+    joined = f" {' '.join(words)} "
+    found = [(len(p.split()), m) for p, m in MEASURE_WORDS.items() if f" {p} " in joined]
+    return max(found)[1] if found else None
+
+
+def unread(sid: str, measure: str) -> list[str]:
+    """The file's channels whose names read as ``measure`` that Pitwall maps to none of its signals (the
+    session's ``signal_registry`` rows with no canonical signal) and that hold a reading (more than one
+    value in ``telemetry_signals``: a constant is a "no sensor" marker, as the VBOX's -50 °C exhaust
+    temperature): in the file, yet no Pitwall figure."""
+    try:
+        got = rows(
+            "SELECT DISTINCT name FROM signal_registry WHERE session_id = ? AND canonical IS NULL ORDER BY name",
+            [sid],
+        )
+        names = [str(r["name"]) for r in got if measure_named(str(r["name"])) == measure]
+        if not names:
+            return []
+        marks = ", ".join("?" for _ in names)
+        live = rows(
+            f"SELECT name FROM telemetry_signals WHERE session_id = ? AND name IN ({marks}) "
+            "GROUP BY name HAVING min(value) < max(value)",
+            [sid, *names],
+        )
+    except Exception:  # a lake without the registry: name nothing rather than guess
+        return []
+    have = {str(r["name"]) for r in live}
+    return [n for n in names if n in have]
