@@ -26,7 +26,8 @@ def asks(q: Question) -> bool:
     m = MEASURES.get(q.measure or "")
     if q.corner is None or m is None or m.kind != "channel" or not m.columns:
         return False
-    return q.intent in ("channel", "corner", "judge") and q.measure not in COLUMNS and q.measure != "gear"
+    own = q.measure not in COLUMNS and q.measure not in ("gear", "top_speed")  # a top speed is a lap's
+    return q.intent in ("channel", "corner", "judge") and own
 
 
 def _expr(m: str, fn: str) -> str:
