@@ -5,7 +5,7 @@ it takes what it lacks from ``previous`` (``conversation.follow``). Pure: no I/O
 
 Rules (docs/ARCHITECTURE.md, "Questions"): two or more laps named make a comparison of those laps, never the
 session's opportunities ("where did lap 5 lose time against lap 3?" is ``compare`` 5 and 3); "laps 3 to 5"
-(plural, or "3-5") is every lap of the range, at most ``slots.MAX_RANGE`` (20) of them; "lap 3 to lap 5" is
+(plural, or "3-5") is every lap of the range, at most ``lap_slots.MAX_RANGE`` (20) of them; "lap 3 to lap 5" is
 two laps; "first lap" is the first full lap (a pick), "second/3rd lap" is that lap number."""
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from services.paddock.questions import phrases as ph
 from services.paddock.questions import words as w
 from services.paddock.questions.conversation import carries_on, follow, moved_only
 from services.paddock.questions.model import Aggregation, Intent, LapRef, Question
-from services.paddock.questions.slots import Slots, read_slots
+from services.paddock.questions.slot_state import Slots
+from services.paddock.questions.slots import read_slots
 from services.paddock.questions.turns import Corners
 
 
