@@ -43,19 +43,23 @@ GOAL_PHRASINGS = 300
 PHRASINGS = 711
 # follow-ups (earlier turns asked first in the same conversation): batch 2: 11, 3: 11, 4: 12, 5: 11
 FOLLOW_UPS = 45
+# stop 43, merged main, five batches (batch 5 gathered this stop; no code was tuned to its held-out half):
+# tuning 345/356 (97 %), 0 wrong, 7 off; held-out 285/355 (80 %), 3 wrong, 37 off. The same eval on stop 42's
+# code with batch 5: tuning 325/356, 0 wrong, 19 off; held-out 284/355, 4 wrong, 36 off: this stop's work
+# moved the held-out half by one phrasing.
 # stop 42, merged main, four batches (batch 4 gathered this stop, after none of the code was tuned to it):
 # tuning 276/295 (94 %), 0 wrong; held-out 238/294 (81 %), 2 wrong (one lose_time, one top_speed; not read,
 # only counted). Stop 41, three batches: tuning 221/234 (94 %), 0 wrong; held-out 184/234 (79 %), 1 wrong. Stop 40, batches 1 and 2: tuning 152/155, held-out 122/155 (2 wrong); before the
 # lap sets, other sessions, coasting and the rest: 100/155 and 112/155 (3 wrong); the regex routes before the
 # typed question layer: 98/155 and 107/155, 0 wrong (more answers evasive, fewer figures given).
-DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 2}
-DATA_PATH_CORRECT_MIN = {"tuning": 0.93, "heldout": 0.80}
+DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 3}
+DATA_PATH_CORRECT_MIN = {"tuning": 0.96, "heldout": 0.80}
 # evasive answers that state another question's figures without saying what was understood (answer_eval's
 # ``off``): the issue counts them as wrong. First counted at stop 43 on stop 42's code: tuning 11 of 19
 # evasive, held-out 30 of 54 (so held-out wrong or off: 32/294)
-DATA_PATH_OFF_MAX = {"tuning": 11, "heldout": 30}
+DATA_PATH_OFF_MAX = {"tuning": 7, "heldout": 37}
 # the model's run carries the data path's labelled answers: the same wrong ones at most, none as model text
-REAL_MODEL_WRONG_MAX = 2
+REAL_MODEL_WRONG_MAX = 3
 # measured on SmolLM2 (stop 40, merged main, shared machine, batches 1 and 2): 122/155 (0.787) correct, 2
 # wrong, 0 as model text, 2.58 s an answer: the same as the data path alone, since the model only adds (stop
 # 39: 94/155, the model subtracted 18 correct data answers). The floor leaves the model a few answers' margin
