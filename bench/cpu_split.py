@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import tempfile
@@ -25,18 +24,16 @@ from pathlib import Path
 
 import httpx
 import msgpack
-import websockets
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.hotpath import column_batches  # noqa: E402  (bench/hotpath.py's own column batches)
+from bench.hotpath import column_batches, send_batches  # noqa: E402  (bench/hotpath.py's own)
 from services.hotpath.replay import frames_of  # noqa: E402
 from shared.simulator import simulate  # noqa: E402
 from tests.support.procs import start_hotpath  # noqa: E402
 
 PARTS = ("event loop", "workers", "writer and store")
-WINDOW = 4  # batches in flight, as bench/hotpath.py's sustained ingest
 
 
 def thread_ns(pid: int) -> dict[int, int]:
@@ -57,26 +54,6 @@ def _batches(laps: int, columns: bool) -> tuple[int, list[bytes]]:
     return len(frames), [msgpack.packb({"frames": frames[i : i + 1000]}) for i in range(0, len(frames), 1000)]
 
 
-async def _send(port: int, sid: str, batches: list[bytes]) -> int:
-    window = asyncio.Semaphore(WINDOW)
-    async with websockets.connect(
-        f"ws://127.0.0.1:{port}/ingest/ws?session_id={sid}", max_size=None, compression=None
-    ) as ws:
-
-        async def acks() -> int:
-            n = 0
-            for _ in batches:
-                n += json.loads(await ws.recv())["accepted"]
-                window.release()
-            return n
-
-        reader = asyncio.create_task(acks())
-        for b in batches:
-            await window.acquire()
-            await ws.send(b)
-        return await reader
-
-
 def measure(tree: Path, n: int, batches: list[bytes]) -> dict[str, float]:
     """One replay through a fresh hot path of ``tree``: CPU microseconds per frame by part."""
     with tempfile.TemporaryDirectory() as d:
@@ -87,7 +64,7 @@ def measure(tree: Path, n: int, batches: list[bytes]) -> dict[str, float]:
                 f"{url}/session/start", json={"car": "bmw_e46_m3_aim_mxp", "track": "sonoma"}
             ).json()["session_id"]
             before = thread_ns(pid)
-            accepted = asyncio.run(_send(svc.port, sid, batches))
+            accepted = asyncio.run(send_batches(svc.port, sid, batches))
             httpx.post(f"{url}/session/{sid}/end", timeout=300)  # every row stored and the session published
             after = thread_ns(pid)
             rows = httpx.get(f"{url}/health").json()["writer"]["rows_written"]

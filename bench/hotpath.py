@@ -176,6 +176,30 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+async def send_batches(port: int, sid: str, batches: list[bytes]) -> int:
+    """Stream ``batches`` to the hot path's ingest WebSocket as a logger bridge does: up to ``WINDOW`` in
+    flight, each acknowledged with its counts; the frames accepted."""
+    import websockets
+
+    window = asyncio.Semaphore(WINDOW)
+    async with websockets.connect(
+        f"ws://127.0.0.1:{port}/ingest/ws?session_id={sid}", max_size=None, compression=None
+    ) as ws:
+
+        async def acks() -> int:
+            n = 0
+            for _ in batches:
+                n += json.loads(await ws.recv())["accepted"]
+                window.release()
+            return n
+
+        reader = asyncio.create_task(acks())
+        for b in batches:
+            await window.acquire()
+            await ws.send(b)
+        return await reader
+
+
 def column_batches(frames: list[dict[str, float]], size: int = 1000) -> list[bytes]:
     """The frames as ``{"columns": ...}`` batches (``pack_columns``: a float64 ``bin`` per channel)."""
     return [
@@ -192,7 +216,6 @@ def bench_ingest(
     columns: bool = False,
     limits: str = "no limit",
 ) -> None:
-    import websockets
 
     sim = simulate(laps=10, seed=4, rate_hz=50.0)
     frames = list(frames_of(sim.wide))
@@ -207,30 +230,8 @@ def bench_ingest(
     else:
         batches = [msgpack.packb({"frames": frames[i : i + 1000]}) for i in range(0, len(frames), 1000)]
 
-    async def run() -> int:
-        # a logger bridge streams: up to WINDOW batches in flight, each acknowledged with its counts
-        acc = 0
-        window = asyncio.Semaphore(WINDOW)
-        async with websockets.connect(
-            f"ws://127.0.0.1:{port}/ingest/ws?session_id={sid}", max_size=None, compression=None
-        ) as ws:
-
-            async def acks() -> int:
-                n = 0
-                for _ in batches:
-                    n += json.loads(await ws.recv())["accepted"]
-                    window.release()
-                return n
-
-            reader = asyncio.create_task(acks())
-            for b in batches:
-                await window.acquire()
-                await ws.send(b)
-            acc = await reader
-        return acc
-
     c0, t0 = cpu_s(pid), time.perf_counter()
-    accepted = asyncio.run(run())
+    accepted = asyncio.run(send_batches(port, sid, batches))
     el = time.perf_counter() - t0
     cpu_us = (cpu_s(pid) - c0) / max(accepted, 1) * 1e6  # the hot path process, all its threads
     httpx.post(f"{url}/session/{sid}/end", timeout=60)

@@ -9,19 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.support.procs import free_port, start_paddock
-
-
-def _thread_nices(pid: int) -> tuple[int, list[int]]:
-    """(the main thread's nice, every other thread's), from /proc."""
-    main, others = 0, []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        nice = int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
-        if task.name == str(pid):
-            main = nice
-        else:
-            others.append(nice)
-    return main, others
+from tests.support.procs import free_port, start_paddock, thread_nices
 
 
 def test_the_paddock_loop_thread_takes_the_setting_and_its_follower_keeps_its_own(tmp_path: Path) -> None:
@@ -34,7 +22,7 @@ def test_the_paddock_loop_thread_takes_the_setting_and_its_follower_keeps_its_ow
         extra_env={"PITWALL_PADDOCK_NICE": str(want)},
     )
     try:
-        main, others = _thread_nices(svc.proc.pid)
+        main, others = thread_nices(svc.proc.pid)
     finally:
         svc.stop()
     assert main == want  # uvicorn's event loop runs on the main thread

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from services.hotpath import interpreter
-from tests.support.procs import start_hotpath
+from tests.support.procs import start_hotpath, thread_nices
 
 
 def _nice_in_a_thread(nice: int) -> tuple[int, int]:
@@ -36,23 +36,11 @@ def test_settle_sets_the_calling_threads_nice_and_no_other() -> None:
     assert _nice_in_a_thread(0) == (mine, mine)  # 0: left as started
 
 
-def _thread_nices(pid: int) -> tuple[int, list[int]]:
-    """(the main thread's nice, every other thread's)."""
-    main, others = 0, []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        nice = int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
-        if task.name == str(pid):
-            main = nice
-        else:
-            others.append(nice)
-    return main, others
-
-
 def test_the_service_loop_thread_takes_the_setting_and_the_writer_keeps_its_own(tmp_path: Path) -> None:
     mine = os.getpriority(os.PRIO_PROCESS, 0)
     svc = start_hotpath(tmp_path / "data", tmp_path, env={"PITWALL_HOTPATH_NICE": str(min(19, mine + 4))})
     try:
-        main, others = _thread_nices(svc.proc.pid)
+        main, others = thread_nices(svc.proc.pid)
     finally:
         svc.stop()
     assert main == min(19, mine + 4)  # uvicorn's event loop runs on the main thread

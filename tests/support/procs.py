@@ -59,6 +59,18 @@ class Service:
         self._fh.close()
 
 
+def thread_nices(pid: int) -> tuple[int, list[int]]:
+    """(a process's main thread's nice, every other thread's), from /proc."""
+    main, others = 0, []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        nice = int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
+        if task.name == str(pid):
+            main = nice
+        else:
+            others.append(nice)
+    return main, others
+
+
 def start_hotpath(
     data_dir: Path,
     log_dir: Path,
