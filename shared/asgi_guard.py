@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -163,7 +166,22 @@ class RequestGuard:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        await self.app(scope, replay, send)
+        started = False
+
+        async def sending(msg: Message) -> None:
+            nonlocal started
+            started |= msg["type"] == "http.response.start"
+            await send(msg)
+
+        try:
+            await self.app(scope, replay, sending)
+        except asyncio.CancelledError:  # the server stopping with this request still running (its graceful
+            # shutdown timed out): one line and a 503, never a traceback
+            log.warning("%s %s cut short: the service is stopping", scope.get("method"), scope.get("path"))
+            if not started:
+                await self._refuse(
+                    send, 503, "stopping", "the service is stopping; ask again when it is back"
+                )
 
 
 class LoopLag:
