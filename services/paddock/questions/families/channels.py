@@ -180,7 +180,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         key = {"top_speed": "top_speed_kmh", "rpm": "max_rpm", "min_speed": "min_speed_kmh"}.get(
             m, f"{fn}_{m}"
         )
-        at = _lap_of(sid, m, fn) if lap is None else None  # "when did it peak?": the lap it was on
+        at = lap_of(sid, m, fn) if lap is None else None  # "when did it peak?": the lap it was on
         verb = "were" if what.endswith("s") else "was"  # "your highest tyre temperatures were"
         if at is not None:
             res["on_lap"] = at
@@ -190,7 +190,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             )
         text = f"Your {what}{scope} {verb} {show(m, v)}."
         if q.follow_up and any(x.pick for x in q.laps) and (most := on_lap(sid, m, None, fn)) is not None:
-            at = _lap_of(sid, m, fn)  # "and my top speed?" after the best lap: that lap's and the session's
+            at = lap_of(sid, m, fn)  # "and my top speed?" after the best lap: that lap's and the session's
             text += f" Over the whole session: {show(m, most[0])}" + (f", on lap {at}." if at else ".")
         return Answer(text, "telemetry", {"session_id": sid}, res | {key: v})
     return _range(sid, m, lap)
@@ -214,7 +214,7 @@ def _said_of(got: Answer | None, lead: str) -> Answer | None:
     return got
 
 
-def _lap_of(sid: str, m: str, fn: str) -> int | None:
+def lap_of(sid: str, m: str, fn: str) -> int | None:
     """The lap a one-column channel's highest (``max``) or lowest (``min``) reading was on."""
     cols = MEASURES[m].columns
     if len(cols) != 1 or fn not in ("max", "min"):

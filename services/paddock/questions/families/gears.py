@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from services.paddock.questions.families.channels import ordinal, show
+from services.paddock.questions.families.channels import lap_of, on_lap, ordinal, show
 from services.paddock.questions.families.corners import name_of
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.base import car_profile, rows
@@ -24,20 +24,6 @@ def _recorded(sid: str) -> bool:
     except Exception:  # a lake without the column at all
         return False
     return bool(have and have[0]["n"])
-
-
-def _peak_rpm(sid: str) -> tuple[float, int] | None:
-    """The highest engine speed on a valid lap, and its lap ("short shifting?" with no gear channel)."""
-    try:
-        got = rows(
-            "SELECT max(t.rpm) AS rpm, arg_max(t.lap, t.rpm) AS lap FROM telemetry t "
-            + _FULL.format(t="t")
-            + " AND t.session_id = ?",
-            [sid, sid],
-        )
-    except Exception:  # a lake without the column at all
-        return None
-    return (float(got[0]["rpm"]), int(got[0]["lap"])) if got and got[0]["rpm"] is not None else None
 
 
 def _at_corners(sid: str) -> Answer:
@@ -112,11 +98,11 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     sid = str(s["session_id"])
     if not _recorded(sid):
         text = "Gear is not recorded in this session's file (no gear channel)"
-        peak = _peak_rpm(sid) if q.measure == SHIFT_RPM else None
+        peak = on_lap(sid, "rpm", None, "max") if q.measure == SHIFT_RPM else None
         if peak is None:
             return Answer(text + ".", TOOL, {"session_id": sid}, {})
+        at = lap_of(sid, "rpm", "max")  # the session's peak, as the rpm answer says it
         text += f", so the upshifts cannot be found; your engine speed peaked at {show('rpm', peak[0])}"
-        return Answer(
-            text + f" (lap {peak[1]}).", TOOL, {"session_id": sid}, {"max_rpm": peak[0], "lap": peak[1]}
-        )
+        text += f" (lap {at})." if at is not None else "."
+        return Answer(text, TOOL, {"session_id": sid}, {"max_rpm": peak[0], "lap": at})
     return _at_corners(sid) if q.measure == CORNER_GEARS else _shifts(sid, s)
