@@ -99,6 +99,12 @@ class Spool:
             f.relative_to(sent).as_posix() for f in self.files("sent") if f"session={session_id}" in f.parts
         }
 
+    def waiting_keys(self, session_id: str) -> set[str]:
+        """The keys of ``session_id`` waiting in put/ (one may be up already: sent, then a crash before
+        it was marked sent)."""
+        put = self.root / "put"
+        return {f.relative_to(put).as_posix() for f in self.files("put") if f"session={session_id}" in f.parts}
+
     def clear_sent(self, session_id: str) -> None:
         for f in self.files("sent"):
             if f"session={session_id}" in f.parts:

@@ -132,16 +132,20 @@ class Uploader:
         return done
 
     def _merge(self, rows: list[SpooledRow]) -> int:
-        """Append the rows to the catalog table (:func:`merge_into_catalog`). A closed row's session: every key this
-        spool sent of it that the row does not name (its lap files, a moved session's old keys) is queued
-        for deletion, then its waiting superseded files and its sent record go. Each step may be redone
-        after a crash (the row file is removed last)."""
+        """Append the rows to the catalog table (:func:`merge_into_catalog`). A closed row's session:
+        every key this spool sent or still holds of it that the row does not name (its lap files, a moved
+        session's old keys; a waiting one may be up already, sent just before a crash) is queued for
+        deletion, then its waiting superseded files and its sent record go. Each step may be redone after
+        a crash (the row file is removed last)."""
         new = pa.concat_tables([r.table for r in rows], promote_options="permissive")
         superseded, named = merge_into_catalog(self.fs, self.target, new)
         closed = [r.path.stem for r in rows if r.closed]
         if closed:
             crash_point("catalog_merged")
-        gone = set(superseded).union(*(self.spool.sent_keys(sid) - named for sid in closed))
+        # a waiting key of a closed session may be up too: a crash between its PUT and ``mark_sent``
+        gone = set(superseded).union(
+            *((self.spool.sent_keys(sid) | self.spool.waiting_keys(sid)) - named for sid in closed)
+        )
         self.spool.add_delete(sorted(gone), time.time() + self.grace_s)
         if closed:
             crash_point("superseded_queued")

@@ -242,3 +242,37 @@ def test_the_uploader_merges_the_row_it_read_before_the_objects_and_keeps_a_newe
     )  # the compacted object (the catalog commits through deltalake), never lap 3
     assert named() == in_bucket() == {"telemetry.parquet"}
     assert _left(tmp_path, ("put", "sent", "catalog", "delete")) == []
+
+
+def test_a_lap_sent_just_before_a_crash_goes_with_the_closed_row(weed: SeaweedS3, tmp_path: Path) -> None:
+    """A kill between a lap's PUT and its sent mark leaves the lap in the bucket and waiting again in the
+    spool (recovered from inflight), never marked sent: the closed row that supersedes it deletes it all
+    the same (the clean-clone CI run of 225be81 found such a lap left beside the compacted object)."""
+    target = LakeTarget(weed.bucket, "lap-crash", tuple(sorted(_opts(weed).items())))
+    fs = weed.filesystem()
+    spool, src = Spool(tmp_path / "spool"), tmp_path / "src"
+    src.mkdir()
+    base = "track=t/date=2026-01-01/session=S2"
+    lap, whole = f"{base}/telemetry/lap_0001.parquet", f"{base}/telemetry.parquet"
+    for key in (lap, whole):
+        f = src / key.rsplit("/", 1)[1]
+        pq.write_table(pa.table({"t_s": [1.0]}), f)
+        spool.add_file(f, key)
+    pq.write_table(pa.table({"t_s": [1.0]}), target.path(lap), filesystem=fs)  # up before the crash
+    row = src / "row.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "session_id": ["S2"],
+                "status": ["closed"],
+                "object_keys": [[whole]],
+                "published_at": pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")),
+            }
+        ),
+        row,
+    )
+    spool.add_catalog_row("S2", row)
+    Uploader(spool, fs, target, grace_s=0).drain()
+    infos = fs.get_file_info(pafs.FileSelector(target.path(base), recursive=True))
+    assert {i.path.rsplit("/", 1)[1] for i in infos if i.type == pafs.FileType.File} == {"telemetry.parquet"}
+    assert _left(tmp_path, ("put", "sent", "catalog", "delete")) == []
