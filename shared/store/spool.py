@@ -103,7 +103,9 @@ class Spool:
         """The keys of ``session_id`` waiting in put/ (one may be up already: sent, then a crash before
         it was marked sent)."""
         put = self.root / "put"
-        return {f.relative_to(put).as_posix() for f in self.files("put") if f"session={session_id}" in f.parts}
+        return {
+            f.relative_to(put).as_posix() for f in self.files("put") if f"session={session_id}" in f.parts
+        }
 
     def clear_sent(self, session_id: str) -> None:
         for f in self.files("sent"):
