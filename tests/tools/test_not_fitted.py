@@ -17,7 +17,7 @@ import pytest
 from services.paddock.agents.digest import build_digest
 from services.paddock.agents.narrative import template_narrative
 from services.paddock.tools.registry import run_tool
-from services.paddock.tools.vehicle import direct_drive_kart
+from services.paddock.tools.vehicle import direct_drive_kart, vehicle_kind
 
 KART_LACKS = ("ABS", "DSC", "warning light", "TPMS", "oil pressure", "fuel pressure")
 CALLS = {
@@ -117,3 +117,22 @@ def test_a_car_with_a_gearbox_is_no_kart(lake_env: dict[str, Any]) -> None:
     assert not direct_drive_kart(w["rpm"], w["speed_kmh"])
     assert direct_drive_kart(w["speed_kmh"] * 120.0, w["speed_kmh"])  # one ratio, past 9,000 rpm
     assert not direct_drive_kart(w["speed_kmh"] * 40.0, w["speed_kmh"])  # one gear, car revs
+
+
+def test_the_car_profile_and_the_files_vehicle_name_say_what_the_vehicle_is(lake_env: dict[str, Any]) -> None:
+    """The profile's ``vehicle.kind`` outranks the data both ways; a vehicle name saying kart is a kart."""
+    cars = Path(lake_env["settings"].data_dir) / "profiles" / "cars"
+    cars.mkdir(parents=True, exist_ok=True)
+    for kind in ("kart", "car"):
+        (cars / f"said_{kind}.yaml").write_text(
+            f"id: said_{kind}\nname: Said {kind}\nvehicle:\n  kind: {kind}\nchannels: []\nthresholds: {{}}\n",
+            encoding="utf-8",
+        )
+    kart, vbox = _sid(lake_env, "kart_sid"), _sid(lake_env, "vbox_sid")
+    assert vehicle_kind({"session_id": kart, "car_id": None}) == "kart"  # the data: direct drive
+    assert vehicle_kind({"session_id": kart, "car_id": "said_car"}) == "car"
+    assert vehicle_kind({"session_id": vbox, "car_id": None}) == "car"
+    assert vehicle_kind({"session_id": vbox, "car_id": "said_kart"}) == "kart"
+    assert vehicle_kind({"session_id": vbox, "car_id": None, "car_name": "Rotax Kart 143"}) == "kart"
+    assert vehicle_kind({"session_id": vbox, "car_id": None, "car_name": "Kartoffel GT"}) == "car"
+    assert vehicle_kind({"session_id": kart, "car_id": None}, electric=True) == "car"

@@ -26,7 +26,7 @@ NOT_FITTED: dict[str, frozenset[str]] = {
 KART_RPM = 9000.0  # the 99th percentile of engine speed a direct-drive kart engine passes (2-stroke: 11-16k)
 ONE_RATIO = 1.25  # engine speed over road speed: 90th over 10th percentile under this is one fixed ratio
 MOVING_KMH = 30.0  # the ratio is read above this speed with the engine above 1,000 rpm (clutch engaged)
-_KART = re.compile(r"\bkart", re.IGNORECASE)
+_KART = re.compile(r"\bkart(s|ing)?\b", re.IGNORECASE)
 
 
 def direct_drive_kart(rpm: np.ndarray, speed_kmh: np.ndarray) -> bool:
