@@ -96,6 +96,26 @@ def test_the_xrk_debrief_names_its_unread_brake_channels(lake_env: dict[str, Any
     listed = re.search(r"Not recorded: ([^.]*)\.", text)
     assert listed and "brake pressure" not in listed.group(1), text
     assert "brake pressure not recorded" not in digest.lower()
+    # an electric car (its battery's charge is a live channel): no engine oil, fuel or engine warning light
+    assert np.nanmin(cols["Battery Soc"]) < np.nanmax(cols["Battery Soc"])
+    words = [set(re.findall(r"[a-z]+", n.lower())) for n in cols]
+    assert not [w for w in words if w & {"oil", "fuel", "mil"}]
+    for gone in ("oil pressure", "oil temperature", "fuel pressure", "warning light"):
+        assert gone not in digest and gone not in text, (gone, digest, text)
+    lacking = [
+        said
+        for said, keys in (
+            ("ABS activity", {"abs"}),
+            ("DSC activity", {"dsc"}),
+            ("TPMS alarms", {"tpms"}),
+            ("coolant temperature", {"coolant", "water"}),
+        )
+        if not [w for w in words if w & keys]
+    ]
+    assert f"Not recorded: {', '.join(lacking)}." in text
+    assert (
+        "Engine: coolant temperature not recorded." in digest.splitlines()
+    )  # nothing checked: no "no warnings"
 
 
 @pytest.mark.parametrize("key", ["vbox_sid", "bare_sid"])
@@ -135,4 +155,5 @@ def test_the_car_profile_and_the_files_vehicle_name_say_what_the_vehicle_is(lake
     assert vehicle_kind({"session_id": vbox, "car_id": "said_kart"}) == "kart"
     assert vehicle_kind({"session_id": vbox, "car_id": None, "car_name": "Rotax Kart 143"}) == "kart"
     assert vehicle_kind({"session_id": vbox, "car_id": None, "car_name": "Kartoffel GT"}) == "car"
-    assert vehicle_kind({"session_id": kart, "car_id": None}, electric=True) == "car"
+    assert vehicle_kind({"session_id": kart, "car_id": None}, electric=True) == "electric"
+    assert vehicle_kind({"session_id": kart, "car_id": "said_car"}, electric=True) == "car"

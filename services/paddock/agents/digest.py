@@ -17,7 +17,7 @@ from services.paddock.agents.coaching_lines import coaching_lines
 from services.paddock.agents.fmt import corner_label, lap_list, laptime, load, secs
 from services.paddock.tools.alarms import FlagReport
 from services.paddock.tools.recorded import not_recorded_clause, not_recorded_text
-from shared.display import car_title, track_title
+from shared.display import car_title, listed, track_title
 
 __all__ = [
     "build_digest",
@@ -155,8 +155,9 @@ def _engine_line(eng: dict[str, Any]) -> list[str]:
         unknown.append("oil pressure under load")
     if ("coolant_hot_laps" in eng and hot is None) or eng.get("coolant_recorded") is False:
         unknown.append("coolant temperature")
-    if len(unknown) == 2 and not bits:
-        return ["Engine: oil pressure and coolant temperature not recorded."]
+    ran = (oil_fitted and "oil pressure under load" not in unknown) or "coolant temperature" not in unknown
+    if not bits and not ran:  # nothing checked: never "no warnings" (an electric car: no oil to check)
+        return [f"Engine: {listed([u.removesuffix(' under load') for u in unknown])} not recorded."]
     line = "; ".join(bits) if bits else "no warnings"
     return [f"Engine: {line}{not_recorded_clause(not_recorded_text(unknown, where='')) or '.'}"]
 

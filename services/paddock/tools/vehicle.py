@@ -1,11 +1,12 @@
 """What kind of vehicle a session's data comes from, so that "not recorded" names only what that kind of
-vehicle has: a kart has no ABS, DSC, engine warning light, TPMS, oil or fuel pressure.
+vehicle has: a kart has no ABS, DSC, engine warning light, TPMS, oil or fuel pressure; an electric car no
+engine oil, fuel pressure or engine warning light.
 
-The evidence, strongest first: the car profile's ``vehicle.kind``; the names the file gives the vehicle
-(its header's vehicle name saying kart); then the data: a direct-drive engine (one fixed ratio
-of engine speed to road speed all session, no gearbox) revving past ``KART_RPM`` is a kart's (a car in one
-gear stays far below it, and an electric motor's channel is named for its battery beside it). Anything
-else is a car."""
+The evidence, strongest first: the car profile's ``vehicle.kind``; the file's battery (a live channel
+named for the battery's charge or current: electric); the names the file gives the vehicle (its header's
+vehicle name saying kart); then the data: a direct-drive engine (one fixed ratio of engine speed to road
+speed all session, no gearbox) revving past ``KART_RPM`` is a kart's (a car in one gear stays far below
+it). Anything else is a car."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ NOT_FITTED: dict[str, frozenset[str]] = {
     "kart": frozenset(
         {"abs", "dsc", "mil", "tpms", "tpms_temp", "tpms_alarm", "oil_pressure", "fuel_pressure"}
     ),
+    "electric": frozenset({"mil", "oil_pressure", "oil_temp", "fuel_pressure"}),
 }
 KART_RPM = 9000.0  # the 99th percentile of engine speed a direct-drive kart engine passes (2-stroke: 11-16k)
 ONE_RATIO = 1.25  # engine speed over road speed: 90th over 10th percentile under this is one fixed ratio
@@ -41,11 +43,14 @@ def direct_drive_kart(rpm: np.ndarray, speed_kmh: np.ndarray) -> bool:
 
 
 def vehicle_kind(s: dict[str, Any], electric: bool = False) -> str:
-    """``"kart"`` or ``"car"`` for the session row ``s`` (``electric``: the file has a battery channel)."""
+    """``"kart"``, ``"electric"`` or ``"car"`` for the session row ``s`` (``electric``: the file has a
+    live battery charge or current channel)."""
     said = car_profile(s.get("car_id")).vehicle.kind
     if said is not None:
         return said
+    if electric:
+        return "electric"
     if any(_KART.search(str(s.get(k) or "")) for k in ("car_name",)):
         return "kart"
     a = session_arrays(str(s["session_id"]), ("rpm", "speed_kmh"))
-    return "kart" if not electric and direct_drive_kart(a["rpm"], a["speed_kmh"]) else "car"
+    return "kart" if direct_drive_kart(a["rpm"], a["speed_kmh"]) else "car"
