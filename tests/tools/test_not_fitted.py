@@ -79,6 +79,8 @@ def test_the_kart_debrief_names_no_system_a_kart_lacks(lake_env: dict[str, Any])
     water = float(np.nanmax(cols["Water Temp"]))
     assert f"Engine: coolant max {water:g} C." in digest.splitlines()  # no "oil pressure under load"
     assert "Tyres:" not in digest
+    flags = run_tool("get_flags_and_alarms", {"session_id": _sid(lake_env, "kart_sid")})
+    assert flags["sources"] == [] and flags["sources_missing"] == []  # no flag a kart could have set
 
 
 def test_the_xrk_debrief_names_its_unread_brake_channels(lake_env: dict[str, Any]) -> None:

@@ -103,9 +103,8 @@ class Recorded:
     missing: list[str]
     partial: dict[str, float] = field(default_factory=dict)  # measure -> % of the session with a reading
     not_fitted: frozenset[str] = frozenset()  # lacking measures this kind of vehicle has not got
-    unread: dict[str, list[str]] = field(
-        default_factory=dict
-    )  # lacking measure -> the file's unread channels
+    # lacking measure -> the file's live channels named for it that Pitwall does not read
+    unread: dict[str, list[str]] = field(default_factory=dict)
 
     def has(self, measure: str) -> bool:
         return measure not in self.lacking

@@ -28,6 +28,7 @@ NOT_FITTED: dict[str, frozenset[str]] = {
 KART_RPM = 9000.0  # the 99th percentile of engine speed a direct-drive kart engine passes (2-stroke: 11-16k)
 ONE_RATIO = 1.25  # engine speed over road speed: 90th over 10th percentile under this is one fixed ratio
 MOVING_KMH = 30.0  # the ratio is read above this speed with the engine above 1,000 rpm (clutch engaged)
+MIN_SAMPLES = 100  # fewer moving samples (5 s at 20 Hz) tell nothing: a car
 _KART = re.compile(r"\bkart(s|ing)?\b", re.IGNORECASE)
 
 
@@ -35,7 +36,7 @@ def direct_drive_kart(rpm: np.ndarray, speed_kmh: np.ndarray) -> bool:
     """A direct-drive kart engine: one ratio of rpm to speed while moving, past ``KART_RPM``."""
     with np.errstate(invalid="ignore", divide="ignore"):
         on = np.isfinite(rpm) & np.isfinite(speed_kmh) & (speed_kmh > MOVING_KMH) & (rpm > 1000)
-        if on.sum() < 100:
+        if on.sum() < MIN_SAMPLES:
             return False
         ratio = rpm[on] / speed_kmh[on]
         lo, hi = np.percentile(ratio, [10, 90])
@@ -50,7 +51,7 @@ def vehicle_kind(s: dict[str, Any], electric: bool = False) -> str:
         return said
     if electric:
         return "electric"
-    if any(_KART.search(str(s.get(k) or "")) for k in ("car_name",)):
+    if _KART.search(str(s.get("car_name") or "")):
         return "kart"
     a = session_arrays(str(s["session_id"]), ("rpm", "speed_kmh"))
     return "kart" if direct_drive_kart(a["rpm"], a["speed_kmh"]) else "car"
