@@ -18,6 +18,7 @@ from services.paddock.agents.digest import build_digest
 from services.paddock.agents.narrative import template_narrative
 from services.paddock.tools.registry import run_tool
 from services.paddock.tools.vehicle import direct_drive_kart, vehicle_kind
+from tests.support.asking import ask_planned
 
 KART_LACKS = ("ABS", "DSC", "warning light", "TPMS", "oil pressure", "fuel pressure")
 CALLS = {
@@ -98,6 +99,12 @@ def test_the_xrk_debrief_names_its_unread_brake_channels(lake_env: dict[str, Any
     listed = re.search(r"Not recorded: ([^.]*)\.", text)
     assert listed and "brake pressure" not in listed.group(1), text
     assert "brake pressure not recorded" not in digest.lower()
+    # the answer names them in the same words (the answer lists three at most)
+    got = ask_planned(_sid(lake_env, "xrk_sid"), "what was my brake pressure?")
+    three = [f"a channel named {n}" for n in brake[:3]]
+    head = f"The file has {', '.join(three[:-1])} and {three[-1]}, which Pitwall does not read yet"
+    assert got.text.startswith(head), got.text
+    assert "not recorded" not in got.text, got.text
     # an electric car (its battery's charge is a live channel): no engine oil, fuel or engine warning light
     assert np.nanmin(cols["Battery Soc"]) < np.nanmax(cols["Battery Soc"])
     words = [set(re.findall(r"[a-z]+", n.lower())) for n in cols]

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from services.paddock.questions.families.unread import unread_all
+from services.paddock.questions.families.unread import unread_all, unread_of
 from services.paddock.tools.base import rows, session_arrays
 from services.paddock.tools.vehicle import NOT_FITTED, vehicle_kind
 from shared.display import listed
@@ -31,7 +31,7 @@ class Measure:
     words: str  # how a sentence names it: "wheel speeds"
     channels: tuple[str, ...]  # canonical telemetry columns; any one of them recorded is enough
     capability: str | None = None  # its key in shared.quality.CAPABILITIES, when it has one
-    named: tuple[str, ...] = ()  # the question vocabulary's measures a file channel named for it reads as
+    asked: str | None = None  # the question vocabulary's measure a file channel named for it reads as
 
 
 MEASURES: dict[str, Measure] = {
@@ -40,39 +40,39 @@ MEASURES: dict[str, Measure] = {
         "wheel speeds",
         tuple(f"wheel_speed_{w}_kmh" for w in _WHEELS),
         "lockups and wheelspin",
-        ("wheel_speed",),
+        "wheel_speed",
     ),
     "rear_wheel_speeds": Measure("rear wheel speeds", ("wheel_speed_rl_kmh", "wheel_speed_rr_kmh")),
-    "abs": Measure("ABS activity", ("abs_active",), None, ("abs",)),
-    "dsc": Measure("DSC activity", ("dsc_active",), None, ("dsc",)),
-    "mil": Measure("the engine warning light", ("mil",), None, ("engine_light",)),
+    "abs": Measure("ABS activity", ("abs_active",), None, "abs"),
+    "dsc": Measure("DSC activity", ("dsc_active",), None, "dsc"),
+    "mil": Measure("the engine warning light", ("mil",), None, "engine_light"),
     "brake_switch": Measure("the brake light switch", ("brake_switch",)),
     "brake_pressure": Measure(
         "brake pressure",
         ("brake_bar",),
         "brake pressure (peak, trail braking)",
-        ("brake_pressure", "brake_point", "brake_pedal"),  # "Brake Sense": a brake channel
+        "brake_pressure",
     ),
     "throttle": Measure(
-        "throttle position", ("throttle_pct",), "throttle pickup and throttle use", ("throttle",)
+        "throttle position", ("throttle_pct",), "throttle pickup and throttle use", "throttle"
     ),
-    "steering": Measure("steering angle", ("steer_deg",), "steering smoothness", ("steering",)),
+    "steering": Measure("steering angle", ("steer_deg",), "steering smoothness", "steering"),
     "g_lat": Measure("lateral g", ("g_lat",)),
     "g_long": Measure("longitudinal g", ("g_long",)),
     "yaw_rate": Measure("yaw rate", ("yaw_rate_dps",)),
     "rpm": Measure("engine rpm", ("rpm",)),
-    "oil_pressure": Measure("oil pressure", ("oil_press_bar",), None, ("oil_pressure",)),
-    "oil_temp": Measure("oil temperature", ("oil_temp_c",), None, ("oil_temp",)),
-    "coolant": Measure("coolant temperature", ("water_temp_c",), None, ("coolant_temp",)),
-    "fuel_pressure": Measure("fuel pressure", ("fuel_press_bar",), None, ("fuel_pressure",)),
+    "oil_pressure": Measure("oil pressure", ("oil_press_bar",), None, "oil_pressure"),
+    "oil_temp": Measure("oil temperature", ("oil_temp_c",), None, "oil_temp"),
+    "coolant": Measure("coolant temperature", ("water_temp_c",), None, "coolant_temp"),
+    "fuel_pressure": Measure("fuel pressure", ("fuel_press_bar",), None, "fuel_pressure"),
     "tpms": Measure(
         "tyre pressures (TPMS)",
         tuple(f"tpms_press_{w}_bar" for w in _WHEELS),
         "tyre pressures and temperatures",
-        ("tyre_pressure",),
+        "tyre_pressure",
     ),
     "tpms_temp": Measure(
-        "tyre temperatures (TPMS)", tuple(f"tpms_temp_{w}_c" for w in _WHEELS), None, ("tyre_temp",)
+        "tyre temperatures (TPMS)", tuple(f"tpms_temp_{w}_c" for w in _WHEELS), None, "tyre_temp"
     ),
     "tpms_alarm": Measure("TPMS alarms", tuple(f"tpms_alarm_{w}" for w in _WHEELS)),
 }
@@ -190,7 +190,8 @@ def recorded(session_id: str, arrays: dict[str, np.ndarray], measures: tuple[str
     if not lacking:
         return Recorded(lacking, missing, partial)
     held = unread_all(session_id)  # question measure -> the file's channels Pitwall does not read
-    unread = {m: names for m in lacking if (names := [n for q in MEASURES[m].named for n in held.get(q, [])])}
+    asked = {m: MEASURES[m].asked for m in lacking}
+    unread = {m: names for m, q in asked.items() if q and (names := unread_of(held, q))}
     row = rows("SELECT * FROM sessions WHERE session_id = ?", [session_id])
     kind = vehicle_kind(row[0], electric="battery_charge" in held) if row else "car"
     return Recorded(lacking, missing, partial, NOT_FITTED[kind] & set(lacking), unread)

@@ -10,6 +10,9 @@ from services.paddock.questions.words import MEASURE_WORDS
 from services.paddock.tools.base import rows
 
 _CAMEL = re.compile(r"([a-z])([A-Z])")
+#: a measure whose channels are often named by their system only: "Brake Sense", "Ave Brake" (read as the
+#: brake, its marker) are brake channels, so brake pressure is never called absent beside them
+SAID_BY = {"brake_pressure": ("brake_pressure", "brake_point", "brake_pedal")}
 
 
 def measure_named(name: str) -> str | None:
@@ -27,7 +30,12 @@ def measure_named(name: str) -> str | None:
 
 def unread(sid: str, measure: str) -> list[str]:
     """The file's channels whose names read as ``measure`` that Pitwall maps to none of its signals."""
-    return unread_all(sid).get(measure, [])
+    return unread_of(unread_all(sid), measure)
+
+
+def unread_of(held: dict[str, list[str]], measure: str) -> list[str]:
+    """``measure``'s channels in ``unread_all``'s answer (``SAID_BY``: brake pressure's, any brake's)."""
+    return [n for m in SAID_BY.get(measure, (measure,)) for n in held.get(m, [])]
 
 
 def unread_all(sid: str) -> dict[str, list[str]]:
