@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import cache
 
 from shared.corner_ids import CORNER_ID, corner_id
@@ -20,6 +21,11 @@ def corner_short(cid: str | None) -> str:
     if not m:
         return cid
     return f"{m.group(1).upper()}{int(m.group(2))}{m.group(3).upper()}"
+
+
+def listed(items: Sequence[str]) -> str:
+    """Words in a list as a sentence says them: "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def lap_time(s: float | None) -> str:

@@ -14,7 +14,7 @@ import warnings
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import yaml
@@ -56,6 +56,10 @@ class GearModel(BaseModel):
 
 class VehicleConstants(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    # what the vehicle is, when the profile says: a kart has no ABS, DSC, warning light, TPMS, oil or fuel
+    # pressure, an electric car no engine oil, fuel or engine warning light, so "not recorded" never names
+    # them (unset: the session's data decides, services/paddock/tools/vehicle.py)
+    kind: Literal["car", "kart", "electric"] | None = None
     wheelbase_m: float = Field(2.6, gt=0.5, lt=6)
     steering_ratio: float = Field(15.0, gt=1, lt=40)
     mass_kg: float = Field(1400, gt=50, lt=5000)

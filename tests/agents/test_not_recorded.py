@@ -15,6 +15,7 @@ NO_WHEELS: dict[str, Any] = {
     "recorded": False,
     "missing": ["wheel_speed_fl_kmh", "wheel_speed_fr_kmh", "wheel_speed_rl_kmh", "wheel_speed_rr_kmh"],
     "not_recorded": "Not recorded in this session: wheel speeds.",
+    "not_recorded_words": ["wheel speeds"],
     "counts": {"lockup": None, "wheelspin": None},
     "count": None,
     "events": None,
@@ -23,6 +24,7 @@ NO_FLAGS: dict[str, Any] = {
     "recorded": False,
     "missing": ["abs_active", "dsc_active"],
     "not_recorded": "Not recorded in this session: ABS activity, DSC activity.",
+    "not_recorded_words": ["ABS activity", "DSC activity"],
     "events": [],
     "counts": {"mil": 0, "tpms_alarm": 0},
 }

@@ -7,6 +7,7 @@ sizes (360×780, 390×844) and a tablet's (1024×768)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -37,8 +38,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Any:
     tmp = tmp_path_factory.mktemp("cards")
     sim = cached_sim(laps=5, seed=7)
     sid = import_sim(sim, settings_for(tmp / "data"), "ana").session_id
+    # the same session as a logger without ABS and DSC channels would record it
+    bare = replace(sim, wide={k: v for k, v in sim.wide.items() if k not in ("abs_active", "dsc_active")})
+    bare_sid = import_sim(bare, settings_for(tmp / "data"), "bea").session_id
     pad = start_paddock(tmp / "data", tmp, "http://127.0.0.1:9/v1")  # no model: the template narrator
-    yield {"pad": pad, "sid": sid, "sim": sim}
+    yield {"pad": pad, "sid": sid, "sim": sim, "bare_sid": bare_sid}
     pad.stop()
 
 
@@ -93,3 +97,19 @@ def test_debrief_cards_read_as_a_drivers_summary(stack: Any, browser: Any, size:
     for k, v in rows:
         if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", v.strip()):
             assert k in COUNTS, (k, v)
+
+
+def test_a_card_says_what_its_session_did_not_record_once(stack: Any, browser: Any) -> None:
+    """A tool's ``not_recorded`` is a whole sentence: the card shows it as it is, never after a second
+    "Not recorded:"."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block")
+    page = ctx.new_page()
+    try:
+        page.goto(f"{stack['pad'].url}/#/debrief/{stack['bare_sid']}")
+        page.wait_for_selector("#state[data-done='1']", timeout=120_000)
+        texts = page.locator(".data-card").all_inner_texts()
+    finally:
+        ctx.close()
+    notes = [line for t in texts for line in t.splitlines() if "Not recorded" in line]
+    assert "Not recorded in this session: ABS activity, DSC activity." in notes, notes
+    assert not [n for n in notes if n.count("Not recorded") > 1], notes

@@ -344,6 +344,7 @@ def test_two_vitals_named_are_both_judged(files_lake: dict[str, Any], raw: Any) 
         ("Exhaust Temperature", "egt"),
         ("Head Temperature", "head_temp"),
         ("Motor Temp L", None),  # an electric motor's: no engine temperature read into it
+        ("Brake Gas", "brake_point"),  # of two words as long, the first: the brake's, not the throttle's
         ("Luminosity", None),
     ],
 )

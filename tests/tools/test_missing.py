@@ -100,7 +100,8 @@ def test_kart_without_pedals_or_oil_pressure(lake_env) -> None:
     eng = run_tool("get_engine_health_timeline", {"session_id": sid})
     assert eng["oil_pressure_low_laps"] is None and eng["oil_pressure_under_load_recorded"] is False
     assert eng["coolant_hot_laps"] == [] and eng["coolant_recorded"] is True  # recorded, never hot
-    assert "oil pressure" in eng["not_recorded"]
+    # a kart has no oil pressure: never named as not recorded (test_kart_debrief_names_no_system_a_kart_lacks)
+    assert "oil_pressure" in eng["not_fitted"] and "oil pressure" not in eng["not_recorded"]
     inp = run_tool("get_input_smoothness", {"session_id": sid})
     assert inp["score"] is None and inp["verdict"] == "not recorded"  # not a perfect 100
     assert {"steer_deg", "throttle_pct", "brake_bar"} <= set(inp["missing"])
@@ -109,7 +110,7 @@ def test_kart_without_pedals_or_oil_pressure(lake_env) -> None:
     assert d["coast_pct_a"] is None and d["coast_pct_b"] is None  # no pedals: coasting is unknown
     assert "throttle position" in d["not_recorded"]
     digest = build_digest("debrief", _state(sid))
-    assert "not recorded: oil pressure under load" in digest
+    assert "Engine: coolant max 81.3 C." in digest  # recorded, never hot; no oil pressure on a kart
     assert "Inputs: steering, throttle and brake not recorded." in digest
 
 
@@ -130,7 +131,7 @@ def test_xrk_with_gps_and_g_only(lake_env) -> None:
     tyres = run_tool("get_tire_thermal_window", {"session_id": sid})
     assert tyres["available"] is False and tyres["recorded"] is False
     digest = build_digest("debrief", _state(sid))
-    assert "Engine: oil pressure and coolant temperature not recorded." in digest
+    assert "Engine: coolant temperature not recorded." in digest  # electric: no engine oil (test_not_fitted)
     assert "no warnings" not in digest
 
 
@@ -151,7 +152,7 @@ def test_every_tool_runs_on_the_sparse_files_without_a_zero_for_a_missing_channe
             assert "error" not in out, (key, name, out)
             # whatever it lacks is named, and nothing it lacks is reported as recorded
             if out["missing"]:
-                assert out["not_recorded"] or out["recorded"], (key, name, out)
+                assert out["not_recorded"] or out["recorded"] or out["not_fitted"], (key, name, out)
             json.dumps(out)
 
 

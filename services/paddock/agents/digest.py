@@ -16,7 +16,8 @@ from services.paddock.agents.alarm_text import warning_line
 from services.paddock.agents.coaching_lines import coaching_lines
 from services.paddock.agents.fmt import corner_label, lap_list, laptime, load, secs
 from services.paddock.tools.alarms import FlagReport
-from shared.display import car_title, track_title
+from services.paddock.tools.recorded import not_recorded_clause, not_recorded_text
+from shared.display import car_title, listed, track_title
 
 __all__ = [
     "build_digest",
@@ -108,15 +109,12 @@ def _plan_lines(ped: dict[str, Any], brief: bool) -> list[str]:
     return out
 
 
-_PREFIX = "Not recorded in this session: "
-
-
-def not_recorded(d: dict[str, Any]) -> str | None:
-    """What a tool said its session did not record, as a list of words (``wheel speeds, ABS activity``)."""
-    text = d.get("not_recorded")
-    if not isinstance(text, str) or not text:
-        return None
-    return text.removeprefix(_PREFIX).removeprefix("Not recorded in the latest session: ").rstrip(".")
+def not_recorded(*outs: dict[str, Any]) -> str | None:
+    """What tools said their session did not record, merged, in the one wording (``tools.recorded``):
+    ``"Not recorded: wheel speeds, ABS activity."`` and the file's channels Pitwall does not read."""
+    words = list(dict.fromkeys(w for d in outs for w in d.get("not_recorded_words") or []))
+    unread = {k: v for d in outs for k, v in (d.get("unread_channels") or {}).items()}
+    return not_recorded_text(words, unread, where="")
 
 
 def _tyre_line(tyre: dict[str, Any]) -> list[str]:
@@ -131,7 +129,7 @@ def _tyre_line(tyre: dict[str, Any]) -> list[str]:
         if tyre.get("alarms"):
             line += "; TPMS alarm on " + ", ".join(str(a).upper() for a in tyre["alarms"])
         return [line + "."]
-    if tyre.get("recorded") is False:
+    if tyre.get("recorded") is False and "tpms" not in (tyre.get("not_fitted") or []):  # a kart has none
         return ["Tyres: pressures not recorded (no TPMS)."]
     return []
 
@@ -149,18 +147,19 @@ def _engine_line(eng: dict[str, Any]) -> list[str]:
     if water:
         bits.append(f"coolant max {max(water):g} C")
     # a check whose channels the session lacks is "not recorded", never "no warnings"
-    if ("oil_pressure_low_laps" in eng and low is None) or eng.get(
-        "oil_pressure_under_load_recorded"
-    ) is False:
+    oil_fitted = "oil_pressure" not in (eng.get("not_fitted") or [])  # a kart has no oil pressure
+    if oil_fitted and (
+        ("oil_pressure_low_laps" in eng and low is None)
+        or eng.get("oil_pressure_under_load_recorded") is False
+    ):
         unknown.append("oil pressure under load")
     if ("coolant_hot_laps" in eng and hot is None) or eng.get("coolant_recorded") is False:
         unknown.append("coolant temperature")
-    if len(unknown) == 2 and not bits:
-        return ["Engine: oil pressure and coolant temperature not recorded."]
+    ran = (oil_fitted and "oil pressure under load" not in unknown) or "coolant temperature" not in unknown
+    if not bits and not ran:  # nothing checked: never "no warnings" (an electric car: no oil to check)
+        return [f"Engine: {listed([u.removesuffix(' under load') for u in unknown])} not recorded."]
     line = "; ".join(bits) if bits else "no warnings"
-    if unknown:
-        line += "; not recorded: " + ", ".join(unknown)
-    return [f"Engine: {line}."]
+    return [f"Engine: {line}{not_recorded_clause(not_recorded_text(unknown, where='')) or '.'}"]
 
 
 def _traction_line(trac: dict[str, Any]) -> list[str]:
@@ -185,9 +184,8 @@ def _traction_line(trac: dict[str, Any]) -> list[str]:
     else:
         seen = [k for k in ("lockup", "wheelspin") if k not in blind]
         line = "Traction: no " + " or ".join(f"{k}s" if k == "lockup" else k for k in seen)
-    if blind:
-        line += "; not recorded: " + ", ".join(f"{k}s" if k == "lockup" else k for k in blind)
-    return [line + "."]
+    gone = not_recorded_text([f"{k}s" if k == "lockup" else k for k in blind], where="")
+    return [line + (not_recorded_clause(gone) or ".")]
 
 
 _FLAG_WORDS = {"abs": "ABS", "dsc": "DSC", "mil": "engine light", "tpms_alarm": "TPMS alarm"}
@@ -207,9 +205,9 @@ def _safety_line(saf: dict[str, Any]) -> list[str]:
     zero = [_FLAG_WORDS.get(k, k) for k, v in counts.items() if not v]
     if zero:
         parts.append("no " + " or ".join(zero))
-    if gone:
-        parts.append("not recorded: " + gone)
-    return ["Safety: " + "; ".join(parts) + "."] if parts else []
+    if parts:
+        return ["Safety: " + "; ".join(parts) + (not_recorded_clause(gone) or ".")]
+    return ["Safety: " + not_recorded_clause(gone).removeprefix("; ")] if gone else []
 
 
 def warning_lines(saf: dict[str, Any]) -> list[str]:
@@ -224,13 +222,14 @@ def _car_lines(state: dict[str, Any]) -> list[str]:
     if hb.get("verdict"):
         out.append(f"Handling: {hb['verdict']} (yaw gain {hb.get('yaw_gain')}).")
     elif hb.get("recorded") is False:
-        out.append(f"Handling: not recorded ({not_recorded(hb) or 'no steering angle or yaw rate'}).")
+        gone = not_recorded_clause(not_recorded(hb)).removeprefix("; ")
+        out.append(f"Handling: {gone or 'not recorded (no steering angle or yaw rate).'}")
     out += _engine_line(load(state, "engine_health_data"))
     out += _traction_line(load(state, "traction_data"))
     inp = load(state, "input_quality_data")
     if inp.get("score") is not None:
         line = f"Inputs: smoothness {inp['score']:g}/100, {inp.get('verdict')}"
-        out.append(line + (f"; not recorded: {not_recorded(inp)}." if not_recorded(inp) else "."))
+        out.append(line + (not_recorded_clause(not_recorded(inp)) or "."))
         if isinstance(inp.get("partly_recorded"), str):
             out.append(inp["partly_recorded"])
     elif inp.get("recorded") is False:

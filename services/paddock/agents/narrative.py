@@ -76,9 +76,8 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
     hits = {k: v for k, v in (saf.get("counts") or {}).items() if v}
     if hits:
         parts.append("Safety: " + ", ".join(f"{k} x{v}" for k, v in hits.items()) + ".")
-    gone = sorted({x for d in (saf, eng) for x in [not_recorded(d)] if x})
-    if gone:
-        parts.append("Not recorded: " + "; ".join(gone) + ".")
+    if gone := not_recorded(saf, eng):  # one list, never a system this kind of vehicle has not got
+        parts.append(gone)
     if away := lake_away(state):  # the store is away: say so, not "no data"
         parts.insert(0, away)
     return " ".join(parts) or "No data for this session yet.", focus

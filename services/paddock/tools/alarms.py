@@ -122,7 +122,8 @@ def flag_report(session_id: str) -> FlagReport:
         )
     alarms = [alarm_name(n) for n in _alarm_channels(sid)]
     have = [SOURCE_WORDS[k] for k, m in FLAG_MEASURES.items() if rec.has(m)]
-    lack = [SOURCE_WORDS[k] for k, m in FLAG_MEASURES.items() if not rec.has(m)]
+    # never a flag this kind of vehicle has not got (a kart's ABS)
+    lack = [SOURCE_WORDS[k] for k, m in FLAG_MEASURES.items() if not rec.has(m) and m not in rec.not_fitted]
     return FlagReport(sid, events, have + alarms, lack, alarms)
 
 

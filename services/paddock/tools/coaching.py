@@ -14,6 +14,7 @@ from filelock import FileLock
 
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import ToolError, r, rows
+from services.paddock.tools.recorded import not_recorded_text
 from shared.profiles.track import load_track
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
@@ -68,9 +69,7 @@ def get_weather_adaptation_context(hour_local: int) -> dict[str, Any]:
         "period": period,
         "latest_session_temps": temps,
         # a temperature the latest session did not record is null here, and named
-        "not_recorded": ("Not recorded in the latest session: " + ", ".join(lacking) + ".")
-        if lacking
-        else None,
+        "not_recorded": not_recorded_text(lacking, where="in the latest session"),
         "adaptations": advice,
         "note": "no network: this is context from the hour and your own telemetry, not a forecast",
     }

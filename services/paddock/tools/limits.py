@@ -15,6 +15,7 @@ import numpy as np
 
 from services.paddock.lake import get_lake
 from services.paddock.tools.base import ToolError, car_profile, r, session_arrays, session_row, track_corners
+from services.paddock.tools.recorded import not_recorded_text
 from shared import event_conditions as ev
 from shared.profiles.car import CarProfile
 from shared.thresholds import car_thresholds
@@ -96,7 +97,7 @@ def get_vital_limits(session_id: str, measure: str) -> dict[str, Any]:
     base: dict[str, Any] = {"session_id": sid, "measure": measure, "words": v.words, "unit": v.unit}
     vals = np.vstack([a[c] for c in v.channels])
     if not np.isfinite(vals).any():
-        return {**base, "recorded": False, "not_recorded": f"Not recorded in this session: {v.words}."}
+        return {**base, "recorded": False, "not_recorded": not_recorded_text([v.words])}
     car = car_profile(s.get("car_id"))
     th = car_thresholds(car.id, get_lake().settings.data_dir)
     limit, source = _limit(v, car, th)

@@ -7,7 +7,7 @@ from typing import Any
 
 from services.paddock.tools.base import find_corner, r, rows, session_arrays, session_row, valid_laps
 from services.paddock.tools.history import same_track
-from services.paddock.tools.recorded import session_recorded
+from services.paddock.tools.recorded import not_recorded_text, session_recorded
 from shared import achievable as ac
 from shared.achievable import Achievable, achievable_lap
 from shared.consistency import MIN_LAPS, brake_source, spread, trend
@@ -53,9 +53,9 @@ def get_achievable_lap(session_id: str) -> dict[str, Any]:
     gates = len(a.stations_m) - 2
     note = None
     if gates and not a.gates_checked:
-        note = (
-            "Not recorded in this session: GPS position or speed at the corner gates, so no join can be "
-            "checked and the achievable lap is the best lap."
+        note = not_recorded_text(
+            ["GPS position or speed at the corner gates"],
+            so="no join can be checked and the achievable lap is the best lap",
         )
     elif not gates:
         note = "This session has no corner zones to cut the lap at: the achievable lap is the best lap."
@@ -201,7 +201,7 @@ def get_corner_consistency(session_id: str, corner: str | None = None) -> dict[s
         "brake_point_source": src_now,
         "not_recorded": None
         if src_now
-        else "Not recorded in this session: brake pressure and longitudinal g, so no brake points.",
+        else not_recorded_text(["brake pressure and longitudinal g"], so="no brake points"),
         "min_laps_for_a_spread": MIN_LAPS,
         "sessions_compared": len(sess),
         "trend_note": None

@@ -15,7 +15,6 @@ from services.paddock.tools.recorded import (
     EVENT_MEASURES,
     event_kinds,
     event_measures,
-    not_recorded_sentence,
     recorded,
     session_recorded,
 )
@@ -61,7 +60,6 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
     )
     rec = session_recorded(sid, event_measures())
     can, cannot = event_kinds(rec)
-    lacking = [m for m in event_measures() if not rec.has(m)]
     notes = rows("SELECT status, count(*) AS n FROM coaching_notes WHERE session_id = ? GROUP BY 1", [sid])
     return {
         "session_id": sid,
@@ -85,8 +83,7 @@ def get_session_highlights(session_id: str) -> dict[str, Any]:
         # an event kind's count, 0 included, only when the session recorded what detects it
         "events": {**{k: 0 for k in can}, **{e["kind"]: e["n"] for e in events if e["kind"] not in cannot}},
         "events_not_recorded": cannot,
-        "missing": rec.missing,
-        "not_recorded": not_recorded_sentence(lacking),
+        **rec.fields(*event_measures()),
         "cues": {n["status"]: n["n"] for n in notes},
     }
 

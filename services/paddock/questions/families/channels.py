@@ -12,6 +12,7 @@ from services.paddock.questions.families.unread import unread
 from services.paddock.questions.model import Answer, Question
 from services.paddock.questions.words import MEASURES, Measure
 from services.paddock.tools.base import rows
+from services.paddock.tools.recorded import unread_text
 
 MPH = 1.609344
 # the figure of a measure on a lap, when the question names none: a floor for a pressure or a voltage
@@ -125,11 +126,8 @@ def not_recorded(s: dict[str, Any], measure: str) -> Answer:
     res = {"recorded": False, "measure": measure, "instead": shown}
     names = unread(sid, measure)
     if names:
-        said = listed([f"a channel named {n}" for n in names[:3]])
-        text = (
-            f"The file has {said}, which Pitwall does not read yet, so Pitwall has no data for "
-            f"{what} in this session and gives no figure for it.{also}"
-        )
+        said = unread_text(names[:3])
+        text = f"{said[0].upper()}{said[1:]}, so Pitwall has no data for {what} in this session and gives no figure for it.{also}"
         return Answer(text, "telemetry", {"session_id": sid}, res | {"unread_channels": names})
     text = f"{what[0].upper()}{what[1:]} {verb} not recorded in this session's file.{also}"
     return Answer(text, "telemetry", {"session_id": sid}, res)

@@ -11,6 +11,7 @@ from services.paddock.questions.families.track_words import corner_names
 from services.paddock.questions.families.unread import unread
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.limits import TEMPS, VITALS, get_vital_limits
+from services.paddock.tools.recorded import not_recorded_text
 
 #: the vitals a judge question with no single measure ("is everything ok?", "engine health at a glance")
 #: says are not recorded when the file lacks them; every other vital is judged when recorded, else not named
@@ -100,7 +101,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         ]
         lines = [_judged(x, names, n) for x in results if x["recorded"] for n in laps]
         if lacking:
-            lines.append("Not recorded in this session: " + ", ".join(lacking) + ".")
+            lines.append(str(not_recorded_text(lacking)))
     else:
         lines = [_judged(results[0], names, n) for n in laps]
         if not results[0]["recorded"] and unread(str(sid), measures[0]):  # in the file, not read

@@ -12,12 +12,7 @@ from services.paddock.questions import resolve
 from services.paddock.questions.model import Answer, LapRef, Question
 from services.paddock.questions.numerals import ORDINALS
 from services.paddock.tools.base import rows
-from shared.display import lap_time
-
-
-def listed(items: Sequence[str]) -> str:
-    """Words in a list as a sentence says them: "a", "a and b", "a, b and c"."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+from shared.display import lap_time, listed
 
 
 def laps_said(laps: Sequence[int]) -> str:

@@ -141,7 +141,7 @@ function dataCard(ev) {
     Dom.add(card, h("ol", {class: "plan"}, d.blocks.map((b) => h("li", {}, `${b.laps} lap${b.laps === 1 ? "" : "s"}: ${b.focus}`))));
   const facts = cardFacts(d);
   if (facts.length) Dom.add(card, h("dl", {class: "kv"}, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
-  for (const note of [d.not_recorded && `Not recorded: ${d.not_recorded}`, d.available === false && d.reason, d.warning])
+  for (const note of [d.not_recorded, d.available === false && d.reason, d.warning])  // not_recorded: a whole sentence
     if (note) Dom.add(card, h("p", {class: "muted small"}, note));
   if (d.error) Dom.add(card, h("p", {class: "warn"}, d.error.message || d.error));
   return card;
