@@ -69,7 +69,10 @@ class CoachService(ModelServerMixin, AdkSessionsMixin):
     def _build(self) -> None:
         """Import LiteLLM and ADK and build the agent tree (4-9 s of imports): runs in a worker thread."""
         prepare_litellm()
-        import litellm  # noqa: F401  (the slow import, here and not on a request)
+        import litellm  # the slow import, here and not on a request
+
+        if litellm.aclient_session is None:  # LiteLLM's HTTP client, built here and not at the first call
+            litellm.aclient_session = self.warm.new_client()
         from google.adk.apps import App
         from google.adk.runners import Runner
         from google.adk.sessions import InMemorySessionService
@@ -87,7 +90,9 @@ class CoachService(ModelServerMixin, AdkSessionsMixin):
         log.info("paddock agents ready: %s", describe(s))
 
     def start_loading(self) -> None:
-        """Begin loading the agent tree in a worker thread; returns at once (``/health`` keeps answering)."""
+        """Begin loading the agent tree, and building the model server's HTTP client, in worker threads;
+        returns at once (``/health`` keeps answering)."""
+        self.warm.start()
         if self.runner is None and (self._loading is None or self._loading.done()):
             self._loading = asyncio.get_running_loop().create_task(asyncio.to_thread(self._build))
 
