@@ -78,8 +78,11 @@ class WarmClient:
 
     async def aclose(self) -> None:
         building, self._building = self._building, None
-        if building is not None and self._loop is asyncio.get_running_loop():
-            await (await building).aclose()
+        if building is None or self._loop is not asyncio.get_running_loop():
+            return
+        await asyncio.wait([building])  # a build still under way ends first
+        if not building.cancelled() and building.exception() is None:  # a failed build: nothing to close
+            await building.result().aclose()
 
     async def models(self, timeout_s: float = 2.0) -> list[str]:
         """Model ids the server offers (``GET /v1/models``); raises ``WarmError`` when it does not answer."""
