@@ -69,10 +69,7 @@ class CoachService(ModelServerMixin, AdkSessionsMixin):
     def _build(self) -> None:
         """Import LiteLLM and ADK and build the agent tree (4-9 s of imports): runs in a worker thread."""
         prepare_litellm()
-        import litellm  # the slow import, here and not on a request
-
-        if litellm.aclient_session is None:  # LiteLLM's HTTP client, built here and not at the first call
-            litellm.aclient_session = self.warm.new_client()
+        import litellm  # noqa: F401  (the slow import, here and not on a request)
         from google.adk.apps import App
         from google.adk.runners import Runner
         from google.adk.sessions import InMemorySessionService

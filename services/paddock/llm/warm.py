@@ -52,10 +52,10 @@ class WarmClient:
         self._building: asyncio.Future[httpx.AsyncClient] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def new_client(self) -> httpx.AsyncClient:
-        """A client for the model server; call it in a worker thread: building one loads the CA bundle into
+    def _new_client(self) -> httpx.AsyncClient:
+        """The client for the model server, built in a worker thread: building one loads the CA bundle into
         an SSL context (40-50 ms idle, 170-450 ms while the agents import beside it), which must not stall
-        the event loop. The agents' LiteLLM calls use one too (``CoachService._build``)."""
+        the event loop. (LiteLLM caches the SSL context its import built, in the agents' load thread.)"""
         key = self.settings.adk_openai_api_key.get_secret_value()
         return httpx.AsyncClient(
             timeout=httpx.Timeout(litellm_args(self.settings)["timeout"], connect=2.0),
@@ -66,7 +66,7 @@ class WarmClient:
         """Begin building this loop's client in a worker thread (start-up); returns at once."""
         loop = asyncio.get_running_loop()
         if self._building is None or self._loop is not loop:
-            self._building = asyncio.ensure_future(asyncio.to_thread(self.new_client))
+            self._building = asyncio.ensure_future(asyncio.to_thread(self._new_client))
             self._loop = loop
 
     async def client(self) -> httpx.AsyncClient:
