@@ -28,7 +28,10 @@ thread holding the GIL, as raw collapsed stacks: what a request's time is spent 
 splits the slowest ``/health`` requests: the wait until the paddock read the request, the loop's queue, the
 handler (its CPU, its wait for a core, the rest: the GIL) and the way back, with the loop's slow callbacks.
 ``--nice N`` gives the paddocks ``PITWALL_PADDOCK_NICE`` (their event loop's priority; ignored by a tree
-without the setting). ``--new-only`` measures this tree alone.
+without the setting). ``--new-only`` measures this tree alone. The client's own CPU and wait for a core per
+``/health`` (``/proc/thread-self/schedstat``) are always recorded; ``--pin`` runs the measured paddock on CPU 0
+(``taskset``) and the measuring client's thread on CPU 1 while it measures (the publishers, SeaweedFS and
+anyone else's processes stay free), to split a slow request into the client's share and the paddock's.
 """
 
 from __future__ import annotations
@@ -212,16 +215,18 @@ def _rss_peak_mb(pid: int) -> float:
 
 
 def run_paddock(
-    tree: Path, data: Path, env: dict[str, str], n: int, log: Path, probe: Path | None = None
+    tree: Path, data: Path, env: dict[str, str], n: int, log: Path, probe: Path | None = None, cpus: str = ""
 ) -> tuple[subprocess.Popen[bytes], str, float]:
-    """``probe``: run it under :mod:`bench.paddock_probe`, its timings written there when it ends."""
+    """``probe``: run it under :mod:`bench.paddock_probe`, its timings written there when it ends; ``cpus``:
+    the CPUs it may run on (``taskset -c``), every thread of it."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     e = {**os.environ, **env, "PYTHONPATH": str(tree), "PITWALL_DATA_DIR": str(data),
          "PITWALL_ADK_OPENAI_URL": f"http://127.0.0.1:{free_port()}/v1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # fmt: skip
     t0 = time.perf_counter()
     cli = ["-m", "shared.cli"] if probe is None else [str(REPO / "bench" / "paddock_probe.py"), str(probe)]
-    proc = subprocess.Popen([sys.executable, *cli, "paddock", "--port", str(port), "--data-dir", str(data)],
+    pin = ["taskset", "-c", cpus] if cpus else []
+    proc = subprocess.Popen([*pin, sys.executable, *cli, "paddock", "--port", str(port), "--data-dir", str(data)],
                             cwd=tree, env=e, stdout=log.open("w"), stderr=subprocess.STDOUT)  # fmt: skip
     while True:
         if proc.poll() is not None:
@@ -233,6 +238,12 @@ def run_paddock(
             pass
         time.sleep(0.1)
     return proc, url, time.perf_counter() - t0
+
+
+def _thread_sched() -> tuple[float, float]:
+    """The calling thread's CPU time and its time waiting for a core so far, in seconds."""
+    cpu, wait, _ = Path("/proc/thread-self/schedstat").read_text().split()
+    return int(cpu) / 1e9, int(wait) / 1e9
 
 
 def _spy(out: Path, pid: int, name: str, seconds: float) -> list[subprocess.Popen[bytes]]:
@@ -285,8 +296,10 @@ def measure(
     probe = a.probe / f"{label}-{prefix}.json" if a.probe else None
     if probe is not None:
         probe.parent.mkdir(parents=True, exist_ok=True)
-    proc, url, out["restart_s"] = run_paddock(tree, data, lenv, n, d / f"{label}-{prefix}-2.log", probe)
-    sent: list[tuple[float, float]] = []  # each /health as the client timed it (perf_counter)
+    log2 = d / f"{label}-{prefix}-2.log"
+    proc, url, out["restart_s"] = run_paddock(tree, data, lenv, n, log2, probe, "0" if a.pin else "")
+    # each /health by the client: perf_counter at send and receive, the client thread's CPU and core wait
+    sent: list[tuple[float, ...]] = []
     try:
         deadline = time.monotonic() + 600  # ADK and LiteLLM load in the background: measure after
         while httpx.get(f"{url}/health", timeout=120).json()["warm_up"].get("status") != "ready":
@@ -298,18 +311,32 @@ def measure(
         health: list[float] = []
         lists: list[float] = []
         end, last_list = time.monotonic() + a.seconds, 0.0
+        every_cpu = os.sched_getaffinity(0)
+        if a.pin:  # this thread (the client) on CPU 1 while it measures; the publishers started unpinned
+            os.sched_setaffinity(0, {1})
         with httpx.Client(timeout=120) as client:  # one kept-alive connection, as the tablet's browser
             while time.monotonic() < end:
+                cpu0, wait0 = _thread_sched()
                 t0 = time.perf_counter()
                 assert client.get(f"{url}/health").status_code == 200
-                health.append(time.perf_counter() - t0)
-                sent.append((t0, time.perf_counter()))
+                t1 = time.perf_counter()
+                cpu1, wait1 = _thread_sched()
+                health.append(t1 - t0)
+                sent.append((t0, t1, cpu1 - cpu0, wait1 - wait0))
                 if time.monotonic() - last_list > 1.0:
                     last_list = time.monotonic()
                     t0 = time.perf_counter()
                     assert client.get(f"{url}/sessions").status_code == 200
                     lists.append(time.perf_counter() - t0)
                 time.sleep(0.05)
+        os.sched_setaffinity(0, every_cpu)
+        by_total = sorted(sent, key=lambda r: r[1] - r[0])
+        worst = by_total[-max(3, len(by_total) // 100) :]
+        out |= {"client_cpu_median_ms": round(1000 * statistics.median(r[2] for r in sent), 2),
+                "client_core_wait_median_ms": round(1000 * statistics.median(r[3] for r in sent), 2),
+                "worst_client_cpu_ms": round(1000 * statistics.median(r[2] for r in worst), 2),
+                "worst_client_core_wait_ms": round(1000 * statistics.median(r[3] for r in worst), 2),
+                "load_avg": os.getloadavg()[0]}  # fmt: skip
         out["commits_per_s"] = _commits_per_s(pubs)
         for spy in spies:
             spy.wait(120)
@@ -334,7 +361,7 @@ def measure(
     return out
 
 
-def split(seen: dict[str, Any], sent: list[tuple[float, float]]) -> dict[str, Any]:
+def split(seen: dict[str, Any], sent: list[tuple[float, ...]]) -> dict[str, Any]:
     """Where the slowest 1 % (at least 3) of ``/health`` requests spent their time, by the client's clock (``sent``)
     and the paddock's own (:mod:`bench.paddock_probe`): to the paddock's read of the request (the kernel,
     the paddock's loop getting a core and the GIL, callbacks ahead of the read), then until the app
@@ -342,7 +369,7 @@ def split(seen: dict[str, Any], sent: list[tuple[float, float]]) -> dict[str, An
     the loop's slow callbacks (> 5 ms) overlapping those requests."""
     got = [r for r in seen["requests"] if r["path"] == "/health" and "end" in r]
     pairs = []
-    for t0, t1 in sent:  # the paddock's record of a request: the one called between its send and receive
+    for t0, t1, *_ in sent:  # the paddock's record of a request: the one called between its send and receive
         rec = next((r for r in got if t0 <= r["app"] <= t1), None)
         if rec is not None:
             pairs.append((t1 - t0, t0, t1, rec))
@@ -398,6 +425,7 @@ def main() -> None:
     ap.add_argument("--profile", type=Path, help="py-spy the paddocks while measured, stacks to this dir")
     ap.add_argument("--probe", type=Path, help="time requests inside the paddock (paddock_probe), JSON here")
     ap.add_argument("--nice", type=int, default=0, help="PITWALL_PADDOCK_NICE for the paddocks (e.g. -10)")
+    ap.add_argument("--pin", action="store_true", help="the measured paddock on CPU 0, the client on CPU 1")
     ap.add_argument("--new-only", action="store_true", help="measure this tree only (no --base)")
     ap.add_argument("--lake-start-only", action="store_true", help="only the lake's start-up, both trees")
     a = ap.parse_args()

@@ -87,7 +87,9 @@ class CoachService(ModelServerMixin, AdkSessionsMixin):
         log.info("paddock agents ready: %s", describe(s))
 
     def start_loading(self) -> None:
-        """Begin loading the agent tree in a worker thread; returns at once (``/health`` keeps answering)."""
+        """Begin loading the agent tree, and building the model server's HTTP client, in worker threads;
+        returns at once (``/health`` keeps answering)."""
+        self.warm.start()
         if self.runner is None and (self._loading is None or self._loading.done()):
             self._loading = asyncio.get_running_loop().create_task(asyncio.to_thread(self._build))
 

@@ -94,7 +94,7 @@ class ModelServerMixin:
                     warmed = "skipped: a driver's request was using the model"
                 else:
                     await self.warm.warmup()  # the server loads the model
-                    await self._warm_litellm()  # LiteLLM's lazy pieces, not on a driver's request
+                    await self._warm_litellm()  # LiteLLM's lazy pieces, not on a driver's request or the loop
                     warmed = True
         self.warm_state = {
             "status": "ready",
@@ -104,21 +104,12 @@ class ModelServerMixin:
         }
 
     async def _warm_litellm(self) -> None:
-        """One streamed one-token call through LiteLLM, recorded like any other call."""
-        import litellm
-
+        """One streamed one-token call through LiteLLM in a worker thread, recorded like any other call:
+        its first call imports ~500 modules (the OpenAI SDK's resources, LiteLLM's cost calculator and
+        stream builder), 0.5-1.3 s that must not run on the event loop; the agents' later async calls
+        find them loaded."""
         t0 = time.perf_counter()
-        error = None
-        try:
-            reply = await litellm.acompletion(
-                **{**litellm_args(self.settings), "max_tokens": 1},
-                messages=[{"role": "user", "content": "ok"}],
-                stream=True,
-            )
-            async for _ in reply:
-                pass
-        except Exception as exc:  # the server may not be up yet: the first real call then pays instead
-            error = f"{type(exc).__name__}: {str(exc)[:200]}"
+        error = await asyncio.to_thread(self._litellm_call)
         self.store.friction(
             role="warmup",
             mode="warmup",
@@ -131,3 +122,18 @@ class ModelServerMixin:
             error=error,
             emotion=None,
         )
+
+    def _litellm_call(self) -> str | None:
+        """The one-token call (runs in a worker thread); the error in words, or None."""
+        import litellm  # already imported by the agents' load, in its thread
+
+        try:
+            for _ in litellm.completion(
+                **{**litellm_args(self.settings), "max_tokens": 1},
+                messages=[{"role": "user", "content": "ok"}],
+                stream=True,
+            ):
+                pass
+        except Exception as exc:  # the server may not be up yet: the first real call then pays instead
+            return f"{type(exc).__name__}: {str(exc)[:200]}"
+        return None

@@ -49,31 +49,45 @@ class WarmClient:
         self.store = store
         self.base = settings.adk_openai_url.rstrip("/")
         self.model = settings.adk_openai_model.split("/", 1)[-1]  # the server's own id, without openai/
-        self._client: httpx.AsyncClient | None = None
+        self._building: asyncio.Future[httpx.AsyncClient] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    @property
-    def client(self) -> httpx.AsyncClient:
-        """One pooled client per event loop (a pooled connection cannot outlive the loop that opened it)."""
+    def _new_client(self) -> httpx.AsyncClient:
+        """The client for the model server, built in a worker thread: building one loads the CA bundle into
+        an SSL context (40-50 ms idle, 170-450 ms while the agents import beside it), which must not stall
+        the event loop. (LiteLLM caches the SSL context its import built, in the agents' load thread.)"""
+        key = self.settings.adk_openai_api_key.get_secret_value()
+        return httpx.AsyncClient(
+            timeout=httpx.Timeout(litellm_args(self.settings)["timeout"], connect=2.0),
+            headers={"Authorization": f"Bearer {key}"},
+        )
+
+    def start(self) -> None:
+        """Begin building this loop's client in a worker thread (start-up); returns at once."""
         loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            key = self.settings.adk_openai_api_key.get_secret_value()
-            self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(litellm_args(self.settings)["timeout"], connect=2.0),
-                headers={"Authorization": f"Bearer {key}"},
-            )
+        if self._building is None or self._loop is not loop:
+            self._building = asyncio.ensure_future(asyncio.to_thread(self._new_client))
             self._loop = loop
-        return self._client
+
+    async def client(self) -> httpx.AsyncClient:
+        """One pooled client per event loop (a pooled connection cannot outlive the loop that opened it),
+        built once in a worker thread and awaited by whoever needs it first."""
+        self.start()
+        assert self._building is not None
+        return await asyncio.shield(self._building)
 
     async def aclose(self) -> None:
-        if self._client is not None and self._loop is asyncio.get_running_loop():
-            await self._client.aclose()
-        self._client = None
+        building, self._building = self._building, None
+        if building is None or self._loop is not asyncio.get_running_loop():
+            return
+        await asyncio.wait([building])  # a build still under way ends first
+        if not building.cancelled() and building.exception() is None:  # a failed build: nothing to close
+            await building.result().aclose()
 
     async def models(self, timeout_s: float = 2.0) -> list[str]:
         """Model ids the server offers (``GET /v1/models``); raises ``WarmError`` when it does not answer."""
         try:
-            r = await self.client.get(f"{self.base}/models", timeout=timeout_s)
+            r = await (await self.client()).get(f"{self.base}/models", timeout=timeout_s)
         except httpx.ReadTimeout as exc:
             raise ModelBusy(
                 f"the model server at {self.base} took the request but did not answer in {timeout_s:g} s"
@@ -205,7 +219,8 @@ class WarmClient:
         ("error", WarmError)."""
         finish: str | None = None
         try:
-            async with self.client.stream("POST", f"{self.base}/chat/completions", json=body) as r:
+            client = await self.client()
+            async with client.stream("POST", f"{self.base}/chat/completions", json=body) as r:
                 if r.status_code != 200:
                     await r.aread()
                     raise WarmError(f"chat/completions answered HTTP {r.status_code}: {r.text[:200]}")
