@@ -152,6 +152,7 @@ def test_the_families_declare_what_they_read() -> None:
     assert coverage.reads(balance.answer, Question("x", "balance", corner="t3"))
     assert not coverage.reads(gears.answer, Question("x", "channel", laps=lap4, measure="shift_rpm"))
     assert not coverage.reads(channels.answer, Question("x", "channel", sector=2, measure="rpm"))
+    assert not coverage.reads(channels.answer, Question("x", "channel", measure="rpm", also=("top_speed",)))
     assert coverage.reads(sectors.answer, Question("x", "sector", laps=lap4, sector=2))
     # the best lap alone is what the session analysis is against; another lap is not
     best = (LapRef(pick="fastest"),)

@@ -58,7 +58,9 @@ READS: dict[Family, Reads] = {
     corners.answer: _r("corner laps measure"),
     markers.answer: _r("corner laps measure", frozenset({"brake_point"})),
     corner_channel.answer: _r("corner laps measure"),
-    channels.answer: _r("laps measure"),
+    channels.answer: _r(
+        "laps measure vitals"
+    ),  # after the judge: the first vital, or that it is not recorded
     channel_set.answer: _r("laps measure corner sector"),
     judge.answer: _r("laps measure vitals"),  # two vitals or more: each judged
     events.answer: _r("laps corner measure"),
@@ -92,15 +94,10 @@ _INPUTS |= {"shift_rpm", "corner_gears", "coasting"}
 _WHEELS = frozenset({"tyre_temp", "tyre_pressure", "tyre_wear", "brake_temp", "brake_wear", "brake_bias"})
 _WHEELS |= {"chassis", "suspension", "slip_angle", "abs", "dsc"}
 # a vital read at a speed ("the temp at high speed"), never beside the lap's top or lowest speed asked too
-_VITAL = (_INPUTS - {"top_speed", "min_speed"}) | {
-    "alarm",
-    "engine_light",
-    "oil_level",
-    "coolant_level",
-    "conditions",
-}
+_VITAL = (_INPUTS - {"top_speed", "min_speed"}) | {"alarm", "engine_light", "oil_level", "coolant_level"}
+_VITAL |= w.JUDGED | {"battery_charge", "conditions"}  # one vital beside another: the judge reads both
 COVERS: dict[str, frozenset[str]] = {
-    **{m: _SPEEDS | {"wheel_speed"} for m in _SPEEDS},
+    **{m: _SPEEDS | {"wheel_speed", "brake_point"} for m in _SPEEDS},  # "top speed before braking for T7"
     **{m: _VITAL for m in w.JUDGED},
     "temps": _VITAL | {"oil_temp", "coolant_temp", "oil_pressure"},
     "rpm": _VITAL | {"gearing"},
@@ -113,6 +110,14 @@ COVERS: dict[str, frozenset[str]] = {
     "corner_phases": _SPEEDS,
     "brake_point": frozenset({"brake_pressure", "brake_pedal", "long_g", *_SPEEDS}),
     "throttle": frozenset({"throttle_body"}),
+    # "the pedal" of a brake question is the brake's ("peak brake press, not pushing the pedal hard enough")
+    "brake_pressure": frozenset({"brake_pedal", "brake_point", "throttle"}),
+    "brake_temp": frozenset({"brake_pedal", "brake_point", "brake_pressure", "throttle"}),
+    "battery_charge": frozenset({"battery_voltage"}),
+    "tyre_wear": _WHEELS,
+    "brake_wear": _WHEELS | {"brake_point", "brake_pedal"},
+    "suspension": _SPEEDS,  # "shock speeds"
+    "lambda": _VITAL | {"gearing"},  # "air fuel ratio"
 }
 
 

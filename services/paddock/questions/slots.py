@@ -66,7 +66,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         mark(s, a, b)
     _sector(s)
     spans = session_spans(s)
-    found = _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE)
+    found = [(i, m) for i, m in _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE) if not ph.time_off(toks, i)]
     s.measures = [m for _, m in found]
     if not set(s.measures) - {"lap_time", "temps"} and _CONDITIONS.search(s.joined):
         s.measures = ["conditions"]
