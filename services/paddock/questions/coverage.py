@@ -38,7 +38,8 @@ _DRIVING = _SPEEDS | {"brake_point", "throttle", "corner_phases", "coasting", "g
 
 @dataclass(frozen=True)
 class Reads:
-    """The slots a family reads (of ``SLOTS``) and, when it reads a measure, which (None: any it is given)."""
+    """The slots a family reads (of ``named``'s: laps, best, corner, sector, measure, within, without, vitals;
+    no family reads ``also``) and, when it reads a measure, which (None: any it is given)."""
 
     slots: frozenset[str]
     measures: frozenset[str] | None = None
@@ -48,8 +49,6 @@ def _r(slots: str, measures: frozenset[str] | None = None) -> Reads:
     return Reads(frozenset(slots.split()), measures)
 
 
-SLOTS = ("laps", "best", "corner", "sector", "measure", "within", "without", "vitals", "also")
-
 READS: dict[Family, Reads] = {
     laps.answer: _r("laps without"),
     lap_set.answer: _r("laps within without measure corner sector"),
@@ -58,9 +57,8 @@ READS: dict[Family, Reads] = {
     corners.answer: _r("corner laps measure"),
     markers.answer: _r("corner laps measure", frozenset({"brake_point"})),
     corner_channel.answer: _r("corner laps measure"),
-    channels.answer: _r(
-        "laps measure vitals"
-    ),  # after the judge: the first vital, or that it is not recorded
+    # after the judge: the first vital named, or that it is not recorded
+    channels.answer: _r("laps measure vitals"),
     channel_set.answer: _r("laps measure corner sector"),
     judge.answer: _r("laps measure vitals"),  # two vitals or more: each judged
     events.answer: _r("laps corner measure"),
