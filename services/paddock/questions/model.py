@@ -64,6 +64,7 @@ class Question:
     also_lap_time: bool = False  # "lap 4's top speed and lap time": the lap time asked beside the measure
     without: tuple[LapRef, ...] = ()  # laps left out of a figure: "my average excluding lap 1"
     vitals: tuple[str, ...] = ()  # two vitals or more named at once ("oil pressure and water temp ok?")
+    also: tuple[str, ...] = ()  # measures named beside ``measure`` ("the gas before the apex, and the speed")
 
 
 @dataclass

@@ -73,6 +73,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         also_lap_time=_also_time(s, intent),
         without=tuple(s.without),
         vitals=_vitals(s),
+        also=s.beside,
     )
     # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
     whole = q.intent == "judge" and q.measure is None and bool(_WHOLE_CAR.search(s.joined))
@@ -349,7 +350,8 @@ def _tidy(q: Question, s: Slots) -> Question:
         agg = agg if q.intent == "compare" and several and measure not in (None, "lap_time") else None
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
-    return replace(out, aggregation=agg, also_lap_time=q.also_lap_time, without=q.without, vitals=q.vitals)
+    out = replace(out, aggregation=agg, also_lap_time=q.also_lap_time, without=q.without, vitals=q.vitals)
+    return replace(out, also=q.also)
 
 
 def _vitals(s: Slots) -> tuple[str, ...]:
@@ -361,9 +363,7 @@ def _vitals(s: Slots) -> tuple[str, ...]:
             "coolant_temp",
             "oil_temp",
         ]  # "the oil pressure and the temps": the engine's temperatures too
-    got = tuple(
-        dict.fromkeys(m for m in named if m in w.JUDGED and m != "rpm")
-    )  # "the oil pressure and the temps"
+    got = tuple(dict.fromkeys(m for m in named if m in w.JUDGED and m != "rpm"))
     if "oil_pressure" in got and not re.search(r" (?:temp\w*|hot\w*|heat\w*) ", s.joined):
         got = tuple(
             m for m in got if m != "oil_temp"

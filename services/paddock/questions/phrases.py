@@ -103,3 +103,13 @@ def trend(joined: str) -> bool:
 def occasion(toks: list[str], i: int) -> bool:
     """ "first time on a big track": the word at ``i`` ("first") and the next ("time") say an occasion."""
     return toks[i + 1 : i + 2] == ["time"] and bool(toks[i + 2 : i + 3]) and toks[i + 2] in _OCCASION
+
+
+_TIME_WORDS = w.word_set("second seconds tenth tenths hundredths time bit")
+
+
+def time_off(toks: list[str], i: int) -> bool:
+    """ "knock a second off", "knocking two tenths off my time": the word at ``i`` is a verb of taking time
+    off the lap, no reading of the car (engine knock)."""
+    after = toks[i + 1 : i + 6]
+    return "off" in after and any(t in _TIME_WORDS for t in after[: after.index("off")])

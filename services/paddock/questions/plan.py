@@ -1,14 +1,14 @@
 """The one plan: a ``Question``'s intent and filled slots -> the families that answer it, tried in order
-(the first answer wins). A question no family can answer gets what was understood and what can be
+(the first answer wins; a family is tried only when it reads every slot the question filled,
+``coverage.reads``). A question no family can answer gets what was understood and what can be
 answered ("I read this as …; I can answer …"), never another question's answer. Runs the families'
 tools and SQL (call it in a worker thread)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
+from services.paddock.questions.coverage import Family, reads, unread_measures
 from services.paddock.questions.families import (
     balance,
     channel_set,
@@ -30,8 +30,6 @@ from services.paddock.questions.families import (
 )
 from services.paddock.questions.model import Answer, Intent, Question
 from services.paddock.tools.base import session_row
-
-Family = Callable[[Question, dict[str, Any]], Answer | None]
 
 TABLE: dict[Intent, tuple[Family, ...]] = {
     "lap_time": (laps.answer,),
@@ -158,8 +156,9 @@ def understood(q: Question, session_id: str) -> Answer:
     """What was understood of ``q`` and what can be answered, in driver words."""
     what = _INTENT_WORDS.get(q.intent, "a question about your driving data")
     bits = [what]
-    if q.measure and q.measure != "lap_time":
-        bits.append(f"about {channels.label(q.measure)}")
+    measures = dict.fromkeys(m for m in (q.measure, *q.vitals, *unread_measures(q)) if m and m != "lap_time")
+    if measures:
+        bits.append(f"about {' and '.join(channels.label(m) for m in measures)}")
     if q.laps:
         bits.append(f"on {_lap_words(q)}")
     if q.corner:
@@ -190,6 +189,8 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
     if (gone := laps.missing_lap(q, s)) is not None and not lap_set.asks(q):
         return gone
     for family in (*PICKED.get(picked or "", ()), *families(q)):
+        if not reads(family, q):  # a slot named that the family does not read: never part of an answer
+            continue
         got = family(q, s)
         if got is not None:
             return got

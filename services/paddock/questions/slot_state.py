@@ -83,6 +83,11 @@ class Slots:
         return got[0] if got else None
 
     @property
+    def beside(self) -> tuple[str, ...]:
+        """The measures named beside the one ``measure`` chose (``Question.also``), each once."""
+        return tuple(dict.fromkeys(m for m in self.measures if m not in ("lap_time", self.measure)))
+
+    @property
     def compare(self) -> bool:
         return any(t in w.COMPARE for t in self.toks)
 

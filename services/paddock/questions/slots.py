@@ -66,7 +66,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         mark(s, a, b)
     _sector(s)
     spans = session_spans(s)
-    found = _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE)
+    found = [(i, m) for i, m in _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE) if not ph.time_off(toks, i)]
     s.measures = [m for _, m in found]
     if not set(s.measures) - {"lap_time", "temps"} and _CONDITIONS.search(s.joined):
         s.measures = ["conditions"]
@@ -178,6 +178,9 @@ def _phrases(s: Slots, table: Mapping[str, str], longest: int) -> list[tuple[int
 
 
 def _sector(s: Slots) -> None:
+    """The sector named by its number ("sector 5", "the 3rd sector"), wherever it stands; else "sector" said
+    alone ("that sector", "my sectors") is ``sector_word``."""
+    alone = None
     for i, t in enumerate(s.toks):
         if t != "sector" or s.used[i]:
             continue
@@ -186,10 +189,12 @@ def _sector(s: Slots) -> None:
         if got is not None:
             s.sector = got[0]
             mark(s, i, got[1])
-        elif before is not None:
+            return
+        if before is not None:
             s.sector = before[0]
             mark(s, before[1], i + 1)
-        else:
-            s.sector_word = True
-            mark(s, i, i + 1)
-        return
+            return
+        alone = i if alone is None else alone
+    if alone is not None:
+        s.sector_word = True
+        mark(s, alone, alone + 1)

@@ -121,7 +121,7 @@ _MEASURE_PHRASES: dict[str, str] = {
     "lap_time": """lap time, time, times, pace, how long, how quick, went round, got round, get round, go round,
         went around, got around""",
     "speed": """speed, speeds, how fast, how quick was i going, how quick did i go, how many mph,
-        how many kph, how many kmh, mph, kph, kmh""",
+        how many kph, how many kmh, mph, kph, kmh, miles per hour, miles an hour, kilometres per hour""",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
         max speed, fastest i went, fastest i got, fastest i was going, v maximum, top whack, terminal speed, top spd, maximum velocity,
         top velocity, maximum kph, maximum kmh, maximum mph, highest mph, highest kph, highest kmh, topping out at, topped out at, top out at,
