@@ -327,7 +327,9 @@ def _tidy(q: Question, s: Slots) -> Question:
         measure, agg = ("lap_time", "min") if s.ever else (None, agg)  # "my best lap ever": the best of all
     if q.intent == "judge" and measure is None and re.search(r" temp(?:erature)? ", s.joined):
         measure = "temps"  # "are my temps fine?": the engine's temperatures
-    if q.intent in ("unrelated", "unknown"):
+    intent = "unknown" if measure in w.UNREAD_HABITS and q.intent != "unrelated" else q.intent
+    q = replace(q, intent=intent)  # "do I rev match?": what was understood, never another figure
+    if q.intent == "unrelated" or (q.intent == "unknown" and measure not in w.UNREAD_HABITS):
         measure, agg = None, None  # "what is 17 times 23?", "how long was the session?": no lap time
     if q.intent == "compare" and measure == "speed" and _PLACE_ASKED.search(s.joined):
         measure = None  # "where are the big differences in speed, lap 4 vs 9?": the laps along the track

@@ -33,6 +33,8 @@ _HERE_EVER = re.compile(
     r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best | personal best (?:here|at \S+) "
     r"| (?:previous|old|older) (?:personal )?best | (?:lap|track|personal) record | my (?:old )?record "
     r"| (?:is|was) (?:this|that|it) (?:a |my )?(?:new )?personal best "
+    r"| (?:beat|beaten|beating|break|broke|broken|bettered|improved? on|lower\w*|topped|smash\w*) (?:\w+ ){0,2}"
+    r"(?:personal best|personal record|best ever|old best|previous best|record) | personal record "
 )
 
 # a temperature of the day, not of the car: "what was the temperature today?"
