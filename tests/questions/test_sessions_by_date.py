@@ -181,9 +181,14 @@ def test_no_session_there_is_said_with_the_sessions_never_another_ones_figures(
 
 # coasting and gears as drivers ask: (intent, corner, measure)
 HABITS: list[tuple[str, tuple[str, str | None, str | None]]] = [
+    # from the brake's release to the throttle is no coast Pitwall measures (it measures lift to brake)
     (
         "is there a gap between getting off the brake and back on the gas into t10?",
-        ("corner", "t10", "coasting"),
+        ("unknown", "t10", "brake_to_throttle"),
+    ),
+    (
+        "do I come off the brakes and back onto the power quickly enough?",
+        ("unknown", None, "brake_to_throttle"),
     ),
     ("any dead time between brake and throttle?", ("channel", None, "coasting")),
     ("where am I neither braking nor accelerating?", ("channel", None, "coasting")),
@@ -208,6 +213,10 @@ HABITS: list[tuple[str, tuple[str, str | None, str | None]]] = [
     ("what gear for t6?", ("corner", "t6", "gear")),
     ("which gear at the apex of t4?", ("corner", "t4", "gear")),
     ("do I shift too early out of the hairpin?", ("corner", "t7", "gear")),
+    ("do I upshift too early?", ("channel", None, "shift_rpm")),
+    ("what rpm am I at when I shift to 4th?", ("channel", None, "shift_rpm")),
+    ("does oil pressure drop when I shift?", ("judge", None, "oil_pressure")),  # the shift is the condition
+    ("am I lifting and coasting anywhere?", ("channel", None, "coasting")),
 ]
 
 
@@ -259,3 +268,19 @@ def test_bogging_at_a_corner_gives_the_gear_and_engine_speed_at_its_slowest_poin
     assert got.result["typical_gear"] == typical
     assert abs(got.result["rpm_at_slowest"] - float(np.median(revs))) <= 120, (got.text, np.median(revs))
     assert f"the engine at {got.result['rpm_at_slowest']:,} rpm there (median;" in got.text
+
+
+def test_upshifting_too_early_gives_the_engine_speed_before_each_upshift(q_lake: dict[str, Any]) -> None:
+    sim = q_lake["sim_obj"]
+    w = sim.wide
+    full = np.zeros(len(w["t_s"]), dtype=bool)
+    for lap in (x for x in sim.truth.laps if x["kind"] == "full"):
+        full |= (w["t_s"] >= lap["t_start_s"]) & (w["t_s"] < lap["t_end_s"])
+    g = np.round(w["gear"]).astype(int)
+    up = np.flatnonzero((g[1:] == g[:-1] + 1) & (g[:-1] > 0) & full[1:]) + 1
+    want = {int(k): float(np.median(w["rpm"][up[g[up - 1] == k] - 1])) for k in sorted(set(g[up - 1]))}
+    got = ask_planned(q_lake["sim"], "do I upshift too early?")
+    assert set(got.result["upshifts"]) == set(want), got.text
+    for k, rpm in want.items():
+        assert abs(got.result["upshifts"][k] - rpm) <= 60, (k, rpm, got.text)
+    assert got.text.startswith("You changed up, typically: ")

@@ -100,7 +100,11 @@ NEITHER_PEDAL = re.compile(
     rf" (?:neither|either|nor|off|between|without|without being on) (?:on )?(?:the |both |my )?{_PEDAL} (?:or|nor|and) (?:on |off )?(?:the |my )?"
     rf"{_PEDAL} | no {_PEDAL} (?:and |or |nor )?no {_PEDAL} "
     rf"| (?:off|not on) (?:the |my )?{_PEDAL} (?:and|but|or|nor) (?:not|no|never|off) (?:on )?(?:the |my )?{_PEDAL} "
-    rf"| (?:gap|gaps|dead time|pause|delay|time) between (?:\w+ ){{0,4}}{_PEDAL} (?:and|to) (?:\w+ ){{0,4}}{_PEDAL} "
+)
+# from the brake's release back to the throttle (mid-corner): not the coast Pitwall measures (lift to brake)
+BRAKE_TO_THROTTLE = re.compile(
+    r" (?:off|release|releasing|released|let go of|letting go of|come off|coming off) (?:of )?(?:the |my )?brakes? "
+    r"(?:\w+ ){0,3}(?:back )?(?:on|onto) (?:the |to the )?(?:throttle|gas|power|accelerator) "
 )
 # an ordinal read as a gear ("in 2nd", "3rd or 4th") unless it counts one of these ("my 2nd fastest lap")
 TOP_GEAR = 8

@@ -41,6 +41,9 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         s.measures = ["corner_gears"]  # "am I in the wrong gear anywhere?": the gear at every corner
     if s.measure == "corner_gears" and (s.corner or s.laps):
         s.measures = ["gear"]  # "the gear at each corner on lap 3": that lap's gear (one corner: its own)
+    shifting = {"gear", "rpm"} & set(s.measures) and set(s.measures) <= {"gear", "rpm", "lap_time"}
+    if shifting and s.corner is None and not s.laps and ph.shift_when(s.joined):
+        s.measures = ["shift_rpm"]  # "do I upshift too early?", "what rpm am I at when I shift to 4th?"
     if "shift_rpm" in s.measures and s.corner is None:
         s.measures = ["shift_rpm"]  # "I never hit the limiter, am I short shifting?": the upshifts asked
     if s.measure == "shift_rpm" and s.corner is not None:

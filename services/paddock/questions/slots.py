@@ -74,6 +74,8 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures = ["conditions"]
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
+    elif c.BRAKE_TO_THROTTLE.search(s.joined):  # "off the brake and back on the gas": not the coast measured
+        s.measures = ["brake_to_throttle"]
     positions = [x for x in lap_positions(s) if not set_aside(toks, x[0])]
     dropped = left_out(s)
     s.without = [r for _, r in dropped]

@@ -58,6 +58,9 @@ MEASURES: dict[str, Measure] = {
     # no figure Pitwall reads: a light steady throttle is no coasting; the blip on a downshift is no upshift
     "part_throttle": Measure("maintenance (part) throttle", (), "%", "lap"),
     "rev_match": Measure("rev-matching on the downshifts", (), "", "lap"),
+    "brake_to_throttle": Measure(
+        "the time from releasing the brake to getting back on the throttle", (), "s", "lap"
+    ),
     "steering": Measure("steering angle", ("steer_deg",), "°"),
     "lat_g": Measure("lateral g", ("g_lat",), "g"),
     "long_g": Measure("braking and acceleration g", ("g_long",), "g"),
@@ -114,7 +117,7 @@ MEASURES: dict[str, Measure] = {
 }
 # driving habits Pitwall reads no figure of ("do I use maintenance throttle?", "do I rev match?"): the answer
 # says what was understood and what can be answered, never the throttle's or the engine's figures instead
-UNREAD_HABITS = frozenset({"part_throttle", "rev_match"})
+UNREAD_HABITS = frozenset({"part_throttle", "rev_match", "brake_to_throttle"})
 # the readings a judge question is about ("was my oil pressure ok?", "did I hit the rev limiter?")
 JUDGED = frozenset(
     {"oil_pressure", "oil_temp", "coolant_temp", "coolant_pressure", "fuel_pressure", "fuel_level", "rpm"}
@@ -162,6 +165,7 @@ _MEASURE_PHRASES: dict[str, str] = {
         changed gear at, change up at, shift too early, shifting too early, shift too late, shifting too late""",
     "part_throttle": """maintenance throttle, maintenance throttling, neutral throttle, balance throttle,
         balancing throttle, part throttle, partial throttle, steady throttle, light throttle, breathing the throttle""",
+    "brake_to_throttle": "brake to throttle, brake to gas, brake release to throttle, brake to power",
     "rev_match": """rev match, rev matching, rev matched, rev matches, blip, blips, blipping, blipped, heel toe,
         heel and toe, heel toeing, heel and toeing, throttle blip, throttle blips""",
     "steering": "steering, steering angle, steer, steering lock, opposite lock, lock to lock, full lock",
@@ -208,7 +212,7 @@ _MEASURE_PHRASES: dict[str, str] = {
         freewheeling, freewheeled, dead zone, dead zones, either pedal, neither pedal, gap in the pedal, gaps in
         the pedal, gaps in the pedals, off throttle time, time off throttle, throttle to brake, throttle to
         the brake, lift before braking, lift off before braking, lifting before braking, lifting before the
-        brake, lift before the brake, roll into, rolling into""",  # a flat line in the traces: neither pedal
+        brake, lift before the brake, roll into, rolling into, lift and coast, lifting and coasting""",  # a flat line in the traces: neither pedal
     "lambda": "lambda, afr, air fuel, mixture, lean, rich, running lean, running rich, jetting, jetted",
     "gearbox_temp": """gearbox temp, gearbox temperature, gearbox oil temp, trans temp, transmission temp,
         transmission temperature, difference temp, differential temp, differential temperature,
