@@ -21,12 +21,13 @@ from shared.ingest import import_file, import_sim
 from shared.netutil import free_port
 from shared.profiles.car import load_car, user_cars_dir
 from shared.settings import Settings, settings_for
+from shared.simulator import simulate, write_aim_csv, write_ground_truth
 from shared.simulator.fixtures import cached_sim
 from tests.support.answer_run import missing_inputs, prepare
 from tests.support.procs import REPO
 from tests.support.qeval_run import EvalPaddock, serve
 from tests.support.sim_altered import balance_sim
-from tests.support.truth import SessionTruth, aim_truth, vbox_truth
+from tests.support.truth import SessionTruth, aim_truth, sim_truth, vbox_truth
 
 PSI_BAR = 0.0689476
 
@@ -163,3 +164,34 @@ def eval_paddock(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EvalPaddo
     prep = prepare(root)
     with serve(prep, f"http://127.0.0.1:{free_port()}/v1", root) as url:
         yield EvalPaddock(prep, url)
+
+
+# the driver's sessions at Sonoma on four days (the simulator's AiM CSV with the file's own date and time
+# changed): the last is the session asked about, so "today" is Sunday 22 November 2026 (never the clock's)
+DATED = {
+    "nov14": (21, "Saturday, November 14, 2026", "10:00 AM"),
+    "nov21_am": (22, "Saturday, November 21, 2026", "9:00 AM"),
+    "nov21_pm": (23, "Saturday, November 21, 2026", "2:00 PM"),
+    "today": (24, "Sunday, November 22, 2026", "11:00 AM"),
+}
+
+
+@pytest.fixture(scope="module")
+def dated_lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Four sessions of one driver at Sonoma, each a real AiM CSV file dated by its header, imported with
+    ``import_file``; each with the simulator's ground truth of its laps (``sim_truth``)."""
+    root = tmp_path_factory.mktemp("dated")
+    settings = settings_for(root / "data")
+    env: dict[str, Any] = {"truth": {}}
+    for name, (seed, day, clock) in DATED.items():
+        sim = simulate(laps=4, seed=seed, rate_hz=20.0)
+        csv, truth = write_aim_csv(sim, root / f"{name}.csv"), write_ground_truth(sim, root / f"{name}.json")
+        text = csv.read_text(encoding="utf-8")
+        text = text.replace('"Saturday, November 21, 2026"', f'"{day}"', 1).replace(
+            '"10:00 AM"', f'"{clock}"', 1
+        )
+        csv.write_text(text, encoding="utf-8")
+        env[name] = import_file(csv, settings, driver_id="dd").session_id
+        env["truth"][name] = sim_truth(csv, truth)
+    with _lake_of(settings):
+        yield env

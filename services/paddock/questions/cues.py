@@ -35,7 +35,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  sessions, two sessions, each session, both times, my two times, both days, two days, each
                  day, which session, what session, second session, third session,
                  last event, previous event, last meeting, which of my sessions, fastest session,
-                 best session, quickest session, slowest session""",
+                 best session, quickest session, slowest session, in the past, than before""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  in the green, in the red, suffer, suffered, suffering, happy, unhappy,
@@ -100,6 +100,11 @@ NEITHER_PEDAL = re.compile(
     rf" (?:neither|either|nor|off|between|without|without being on) (?:on )?(?:the |both |my )?{_PEDAL} (?:or|nor|and) (?:on |off )?(?:the |my )?"
     rf"{_PEDAL} | no {_PEDAL} (?:and |or |nor )?no {_PEDAL} "
     rf"| (?:off|not on) (?:the |my )?{_PEDAL} (?:and|but|or|nor) (?:not|no|never|off) (?:on )?(?:the |my )?{_PEDAL} "
+)
+# from the brake's release back to the throttle (mid-corner): not the coast Pitwall measures (lift to brake)
+BRAKE_TO_THROTTLE = re.compile(
+    r" (?:off|release|releasing|released|let go of|letting go of|come off|coming off) (?:of )?(?:the |my )?brakes? "
+    r"(?:\w+ ){0,3}(?:back )?(?:on|onto) (?:the |to the )?(?:throttle|gas|power|accelerator) "
 )
 # an ordinal read as a gear ("in 2nd", "3rd or 4th") unless it counts one of these ("my 2nd fastest lap")
 TOP_GEAR = 8

@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from services.paddock.questions import cues as c
-from services.paddock.questions import lap_names
+from services.paddock.questions import lap_names, session_words
 from services.paddock.questions import numerals as n
 from services.paddock.questions import phrases as ph
 from services.paddock.questions import words as w
@@ -64,7 +64,7 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
             continue
         j = i + 1 + (i + 1 < len(toks) and toks[i + 1] in ("number", "no"))
         got = n.number(toks, j)
-        if got is None:
+        if got is None or s.used[j]:  # "best lap two sessions ago": the number is the session's
             continue
         out.append((i, LapRef(number=got[0])))
         mark(s, i, got[1])
@@ -194,7 +194,10 @@ def session_spans(s: Slots) -> list[tuple[int, int, str]]:
     words are read (so "last" there is no lap)."""
     spans: list[tuple[int, int, str]] = [(i, i + 1, t) for i, t in enumerate(s.toks) if _SESSION_ID.match(t)]
     spans += [(i, i + 1, t[1:]) for i, t in enumerate(s.toks) if t.startswith("@")]  # "bo's best lap"
-    for phrase in c.CUES["other"]:
+    when = session_words.describe(s.joined)  # "yesterday", "two sessions ago": which other session
+    if when is not None:
+        spans = [x for x in spans if not when[0] <= x[0] < when[1]] + [when]
+    for phrase in c.CUES["other"] if when is None else ():
         at = s.joined.find(f" {phrase} ")
         if at >= 0:
             i = s.joined[:at].count(" ")

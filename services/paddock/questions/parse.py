@@ -41,6 +41,9 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         s.measures = ["corner_gears"]  # "am I in the wrong gear anywhere?": the gear at every corner
     if s.measure == "corner_gears" and (s.corner or s.laps):
         s.measures = ["gear"]  # "the gear at each corner on lap 3": that lap's gear (one corner: its own)
+    shifting = {"gear", "rpm"} & set(s.measures) and set(s.measures) <= {"gear", "rpm", "lap_time"}
+    if shifting and s.corner is None and not s.laps and ph.shift_when(s.joined):
+        s.measures = ["shift_rpm"]  # "do I upshift too early?", "what rpm am I at when I shift to 4th?"
     if "shift_rpm" in s.measures and s.corner is None:
         s.measures = ["shift_rpm"]  # "I never hit the limiter, am I short shifting?": the upshifts asked
     if s.measure == "shift_rpm" and s.corner is not None:
@@ -328,7 +331,9 @@ def _tidy(q: Question, s: Slots) -> Question:
         measure, agg = ("lap_time", "min") if s.ever else (None, agg)  # "my best lap ever": the best of all
     if q.intent == "judge" and measure is None and re.search(r" temp(?:erature)? ", s.joined):
         measure = "temps"  # "are my temps fine?": the engine's temperatures
-    if q.intent in ("unrelated", "unknown"):
+    intent = "unknown" if measure in w.UNREAD_HABITS and q.intent != "unrelated" else q.intent
+    q = replace(q, intent=intent)  # "do I rev match?": what was understood, never another figure
+    if q.intent == "unrelated" or (q.intent == "unknown" and measure not in w.UNREAD_HABITS):
         measure, agg = None, None  # "what is 17 times 23?", "how long was the session?": no lap time
     if q.intent == "compare" and measure == "speed" and _PLACE_ASKED.search(s.joined):
         measure = None  # "where are the big differences in speed, lap 4 vs 9?": the laps along the track

@@ -61,6 +61,18 @@ _GEAR_PLACES = re.compile(
 )
 
 
+# when the driver changes up, asked of the engine speed or the gear: "do I upshift too early?", "what rpm am I
+# at when I shift?", "revving it out to redline before shifting?"
+_SHIFT_WHEN = re.compile(
+    r" (?:up)?shift\w* (?:\w+ ){0,3}(?:early|earlier|late|later|soon|sooner) | (?:before|when) (?:i |you )?"
+    r"(?:up)?shift\w* | rpm (?:\w+ ){0,5}(?:up)?shift\w* | (?:up)?shift\w* (?:\w+ ){0,3}(?:rpm|revs|redline) "
+)
+
+
+def shift_when(joined: str) -> bool:
+    return bool(_SHIFT_WHEN.search(joined))
+
+
 def gear_places(joined: str) -> bool:
     return bool(_GEAR_PLACES.search(joined))
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.questions import session_dates as dates
+from services.paddock.questions import session_words
 from services.paddock.questions.model import LapRef, Question
 from services.paddock.tools.base import ToolError, rows, session_row, track_corners
 from services.paddock.tools.history import other_sessions
+from services.paddock.tools.session_compare import own_sessions_here
 
 
 def other_session(session_id: str) -> str | None:
@@ -22,12 +25,27 @@ def other_session(session_id: str) -> str | None:
 
 
 def session_of(ref: LapRef, session_id: str) -> str | None:
-    """The session a lap reference is in: this one, the other one, or the id it names."""
-    if ref.session == "this":
-        return session_id
-    if ref.session == "other":
-        return other_session(session_id)
-    return ref.session
+    """The session a lap reference is in: this one, the other one, one named by when or which, or the id it
+    names (``which_session``)."""
+    return which_session(ref.session, session_id)[0]
+
+
+def which_session(said: str, session_id: str) -> tuple[str | None, str | None]:
+    """The one resolver of "which session": (the session ``said`` names, None), or (None, why none, in
+    driver words, with the driver's sessions here). ``said``: "this", "other" (the newest other own session
+    here), a description (``session_words``: by day, part of the day, place in the day or in order, best,
+    track, weather; "today" is this session's day, never the clock's), or an id or a driver's name."""
+    if said == "this":
+        return session_id, None
+    if said == "other":
+        return other_session(session_id), None
+    if not session_words.described(said):
+        return said, None
+    try:
+        s = session_row(session_id)
+    except ToolError:
+        return None, None
+    return dates.pick(said.removeprefix(session_words.PREFIX), s, own_sessions_here(s))
 
 
 def lap_numbers(q: Question, session_id: str) -> list[int]:

@@ -33,6 +33,8 @@ _HERE_EVER = re.compile(
     r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best | personal best (?:here|at \S+) "
     r"| (?:previous|old|older) (?:personal )?best | (?:lap|track|personal) record | my (?:old )?record "
     r"| (?:is|was) (?:this|that|it) (?:a |my )?(?:new )?personal best "
+    r"| (?:beat|beaten|beating|break|broke|broken|bettered|improved? on|lower\w*|topped|smash\w*) (?:\w+ ){0,2}"
+    r"(?:personal best|personal record|best ever|old best|previous best|record) | personal record "
 )
 
 # a temperature of the day, not of the car: "what was the temperature today?"
@@ -72,6 +74,8 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures = ["conditions"]
     if c.NEITHER_PEDAL.search(s.joined):  # "off both the brake and the throttle": neither pedal
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
+    elif c.BRAKE_TO_THROTTLE.search(s.joined):  # "off the brake and back on the gas": not the coast measured
+        s.measures = ["brake_to_throttle"]
     positions = [x for x in lap_positions(s) if not set_aside(toks, x[0])]
     dropped = left_out(s)
     s.without = [r for _, r in dropped]

@@ -55,6 +55,12 @@ MEASURES: dict[str, Measure] = {
     "gear": Measure("gear", ("gear",), ""),
     "corner_gears": Measure("gear at each corner", ("gear",), "", "lap"),  # "wrong gear anywhere?"
     "shift_rpm": Measure("engine speed at the upshifts", ("rpm", "gear"), "rpm", "lap"),  # "short shifting?"
+    # no figure Pitwall reads: a light steady throttle is no coasting; the blip on a downshift is no upshift
+    "part_throttle": Measure("maintenance (part) throttle", (), "%", "lap"),
+    "rev_match": Measure("rev-matching on the downshifts", (), "", "lap"),
+    "brake_to_throttle": Measure(
+        "the time from releasing the brake to getting back on the throttle", (), "s", "lap"
+    ),
     "steering": Measure("steering angle", ("steer_deg",), "°"),
     "lat_g": Measure("lateral g", ("g_lat",), "g"),
     "long_g": Measure("braking and acceleration g", ("g_long",), "g"),
@@ -109,6 +115,9 @@ MEASURES: dict[str, Measure] = {
     "wheelspin": Measure("wheelspin", (), "", "event"),
     "alarm": Measure("alarms and warnings", _wheels("tpms_alarm_{}"), "", "event"),  # + the file's own
 }
+# driving habits Pitwall reads no figure of ("do I use maintenance throttle?", "do I rev match?"): the answer
+# says what was understood and what can be answered, never the throttle's or the engine's figures instead
+UNREAD_HABITS = frozenset({"part_throttle", "rev_match", "brake_to_throttle"})
 # the readings a judge question is about ("was my oil pressure ok?", "did I hit the rev limiter?")
 JUDGED = frozenset(
     {"oil_pressure", "oil_temp", "coolant_temp", "coolant_pressure", "fuel_pressure", "fuel_level", "rpm"}
@@ -143,14 +152,22 @@ _MEASURE_PHRASES: dict[str, str] = {
         pick up, throttle pickup""",
     "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
         limiter, shift light""",
-    "gear": "gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts",
+    "gear": """gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, downshifting,
+        bog, bogs, bogging, bogged, bogged down, lug, lugs, lugging, lugged, too tall, too short""",
     "corner_phases": """where in the corner, where in the corners, where in a corner, part of the corner, parts of
         the corner, phase of the corner, phases of the corner, corner phase, corner phases""",
     "corner_gears": """gear at each corner, gears at each corner, gear in each corner, gear at every corner,
         gear in every corner, gear per corner, gears per corner, gear for each corner, gears in each corner""",
     "shift_rpm": """short shift, short shifting, short shifted, short shifts, shift early, shifting early, shifted
         early, shift late, shifting late, shifted late, change up, changing up, changed up, when do i shift,
-        when did i shift, do i shift at, did i shift at, i shift at, upshift rpm, shift rpm, shift points, shift point, short shifter""",
+        when did i shift, do i shift at, did i shift at, i shift at, upshift rpm, shift rpm, shift points, shift point, short shifter,
+        upshift at, upshifting at, upshifted at, shift at, shifting at, shifted at, change gear at, changing gear at,
+        changed gear at, change up at, shift too early, shifting too early, shift too late, shifting too late""",
+    "part_throttle": """maintenance throttle, maintenance throttling, neutral throttle, balance throttle,
+        balancing throttle, part throttle, partial throttle, steady throttle, light throttle, breathing the throttle""",
+    "brake_to_throttle": "brake to throttle, brake to gas, brake release to throttle, brake to power",
+    "rev_match": """rev match, rev matching, rev matched, rev matches, blip, blips, blipping, blipped, heel toe,
+        heel and toe, heel toeing, heel and toeing, throttle blip, throttle blips""",
     "steering": "steering, steering angle, steer, steering lock, opposite lock, lock to lock, full lock",
     "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
     "long_g": "longitudinal g, braking g, long g",
@@ -195,7 +212,7 @@ _MEASURE_PHRASES: dict[str, str] = {
         freewheeling, freewheeled, dead zone, dead zones, either pedal, neither pedal, gap in the pedal, gaps in
         the pedal, gaps in the pedals, off throttle time, time off throttle, throttle to brake, throttle to
         the brake, lift before braking, lift off before braking, lifting before braking, lifting before the
-        brake, lift before the brake, roll into, rolling into""",  # a flat line in the traces: neither pedal
+        brake, lift before the brake, roll into, rolling into, lift and coast, lifting and coasting""",  # a flat line in the traces: neither pedal
     "lambda": "lambda, afr, air fuel, mixture, lean, rich, running lean, running rich, jetting, jetted",
     "gearbox_temp": """gearbox temp, gearbox temperature, gearbox oil temp, trans temp, transmission temp,
         transmission temperature, difference temp, differential temp, differential temperature,

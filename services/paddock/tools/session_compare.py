@@ -20,19 +20,22 @@ from services.paddock.tools.base import (
     track_corners,
 )
 from shared.bundle_read import foreign
+from shared.session_date import dated
 
 
 def own_sessions_here(s: dict[str, Any]) -> list[dict[str, Any]]:
-    """The driver's own sessions at ``s``'s track (``s`` included), newest first, with their best valid lap.
+    """The driver's own sessions at ``s``'s track (``s`` included), newest first, with their best valid lap
+    and when each was driven (``at``, ISO to the minute: the file's date, else its guess, ``session_date``).
     A friend's bundle (``shared.bundle_read.foreign``) is only ever compared with itself, as in
     ``base.same_origin``. Two queries, the second naming every session it reads (an S3 lake shows a query
     only the sessions its parameters name)."""
     sid = s["session_id"]
-    me = {"session_id": sid, "started": s.get("started_at"), "car_id": s.get("car_id"), "meta_json": None}
+    me = {**s, "started": s.get("started_at")}
     found = [me]
     if s.get("track_id") and not foreign(s.get("meta_json")):
         found = rows(
-            """SELECT session_id, CAST(started_at AS VARCHAR) AS started, car_id, meta_json FROM sessions
+            """SELECT session_id, CAST(started_at AS VARCHAR) AS started, started_at, created_at, car_id, meta_json
+               FROM sessions
                WHERE driver_id = ? AND track_id = ?""",
             [s["driver_id"], s["track_id"]],
         )
@@ -51,6 +54,8 @@ def own_sessions_here(s: dict[str, Any]) -> list[dict[str, Any]]:
         {
             "session_id": g["session_id"],
             "started": None if g["started"] is None else str(g["started"]),
+            "at": dated(g)["date_at"],
+            "at_guessed": dated(g)["date_guessed"],  # how the date was guessed: the file carries none
             "car_id": g["car_id"],
             "valid_laps": best.get(g["session_id"], {}).get("valid_laps", 0),
             "best_s": best.get(g["session_id"], {}).get("best_s"),

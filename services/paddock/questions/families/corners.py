@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
+from statistics import median
 from typing import Any
 
 from services.paddock.agents.fmt import corner_label, lap_list, secs
@@ -207,7 +208,9 @@ def _gear(s: dict[str, Any], corner: str, name: str, n: int | None) -> Answer:
     got = rows(
         """SELECT c.lap, c.min_kmh,
                   (SELECT t.gear FROM telemetry t WHERE t.session_id = c.session_id AND t.lap = c.lap
-                     AND t.gear > 0 ORDER BY abs(t.dist_m - c.apex_m) LIMIT 1) AS gear
+                     AND t.gear > 0 ORDER BY abs(t.dist_m - c.apex_m) LIMIT 1) AS gear,
+                  (SELECT t.rpm FROM telemetry t WHERE t.session_id = c.session_id AND t.lap = c.lap
+                     AND t.rpm IS NOT NULL ORDER BY abs(t.dist_m - c.apex_m) LIMIT 1) AS rpm
            FROM corner_results c JOIN laps l USING (session_id, lap)
            WHERE c.session_id = ? AND lower(c.corner_id) = lower(?) AND l.kind = 'full' AND l.valid
              AND c.apex_m IS NOT NULL ORDER BY c.lap""",
@@ -233,6 +236,11 @@ def _gear(s: dict[str, Any], corner: str, name: str, n: int | None) -> Answer:
     if others:
         text += " (" + ", ".join(f"{ordinal(g)} on lap {lap}" for lap, g in others) + ")"
     res |= {"typical_gear": typical, "laps_in_typical_gear": k, "valid_laps": len(by)}
+    revs = sorted(float(x["rpm"]) for x in got if x["gear"] is not None and x["rpm"] is not None)
+    if revs:  # "am I bogging out of the hairpin?", "is 3rd too tall there?": how low the engine got
+        mid = median(revs)
+        text += f", the engine at {mid:,.0f} rpm there (median; {revs[0]:,.0f} to {revs[-1]:,.0f})"
+        res |= {"rpm_at_slowest": round(mid), "rpm_at_slowest_range": [round(revs[0]), round(revs[-1])]}
     return Answer(text + ".", "telemetry", args, res)
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from services.paddock.questions import resolve
+from services.paddock.questions import resolve, session_words
 from services.paddock.questions.model import Answer, LapRef, Question
 from services.paddock.questions.numerals import ORDINALS
 from services.paddock.tools.base import rows
@@ -57,23 +57,24 @@ def missing_lap(q: Question, s: dict[str, Any]) -> Answer | None:
     return None
 
 
-def ref_session(ref: LapRef, s: dict[str, Any]) -> str | None:
-    """The session a lap reference is in (``resolve.session_of``); a name that is no stored session id is
-    a driver's: their newest session at this track ("bo's lap 4")."""
+def ref_session(ref: LapRef, s: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(the session a lap reference is in, None) or (None, why none) (``resolve.which_session``); a name
+    that is no stored session id is a driver's: their newest session at this track ("bo's lap 4")."""
     sid = str(s["session_id"])
-    got = resolve.session_of(ref, sid)
+    got, why = resolve.which_session(ref.session, sid)
     if (
         got is None
         or ref.session in ("this", "other")
+        or session_words.described(ref.session)
         or rows("SELECT 1 FROM sessions WHERE session_id = ?", [got])
     ):
-        return got
+        return got, why
     named = rows(
         "SELECT session_id FROM sessions WHERE lower(driver_id) = lower(?) AND track_id IS NOT DISTINCT FROM ? "
         "AND session_id <> ? ORDER BY started_at DESC NULLS LAST, session_id DESC LIMIT 1",
         [ref.session, s.get("track_id"), sid],
     )
-    return str(named[0]["session_id"]) if named else None
+    return (str(named[0]["session_id"]), None) if named else (None, None)
 
 
 def whose(sid: str, s: dict[str, Any]) -> str:
@@ -106,10 +107,10 @@ def named_laps(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer
     args = {"session_id": sid}
     out: list[tuple[str, int]] = []
     for ref in q.laps:
-        other = ref_session(ref, s)
+        other, why = ref_session(ref, s)
         if other is None:
-            text = "There is no other session of yours at this track in the lake to compare with."
-            if ref.session not in ("this", "other"):
+            text = why or "There is no other session of yours at this track in the lake to compare with."
+            if why is None and ref.session not in ("this", "other"):
                 text = f"No session of {ref.session} at this track is in the lake to compare with."
             return Answer(text, "sessions", args, {"other_session": None})
         if other != sid and (why := _elsewhere(other, s)) is not None:

@@ -1,13 +1,16 @@
 """The driver's sessions here and one against another: "what sessions do I have here?", "how did I do
-compared with my other session?". Own sessions only (``tools.session_compare``); "my other session" is
-the newest other own session at the same track."""
+compared with my other session?", "how did yesterday's session compare?". Own sessions only
+(``tools.session_compare``); which session is ``resolve.which_session``'s: "my other session" the newest
+other own session at the same track, "yesterday", "two sessions ago" … by the sessions' dates and order."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.questions import resolve
 from services.paddock.questions.families.track_words import corner_names
 from services.paddock.questions.model import Answer, Question
+from services.paddock.questions.session_words import PREFIX
 from services.paddock.tools.base import ToolError
 from services.paddock.tools.session_compare import compare_sessions, get_sessions_here
 from shared.display import lap_time, track_title
@@ -15,22 +18,17 @@ from shared.display import lap_time, track_title
 TOP_CORNERS = 3
 
 
-def _other(q: Question, here: dict[str, Any]) -> str | None:
-    """The session a question's laps name (an id), else the newest other own session here. (Private until
-    ``questions.resolve.other_session`` is on this branch; the lead keeps one.)"""
-    named = [x.session for x in q.laps if x.session not in ("this", "other")]
-    if named:
-        return named[0]
-    return here["other_session_id"]
-
-
 def _track(here: dict[str, Any]) -> str:
     """The track as the file names it, else as Pitwall's profile does (never an id)."""
     return str(here.get("track_name") or track_title(here.get("track")))
 
 
-def _day(started: str | None) -> str:
-    return f"on {started[:10]}" if started else "(date unknown)"
+def _day(g: dict[str, Any] | None) -> str:
+    """When a session was driven, as the file says (a guessed date said as one)."""
+    at = (g or {}).get("at")
+    return (
+        f"on {at[:10]}" + (" (date guessed)" if g and g.get("at_guessed") else "") if at else "(date unknown)"
+    )
 
 
 def _list(here: dict[str, Any]) -> str:
@@ -39,7 +37,7 @@ def _list(here: dict[str, Any]) -> str:
     n = len(got)
     parts = []
     for g in got:
-        name = "this session" if g["this"] else f"the session {_day(g['started'])}"
+        name = "this session" if g["this"] else f"the session {_day(g)}"
         best = (
             f"best {lap_time(g['best_s'])} (lap {g['best_lap']})"
             if g["best_s"] is not None
@@ -67,12 +65,12 @@ def _against(got: list[dict[str, Any]]) -> str:
     head = "your best here before" if gap > 0 else "your best here until now"
     return (
         f" This session's best, {lap_time(this['best_s'])}, was {verdict} {head}, "
-        f"{lap_time(o['best_s'])} in the session {_day(o['started'])}."
+        f"{lap_time(o['best_s'])} in the session {_day(o)}."
     )
 
 
-def _compare(res: dict[str, Any], names: dict[str, str]) -> str:
-    when = _day(res["other_started"])
+def _compare(res: dict[str, Any], names: dict[str, str], other: dict[str, Any] | None) -> str:
+    when = _day(other)
     if not res["available"]:
         return f"I can't compare with your session {when}: {res['reason']}."
     gap = res["gap_s"]
@@ -101,15 +99,23 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     wants_other = any(x.session != "this" for x in q.laps) or q.intent == "compare"
     if not wants_other:
         return Answer(_list(here), "get_sessions_here", {"session_id": sid}, here)
-    other = _other(q, here)
+    said = next((x.session for x in q.laps if x.session != "this"), "other")
+    other, why = resolve.which_session(said, sid)
     if other is None:
-        track = _track(here)
         return Answer(
-            f"You have no other session of your own at {track}.",
+            why or f"You have no other session of your own at {_track(here)}.",
             "get_sessions_here",
             {"session_id": sid},
             here,
         )
+    rest = [g for g in here["sessions"] if not g["this"] and g["best_s"] is not None]
+    lead = ""
+    if other == sid and rest and said in (f"{PREFIX}best", f"{PREFIX}worst"):
+        # "is this my fastest session here?": yes, against the best of the others
+        lead = f"This is your {said.removeprefix(PREFIX)} session here. "
+        other = str(min(rest, key=lambda g: g["best_s"])["session_id"])
+    if other == sid:  # "the first one today": this one
+        return Answer(f"That is this session. {_list(here)}", "get_sessions_here", {"session_id": sid}, here)
     names = corner_names(s)
     args = {"session_id": sid, "other_session_id": other}
     try:
@@ -119,4 +125,5 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
             raise
         text = f"That session is not another of your own at {_track(here)}, so I can't compare with it."
         return Answer(text, "compare_sessions", args, exc.as_dict())
-    return Answer(_compare(res, names), "compare_sessions", args, res)
+    row = next((g for g in here["sessions"] if g["session_id"] == other), None)
+    return Answer(lead + _compare(res, names, row), "compare_sessions", args, res)
