@@ -37,8 +37,13 @@ READ = [
     ("did I beat my previous best?", "sessions", (), None),
     ("what's my median lap?", "consistency", (), None),  # the race pace: the median of the valid laps
     ("is that a new lap record for me?", "sessions", (), None),
-    ("how was the afternoon compared with the morning session?", "sessions", (Q(session="other"),), None),
-    ("my quickest lap from yesterday", "lap_time", (Q(pick="fastest", session="other"),), None),
+    (
+        "how was the afternoon compared with the morning session?",
+        "sessions",
+        (Q(session="when:part=morning"),),
+        None,
+    ),
+    ("my quickest lap from yesterday", "lap_time", (Q(pick="fastest", session="when:day=-1"),), None),
     ("lap times of my sessions compared", "sessions", (), None),  # the sessions here, each one's best
     ("how did my other sessions go?", "sessions", (), None),
 ]

@@ -284,3 +284,9 @@ def test_upshifting_too_early_gives_the_engine_speed_before_each_upshift(q_lake:
     for k, rpm in want.items():
         assert abs(got.result["upshifts"][k] - rpm) <= 60, (k, rpm, got.text)
     assert got.text.startswith("You changed up, typically: ")
+
+
+def test_the_wet_itself_is_no_session() -> None:
+    """Driving in the wet is a question about the wet (which no file records), never a session named."""
+    for text in ("should I change my racing line in the wet?", "how do I brake in the rain?"):
+        assert all(x.session == "this" for x in parse(text).laps), text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.paddock.questions import measures as ms
 from services.paddock.questions import words as w
 from shared.signals import WIDE_COLUMNS
 
@@ -16,12 +17,12 @@ TECHNICAL = {"t_s", "dist_m", "lat", "lon", "heading_deg", "brake_switch"}
 def test_phrases_and_measures_match() -> None:
     # every measure a phrase names exists; every measure has a phrase but "temps", which only a judge
     # question without a single reading gets ("are my temps fine?")
-    assert set(w.MEASURE_WORDS.values()) | {"temps"} == set(w.MEASURES)
-    assert "temps" not in w.MEASURE_WORDS.values()
+    assert set(ms.MEASURE_WORDS.values()) | {"temps"} == set(ms.MEASURES)
+    assert "temps" not in ms.MEASURE_WORDS.values()
 
 
 def test_every_column_a_driver_names_is_a_measure() -> None:
-    named = {c for m in w.MEASURES.values() for c in m.columns}
+    named = {c for m in ms.MEASURES.values() for c in m.columns}
     assert named <= set(WIDE_COLUMNS)  # no measure reads a column the telemetry does not have
     assert set(WIDE_COLUMNS) - named == TECHNICAL
 

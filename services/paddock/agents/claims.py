@@ -4,7 +4,7 @@ data answer mentions is dropped, as a sentence with an unsupported figure is nev
 invents causes ("a problem with the fuel system") that state no figure, so the grounding check alone
 cannot see them.
 
-One vocabulary (``systems()``): the parser's own words for the car's readings (``words.MEASURE_WORDS`` of
+One vocabulary (``systems()``): the parser's own words for the car's readings (``measures.MEASURE_WORDS`` of
 the measures a judge question is about, brake temperatures and the driver aids) joined to the parts a
 driver names that no logger channel records. A system is mentioned by a fact when the fact says any of
 its words (or, for the brakes, any braking word: "the brake marker" lets the model talk about the
@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from services.paddock.questions import measures as ms
 from services.paddock.questions import words as w
 
 # the car's readings as the parser reads them -> the system they belong to
@@ -72,7 +73,7 @@ def systems() -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {
         s: {p.strip() for p in ps.split(",") if p.strip()} for s, ps in _PARTS.items()
     }
-    for phrase, measure in w.MEASURE_WORDS.items():
+    for phrase, measure in ms.MEASURE_WORDS.items():
         system = _SYSTEM_OF.get(measure)
         if system and not set(phrase.split()) <= _GENERIC:
             out[system].add(phrase)

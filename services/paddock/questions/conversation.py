@@ -9,6 +9,7 @@ from dataclasses import asdict, replace
 from typing import Any, get_args
 
 from services.paddock.questions import cues as c
+from services.paddock.questions import measures as ms
 from services.paddock.questions import words as w
 from services.paddock.questions.model import Aggregation, Intent, LapRef, Pick, Question
 
@@ -101,7 +102,7 @@ def from_state(value: object) -> Question | None:
             laps=laps,
             corner=str(value["corner"]) if value.get("corner") else None,
             sector=int(sector) if sector is not None else None,
-            measure=measure if measure in w.MEASURES else None,
+            measure=measure if measure in ms.MEASURES else None,
             aggregation=_member(value.get("aggregation"), Aggregation),
             follow_up=bool(value.get("follow_up")),
             within_s=float(value["within_s"]) if value.get("within_s") is not None else None,

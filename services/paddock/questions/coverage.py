@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from services.paddock.questions import words as w
+from services.paddock.questions import measures as ms
 from services.paddock.questions.families import (
     balance,
     channel_set,
@@ -70,7 +70,7 @@ READS: dict[Family, Reads] = {
     coaching.why_slower: _r("laps corner measure", _DRIVING),
     coaching.potential: _r("best"),
     coaching.consistency: _r("best"),
-    coaching.threads: _r(""),
+    coaching.threads: _r("laps"),  # the threads are the last session's: "my threads from last time"
     sessions.answer: _r("laps"),
 }
 
@@ -93,18 +93,19 @@ _WHEELS = frozenset({"tyre_temp", "tyre_pressure", "tyre_wear", "brake_temp", "b
 _WHEELS |= {"chassis", "suspension", "slip_angle", "abs", "dsc"}
 # a vital read at a speed ("the temp at high speed"), never beside the lap's top or lowest speed asked too
 _VITAL = (_INPUTS - {"top_speed", "min_speed"}) | {"alarm", "engine_light", "oil_level", "coolant_level"}
-_VITAL |= w.JUDGED | {"battery_charge", "conditions"}  # one vital beside another: the judge reads both
+_VITAL |= ms.JUDGED | {"battery_charge", "conditions"}  # one vital beside another: the judge reads both
 COVERS: dict[str, frozenset[str]] = {
     **{m: _SPEEDS | {"wheel_speed", "brake_point"} for m in _SPEEDS},  # "top speed before braking for T7"
-    **{m: _VITAL for m in w.JUDGED},
+    **{m: _VITAL for m in ms.JUDGED},
     "temps": _VITAL | {"oil_temp", "coolant_temp", "oil_pressure"},
     "rpm": _VITAL | {"gearing"},
     "shift_rpm": _SPEEDS | {"rpm", "gear", "gearing"},
     "gear": _SPEEDS | {"rpm", "shift_rpm", "corner_gears", "gearing"},
     "corner_gears": _SPEEDS | {"rpm", "gear", "gearing"},
     **{m: _INPUTS | _WHEELS for m in ("lockup", "wheelspin", "abs", "dsc")},
-    **{m: _VITAL | w.JUDGED | {"battery_charge"} for m in ("alarm", "engine_light")},
-    "coasting": _INPUTS,
+    **{m: _VITAL | ms.JUDGED | {"battery_charge"} for m in ("alarm", "engine_light")},
+    # "do I coast, or am I always on the gas or on maintenance throttle?": the coast is the question
+    "coasting": _INPUTS | {"part_throttle", "brake_to_throttle"},
     "corner_phases": _SPEEDS,
     "brake_point": frozenset({"brake_pressure", "brake_pedal", "long_g", *_SPEEDS}),
     "throttle": frozenset({"throttle_body"}),

@@ -57,7 +57,7 @@ class Question:
     laps: tuple[LapRef, ...] = ()  # in the order named; two or more: a comparison
     corner: str | None = None  # corner id of the session's track ("t11")
     sector: int | None = None
-    measure: str | None = None  # a name of words.MEASURES: top_speed, min_speed, brake_point, rpm ...
+    measure: str | None = None  # a name of measures.MEASURES: top_speed, min_speed, brake_point, rpm ...
     aggregation: Aggregation | None = None
     follow_up: bool = False  # slots were taken from the previous question
     within_s: float | None = None  # "within half a second", "within 2 tenths": a closeness asked of laps

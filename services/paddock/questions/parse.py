@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from services.paddock.questions import measures as ms
 from services.paddock.questions import numerals as n
 from services.paddock.questions import phrases as ph
 from services.paddock.questions import words as w
@@ -81,7 +82,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
     whole = q.intent == "judge" and q.measure is None and bool(_WHOLE_CAR.search(s.joined))
     whole |= (
-        q.intent == "judge" and s.has("health") and previous is not None and previous.measure not in w.JUDGED
+        q.intent == "judge" and s.has("health") and previous is not None and previous.measure not in ms.JUDGED
     )
     got = follow(None if whole else previous, q)
     if any(moved_only(x) for x in got.laps):  # "the lap after that" with nothing before: not understood
@@ -159,7 +160,7 @@ def _also_time(s: Slots, intent: Intent) -> bool:
     """A lap's time and a channel's figure asked at once ("average lap time, average lap speeds", "lap 4
     top speed and lap time"), no corner, sector or comparison named: both are answered."""
     m = s.measure
-    if intent not in ("channel", "lap_time") or m is None or w.MEASURES[m].kind != "channel":
+    if intent not in ("channel", "lap_time") or m is None or ms.MEASURES[m].kind != "channel":
         return False
     return not (s.corner or s.sector is not None or s.compare) and ph.also_time(s.joined)
 
@@ -180,7 +181,7 @@ def _fading(s: Slots) -> bool:
 
 def _intent(s: Slots) -> Intent:
     named = bool(s.laps or s.without or s.corner or s.sector is not None)
-    event = s.measure is not None and w.MEASURES[s.measure].kind == "event"
+    event = s.measure is not None and ms.MEASURES[s.measure].kind == "event"
     if not s.driving and not named and not s.bare and not _where_time(s):
         return "unrelated"
     if s.unrelated and not named:
@@ -193,7 +194,7 @@ def _intent(s: Slots) -> Intent:
         return "balance"
     # "where do I leave time on the table?", "which corners could I do better?": a place, not the lap possible
     # "does the oil pressure light alert me to potential problems?": a vital's reading, not the lap possible
-    potential = (s.has("potential") or _CAN_DO.search(s.joined) is not None) and s.measure not in w.JUDGED
+    potential = (s.has("potential") or _CAN_DO.search(s.joined) is not None) and s.measure not in ms.JUDGED
     if potential and len(s.laps) < 2 and not (s.corner is None and _PLACE_ASKED.search(s.joined)):
         return "potential"
     ends = s.aggregation == "range" and s.measure not in (None, "lap_time")  # "oil temp spread, low to high"
@@ -201,14 +202,14 @@ def _intent(s: Slots) -> Intent:
         return "consistency"  # "how close did I get to my best on lap 6?": lap 6 against the best
     if event:
         return "events"
-    if s.has("why") and s.measure in w.JUDGED and s.has("judge"):
+    if s.has("why") and s.measure in ms.JUDGED and s.has("judge"):
         return "judge"  # "why is my oil temperature above normal?": the reading against its limit
     if s.has("why"):
         return "why_slower"
     if len(s.laps) >= 2:
         return "compare"
     # "did oil pressure ever go to zero?": "ever" of a vital is at any point of this session
-    ever = s.ever and not (s.measure in w.JUDGED and " ever " in s.joined and not s.other)
+    ever = s.ever and not (s.measure in ms.JUDGED and " ever " in s.joined and not s.other)
     if (
         s.other
         or ever
@@ -229,7 +230,7 @@ def _intent(s: Slots) -> Intent:
         )
     if _where_time(s):
         return "where_time"
-    health = s.measure in w.JUDGED or (s.measure is None and s.has("health"))
+    health = s.measure in ms.JUDGED or (s.measure is None and s.has("health"))
     cornering = (
         " corner" in s.joined and not s.corner
     )  # "too much in the faster corners": driving, not a vital
@@ -315,7 +316,7 @@ def _where_time(s: Slots) -> bool:
     which |= s.corner is None and bool(_PLACE_ASKED.search(s.joined) and _BETTER.search(s.joined))
     said = bool(_FIND_TIME.search(s.joined) or _WHERE_SLOW.search(s.joined)) or which
     said |= s.corner is None and ph.corner_phases(s.joined) and bool(_PHASE_LOSS.search(s.joined))
-    return s.has("where_time") or (said and s.measure not in w.JUDGED) or bool(_TIME_OFF.search(s.joined))
+    return s.has("where_time") or (said and s.measure not in ms.JUDGED) or bool(_TIME_OFF.search(s.joined))
 
 
 def _tidy(q: Question, s: Slots) -> Question:
@@ -331,9 +332,9 @@ def _tidy(q: Question, s: Slots) -> Question:
         measure, agg = ("lap_time", "min") if s.ever else (None, agg)  # "my best lap ever": the best of all
     if q.intent == "judge" and measure is None and re.search(r" temp(?:erature)? ", s.joined):
         measure = "temps"  # "are my temps fine?": the engine's temperatures
-    intent = "unknown" if measure in w.UNREAD_HABITS and q.intent != "unrelated" else q.intent
+    intent = "unknown" if measure in ms.UNREAD_HABITS and q.intent != "unrelated" else q.intent
     q = replace(q, intent=intent)  # "do I rev match?": what was understood, never another figure
-    if q.intent == "unrelated" or (q.intent == "unknown" and measure not in w.UNREAD_HABITS):
+    if q.intent == "unrelated" or (q.intent == "unknown" and measure not in ms.UNREAD_HABITS):
         measure, agg = None, None  # "what is 17 times 23?", "how long was the session?": no lap time
     if q.intent == "compare" and measure == "speed" and _PLACE_ASKED.search(s.joined):
         measure = None  # "where are the big differences in speed, lap 4 vs 9?": the laps along the track
@@ -368,7 +369,7 @@ def _vitals(s: Slots) -> tuple[str, ...]:
             "coolant_temp",
             "oil_temp",
         ]  # "the oil pressure and the temps": the engine's temperatures too
-    got = tuple(dict.fromkeys(m for m in named if m in w.JUDGED and m != "rpm"))
+    got = tuple(dict.fromkeys(m for m in named if m in ms.JUDGED and m != "rpm"))
     if "oil_pressure" in got and not re.search(r" (?:temp\w*|hot\w*|heat\w*) ", s.joined):
         got = tuple(
             m for m in got if m != "oil_temp"

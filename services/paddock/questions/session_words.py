@@ -26,7 +26,9 @@ _SAID: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "wet",
         re.compile(
-            r" (?:in|on) the (?:wet|rain|damp) | (?:wet|rainy|damp) (?:session|run|day|outing|track) "
+            # a session said to be wet, never the wet itself ("should I change my line in the wet?")
+            r" (?:sessions?|runs?|outings?|stints?|one|day) (?:in|on) the (?:wet|rain|damp) "
+            r"| (?:wet|rainy|damp) (?:session|run|day|outing|track) "
             r"| when it (?:rained|was raining|was wet|was damp) "
         ),
     ),

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from services.paddock.questions import cues as c
+from services.paddock.questions import measures as ms
 from services.paddock.questions import phrases as ph
 from services.paddock.questions import words as w
 from services.paddock.questions.model import LapRef
@@ -59,14 +60,14 @@ class Slots:
 
     @property
     def measure(self) -> str | None:
-        kinds = [m for m in self.measures if w.MEASURES[m].kind == "event"]
+        kinds = [m for m in self.measures if ms.MEASURES[m].kind == "event"]
         rest = [m for m in self.measures if m != "lap_time"]
         if kinds == ["alarm"] and "oil_temp" in rest and " temp" not in self.joined:
             rest = ["oil_pressure" if m == "oil_temp" else m for m in rest]  # "the oil light": its pressure's
         if kinds == ["alarm"] and _LIGHT_OF & set(rest) and _LAMP.search(self.joined):
             kinds = []  # "the oil pressure light came on": the reading's drop (a warning asked: the file's)
         # "oil pressure above 4000 rpm", "EGT at peak RPM": the engine speed is the condition, not the subject
-        vital = [m for m in rest if m in w.JUDGED and m != "rpm"]
+        vital = [m for m in rest if m in ms.JUDGED and m != "rpm"]
         rest = vital + [m for m in rest if m not in vital and m != "rpm"] if vital else rest
         if _WORN.search(self.joined):  # "how worn are my tyres?", "brakes worn?": the part's wear
             rest = [_WEAR.get(m, m) for m in rest]

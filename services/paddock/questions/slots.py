@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from services.paddock.questions import cues as c
+from services.paddock.questions import measures as ms
 from services.paddock.questions import numerals as n
 from services.paddock.questions import phrases as ph
 from services.paddock.questions import turns
@@ -25,7 +26,7 @@ from services.paddock.questions.lap_slots import (
 from services.paddock.questions.model import LapRef
 from services.paddock.questions.slot_state import Slots, mark, negated
 
-_LONGEST_MEASURE = max(len(p.split()) for p in w.MEASURE_WORDS)
+_LONGEST_MEASURE = max(len(p.split()) for p in ms.MEASURE_WORDS)
 _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 
 # a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
@@ -68,7 +69,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         mark(s, a, b)
     _sector(s)
     spans = session_spans(s)
-    found = [(i, m) for i, m in _phrases(s, w.MEASURE_WORDS, _LONGEST_MEASURE) if not ph.time_off(toks, i)]
+    found = [(i, m) for i, m in _phrases(s, ms.MEASURE_WORDS, _LONGEST_MEASURE) if not ph.time_off(toks, i)]
     s.measures = [m for _, m in found]
     if not set(s.measures) - {"lap_time", "temps"} and _CONDITIONS.search(s.joined):
         s.measures = ["conditions"]
@@ -105,7 +106,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     if _BOTH_ENDS.search(s.joined):  # "highest and lowest speed": "lowest speed" is no speed of its own here
         s.aggregation = "range"
         s.measures = ["speed" if m in ("top_speed", "min_speed") else m for m in s.measures]
-    if s.aggregation == "range" and not any(w.MEASURES[m].columns for m in s.measures if m != "lap_time"):
+    if s.aggregation == "range" and not any(ms.MEASURES[m].columns for m in s.measures if m != "lap_time"):
         s.aggregation = None  # "the range of my lap times": no channel's two ends
     if not s.measures and {"max", "avg"} <= set(agg) and not s.laps:
         s.measures, s.aggregation = (

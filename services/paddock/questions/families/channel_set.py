@@ -8,8 +8,8 @@ from typing import Any
 
 from services.paddock.questions.families import channels
 from services.paddock.questions.families.laps import laps_said, named_laps
+from services.paddock.questions.measures import MEASURES
 from services.paddock.questions.model import Answer, Question
-from services.paddock.questions.words import MEASURES
 from services.paddock.tools.base import rows
 
 _WORD = {"max": "highest", "min": "lowest", "avg": "average"}

@@ -9,14 +9,14 @@ from typing import Any
 
 from services.paddock.questions.families.laps import listed, named_laps, whose
 from services.paddock.questions.families.unread import unread
+from services.paddock.questions.measures import MEASURES, Measure
 from services.paddock.questions.model import Answer, Question
-from services.paddock.questions.words import MEASURES, Measure
 from services.paddock.tools.base import rows
 from services.paddock.tools.recorded import unread_text
 
 MPH = 1.609344
 # the figure of a measure on a lap, when the question names none: a floor for a pressure or a voltage
-# (a drop is what matters), the mean of the throttle, else the peak (the measures: ``words.MEASURES``)
+# (a drop is what matters), the mean of the throttle, else the peak (the measures: ``measures.MEASURES``)
 LOWEST = frozenset(
     {"min_speed", "oil_pressure", "coolant_pressure", "fuel_pressure", "fuel_level", "battery_voltage"}
 )

@@ -12,8 +12,8 @@ from typing import Any
 from services.paddock.questions.families import channels, judge
 from services.paddock.questions.families.corners import COLUMNS, corner_rows
 from services.paddock.questions.families.laps import named_laps
+from services.paddock.questions.measures import MEASURES
 from services.paddock.questions.model import Answer, Question
-from services.paddock.questions.words import MEASURES
 from services.paddock.tools.base import rows
 
 _WORD = {"max": "highest", "min": "lowest", "avg": "average"}

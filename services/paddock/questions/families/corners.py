@@ -32,7 +32,7 @@ LABELS = {
     "time_s": "time through it",
 }
 SPEEDS = ("entry_kmh", "min_kmh", "exit_kmh")
-# a measure (``words.MEASURES``) -> the corner-table columns that answer it
+# a measure (``measures.MEASURES``) -> the corner-table columns that answer it
 COLUMNS: dict[str, tuple[str, ...]] = {
     "entry_speed": ("entry_kmh",),
     "min_speed": ("min_kmh",),
