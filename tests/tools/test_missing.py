@@ -19,6 +19,7 @@ from services.paddock.tools.base import rows
 from services.paddock.tools.recorded import recorded
 from services.paddock.tools.registry import run_tool
 from shared.profiles.track import load_track
+from tests.support.debrief import debrief_state
 
 WHEEL_SPEEDS = [f"wheel_speed_{w}_kmh" for w in ("fl", "fr", "rl", "rr")]
 
@@ -27,19 +28,6 @@ def _sid(env: dict[str, Any], key: str) -> str:
     if env.get(key) is None:
         pytest.fail(f"../shared/data is missing: {key} needs it")
     return str(env[key])
-
-
-def _state(sid: str) -> dict[str, Any]:
-    calls = {
-        "highlights_data": "get_session_highlights",
-        "tire_data": "get_tire_thermal_window",
-        "handling_data": "get_handling_balance",
-        "engine_health_data": "get_engine_health_timeline",
-        "traction_data": "get_traction_events",
-        "input_quality_data": "get_input_smoothness",
-        "safety_data": "get_safety_events",
-    }
-    return {k: run_tool(t, {"session_id": sid}) for k, t in calls.items()}
 
 
 def test_vbox_without_wheel_speeds_says_traction_not_recorded(lake_env) -> None:
@@ -59,7 +47,7 @@ def test_vbox_without_wheel_speeds_says_traction_not_recorded(lake_env) -> None:
 
 
 def test_the_debrief_of_the_vbox_session_says_not_recorded(lake_env) -> None:
-    state = _state(_sid(lake_env, "vbox_sid"))
+    state = debrief_state(_sid(lake_env, "vbox_sid"))
     digest = build_digest("debrief", state)
     assert "Traction: lockups and wheelspin not recorded" in digest
     assert "no lockups" not in digest and "no ABS" not in digest
@@ -109,7 +97,7 @@ def test_kart_without_pedals_or_oil_pressure(lake_env) -> None:
     d = run_tool("get_lap_delta", {"session_id": sid, "lap_a": laps[0], "lap_b": laps[1]})
     assert d["coast_pct_a"] is None and d["coast_pct_b"] is None  # no pedals: coasting is unknown
     assert "throttle position" in d["not_recorded"]
-    digest = build_digest("debrief", _state(sid))
+    digest = build_digest("debrief", debrief_state(sid))
     assert "Engine: coolant max 81.3 C." in digest  # recorded, never hot; no oil pressure on a kart
     assert "Inputs: steering, throttle and brake not recorded." in digest
 
@@ -130,7 +118,7 @@ def test_xrk_with_gps_and_g_only(lake_env) -> None:
     assert "combo_g" not in inc["kinds_not_recorded"]  # both g axes recorded: a combined-g count stands
     tyres = run_tool("get_tire_thermal_window", {"session_id": sid})
     assert tyres["available"] is False and tyres["recorded"] is False
-    digest = build_digest("debrief", _state(sid))
+    digest = build_digest("debrief", debrief_state(sid))
     assert "Engine: coolant temperature not recorded." in digest  # electric: no engine oil (test_not_fitted)
     assert "no warnings" not in digest
 
@@ -213,6 +201,6 @@ def test_vbox_smoothness_says_its_steering_is_half_the_session(lake_env, shared_
     inp = run_tool("get_input_smoothness", {"session_id": sid})
     sentence = f"Recorded on only part of this session: steering angle ({own:.0f} %)."
     assert inp["score"] is not None and inp["partly_recorded"] == sentence
-    assert sentence in build_digest("debrief", _state(sid))
+    assert sentence in build_digest("debrief", debrief_state(sid))
     kart = run_tool("get_input_smoothness", {"session_id": _sid(lake_env, "kart_sid")})
     assert kart["partly_recorded"] is None  # no steering at all: not recorded, not partial

@@ -19,17 +19,9 @@ from services.paddock.agents.narrative import template_narrative
 from services.paddock.tools.registry import run_tool
 from services.paddock.tools.vehicle import direct_drive_kart, vehicle_kind
 from tests.support.asking import ask_planned
+from tests.support.debrief import debrief_state
 
 KART_LACKS = ("ABS", "DSC", "warning light", "TPMS", "oil pressure", "fuel pressure")
-CALLS = {
-    "highlights_data": "get_session_highlights",
-    "tire_data": "get_tire_thermal_window",
-    "handling_data": "get_handling_balance",
-    "engine_health_data": "get_engine_health_timeline",
-    "traction_data": "get_traction_events",
-    "input_quality_data": "get_input_smoothness",
-    "safety_data": "get_safety_events",
-}
 
 
 def _sid(env: dict[str, Any], key: str) -> str:
@@ -40,7 +32,7 @@ def _sid(env: dict[str, Any], key: str) -> str:
 
 def _debrief(sid: str) -> tuple[str, str]:
     """(the digest, the template narrative) of the session, as the debrief builds them with no model."""
-    state = {k: run_tool(t, {"session_id": sid}) for k, t in CALLS.items()}
+    state = debrief_state(sid)
     return build_digest("debrief", state), template_narrative("debrief", state)[0]
 
 
