@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from services.paddock.questions.families.unread import measure_named
 from services.paddock.questions.words import tokens
+from services.paddock.tools.unread import measure_named
 from shared.profiles.track import load_track
 from tests.support.asking import ask_planned
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.paddock.questions import measures as ms
+from services.paddock import measures as ms
 from services.paddock.questions import words as w
 from shared.signals import WIDE_COLUMNS
 

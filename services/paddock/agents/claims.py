@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from services.paddock.questions import measures as ms
+from services.paddock import measures as ms
 from services.paddock.questions import words as w
 
 # the car's readings as the parser reads them -> the system they belong to

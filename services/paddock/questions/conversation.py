@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import Any, get_args
 
+from services.paddock import measures as ms
 from services.paddock.questions import cues as c
-from services.paddock.questions import measures as ms
 from services.paddock.questions import words as w
 from services.paddock.questions.model import Aggregation, Intent, LapRef, Pick, Question
 

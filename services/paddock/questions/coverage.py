@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from services.paddock.questions import measures as ms
+from services.paddock import measures as ms
 from services.paddock.questions.families import (
     balance,
     channel_set,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from services.paddock.questions import measures as ms
+from services.paddock import measures as ms
 from services.paddock.questions import numerals as n
 from services.paddock.questions import phrases as ph
 from services.paddock.questions import words as w

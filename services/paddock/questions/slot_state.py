@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from services.paddock import measures as ms
 from services.paddock.questions import cues as c
-from services.paddock.questions import measures as ms
 from services.paddock.questions import phrases as ph
 from services.paddock.questions import words as w
 from services.paddock.questions.model import LapRef

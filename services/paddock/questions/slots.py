@@ -8,8 +8,8 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
+from services.paddock import measures as ms
 from services.paddock.questions import cues as c
-from services.paddock.questions import measures as ms
 from services.paddock.questions import numerals as n
 from services.paddock.questions import phrases as ph
 from services.paddock.questions import turns

@@ -8,9 +8,9 @@ import difflib
 import re
 from functools import lru_cache
 
+from services.paddock.measures import MEASURE_WORDS
 from services.paddock.questions import cues as c
 from services.paddock.questions import numerals as n
-from services.paddock.questions.measures import MEASURE_WORDS
 
 
 def word_set(text: str) -> frozenset[str]:

@@ -33,7 +33,7 @@ class Vital:
     side: str = "max"  # "max": above the limit is out; "min": below it is
 
 
-#: the measures (``questions.measures.MEASURES`` names) this tool judges
+#: the measures (``measures.MEASURES`` names) this tool judges
 VITALS: dict[str, Vital] = {
     "oil_pressure": Vital("oil pressure", ("oil_press_bar",), "bar", 2, "oil_press_min_bar", "min"),
     "coolant_temp": Vital("coolant temperature", ("water_temp_c",), "°C", 1, "coolant_max_c"),

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from services.paddock.questions.families.unread import unread_all, unread_of
 from services.paddock.tools.base import rows, session_arrays
+from services.paddock.tools.unread import unread_all, unread_of
 from services.paddock.tools.vehicle import NOT_FITTED, vehicle_kind
 from shared.display import listed
 from shared.quality import partial_pct, unavailable

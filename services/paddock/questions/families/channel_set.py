@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.measures import MEASURES
 from services.paddock.questions.families import channels
 from services.paddock.questions.families.laps import laps_said, named_laps
-from services.paddock.questions.measures import MEASURES
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.base import rows
 

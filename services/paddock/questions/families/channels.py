@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from services.paddock.measures import MEASURES, Measure
 from services.paddock.questions.families.laps import listed, named_laps, whose
-from services.paddock.questions.families.unread import unread
-from services.paddock.questions.measures import MEASURES, Measure
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.base import rows
 from services.paddock.tools.recorded import unread_text
+from services.paddock.tools.unread import unread
 
 MPH = 1.609344
 # the figure of a measure on a lap, when the question names none: a floor for a pressure or a voltage

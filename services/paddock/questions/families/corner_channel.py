@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from services.paddock.measures import MEASURES
 from services.paddock.questions.families import channels, judge
 from services.paddock.questions.families.corners import COLUMNS, corner_rows
 from services.paddock.questions.families.laps import named_laps
-from services.paddock.questions.measures import MEASURES
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.base import rows
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from services.paddock.questions.families import channels
 from services.paddock.questions.families.track_words import corner_names
-from services.paddock.questions.families.unread import unread
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.limits import TEMPS, VITALS, get_vital_limits
 from services.paddock.tools.recorded import not_recorded_text
+from services.paddock.tools.unread import unread
 
 #: the vitals a judge question with no single measure ("is everything ok?", "engine health at a glance")
 #: says are not recorded when the file lacks them; every other vital is judged when recorded, else not named

@@ -1,7 +1,7 @@
 """The measures a driver's question can name: ``MEASURES`` (every channel a driver might name, and the
 figures of a lap and a corner: what each is, its unit, its columns, its kind), the readings a judge
 question is about, the habits Pitwall reads no figure of, and ``MEASURE_WORDS`` (a phrase -> the measure
-it names: "revs" -> ``rpm``), which also reads a logger channel's name (``families.unread``). Pure data."""
+it names: "revs" -> ``rpm``), which also reads a logger channel's name (``tools.unread``). Pure data."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from services.paddock.questions.measures import MEASURE_WORDS
+from services.paddock.measures import MEASURE_WORDS
 from services.paddock.tools.base import rows
 
 _CAMEL = re.compile(r"([a-z])([A-Z])")
