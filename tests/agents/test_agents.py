@@ -323,21 +323,30 @@ def test_legacy_litert_settings_still_work_with_a_warning(monkeypatch: pytest.Mo
 
 
 def test_data_phase_runs_its_eleven_agents_concurrently(env) -> None:
-    """All eleven data agents are running at once (every start precedes every end), so the phase spans about
-    the slowest agent rather than the sum. Timestamps come from the agent_traces rows the plugin writes."""
+    """The debrief's data phase is one ParallelAgent over its eleven data agents (ADK runs a parallel agent's
+    sub-agents as concurrent tasks, so the phase spans about the slowest agent rather than the sum), and a
+    debrief runs each of them once. Checked by the tree and the trace rows, not by their timestamps: a row's
+    wall-clock time against its perf_counter latency drifted past the millisecond allowed on a loaded
+    machine (the clean-clone CI run of dc10a8d)."""
+    from google.adk.agents import ParallelAgent
+
     svc = env["svc"]
+    phase = svc.runner.agent.find_agent("DebriefDataPhase")
+    assert isinstance(phase, ParallelAgent)
+    names = sorted(a.name for a in phase.sub_agents)
+    assert len(names) == 11 and all(n.endswith("D") for n in names)
+
+    def runs() -> dict[str, int]:
+        got = svc.store.query(
+            "SELECT agent_name, count(*) AS n FROM agent_traces WHERE event_type = 'agent_run' GROUP BY 1", []
+        )
+        return {r["agent_name"]: int(r["n"]) for r in got}
+
+    before = runs()
     done = _run(svc.debrief(env["sid"], "ana"))[-1].data
     assert done["narrator"] == "llm"
-    rows = svc.store.query(
-        "SELECT agent_name, latency_ms, epoch_ms(ts) AS end_ms FROM agent_traces WHERE event_type = 'agent_run' "
-        "AND agent_name IN (SELECT DISTINCT agent_name FROM agent_traces WHERE agent_name LIKE '%D' "
-        "AND agent_name NOT LIKE 'Narrative%') ORDER BY ts DESC LIMIT 11",
-        [],
-    )
-    assert len(rows) == 11
-    starts = [r["end_ms"] - r["latency_ms"] for r in rows]
-    ends = [r["end_ms"] for r in rows]
-    assert max(starts) <= min(ends) + 1.0  # 1 ms: the ts column's resolution against perf_counter latencies
+    after = runs()
+    assert {n: after.get(n, 0) - before.get(n, 0) for n in names} == dict.fromkeys(names, 1)
 
 
 def test_quick_and_adk_debriefs_send_the_same_request_by_one_path(env) -> None:
