@@ -346,6 +346,8 @@ def test_two_vitals_named_are_both_judged(files_lake: dict[str, Any], raw: Any) 
         ("Motor Temp L", None),  # an electric motor's: no engine temperature read into it
         ("Brake Gas", "brake_point"),  # of two words as long, the first: the brake's, not the throttle's
         ("Luminosity", None),
+        ("EBS Gas", None),  # the emergency brake system's tank pressure: not the throttle
+        ("EBS State Flag", None),
     ],
 )
 def test_a_file_channels_name_reads_as_its_own_words(name: str, measure: str | None) -> None:

@@ -103,15 +103,29 @@ def test_the_xrk_debrief_names_its_unread_brake_channels(lake_env: dict[str, Any
     assert not [w for w in words if w & {"oil", "fuel", "mil"}]
     for gone in ("oil pressure", "oil temperature", "fuel pressure", "warning light"):
         assert gone not in digest and gone not in text, (gone, digest, text)
+
+    def moving(keys: set[str]) -> list[str]:  # the file's channels named by those words that hold a reading
+        return [
+            n
+            for n, w in zip(cols, words, strict=True)
+            if w & keys and np.nanmin(cols[n]) < np.nanmax(cols[n])
+        ]
+
+    # the accelerator pedal's channels (Acc-1, Acc-2) never move, so no throttle is recorded; "EBS Gas" (the
+    # emergency brake system's tank pressure) is not a throttle channel
+    assert [n for n, w in zip(cols, words, strict=True) if "acc" in w] and not moving(
+        {"acc", "throttle", "tps", "pedal"}
+    )
     lacking = [
         said
         for said, keys in (
             ("ABS activity", {"abs"}),
             ("DSC activity", {"dsc"}),
             ("TPMS alarms", {"tpms"}),
+            ("throttle position", {"acc", "throttle", "tps", "pedal"}),
             ("coolant temperature", {"coolant", "water"}),
         )
-        if not [w for w in words if w & keys]
+        if not moving(keys)
     ]
     assert f"Not recorded: {', '.join(lacking)}." in text
     assert (

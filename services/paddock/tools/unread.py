@@ -13,14 +13,20 @@ _CAMEL = re.compile(r"([a-z])([A-Z])")
 #: a measure whose channels are often named by their system only: "Brake Sense", "Ave Brake" (read as the
 #: brake, its marker) are brake channels, so brake pressure is never called absent beside them
 SAID_BY = {"brake_pressure": ("brake_pressure", "brake_point", "brake_pedal")}
+#: a first word naming a system whose channels are its own, not the driver's inputs: a Formula Student car's
+#: emergency brake system ("EBS Gas" is its tank pressure, never the throttle; "EBS State Flag")
+OWN_SYSTEMS = frozenset({"ebs"})
 
 
 def measure_named(name: str) -> str | None:
     """The measure a logger channel's name reads as ("Battery Soc" -> ``battery_charge``, "Exhaust
     Temperature" -> ``egt``): its longest phrase found, the name's own words only (no spelling read into
     it: "Motor Temp" is an electric motor's, not an engine's); None when the name names none. Of two
-    phrases as long, the one the name says first ("Brake Gas" is the brake's, not the throttle's)."""
+    phrases as long, the one the name says first ("Brake Gas" is the brake's, not the throttle's); a name
+    of a system with channels of its own (``OWN_SYSTEMS``: "EBS Gas") reads as none."""
     words = re.findall(r"[a-z0-9]+", _CAMEL.sub(r"\1 \2", name).lower())  # "BatterySoc": two words
+    if words and words[0] in OWN_SYSTEMS:
+        return None
     joined = f" {' '.join(words)} "
     found = [
         (len(p.split()), -joined.index(f" {p} "), m) for p, m in MEASURE_WORDS.items() if f" {p} " in joined
