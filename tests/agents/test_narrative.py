@@ -148,7 +148,7 @@ def test_the_template_debrief_says_what_the_data_says() -> None:
         "Plan: 1 lap brake later at T11; 3 laps flow. "
         "Oil pressure dropped under load on lap 4, lap 6: check the oil level. "
         "3 lockup or wheelspin events. "
-        "Safety: abs x2, dsc x1."
+        "Safety: ABS x2, DSC x1."
     )
 
 

@@ -11,6 +11,8 @@ from services.paddock.tools.alarms import FLAG_WORDS, WARNING_KINDS, FlagEvent, 
 from shared import event_conditions as ev
 
 _SHOWN = 5  # events listed one by one; the rest counted
+# the flags' short names on a labelled debrief line ("Safety: ABS 2 times; no engine light")
+SHORT_FLAG_WORDS = {ev.ABS: "ABS", ev.DSC: "DSC", ev.MIL: "engine light", ev.TPMS_ALARM: "TPMS alarm"}
 
 
 def _laps(e: FlagEvent) -> str:
@@ -57,3 +59,9 @@ def warning_line(rep: FlagReport) -> str | None:
         return None
     listed = "; ".join(event_words(e) for e in evs[:_SHOWN])
     return f"Warnings: {listed}{f' (+{len(evs) - _SHOWN} more)' if len(evs) > _SHOWN else ''}."
+
+
+def flag_counts(counts: dict[str, int | None], skip: tuple[str, ...] = ()) -> list[str]:
+    """The flags set in the session and how often, in driver words (``["ABS x2", "TPMS alarm x1"]``, as the
+    grounding check reads a count); the kinds in ``skip`` (told by a warnings line already) left out."""
+    return [f"{SHORT_FLAG_WORDS.get(k, k)} x{v}" for k, v in counts.items() if v and k not in skip]

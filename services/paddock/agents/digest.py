@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from services.paddock.agents.alarm_text import warning_line
+from services.paddock.agents.alarm_text import SHORT_FLAG_WORDS, flag_counts, warning_line
 from services.paddock.agents.coaching_lines import coaching_lines
 from services.paddock.agents.fmt import corner_label, lap_list, laptime, load, secs
 from services.paddock.tools.alarms import FlagReport
@@ -188,9 +188,6 @@ def _traction_line(trac: dict[str, Any]) -> list[str]:
     return [line + (not_recorded_clause(gone) or ".")]
 
 
-_FLAG_WORDS = {"abs": "ABS", "dsc": "DSC", "mil": "engine light", "tpms_alarm": "TPMS alarm"}
-
-
 def _safety_line(saf: dict[str, Any]) -> list[str]:
     if not saf:
         return []
@@ -199,10 +196,10 @@ def _safety_line(saf: dict[str, Any]) -> list[str]:
     if not counts and gone is None and "recorded" not in saf:  # an older output: counts of what happened
         return ["Safety: no ABS, DSC or warnings."]
     parts = []
-    hits = [f"{k} x{v}" for k, v in counts.items() if v]
+    hits = flag_counts(counts)
     if hits:
         parts.append(", ".join(hits))
-    zero = [_FLAG_WORDS.get(k, k) for k, v in counts.items() if not v]
+    zero = [SHORT_FLAG_WORDS.get(k, k) for k, v in counts.items() if not v]
     if zero:
         parts.append("no " + " or ".join(zero))
     if parts:
@@ -238,9 +235,59 @@ def _car_lines(state: dict[str, Any]) -> list[str]:
     return out
 
 
-def build_digest(kind: str, state: dict[str, Any]) -> str:
+# over the budget, lines go in this order (by how they start): the context first, the car lines that report
+# no problem, then the session's spread and the plan; the session, its best, the warnings, the focus and a car line that
+# reports a problem (``problem_labels``) stay: the narrated debrief carries every fact the template says
+DROP_ORDER = (
+    "Personal best",
+    "Least consistent corner",
+    "Opportunity 3",
+    "Inputs:",
+    "Handling:",
+    "Tyres:",
+    "Traction:",
+    "Engine:",
+    "Safety:",
+    "Opportunity 2",
+    "Consistency:",
+    "Opportunity 1",
+    "Plan:",
+)
+
+
+def problem_labels(state: dict[str, Any]) -> tuple[str, ...]:
+    """The car lines (by their label) that report a problem: never dropped for the budget."""
+    eng, trac = load(state, "engine_health_data"), load(state, "traction_data")
+    saf, tyre = load(state, "safety_data"), load(state, "tire_data")
+    said = {
+        "Engine:": bool(eng.get("oil_pressure_low_laps") or eng.get("coolant_hot_laps")),
+        "Traction:": bool(trac.get("count")),
+        "Safety:": any((saf.get("counts") or {}).values()),
+        "Tyres:": bool(tyre.get("alarms")),
+    }
+    return tuple(k for k, v in said.items() if v)
+
+
+def _within_budget(lines: list[str], problems: tuple[str, ...], budget: int) -> list[str]:
+    """``lines`` in their order, whole lines dropped in ``DROP_ORDER`` (then from the end) until they fit."""
+    keep = list(lines)
+    for label in (x for x in DROP_ORDER if x not in problems):
+        if sum(len(x) + 1 for x in keep) <= budget:
+            break
+        keep = [x for x in keep if not x.startswith(label)]
+    out: list[str] = []
+    total = 0
+    for line in keep:
+        if total + len(line) + 1 > budget:
+            break
+        out.append(line)
+        total += len(line) + 1
+    return out
+
+
+def build_digest(kind: str, state: dict[str, Any], budget: int = MAX_DIGEST_CHARS) -> str:
     """The narrative's evidence: short labelled lines from the data agents' outputs, at most
-    ``MAX_DIGEST_CHARS`` (lines are dropped from the end, car details first, never cut mid-line)."""
+    ``budget`` characters (whole lines dropped, in ``DROP_ORDER``; never a warning or a car problem)."""
     lines: list[str] = []
     ped = load(state, "pedagogy_data")
     plan = _plan_lines(ped, brief=kind == "brief")
@@ -260,13 +307,7 @@ def build_digest(kind: str, state: dict[str, Any]) -> str:
         lines += coaching_lines(state, brief=True)
     lines += plan
     lines += _car_lines(state)
-    out: list[str] = []
-    total = 0
-    for line in lines:
-        if total + len(line) + 1 > MAX_DIGEST_CHARS:
-            break
-        out.append(line)
-        total += len(line) + 1
+    out = _within_budget(lines, problem_labels(state), budget)
     return "\n".join(out) if out else "No data for this session."
 
 

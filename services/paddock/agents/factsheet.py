@@ -12,7 +12,9 @@ from typing import Any
 
 from services.paddock.agents.narrative import EMOTIONS
 
-MAX_LISTED = 12  # the facts the model is shown (and may pick); the rest still follow the picks
+MAX_LISTED = (
+    16  # the facts the model is shown (and may pick; a digest has up to ~16 lines); the rest follow the picks
+)
 MAX_PICKS = 4
 MAX_NOTE_CHARS = 140
 

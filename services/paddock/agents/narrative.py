@@ -6,9 +6,13 @@ import json
 import re
 from typing import Any
 
+from services.paddock.agents.alarm_text import flag_counts
 from services.paddock.agents.coaching_lines import focus as coach_focus
 from services.paddock.agents.coaching_lines import offs_sentence, thread_lines
+from services.paddock.agents.digest import corner_label, lap_list, load, not_recorded, warning_lines
 from services.paddock.agents.grounding import Facts, facts_of, grounding_check
+from services.paddock.tools.alarms import WARNING_KINDS
+from shared.display import lap_time
 
 EMOTIONS = {"encouraging", "neutral", "concerned", "celebratory", "urgent"}
 _TAG = re.compile(r"\[EMOTION:\s*([a-zA-Z_]+)\s*\]")
@@ -27,10 +31,6 @@ __all__ = ["Facts", "facts_of", "grounding_check", "parse_emotion", "template_na
 
 def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]]:
     """A deterministic narrative from the same structured data, for when no model answers."""
-
-    from services.paddock.agents.digest import corner_label, lap_list, load, not_recorded, warning_lines
-    from shared.display import lap_time
-
     hl, ped, eng, saf, trac = (
         load(state, k)
         for k in ("highlights_data", "pedagogy_data", "engine_health_data", "safety_data", "traction_data")
@@ -72,10 +72,11 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
         parts.append(f"{trac['count']} lockup or wheelspin events.")
     elif "count" in trac and trac["count"] is None:  # no wheel speeds: unknown, not "none"
         parts.append("Lockups and wheelspin were not recorded in this session.")
-    parts += warning_lines(saf)
-    hits = {k: v for k, v in (saf.get("counts") or {}).items() if v}
-    if hits:
-        parts.append("Safety: " + ", ".join(f"{k} x{v}" for k, v in hits.items()) + ".")
+    warned = warning_lines(saf)
+    parts += warned
+    # the interventions; a warning already told by its line is not counted again
+    if hits := flag_counts(saf.get("counts") or {}, skip=WARNING_KINDS if warned else ()):
+        parts.append("Safety: " + ", ".join(hits) + ".")
     if gone := not_recorded(saf, eng):  # one list, never a system this kind of vehicle has not got
         parts.append(gone)
     if away := lake_away(state):  # the store is away: say so, not "no data"
