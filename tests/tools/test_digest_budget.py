@@ -38,9 +38,12 @@ def test_the_full_debrief_digest_keeps_the_alarm_and_the_oil_drop(lake_env: dict
     assert any(x.startswith("Safety: TPMS alarm x1") for x in lines), digest
     assert "tpms_alarm" not in digest
     # the template debrief says the alarm once, in words, and no internal name
-    text, _ = template_narrative("debrief", state)
+    text, focus = template_narrative("debrief", state)
     assert "tpms_alarm" not in text and "TPMS alarm x" not in text, text
     assert text.count("tyre pressure alarm") == 1, text
+    # each focus target said once: the plan names its corner only ("3 laps T7")
+    assert focus and all(text.count(f) == 1 for f in focus), text
+    assert f"laps {focus[0].split(':')[0]};" in text, text
 
 
 def template_lines(state: dict[str, Any]) -> list[str]:

@@ -84,6 +84,17 @@ def _variance_line(tel: dict[str, Any]) -> list[str]:
     return [line + "."]
 
 
+def plan_line(blocks: list[dict[str, Any]], brief: bool) -> str:
+    """``Plan: 2 laps warm tyres and brakes, build to pace; 3 laps T4; …``: the debrief's plan names each
+    focus corner only (its target is the focus line's, said once); a brief's says the target too."""
+    items = [
+        f"{b['laps']} lap{'' if b['laps'] == 1 else 's'} "
+        + (str(b["focus"]).split(":")[0] if not brief and ":" in str(b["focus"]) else str(b["focus"]))
+        for b in blocks
+    ]
+    return "Plan: " + "; ".join(items) + "."
+
+
 def _plan_lines(ped: dict[str, Any], brief: bool) -> list[str]:
     out = []
     blocks = ped.get("blocks") or []
@@ -91,13 +102,7 @@ def _plan_lines(ped: dict[str, Any], brief: bool) -> list[str]:
         corners = [b["focus"] for b in blocks if ":" in str(b["focus"])]
         if not brief and corners:  # the debrief's focus: the corners to work on, before the plan's laps
             out.append("Focus next time: " + "; ".join(corners) + ".")
-        # the debrief's plan names each focus corner only: its target is the focus line's
-        items = [
-            f"{b['laps']} lap{'' if b['laps'] == 1 else 's'} "
-            + (str(b["focus"]).split(":")[0] if not brief and str(b["focus"]) in corners else str(b["focus"]))
-            for b in blocks
-        ]
-        out.append("Plan: " + "; ".join(items) + ".")
+        out.append(plan_line(blocks, brief))
     elif brief:
         out.append("Plan: no lap data to plan from yet; build up to pace and set a first reference lap.")
     pb = ped.get("personal_best")

@@ -9,7 +9,14 @@ from typing import Any
 from services.paddock.agents.alarm_text import flag_counts
 from services.paddock.agents.coaching_lines import focus as coach_focus
 from services.paddock.agents.coaching_lines import offs_sentence, thread_lines
-from services.paddock.agents.digest import corner_label, lap_list, load, not_recorded, warning_lines
+from services.paddock.agents.digest import (
+    corner_label,
+    lap_list,
+    load,
+    not_recorded,
+    plan_line,
+    warning_lines,
+)
 from services.paddock.agents.grounding import Facts, facts_of, grounding_check
 from services.paddock.tools.alarms import WARNING_KINDS
 from shared.display import lap_time
@@ -58,12 +65,8 @@ def template_narrative(kind: str, state: dict[str, Any]) -> tuple[str, list[str]
     if kind == "debrief":
         parts += offs_sentence(load(state, "opportunities_data"))
         parts += thread_lines(load(state, "threads_data"))
-    if ped.get("blocks"):
-        parts.append(
-            "Plan: "
-            + "; ".join(f"{b['laps']} lap{'' if b['laps'] == 1 else 's'} {b['focus']}" for b in ped["blocks"])
-            + "."
-        )
+    if ped.get("blocks"):  # a debrief's focus corners named once, their targets in the focus
+        parts.append(plan_line(ped["blocks"], brief=kind == "brief" or not focus))
     if eng.get("oil_pressure_low_laps"):
         parts.append(
             f"Oil pressure dropped under load on {lap_list(eng['oil_pressure_low_laps'])}: check the oil level."
