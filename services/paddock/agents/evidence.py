@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from services.paddock.agents.factsheet import FactSheet
+from services.paddock.agents.fmt import load
 from services.paddock.agents.grounding import Facts
+from services.paddock.agents.narrative import template_narrative
 from services.paddock.questions import parse, plan, resolve
 from services.paddock.questions.conversation import from_state, to_state
 from services.paddock.questions.families.corners import corner_ids
@@ -36,8 +38,6 @@ def plan_for(
 
 def fallback(kind: str, state: dict[str, Any]) -> dict[str, Any] | None:
     """The answer without the model: the template (brief, debrief) or the labelled data answer."""
-    from services.paddock.agents.narrative import template_narrative
-
     if kind != "ask":
         text, _ = template_narrative(kind, state)
         return {"text": text, "narrator": "template"}
@@ -49,8 +49,6 @@ def fallback(kind: str, state: dict[str, Any]) -> dict[str, Any] | None:
 
 def sheet_and_facts(kind: str, state: dict[str, Any]) -> tuple[FactSheet, Facts]:
     """The facts the narrator may pick and everything the final check accepts."""
-    from services.paddock.agents.digest import load
-
     facts = Facts()
     facts.add_text(str(state.get("user_question") or ""))
     if kind == "ask":

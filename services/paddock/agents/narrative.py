@@ -7,16 +7,11 @@ import re
 from typing import Any
 
 from services.paddock.agents.alarm_text import flag_counts
+from services.paddock.agents.car_lines import not_recorded, warning_lines
 from services.paddock.agents.coaching_lines import focus as coach_focus
 from services.paddock.agents.coaching_lines import offs_sentence, thread_lines
-from services.paddock.agents.digest import (
-    corner_label,
-    lap_list,
-    load,
-    not_recorded,
-    plan_line,
-    warning_lines,
-)
+from services.paddock.agents.digest import plan_line
+from services.paddock.agents.fmt import corner_label, lap_list, load
 from services.paddock.agents.grounding import Facts, facts_of, grounding_check
 from services.paddock.tools.alarms import WARNING_KINDS
 from shared.display import lap_time
