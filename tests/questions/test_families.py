@@ -96,7 +96,12 @@ def test_a_lap_the_session_lacks_and_an_out_lap_are_said_so(lake) -> None:
         got = ask(Question("?", intent, laps=(LapRef(n),), measure="top_speed"), lake["sid"])  # type: ignore[arg-type]
         assert got.text.startswith(f"There is no lap {n} in this session"), got.text
     got = ask(Question("?", "lap_time", laps=(LapRef(0),)), lake["sid"])
-    assert got.text == "Lap 0 was an out lap, so it has no lap time to compare."
+    out = next(x for x in lake["sim"].truth.laps if x["lap"] == 0)  # the simulator's out lap and its time
+    assert out["kind"] == "out"
+    assert got.text.startswith("Lap 0 was an out lap (") and got.text.endswith(
+        "), not a timed lap to compare."
+    )
+    assert _times(got.text)[0] == pytest.approx(out["time_s"], abs=0.05), got.text
 
 
 def test_channel_figures_over_the_session_and_on_a_lap(lake) -> None:

@@ -40,6 +40,8 @@ def lap_problem(sid: str, lap: int, whose: str = "this session") -> str | None:
     if x["kind"] != "full" or not x["valid"] or x["time_s"] is None:
         what = {"out": "an out lap", "in": "an in lap"}.get(str(x["kind"]), "not a valid timed lap")
         of = "" if whose == "this session" else f" of {whose}"
+        if x["time_s"] is not None and x["kind"] in ("out", "in"):  # its time, said as not a timed lap's
+            return f"Lap {lap}{of} was {what} ({lap_time(float(x['time_s']))}), not a timed lap to compare."
         return f"Lap {lap}{of} was {what}, so it has no lap time to compare."
     return None
 
