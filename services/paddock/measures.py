@@ -97,7 +97,8 @@ MEASURES: dict[str, Measure] = {
     "oil_level": Measure("oil level", (), "l"),
     "coolant_level": Measure("coolant level", (), "l"),
     "clutch": Measure("clutch position and slip", (), "%"),
-    "heart_rate": Measure("the driver's heart rate", (), "bpm"),
+    "heart_rate": Measure("the driver's heart rate and body temperature", (), "bpm"),
+    "wind": Measure("wind speed and direction", (), ""),  # no logger channel: not recorded
     "slip_angle": Measure("tyre slip angle", (), "°"),
     "ignition": Measure("ignition timing", (), "°"),
     "altitude": Measure("altitude", ("alt_m",), "m"),
@@ -126,7 +127,7 @@ _MEASURE_PHRASES: dict[str, str] = {
     "speed": """speed, speeds, how fast, how quick was i going, how quick did i go, how many mph,
         how many kph, how many kmh, mph, kph, kmh, miles per hour, miles an hour, kilometres per hour""",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
-        max speed, fastest i went, fastest i got, fastest i was going, v maximum, top whack, terminal speed, top spd, maximum velocity,
+        max speed, fastest reading, fastest i went, fastest i got, fastest i was going, v maximum, top whack, terminal speed, top spd, maximum velocity,
         top velocity, maximum kph, maximum kmh, maximum mph, highest mph, highest kph, highest kmh, topping out at, topped out at, top out at,
         stretch its legs, stretch it legs, stretch her legs, stretch the legs, stretch their legs, stretched its legs,
         stretched it legs, stretched her legs, wind it out, wound it out""",
@@ -143,9 +144,9 @@ _MEASURE_PHRASES: dict[str, str] = {
     "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
         flat out, full power, on power, power on, apply power, applying power, applied power, applying full
         power, power application, power down, put the power down, putting the power down, wide open, throttle
-        pick up, throttle pickup""",
+        pick up, throttle pickup, wot, wide open throttle""",
     "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
-        limiter, shift light""",
+        limiter, shift light, shift lights""",
     "gear": """gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, downshifting,
         bog, bogs, bogging, bogged, bogged down, lug, lugs, lugging, lugged, too tall, too short""",
     "corner_phases": """where in the corner, where in the corners, where in a corner, part of the corner, parts of
@@ -207,7 +208,8 @@ _MEASURE_PHRASES: dict[str, str] = {
         the pedal, gaps in the pedals, off throttle time, time off throttle, throttle to brake, throttle to
         the brake, lift before braking, lift off before braking, lifting before braking, lifting before the
         brake, lift before the brake, roll into, rolling into, lift and coast, lifting and coasting""",  # a flat line in the traces: neither pedal
-    "lambda": "lambda, afr, air fuel, mixture, lean, rich, running lean, running rich, jetting, jetted",
+    "lambda": """lambda, afr, air fuel, mixture, lean, rich, running lean, running rich, jetting, jetted,
+        leaning out, leaned out, lean out, went lean, goes lean""",
     "gearbox_temp": """gearbox temp, gearbox temperature, gearbox oil temp, trans temp, transmission temp,
         transmission temperature, difference temp, differential temp, differential temperature,
         difference oil temp, gearbox, transmission, gearbox hot, gearbox get hot""",
@@ -236,7 +238,10 @@ _MEASURE_PHRASES: dict[str, str] = {
     "oil_level": "oil level, oil consumption, oil quantity, burning oil, use oil, used oil, oil top up, top up oil",
     "coolant_level": "coolant level, water level, coolant loss, lost coolant, losing coolant, coolant top up",
     "clutch": "clutch, clutch slip, clutch position, clutch pedal",
-    "heart_rate": "heart rate, heartrate, pulse, bpm, heart beat, heartbeat",
+    "heart_rate": """heart rate, heartrate, pulse, bpm, heart beat, heartbeat, sweat, sweating, sweated, sweaty,
+        body temperature, dehydrated, dehydration""",
+    "wind": """wind, windy, wind speed, wind direction, wind blowing, wind blew, headwind, head wind, tailwind,
+        tail wind, crosswind, cross wind, gust, gusts, gusty""",
     "slip_angle": "slip angle, slip angles, slip ratio, slip ratios",
     "ignition": "ignition timing, ignition advance, timing advance, spark advance, ignition, timing map",
     "gearing": "gearing, gear ratio, gear ratios, ratio, ratios, last drive ratio, sprocket, sprockets, final drive, diff ratio",
