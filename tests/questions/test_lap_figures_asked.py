@@ -354,3 +354,30 @@ def test_a_session_with_no_valid_lap_gives_no_lap_time(files_lake, text: str) ->
     assert not files_lake["truth"]["agx"].racing  # the XRK's one out lap
     got = _ask(files_lake, "agx", text)
     assert re.search(r"\bno(?:ne| valid lap)\b", got.text, re.IGNORECASE) and not _clocks(got.text), got.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "lap {a} vs lap {b}?",
+        "how much quicker was lap {a} than lap {b}?",
+        "compare lap {b} and lap {a}",
+    ],
+)
+def test_a_lap_beside_an_out_lap_gets_both_lap_times(files_lake: dict[str, Any], text: str) -> None:
+    """The kart's lap after a pit stop (our own split: started at a pit-lane crossing, so not a racing lap)
+    named beside a racing lap: both lap times and the gap, the out lap said to be one (was: only "lap 2 was
+    an out lap")."""
+    st = files_lake["truth"]["kart"]
+    out = next(
+        lp for lp in st.laps[1:-1] if not lp.racing and st.lap(lp.lap + 1).racing
+    )  # back from the pits
+    nxt = st.lap(out.lap + 1)
+    got = _ask(files_lake, "kart", text.format(a=nxt.lap, b=out.lap))
+    assert f"lap {out.lap}, an out lap," in got.text.lower(), got.text
+    assert _near(_clocks(got.text), out.time_s, TOL_S["kart"]) and _near(
+        _clocks(got.text), nxt.time_s, TOL_S["kart"]
+    )
+    gap = float(re.search(r"([\d.]+) s (?:quicker|slower)", got.text).group(1))  # type: ignore[union-attr]
+    assert abs(gap - abs(out.time_s - nxt.time_s)) <= 2 * TOL_S["kart"], got.text
+    assert "corner by corner" in got.text and got.text.count(f"lap {out.lap},") == 1, got.text

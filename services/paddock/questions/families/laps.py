@@ -108,6 +108,7 @@ def named_laps(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer
     sid = str(s["session_id"])
     args = {"session_id": sid}
     out: list[tuple[str, int]] = []
+    untimed: list[int] = []  # out and in laps of this session, named beside another lap: lap times only
     for ref in q.laps:
         other, why = ref_session(ref, s)
         if other is None:
@@ -128,7 +129,9 @@ def named_laps(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer
             return Answer(text, "laps", args | {"lap_session_id": other}, {"valid_laps": 0})
         for lap in got:
             problem = lap_problem(other, lap, whose(other, s))
-            if problem is not None and ref.count == 1:
+            if problem is not None and len(q.laps) > 1 and other == sid and _pit_lap(sid, lap):
+                untimed.append(lap)
+            elif problem is not None and ref.count == 1:
                 return Answer(
                     problem,
                     "laps",
@@ -136,7 +139,37 @@ def named_laps(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer
                     {"lap": lap, "laps": [x["lap"] for x in all_laps(other)]},
                 )
             out.append((other, lap))
+    if untimed and len({lap for _, lap in out}) > 1 and all(o == sid for o, _ in out):
+        return _lap_times_only(sid, [lap for _, lap in out], untimed)
+    if untimed:
+        text = str(lap_problem(sid, untimed[0]))
+        return Answer(text, "laps", args | {"lap": untimed[0]}, {"lap": untimed[0]})
     return out
+
+
+def _pit_lap(sid: str, lap: int) -> bool:
+    """An out or in lap with a time: it has a lap time, though not a timed lap's."""
+    x = next((x for x in all_laps(sid) if x["lap"] == lap), None)
+    return x is not None and x["kind"] in ("out", "in") and x["time_s"] is not None
+
+
+def _lap_times_only(sid: str, laps: list[int], untimed: list[int]) -> Answer:
+    """Laps named beside an out or in lap: their lap times and the gap, said as such ("lap 2, an out lap,
+    1:02.304"); an out lap is not compared corner by corner."""
+    by = {x["lap"]: x for x in all_laps(sid)}
+    said = [
+        f"lap {n}{', an out lap,' if by[n]['kind'] == 'out' else ', an in lap,' if n in untimed else ''} "
+        f"{lap_time(float(by[n]['time_s']))}"
+        for n in laps
+    ]
+    a, b = by[laps[0]], by[laps[1]]
+    gap = float(b["time_s"]) - float(a["time_s"])
+    text = "Lap times: " + "; ".join(said) + "."
+    text += f" Lap {a['lap']} was {abs(gap):.3f} s {'quicker' if gap > 0 else 'slower'} than lap {b['lap']}."
+    text += f" {'An out or in lap' if len(untimed) > 1 else 'That ' + str(by[untimed[0]]['kind']) + ' lap'}"
+    text += " is not compared corner by corner."
+    res = {"laps": laps, "lap_times_s": [by[n]["time_s"] for n in laps], "gap_s": round(gap, 3)}
+    return Answer(text, "laps", {"session_id": sid}, res)
 
 
 def _count(sid: str) -> Answer:
