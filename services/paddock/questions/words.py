@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from services.paddock.measures import MEASURE_WORDS
@@ -172,3 +173,54 @@ def tokens(text: str) -> list[str]:
     return [
         t for i, t in enumerate(out) if not (t == "right" and out[i + 1 : i + 2] and out[i + 1] in _PLACE)
     ]
+
+
+# the words of talk that carry no question: greetings, fillers, thanks, units said with a figure, and
+# the verbs of asking ("mate, analyse my laps", "was it 45 psi?", "pinpoint where I lose time")
+FILLER = word_set(
+    """mate dude bro man guys folks lads yeah yep yup nah nope hmm umm uhh err lol haha tbh imo imho btw
+    fyi idk omg wow ugh damn dang heck hell bloody gonna wanna gotta kinda sorta cheers thx hiya howdy
+    psi bar degrees degree celsius fahrenheit kmh mph rpm percent
+    analyse analyze analysis identify pinpoint calculate search graph chart plot display check
+    tell show give find list compare measure review cant wont dont arent isnt wasnt werent didnt doesnt
+    whether due based fact course real actual exact certain usual single similar large major minor
+    thing things stuff experience"""
+)
+# a word shorter than this is an article, a unit or an initial: never a part of the question on its own
+_MIN_LEN = 3
+_ENDINGS = ("ing", "ed", "es", "s", "er", "est")  # "dropping", "gained", "apexes", "readings": their stem
+
+
+def _known(word: str, vocab: frozenset[str]) -> bool:
+    """Whether ``word`` or its stem is a word the reader knows: "hitting" (hit), "lapped" (lap), "jumps"
+    (jump); an adverb ("slightly", "especially") only says how much, never what is asked."""
+    if word in vocab or word in FILLER or word.endswith("ly"):
+        return True
+    for end in _ENDINGS:
+        stem = word[: -len(end)]
+        if word.endswith(end) and len(stem) >= _MIN_LEN:
+            doubled = stem[:-1] if stem[-1] == stem[-2] else stem  # "hitting" -> hit, "lapped" -> lap
+            if {stem, stem + "e", doubled} & vocab:
+                return True
+    return False
+
+
+NEAR = 2  # an unread word this many words or fewer from a word read: it tells what that word is
+
+
+def unread(toks: list[str], used: list[bool], known: Iterable[str] = ()) -> tuple[str, ...]:
+    """The words of ``toks`` (``words.tokens``) that say something of what was read and were not read
+    themselves, in order, each once: a content word the vocabulary does not know (nor a form of one, nor
+    filler, a number, a driver's name ``@bo`` or a word of ``known``, the track's corner names) within
+    ``NEAR`` words of a word a slot read (``used``): "my *ultimate* lap time", "oil pressure *argggg*". A
+    word far from anything read ("a lapped Miata slowed me down") is the driver's story, not the figure."""
+    vocab = vocabulary() | {x for phrase in known for x in phrase.split()}
+    got = (
+        t
+        for i, t in enumerate(toks)
+        if t.isalpha()
+        and len(t) >= _MIN_LEN
+        and not _known(t, vocab)
+        and any(used[max(0, i - NEAR) : i + NEAR + 1])
+    )
+    return tuple(dict.fromkeys(got))
