@@ -150,7 +150,7 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
         if first.text == rest.text or first.result.get("understood") or rest.result.get("understood"):
             return rest
         text = f"{first.text} {rest.text.removeprefix(heading(q))}"
-        return Answer(heading(q) + text, rest.tool, rest.args, first.result | rest.result)
+        return _headed(q, Answer(text, rest.tool, rest.args, first.result | rest.result))
     s = session_row(session_id)
     if q.intent == "unrelated" and not picked:
         return Answer(DECLINE, "none", {"session_id": s["session_id"]}, {"declined": True})
@@ -161,5 +161,13 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
             continue
         got = family(q, s)
         if got is not None:  # a part of the question not read: the answer says what it answers
-            return replace(got, text=heading(q) + got.text) if heading(q) else got
+            return _headed(q, got)
     return understood(q, str(s["session_id"]))
+
+
+def _headed(q: Question, got: Answer) -> Answer:
+    """``got`` headed with what ``q`` was read as when a part of it was not read, unless it says so itself
+    (a session by a description no session fits: "I read this as your session on 3 Mar 2026, but …")."""
+    if not heading(q) or got.text.startswith("I read this as"):
+        return got
+    return replace(got, text=heading(q) + got.text)

@@ -45,8 +45,14 @@ def read_as(q: Question) -> str:
     entry speed at T7"."""
     bits = [_INTENT_WORDS.get(q.intent, "a question about your driving data")]
     measures = dict.fromkeys(m for m in (q.measure, *q.vitals, *unread_measures(q)) if m and m != "lap_time")
-    if measures:
-        bits.append(f"about {' and '.join(channels.label(m) for m in measures)}")
+    said = set(bits[0].split()) - {
+        "a",
+        "and",
+        "the",
+    }  # "warnings and events", never "about alarms and warnings"
+    labels = [x for x in (channels.label(m) for m in measures) if not set(x.split()) & said]
+    if labels:
+        bits.append(f"about {' and '.join(labels)}")
     if q.laps:
         bits.append(f"on {_lap_words(q)}")
     if q.corner:
