@@ -203,7 +203,8 @@ _READ = (
     | PICK_SKIP
     | NOT_A_LAP
     | word_set("""january february march april june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday wet rain rainy damp dry""")
+    monday tuesday wednesday thursday friday saturday sunday wet rain rainy damp dry
+    pause winter summer lunch coffee""")  # "pause": ``tokens``' own word for a break from driving
 )
 # a part of the car named as the driver's own story ("the x30 has no oil pump"): context, never a figure
 _PARTS = word_set("pump radiator hose sensor gauge pads rotor rotors bonnet hood vent cooler fan belt")
