@@ -6,6 +6,7 @@ each); the figures are checked against the simulator's own laps (``said.sim_laps
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -83,3 +84,19 @@ def test_a_plain_question_is_answered_without_a_heading(files_lake) -> None:
     got = _ask(files_lake, PLAIN)
     assert got.startswith(f"Your best lap was lap {best} in "), got
     assert "I read this as" not in got
+
+
+# speedsecrets.com/q-how-do-i-get-faster-when-i-feel-like-ive-plateaued-with-my-driving/ ("When you say
+# you're on a plateau, are you? Maybe your fastest lap time is not improving much")
+PROGRESS = "am I improving, or am I on a plateau?"
+
+
+def test_progress_asked_with_no_other_session_says_there_is_only_this_one(files_lake) -> None:
+    got, _ = plan_for(PROGRESS, files_lake["kart"], None)
+    assert got is not None
+    laps = {lp.lap: lp.time_s for lp in files_lake["truth"]["kart"].racing}  # our own reading of the file
+    best = min(laps, key=laps.__getitem__)
+    text = str(got["text"])
+    assert text.startswith("I read this as your sessions here, and this is your only one"), text
+    said = re.search(rf"best (\d+:\d{{2}}\.\d{{3}}) \(lap {best}\)", text)
+    assert said is not None and abs(clock(said.group(1)) - laps[best]) <= 0.05, text
