@@ -185,7 +185,8 @@ def tokens(text: str) -> list[str]:
 FILLER = word_set(
     """mate dude bro man guys folks lads yeah yep yup nah nope hmm umm uhh err lol haha tbh imo imho btw
     fyi idk omg wow ugh damn dang heck hell bloody gonna wanna gotta kinda sorta cheers thx hiya howdy
-    psi bar degrees degree celsius fahrenheit kmh mph rpm percent
+    psi bar degrees degree celsius fahrenheit kmh mph rpm percent volts volt amps
+    took taken saw seen using used relative wise
     analyse analyze analysis identify pinpoint calculate search graph chart plot display check
     tell show give find list compare measure review cant wont dont arent isnt wasnt werent didnt doesnt
     whether due based fact course real actual exact certain usual single similar large major minor
@@ -204,7 +205,7 @@ _READ = (
     | NOT_A_LAP
     | word_set("""january february march april june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday wet rain rainy damp dry
-    pause winter summer lunch coffee""")  # "pause": ``tokens``' own word for a break from driving
+    jan feb mar apr jun jul aug sep sept oct nov dec pause winter summer lunch coffee""")  # "pause": ``tokens``' own word for a break from driving
 )
 # a part of the car named as the driver's own story ("the x30 has no oil pump"): context, never a figure
 _PARTS = word_set("pump radiator hose sensor gauge pads rotor rotors bonnet hood vent cooler fan belt")
@@ -248,5 +249,6 @@ def unread(toks: list[str], used: list[bool], known: Iterable[str] = ()) -> tupl
         and not _known(t, vocab)
         and any(used[max(0, i - NEAR) : i + NEAR + 1])
         and toks[i + 1 : i + 2] not in ([x] for x in _OBJECT)
+        and toks[i - 1 : i] != ["at"]  # a place: "last time at Sonoma"
     )
     return tuple(dict.fromkeys(got))
