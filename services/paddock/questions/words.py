@@ -249,6 +249,5 @@ def unread(toks: list[str], used: list[bool], known: Iterable[str] = ()) -> tupl
         and not _known(t, vocab)
         and any(used[max(0, i - NEAR) : i + NEAR + 1])
         and toks[i + 1 : i + 2] not in ([x] for x in _OBJECT)
-        and toks[i - 1 : i] != ["at"]  # a place: "last time at Sonoma"
     )
     return tuple(dict.fromkeys(got))
