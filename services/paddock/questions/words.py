@@ -211,21 +211,21 @@ _READ = (
 _PARTS = word_set("pump radiator hose sensor gauge pads rotor rotors bonnet hood vent cooler fan belt")
 # a word shorter than this is an article, a unit or an initial: never a part of the question on its own
 _MIN_LEN = 3
-_ENDINGS = ("es", "s", "er", "est")  # "apexes", "readings", "smoother": their stem
-
-
-# an adverb says how much, a participle what the driver did ("the laps I completed", "peak lap times
-# achieved"): neither is a word of the figure asked, which an adjective or a noun is ("my *ultimate* lap")
-_HOW = ("ly", "ed", "ing")
+_ENDINGS = ("ing", "ed", "es", "s", "er", "est")  # "dropping", "gained", "apexes", "readings": their stem
 
 
 def _known(word: str, vocab: frozenset[str]) -> bool:
-    """Whether ``word`` or its stem is a word the reader knows ("jumps": jump, "apexes": apex); an adverb
-    ("slightly") or a participle ("achieved") never names what is asked."""
-    if word in vocab or word in FILLER or word in _READ or word in _PARTS or word.endswith(_HOW):
+    """Whether ``word`` or its stem is a word the reader knows: "hitting" (hit), "lapped" (lap), "jumps"
+    (jump); an adverb ("slightly", "especially") only says how much, never what is asked."""
+    if word in vocab or word in FILLER or word in _READ or word in _PARTS or word.endswith("ly"):
         return True
-    stems = (word[: -len(end)] for end in _ENDINGS if word.endswith(end))
-    return any(len(x) >= _MIN_LEN and {x, x + "e"} & vocab for x in stems)
+    for end in _ENDINGS:
+        stem = word[: -len(end)]
+        if word.endswith(end) and len(stem) >= _MIN_LEN:
+            doubled = stem[:-1] if stem[-1] == stem[-2] else stem  # "hitting" -> hit, "lapped" -> lap
+            if {stem, stem + "e", doubled} & vocab:
+                return True
+    return False
 
 
 # the words after a verb: a word unread before them is what the driver did ("throw any warnings", "shave
