@@ -38,10 +38,6 @@ _LEAVE_OUT = re.compile(
     r" (?:excluding|exclude|except|without|minus|ignoring|ignore|discounting|not counting|not including"
     r"|leaving out|leave out|apart from|other than|taking out|take out|throwing out|throw out)(?: the| my)? $"
 )
-_LEAVE_WORDS = w.word_set(
-    "excluding exclude except without minus ignoring ignore discounting counting including leaving leave apart "
-    "other taking take throwing throw"
-)
 _LEFT_RUN = w.word_set("lap laps and or the my in out one ones th") | frozenset(w.PICKS) | w.PICK_SKIP
 
 
@@ -49,7 +45,7 @@ def left_out_runs(toks: list[str]) -> list[tuple[int, int]]:
     """(start, end) of each run of lap words after a leaving-out phrase ("excluding laps 1 and 9", "without
     the in and out laps", "not counting my slowest lap"): the laps there are left out of the figure."""
     out: list[tuple[int, int]] = []
-    if not _LEAVE_WORDS & set(toks):
+    if not w.LEAVE_WORDS & set(toks):
         return out
     j = 0
     for i in range(1, len(toks)):

@@ -11,6 +11,7 @@ two laps; "first lap" is the first full lap (a pick), "second/3rd lap" is that l
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 
 from services.paddock import measures as ms
@@ -86,6 +87,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         without=tuple(s.without),
         vitals=_vitals(s),
         also=s.beside,
+        unread=w.unread(s.toks, s.used, (*_names(corners), *_tracks(s.laps))),
     )
     # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
     whole = q.intent == "judge" and q.measure is None and bool(_WHOLE_CAR.search(s.joined))
@@ -186,7 +188,17 @@ def _tidy(q: Question, s: Slots) -> Question:
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
     out = replace(out, aggregation=agg, also_lap_time=q.also_lap_time, without=q.without, vitals=q.vitals)
-    return replace(out, also=q.also)
+    return replace(out, also=q.also, unread=q.unread)
+
+
+def _tracks(laps: list[LapRef]) -> tuple[str, ...]:
+    """The tracks the session reader read ("last time at Sonoma": ``when:track=sonoma``)."""
+    return tuple(x.session.split("track=", 1)[1] for x in laps if "track=" in x.session)
+
+
+def _names(corners: Corners) -> tuple[str, ...]:
+    """The track's names for its corners ("the hairpin"): words the question may use as a corner's."""
+    return tuple(x for names in corners.values() for x in names) if isinstance(corners, Mapping) else ()
 
 
 def _vitals(s: Slots) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.paddock.questions.coverage import Family, reads, unread_measures
+from services.paddock.questions.coverage import Family, reads
 from services.paddock.questions.families import (
     balance,
     channel_set,
@@ -29,6 +29,7 @@ from services.paddock.questions.families import (
     sessions,
 )
 from services.paddock.questions.model import Answer, Intent, Question
+from services.paddock.questions.reading import heading, read_as
 from services.paddock.tools.base import session_row
 
 TABLE: dict[Intent, tuple[Family, ...]] = {
@@ -67,23 +68,6 @@ CAN = (
     "sector times, a channel's figures per lap or over the session, whether a reading was ok, warnings and "
     "events, where the time is, why a lap was slower, the achievable lap, consistency and your sessions here"
 )
-_INTENT_WORDS = {
-    "lap_time": "a lap time",
-    "compare": "a comparison of laps",
-    "corner": "a corner's figures",
-    "sector": "sector times",
-    "channel": "a channel's figures",
-    "judge": "whether a reading was ok",
-    "events": "warnings and events",
-    "balance": "the car's balance (understeer or oversteer)",
-    "where_time": "where the time is",
-    "why_slower": "why a lap was slower",
-    "potential": "what lap time is possible",
-    "consistency": "consistency",
-    "sessions": "your sessions",
-    "debrief": "a debrief of the session",
-    "brief": "a brief for the next session",
-}
 
 
 def families(q: Question) -> tuple[Family, ...]:
@@ -144,28 +128,9 @@ def _brake_markers(q: Question) -> bool:
     return own and best and len(numbered) <= (1 if q.corner is not None else 0) and len(q.laps) <= 1
 
 
-def _lap_words(q: Question) -> str:
-    said = []
-    for ref in q.laps:
-        lap = f"lap {ref.number}" if ref.number is not None else f"your {ref.pick or 'best'} lap"
-        said.append(lap + (" of your other session" if ref.session == "other" else ""))
-    return " and ".join(said)
-
-
 def understood(q: Question, session_id: str) -> Answer:
     """What was understood of ``q`` and what can be answered, in driver words."""
-    what = _INTENT_WORDS.get(q.intent, "a question about your driving data")
-    bits = [what]
-    measures = dict.fromkeys(m for m in (q.measure, *q.vitals, *unread_measures(q)) if m and m != "lap_time")
-    if measures:
-        bits.append(f"about {' and '.join(channels.label(m) for m in measures)}")
-    if q.laps:
-        bits.append(f"on {_lap_words(q)}")
-    if q.corner:
-        bits.append(f"at {corners.name_of(q.corner, None)}")
-    if q.sector is not None:
-        bits.append(f"in sector {q.sector}")
-    text = f"I read this as {' '.join(bits)}, which this session's data cannot answer; I can answer {CAN}."
+    text = f"I read this as {read_as(q)}, which this session's data cannot answer; I can answer {CAN}."
     return Answer(text, "none", {"session_id": session_id}, {"understood": True})
 
 
@@ -176,13 +141,16 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
     if q.also_lap_time:  # "lap 4 top speed and lap time": the lap time, then the measure's figure
         agg = q.aggregation if q.aggregation in ("avg", "each_lap") else None
         first = plan(
-            replace(q, intent="lap_time", measure="lap_time", aggregation=agg, also_lap_time=False),
+            replace(
+                q, intent="lap_time", measure="lap_time", aggregation=agg, also_lap_time=False, unread=()
+            ),
             session_id,
         )
         rest = plan(replace(q, also_lap_time=False), session_id, picked)
         if first.text == rest.text or first.result.get("understood") or rest.result.get("understood"):
             return rest
-        return Answer(f"{first.text} {rest.text}", rest.tool, rest.args, first.result | rest.result)
+        text = f"{first.text} {rest.text.removeprefix(heading(q))}"
+        return _headed(q, Answer(text, rest.tool, rest.args, first.result | rest.result))
     s = session_row(session_id)
     if q.intent == "unrelated" and not picked:
         return Answer(DECLINE, "none", {"session_id": s["session_id"]}, {"declined": True})
@@ -192,6 +160,14 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
         if not reads(family, q):  # a slot named that the family does not read: never part of an answer
             continue
         got = family(q, s)
-        if got is not None:
-            return got
+        if got is not None:  # a part of the question not read: the answer says what it answers
+            return _headed(q, got)
     return understood(q, str(s["session_id"]))
+
+
+def _headed(q: Question, got: Answer) -> Answer:
+    """``got`` headed with what ``q`` was read as when a part of it was not read, unless it says so itself
+    (a session by a description no session fits: "I read this as your session on 3 Mar 2026, but …")."""
+    if not heading(q) or got.text.startswith("I read this as"):
+        return got
+    return replace(got, text=heading(q) + got.text)

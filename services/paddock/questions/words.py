@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from services.paddock.measures import MEASURE_WORDS
@@ -57,6 +58,11 @@ NOT_A_LAP = word_set("theoretical ideal perfect achievable optimal possible pote
 LAP_SEP = word_set("and or versus to through with against than compare")
 # words that set the figure after them aside: "not my average", "ignore the mean", "don't care about"
 NEGATING = word_set("not dont ignore ignoring forget except excluding")
+# the words that leave laps out of a figure ("my average excluding lap 1", "throwing out the in lap")
+LEAVE_WORDS = word_set(
+    "excluding exclude except without minus ignoring ignore discounting counting including leaving leave apart "
+    "other taking take throwing throw"
+)
 # a lap named beside another: "the lap before my best" (-1), "the one after lap 5" (+1)
 BESIDE: dict[str, int] = {"before": -1, "preceding": -1, "prior": -1, "after": 1, "following": 1}
 BESIDE_SKIP = word_set("right just immediately straight directly")  # "the lap right after my pb"
@@ -172,3 +178,76 @@ def tokens(text: str) -> list[str]:
     return [
         t for i, t in enumerate(out) if not (t == "right" and out[i + 1 : i + 2] and out[i + 1] in _PLACE)
     ]
+
+
+# the words of talk that carry no question: greetings, fillers, thanks, units said with a figure, and
+# the verbs of asking ("mate, analyse my laps", "was it 45 psi?", "pinpoint where I lose time")
+FILLER = word_set(
+    """mate dude bro man guys folks lads yeah yep yup nah nope hmm umm uhh err lol haha tbh imo imho btw
+    fyi idk omg wow ugh damn dang heck hell bloody gonna wanna gotta kinda sorta cheers thx hiya howdy
+    psi bar degrees degree celsius fahrenheit kmh mph rpm percent volts volt amps
+    took taken saw seen using used relative wise
+    analyse analyze analysis identify pinpoint calculate search graph chart plot display check
+    tell show give find list compare measure review cant wont dont arent isnt wasnt werent didnt doesnt
+    whether due based fact course real actual exact certain usual single similar large major minor
+    thing things stuff experience
+    otherwise albeit although though unless however whatever whenever wherever anywhere somewhere
+    everywhere nowhere hundred thousand teh"""
+)
+# the words the lap and session readers read beside the vocabulary: a lap left out or beside another, a
+# session by its month, weekday or weather ("the lap prior to my slowest", "my session in the wet")
+_READ = (
+    LEAVE_WORDS
+    | NEGATING
+    | frozenset(BESIDE)
+    | BESIDE_SKIP
+    | PICK_SKIP
+    | NOT_A_LAP
+    | word_set("""january february march april june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday wet rain rainy damp dry
+    jan feb mar apr jun jul aug sep sept oct nov dec pause winter summer lunch coffee""")  # "pause": ``tokens``' own word for a break from driving
+)
+# a part of the car named as the driver's own story ("the x30 has no oil pump"): context, never a figure
+_PARTS = word_set("pump radiator hose sensor gauge pads rotor rotors bonnet hood vent cooler fan belt")
+# a word shorter than this is an article, a unit or an initial: never a part of the question on its own
+_MIN_LEN = 3
+_ENDINGS = ("ing", "ed", "es", "s", "er", "est")  # "dropping", "gained", "apexes", "readings": their stem
+
+
+def _known(word: str, vocab: frozenset[str]) -> bool:
+    """Whether ``word`` or its stem is a word the reader knows: "hitting" (hit), "lapped" (lap), "jumps"
+    (jump); an adverb ("slightly", "especially") only says how much, never what is asked."""
+    if word in vocab or word in FILLER or word in _READ or word in _PARTS or word.endswith("ly"):
+        return True
+    for end in _ENDINGS:
+        stem = word[: -len(end)]
+        if word.endswith(end) and len(stem) >= _MIN_LEN:
+            doubled = stem[:-1] if stem[-1] == stem[-2] else stem  # "hitting" -> hit, "lapped" -> lap
+            if {stem, stem + "e", doubled} & vocab:
+                return True
+    return False
+
+
+# the words after a verb: a word unread before them is what the driver did ("throw any warnings", "shave
+# another second off"), not a word of the figure asked ("my ultimate lap", "oil pressure argggg")
+_OBJECT = word_set("my the a an any some me it its up off into onto out down another i you them that this")
+NEAR = 2  # an unread word this many words or fewer from a word read: it tells what that word is
+
+
+def unread(toks: list[str], used: list[bool], known: Iterable[str] = ()) -> tuple[str, ...]:
+    """The words of ``toks`` (``words.tokens``) that say something of what was read and were not read
+    themselves, in order, each once: a content word the vocabulary does not know (nor a form of one, nor
+    filler, a number, a driver's name ``@bo`` or a word of ``known``, the track's corner names) within
+    ``NEAR`` words of a word a slot read (``used``): "my *ultimate* lap time", "oil pressure *argggg*". A
+    word far from anything read ("a lapped Miata slowed me down") is the driver's story, not the figure."""
+    vocab = vocabulary() | {x for phrase in known for x in phrase.split()}
+    got = (
+        t
+        for i, t in enumerate(toks)
+        if t.isalpha()
+        and len(t) >= _MIN_LEN
+        and not _known(t, vocab)
+        and any(used[max(0, i - NEAR) : i + NEAR + 1])
+        and toks[i + 1 : i + 2] not in ([x] for x in _OBJECT)
+    )
+    return tuple(dict.fromkeys(got))

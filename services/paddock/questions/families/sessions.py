@@ -98,7 +98,13 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     here = get_sessions_here(sid)
     wants_other = any(x.session != "this" for x in q.laps) or q.intent == "compare"
     if not wants_other:
-        return Answer(_list(here), "get_sessions_here", {"session_id": sid}, here)
+        text = _list(here)
+        if len(here["sessions"]) <= 1 and q.aggregation != "count":
+            # "have I plateaued?" with no other session here: the list of one is no answer to it
+            text = (
+                f"I read this as your sessions here, and this is your only one, so I can only give it: {text}"
+            )
+        return Answer(text, "get_sessions_here", {"session_id": sid}, here)
     said = next((x.session for x in q.laps if x.session != "this"), "other")
     other, why = resolve.which_session(said, sid)
     if other is None:
