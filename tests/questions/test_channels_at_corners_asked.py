@@ -250,7 +250,7 @@ NOT_RECORDED = [
     ("sim", "how worn are my tyres? thinking of flipping them", "Tyre wear is"),
     ("vbox", "was my oil level ok? it was using a bit", "Oil level is"),
     ("kart", "what was my heart rate in the last laps", "The driver's heart rate and body temperature is"),
-    ("vbox", "was I sweating buckets by the last lap?", "The driver's heart rate and body temperature is"),
+    ("vbox", "was I sweating by the last lap?", "The driver's heart rate and body temperature is"),
     ("sim", "was there a headwind down the back straight?", "Wind speed and direction is"),
     ("vbox", "any gusts on the main straight?", "Wind speed and direction is"),
     ("vbox", "was it leaning out up top?", "Lambda (air-fuel ratio) is"),
