@@ -81,6 +81,8 @@ MEASURES: dict[str, Measure] = {
     "suspension": Measure("suspension travel", (), "mm"),  # no column in the signal model: not recorded
     "gearbox_temp": Measure("gearbox and differential temperature", (), "°C"),  # no column: not recorded
     "battery_temp": Measure("battery temperature", (), "°C"),  # no column in the signal model: not recorded
+    # an electric car's motor and inverter, never an engine's temperatures: no column in the signal model
+    "motor_temp": Measure("electric motor and inverter temperature", (), "°C"),
     "conditions": Measure("track and air temperature", (), "°C"),  # no logger channel: not recorded
     # the car itself, not a logger channel: "is the chassis twisted?", "how heavy is it?": not recorded
     "chassis": Measure("chassis straightness and alignment", (), "mm"),
@@ -240,6 +242,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "clutch": "clutch, clutch slip, clutch position, clutch pedal",
     "heart_rate": """heart rate, heartrate, pulse, bpm, heart beat, heartbeat, sweat, sweating, sweated, sweaty,
         body temperature, dehydrated, dehydration""",
+    "motor_temp": """motor temp, motor temps, motor temperature, motor temperatures, inverter temp, inverter
+        temps, inverter temperature, inverter temperatures, motor overheat, motor overheating, inverter""",
     "wind": """wind, windy, wind speed, wind direction, wind blowing, wind blew, headwind, head wind, tailwind,
         tail wind, crosswind, cross wind, gust, gusts, gusty""",
     "slip_angle": "slip angle, slip angles, slip ratio, slip ratios",

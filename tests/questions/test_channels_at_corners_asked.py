@@ -347,7 +347,8 @@ def test_two_vitals_named_are_both_judged(files_lake: dict[str, Any], raw: Any) 
         ("Air Fuel Ratio", "lambda"),
         ("Exhaust Temperature", "egt"),
         ("Head Temperature", "head_temp"),
-        ("Motor Temp L", None),  # an electric motor's: no engine temperature read into it
+        ("Motor Temp L", "motor_temp"),  # an electric motor's: no engine temperature read into it
+        ("Inverter Temp L", "motor_temp"),
         ("Brake Gas", "brake_point"),  # of two words as long, the first: the brake's, not the throttle's
         ("Luminosity", None),
         ("EBS Gas", None),  # the emergency brake system's tank pressure: not the throttle

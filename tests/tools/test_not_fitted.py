@@ -172,3 +172,22 @@ def test_the_car_profile_and_the_files_vehicle_name_say_what_the_vehicle_is(lake
     assert vehicle_kind({"session_id": vbox, "car_id": None, "car_name": "Kartoffel GT"}) == "car"
     assert vehicle_kind({"session_id": kart, "car_id": None}, electric=True) == "electric"
     assert vehicle_kind({"session_id": kart, "car_id": "said_car"}, electric=True) == "car"
+
+
+def test_an_electric_cars_motor_and_inverter_temperatures_are_named(lake_env: dict[str, Any]) -> None:
+    """The SCUT XRK's motor and inverter temperature channels (which Pitwall does not read) are named when
+    the driver asks about them; never "not recorded", never read as the engine's coolant."""
+    cols = _columns(lake_env["data_dir"] / "aim" / "scut_fsev_agx.csv")
+    hot = sorted(
+        n
+        for n, v in cols.items()
+        if {"motor", "inverter"} & set(re.findall(r"[a-z]+", n.lower()))
+        and "temp" in n.lower()
+        and np.nanmin(v) < np.nanmax(v)
+    )
+    assert hot  # the file records them
+    got = ask_planned(_sid(lake_env, "xrk_sid"), "did the inverter get hot?")
+    three = [f"a channel named {n}" for n in hot[:3]]
+    head = f"The file has {', '.join(three[:-1])} and {three[-1]}, which Pitwall does not read yet"
+    assert got.text.startswith(head), got.text
+    assert "coolant" not in got.text.split(". ")[0].lower(), got.text
