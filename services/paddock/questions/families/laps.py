@@ -109,6 +109,7 @@ def named_laps(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer
     args = {"session_id": sid}
     out: list[tuple[str, int]] = []
     untimed: list[int] = []  # out and in laps of this session, named beside another lap: lap times only
+    here = {x["lap"]: x for x in all_laps(sid)} if len(q.laps) > 1 else {}
     for ref in q.laps:
         other, why = ref_session(ref, s)
         if other is None:
@@ -129,39 +130,35 @@ def named_laps(q: Question, s: dict[str, Any]) -> list[tuple[str, int]] | Answer
             return Answer(text, "laps", args | {"lap_session_id": other}, {"valid_laps": 0})
         for lap in got:
             problem = lap_problem(other, lap, whose(other, s))
-            if problem is not None and len(q.laps) > 1 and other == sid and _pit_lap(sid, lap):
+            if problem is not None and ref.count == 1:
+                if other != sid or not _pit_lap(here.get(lap)):
+                    return _no_time(problem, other, lap, args)
                 untimed.append(lap)
-            elif problem is not None and ref.count == 1:
-                return Answer(
-                    problem,
-                    "laps",
-                    args | {"lap": lap},
-                    {"lap": lap, "laps": [x["lap"] for x in all_laps(other)]},
-                )
             out.append((other, lap))
     if untimed and len({lap for _, lap in out}) > 1 and all(o == sid for o, _ in out):
-        return _lap_times_only(sid, [lap for _, lap in out], untimed)
+        return _lap_times_only(sid, here, [lap for _, lap in out], untimed)
     if untimed:
-        text = str(lap_problem(sid, untimed[0]))
-        return Answer(text, "laps", args | {"lap": untimed[0]}, {"lap": untimed[0]})
+        return _no_time(str(lap_problem(sid, untimed[0])), sid, untimed[0], args)
     return out
 
 
-def _pit_lap(sid: str, lap: int) -> bool:
-    """An out or in lap with a time: it has a lap time, though not a timed lap's."""
-    x = next((x for x in all_laps(sid) if x["lap"] == lap), None)
+def _no_time(problem: str, sid: str, lap: int, args: dict[str, Any]) -> Answer:
+    """The answer saying why ``lap`` of ``sid`` has no lap time to compare (``lap_problem``'s words)."""
+    return Answer(
+        problem, "laps", args | {"lap": lap}, {"lap": lap, "laps": [x["lap"] for x in all_laps(sid)]}
+    )
+
+
+def _pit_lap(x: dict[str, Any] | None) -> bool:
+    """An out or in lap with a time (a lap's row of ``all_laps``): a lap time, though not a timed lap's."""
     return x is not None and x["kind"] in ("out", "in") and x["time_s"] is not None
 
 
-def _lap_times_only(sid: str, laps: list[int], untimed: list[int]) -> Answer:
-    """Laps named beside an out or in lap: their lap times and the gap, said as such ("lap 2, an out lap,
-    1:02.304"); an out lap is not compared corner by corner."""
-    by = {x["lap"]: x for x in all_laps(sid)}
-    said = [
-        f"lap {n}{', an out lap,' if by[n]['kind'] == 'out' else ', an in lap,' if n in untimed else ''} "
-        f"{lap_time(float(by[n]['time_s']))}"
-        for n in laps
-    ]
+def _lap_times_only(sid: str, by: dict[int, dict[str, Any]], laps: list[int], untimed: list[int]) -> Answer:
+    """Laps of ``sid`` named beside an out or in lap (``by``: its laps by number): their lap times and the
+    gap, said as such ("lap 2, an out lap, 1:02.304"); an out lap is not compared corner by corner."""
+    kind = {n: f", an {by[n]['kind']} lap," for n in laps if by[n]["kind"] in ("out", "in")}
+    said = [f"lap {n}{kind.get(n, '')} {lap_time(float(by[n]['time_s']))}" for n in laps]
     a, b = by[laps[0]], by[laps[1]]
     gap = float(b["time_s"]) - float(a["time_s"])
     text = "Lap times: " + "; ".join(said) + "."
