@@ -30,7 +30,7 @@ def test_the_full_debrief_digest_keeps_the_alarm_and_the_oil_drop(lake_env: dict
     lines = digest.splitlines()
     assert len(digest) <= MAX_DIGEST_CHARS
     # the eleven agents' lines are more than the budget holds: something was dropped to fit
-    assert sum(len(x) + 1 for x in template_lines(state)) > MAX_DIGEST_CHARS
+    assert sum(len(x) + 1 for x in unbudgeted_lines(state)) > MAX_DIGEST_CHARS
     laps = " and ".join(f"lap {n}" for n in oil)
     assert any(x.startswith("Engine: oil pressure low under load on " + laps) for x in lines), digest
     assert any(x.startswith("Warnings: the rear-right tyre pressure alarm") for x in lines), digest
@@ -46,7 +46,7 @@ def test_the_full_debrief_digest_keeps_the_alarm_and_the_oil_drop(lake_env: dict
     assert f"laps {focus[0].split(':')[0]};" in text, text
 
 
-def template_lines(state: dict[str, Any]) -> list[str]:
+def unbudgeted_lines(state: dict[str, Any]) -> list[str]:
     """The digest's lines before the budget."""
     return build_digest("debrief", state, budget=10**9).splitlines()
 
@@ -56,7 +56,7 @@ def test_a_digest_drops_context_before_the_focus(lake_env: dict[str, Any], key: 
     if lake_env.get(key) is None:
         pytest.fail(f"../shared/data is missing: {key} needs it")
     state = _state(lake_env[key])
-    full, got = template_lines(state), build_digest("debrief", state).splitlines()
+    full, got = unbudgeted_lines(state), build_digest("debrief", state).splitlines()
     assert sum(len(x) + 1 for x in got) <= MAX_DIGEST_CHARS
     gone = [x for x in full if x not in got]
     assert [x for x in got if x in full] == got  # the order kept, no line cut

@@ -12,9 +12,8 @@ from typing import Any
 
 from services.paddock.agents.narrative import EMOTIONS
 
-MAX_LISTED = (
-    16  # the facts the model is shown (and may pick; a digest has up to ~16 lines); the rest follow the picks
-)
+# the facts the model is shown (and may pick; a digest has up to ~16 lines); the rest follow the picks
+MAX_LISTED = 16
 MAX_PICKS = 4
 MAX_NOTE_CHARS = 140
 

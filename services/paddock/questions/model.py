@@ -65,9 +65,8 @@ class Question:
     without: tuple[LapRef, ...] = ()  # laps left out of a figure: "my average excluding lap 1"
     vitals: tuple[str, ...] = ()  # two vitals or more named at once ("oil pressure and water temp ok?")
     also: tuple[str, ...] = ()  # measures named beside ``measure`` ("the gas before the apex, and the speed")
-    unread: tuple[
-        str, ...
-    ] = ()  # content words nothing read ("my ultimate lap"): the answer says what it read
+    # content words nothing read ("my ultimate lap"): the answer says what it read
+    unread: tuple[str, ...] = ()
 
 
 @dataclass

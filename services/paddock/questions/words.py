@@ -214,18 +214,17 @@ _MIN_LEN = 3
 _ENDINGS = ("ing", "ed", "es", "s", "er", "est")  # "dropping", "gained", "apexes", "readings": their stem
 
 
-def _known(word: str, vocab: frozenset[str]) -> bool:
+def _known(word: str, *vocabs: frozenset[str]) -> bool:
     """Whether ``word`` or its stem is a word the reader knows: "hitting" (hit), "lapped" (lap), "jumps"
     (jump); an adverb ("slightly", "especially") only says how much, never what is asked."""
-    if word in vocab or word in FILLER or word in _READ or word in _PARTS or word.endswith("ly"):
+    if word in FILLER or word in _READ or word in _PARTS or word.endswith("ly"):
         return True
+    forms = {word}
     for end in _ENDINGS:
         stem = word[: -len(end)]
         if word.endswith(end) and len(stem) >= _MIN_LEN:
-            doubled = stem[:-1] if stem[-1] == stem[-2] else stem  # "hitting" -> hit, "lapped" -> lap
-            if {stem, stem + "e", doubled} & vocab:
-                return True
-    return False
+            forms |= {stem, stem + "e", stem[:-1] if stem[-1] == stem[-2] else stem}  # "hitting" -> hit
+    return any(forms & v for v in vocabs)
 
 
 # the words after a verb: a word unread before them is what the driver did ("throw any warnings", "shave
@@ -240,14 +239,14 @@ def unread(toks: list[str], used: list[bool], known: Iterable[str] = ()) -> tupl
     filler, a number, a driver's name ``@bo`` or a word of ``known``, the track's corner names) within
     ``NEAR`` words of a word a slot read (``used``): "my *ultimate* lap time", "oil pressure *argggg*". A
     word far from anything read ("a lapped Miata slowed me down") is the driver's story, not the figure."""
-    vocab = vocabulary() | {x for phrase in known for x in phrase.split()}
+    named = frozenset(x for phrase in known for x in phrase.split())
     got = (
         t
         for i, t in enumerate(toks)
         if t.isalpha()
         and len(t) >= _MIN_LEN
-        and not _known(t, vocab)
+        and not _known(t, vocabulary(), named)
         and any(used[max(0, i - NEAR) : i + NEAR + 1])
-        and toks[i + 1 : i + 2] not in ([x] for x in _OBJECT)
+        and not _OBJECT & set(toks[i + 1 : i + 2])
     )
     return tuple(dict.fromkeys(got))
