@@ -138,7 +138,7 @@ _MEASURE_PHRASES: dict[str, str] = {
     "entry_speed": "entry speed, turn in speed, speed into, carry in, carried in",
     "exit_speed": "exit speed, speed out of, carry out, carried out",
     "brake_point": """brake point, braking point, brake marker, braking marker, brake zone, brake, brakes,
-        braking, braked, brake later, brake earlier, anchors, on the anchors, hit the anchors, deep, too deep, in deep, overshoot, overshot, overcook,
+        braking, braked, brake later, brake earlier, marker, markers, anchors, on the anchors, hit the anchors, deep, too deep, in deep, overshoot, overshot, overcook,
         overcooked, distance before""",
     "brake_pressure": """brake pressure, braking pressure, brake press, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, how hard i braked, brake hard, how hard do i brake, how hard am i braking,
@@ -148,7 +148,7 @@ _MEASURE_PHRASES: dict[str, str] = {
         power, power application, power down, put the power down, putting the power down, wide open, throttle
         pick up, throttle pickup, wot, wide open throttle""",
     "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
-        limiter, shift light, shift lights""",
+        limiter, shift light, shift lights, top end rpm, top end revs""",
     "gear": """gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, downshifting,
         bog, bogs, bogging, bogged, bogged down, lug, lugs, lugging, lugged, too tall, too short""",
     "corner_phases": """where in the corner, where in the corners, where in a corner, part of the corner, parts of
@@ -214,7 +214,9 @@ _MEASURE_PHRASES: dict[str, str] = {
         leaning out, leaned out, lean out, went lean, goes lean""",
     "gearbox_temp": """gearbox temp, gearbox temperature, gearbox oil temp, trans temp, transmission temp,
         transmission temperature, difference temp, differential temp, differential temperature,
-        difference oil temp, gearbox, transmission, gearbox hot, gearbox get hot""",
+        difference oil temp, gearbox, transmission, gearbox hot, gearbox get hot, gearbox overheat,
+        gearbox overheating, gearbox overheated, transmission overheat, transmission overheating,
+        transmission overheated, box overheat""",
     "egt": """egt, egts, exhaust, exhaust gas, exhaust gases, exhaust temp, exhaust temperature, exhaust gas temp,
         exhaust gas temperature""",
     "head_temp": """cht, head temp, head temperature, cylinder head, cylinder head temp, cylinder head
@@ -255,7 +257,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "engine_light": """engine light, check engine, mil, engine light come on, engine light came on,
         engine light comes on""",
     "lockup": """lock, locked, locking, lockup, lockups, lock up, lock ups, lock the brakes, flat spot,
-        flat spots, flat spotted, flatspot, flatspotted""",
+        flat spots, flat spotted, flatspot, flatspotted, skid, skids, skidded, skidding, skid mark,
+        skid marks""",
     "wheelspin": "wheelspin, wheel spin, spin the wheels, spinning the wheels, traction, spin, spun",
     "alarm": """alarm, alarms, warning, warnings, alert, alerts, warning light, warning lamp, fault, faults,
         fault code, fault codes, error code, error codes, dash light, dash lights, dash flash, dash flashed,

@@ -53,6 +53,8 @@ FOLLOW_UPS = 57
 # only counted). Stop 41, three batches: tuning 221/234 (94 %), 0 wrong; held-out 184/234 (79 %), 1 wrong. Stop 40, batches 1 and 2: tuning 152/155, held-out 122/155 (2 wrong); before the
 # lap sets, other sessions, coasting and the rest: 100/155 and 112/155 (3 wrong); the regex routes before the
 # typed question layer: 98/155 and 107/155, 0 wrong (more answers evasive, fewer figures given).
+# stop 46 (words from the tuning half's misses; a reading the file lacks said so after what was understood):
+# tuning 408/417 (98 %), 0 wrong, 1 off; held-out 330/416 (79 %), 5 wrong, 35 off
 # stop 45, merged main, six batches (batch 6 gathered this stop; no code was tuned to its held-out half):
 # tuning 399/417 (96 %), 0 wrong, 4 off; held-out 329/416 (79 %), 5 wrong, 35 off. With batch 6 on the code
 # before this stop's question work: tuning 390/417, held-out 328/416, 4 wrong, 42 off. The answers headed
@@ -60,13 +62,13 @@ FOLLOW_UPS = 57
 # not-recorded answer wrong (4 wrong with the heading switched off, same counts otherwise): the heading names
 # the measure asked beside another measure's figures.
 DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 5}
-DATA_PATH_CORRECT_MIN = {"tuning": 0.95, "heldout": 0.79}
+DATA_PATH_CORRECT_MIN = {"tuning": 0.97, "heldout": 0.79}
 # evasive answers that state another question's figures without saying what was understood (answer_eval's
 # ``off``): the issue counts them as wrong. First counted at stop 43 on stop 42's code: tuning 11 of 19
 # evasive, held-out 30 of 54 (so held-out wrong or off: 32/294)
 # branch qg (coverage: a family answers only what it reads): tuning 345/356, 0 wrong, off 7 -> 5; held-out
 # 285/355, 3 wrong, off 37 -> 32
-DATA_PATH_OFF_MAX = {"tuning": 4, "heldout": 35}
+DATA_PATH_OFF_MAX = {"tuning": 2, "heldout": 35}
 # the model's run carries the data path's labelled answers: the same wrong ones at most, none as model text
 REAL_MODEL_WRONG_MAX = 5
 # measured on SmolLM2 (stop 40, merged main, shared machine, batches 1 and 2): 122/155 (0.787) correct, 2

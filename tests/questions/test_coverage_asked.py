@@ -56,7 +56,6 @@ READ: list[tuple[str, str]] = [
     ("top speed in sector 4?", "sector times about top speed in sector 4"),
     # a measure named where the family reads none, or another kind of it
     ("where am I losing time, is it the fuel level?", "where the time is about fuel level"),
-    ("losing time cos of the boost??", "where the time is about boost pressure"),
     ("how consistent was my top speed?", "consistency about top speed"),
     ("was I consistent on my top speed over the session?", "consistency about top speed"),
     ("what's my potential top speed?", "what lap time is possible about top speed"),
@@ -169,3 +168,12 @@ def test_the_families_declare_what_they_read() -> None:
     assert not coverage.reads(channels.answer, two) and coverage.reads(channels.answer, both)
     vital = Question("x", "judge", measure="oil_pressure", also=("rpm",))  # "oil pressure above 4000 rpm"
     assert coverage.named(vital) == {"measure"}
+
+
+def test_a_reading_not_recorded_is_said_so_after_what_was_understood(q_lake: dict[str, Any]) -> None:
+    """No family reads boost as a cause of lost time, and the simulated file records no boost: what was
+    understood, then that boost is not recorded, never the list of what can be answered instead."""
+    got = ask_planned(q_lake["sim"], "losing time cos of the boost??")
+    read = "I read this as where the time is about boost pressure, but boost pressure is not recorded in this"
+    assert got.text.startswith(f"{read} session's file."), got.text
+    assert got.result["understood"] is True and got.result["recorded"] is False

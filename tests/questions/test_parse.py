@@ -343,6 +343,21 @@ TABLE: list[tuple[str, str]] = [
     ("did I have my PB right near the end?", "lap_time laps=fastest measure=lap_time"),
     ("is my oil pressure right?", "judge measure=oil_pressure"),
     ("was my oil pressure right on lap 3?", "judge laps=3 measure=oil_pressure"),
+    # "knock off" time is no engine knock; "top-end" of the revs is no top speed; a gearbox that overheats is
+    # the gearbox's temperature, not the engine's; "markers" are brake markers; a skid is a lockup
+    ("where could I knock off a couple of seconds?", "where_time"),
+    ("was my engine knocking?", "channel measure=knock"),
+    ("how was my top-end rpm", "channel measure=rpm"),
+    ("did my transmission overheat today?", "channel measure=gearbox_temp"),
+    ("do I use the same markers every lap for turn 4?", "corner corner=t4 measure=brake_point agg=each_lap"),
+    ("any skid marks into turn 3?", "events corner=t3 measure=lockup"),
+    ("have I raced here before?", "sessions"),
+    ("what was my ultimate lap?", "potential"),
+    ("were all my laps a 1:36 flat?", "lap_time measure=lap_time agg=each_lap"),
+    ("was I flat through turn 1?", "corner corner=t1 measure=throttle"),
+    ("was the stock radiator up to the task?", "judge measure=coolant_temp"),
+    ("how are my stocks doing?", "unrelated"),
+    ('did I dip below the "1:36 barrier"?', "lap_time laps=fastest measure=lap_time"),
 ]
 
 

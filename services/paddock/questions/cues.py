@@ -47,20 +47,23 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  beyond, go over, went over, went above, go above, get above, too much, red flag, red flags,
                  concerns, concerning, anything wrong, something wrong, come on, came on, comes on, coming on,
                  light up, lit up, flash, flashed, flashing, flicker, flickered, flickering, blink, blinked,
-                 holding up, held up, hold up, all good, warning, warnings, alarm, alarms, alert, alerts,
+                 holding up, held up, hold up, all good, up to the task, up to the job, cope, coped, coping,
+                 warning, warnings, alarm, alarms, alert, alerts,
                  light""",
         "health": "temp, temperature, pressure, engine, vitals, gauges, health, holding up, held up",
         "balance": """understeer, oversteer, balance, rotate, rotation, rotating, snap, snappy, car feel,
                  front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide,
                  pushes, car push, push mid corner, push on entry, push on exit, pushing mid corner,
                  push in, kart pushing, car pushing, kart push, kart pushes, car pushes""",
-        "potential": """theoretical, ideal, optimal, achievable, potential, perfect lap, sum of, together,
+        "potential": """theoretical, ultimate, ideal, optimal, achievable, potential, perfect lap, sum of, together,
                  could i be, on the table, best possible, possible, how much faster could, could i do, could i
                  run, could i go, capable of, best bits, all my best, virtual best, virtual lap, i could do, i could
                  run""",
         "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
                  close together, each other, median, noisy, standard deviation, std dev, stdev, scatter,
-                 scattered, vary, varied, variation, all over the place, same every lap""",
+                 scattered, vary, varied, variation, all over the place, same every lap, close to my average,
+                 close to the average, close to my mean, near my average, range of my lap times, range of lap
+                 times, range of my fastest, range of my laps, spread out""",
         "where_time": """leaving time, where am i leaving, can i find, could i find, where is the time,
                  where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
                  best corner, weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
@@ -88,7 +91,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  going slower, faster at the start, slower at the end, faster early on, lap on lap, lap after
                  lap, faster and faster, slower and slower, keep getting faster, kept getting faster,
                  keeps getting faster, kept on getting faster, better and better""",
-        "visits": "been to this track, been here, times have i been, how often have i, been to",
+        "visits": """been to this track, been here, times have i been, how often have i, been to, first time here,
+                 first visit, driven here, raced here""",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
                  better, get better, got better, faster than last time, trend""",
     }

@@ -65,7 +65,7 @@ class Question:
     without: tuple[LapRef, ...] = ()  # laps left out of a figure: "my average excluding lap 1"
     vitals: tuple[str, ...] = ()  # two vitals or more named at once ("oil pressure and water temp ok?")
     also: tuple[str, ...] = ()  # measures named beside ``measure`` ("the gas before the apex, and the speed")
-    # content words nothing read ("my ultimate lap"): the answer says what it read
+    # content words nothing read ("my epic lap"): the answer says what it read
     unread: tuple[str, ...] = ()
 
 

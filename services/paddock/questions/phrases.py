@@ -30,10 +30,11 @@ _BEST_SAID = re.compile(
     r" (?:get|got|gotten|bring|brought) (?:it |my times? |my laps? |my lap times? |the times? )?down to "
     r"| best (?:i|we) (?:managed|did|could do|could manage|got|achieved|ran|clocked) | (?:my|the|your) fl "
 )
-# a target lap time in the raw words: "did I break 1:47?", "did I get under 1:36?", "crack a 58?"
+# a target lap time in the raw words: "did I break 1:47?", "did I get under 1:36?", "crack a 58?", "below the
+# "1:50 barrier"?"
 _TARGET = re.compile(
     r"\b(?:break|broke|broken|under|below|beat|beaten|crack|cracked|into the|dip(?:ped)? into|sub)\s+(?:a |the )?"
-    r"\d+:\d{2}"
+    r"[\"“']?\d+:\d{2}"
     r"|\b(?:break|broke|beat|crack|cracked)\s+(?:a |the )?\d+(?:\.\d+)?\s*(?:s|secs?|seconds?)\b",
     re.IGNORECASE,
 )
@@ -121,7 +122,9 @@ _TIME_WORDS = w.word_set("second seconds tenth tenths hundredths time bit")
 
 
 def time_off(toks: list[str], i: int) -> bool:
-    """ "knock a second off", "knocking two tenths off my time": the word at ``i`` is a verb of taking time
-    off the lap, no reading of the car (engine knock)."""
+    """ "knock a second off", "knocking two tenths off my time", "knock off seconds": the word at ``i`` is a
+    verb of taking time off the lap, no reading of the car (engine knock)."""
     after = toks[i + 1 : i + 6]
+    if after[:1] == ["off"]:  # "knock off seconds", "knock off a tenth"
+        return any(t in _TIME_WORDS for t in after[1:5])
     return "off" in after and any(t in _TIME_WORDS for t in after[: after.index("off")])

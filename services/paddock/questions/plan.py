@@ -7,6 +7,7 @@ tools and SQL (call it in a worker thread)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from services.paddock.questions.coverage import Family, reads
 from services.paddock.questions.families import (
@@ -128,10 +129,16 @@ def _brake_markers(q: Question) -> bool:
     return own and best and len(numbered) <= (1 if q.corner is not None else 0) and len(q.laps) <= 1
 
 
-def understood(q: Question, session_id: str) -> Answer:
-    """What was understood of ``q`` and what can be answered, in driver words."""
+def understood(q: Question, s: dict[str, Any]) -> Answer:
+    """What was understood of ``q`` and what can be answered, in driver words; a reading the file does not
+    record is said so ("are my tyre pressures all over the place?" with no pressure channel)."""
+    sid = str(s["session_id"])
+    if q.measure is not None and channels.lacks(sid, q.measure):
+        got = channels.not_recorded(s, q.measure)
+        text = f"I read this as {read_as(q)}, but {got.text[0].lower()}{got.text[1:]}"
+        return replace(got, text=text, result=got.result | {"understood": True})
     text = f"I read this as {read_as(q)}, which this session's data cannot answer; I can answer {CAN}."
-    return Answer(text, "none", {"session_id": session_id}, {"understood": True})
+    return Answer(text, "none", {"session_id": sid}, {"understood": True})
 
 
 def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
@@ -162,7 +169,7 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
         got = family(q, s)
         if got is not None:  # a part of the question not read: the answer says what it answers
             return _headed(q, got)
-    return understood(q, str(s["session_id"]))
+    return understood(q, s)
 
 
 def _headed(q: Question, got: Answer) -> Answer:

@@ -4,7 +4,7 @@ of the answer that says what was understood when the data cannot answer (``plan.
 
 A word is **unread** when it is a content word the vocabulary does not know (``words.vocabulary``: the
 slots', the cues', the measures' and the plain English it leaves alone) and is no filler of speech: "what's
-my ultimate lap time?" reads "ultimate" as nothing, so its answer (the best lap) is headed with what it
+my epic lap time?" reads "epic" as nothing, so its answer (the best lap) is headed with what it
 answers. A plain question ("what was my best lap?") reads every word and is never headed. Pure."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def read_as(q: Question) -> str:
 def heading(q: Question) -> str:
     """The words that head an answer to ``q`` when a part of it was not read, else "": what was answered
     and which of the driver's words were left aside ("I read this as a lap time on your fastest lap,
-    leaving aside “ultimate”: ")."""
+    leaving aside “epic”: ")."""
     if not q.unread:
         return ""
     left = ", ".join(f"“{x}”" for x in q.unread[:3])

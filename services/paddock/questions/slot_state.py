@@ -12,7 +12,17 @@ from services.paddock.questions import phrases as ph
 from services.paddock.questions import words as w
 from services.paddock.questions.model import LapRef
 
-_DRIVING_CUES = ("debrief", "brief", "balance", "potential", "consistency", "where_time", "other", "progress")
+_DRIVING_CUES = (
+    "debrief",
+    "brief",
+    "balance",
+    "potential",
+    "consistency",
+    "where_time",
+    "other",
+    "progress",
+    "visits",
+)
 
 # a vital a warning light shows: the light asked is the reading's drop or rise (no logger records the lamp)
 _LIGHT_OF = frozenset({"oil_pressure", "coolant_temp", "temps"})
@@ -33,7 +43,8 @@ _WEAR = {"tyre_temp": "tyre_wear", "tyre_pressure": "tyre_wear", "brake_point": 
 
 # a part of the car: the word before it describes the part ("stock gauge"), never another subject
 _CAR_PARTS = w.word_set(
-    "gauge gauges car engine exhaust intake ecu dash dashboard cluster tyre brakes pads suspension"
+    """gauge gauges car engine exhaust intake ecu dash dashboard cluster tyre brakes pads suspension radiator
+    cooler cooling oil coolant water gearbox transmission clutch turbo tires tyres wheels seat seats"""
 )
 
 

@@ -54,7 +54,7 @@ PICKS: dict[str, str] = _pairs(
 PICK_LAP = word_set("lap laps one time run versus and or to than with against compare")
 PICK_NOT = word_set("corner turn sector bits parts sections segments pieces speed")  # "my best corners"
 PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
-NOT_A_LAP = word_set("theoretical ideal perfect achievable optimal possible potential virtual")
+NOT_A_LAP = word_set("theoretical ultimate ideal perfect achievable optimal possible potential virtual")
 LAP_SEP = word_set("and or versus to through with against than compare")
 # words that set the figure after them aside: "not my average", "ignore the mean", "don't care about"
 NEGATING = word_set("not dont ignore ignoring forget except excluding")
@@ -117,7 +117,8 @@ def fix(word: str) -> str:
 
 
 _SESSION_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{2,}\b")
-_CLOCK = re.compile(r"\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b")  # a lap time or a decimal: not a lap number
+# a lap time or a decimal: not a lap number; "a 0:59 flat" is that time exactly, no throttle
+_CLOCK = re.compile(r"(?:\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b)(?:\s+flat\b)?")
 MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay costs no more than this
 _POSSESSIVE = re.compile(r"\b([a-z]+)'s\b")  # "bo's best lap": a driver's; "what's", "session's": nothing
 _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
@@ -228,7 +229,7 @@ def _known(word: str, *vocabs: frozenset[str]) -> bool:
 
 
 # the words after a verb: a word unread before them is what the driver did ("throw any warnings", "shave
-# another second off"), not a word of the figure asked ("my ultimate lap", "oil pressure argggg")
+# another second off"), not a word of the figure asked ("my epic lap", "oil pressure argggg")
 _OBJECT = word_set("my the a an any some me it its up off into onto out down another i you them that this")
 NEAR = 2  # an unread word this many words or fewer from a word read: it tells what that word is
 
@@ -237,7 +238,7 @@ def unread(toks: list[str], used: list[bool], known: Iterable[str] = ()) -> tupl
     """The words of ``toks`` (``words.tokens``) that say something of what was read and were not read
     themselves, in order, each once: a content word the vocabulary does not know (nor a form of one, nor
     filler, a number, a driver's name ``@bo`` or a word of ``known``, the track's corner names) within
-    ``NEAR`` words of a word a slot read (``used``): "my *ultimate* lap time", "oil pressure *argggg*". A
+    ``NEAR`` words of a word a slot read (``used``): "my *epic* lap time", "oil pressure *argggg*". A
     word far from anything read ("a lapped Miata slowed me down") is the driver's story, not the figure."""
     named = frozenset(x for phrase in known for x in phrase.split())
     got = (

@@ -93,6 +93,11 @@ def on_lap(sid: str, measure: str, lap: int | None, fn: str | None = None) -> tu
     return None if v is None else (v, fn)
 
 
+def lacks(sid: str, measure: str) -> bool:
+    """Whether ``measure`` is a channel this session's file does not record (no column, or no value)."""
+    return _channel(measure) is not None and on_lap(sid, measure, None) is None
+
+
 def recorded(sid: str) -> list[str]:
     """The channels of ``INSTEAD`` this session's file records (one query)."""
     cols = sorted({c for m in INSTEAD for c in MEASURES[m].columns})
