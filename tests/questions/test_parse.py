@@ -358,6 +358,10 @@ TABLE: list[tuple[str, str]] = [
     ("was the stock radiator up to the task?", "judge measure=coolant_temp"),
     ("how are my stocks doing?", "unrelated"),
     ('did I dip below the "1:36 barrier"?', "lap_time laps=fastest measure=lap_time"),
+    # a vital lost is its drop, judged, never time lost
+    ("did I lose oil pressure?", "judge measure=oil_pressure"),
+    ("was there no fuel pressure on lap 4?", "judge laps=4 measure=fuel_pressure"),
+    ("do I lose time when the oil is hot?", "where_time measure=oil_temp"),
 ]
 
 

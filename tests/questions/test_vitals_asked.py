@@ -115,6 +115,9 @@ OIL_LIGHT = [
     "did the low oil light flicker on lap {lap} in the fast left?",
     "I saw the oil pressure light blink mid session, was that real?",
     "does the low oil pressure light alert me to potential problems?",
+    # a vital lost: its drop, never time lost
+    "did I lose oil pressure at some point?",
+    "was there no oil pressure anywhere??",
 ]
 
 

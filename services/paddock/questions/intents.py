@@ -91,6 +91,8 @@ def intent_of(s: Slots) -> Intent:
         or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or ever or s.compare))
     ):
         return "sessions"
+    if s.measure in ms.JUDGED and s.corner is None and _VITAL_LOST.search(s.joined):
+        return "judge"  # "did I lose oil pressure?", "no oil pressure?": the reading's drop, not time lost
     if _where_time(s) and best_alone(s):
         return "where_time"  # "where am I losing time against my best lap?": the session's analysis
     if s.laps and s.compare:
@@ -150,6 +152,12 @@ _TIME_OFF = re.compile(
     r" (?:knock\w*|shav\w*|chop\w*|cut\w*|tak\w*|trim\w*) (?:\w+ ){0,3}(?:tenths?|seconds?|time) off "
     r"| shav\w* (?:\w+ ){0,3}(?:tenths?|seconds?|time) "
     r"| (?:knock\w*|chop\w*|cut\w*|tak\w*|trim\w*) off (?:\w+ ){0,3}(?:tenths?|seconds?|time) "  # "knock off seconds"
+)
+# a vital lost: "did I lose oil pressure?", "no oil pressure at all?", "lost all the boost" ("lose the tyres"
+# is their grip: not read here)
+_VITAL_LOST = re.compile(
+    r" (?:lose|lost|losing|loses|no|zero|nil) (?:all |any |the |my |some |of |its )*(?:oil|coolant|water|fuel"
+    r"|(?:tyre|tire) pressures?|boost|pressure|pressures|voltage|battery) "
 )
 _WHERE_SLOW = re.compile(
     r" where (?:\w+ ){0,4}(?:slow|slower|slowest|slowing|lose|losing|lost|drop|drops|dropping|bleed|bleeding"
