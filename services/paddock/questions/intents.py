@@ -147,7 +147,8 @@ _FIND_TIME = re.compile(
     r"| where (?:\w+ ){0,5}(?:tenths|seconds|delta|(?<!lap )time) "
     r"| how (?:can|do|could|would|to) i (?:\w+ ){0,2}(?:drop|lower|reduce|cut|bring down|shave|knock|chop) "
 )
-# "knock a second off", "shave a few tenths off", "knock off a couple of seconds": time to find, even beside a word that names a reading
+# "knock a second off", "shave a few tenths off", "knock off a couple of seconds": time to find, even beside
+# a word that names a reading
 _TIME_OFF = re.compile(
     r" (?:knock\w*|shav\w*|chop\w*|cut\w*|tak\w*|trim\w*) (?:\w+ ){0,3}(?:tenths?|seconds?|time) off "
     r"| shav\w* (?:\w+ ){0,3}(?:tenths?|seconds?|time) "

@@ -134,9 +134,8 @@ def understood(q: Question, s: dict[str, Any]) -> Answer:
     record is said so ("are my tyre pressures all over the place?" with no pressure channel)."""
     sid = str(s["session_id"])
     if q.measure is not None and channels.lacks(sid, q.measure):
-        got = channels.not_recorded(s, q.measure)
-        text = f"I read this as {read_as(q)}, but {got.text[0].lower()}{got.text[1:]}"
-        return replace(got, text=text, result=got.result | {"understood": True})
+        got = channels.not_recorded(s, q.measure, lead=f"I read this as {read_as(q)}, but ")
+        return replace(got, result=got.result | {"understood": True})
     text = f"I read this as {read_as(q)}, which this session's data cannot answer; I can answer {CAN}."
     return Answer(text, "none", {"session_id": sid}, {"understood": True})
 

@@ -122,9 +122,10 @@ def instead(sid: str, measure: str) -> tuple[str, list[str]]:
     return (f" It records {listed([label(m) for m in shown])} instead." if shown else ""), shown
 
 
-def not_recorded(s: dict[str, Any], measure: str) -> Answer:
+def not_recorded(s: dict[str, Any], measure: str, lead: str = "") -> Answer:
     """The measure named as not recorded, with what the file records instead; a channel of the file that
-    reads as the measure but Pitwall does not read is named as such, never called absent."""
+    reads as the measure but Pitwall does not read is named as such, never called absent. ``lead``: words
+    the sentence follows ("I read this as …, but "), else it starts with a capital."""
     what, sid = label(measure), str(s["session_id"])
     verb = "are" if what.endswith("s") and not what.endswith(("ss", "as", "us")) else "is"  # "brake bias is"
     also, shown = instead(sid, measure)
@@ -132,9 +133,11 @@ def not_recorded(s: dict[str, Any], measure: str) -> Answer:
     names = unread(sid, measure)
     if names:
         said = unread_text(names[:3])
-        text = f"{said[0].upper()}{said[1:]}, so Pitwall has no data for {what} in this session and gives no figure for it.{also}"
-        return Answer(text, "telemetry", {"session_id": sid}, res | {"unread_channels": names})
-    text = f"{what[0].upper()}{what[1:]} {verb} not recorded in this session's file.{also}"
+        body = f"{said}, so Pitwall has no data for {what} in this session and gives no figure for it.{also}"
+        res |= {"unread_channels": names}
+    else:
+        body = f"{what} {verb} not recorded in this session's file.{also}"
+    text = lead + body if lead else body[0].upper() + body[1:]
     return Answer(text, "telemetry", {"session_id": sid}, res)
 
 
@@ -143,7 +146,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     if m is None or _channel(m) is None:
         return None
     sid = str(s["session_id"])
-    if on_lap(sid, m, None) is None:
+    if lacks(sid, m):
         return not_recorded(s, m)
     laps = named_laps(q, s)
     if isinstance(laps, Answer):
