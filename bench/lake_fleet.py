@@ -52,7 +52,7 @@ sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
 
-from bench.lake_fleet_build import build_fleet, publish, template  # noqa: E402
+from bench.lake_fleet_build import DRIVER, build_fleet, publish, template  # noqa: E402
 from bench.lake_follow_gil import follower_gil  # noqa: E402
 from tests.support.procs import free_port  # noqa: E402
 from tests.support.seaweed import SeaweedS3  # noqa: E402
@@ -84,6 +84,43 @@ def _rss_peak_mb(pid: int) -> float:
         if ln.startswith("VmHWM:"):
             return int(ln.split()[1]) / 1024
     return float("nan")
+
+
+SQL_CALLS = {  # the SQL tool's calls measured at the end: one session's data, one driver's, the whole catalog
+    "sql_session": "SELECT count(*) AS n, min(time_s) AS best FROM laps WHERE session_id = 's000007'",
+    "sql_driver": "SELECT s.session_id, l.best, t.samples FROM sessions s "
+    "JOIN (SELECT session_id, min(time_s) AS best FROM laps GROUP BY 1) l USING (session_id) "
+    "JOIN (SELECT session_id, count(*) AS samples FROM telemetry GROUP BY 1) t USING (session_id) "
+    f"WHERE s.driver_id = '{DRIVER}'",
+    "sql_catalog": "SELECT driver_id, count(*) AS n FROM sessions GROUP BY 1 ORDER BY n DESC",
+    "sql_driver_sessions": f"SELECT count(*) AS n, count(DISTINCT session_id) AS distinct_ids FROM sessions WHERE driver_id = '{DRIVER}'",
+}
+
+
+def _status_kb(pid: int, key: str) -> int:
+    for ln in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if ln.startswith(key + ":"):
+            return int(ln.split()[1])
+    raise KeyError(key)
+
+
+def _sql_call(url: str, pid: int, sql: str) -> dict[str, float]:
+    """One SQL tool call: its time, its rows, and the paddock's memory it took: the peak RSS is reset
+    (``clear_refs`` 5) just before, so the peak after, less the RSS before, is this call's growth."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+    before = _status_kb(pid, "VmRSS")
+    t0 = time.perf_counter()
+    got = httpx.post(f"{url}/api/tools/query_pitwall_db", json={"sql": sql}, timeout=600).json()
+    took = time.perf_counter() - t0
+    rows = got.get("rows") or []
+    grown = round((_status_kb(pid, "VmHWM") - before) / 1024, 1)
+    return {
+        "s": round(took, 3),
+        "rows": len(rows),
+        "peak_growth_mb": grown,
+        "error": str(got.get("error") or "")[:200],
+        "first": rows[0] if rows else None,
+    }
 
 
 def run_paddock(
@@ -215,12 +252,10 @@ def measure(
         pubs = _publishers(prefix, n, writers, a, files, lenv)  # again, for the follower's GIL probe
         out |= follower_gil(tree, d / f"probe-{label}-{prefix}", lenv, a.seconds)
         _commits_per_s(pubs)
-        q = {"sql": "SELECT count(*) AS n, min(time_s) AS best FROM laps WHERE session_id = 's000007'"}
-        t0 = time.perf_counter()
-        got = httpx.post(f"{url}/api/tools/query_pitwall_db", json=q, timeout=600).json()
-        out["sql_s"] = time.perf_counter() - t0
-        out["sql_ok"] = "rows" in got and got["rows"][0]["n"] > 0
         out["rss_peak_mb"] = _rss_peak_mb(proc.pid)
+        for name, sql in SQL_CALLS.items():
+            out |= {f"{name}_{k}": v for k, v in _sql_call(url, proc.pid, sql).items()}
+        out["sql_s"], out["sql_ok"] = out["sql_session_s"], out["sql_session_rows"] > 0
         hs = sorted(health)
         out |= {"health_n": len(hs), "health_p50_ms": 1000 * statistics.median(hs),
                 "health_p99_ms": 1000 * hs[min(len(hs) - 1, int(0.99 * len(hs)))], "health_max_ms": 1000 * hs[-1],

@@ -41,6 +41,9 @@ from shared.store.schema import LAKE_TABLES
 
 _FMT = ds.ParquetFileFormat()
 _SMALL_CACHE_OBJECTS = 256 * len(SMALL_TABLES)
+# sessions whose fragments are kept: a fragment keeps its object's footer once scanned, so a driver's
+# history queried again skips a read per object (0.29 s against 0.55 s for 250 sessions' telemetry)
+_FRAGMENT_CACHE_SESSIONS = 4096
 LISTED_AT_MOST = 1000  # the newest sessions ``/sessions`` may list, kept sorted per catalog version
 _READERS = 8  # parallel object reads of one query (S3 latency, not CPU, is what they wait for)
 
@@ -58,6 +61,7 @@ class S3Lake:
         self._all: dict[str, ds.Dataset] | None = None  # every session's datasets, built on first need
         # (session, its catalog version, table) -> the table, read whole
         self._small: OrderedDict[tuple[str, str, str], pa.Table] = OrderedDict()
+        self._frags: OrderedDict[tuple[str, str], dict[str, list[ds.Fragment]]] = OrderedDict()
         self._pool = ThreadPoolExecutor(_READERS, thread_name_prefix="lake-s3-read")
         self._lock = threading.Lock()
 
@@ -117,9 +121,17 @@ class S3Lake:
         return {"sessions": table.num_rows}
 
     def _fragments(self, sid: str) -> dict[str, list[ds.Fragment]]:
-        """One session's objects as dataset fragments, tagged with the session (and a lap file's lap)."""
+        """One session's objects as dataset fragments, tagged with the session (and a lap file's lap); the
+        same fragments while the session's catalog version holds (the footers they read are kept)."""
+        keys = self.view.keys(sid) or []
+        ident = (sid, self.view.version(sid) or repr(keys))
+        with self._lock:
+            got = self._frags.get(ident)
+            if got is not None:
+                self._frags.move_to_end(ident)
+                return got
         out: dict[str, list[ds.Fragment]] = {t: [] for t in DATA_TABLES}
-        for key in self.view.keys(sid) or []:
+        for key in keys:
             table = BY_STEM.get(stem_of(key))
             if table is None or table == "sessions":
                 continue
@@ -127,6 +139,10 @@ class S3Lake:
             if m := LAP_KEY.search(key):
                 expr = expr & (pc.field("lap") == int(m.group(1)))
             out[table].append(_FMT.make_fragment(self.target.path(key), self.fs, partition_expression=expr))
+        with self._lock:
+            self._frags[ident] = out
+            while len(self._frags) > _FRAGMENT_CACHE_SESSIONS:
+                self._frags.popitem(last=False)
         return out
 
     def _dataset(self, table: str, frags: list[ds.Fragment]) -> ds.Dataset:

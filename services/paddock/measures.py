@@ -167,7 +167,8 @@ _MEASURE_PHRASES: dict[str, str] = {
         heel and toe, heel toeing, heel and toeing, throttle blip, throttle blips""",
     "steering": "steering, steering angle, steer, steering lock, opposite lock, lock to lock, full lock",
     "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
-    "long_g": "longitudinal g, braking g, long g",
+    "long_g": """longitudinal g, braking g, long g, decel, decels, deceleration, decelerating, peak decel, g under
+        braking, gs under braking, g on the brakes, braking force""",
     "combined_g": "combined g",
     "vert_g": "vertical g, vert g, bumps, bumpy, kerb strike",
     "throttle_body": "throttle body, throttle valve, throttle plate, butterfly",
@@ -209,7 +210,8 @@ _MEASURE_PHRASES: dict[str, str] = {
         freewheeling, freewheeled, dead zone, dead zones, either pedal, neither pedal, gap in the pedal, gaps in
         the pedal, gaps in the pedals, off throttle time, time off throttle, throttle to brake, throttle to
         the brake, lift before braking, lift off before braking, lifting before braking, lifting before the
-        brake, lift before the brake, roll into, rolling into, lift and coast, lifting and coasting""",  # a flat line in the traces: neither pedal
+        brake, lift before the brake, lift before the brakes, lifting before the brakes, roll into, rolling into,
+        lift and coast, lifting and coasting""",  # a flat line in the traces: neither pedal
     "lambda": """lambda, afr, air fuel, mixture, lean, rich, running lean, running rich, jetting, jetted,
         leaning out, leaned out, lean out, went lean, goes lean""",
     "gearbox_temp": """gearbox temp, gearbox temperature, gearbox oil temp, trans temp, transmission temp,
@@ -250,7 +252,8 @@ _MEASURE_PHRASES: dict[str, str] = {
         tail wind, crosswind, cross wind, gust, gusts, gusty""",
     "slip_angle": "slip angle, slip angles, slip ratio, slip ratios",
     "ignition": "ignition timing, ignition advance, timing advance, spark advance, ignition, timing map",
-    "gearing": "gearing, gear ratio, gear ratios, ratio, ratios, last drive ratio, sprocket, sprockets, final drive, diff ratio",
+    "gearing": """gearing, gear ratio, gear ratios, ratio, ratios, last drive ratio, sprocket, sprockets, final drive,
+        diff ratio, over geared, overgeared, under geared, undergeared""",
     "altitude": "altitude, elevation",
     "abs": "abs, anti lock",
     "dsc": "dsc, tc, traction control, stability control",

@@ -362,6 +362,27 @@ TABLE: list[tuple[str, str]] = [
     ("did I lose oil pressure?", "judge measure=oil_pressure"),
     ("was there no fuel pressure on lap 4?", "judge laps=4 measure=fuel_pressure"),
     ("do I lose time when the oil is hot?", "where_time measure=oil_temp"),
+    # "lift before the brakes" is the coast; decel is braking g, not lateral; "good"
+    # or "alright" said of a vital judges it, of a lap it does not; "went wrong" asks why; "mechanically" and
+    # an unstable car
+    ("do I lift before the brakes into turn 10?", "corner corner=t10 measure=coasting"),
+    ("what was my peak decel?", "channel measure=long_g"),
+    ("max g under braking?", "channel measure=long_g agg=max"),
+    ("oil pressure good?", "judge measure=oil_pressure"),
+    ("is the coolant temp alright?", "judge measure=coolant_temp"),
+    ("how good was my best lap?", "lap_time laps=fastest measure=lap_time"),
+    ("what went wrong on lap 4?", "why_slower laps=4"),
+    ("did anything go wrong mechanically?", "judge"),
+    ("where is the car unstable?", "balance"),
+    ("shave a few tenths off in turn 4?", "where_time corner=t4"),
+    # "how many" of a unit asks the reading, not a count; over-geared is the gearing
+    ("how many revs do I pull?", "channel measure=rpm"),
+    ("how many times did I lock up?", "events measure=lockup agg=count"),
+    ("am I over-geared?", "channel measure=gearing"),
+    # time lost in other words: a corner "killing" the lap, overdriving; "what makes" asks why
+    ("which corner is killing my lap time?", "where_time"),
+    ("where am I overdriving?", "where_time"),
+    ("what makes my slow laps slow?", "why_slower"),
 ]
 
 

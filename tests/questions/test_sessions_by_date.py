@@ -41,6 +41,9 @@ SAID: list[tuple[str, str]] = [
     ("how quick was I last time at Sonoma?", "when:track=sonoma"),
     ("compare with my session in the wet", "when:wet"),
     ("my fastest lap earlier today?", "when:day=0"),
+    ("am I faster than a month ago?", "when:span=30"),
+    ("best lap two weeks ago", "when:span=14"),
+    ("how did I do last week?", "when:span=7"),
     ("am I getting faster session to session?", "other"),  # no track named "session"
     ("compare with my other session", "other"),
 ]
@@ -71,6 +74,7 @@ def _best(env: dict[str, Any], name: str) -> str:
         ("best lap two sessions ago", "nov21_am"),
         ("the session before this one", "nov21_pm"),
         ("the session before last, how did it compare", "nov21_am"),
+        ("how did I do a week ago?", "nov14"),  # the 15th: the nearest within three days
     ],
 )
 def test_a_session_by_day_or_order_gives_that_sessions_best(
@@ -143,6 +147,11 @@ LISTED = re.compile(r"your sessions here: (.*)\.$")
             "nov14",
             "the session before this one?",
             "I read this as the session before this one, but you have no such session here",
+        ),
+        (
+            "today",
+            "was I quicker a month ago?",
+            "I read this as your session around 23 Oct 2026, but you have no session here then",
         ),
         (
             "today",

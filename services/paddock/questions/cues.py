@@ -38,6 +38,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  best session, quickest session, slowest session, in the past, than before""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
+                 mechanically, mechanical, reliability,
                  in the green, in the red, suffer, suffered, suffering, happy, unhappy,
                  health, vitals, at a glance, monitor, expected, drops, dips, falls,
                  surge, surging, starvation, starving,
@@ -50,11 +51,13 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  holding up, held up, hold up, all good, up to the task, up to the job, cope, coped, coping,
                  warning, warnings, alarm, alarms, alert, alerts,
                  light""",
-        "health": "temp, temperature, pressure, engine, vitals, gauges, health, holding up, held up",
+        "health": """temp, temperature, pressure, engine, vitals, gauges, health, holding up, held up, mechanically,
+                 mechanical, reliability""",
         "balance": """understeer, oversteer, balance, rotate, rotation, rotating, snap, snappy, car feel,
                  front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide,
                  pushes, car push, push mid corner, push on entry, push on exit, pushing mid corner,
-                 push in, kart pushing, car pushing, kart push, kart pushes, car pushes""",
+                 push in, kart pushing, car pushing, kart push, kart pushes, car pushes, unstable, instability,
+                 twitchy, nervous""",
         "potential": """theoretical, ultimate, ideal, optimal, achievable, potential, perfect lap, sum of, together,
                  could i be, on the table, best possible, possible, how much faster could, could i do, could i
                  run, could i go, capable of, best bits, all my best, virtual best, virtual lap, i could do, i could
@@ -82,10 +85,12 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  more commitment, commit more, timid, time slip, timeslip, all the grip, to get faster,
                  more aggressive, be aggressive, braver, be brave, more brave, more bravery, more courage,
                  too cautious, too careful, too conservative, more confident, more confidence, attack more,
-                 giving up time, give up time, gave up time""",
+                 giving up time, give up time, gave up time, overdriving, over driving, overdrive, overdrove,
+                 killing my, killing me, hurting my, hurts my, hurting me""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
-        "why": "why, how come, cause, causes, caused, causing, reason, reasons, what made",
+        "why": """why, how come, cause, causes, caused, causing, reason, reasons, what made, what makes, went wrong, go wrong,
+                goes wrong, going wrong""",
         "fade": """getting slower, got slower, get slower, slower as, slowing down, slowed down, fall off, fell off,
                  falling off, drop off, dropped off, tailed off, tail off, faded, fading away, going faster,
                  going slower, faster at the start, slower at the end, faster early on, lap on lap, lap after
@@ -94,7 +99,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "visits": """been to this track, been here, times have i been, how often have i, been to, first time here,
                  first visit, driven here, raced here""",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
-                 better, get better, got better, faster than last time, trend""",
+                 better, get better, got better, faster than last time, trend, did i improve, have i improved""",
     }
 )
 # "off both the brake and the throttle", "not on either the brakes or throttle": neither pedal (coasting)

@@ -75,8 +75,12 @@ def intent_of(s: Slots) -> Intent:
         return "consistency"  # "how close did I get to my best on lap 6?": lap 6 against the best
     if event:
         return "events"
-    if s.has("why") and s.measure in ms.JUDGED and s.has("judge"):
-        return "judge"  # "why is my oil temperature above normal?": the reading against its limit
+    if (
+        s.has("why")
+        and (s.measure in ms.JUDGED or (s.measure is None and s.has("health")))
+        and s.has("judge")
+    ):
+        return "judge"  # "why is my oil temperature above normal?", "did anything go wrong mechanically?"
     if s.has("why"):
         return "why_slower"
     if len(s.laps) >= 2:
@@ -109,7 +113,10 @@ def intent_of(s: Slots) -> Intent:
     cornering = (
         " corner" in s.joined and not s.corner
     )  # "too much in the faster corners": driving, not a vital
-    if s.has("judge") and s.aggregation is None and (health or (s.bare and not s.measure and not cornering)):
+    judged = s.has("judge") or (
+        s.measure in ms.JUDGED and _GOOD.search(s.joined) is not None
+    )  # "oil pressure good?"
+    if judged and s.aggregation is None and (health or (s.bare and not s.measure and not cornering)):
         return "judge"
     if s.corner:
         return "corner"
@@ -147,13 +154,8 @@ _FIND_TIME = re.compile(
     r"| where (?:\w+ ){0,5}(?:tenths|seconds|delta|(?<!lap )time) "
     r"| how (?:can|do|could|would|to) i (?:\w+ ){0,2}(?:drop|lower|reduce|cut|bring down|shave|knock|chop) "
 )
-# "knock a second off", "shave a few tenths off", "knock off a couple of seconds": time to find, even beside
-# a word that names a reading
-_TIME_OFF = re.compile(
-    r" (?:knock\w*|shav\w*|chop\w*|cut\w*|tak\w*|trim\w*) (?:\w+ ){0,3}(?:tenths?|seconds?|time) off "
-    r"| shav\w* (?:\w+ ){0,3}(?:tenths?|seconds?|time) "
-    r"| (?:knock\w*|chop\w*|cut\w*|tak\w*|trim\w*) off (?:\w+ ){0,3}(?:tenths?|seconds?|time) "  # "knock off seconds"
-)
+# said of a vital's reading, a judgement ("good" of a lap or of braking is no reading of the car)
+_GOOD = re.compile(r" (?:good|alright|all right) ")
 # a vital lost: "did I lose oil pressure?", "no oil pressure at all?", "lost all the boost" ("lose the tyres"
 # is their grip: not read here)
 _VITAL_LOST = re.compile(
@@ -198,4 +200,4 @@ def _where_time(s: Slots) -> bool:
     which |= s.corner is None and bool(PLACE_ASKED.search(s.joined) and _BETTER.search(s.joined))
     said = bool(_FIND_TIME.search(s.joined) or _WHERE_SLOW.search(s.joined)) or which
     said |= s.corner is None and ph.corner_phases(s.joined) and bool(_PHASE_LOSS.search(s.joined))
-    return s.has("where_time") or (said and s.measure not in ms.JUDGED) or bool(_TIME_OFF.search(s.joined))
+    return s.has("where_time") or (said and s.measure not in ms.JUDGED) or ph.takes_time_off(s.toks)

@@ -128,3 +128,18 @@ def time_off(toks: list[str], i: int) -> bool:
     if after[:1] == ["off"]:  # "knock off seconds", "knock off a tenth"
         return any(t in _TIME_WORDS for t in after[1:5])
     return "off" in after and any(t in _TIME_WORDS for t in after[: after.index("off")])
+
+
+_CUT_VERBS = ("knock", "shav", "chop", "cut", "tak", "trim")
+
+
+def takes_time_off(toks: list[str]) -> bool:
+    """ "knock a second off", "shave a few tenths", "knock off a couple of seconds": the question asks for
+    time to find, even beside a word that names a reading."""
+    return any(
+        t.startswith(_CUT_VERBS)
+        and (
+            time_off(toks, i) or (t.startswith("shav") and any(x in _TIME_WORDS for x in toks[i + 1 : i + 5]))
+        )
+        for i, t in enumerate(toks)
+    )

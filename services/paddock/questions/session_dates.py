@@ -111,6 +111,8 @@ def _by_day(
             return str(fit[-1]["session_id"]), None
         what = f"your session in the {value} of {day_text(today.date())}"
         return None, _none(what, "you have no other session then here", order, sid)
+    if key == "span":
+        return _around(int(value), today.date(), others, order, sid)
     day = _day(key, value, today.date())
     if day is None:
         return None, _none("a session on a date", "there is no such date", order, sid)
@@ -156,3 +158,16 @@ def _track(name: str, s: dict[str, Any], got: list[dict[str, Any]]) -> tuple[str
         return None, _none(f"your last session at {name.title()}", "you have no other session here", got, sid)
     why = f"none of your sessions at this track is at {name.title()}, and only they can be compared"
     return None, _none(f"a session at {name.title()}", why, got, sid)
+
+
+def _around(
+    days: int, today: date, others: list[dict[str, Any]], order: list[dict[str, Any]], sid: str
+) -> tuple[str | None, str | None]:
+    """ "a month ago": the session nearest the day that many days before today, within half the span
+    (three days either side of "a week ago"); the newer of two as near."""
+    target = today - timedelta(days=days)
+    near = [(abs(((_at(g) or datetime.min).date() - target).days), i, g) for i, g in enumerate(others)]
+    near = [x for x in near if x[0] <= max(3, days // 2)]
+    if near:
+        return str(min(near, key=lambda x: (x[0], -x[1]))[2]["session_id"]), None
+    return None, _none(f"your session around {day_text(target)}", "you have no session here then", order, sid)

@@ -21,6 +21,7 @@ _COUNT = r"(?P<count>\d|" + "|".join(n.ONES[1:10]) + ")"
 _RUN = r"(?:sessions?|runs?|outings?|stints?|track days?|times? out|times?)"
 _NOT_A_DAY = r"(?! (?:lap|laps|corner|turn|sector|gear|fastest|best|slowest|quickest|place|time)\b)"
 
+_SPAN_DAYS = {"week": 7, "month": 30, "year": 365}
 # (description, pattern) in the order tried: the first found names the session
 _SAID: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -54,6 +55,13 @@ _SAID: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("date", re.compile(rf" {_MONTH} (?:the )?{_DAY}{_NOT_A_DAY} ")),
     ("date", re.compile(rf" on the {_DAY.replace('(?: th)?', ' th')}{_NOT_A_DAY} ")),
     ("ago", re.compile(rf" {_COUNT} {_RUN} ago | (?P<last>(?:session|one|run|outing) before last) ")),
+    (  # "a month ago", "two weeks ago", "last year": around that many days before this session's day
+        "span",
+        re.compile(
+            rf" (?:{_COUNT}|(?P<a>a couple of|couple of|a few|few|a|an)) (?P<unit>weeks?|months?|years?) ago "
+            r"| last (?P<unit2>week|month|year) "
+        ),
+    ),
     (
         "ago=1",
         re.compile(
@@ -112,6 +120,18 @@ def _value(kind: str, g: dict[str, str | None]) -> str | None:
         count = str(g["count"])
         k = int(count) if count.isdigit() else n.NUMBERS[count]
         return f"ago={k}" if k >= 1 else None
+    if kind == "span":
+        unit = str(g["unit"] or g["unit2"]).rstrip("s")
+        a = g.get("a")
+        count = str(g.get("count") or "")
+        k = (
+            (2 if "couple" in a else 3 if "few" in a else 1)
+            if a
+            else int(count)
+            if count.isdigit()
+            else n.NUMBERS.get(count, 1)
+        )
+        return f"span={k * _SPAN_DAYS[unit]}"
     if kind == "track":
         return f"track={g['track']}"
     return kind

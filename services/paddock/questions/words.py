@@ -127,7 +127,7 @@ _SPEED_VALUE = re.compile(
     r"\b\d+(?:\.\d+)?\s*(?:mph|kph|kmh|kmph|km/h|km / h|kms|miles an hour|miles per hour)\b"
 )
 # a break from driving, not a brake: "after my eight week break", "a long winter break"
-_TIME_OFF = re.compile(
+_PAUSE = re.compile(
     r"\b(week|weeks|month|months|year|years|winter|summer|season|long|short|little|lunch|coffee)[- ]break\b"
 )
 # a lap time broken, not a brake: "did I break the 59 second barrier?", "break into the 1:35s", "break 59"
@@ -158,7 +158,7 @@ def tokens(text: str) -> list[str]:
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
     t = _POSSESSIVE.sub(_whose, (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
     t = _BREAK_TIME.sub(
-        "beat", _TIME_OFF.sub(r"\1 pause", _REVS_VALUE.sub(" revs ", _SPEED_VALUE.sub(" speed ", t)))
+        "beat", _PAUSE.sub(r"\1 pause", _REVS_VALUE.sub(" revs ", _SPEED_VALUE.sub(" speed ", t)))
     )
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
