@@ -150,7 +150,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
         limiter, shift light, shift lights, top end rpm, top end revs""",
     "gear": """gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, downshifting,
-        bog, bogs, bogging, bogged, bogged down, lug, lugs, lugging, lugged, too tall, too short""",
+        bog, bogs, bogging, bogged, bogged down, lug, lugs, lugging, lugged, too tall, too short, change down,
+        changing down, changed down, change up, changing up, changed up, gear change, gear changes""",
     "corner_phases": """where in the corner, where in the corners, where in a corner, part of the corner, parts of
         the corner, phase of the corner, phases of the corner, corner phase, corner phases""",
     "corner_gears": """gear at each corner, gears at each corner, gear in each corner, gear at every corner,

@@ -383,6 +383,12 @@ TABLE: list[tuple[str, str]] = [
     ("which corner is killing my lap time?", "where_time"),
     ("where am I overdriving?", "where_time"),
     ("what makes my slow laps slow?", "why_slower"),
+    # how near a lap time the best came is the best lap, not the laps' spread nor another lap
+    ("how close did I get to a 1:35?", "lap_time laps=fastest measure=lap_time"),
+    ("how far off a 1:35 was I?", "lap_time laps=fastest measure=lap_time"),
+    # changing down or up is the gearbox
+    ("do I change down too early into turn 7?", "corner corner=t7 measure=gear"),
+    ("when do I change up?", "channel measure=shift_rpm"),
 ]
 
 

@@ -40,9 +40,12 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     an id. ``previous``: the question before it in this conversation."""
     toks = w.tokens(text)
     s = read_slots(toks, corners)
-    if ph.target_time(text) and not (s.laps or s.corner or s.sector is not None):
+    target = ph.target_time(text) and not (s.laps or s.corner or s.sector is not None)
+    if target:
         s.laps, s.measures = [LapRef(pick="fastest")], ["lap_time"]  # "did I break 1:47?": the best lap
     intent = intent_of(s)
+    if target and intent in ("compare", "consistency"):
+        intent = "lap_time"  # "how far off a 1:35 was I?": the best lap against the time, no other lap
     toks, s, intent = _without_context(text, corners, toks, s, intent)
     if intent == "where_time" and s.corner is None and ph.corner_phases(s.joined):
         # "entry, middle or end?": each part of the corner's speed, never a lap's top speed
@@ -61,7 +64,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     within_s = n.within(toks)
     if within_s is not None and s.corner is None and s.sector is None and intent != "sessions":
         intent = "lap_time"  # "were my laps within half a second of each other?": the laps that close
-    elif several_figures(s):
+    elif several_figures(s) and not target:
         s.laps, s.aggregation = [], "each_lap"
         intent = "lap_time"  # "my best, my average and the spread": every lap's time with those figures
     elif fading(s):

@@ -35,6 +35,8 @@ _BEST_SAID = re.compile(
 _TARGET = re.compile(
     r"\b(?:break|broke|broken|under|below|beat|beaten|crack|cracked|into the|dip(?:ped)? into|sub)\s+(?:a |the )?"
     r"[\"“']?\d+:\d{2}"
+    # "how close did I get to a 1:35?", "how far off a 1:35 was I?": the best lap against it
+    r"|\bhow (?:close|near|far off|far) (?:\w+ ){0,4}?(?:to|from|off) (?:a |the )?[\"“']?\d+:\d{2}"
     r"|\b(?:break|broke|beat|crack|cracked)\s+(?:a |the )?\d+(?:\.\d+)?\s*(?:s|secs?|seconds?)\b",
     re.IGNORECASE,
 )
