@@ -89,6 +89,7 @@ MEASURES: dict[str, Measure] = {
     "weight": Measure("the weight of the car or kart", (), "kg"),
     "power": Measure("engine power and torque", (), "hp"),
     "gearing": Measure("gearing (sprockets and ratios)", (), ""),
+    "recorded": Measure("the channels this file records", (), "", "lap"),  # "what data do you have?"
     "battery_charge": Measure("battery state of charge and current", (), "%"),  # no column: not recorded
     "brake_bias": Measure("brake bias", (), "%"),  # a setting, no logger channel: not recorded
     "noise": Measure("sound level", (), "dB"),  # no logger channel: not recorded
@@ -253,6 +254,11 @@ _MEASURE_PHRASES: dict[str, str] = {
         tail wind, crosswind, cross wind, gust, gusts, gusty""",
     "slip_angle": "slip angle, slip angles, slip ratio, slip ratios",
     "ignition": "ignition timing, ignition advance, timing advance, spark advance, ignition, timing map",
+    "recorded": """what channels, which channels, channels recorded, channel list, list of channels, list the
+        channels, what sensors, which sensors, sensors fitted, what data do you have, what data is there, what
+        data did, what data does, which data, what was logged, what got logged, what did the logger record,
+        what does the file have, what is in the file, whats in the file, what was recorded, what got
+        recorded, what is recorded, what does it record, what did it record""",
     "gearing": """gearing, gear ratio, gear ratios, ratio, ratios, last drive ratio, sprocket, sprockets, final drive,
         diff ratio, over geared, overgeared, under geared, undergeared""",
     "altitude": "altitude, elevation",

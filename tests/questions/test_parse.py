@@ -389,6 +389,9 @@ TABLE: list[tuple[str, str]] = [
     # changing down or up is the gearbox
     ("do I change down too early into turn 7?", "corner corner=t7 measure=gear"),
     ("when do I change up?", "channel measure=shift_rpm"),
+    # what the file records
+    ("what channels are there?", "channel measure=recorded"),
+    ("what data do you have for this session?", "channel measure=recorded"),
 ]
 
 

@@ -25,6 +25,7 @@ from services.paddock.questions.families import (
     laps,
     markers,
     phases,
+    recorded,
     sectors,
     sessions,
 )
@@ -72,6 +73,7 @@ READS: dict[Family, Reads] = {
     coaching.consistency: _r("best"),
     coaching.threads: _r("laps"),  # the threads are the last session's: "my threads from last time"
     sessions.answer: _r("laps"),
+    recorded.answer: _r("measure", frozenset({recorded.MEASURE})),
 }
 
 # a measure -> the measures it stands for when named beside it: a top speed is a "speed"; a vital is read

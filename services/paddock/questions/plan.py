@@ -26,6 +26,7 @@ from services.paddock.questions.families import (
     laps,
     markers,
     phases,
+    recorded,
     sectors,
     sessions,
 )
@@ -73,6 +74,8 @@ CAN = (
 
 def families(q: Question) -> tuple[Family, ...]:
     """The families that answer ``q``, from its intent and its filled slots."""
+    if q.measure == recorded.MEASURE:  # "what channels are there?": the file's own, whatever the intent
+        return (recorded.answer,)
     if q.measure == "coasting" and q.intent in (*PER_LAP, "compare"):  # neither pedal, by corner and lap
         return (coasting.answer,)
     if q.measure in (gears.CORNER_GEARS, gears.SHIFT_RPM) and q.corner is None:
