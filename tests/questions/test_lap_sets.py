@@ -148,6 +148,30 @@ def test_the_laps_within_a_closeness_of_the_best(q_lake, within: float) -> None:
     )
 
 
+def _m_ss(t: float) -> str:
+    return f"{int(t // 60)}:{t % 60:06.3f}"
+
+
+@pytest.mark.parametrize("between", [0, 3, None])
+def test_the_laps_under_a_lap_time_asked(q_lake, between: int | None) -> None:
+    """ "how many laps under 1:35.5?": the valid laps quicker than it, named, from the simulator's times;
+    the time set halfway between two of them (``between``: after the nth quickest), or below the best."""
+    full = _full(q_lake)
+    times = sorted(x["time_s"] for x in full)
+    under = times[0] - 0.5 if between is None else (times[between] + times[between + 1]) / 2
+    quick = [x["lap"] for x in full if x["time_s"] < under]
+    got = _ask(f"how many laps were under {_m_ss(under)}?", q_lake["sim"])
+    assert got.result["laps_under"] == quick and len(quick) == (0 if between is None else between + 1)
+    if quick:
+        assert got.text.startswith(f"{len(quick)} of your {len(full)} valid laps ")
+        assert str(quick[-1]) in got.text
+    else:
+        gap = _figure(got.text, r"was (\d+\.\d+) s off it")
+        assert got.text.startswith(f"None of your {len(full)} valid laps was under ")
+        assert abs(gap - 0.5) < 2 * TOL_S
+    assert parse("did I get under a 1:36?").under_s is None  # of the best alone: the best lap
+
+
 def test_the_second_best_lap_is_the_second_quickest(q_lake) -> None:
     second = sorted(_full(q_lake), key=lambda x: x["time_s"])[1]
     got = _ask("what was my second best lap?", q_lake["sim"])

@@ -392,6 +392,10 @@ TABLE: list[tuple[str, str]] = [
     # what the file records
     ("what channels are there?", "channel measure=recorded"),
     ("what data do you have for this session?", "channel measure=recorded"),
+    # laps set against a lap time are every lap's (the best alone: "did I get under 1:36?"); a clean lap is
+    # no lean mixture
+    ("how many laps were under 1:36?", "lap_time measure=lap_time agg=count"),
+    ("was lap 4 a clean lap?", "lap_time laps=4 measure=lap_time"),
 ]
 
 

@@ -130,7 +130,7 @@ def named(q: Question) -> frozenset[str]:
     got |= ({"best"} if best and len(q.laps) == 1 else {"laps"}) if q.laps else set()
     got |= {"sector"} if q.sector is not None else set()
     got |= {"measure"} if q.measure not in (None, "lap_time") else set()
-    got |= {"within"} if q.within_s is not None else set()
+    got |= {"within"} if q.within_s is not None or q.under_s is not None else set()
     got |= {"without"} if q.without else set()
     got |= {"vitals"} if q.vitals else set()
     return frozenset(got | ({"also"} if unread_measures(q) else set()))

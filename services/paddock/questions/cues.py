@@ -183,5 +183,5 @@ COMMON = _set(
     believe believed expect expected notice noticed remember remembered forget forgot chose choose
     choice decide decided plan planned trying attempt attempts string strung row waste wasted wasting leak leaked leaking hide
     hiding hidden idea chase chasing chased target targets aiming aim hunting counting including
-    discounting leaving"""
+    discounting leaving clean cleaner cleanest"""
 )

@@ -61,6 +61,7 @@ class Question:
     aggregation: Aggregation | None = None
     follow_up: bool = False  # slots were taken from the previous question
     within_s: float | None = None  # "within half a second", "within 2 tenths": a closeness asked of laps
+    under_s: float | None = None  # "how many laps under 1:36?": a lap time every lap is set against
     also_lap_time: bool = False  # "lap 4's top speed and lap time": the lap time asked beside the measure
     without: tuple[LapRef, ...] = ()  # laps left out of a figure: "my average excluding lap 1"
     vitals: tuple[str, ...] = ()  # two vitals or more named at once ("oil pressure and water temp ok?")

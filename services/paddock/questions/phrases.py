@@ -98,6 +98,25 @@ def best_said(joined: str) -> bool:
     return bool(_BEST_SAID.search(joined))
 
 
+# a lap time the laps are set against: "how many laps under 1:36?", "which laps were below a 1:35.5?"
+_UNDER = re.compile(
+    r"\b(?:under|below|beneath|sub|faster than|quicker than|better than)\s+(?:a |the )?[\"“']?(\d{1,2}):(\d{2}(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+_LAPS_ASKED = re.compile(
+    r"\b(?:how many|which|what|all) (?:\w+ ){0,2}laps\b|\blaps (?:were |did i \w+ )?under\b", re.I
+)
+
+
+def under_time(text: str) -> float | None:
+    """The lap time, in seconds, a question sets every lap against ("how many laps under 1:36?"); None when
+    it asks of the best alone ("did I get under 1:36?": ``target_time``)."""
+    m = _UNDER.search(text)
+    if m is None or not _LAPS_ASKED.search(text):
+        return None
+    return int(m.group(1)) * 60 + float(m.group(2))
+
+
 def target_time(text: str) -> bool:
     """A lap time the driver aimed at, in the question's own words ("did I break 1:47?"): the best lap."""
     return bool(_TARGET.search(text))

@@ -19,7 +19,8 @@ def asks(q: Question) -> bool:
     """Whether ``q`` asks about a set of laps' times (or the laps within a closeness of the best)."""
     if q.measure not in (None, "lap_time") or q.corner is not None or q.sector is not None:
         return False
-    if q.intent == "lap_time" and (q.within_s is not None or (q.aggregation == "each_lap" and not q.laps)):
+    closeness = q.within_s is not None or q.under_s is not None
+    if q.intent == "lap_time" and (closeness or (q.aggregation == "each_lap" and not q.laps)):
         return True
     here = all(x.session == "this" for x in q.laps)
     total = sum(x.count for x in q.laps)  # "the delta between my two best laps": a comparison of the two
@@ -65,6 +66,24 @@ def _within(sid: str, good: list[dict[str, Any]], within_s: float) -> Answer:
     return Answer(text, "laps", {"session_id": sid}, res)
 
 
+def _under(sid: str, good: list[dict[str, Any]], under_s: float) -> Answer:
+    """The valid laps quicker than a lap time asked ("how many laps under 1:36?"), named; none: how far the
+    best was from it."""
+    best = min(good, key=lambda x: x["time_s"])
+    quick = [x["lap"] for x in good if x["time_s"] < under_s]
+    said = lap_time(under_s)
+    if not quick:
+        text = f"None of your {len(good)} valid laps was under {said}: your best, lap {best['lap']} in"
+        text += f" {lap_time(best['time_s'])}, was {best['time_s'] - under_s:.3f} s off it."
+    else:
+        were = "was" if len(quick) == 1 else "were"
+        text = f"{len(quick)} of your {len(good)} valid laps {were} under {said}: {laps_said(quick)}."
+        text += f" Your best, lap {best['lap']}, {lap_time(best['time_s'])}."
+    res = {"under_s": under_s, "laps_under": quick, "valid_laps": len(good)}
+    res |= {"best_lap": best["lap"], "best_lap_s": best["time_s"]}
+    return Answer(text, "laps", {"session_id": sid}, res)
+
+
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     """Each lap's time of the set with its best, average and spread; or the laps within ``q.within_s``."""
     sid = str(s["session_id"])
@@ -75,6 +94,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return Answer(text, "laps", {"session_id": sid}, {"valid_laps": 0})
     if q.within_s is not None:
         return _within(sid, good, q.within_s)
+    if q.under_s is not None:
+        return _under(sid, good, q.under_s)
     named = named_laps(q, s)
     if isinstance(named, Answer):
         return named
