@@ -80,10 +80,10 @@ def lake_start(tree: Path, data: Path, env: dict[str, str]) -> dict[str, Any]:
 
 
 def _rss_peak_mb(pid: int) -> float:
-    for ln in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if ln.startswith("VmHWM:"):
-            return int(ln.split()[1]) / 1024
-    return float("nan")
+    try:
+        return _status_kb(pid, "VmHWM") / 1024
+    except KeyError:
+        return float("nan")
 
 
 SQL_CALLS = {  # the SQL tool's calls measured at the end: one session's data, one driver's, the whole catalog

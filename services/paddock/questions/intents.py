@@ -113,9 +113,8 @@ def intent_of(s: Slots) -> Intent:
     cornering = (
         " corner" in s.joined and not s.corner
     )  # "too much in the faster corners": driving, not a vital
-    judged = s.has("judge") or (
-        s.measure in ms.JUDGED and _GOOD.search(s.joined) is not None
-    )  # "oil pressure good?"
+    # "oil pressure good?": "good" judges a vital's reading only
+    judged = s.has("judge") or (s.measure in ms.JUDGED and _GOOD.search(s.joined) is not None)
     if judged and s.aggregation is None and (health or (s.bare and not s.measure and not cornering)):
         return "judge"
     if s.corner:

@@ -62,10 +62,11 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     if s.measure == "shift_rpm" and s.corner is not None:
         s.measures = ["gear"]  # "do I short shift out of T11?": the gear there (no upshift is kept by corner)
     within_s = n.within(toks)
-    under_s = ph.under_time(text) if s.corner is None and s.sector is None and intent != "sessions" else None
+    of_laps = s.corner is None and s.sector is None and intent != "sessions"  # the laps' times, not a place's
+    under_s = ph.under_time(text) if of_laps else None
     if under_s is not None:
         s.laps, within_s, intent = [], None, "lap_time"  # "how many laps under 1:36?": every lap against it
-    elif within_s is not None and s.corner is None and s.sector is None and intent != "sessions":
+    elif within_s is not None and of_laps:
         intent = "lap_time"  # "were my laps within half a second of each other?": the laps that close
     elif several_figures(s) and not target:
         s.laps, s.aggregation = [], "each_lap"
@@ -195,8 +196,7 @@ def _tidy(q: Question, s: Slots) -> Question:
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
     out = replace(out, aggregation=agg, also_lap_time=q.also_lap_time, without=q.without, vitals=q.vitals)
-    out = replace(out, under_s=q.under_s)
-    return replace(out, also=q.also, unread=q.unread)
+    return replace(out, under_s=q.under_s, also=q.also, unread=q.unread)
 
 
 def _tracks(laps: list[LapRef]) -> tuple[str, ...]:

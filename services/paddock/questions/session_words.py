@@ -102,6 +102,11 @@ def describe(joined: str) -> tuple[int, int, str] | None:
     return None
 
 
+def _counted(count: str) -> int:
+    """ "2" or "two": 2."""
+    return int(count) if count.isdigit() else n.NUMBERS[count]
+
+
 def _value(kind: str, g: dict[str, str | None]) -> str | None:
     if kind == "nth":
         said = str(g["nth"])
@@ -117,20 +122,15 @@ def _value(kind: str, g: dict[str, str | None]) -> str | None:
     if kind == "ago":
         if g.get("last"):
             return "ago=2"
-        count = str(g["count"])
-        k = int(count) if count.isdigit() else n.NUMBERS[count]
+        k = _counted(str(g["count"]))
         return f"ago={k}" if k >= 1 else None
     if kind == "span":
         unit = str(g["unit"] or g["unit2"]).rstrip("s")
         a = g.get("a")
-        count = str(g.get("count") or "")
-        k = (
-            (2 if "couple" in a else 3 if "few" in a else 1)
-            if a
-            else int(count)
-            if count.isdigit()
-            else n.NUMBERS.get(count, 1)
-        )
+        if a:  # "a couple of weeks", "a few months", "a year"
+            k = 2 if "couple" in a else 3 if "few" in a else 1
+        else:
+            k = _counted(str(g["count"])) if g.get("count") else 1  # "last week": one
         return f"span={k * _SPAN_DAYS[unit]}"
     if kind == "track":
         return f"track={g['track']}"

@@ -29,9 +29,9 @@ from services.paddock.questions.slot_state import Slots, mark, negated
 _LONGEST_MEASURE = max(len(p.split()) for p in ms.MEASURE_WORDS)
 _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 
-# a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
-# "how many" of a unit asks the reading: "how many revs", "how many g", "how many mph"
+# "how many" of a unit asks the reading, no count: "how many revs", "how many g", "how many mph"
 _HOW_MANY_UNITS = re.compile(r" how many (?:revs?|rpm|gs?|mph|kph|kmh|bar|psi|degrees) ")
+# a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
 _HERE_EVER = re.compile(
     r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best | personal best (?:here|at \S+) "
     r"| (?:previous|old|older) (?:personal )?best | (?:lap|track|personal) record | my (?:old )?record "
@@ -99,9 +99,7 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     if which:  # "what lap did I go quickest on?": that pick
         s.laps = [LapRef(pick=w.PICKS[which.group(1)])]  # type: ignore[arg-type]
     agg = [a for i, a in _phrases(s, w.AGGREGATIONS, _LONGEST_AGG) if not negated(toks, i)]
-    if "count" in agg and _HOW_MANY_UNITS.search(
-        s.joined
-    ):  # "how many revs do I pull?": the reading, no count
+    if "count" in agg and _HOW_MANY_UNITS.search(s.joined):
         agg.remove("count")
     # "peak revs per lap", "highest rpm each lap": every lap's figure (the channel's own, highest or lowest)
     s.aggregation = (

@@ -9,6 +9,7 @@ from typing import Any
 
 from services.paddock.measures import MEASURES, Measure
 from services.paddock.questions.families.laps import listed, named_laps, whose
+from services.paddock.questions.families.recorded import recorded_measures
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.base import rows
 from services.paddock.tools.recorded import unread_text
@@ -99,17 +100,9 @@ def lacks(sid: str, measure: str) -> bool:
 
 
 def recorded(sid: str) -> list[str]:
-    """The channels of ``INSTEAD`` this session's file records (one query)."""
-    cols = sorted({c for m in INSTEAD for c in MEASURES[m].columns})
-    try:
-        got = rows(
-            f"SELECT {', '.join(f'count({c}) AS {c}' for c in cols)} FROM telemetry WHERE session_id = ?",
-            [sid],
-        )
-    except Exception:  # a lake without one of the columns at all: name nothing rather than guess
-        return []
-    have = {c for c, n in (got[0] if got else {}).items() if n}
-    return [m for m in INSTEAD if have & set(MEASURES[m].columns)]
+    """The channels of ``INSTEAD`` this session's file records, in that order (``recorded_measures``)."""
+    have = set(recorded_measures(sid))
+    return [m for m in INSTEAD if m in have]
 
 
 def instead(sid: str, measure: str) -> tuple[str, list[str]]:

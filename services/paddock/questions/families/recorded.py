@@ -29,7 +29,7 @@ def _shown() -> list[str]:
     return out
 
 
-def have(sid: str) -> list[str]:
+def recorded_measures(sid: str) -> list[str]:
     """The measures of ``_shown`` whose columns hold a value in this session (one query); [] when the lake
     cannot say."""
     shown = _shown()
@@ -57,7 +57,7 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     if q.measure != MEASURE:
         return None
     sid = str(s["session_id"])
-    got = have(sid)
+    got = recorded_measures(sid)
     unread = sorted({n for m, names in unread_all(sid).items() if _missing(m, got) for n in names})
     args: dict[str, Any] = {"session_id": sid}
     res: dict[str, Any] = {"recorded": got, "unread": unread}
