@@ -40,6 +40,9 @@ MEASURES: dict[str, Measure] = {
     "entry_speed": Measure("entry speed", ("speed_kmh",), "km/h", "corner"),
     "exit_speed": Measure("exit speed", ("speed_kmh",), "km/h", "corner"),
     "brake_point": Measure("brake marker", (), "m", "corner"),
+    "lift_point": Measure("lift point", (), "m", "corner"),  # off the throttle before a corner, or flat
+    "pickup_point": Measure("throttle pick-up", (), "m", "corner"),  # back on it after the apex
+    "smoothness": Measure("smoothness of your inputs", (), "", "lap"),  # steering, throttle, brake release
     "brake_pressure": Measure("brake pressure", ("brake_bar", "brake_rear_bar"), "bar"),
     "throttle": Measure("throttle", ("throttle_pct",), "%"),
     "throttle_body": Measure("throttle body opening", ("throttle_body_pct",), "%"),
@@ -141,9 +144,21 @@ _MEASURE_PHRASES: dict[str, str] = {
     "brake_point": """brake point, braking point, brake marker, braking marker, brake zone, brake, brakes,
         braking, braked, brake later, brake earlier, marker, markers, anchors, on the anchors, hit the anchors, deep, too deep, in deep, overshoot, overshot, overcook,
         overcooked, distance before""",
+    "smoothness": """smooth, smoother, smoothly, smoothness, jerky, abrupt, abruptly, stabbing, stab, stabby,
+        busy hands, sawing, sawing at the wheel, saw at the wheel, steering corrections, corrections, ragged,
+        rough inputs, my inputs, inputs""",
+    "pickup_point": """pick up point, pickup point, pick up points, pickup points, throttle pick up point,
+        throttle pickup point, throttle application point""",
+    "lift_point": """lift point, lift points, lifting point, lift off point, lift marker, lift markers, where do i lift,
+        where should i lift, where did i lift, where to lift, when do i lift, when should i lift, when did i lift,
+        where i lift, where i lifted, lift off, lifting off, lifted off, lift for, lifted for, lifting for,
+        come off the throttle, came off the throttle, coming off the throttle, come off the gas, came off the gas,
+        coming off the gas, take it flat, take flat, taken flat, took it flat, flat through, flat into,
+        flat or lift, lift or flat, need to lift, have to lift, flat out through, full throttle through""",
     "brake_pressure": """brake pressure, braking pressure, brake press, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, how hard i braked, brake hard, how hard do i brake, how hard am i braking,
-        how hard i brake""",
+        how hard i brake, braking too hard, brake too hard, braked too hard, braking hard enough, brake hard enough,
+        braked hard enough, hard enough on the brakes, brake harder, braking harder, brake pressure enough""",
     "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
         flat out, full power, on power, power on, apply power, applying power, applied power, applying full
         power, power application, power down, put the power down, putting the power down, wide open, throttle

@@ -98,6 +98,8 @@ def lifts(ms: list[Marks], runs: list[tuple[float, float]]) -> None:
         nxt = ms[j + 1] if j + 1 < len(ms) else None
         if nxt is not None and np.isfinite(nxt.min_x) and run[0] <= nxt.min_x <= run[1]:
             continue  # the run goes on into the next corner: it is that one's
+        if nxt is not None and not np.isfinite(mk.brake_m) and run[0] <= nxt.brake_m <= run[1] + LIFT_GAP_M:
+            continue  # a coast through this corner, unbraked, into the next one's braking: the next one's
         lift = run[0]
         if j > 0 and np.isfinite(ms[j - 1].brake_m) and np.isfinite(ms[j - 1].min_x):
             lift = max(lift, ms[j - 1].min_x)

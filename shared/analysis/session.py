@@ -58,6 +58,8 @@ def _starts(
         cut = cuts[(j - 2) % n] - (ring[-1][1] if j == 1 else 0.0)  # the split after the ring's last
         on = ms[j].onset_m
         starts.append(on if on < cut else cut)
+    for j in range(len(starts) - 2, 0, -1):  # a coast through a corner into the next is the next one's:
+        starts[j] = min(starts[j], starts[j + 1])  # that corner's stretch is empty on this lap
     return starts, ms
 
 
@@ -85,7 +87,7 @@ def _lap_rows(
     out = []
     for j in range(1, len(ring) - 1):
         c, a, b, mk = ring[j][0], starts[j], starts[j + 1], ms[j]
-        if a < tr.lo or b > tr.hi or not np.isfinite(mk.min_kmh):
+        if a < tr.lo or b > tr.hi or b < a or not np.isfinite(mk.min_kmh):
             continue
         lock, spin, worst = slip(tr, sl, a, mk.min_x, b)
         t_ab = float(tr.time_at(b) - tr.time_at(a))

@@ -57,7 +57,7 @@ def _window(t: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
 
 
 @pytest.fixture(scope="module")
-def flagged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def flagged_built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("flags")
     sim = simulate(laps=6, seed=11, rate_hz=RATE, kinds=("lockup",))
     w, t = sim.wide, sim.wide["t_s"]
@@ -98,8 +98,8 @@ def flagged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     )
     sid2 = import_file(csv2, settings, driver_id="ana", track_id="sonoma").session_id
     kart = import_file(KART, settings, driver_id="kart").session_id if KART.is_file() else None
-    configure_lake(settings)
     yield {
+        "settings": settings,
         "sim": sim,
         "sid": sid,
         "next": sid2,
@@ -111,6 +111,14 @@ def flagged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
         "held": held,
         "free": locks[1:],
     }
+
+
+@pytest.fixture
+def flagged(flagged_built: dict[str, Any]) -> dict[str, Any]:
+    """The sessions above, their lake made the paddock's for each test (another module's test may have
+    pointed it at its own in between, as a parallel run's worker does)."""
+    configure_lake(flagged_built["settings"])
+    return flagged_built
 
 
 def test_flags_and_alarm_are_timed_events_on_their_lap_and_corner(flagged: dict[str, Any]) -> None:

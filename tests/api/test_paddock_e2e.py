@@ -123,7 +123,7 @@ def test_replay_then_debrief_over_sse_matches_the_stored_conversation(stack) -> 
     assert httpx.get(f"{pad}/coach/agents").json()["count"] == 23
     tr = httpx.get(f"{pad}/coach/traces", params={"limit": 5}).json()
     assert tr["available"] and tr["count"] <= 5
-    assert len(httpx.get(f"{pad}/api/tools").json()) == 31
+    assert len(httpx.get(f"{pad}/api/tools").json()) == 32
 
 
 def test_the_sql_tool_reads_the_lake_and_nothing_else(stack) -> None:

@@ -76,8 +76,6 @@ BEST = [
     ("kart", "what was my best time"),
     ("sim", "honestly was my pace any good? what was my best?"),
     ("sim", "what's my fastest lap time? been chasing a 1:35 all day"),
-    ("vbox", "did I break 1:47?"),
-    ("sim", "did I get under 1:36?"),
     ("sim", "what was my fl"),
     ("kart", "fastest lap of the day?"),
 ]

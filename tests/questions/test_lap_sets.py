@@ -172,6 +172,27 @@ def test_the_laps_under_a_lap_time_asked(q_lake, between: int | None) -> None:
     assert parse("did I get under a 1:36?").under_s is None  # of the best alone: the best lap
 
 
+@pytest.mark.parametrize(("words", "off_s"), [("did I break", -0.5), ("how close did I get to a", 0.25)])
+def test_the_best_lap_against_a_lap_time_aimed_at(q_lake, words: str, off_s: float) -> None:
+    """ "did I break 1:35.8?", "how close did I get to a 1:35?": the best lap, how far under or off the time
+    (from the simulator's times), and the laps under it."""
+    full = _full(q_lake)
+    best = min(full, key=lambda x: x["time_s"])
+    aim = round(best["time_s"] - off_s, 3)
+    got = _ask(f"{words} {_m_ss(aim)}?", q_lake["sim"])
+    assert got.result["best_lap"] == best["lap"] and got.result["laps_under"] == [
+        x["lap"] for x in full if x["time_s"] < aim
+    ]
+    said = _figure(got.text, r"was (\d+\.\d+) s (?:under|off) ")
+    assert abs(said - abs(off_s)) < 2 * TOL_S
+    assert (" s under " in got.text) == (off_s < 0)
+    assert got.text.startswith(
+        ("Yes: " if off_s < 0 else "Not yet: ") + f"your best lap, lap {best['lap']} in "
+    )
+    assert parse("did I get into the 1:34s?").target_s == 95.0  # a 1:34-something: under 1:35
+    assert parse("did I crack 58.5 seconds?").target_s == 58.5
+
+
 def test_the_second_best_lap_is_the_second_quickest(q_lake) -> None:
     second = sorted(_full(q_lake), key=lambda x: x["time_s"])[1]
     got = _ask("what was my second best lap?", q_lake["sim"])

@@ -13,6 +13,7 @@ import yaml
 from services.paddock.questions.families import markers
 from services.paddock.questions.model import LapRef, Question
 from services.paddock.tools.base import session_row
+from tests.support.asking import ask_planned
 from tests.support.truth import vbox_truth
 from tests.support.truth_corners import odometer
 
@@ -96,6 +97,16 @@ def test_a_named_lap_gets_its_own_marker(q_lake) -> None:
     assert m is not None, got.text
     assert abs(int(m.group(1)) - (late[lap]["brake_point_m"] - T3_ENTRY)) <= 2
     assert abs(int(m.group(2)) - (T3_APEX - late[lap]["brake_point_m"])) <= 2
+
+
+def test_is_my_braking_consistent_names_the_scripted_late_and_early_laps(q_lake) -> None:
+    """ "is my braking consistent?": every corner's laps against the others' brake point, the late braking
+    into T3 and the early braking into T7 the simulator scripted among them."""
+    got = ask_planned(q_lake["sim"], "is my braking consistent?")
+    assert got.tool == "get_brake_markers"
+    by = {c["corner"]: c for c in got.result["corners"]}
+    assert {x["lap"] for x in by["t3"]["deeper"]} == set(_late(q_lake["sim_obj"], "t3", "late_brake"))
+    assert {x["lap"] for x in by["t7"]["earlier"]} == set(_late(q_lake["sim_obj"], "t7", "early_brake"))
 
 
 def test_every_corner_at_once_names_each_corner_once(q_lake) -> None:

@@ -150,6 +150,32 @@ TABLE: list[tuple[str, str]] = [
     ("was I over revving on lap 3", "judge laps=3 measure=rpm"),
     ("what was my highest rpm on lap 3", "channel laps=3 measure=rpm agg=max"),
     ("where's my brake marker for T3", "corner corner=t3 measure=brake_point"),
+    # where the throttle comes off, or flat; "flat after T3" is the throttle out of it
+    ("where do I lift?", "channel measure=lift_point"),
+    ("where should I lift for turn 10?", "corner corner=t10 measure=lift_point"),
+    ("can I take turn 1 flat?", "corner corner=t1 measure=lift_point"),
+    ("is T9 flat out?", "corner corner=t9 measure=lift_point"),
+    ("how soon am I flat after T3", "corner corner=t3 measure=throttle"),
+    ("where do I come off the throttle?", "channel measure=lift_point"),
+    ("am I getting on the power early enough?", "channel measure=pickup_point"),
+    ("where do I pick up the throttle?", "channel measure=pickup_point"),
+    ("when was I flat out the longest?", "channel measure=throttle"),
+    ("is my braking consistent?", "consistency measure=brake_point"),
+    ("was I smooth on the throttle?", "channel measure=smoothness"),  # every input's smoothness
+    ("am I sawing at the wheel?", "channel measure=smoothness"),
+    ("where do I need to be faster, or smoother?", "where_time measure=smoothness"),  # where the time is
+    ("am I braking too hard?", "channel measure=brake_pressure"),  # the pressure, not where
+    ("what happened on lap 7?", "why_slower laps=7"),  # that lap against the best, with its losses
+    ("how much faster can I go in T3?", "where_time corner=t3"),  # that corner's time to find
+    # over the session: the last lap against the best (the end of a straight is no end of the session)
+    ("was I quicker at the end of the session?", "compare laps=fastest,last"),
+    ("did I get quicker towards the end?", "compare laps=fastest,last"),
+    ("top speed at the end of the straight", "channel measure=top_speed"),  # each corner's brake points
+    # what went well: the strengths, not where the time is
+    ("what did I do well?", "strengths"),
+    ("what's my best corner?", "strengths"),
+    ("any positives from today?", "strengths"),
+    ("what went right?", "strengths"),
     ("how did I do vs my other session", "sessions laps=@other"),
     ("compare with my other session", "sessions laps=@other"),
     ("what sessions do I have here", "sessions"),
@@ -354,7 +380,7 @@ TABLE: list[tuple[str, str]] = [
     ("have I raced here before?", "sessions"),
     ("what was my ultimate lap?", "potential"),
     ("were all my laps a 1:36 flat?", "lap_time measure=lap_time agg=each_lap"),
-    ("was I flat through turn 1?", "corner corner=t1 measure=throttle"),
+    ("was I flat through turn 1?", "corner corner=t1 measure=lift_point"),  # flat, or where I lifted
     ("was the stock radiator up to the task?", "judge measure=coolant_temp"),
     ("how are my stocks doing?", "unrelated"),
     ('did I dip below the "1:36 barrier"?', "lap_time laps=fastest measure=lap_time"),

@@ -197,7 +197,7 @@ READ_AS: list[tuple[str, str, str | None, tuple[int | str, ...], str | None]] = 
     ("where am i off the pace", "where_time", None, (), None),
     ("where are the large differences in speed, lap 4 vs lap 9?", "compare", None, (4, 9), None),
     ("top speed lap 4 vs lap 9", "compare", "top_speed", (4, 9), None),
-    ("how LATE am I applying FULL power?", "channel", "throttle", (), None),
+    ("how LATE am I applying FULL power?", "channel", "pickup_point", (), None),  # where, after the apex
     ("at what distance before the corner do i brake for turn 7", "corner", "brake_point", (), "t7"),
     ("where am I neither braking nor on throttle", "channel", "coasting", (), None),
     ("where am i doing nothing, no brake no gas", "channel", "coasting", (), None),

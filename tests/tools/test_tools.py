@@ -1,4 +1,4 @@
-"""The 31 tools against simulator ground truth and the real Sonoma VBOX session; CLI and REST."""
+"""The 32 tools against simulator ground truth and the real Sonoma VBOX session; CLI and REST."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from tests.support.require import missing
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_there_are_31_tools_with_short_descriptions() -> None:
-    assert len(TOOLS) == 31
+def test_there_are_32_tools_with_short_descriptions() -> None:
+    assert len(TOOLS) == 32
     for s in tool_schemas():
         assert s["description"] and len(s["description"].split()) <= 30, s["name"]
         assert s["parameters"]["type"] == "object"
@@ -158,7 +158,7 @@ def test_rest_router(lake_env) -> None:
     app = FastAPI()
     app.include_router(router)
     c = TestClient(app)
-    assert len(c.get("/api/tools").json()) == 31
+    assert len(c.get("/api/tools").json()) == 32
     r = c.post("/api/tools/get_race_pace_model", json={"session_id": lake_env["sid"]})
     assert r.status_code == 200 and r.json()["laps"] >= 9
     r = c.post("/api/tools/get_lap_delta", json={"session_id": lake_env["sid"], "lap_a": "one", "lap_b": 2})

@@ -107,6 +107,7 @@ def from_state(value: object) -> Question | None:
             follow_up=bool(value.get("follow_up")),
             within_s=float(value["within_s"]) if value.get("within_s") is not None else None,
             under_s=float(value["under_s"]) if value.get("under_s") is not None else None,
+            target_s=float(value["target_s"]) if value.get("target_s") is not None else None,
         )
     except (TypeError, ValueError, KeyError, AttributeError):
         return None

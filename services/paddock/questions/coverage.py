@@ -20,9 +20,11 @@ from services.paddock.questions.families import (
     corners,
     events,
     gears,
+    inputs,
     judge,
     lap_set,
     laps,
+    lifts,
     markers,
     phases,
     recorded,
@@ -34,7 +36,7 @@ from services.paddock.questions.model import Answer, Question
 Family = Callable[[Question, dict[str, Any]], Answer | None]
 
 _SPEEDS = frozenset({"speed", "top_speed", "min_speed", "entry_speed", "exit_speed", "apex_speed"})
-_DRIVING = _SPEEDS | {"brake_point", "throttle", "corner_phases", "coasting", "gear", "lap_time"}
+_DRIVING = _SPEEDS | {"brake_point", "throttle", "corner_phases", "coasting", "gear", "lap_time", "smoothness"}
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,9 @@ READS: dict[Family, Reads] = {
     sectors.answer: _r("sector laps"),
     corners.answer: _r("corner laps measure"),
     markers.answer: _r("corner laps measure", frozenset({"brake_point"})),
+    lifts.answer: _r("corner laps measure", frozenset({lifts.MEASURE})),
+    lifts.pickups: _r("measure", frozenset({lifts.PICKUP})),
+    inputs.answer: _r("measure", frozenset({inputs.MEASURE})),
     corner_channel.answer: _r("corner laps measure"),
     # after the judge: the first vital named, or that it is not recorded
     channels.answer: _r("laps measure vitals"),
@@ -71,6 +76,7 @@ READS: dict[Family, Reads] = {
     coaching.why_slower: _r("laps corner measure", _DRIVING),
     coaching.potential: _r("best"),
     coaching.consistency: _r("best"),
+    coaching.strengths: _r("best"),
     coaching.threads: _r("laps"),  # the threads are the last session's: "my threads from last time"
     sessions.answer: _r("laps"),
     recorded.answer: _r("measure", frozenset({recorded.MEASURE})),
@@ -110,6 +116,7 @@ COVERS: dict[str, frozenset[str]] = {
     "coasting": _INPUTS | {"part_throttle", "brake_to_throttle"},
     "corner_phases": _SPEEDS,
     "brake_point": frozenset({"brake_pressure", "brake_pedal", "long_g", *_SPEEDS}),
+    "lift_point": frozenset({"throttle", "brake_point", *_SPEEDS}),  # "flat, or lift and brake?"
     "throttle": frozenset({"throttle_body"}),
     # "the pedal" of a brake question is the brake's ("peak brake press, not pushing the pedal hard enough")
     "brake_pressure": frozenset({"brake_pedal", "brake_point", "throttle"}),
@@ -130,7 +137,7 @@ def named(q: Question) -> frozenset[str]:
     got |= ({"best"} if best and len(q.laps) == 1 else {"laps"}) if q.laps else set()
     got |= {"sector"} if q.sector is not None else set()
     got |= {"measure"} if q.measure not in (None, "lap_time") else set()
-    got |= {"within"} if q.within_s is not None or q.under_s is not None else set()
+    got |= {"within"} if q.within_s is not None or q.under_s is not None or q.target_s is not None else set()
     got |= {"without"} if q.without else set()
     got |= {"vitals"} if q.vitals else set()
     return frozenset(got | ({"also"} if unread_measures(q) else set()))

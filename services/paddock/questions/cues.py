@@ -59,7 +59,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  push in, kart pushing, car pushing, kart push, kart pushes, car pushes, unstable, instability,
                  twitchy, nervous""",
         "potential": """theoretical, ultimate, ideal, optimal, achievable, potential, perfect lap, sum of, together,
-                 could i be, on the table, best possible, possible, how much faster could, could i do, could i
+                 could i be, on the table, best possible, possible, how much faster could, how much faster can,
+                 how much quicker could, how much quicker can, faster can i go, quicker can i go, could i do, could i
                  run, could i go, capable of, best bits, all my best, virtual best, virtual lap, i could do, i could
                  run""",
         "consistency": """consistent, consistency, repeatable, repeatability, spread, variance, how close,
@@ -69,7 +70,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  times, range of my fastest, range of my laps, spread out""",
         "where_time": """leaving time, where am i leaving, can i find, could i find, where is the time,
                  where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
-                 best corner, weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
+                 weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
                  the most, lost the most, find time, find more time, gain time, opportunity, opportunities,
                  work on, focus on, improve, go faster, be faster, costs me, cost me, costing me, biggest
                  gain, weakest, bleed, bleeding, lose, losing, lost, time loss, can i gain, could i gain,
@@ -87,9 +88,14 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  too cautious, too careful, too conservative, more confident, more confidence, attack more,
                  giving up time, give up time, gave up time, overdriving, over driving, overdrive, overdrove,
                  killing my, killing me, hurting my, hurts my, hurting me""",
+        "strengths": """do well, did well, doing well, done well, went well, going well, good at, am i strong,
+                 strongest, strength, strengths, strong points, strong point, best corner, best corners,
+                 positives, the positives, any positives, did right, doing right, went right, do right, nailed,
+                 good job, praise, good news""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
         "why": """why, how come, cause, causes, caused, causing, reason, reasons, what made, what makes, went wrong, go wrong,
+                what happened on, what happened in, what went on in,
                 goes wrong, going wrong""",
         "fade": """getting slower, got slower, get slower, slower as, slowing down, slowed down, fall off, fell off,
                  falling off, drop off, dropped off, tailed off, tail off, faded, fading away, going faster,

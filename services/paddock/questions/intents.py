@@ -63,13 +63,16 @@ def intent_of(s: Slots) -> Intent:
         return "debrief"
     if s.has("brief") and not (named or s.measure):
         return "brief"
+    if s.has("strengths") and not (named or s.measure or s.other or s.has("why") or s.has("potential")):
+        return "strengths"  # "what did I do well?", "my strongest corner?"
     if s.has("balance") and s.measure != "brake_bias":  # "brake balance front to rear": a setting
         return "balance"
     # "where do I leave time on the table?", "which corners could I do better?": a place, not the lap possible
     # "does the oil pressure light alert me to potential problems?": a vital's reading, not the lap possible
     potential = (s.has("potential") or _CAN_DO.search(s.joined) is not None) and s.measure not in ms.JUDGED
     if potential and len(s.laps) < 2 and not (s.corner is None and PLACE_ASKED.search(s.joined)):
-        return "potential"
+        # "how much faster can I go in T3?": that corner's time to find, not the whole lap possible
+        return "where_time" if s.corner is not None and s.sector is None and not s.measure else "potential"
     ends = s.aggregation == "range" and s.measure not in (None, "lap_time")  # "oil temp spread, low to high"
     if s.has("consistency") and not ends and not any(x.number is not None for x in s.laps):
         return "consistency"  # "how close did I get to my best on lap 6?": lap 6 against the best

@@ -40,7 +40,8 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     an id. ``previous``: the question before it in this conversation."""
     toks = w.tokens(text)
     s = read_slots(toks, corners)
-    target = ph.target_time(text) and not (s.laps or s.corner or s.sector is not None)
+    target_s = ph.target_time(text) if not (s.laps or s.corner or s.sector is not None) else None
+    target = target_s is not None
     if target:
         s.laps, s.measures = [LapRef(pick="fastest")], ["lap_time"]  # "did I break 1:47?": the best lap
     intent = intent_of(s)
@@ -91,6 +92,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         aggregation=s.aggregation,  # type: ignore[arg-type]
         within_s=within_s,
         under_s=under_s,
+        target_s=target_s if under_s is None else None,
         also_lap_time=also_time(s, intent),
         without=tuple(s.without),
         vitals=_vitals(s),
@@ -196,7 +198,7 @@ def _tidy(q: Question, s: Slots) -> Question:
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
     out = replace(out, aggregation=agg, also_lap_time=q.also_lap_time, without=q.without, vitals=q.vitals)
-    return replace(out, under_s=q.under_s, also=q.also, unread=q.unread)
+    return replace(out, under_s=q.under_s, target_s=q.target_s, also=q.also, unread=q.unread)
 
 
 def _tracks(laps: list[LapRef]) -> tuple[str, ...]:

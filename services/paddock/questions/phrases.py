@@ -47,11 +47,15 @@ _ALSO_TIME = re.compile(
 # within this session: "as I went", "through the session", "over the stint" ("did I get faster as I went?")
 _IN_SESSION = re.compile(
     r" (?:as i went|as the (?:session|day|stint|race) went|(?:through|over|during|throughout|in) (?:the|this|my) "
-    r"(?:session|stint|run|race)|as i (?:got|did) more laps|by the end) "
+    r"(?:session|stint|run|race)|as i (?:got|did) more laps|by the end"
+    # "at the end of the session", "towards the end", "later in the stint" (not the end of a straight)
+    r"|(?:at|towards|toward|near) the end(?: of (?:the|my) (?:session|stint|run|race|day))?(?! of )"
+    r"|later (?:on )?in (?:the|my) (?:session|stint|run|race|day)) "
 )
 # a change said of the laps: "improve", "get faster", "went slower", "got any better"
 _TREND = re.compile(
-    r" improv| (?:get|got|getting|go|went|going|become|became) (?:any |much |a bit )?(?:faster|slower|better|worse) "
+    r" improv| (?:get|got|getting|go|went|going|become|became) (?:any |much |a bit )?(?:faster|quicker|slower|better|worse) "
+    r"| (?:was|were|am) i (?:any |much |a bit )?(?:faster|quicker|slower) "
 )
 # after "first time": the occasion, not a lap ("first time on a big track", "my first time here")
 _OCCASION = w.word_set("on at here out driving ever in with i doing trying using round around")
@@ -117,9 +121,20 @@ def under_time(text: str) -> float | None:
     return int(m.group(1)) * 60 + float(m.group(2))
 
 
-def target_time(text: str) -> bool:
-    """A lap time the driver aimed at, in the question's own words ("did I break 1:47?"): the best lap."""
-    return bool(_TARGET.search(text))
+def target_time(text: str) -> float | None:
+    """A lap time the driver aimed at, in seconds, in the question's own words ("did I break 1:47?", "how
+    close did I get to a 1:35?", "crack 58 seconds?"): the best lap is set against it. None: none said."""
+    m = _TARGET.search(text)
+    if m is None:
+        return None
+    if ":" in m.group(0) and (c := _CLOCK_TIME.search(text, m.start())):  # with its decimals ("1:35.5")
+        into = re.match(r"(?:dip(?:ped)? )?into", m.group(0), re.I) and "." not in c.group(2)
+        return int(c.group(1)) * 60 + float(c.group(2)) + (1.0 if into else 0.0)  # "into the 1:34s": < 1:35
+    return float(_SECONDS.search(text, m.start()).group(1))  # type: ignore[union-attr]
+
+
+_CLOCK_TIME = re.compile(r"(\d+):(\d{2}(?:\.\d+)?)")
+_SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?)\b")
 
 
 def also_time(joined: str) -> bool:

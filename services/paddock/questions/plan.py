@@ -21,9 +21,11 @@ from services.paddock.questions.families import (
     corners,
     events,
     gears,
+    inputs,
     judge,
     lap_set,
     laps,
+    lifts,
     markers,
     phases,
     recorded,
@@ -48,6 +50,7 @@ TABLE: dict[Intent, tuple[Family, ...]] = {
     "why_slower": (coaching.why_slower, compare.answer),
     "potential": (coaching.potential, sectors.answer),
     "consistency": (coaching.consistency,),
+    "strengths": (coaching.strengths,),
     "sessions": (sessions.answer, coaching.threads),
 }
 # a topic the driver picked on the tablet (the classifier's intents) -> the families that answer it first:
@@ -68,7 +71,7 @@ DECLINE = (
 CAN = (
     "lap times (a lap, the best, slowest or average, lap against lap), a corner's figures and brake markers, "
     "sector times, a channel's figures per lap or over the session, whether a reading was ok, warnings and "
-    "events, where the time is, why a lap was slower, the achievable lap, consistency and your sessions here"
+    "events, where the time is and what went well, why a lap was slower, the achievable lap, consistency and your sessions here"
 )
 
 
@@ -101,6 +104,12 @@ def families(q: Question) -> tuple[Family, ...]:
         return (coaching.why_slower,)
     if q.sector is not None and q.measure in ("top_speed", "min_speed", "speed"):
         return ()  # "top speed in sector 2": no sector's speed is kept; never the sector's time instead
+    if q.measure == lifts.MEASURE and q.intent in (*PER_LAP, "compare") and len(q.laps) <= 1:
+        return (lifts.answer,)  # where the throttle came off before each corner, or flat
+    if q.measure == lifts.PICKUP:  # back on the throttle after each corner's apex
+        return (lifts.pickups,)
+    if q.measure == inputs.MEASURE and q.intent not in ("where_time", "why_slower", "potential"):
+        return (inputs.answer,)  # "was I smooth on the throttle?" ("where do I need to be smoother?": where)
     if _brake_markers(q):
         return (markers.answer, corners.answer) if q.corner is not None else (markers.answer,)
     if corner_channel.asks(q):  # "how hot did the oil get in turn 11?": the channel over the corner's span
@@ -124,8 +133,8 @@ def _brake_markers(q: Question) -> bool:
         return False
     if q.corner is not None and not q.laps:
         return True
-    if q.intent not in ("channel", "corner", "lap_time", "compare"):
-        return False
+    if q.intent not in ("channel", "corner", "lap_time", "compare", "consistency"):
+        return False  # "is my braking consistent?": each lap's brake point against the others', every corner
     own = all(x.session == "this" and not x.offset and x.count == 1 for x in q.laps)
     numbered = [x for x in q.laps if x.number is not None]
     best = all(x.number is not None or (x.pick == "fastest" and x.rank == 1) for x in q.laps)

@@ -26,6 +26,7 @@ _INTENT_WORDS = {
     "why_slower": "why a lap was slower",
     "potential": "what lap time is possible",
     "consistency": "consistency",
+    "strengths": "what went well",
     "sessions": "your sessions",
     "debrief": "a debrief of the session",
     "brief": "a brief for the next session",

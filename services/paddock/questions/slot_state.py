@@ -18,6 +18,7 @@ _DRIVING_CUES = (
     "balance",
     "potential",
     "consistency",
+    "strengths",
     "where_time",
     "other",
     "progress",

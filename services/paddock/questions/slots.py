@@ -79,6 +79,12 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures = ["coasting"] + [m for m in s.measures if m not in ("brake_point", "throttle")]
     elif c.BRAKE_TO_THROTTLE.search(s.joined):  # "off the brake and back on the gas": not the coast measured
         s.measures = ["brake_to_throttle"]
+    if s.corner and s.measures == ["throttle"] and _FLAT_AT.search(s.joined) and not _AFTER.search(s.joined):
+        s.measures = ["lift_point"]  # "can I take turn 1 flat?", "is T9 flat out?": flat, or where I lift
+    if not s.corner and s.measures == ["throttle"] and _PICKUP.search(s.joined):
+        s.measures = ["pickup_point"]  # "am I on the power early enough?": where, after each corner's apex
+    if "smoothness" in s.measures:  # "was I smooth on the throttle?": how smooth, every input at once
+        s.measures = ["smoothness"]
     positions = [x for x in lap_positions(s) if not set_aside(toks, x[0])]
     dropped = left_out(s)
     s.without = [r for _, r in dropped]
@@ -139,6 +145,17 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.ever, s.cues = False, s.cues - {"sessions"}  # "do I ever coast?": at any point of this session
     return s
 
+
+# a corner taken flat ("can I take turn 1 flat?"), not the throttle after it ("flat after T3", "out of T3")
+_FLAT_AT = re.compile(r" (?:flat|full throttle|wide open|flat out) ")
+_AFTER = re.compile(r" (?:after|out of|exit\w*|leaving|onto the straight) ")
+
+# when the throttle comes back on, no corner named: "am I getting on the power early enough?", "where do I
+# pick up the throttle?", "could I get on the gas sooner?"
+_PICKUP = re.compile(
+    r" (?:early|earlier|sooner|soon|late|later|when (?:do|did|should|can|could|to) i|where|pick ?up|picking up"
+    r"|picked up|back on|get on|getting on|got on) "
+)
 
 # "do I ever coast?", "did I ever lock up?": a thing the driver did, at any point of this session
 _I_EVER = re.compile(r" (?:do|did|does|have|am|was|were) i ever (?!been )(?!.* here )")

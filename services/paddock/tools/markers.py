@@ -1,8 +1,9 @@
 """Brake markers in driver terms: where braking starts for a corner on each valid lap, as metres before the
 corner's entry (or from the track's named brake marker, ``shared.analysis.advice.where``), the latest and
-the earliest, and the latest that still kept the corner's best minimum speed ("how late can I brake?").
+the earliest, and the latest that still kept the corner's best minimum speed ("how late can I brake?");
+and lift points: where each lap came off the throttle for the corner, or took it flat ("is T1 flat?").
 
-The brake points are the session analysis' (``shared.analysis``: the start of the corner's braking zone,
+The brake and lift points are the session analysis' (``shared.analysis``: the start of the corner's braking zone,
 ``shared.corners.brake_zone``: brake pressure, else deceleration), so every surface reads one figure.
 """
 
@@ -122,3 +123,59 @@ def get_brake_markers(session_id: str, corner_name: str | None = None) -> dict[s
             corner_markers(c, an.corner_rows(c.id), s.get("best_lap"), slack, delta) for c in corners
         ],
     }
+
+
+def _lift(c: Corner, x: CornerLap) -> dict[str, Any]:
+    """A lap's lift for the corner: where it came off the throttle (the brake point when it went straight
+    from throttle to brake), or flat: neither a lift nor braking."""
+    out: dict[str, Any] = {"lap": x.lap, "min_kmh": r(x.min_kmh, 1), "corner_s": r(x.time_s)}
+    if finite(x.pickup_m):  # back on the throttle after the slowest point: metres after the apex
+        out["pickup_after_apex_m"] = r(x.pickup_m - c.apex_m, 1)
+    if x.to_m <= x.from_m:  # off the throttle from before it, coasting on into the next corner's braking
+        return out | {"flat": False, "through": True}
+    at = x.lift_m if finite(x.lift_m) else x.brake_m
+    if not finite(at):
+        return out | {"flat": True}
+    out |= {"flat": False, "lift_m": r(at, 1), "before_apex_m": r(c.apex_m - at, 1), "where": where(c, at)}
+    return out | {"to_brake_m": r(x.brake_m - at, 1) if finite(x.brake_m) else None}
+
+
+def corner_lifts(c: Corner, rows: list[CornerLap], best_lap: int | None) -> dict[str, Any]:
+    """One corner's lift points over its analysis rows: where each lap came off the throttle (the start of
+    the off-throttle run it was driven in), the laps taken flat, and their minimum speeds side by side."""
+    laps = [_lift(c, x) for x in rows]
+    lifted = [x for x in laps if "lift_m" in x]
+    flat = [x for x in laps if x["flat"]]
+    out: dict[str, Any] = {"corner": c.id, "name": c.name, "entry_m": c.start_m, "apex_m": c.apex_m}
+    out |= {"laps": laps, "lifted": [x["lap"] for x in lifted], "flat": [x["lap"] for x in flat]}
+    out["coasted_through"] = [x["lap"] for x in laps if x.get("through")]
+    out["best_lap"] = next((x for x in laps if x["lap"] == best_lap), None)
+    if lifted:
+        out["latest"] = max(lifted, key=lambda x: x["lift_m"])
+        out["earliest"] = min(lifted, key=lambda x: x["lift_m"])
+        out["typical_before_apex_m"] = r(float(np.median([x["before_apex_m"] for x in lifted])), 1)
+    if lifted and flat:  # the minimum speed flat against lifted, each set's mean (the corner's stretch
+        # is not the same on both: a lift moves where it starts)
+        out["flat_min_kmh"] = r(float(np.mean([x["min_kmh"] for x in flat])), 1)
+        out["lifted_min_kmh"] = r(float(np.mean([x["min_kmh"] for x in lifted])), 1)
+    return out
+
+
+def get_lift_points(session_id: str, corner_name: str | None = None) -> dict[str, Any]:
+    """Throttle points per corner: where each valid lap came off the throttle before it and back on after its apex, in metres; laps taken flat; minimum speed flat against lifted."""
+    s = session_row(session_id)
+    sid = s["session_id"]
+    base = {"session_id": sid, "best_lap": s.get("best_lap")}
+    rec = session_recorded(sid, ("throttle",))
+    if not rec.has("throttle"):  # said first: no track's corners would give a figure without it
+        return {**base, "available": False, **rec.fields("throttle"), "reason": "no throttle position"}
+    corners = (
+        [find_corner(s.get("track_id"), corner_name)] if corner_name else track_corners(s.get("track_id"))
+    )
+    if not corners:
+        raise ToolError("no_corners", f"session {sid} has no corners", "the track is unknown")
+    an = session_analysis(sid)
+    if not an.rows:
+        return {**base, "available": False, "reason": an.reason or "no valid full laps to analyse"}
+    rows = {c.id: corner_lifts(c, an.corner_rows(c.id), s.get("best_lap")) for c in corners}
+    return {**base, "available": True, "laps": an.laps, "corners": list(rows.values())}

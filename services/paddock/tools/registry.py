@@ -59,6 +59,7 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
         opportunities.get_threads,
         limits.get_vital_limits,
         markers.get_brake_markers,
+        markers.get_lift_points,
         session_compare.get_sessions_here,
         session_compare.compare_sessions,
     )

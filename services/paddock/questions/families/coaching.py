@@ -176,3 +176,41 @@ def _least_consistent(sid: str) -> list[tuple[str, float, list[int]]]:
             by.setdefault(r.corner, []).append((r.loss_s, r.lap))
     got = [(c, max(v)[0], sorted(n for _, n in v)) for c, v in by.items()]
     return sorted(got, key=lambda x: -x[1])[:SHOWN]
+
+
+def strengths(q: Question, s: dict[str, Any]) -> Answer:
+    """What went well, from the session analysis: the corners where no lap lost time against the good
+    laps, the steadiest first (the least spread of the laps' time there against the typical lap); without
+    one, the corners fewest laps lost time at. Then the best lap."""
+    sid = str(s["session_id"])
+    by: dict[str, list[float | str]] = {}
+    for r in session_analysis(sid).rows:
+        if r.to_m > r.from_m:  # a coast through a corner into the next: that lap has no stretch here
+            by.setdefault(r.corner, []).append(r.cause or r.loss_s)
+    good = timed(all_laps(sid))
+    best = min(good, key=lambda y: y["time_s"]) if good else None
+    res: dict[str, Any] = {"best_lap": best["lap"] if best else None}
+    res["best_lap_s"] = best["time_s"] if best else None
+    if not by:
+        text = "No valid full lap to analyse corner by corner, so nothing to pick out yet."
+        return Answer(text, "session_analysis", {"session_id": sid}, res | {"corners": []})
+    clean = [
+        (max(v) - min(v), c, len(v))  # type: ignore[operator]
+        for c, v in by.items()
+        if len(v) > 1 and not any(isinstance(x, str) for x in v)
+    ]
+    if clean:
+        top = sorted(clean)[:SHOWN]
+        text = "What went well: no lap lost time against your good laps at " + "; ".join(
+            f"{c} (your {n} laps within {secs(w, 2)} of each other there)" for w, c, n in top
+        )
+        res["corners"] = [{"corner": c, "laps": n, "spread_s": round(w, 3)} for w, c, n in top]
+    else:
+        few = sorted((sum(isinstance(x, str) for x in v), c, len(v)) for c, v in by.items())[:SHOWN]
+        text = "Every corner had a lap that lost time against your good laps; the fewest at " + "; ".join(
+            f"{c} ({k} of {n} laps)" for k, c, n in few
+        )
+        res["corners"] = [{"corner": c, "laps": n, "laps_lost": k} for k, c, n in few]
+    if best is not None:
+        text += f". Your best lap: lap {best['lap']} in {lap_time(best['time_s'])}"
+    return Answer(text + ".", "session_analysis", {"session_id": sid}, res)

@@ -19,7 +19,7 @@ def asks(q: Question) -> bool:
     """Whether ``q`` asks about a set of laps' times (or the laps within a closeness of the best)."""
     if q.measure not in (None, "lap_time") or q.corner is not None or q.sector is not None:
         return False
-    closeness = q.within_s is not None or q.under_s is not None
+    closeness = q.within_s is not None or q.under_s is not None or q.target_s is not None
     if q.intent == "lap_time" and (closeness or (q.aggregation == "each_lap" and not q.laps)):
         return True
     here = all(x.session == "this" for x in q.laps)
@@ -84,6 +84,26 @@ def _under(sid: str, good: list[dict[str, Any]], under_s: float) -> Answer:
     return Answer(text, "laps", {"session_id": sid}, res)
 
 
+def _target(sid: str, good: list[dict[str, Any]], target_s: float) -> Answer:
+    """The best lap against a lap time aimed at ("did I break 1:36?", "how close did I get to a 1:35?"):
+    how far under or off it, and how many valid laps were under it (the time is the driver's own: not
+    said back as a figure of the data)."""
+    best = min(good, key=lambda x: x["time_s"])
+    quick = [x["lap"] for x in good if x["time_s"] < target_s]
+    gap = best["time_s"] - target_s
+    lap = f"your best lap, lap {best['lap']} in {lap_time(best['time_s'])}, was"
+    if gap < 0:
+        were = (
+            f"{len(quick)} of your {len(good)} valid laps were" if len(quick) > 1 else "the only lap that was"
+        )
+        text = f"Yes: {lap} {-gap:.3f} s under it; {were}."
+    else:
+        text = f"Not yet: {lap} {gap:.3f} s off it." if gap > 0 else f"Exactly: {lap} right on it."
+    res = {"target_s": target_s, "gap_s": round(gap, 3), "laps_under": quick, "valid_laps": len(good)}
+    res |= {"best_lap": best["lap"], "best_lap_s": best["time_s"]}
+    return Answer(text, "laps", {"session_id": sid}, res)
+
+
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     """Each lap's time of the set with its best, average and spread; or the laps within ``q.within_s``."""
     sid = str(s["session_id"])
@@ -96,6 +116,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return _within(sid, good, q.within_s)
     if q.under_s is not None:
         return _under(sid, good, q.under_s)
+    if q.target_s is not None:
+        return _target(sid, good, q.target_s)
     named = named_laps(q, s)
     if isinstance(named, Answer):
         return named
