@@ -36,7 +36,15 @@ from services.paddock.questions.model import Answer, Question
 Family = Callable[[Question, dict[str, Any]], Answer | None]
 
 _SPEEDS = frozenset({"speed", "top_speed", "min_speed", "entry_speed", "exit_speed", "apex_speed"})
-_DRIVING = _SPEEDS | {"brake_point", "throttle", "corner_phases", "coasting", "gear", "lap_time", "smoothness"}
+_DRIVING = _SPEEDS | {
+    "brake_point",
+    "throttle",
+    "corner_phases",
+    "coasting",
+    "gear",
+    "lap_time",
+    "smoothness",
+}
 
 
 @dataclass(frozen=True)
