@@ -114,6 +114,9 @@ MEASURES: dict[str, Measure] = {
     "engine_light": Measure("engine warning light", ("mil",), "", "event"),
     "lockup": Measure("lockups", (), "", "event"),
     "wheelspin": Measure("wheelspin", (), "", "event"),
+    "off": Measure(
+        "spins, offs and stops", (), "", "event"
+    ),  # the session analysis' (a corner it all but stopped at)
     "alarm": Measure("alarms and warnings", _wheels("tpms_alarm_{}"), "", "event"),  # + the file's own
 }
 # driving habits Pitwall reads no figure of ("do I use maintenance throttle?", "do I rev match?"): the answer
@@ -153,7 +156,8 @@ _MEASURE_PHRASES: dict[str, str] = {
         where should i lift, where did i lift, where to lift, when do i lift, when should i lift, when did i lift,
         where i lift, where i lifted, lift off, lifting off, lifted off, lift for, lifted for, lifting for,
         come off the throttle, came off the throttle, coming off the throttle, come off the gas, came off the gas,
-        coming off the gas, take it flat, take flat, taken flat, took it flat, flat through, flat into,
+        coming off the gas, go off the throttle, went off the throttle, get off the throttle, got off the throttle,
+        getting off the throttle, go off the gas, went off the gas, get off the gas, take it flat, take flat, taken flat, took it flat, flat through, flat into,
         flat or lift, lift or flat, need to lift, have to lift, flat out through, full throttle through""",
     "brake_pressure": """brake pressure, braking pressure, brake press, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, how hard i braked, brake hard, how hard do i brake, how hard am i braking,
@@ -284,7 +288,10 @@ _MEASURE_PHRASES: dict[str, str] = {
     "lockup": """lock, locked, locking, lockup, lockups, lock up, lock ups, lock the brakes, flat spot,
         flat spots, flat spotted, flatspot, flatspotted, skid, skids, skidded, skidding, skid mark,
         skid marks""",
-    "wheelspin": "wheelspin, wheel spin, spin the wheels, spinning the wheels, traction, spin, spun",
+    "wheelspin": "wheelspin, wheel spin, spin the wheels, spinning the wheels, spin the rears, traction",
+    "off": """an off, any offs, offs, off track, off the track, ran off, run off,
+        running off, spin, spun, spun out, spin out, spinning out, spins, half spin, a spin, stopped on track,
+        went straight on, into the gravel, gravel trap, beached, went agricultural, on the grass""",
     "alarm": """alarm, alarms, warning, warnings, alert, alerts, warning light, warning lamp, fault, faults,
         fault code, fault codes, error code, error codes, dash light, dash lights, dash flash, dash flashed,
         tpms go off, tpms went off, tpms going off, tpms alarm, tpms alarms, tpms warning, tpms warnings,

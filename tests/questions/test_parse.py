@@ -166,6 +166,11 @@ TABLE: list[tuple[str, str]] = [
     ("where do I need to be faster, or smoother?", "where_time measure=smoothness"),  # where the time is
     ("am I braking too hard?", "channel measure=brake_pressure"),  # the pressure, not where
     ("what happened on lap 7?", "why_slower laps=7"),  # that lap against the best, with its losses
+    # the car leaving the track or spinning (an alarm "going off" sounds; a wheel spinning is wheelspin)
+    ("did I go off anywhere?", "events measure=off"),
+    ("did I spin?", "events measure=off"),
+    ("did any alarms go off?", "events measure=alarm"),
+    ("did the rev limiter go off?", "judge measure=rpm"),
     ("how much faster can I go in T3?", "where_time corner=t3"),  # that corner's time to find
     # over the session: the last lap against the best (the end of a straight is no end of the session)
     ("was I quicker at the end of the session?", "compare laps=fastest,last"),

@@ -83,6 +83,10 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures = ["lift_point"]  # "can I take turn 1 flat?", "is T9 flat out?": flat, or where I lift
     if not s.corner and s.measures == ["throttle"] and _PICKUP.search(s.joined):
         s.measures = ["pickup_point"]  # "am I on the power early enough?": where, after each corner's apex
+    if not s.measures and _WENT_OFF.search(
+        s.joined
+    ):  # "did I go off anywhere?" (an alarm "going off" sounds)
+        s.measures = ["off"]
     if "smoothness" in s.measures:  # "was I smooth on the throttle?": how smooth, every input at once
         s.measures = ["smoothness"]
     positions = [x for x in lap_positions(s) if not set_aside(toks, x[0])]
@@ -145,6 +149,11 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.ever, s.cues = False, s.cues - {"sessions"}  # "do I ever coast?": at any point of this session
     return s
 
+
+# the driver or the car leaving the track: "did I go off?", "where did the car go off?" (not "the alarm went off")
+_WENT_OFF = re.compile(
+    r" (?:i|we|car|kart|it) (?:\w+ )?(?:go|went|gone|going|goes|gone) off(?! the (?:throttle|gas|power|brake))"
+)
 
 # a corner taken flat ("can I take turn 1 flat?"), not the throttle after it ("flat after T3", "out of T3")
 _FLAT_AT = re.compile(r" (?:flat|full throttle|wide open|flat out) ")

@@ -11,6 +11,7 @@ from services.paddock.agents.alarm_text import warnings_text
 from services.paddock.questions.families.laps import laps_said, named_laps
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.alarms import flag_report
+from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.registry import run_tool
 from shared import event_conditions as ev
 
@@ -37,6 +38,8 @@ HEALTH: dict[str, tuple[str, str, str, str, bool]] = {
 
 def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     sid = str(s["session_id"])
+    if q.measure == "off":
+        return _offs(sid)
     if q.measure not in (*KINDS, *HEALTH, None, "alarm", "engine_light"):
         return None
     laps = named_laps(q, s)
@@ -58,6 +61,24 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
                 "Other warnings: " + text[len("Yes, ") :] if text.startswith("Yes, ") else text
             )
     return Answer(text, "get_flags_and_alarms", {"session_id": rep.session_id}, rep.as_dict())
+
+
+def _offs(sid: str) -> Answer:
+    """Spins, offs and stops: the corners of the valid laps where the session analysis found the car all
+    but stopped, or the corner taking several times as long as usual (never ranked as time to find)."""
+    an = session_analysis(sid)
+    if not an.rows:
+        text = f"No spin, off or stop can be read: {an.reason or 'no valid full lap to analyse'}."
+        return Answer(text, "session_analysis", {"session_id": sid}, {"offs": [], "laps": 0})
+    offs = [{"lap": r.lap, "corner": r.corner, "evidence": r.evidence} for r in an.offs()]
+    if not offs:
+        text = f"No spin, off or stop at any corner on your {len(an.laps)} valid laps."
+    else:
+        text = "A spin, an off or a stop: " + "; ".join(
+            f"lap {x['lap']} at {x['corner']} ({x['evidence']})" for x in offs
+        )
+        text += f". Your other valid laps went through without one ({len(an.laps)} read)."
+    return Answer(text, "session_analysis", {"session_id": sid}, {"offs": offs, "laps": len(an.laps)})
 
 
 def _interventions(
