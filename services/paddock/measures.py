@@ -114,9 +114,8 @@ MEASURES: dict[str, Measure] = {
     "engine_light": Measure("engine warning light", ("mil",), "", "event"),
     "lockup": Measure("lockups", (), "", "event"),
     "wheelspin": Measure("wheelspin", (), "", "event"),
-    "off": Measure(
-        "spins, offs and stops", (), "", "event"
-    ),  # the session analysis' (a corner it all but stopped at)
+    # the session analysis' (a corner the car all but stopped at, or took several times as long)
+    "off": Measure("spins, offs and stops", (), "", "event"),
     "alarm": Measure("alarms and warnings", _wheels("tpms_alarm_{}"), "", "event"),  # + the file's own
 }
 # driving habits Pitwall reads no figure of ("do I use maintenance throttle?", "do I rev match?"): the answer

@@ -63,9 +63,8 @@ class Question:
     follow_up: bool = False  # slots were taken from the previous question
     within_s: float | None = None  # "within half a second", "within 2 tenths": a closeness asked of laps
     under_s: float | None = None  # "how many laps under 1:36?": a lap time every lap is set against
-    target_s: float | None = (
-        None  # "did I break 1:36?", "how close to a 1:35?": a time the best is set against
-    )
+    # "did I break 1:36?", "how close did I get to a 1:35?": a lap time the best lap is set against
+    target_s: float | None = None
     also_lap_time: bool = False  # "lap 4's top speed and lap time": the lap time asked beside the measure
     without: tuple[LapRef, ...] = ()  # laps left out of a figure: "my average excluding lap 1"
     vitals: tuple[str, ...] = ()  # two vitals or more named at once ("oil pressure and water temp ok?")

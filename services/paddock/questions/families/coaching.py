@@ -17,6 +17,7 @@ from services.paddock.questions.families.laps import all_laps, named_laps, timed
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.analysis import session_analysis
 from services.paddock.tools.registry import run_tool
+from shared.analysis.model import CornerLap
 from shared.display import lap_time
 
 SHOWN = 3  # the corners a slower lap's answer names
@@ -183,10 +184,10 @@ def strengths(q: Question, s: dict[str, Any]) -> Answer:
     laps, the steadiest first (the least spread of the laps' time there against the typical lap); without
     one, the corners fewest laps lost time at. Then the best lap."""
     sid = str(s["session_id"])
-    by: dict[str, list[float | str]] = {}
+    by: dict[str, list[CornerLap]] = {}
     for r in session_analysis(sid).rows:
         if r.to_m > r.from_m:  # a coast through a corner into the next: that lap has no stretch here
-            by.setdefault(r.corner, []).append(r.cause or r.loss_s)
+            by.setdefault(r.corner, []).append(r)
     good = timed(all_laps(sid))
     best = min(good, key=lambda y: y["time_s"]) if good else None
     res: dict[str, Any] = {"best_lap": best["lap"] if best else None}
@@ -195,9 +196,9 @@ def strengths(q: Question, s: dict[str, Any]) -> Answer:
         text = "No valid full lap to analyse corner by corner, so nothing to pick out yet."
         return Answer(text, "session_analysis", {"session_id": sid}, res | {"corners": []})
     clean = [
-        (max(v) - min(v), c, len(v))  # type: ignore[operator]
+        (max(x.loss_s for x in v) - min(x.loss_s for x in v), c, len(v))
         for c, v in by.items()
-        if len(v) > 1 and not any(isinstance(x, str) for x in v)
+        if len(v) > 1 and not any(x.cause for x in v)
     ]
     if clean:
         top = sorted(clean)[:SHOWN]
@@ -206,7 +207,7 @@ def strengths(q: Question, s: dict[str, Any]) -> Answer:
         )
         res["corners"] = [{"corner": c, "laps": n, "spread_s": round(w, 3)} for w, c, n in top]
     else:
-        few = sorted((sum(isinstance(x, str) for x in v), c, len(v)) for c, v in by.items())[:SHOWN]
+        few = sorted((sum(bool(x.cause) for x in v), c, len(v)) for c, v in by.items())[:SHOWN]
         text = "Every corner had a lap that lost time against your good laps; the fewest at " + "; ".join(
             f"{c} ({k} of {n} laps)" for k, c, n in few
         )
