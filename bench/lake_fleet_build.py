@@ -21,7 +21,7 @@ from shared.ingest import import_sim
 from shared.lake_url import s3_filesystem, s3_target
 from shared.settings import settings_for
 from shared.simulator import simulate
-from shared.store.lake_catalog import KEYS_COLUMN, hive_base, read_catalog
+from shared.store.lake_catalog import KEYS_COLUMN, SIZES_COLUMN, hive_base, read_catalog
 from shared.store.lake_mirror import mirror_for, uploader_for
 from shared.store.lake_tables import LakeTables, partition_values
 
@@ -65,21 +65,25 @@ def _row(tpl: dict[str, Any], i: int, writer: int, names: list[str]) -> dict[str
     keys = [f"{base}/{n}" for n in names]
     track, date = partition_values("sonoma", when)
     return tpl | {"session_id": sid, "driver_id": driver, "started_at": when, KEYS_COLUMN: keys,
-                  "published_at": datetime.now(UTC), "track": track, "date": date}  # fmt: skip
+                  SIZES_COLUMN: None, "published_at": datetime.now(UTC), "track": track, "date": date}  # fmt: skip
 
 
 def _schema(schema: pa.Schema) -> pa.Schema:
     return schema.append(pa.field("track", pa.string())).append(pa.field("date", pa.string()))
 
 
-def _write_session(fs: Any, t: Any, tables: dict[str, pa.Table], sid: str, keys: list[str]) -> None:
-    """A session's objects: the template's tables under its keys, tagged with its id."""
+def _write_session(fs: Any, t: Any, tables: dict[str, pa.Table], sid: str, keys: list[str]) -> list[int]:
+    """A session's objects: the template's tables under its keys, tagged with its id. Returns their sizes
+    (the catalog row records them, as a car's does)."""
+    sizes = []
     for key in keys:
         tbl = tables[key.rsplit("/", 1)[1]]
         tbl = tbl.set_column(tbl.schema.get_field_index("session_id"), "session_id",
                              pa.array([sid] * tbl.num_rows, pa.string()))  # fmt: skip
         with fs.open_output_stream(t.path(key)) as f:
             pq.write_table(tbl, f, compression="zstd")
+            sizes.append(f.tell())
+    return sizes
 
 
 def build_fleet(
@@ -94,13 +98,15 @@ def build_fleet(
     names = sorted(tables)
     delta = LakeTables.s3(t)
     rows = [_row(row, i, i % writers, names) for i in range(n)]
+    real = sorted(set(range(min(25, n))) | (set(range(max(0, n - LISTED), n)) if files else set()))
+    with ThreadPoolExecutor(16) as pool:
+        sizes = pool.map(lambda i: _write_session(fs, t, tables, rows[i]["session_id"], rows[i][KEYS_COLUMN]),
+                         real)  # fmt: skip
+        for i, sized in zip(real, sizes, strict=True):
+            rows[i][SIZES_COLUMN] = sized
     for start in range(0, n, 1000):
         delta.append("sessions", pa.Table.from_pylist(rows[start : start + 1000], schema=_schema(schema)))
     delta.maintain("sessions", retention_hours=0)
-    real = set(range(min(25, n))) | (set(range(max(0, n - LISTED), n)) if files else set())
-    with ThreadPoolExecutor(16) as pool:
-        list(pool.map(lambda i: _write_session(fs, t, tables, rows[i]["session_id"], rows[i][KEYS_COLUMN]),
-                      sorted(real)))  # fmt: skip
 
 
 def publish(env: dict[str, str], prefix: str, first: int, rate: float, seconds: float, files: bool) -> None:
@@ -118,7 +124,7 @@ def publish(env: dict[str, str], prefix: str, first: int, rate: float, seconds: 
     names = sorted(tables)
     tpl = tpl.append_column("track", pa.array([""])).append_column("date", pa.array([""]))
     col = {name: tpl.schema.get_field_index(name) for name in
-           ("session_id", "published_at", "started_at", KEYS_COLUMN, "track", "date")}  # fmt: skip
+           ("session_id", "published_at", "started_at", KEYS_COLUMN, SIZES_COLUMN, "track", "date")}  # fmt: skip
     # after every built session (hour n of the fleet), then one second per commit, apart per publisher
     start = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(hours=first % 1_000_000, seconds=first // 1_000_000)
     nxt, t0, i = time.monotonic(), time.monotonic(), first
@@ -127,12 +133,11 @@ def publish(env: dict[str, str], prefix: str, first: int, rate: float, seconds: 
         sid, when = f"s{i:06d}", start + timedelta(seconds=10 * (i - first))
         base = hive_base(sid, "sonoma", when)
         skeys = [f"{base}/{name}" for name in names]
-        if files:
-            _write_session(fs, t, tables, sid, skeys)
+        sizes = _write_session(fs, t, tables, sid, skeys) if files else None
         track, date = partition_values("sonoma", when)
         new = tpl
         for name, value in (("session_id", sid), ("published_at", datetime.now(UTC)), ("started_at", when),
-                            (KEYS_COLUMN, skeys), ("track", track), ("date", date)):  # fmt: skip
+                            (KEYS_COLUMN, skeys), (SIZES_COLUMN, sizes), ("track", track), ("date", date)):  # fmt: skip
             new = new.set_column(col[name], name, pa.array([value], tpl.schema.field(col[name]).type))
         delta.append("sessions", new)
         i += 1

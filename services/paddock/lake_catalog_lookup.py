@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from shared.store.lake_catalog import KEYS_COLUMN
+from shared.store.lake_catalog import KEYS_COLUMN, SIZES_COLUMN
 
 INDEX_AFTER = 16  # lookups of one catalog version by scanning before the id -> row dict is built
 
@@ -61,6 +61,15 @@ class CatalogLookup:
         if i is None or cat is None:
             return None
         return list(cat.column(KEYS_COLUMN)[i].as_py() or [])
+
+    def sizes(self, session_id: str) -> dict[str, int]:
+        """The session's objects' sizes as its row records them (key -> bytes; none for a row written
+        before sizes were, or an old-layout one)."""
+        cat, i = self._find(session_id)
+        if i is None or cat is None or SIZES_COLUMN not in cat.column_names:
+            return {}
+        keys, sizes = cat.column(KEYS_COLUMN)[i].as_py() or [], cat.column(SIZES_COLUMN)[i].as_py()
+        return dict(zip(keys, sizes, strict=True)) if sizes is not None and len(sizes) == len(keys) else {}
 
     def version(self, session_id: str) -> str | None:
         cat, i = self._find(session_id)

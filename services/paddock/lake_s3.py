@@ -62,6 +62,8 @@ class S3Lake:
         # (session, its catalog version, table) -> the table, read whole
         self._small: OrderedDict[tuple[str, str, str], pa.Table] = OrderedDict()
         self._frags: OrderedDict[tuple[str, str], dict[str, list[ds.Fragment]]] = OrderedDict()
+        # sessions (and catalog versions) whose recorded sizes did not serve a read: opened without them
+        self._unsized: set[tuple[str, str]] = set()
         self._pool = ThreadPoolExecutor(_READERS, thread_name_prefix="lake-s3-read")
         self._lock = threading.Lock()
 
@@ -125,6 +127,7 @@ class S3Lake:
         same fragments while the session's catalog version holds (the footers they read are kept)."""
         keys = self.view.keys(sid) or []
         ident = (sid, self.view.version(sid) or repr(keys))
+        sizes = {} if ident in self._unsized else self.view.sizes(sid)
         with self._lock:
             got = self._frags.get(ident)
             if got is not None:
@@ -138,7 +141,12 @@ class S3Lake:
             expr = pc.field("session_id") == sid
             if m := LAP_KEY.search(key):
                 expr = expr & (pc.field("lap") == int(m.group(1)))
-            out[table].append(_FMT.make_fragment(self.target.path(key), self.fs, partition_expression=expr))
+            # a telemetry object's size from the catalog row: no HEAD before its footer is read. Only
+            # telemetry's: a lap file is written once, the compacted file once a publication, while the
+            # small tables are sent again at every lap under the same key (and read whole, not here)
+            size = sizes.get(key) if table == "telemetry" else None
+            path = self.target.path(key)
+            out[table].append(_FMT.make_fragment(path, self.fs, partition_expression=expr, file_size=size))
         with self._lock:
             self._frags[ident] = out
             while len(self._frags) > _FRAGMENT_CACHE_SESSIONS:
@@ -269,9 +277,18 @@ class S3Lake:
     def files_signature(self, session_id: str) -> tuple[tuple[str, int, int], ...]:
         return tuple((k, 0, 0) for k in self.view.keys(session_id) or [])
 
+    def sized(self, session_id: str) -> bool:
+        """Whether the session's objects are opened with the sizes its catalog row records."""
+        keys = self.view.keys(session_id) or []
+        return (session_id, self.view.version(session_id) or repr(keys)) not in self._unsized
+
     def deep_problem(self, session_id: str) -> dict[str, str] | None:
-        """Read every object of the session whole: the first that does not read is the problem."""
-        for key in self.view.keys(session_id) or []:
+        """Read every object of the session whole: the first that does not read is the problem. When all
+        read, the session's objects are opened without the sizes its row records from now on (until a
+        newer row): an object republished under its key before its new row is in the catalog is not the
+        size the older row says."""
+        keys = self.view.keys(session_id) or []
+        for key in keys:
             try:
                 with self.fs.open_input_file(self.target.path(key)) as f:
                     pq.read_table(f)
@@ -284,4 +301,9 @@ class S3Lake:
                 return {"file": key, "reason": str(why)}
             except Exception as exc:  # a damaged Parquet object
                 return {"file": key, "reason": str(exc).splitlines()[0][:200]}
+        ident = (session_id, self.view.version(session_id) or repr(keys))
+        with self._lock:
+            self._unsized.add(ident)
+            self._frags.pop(ident, None)
+            self._all = None
         return None

@@ -2,7 +2,7 @@
 
 A row is a publication of a session: its ``sessions`` row (driver, car, track, date, best lap, ...), on S3
 ``object_keys`` (every object of the session, relative to the lake prefix, under Hive-style keys
-``track=<track>/date=<YYYY-MM-DD>/session=<id>/...``), and ``published_at``. ``/sessions`` reads the catalog
+``track=<track>/date=<YYYY-MM-DD>/session=<id>/...``) with ``object_sizes``, and ``published_at``. ``/sessions`` reads the catalog
 instead of listing the bucket, and the paddock reads a session by its own keys, never by a listing.
 
 Several writers share one prefix safely: each publication is an append, one Delta commit, written with a
@@ -34,6 +34,9 @@ from shared.store.lake_tables import LakeTables, key_part, partition_values, pub
 
 CATALOG_DIR = "_catalog"  # the layout before the Delta table: read until migrated
 KEYS_COLUMN = "object_keys"
+# each object's size in bytes, in the order of ``object_keys`` (rows before it: none): a reader opens a
+# telemetry object without asking the store its size first (a HEAD saved per object)
+SIZES_COLUMN = "object_sizes"
 DELETED_COLUMN = "deleted"  # a deletion: the session's newest row, so it wins over any older row
 
 
@@ -230,6 +233,7 @@ def _tombstone(tables: LakeTables, session_id: str, old: pa.Table | None) -> Non
         {
             "session_id": pa.array([session_id], pa.string()),
             KEYS_COLUMN: pa.array([[]], pa.list_(pa.string())),
+            SIZES_COLUMN: pa.array([[]], pa.list_(pa.int64())),
             "published_at": pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")),
             DELETED_COLUMN: pa.array([True]),
             "track": pa.array([track], pa.string()),

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from shared.faults import crash_point
 from shared.lake_url import check_s3_lake, s3_filesystem, s3_target
 from shared.signals import telemetry_schema
-from shared.store.lake_catalog import KEYS_COLUMN, hive_base
+from shared.store.lake_catalog import KEYS_COLUMN, SIZES_COLUMN, hive_base
 from shared.store.lake_layout import session_dir
 from shared.store.spool import Spool
 from shared.store.uploader import Uploader
@@ -48,8 +48,12 @@ class LakeMirror:
         r = row.slice(0, 1).to_pylist()[0]
         return hive_base(sid, r.get("track_id"), r.get("started_at")), row
 
-    def _catalog_row(self, sid: str, row: pa.Table, keys: list[str]) -> None:
-        tbl = row.append_column(KEYS_COLUMN, pa.array([sorted(keys)], pa.list_(pa.string())))
+    def _catalog_row(self, sid: str, row: pa.Table, objects: dict[str, int]) -> None:
+        """The session's catalog row naming ``objects`` (key -> the size of the file sent under it)."""
+        keys = sorted(objects)
+        sizes = [objects[k] for k in keys]
+        tbl = row.append_column(KEYS_COLUMN, pa.array([keys], pa.list_(pa.string())))
+        tbl = tbl.append_column(SIZES_COLUMN, pa.array([sizes], pa.list_(pa.int64())))
         # a new version of the row at every publish: readers cache a session's small tables per version
         tbl = tbl.append_column("published_at", pa.array([datetime.now(UTC)], pa.timestamp("us", tz="UTC")))
         tmp = self.spool.tmp_path(f"row-{sid}.parquet")
@@ -71,8 +75,8 @@ class LakeMirror:
         for p in [*send, *small]:
             self.spool.add_file(p, f"{base}/{p.relative_to(d).as_posix()}")
         self._bases[sid] = base
-        keys = [f"{base}/{p.relative_to(d).as_posix()}" for p in [*laps, *small]]
-        self._catalog_row(sid, row, keys)
+        sizes = {f"{base}/{p.relative_to(d).as_posix()}": p.stat().st_size for p in [*laps, *small]}
+        self._catalog_row(sid, row, sizes)
 
     def session_published(self, con: duckdb.DuckDBPyConnection, sid: str) -> None:
         """A whole session (session end, an import, a repair): every small file and one compacted
@@ -84,16 +88,18 @@ class LakeMirror:
         files = sorted(d.glob("*.parquet"))
         for p in files:
             self.spool.add_file(p, f"{base}/{p.name}")
-        keys = [f"{base}/{p.name}" for p in files]
+        objects = {f"{base}/{p.name}": p.stat().st_size for p in files}
         laps = sorted((d / "telemetry").glob("lap_*.parquet"))
         if laps:
             tmp = self.spool.tmp_path(f"compact-{sid}.parquet")
             compact_laps(laps, tmp)
+            objects[f"{base}/telemetry.parquet"] = (
+                tmp.stat().st_size
+            )  # before add_file moves it into the spool
             self.spool.add_file(tmp, f"{base}/telemetry.parquet", link=False)
-            keys.append(f"{base}/telemetry.parquet")
         self._bases[sid] = base
         crash_point("compacted_spooled")
-        self._catalog_row(sid, row, keys)
+        self._catalog_row(sid, row, objects)
 
     def forget(self, sid: str) -> None:
         """A deleted session: nothing of it waits in the spool; its catalog row and objects go."""

@@ -6,7 +6,8 @@ import logging
 import math
 import threading
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import duckdb
 import numpy as np
@@ -16,6 +17,7 @@ from shared.bundle_read import OWN_SESSION_SQL, foreign
 from shared.profiles.car import CarProfile, CarProfileError, load_car
 from shared.profiles.track import Corner, load_track
 
+T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
@@ -28,29 +30,60 @@ class ToolError(Exception):
         return {"error": {"code": self.code, "message": self.message, "hint": self.hint}}
 
 
+_NOT_A_READ = (duckdb.BinderException, duckdb.ParserException, duckdb.InterruptException)
+
+
 def rows(sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
     """Rows of one query. Name every session it reads by a parameter (``session_id = ?``, ``IN (?, ?)``):
     on an S3 lake the query sees only the sessions its parameters name (per-session views)."""
-    cur = get_lake().cursor(params, sql)
-    try:
+
+    def read(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         rel = cur.execute(sql, params or [])
         cols = [d[0] for d in rel.description or []]
         return [dict(zip(cols, r, strict=True)) for r in rel.fetchall()]
+
+    return _read(params, sql, read)
+
+
+def _read(params: list[Any] | None, what: str, read: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+    """``read`` on a lake cursor for ``params``; a failed read is read once more when
+    :func:`_read_failure` says so."""
+    try:
+        return _on_cursor(params, what, read)
     except duckdb.Error as exc:
-        raise _read_failure(exc, params) from exc
+        failure = _read_failure(exc, params, again=True)
+        if failure is not None:
+            raise failure from exc
+    try:
+        return _on_cursor(params, what, read)
+    except duckdb.Error as exc:
+        raise (_read_failure(exc, params) or exc) from exc
+
+
+def _on_cursor(params: list[Any] | None, what: str, read: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+    cur = get_lake().cursor(params, what)
+    try:
+        return read(cur)
     finally:
         cur.close()
 
 
-def _read_failure(exc: duckdb.Error, params: list[Any] | None) -> Exception:
+def _read_failure(exc: duckdb.Error, params: list[Any] | None, again: bool = False) -> Exception | None:
     """A failed read of a session's data: when a file of that session turns out damaged (read whole), the
-    session's ``damaged_session`` error; otherwise the original error."""
-    if isinstance(exc, duckdb.BinderException | duckdb.ParserException | duckdb.InterruptException):
+    session's ``damaged_session`` error; otherwise the original error. With ``again``: None when the
+    session's files all read whole while its objects were opened with the sizes its catalog row records
+    (an object republished under its key before its new row): it is read again, opened without them."""
+    if isinstance(exc, _NOT_A_READ):
         return exc
     lake = get_lake()
-    for sid in [p for p in params or [] if isinstance(p, str)][:1]:  # the session id is the first text
+    sid = next((p for p in params or [] if isinstance(p, str)), None)  # the session id is the first text
+    if sid is not None:
+        s3 = lake.s3
+        sized = s3 is not None and s3.known(sid) and s3.sized(sid)
         if lake.check_session(sid) is not None:
             return damaged_error(sid) or exc
+        if again and sized and s3 is not None and not s3.sized(sid):  # else the store is away
+            return None
     return lake_unreachable_error(exc) or exc
 
 
@@ -137,13 +170,8 @@ def _telemetry(
 ) -> dict[str, np.ndarray]:
     """Telemetry columns as float arrays (NULL becomes NaN): ``first``, then the other ``channels``."""
     cols = ", ".join([*first, *[c for c in channels if c not in first]])
-    cur = get_lake().cursor(params, "telemetry")
-    try:
-        tbl = cur.sql(f"SELECT {cols} FROM telemetry WHERE {where}", params=params).to_arrow_table()
-    except duckdb.Error as exc:
-        raise _read_failure(exc, params) from exc
-    finally:
-        cur.close()
+    query = f"SELECT {cols} FROM telemetry WHERE {where}"
+    tbl = _read(params, "telemetry", lambda cur: cur.sql(query, params=params).to_arrow_table())
     assert tbl is not None
     return {c: tbl.column(c).to_numpy(zero_copy_only=False).astype(float) for c in tbl.column_names}
 
