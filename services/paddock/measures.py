@@ -131,7 +131,7 @@ JUDGED = frozenset(
 # phrases (after spelling, as words) -> measure; the longest phrase found first wins its words
 _MEASURE_PHRASES: dict[str, str] = {
     "lap_time": """lap time, time, times, pace, how long, how quick, went round, got round, get round, go round,
-        went around, got around""",
+        went around, got around, got it down to, get it down to, got them down to, got my times down""",
     "speed": """speed, speeds, how fast, how quick was i going, how quick did i go, how many mph,
         how many kph, how many kmh, mph, kph, kmh, miles per hour, miles an hour, kilometres per hour""",
     "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
@@ -282,7 +282,7 @@ _MEASURE_PHRASES: dict[str, str] = {
     "altitude": "altitude, elevation",
     "abs": "abs, anti lock",
     "dsc": "dsc, tc, traction control, stability control",
-    "engine_light": """engine light, check engine, mil, engine light come on, engine light came on,
+    "engine_light": """engine light, check engine, mil, cel, engine light come on, engine light came on,
         engine light comes on""",
     "lockup": """lock, locked, locking, lockup, lockups, lock up, lock ups, lock the brakes, flat spot,
         flat spots, flat spotted, flatspot, flatspotted, skid, skids, skidded, skidding, skid mark,

@@ -79,6 +79,12 @@ THREADS: list[list[tuple[str, str, bool]]] = [
         ("what about the carousel?", "balance corner=t6", True),
     ],
     [
+        ("what was my peak rpm?", "channel measure=rpm agg=max", False),
+        ("lap seven?", "channel laps=7 measure=rpm agg=max", True),  # a lap alone: the same figure of it
+        ("lap 7 time", "lap_time laps=7 measure=lap_time", False),  # its own measure
+        ("lap 8?", "lap_time laps=8 measure=lap_time", False),  # a lap time before: nothing to carry
+    ],
+    [
         ("why?", "why_slower", False),  # nothing before it: nothing to take
         ("compare lap 3 and lap 7", "compare laps=3,7", False),
         ("and the rpm?", "compare laps=3,7 measure=rpm", True),

@@ -427,6 +427,24 @@ TABLE: list[tuple[str, str]] = [
     # no lean mixture
     ("how many laps were under 1:36?", "lap_time measure=lap_time agg=count"),
     ("was lap 4 a clean lap?", "lap_time laps=4 measure=lap_time"),
+    # a gear by its word after "in"/"holding", its speed beside it; time to find by a quantity of it
+    ("was I in third through turn 9?", "corner corner=t9 measure=gear"),
+    ("would holding fourth out of T10 be quicker", "corner corner=t10 measure=gear"),
+    ("is 3rd losing me too much speed in turn 6", "corner corner=t6 measure=gear"),
+    ("was I in second place?", "unrelated"),
+    ("where's half a second hiding?", "where_time"),
+    ("two tenths in one corner, where?", "where_time"),
+    ("where should I attack harder?", "where_time"),
+    ("where do I find 2 sec", "where_time"),
+    ("how quick does the car go?", "channel measure=top_speed"),
+    ("my top speed looks a bit off", "channel measure=top_speed"),
+    ("is my current lap ahead of my best?", "compare laps=last,fastest"),
+    ("was lap three quicker than seven?", "compare laps=3,7"),
+    ("was lap three quicker than one second?", "compare laps=3"),  # no lap 1
+    ("why did the CEL come on?", "events measure=engine_light"),
+    ("is oil pressure steady or jumping around?", "judge measure=oil_pressure"),
+    ("is the car stable on the brakes?", "balance measure=brake_point"),
+    ("were my times dropping off all session?", "compare laps=fastest,last"),
 ]
 
 
@@ -520,3 +538,24 @@ def test_bench_line(capsys: pytest.CaptureFixture[str]) -> None:
     us = (time.perf_counter() - t0) / (5 * len(TABLE)) * 1e6
     with capsys.disabled():
         print(f"\nparse: {us:.0f} us per question over {len(TABLE)} phrasings")
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("did I get under 2 minutes?", 120.0),
+        ("did I get into the 58s?", 59.0),  # any 58-something: under 59
+        ("did I break 1:47?", 107.0),
+        ("how many laps under 2 minutes?", None),  # every lap set against it (``under_s``), not the best
+    ],
+)
+def test_a_time_aimed_at_is_read_in_seconds(text: str, seconds: float | None) -> None:
+    assert parse(text, SONOMA).target_s == seconds
+
+
+def test_the_lap_beside_one_named_at_the_end_of_the_question() -> None:
+    """ "... with the one just before": the lap named earlier, one along (as after "it")."""
+    best, before = parse("compare my best lap with the one just before", SONOMA).laps
+    assert (best.pick, best.offset, before.pick, before.offset) == ("fastest", 0, "fastest", -1)
+    five, after = parse("compare lap 5 with the one after", SONOMA).laps
+    assert (five.number, five.offset, after.number, after.offset) == (5, 0, 5, 1)

@@ -46,7 +46,18 @@ def test_every_column_a_driver_names_is_a_measure() -> None:
         ("weather", "weather"),  # ... from "water"
         ("xyzzy", "xyzzy"),  # close to nothing
         ("rpm", "rpm"),
-        ("lapp", "lapp"),  # one letter off a four-letter word: no sure typo
+        ("lapp", "lap"),  # a letter doubled
+        ("gaer", "gear"),  # two letters swapped
+        ("fule", "fuel"),  # ... a driving word before a plain one ("file")
+        ("tiems", "times"),
+        ("whaat", "what"),  # a plain word too
+        ("tiire", "tire"),  # (``tokens`` then spells it as the vocabulary does: "tyre")
+        ("temths", "tenths"),  # a key beside the right one, in a word of six letters or more
+        ("actualy", "actually"),  # a letter dropped, ... six letters or more
+        ("loiks", "loiks"),  # ... not in a shorter word, where many real words are one key apart:
+        ("march", "march"),  # "match"
+        ("wet", "wet"),  # "went"
+        ("etc", "etc"),  # too short: no "ect" (coolant temperature)
         ("speef", "speef"),  # one letter off a five-letter word (0.8 alike): no sure typo either
     ],
 )
@@ -58,6 +69,8 @@ def test_fix(typed: str, meant: str) -> None:
     ("text", "toks"),
     [
         ("T11", ["turn", "11"]),
+        ("hot tiire pressures", ["hot", "tyre", "pressure"]),  # a typo fixed, then spelled
+        ("find 6 sec in sec 2", ["find", "6", "seconds", "in", "sector", "2"]),  # seconds, not a sector
         ("t3A", ["turn", "3a"]),
         ("C4 L5 S2", ["corner", "4", "lap", "5", "sector", "2"]),
         ("3rd lap", ["3", "th", "lap"]),

@@ -24,7 +24,8 @@ def beside(toks: list[str], used: list[bool], positions: list[tuple[int, LapRef]
         if a < 0 or toks[a] not in ("lap", "one") or used[a]:
             continue
         e = k + 1 + (k + 1 < len(toks) and toks[k + 1] == "to")  # "the lap prior to my best"
-        if e < len(toks) and toks[e] in ("it", "that", "this"):
+        # "... and the one just before": the lap named earlier, moved (at the end, as after "it")
+        if e >= len(toks) or toks[e] in ("it", "that", "this"):
             earlier = [r for p, r in positions if p < a]  # none: the previous question's lap, moved
             positions.append((a, replace(earlier[-1] if earlier else LapRef(), offset=w.BESIDE[t])))
             used[a : e + 1] = [True] * (e + 1 - a)

@@ -5,6 +5,7 @@ new session starts a new thread). Pure: the state is the caller's dict."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, replace
 from typing import Any, get_args
 
@@ -25,6 +26,11 @@ _FRAMES = frozenset(
 _STANDALONE = frozenset({"unrelated", "debrief", "brief"})
 
 
+_A_LAP_ALONE = re.compile(
+    r"^\W*(?:(?:and|on|in|for|then)\s+)*lap\s+\w+\W*(?:please|pls|then)?\W*$", re.IGNORECASE
+)
+
+
 def carries_on(text: str) -> bool:
     """The words lean on the question before: "and ...", "what about ...", "that", "it", "them"."""
     toks = w.tokens(text)
@@ -38,7 +44,10 @@ def follow(previous: Question | None, q: Question) -> Question:
     if previous is None or q.intent in _STANDALONE:
         return q
     own = bool(q.laps or q.corner or q.sector is not None or q.measure)
-    carry = carries_on(q.text)
+    # "lap four?" after "my top speed?": the same figure of that lap
+    carry = carries_on(q.text) or (
+        previous.measure not in (None, "lap_time") and bool(_A_LAP_ALONE.match(q.text))
+    )
     if not carry and (own or q.intent not in _NEEDS):
         return q
     intent = q.intent

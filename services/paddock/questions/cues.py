@@ -40,7 +40,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  mechanically, mechanical, reliability,
                  in the green, in the red, suffer, suffered, suffering, happy, unhappy,
-                 health, vitals, at a glance, monitor, expected, drops, dips, falls,
+                 health, vitals, at a glance, monitor, expected, than usual, than normal, usual, drops, dips, falls, dive, dives, diving,
+                 dipping, dropping, dropped off, falls off, fall off, falling off, jumping around,
                  surge, surging, starvation, starving,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
                  high, too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right,
@@ -94,14 +95,15 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  good job, praise, good news""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
                  what did i go, lap""",
-        "why": """why, how come, cause, causes, caused, causing, reason, reasons, what made, what makes, went wrong, go wrong,
+        "why": """why, how come, cause, causes, caused, causing, reason, reasons, what made, what makes, what is making, what was making, what making, went wrong, go wrong,
                 what happened on, what happened in, what went on in,
                 goes wrong, going wrong""",
         "fade": """getting slower, got slower, get slower, slower as, slowing down, slowed down, fall off, fell off,
                  falling off, drop off, dropped off, tailed off, tail off, faded, fading away, going faster,
                  going slower, faster at the start, slower at the end, faster early on, lap on lap, lap after
                  lap, faster and faster, slower and slower, keep getting faster, kept getting faster,
-                 keeps getting faster, kept on getting faster, better and better""",
+                 keeps getting faster, kept on getting faster, better and better, dropping off, stop improving,
+                 stopped improving, times dropping, times dropped, times drop""",
         "visits": """been to this track, been here, times have i been, how often have i, been to, first time here,
                  first visit, driven here, raced here""",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
@@ -145,7 +147,7 @@ UNRELATED = _set(
 )
 # plain English words the typo fixer leaves alone (with the vocabulary above)
 COMMON = _set(
-    """heat recorded recording thread threads flipping services
+    """heat recorded recording thread threads flipping services tend tends constant constantly steady
     looking look looks looked seem seems seemed feel feels felt feeling doing went going gone showing told
     given working worked works work happen happened happening change changed better worse bad great help
     try trying tried thought knew said says ask asked maybe today yesterday morning afternoon place

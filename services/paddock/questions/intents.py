@@ -65,7 +65,8 @@ def intent_of(s: Slots) -> Intent:
         return "brief"
     if s.has("strengths") and not (named or s.measure or s.other or s.has("why") or s.has("potential")):
         return "strengths"  # "what did I do well?", "my strongest corner?"
-    if s.has("balance") and s.measure != "brake_bias":  # "brake balance front to rear": a setting
+    # "brake balance front to rear": a setting; "is oil pressure stable?": the vital's reading
+    if s.has("balance") and s.measure != "brake_bias" and s.measure not in ms.JUDGED:
         return "balance"
     # "where do I leave time on the table?", "which corners could I do better?": a place, not the lap possible
     # "does the oil pressure light alert me to potential problems?": a vital's reading, not the lap possible
@@ -151,9 +152,10 @@ _CAN_DO = re.compile(
 # "finding three tenths", "gain a second"; "where you were slow", "the corners where my speed drops off"
 _FIND_TIME = re.compile(
     r" (?:find|finding|gain|gaining|pick up|picking up|make up|(?:giv\w*|gave|throw\w*|threw) away|wast\w*"
-    r"|leak\w*|leav\w*) (?:\w+ ){0,2}(?:tenths?|seconds?|time) | time (?:is )?(?:hiding|leaking|going) "
+    r"|leak\w*|leav\w*) (?:\w+ ){0,3}(?:tenths?|seconds?|time) | (?:time|tenths?|seconds?) (?:is |are )?(?:hiding|leaking|going) "
     r"| (?:giv\w*|gave|throw\w*|threw) (?:\w+ ){0,2}(?:tenths?|seconds?|time) away | hold\w* (?:\w+ ){0,3}back "
-    r"| where (?:\w+ ){0,5}(?:tenths|seconds|delta|(?<!lap )time) "
+    r"| where (?:\w+ ){0,5}(?:tenths|hundredths|seconds|second(?! gear)|delta|(?<!lap )time) "
+    r"| (?:tenths|hundredths) (?:\w+ ){0,5}where "
     r"| how (?:can|do|could|would|to) i (?:\w+ ){0,2}(?:drop|lower|reduce|cut|bring down|shave|knock|chop) "
 )
 # said of a vital's reading, a judgement ("good" of a lap or of braking is no reading of the car)
@@ -166,7 +168,7 @@ _VITAL_LOST = re.compile(
 )
 _WHERE_SLOW = re.compile(
     r" where (?:\w+ ){0,4}(?:slow|slower|slowest|slowing|lose|losing|lost|drop|drops|dropping|bleed|bleeding"
-    r"|down|behind|off the pace|giv\w* up|gave up) "
+    r"|down|behind|off the pace|giv\w* up|gave up|attack\w*|push harder|push more) "
 )
 # the parts of a corner set against each other, asked where the speed or time goes ("entry or exit?")
 _PHASE_LOSS = re.compile(

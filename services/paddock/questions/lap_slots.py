@@ -45,6 +45,9 @@ _SET_ASIDE = re.compile(
 
 _FIRST_OF = w.word_set("my the our a was is vs versus against than with and or to from")  # "... my first"
 
+_TIME_UNITS = w.word_set(
+    "second seconds tenth tenths hundredths minute minutes mph kmh km rpm bar psi degrees"
+)
 _LAP_RUN = w.word_set("lap laps my the and or versus to against with compare than")
 
 
@@ -81,11 +84,15 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
                 out.append((k, LapRef(number=nxt[0])))
             mark(s, j, nxt[1])
             j = nxt[1]
-    if out:  # "was lap 5 faster than 9?": a bare number after a comparing word is a lap too
+    if out:  # "was lap 5 faster than 9?", "lap five faster than nine?": a bare number after a comparing word
         for i in range(1, len(toks)):
-            if not s.used[i] and toks[i].isdigit() and toks[i - 1] in w.LAP_SEP | w.COMPARE:
-                out.append((i, LapRef(number=int(toks[i]))))
-                mark(s, i, i + 1)
+            got = n.number(toks, i) if toks[i] != "one" else None  # "than the one before": no lap 1
+            if got is None or s.used[i] or toks[i - 1] not in w.LAP_SEP | w.COMPARE:
+                continue
+            if got[1] < len(toks) and toks[got[1]] in _TIME_UNITS:  # "faster than 2 seconds"
+                continue
+            out.append((i, LapRef(number=got[0])))
+            mark(s, i, got[1])
         # "was my third lap faster than my fifth?": an ordinal naming nothing after a comparing word
         for i in range(2, len(toks)):
             o = n.ordinal(toks, i)
@@ -126,14 +133,24 @@ def _entry(s: Slots) -> list[tuple[int, LapRef]]:
     return [(i, ref) for i, ref, _ in got]
 
 
+_GEAR_WORDS = w.word_set("first second third fourth fifth sixth")
+_INTO_GEAR = w.word_set("in holding hold held using use used stay stayed stick stuck")
+
+
 def gear_said(s: Slots) -> bool:
-    """ "in 2nd", "3rd or 4th", "is 4th too tall?": an ordinal no lap, sector or corner has read, naming
-    nothing after it, is a gear."""
+    """ "in 2nd", "3rd or 4th", "is 4th too tall?", "was I in second through T7?", "holding third": an
+    ordinal no lap, sector or corner has read, naming nothing after it, is a gear (a word ordinal only
+    after "in", "holding", ...)."""
     toks = s.toks
-    for i in range(len(toks) - 1):
-        if s.used[i] or not toks[i].isdigit() or toks[i + 1] != "th" or not 1 <= int(toks[i]) <= c.TOP_GEAR:
+    for i in range(len(toks)):
+        if s.used[i]:
             continue
-        if i + 2 >= len(toks) or toks[i + 2] not in c.ORDINAL_NOUNS:
+        nxt = toks[i + 2 : i + 3] if toks[i + 1 : i + 2] == ["th"] else toks[i + 1 : i + 2]
+        if nxt and nxt[0] in c.ORDINAL_NOUNS:
+            continue
+        if toks[i].isdigit() and toks[i + 1 : i + 2] == ["th"] and 1 <= int(toks[i]) <= c.TOP_GEAR:
+            return True
+        if toks[i] in _GEAR_WORDS and i > 0 and toks[i - 1] in _INTO_GEAR:
             return True
     return False
 

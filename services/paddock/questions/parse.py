@@ -51,6 +51,8 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     if intent == "where_time" and s.corner is None and ph.corner_phases(s.joined):
         # "entry, middle or end?": each part of the corner's speed, never a lap's top speed
         s.measures = ["corner_phases"]
+    if s.measure == "gear" and s.corner is not None and intent in ("where_time", "potential"):
+        intent = "corner"  # "would holding 4th out of T10 be quicker?": the gear there, not time to find
     if s.measure == "gear" and s.corner is None and not s.laps and ph.gear_places(s.joined):
         s.measures = ["corner_gears"]  # "am I in the wrong gear anywhere?": the gear at every corner
     if s.measure == "corner_gears" and (s.corner or s.laps):

@@ -40,6 +40,12 @@ _TARGET = re.compile(
     r"|\b(?:break|broke|beat|crack|cracked)\s+(?:a |the )?\d+(?:\.\d+)?\s*(?:s|secs?|seconds?)\b",
     re.IGNORECASE,
 )
+_TARGET_MINUTES = re.compile(
+    r"\b(?:break|broke|broken|under|below|beat|beaten|crack|cracked|sub)\s+(?:a |the )?(\d{1,2})\s*(?:minutes?|mins?)\b",
+    re.IGNORECASE,
+)
+_UNDER_WORDS = ("under", "below", "sub")
+_INTO_SECONDS = re.compile(r"\b(?:dip(?:ped)? )?into (?:the )?(\d{2,3})s\b", re.IGNORECASE)
 # the lap time asked beside a channel's figure: "lap 3 time and top speed", "my best lap and my top speed"
 _ALSO_TIME = re.compile(
     r" lap times? | laps? (?:and|plus|with) | times? (?:and|plus) | (?:and|plus) (?:my |the |a )?(?:lap )?times? "
@@ -102,9 +108,11 @@ def best_said(joined: str) -> bool:
     return bool(_BEST_SAID.search(joined))
 
 
+_CLOCK = r"(\d{1,2}):(\d{2}(?:\.\d+)?)"  # a lap time as written: minutes, seconds with their decimals
+_CLOCK_TIME = re.compile(_CLOCK)
 # a lap time the laps are set against: "how many laps under 1:36?", "which laps were below a 1:35.5?"
 _UNDER = re.compile(
-    r"\b(?:under|below|beneath|sub|faster than|quicker than|better than)\s+(?:a |the )?[\"“']?(\d{1,2}):(\d{2}(?:\.\d+)?)",
+    r"\b(?:under|below|beneath|sub|faster than|quicker than|better than)\s+(?:a |the )?[\"“']?" + _CLOCK,
     re.IGNORECASE,
 )
 _LAPS_ASKED = re.compile(
@@ -115,25 +123,34 @@ _LAPS_ASKED = re.compile(
 def under_time(text: str) -> float | None:
     """The lap time, in seconds, a question sets every lap against ("how many laps under 1:36?"); None when
     it asks of the best alone ("did I get under 1:36?": ``target_time``)."""
-    m = _UNDER.search(text)
-    if m is None or not _LAPS_ASKED.search(text):
+    if not _LAPS_ASKED.search(text):
         return None
-    return int(m.group(1)) * 60 + float(m.group(2))
+    if m := _UNDER.search(text):
+        return _clock_s(m)
+    mins = _TARGET_MINUTES.search(text)  # "how many laps under 2 minutes?"
+    return int(mins.group(1)) * 60.0 if mins and mins.group(0).split()[0].lower() in _UNDER_WORDS else None
 
 
 def target_time(text: str) -> float | None:
     """A lap time the driver aimed at, in seconds, in the question's own words ("did I break 1:47?", "how
     close did I get to a 1:35?", "crack 58 seconds?"): the best lap is set against it. None: none said."""
+    if mins := _TARGET_MINUTES.search(text):  # "did I finally get under 2 minutes?"
+        return int(mins.group(1)) * 60.0
+    if into_s := _INTO_SECONDS.search(text):  # "did my times get into the 58s?": under 59
+        return float(into_s.group(1)) + 1.0
     m = _TARGET.search(text)
     if m is None:
         return None
     if ":" in m.group(0) and (c := _CLOCK_TIME.search(text, m.start())):  # with its decimals ("1:35.5")
         into = re.match(r"(?:dip(?:ped)? )?into", m.group(0), re.I) and "." not in c.group(2)
-        return int(c.group(1)) * 60 + float(c.group(2)) + (1.0 if into else 0.0)  # "into the 1:34s": < 1:35
+        return _clock_s(c) + (1.0 if into else 0.0)  # "into the 1:34s": under 1:35
     return float(_SECONDS.search(text, m.start()).group(1))  # type: ignore[union-attr]
 
 
-_CLOCK_TIME = re.compile(r"(\d+):(\d{2}(?:\.\d+)?)")
+def _clock_s(m: re.Match[str]) -> float:
+    return int(m.group(1)) * 60 + float(m.group(2))
+
+
 _SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?)\b")
 
 
@@ -159,7 +176,9 @@ _TIME_WORDS = w.word_set("second seconds tenth tenths hundredths time bit")
 
 def time_off(toks: list[str], i: int) -> bool:
     """ "knock a second off", "knocking two tenths off my time", "knock off seconds": the word at ``i`` is a
-    verb of taking time off the lap, no reading of the car (engine knock)."""
+    verb of taking time off the lap, no reading of the car (engine knock); "top speed a bit off" is a reading."""
+    if not toks[i].startswith(_CUT_VERBS):
+        return False
     after = toks[i + 1 : i + 6]
     if after[:1] == ["off"]:  # "knock off seconds", "knock off a tenth"
         return any(t in _TIME_WORDS for t in after[1:5])

@@ -40,6 +40,10 @@ _HERE_EVER = re.compile(
     r"(?:personal best|personal record|best ever|old best|previous best|record) | personal record "
 )
 
+# the car's pace as a speed: "how quick does my car actually go?", "how fast am I going?"
+_HOW_FAST_GO = re.compile(
+    r" how (?:quick|fast) (?:does|do|did|can|am|is|was|will) (?:\w+ ){0,3}(?:go|going|goes) "
+)
 # a temperature of the day, not of the car: "what was the temperature today?"
 _WEATHER = re.compile(
     r" (?:today|day|weather|forecast|outside|ambient|air|track|surface|cabin|inside|conditions|sun|sunny"
@@ -87,6 +91,8 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.joined
     ):  # "did I go off anywhere?" (an alarm "going off" sounds)
         s.measures = ["off"]
+    if set(s.measures) <= {"lap_time"} and _HOW_FAST_GO.search(s.joined) and " lap " not in s.joined:
+        s.measures = ["top_speed"]
     if "smoothness" in s.measures:  # "was I smooth on the throttle?": how smooth, every input at once
         s.measures = ["smoothness"]
     positions = [x for x in lap_positions(s) if not set_aside(toks, x[0])]
@@ -95,8 +101,9 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     positions = [x for x in positions if all(x[0] != i for i, _ in dropped)]
     if beside(toks, s.used, positions):  # "the lap right after my pb": "right" is no judgement
         s.cues = _cues([t for t in toks if t not in w.BESIDE_SKIP])
-    if gear_said(s) and "gear" not in s.measures:
-        s.measures.append("gear")
+    if gear_said(s):  # "is 3rd scrubbing off too much speed in T7?": the gear, its speed beside it
+        first = set(s.measures) <= {"gear", "speed", "lap_time"}
+        s.measures = ["gear", *(m for m in s.measures if m != "gear")] if first else [*s.measures, "gear"]
     attach(s, positions, spans)
     s.laps = list(dict.fromkeys(x for _, x in sorted(positions, key=lambda p: p[0])))  # each lap once
     straight = ph.on_straight(s.joined) and not (s.corner or s.has("where_time") or s.compare)

@@ -46,7 +46,7 @@ SPELLING: dict[str, str] = _pairs(
 
 # a lap named by what it was ("my fastest lap"); "first" is the first full lap, not lap 1
 PICKS: dict[str, str] = _pairs(
-    "fastest=fastest, best=fastest, fast=fastest, top=fastest, slowest=slowest, last=last, recent=last, "
+    "fastest=fastest, best=fastest, fast=fastest, top=fastest, slowest=slowest, last=last, recent=last, current=last, "
     "first=first, "
     "previous=previous"
 )
@@ -82,6 +82,7 @@ COMPARE = word_set("versus against compare than difference gap delta between off
 def vocabulary() -> frozenset[str]:
     """Every word the reader knows: the typo fixer corrects towards these and leaves them alone."""
     words: set[str] = set(c.DRIVING | c.UNRELATED | c.COMMON | n.NUMBERISH | COMPARE | c.REFERS)
+    words |= NEGATING | LEAVE_WORDS  # "ecxluding" is "excluding"
     for table in (MEASURE_WORDS, AGGREGATIONS, SPELLING, PICKS):
         for phrase in table:
             words.update(phrase.split())
@@ -105,11 +106,49 @@ def _targets() -> dict[int, tuple[str, ...]]:
     return {n: tuple(ws) for n, ws in out.items()}
 
 
+# a thumb's slip on a phone keyboard: the keys beside each key (QWERTY rows)
+_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+_BESIDE_KEY = {
+    k: "".join(r[j] for j in (i - 1, i + 1) if 0 <= j < len(r)) for r in _ROWS for i, k in enumerate(r)
+}
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _slips(word: str) -> tuple[set[str], ...]:
+    """The words ``word`` is one thumb's slip away from, likeliest slip first: two letters swapped, a
+    letter doubled; in a longer word (six letters or more, where few real words are one letter apart), a
+    letter dropped, a key beside the right one."""
+    out = (
+        {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)} - {word},
+        {word[:i] + word[i + 1 :] for i in range(len(word) - 1) if word[i] == word[i + 1]},
+    )
+    if len(word) < 6:
+        return out
+    return (
+        *out,
+        {word[:i] + ch + word[i:] for i in range(len(word) + 1) for ch in _LETTERS},
+        {word[:i] + k + word[i + 1 :] for i, ch in enumerate(word) for k in _BESIDE_KEY.get(ch, "")},
+    )
+
+
 @lru_cache(maxsize=4096)
 def fix(word: str) -> str:
-    """A word as the vocabulary spells it: ``throtle`` -> ``throttle``, ``brakng`` -> ``braking``; a word
-    the vocabulary knows, a short word or one close to nothing is returned as it is."""
+    """A word as the vocabulary spells it: ``throtle`` -> ``throttle``, ``brakng`` -> ``braking``,
+    ``gaer`` -> ``gear``, ``whaat`` -> ``what``; a word the vocabulary knows, a short word or one close to
+    nothing is returned as it is. One slip (:func:`_slips`, the likeliest first) from one word the
+    vocabulary knows, a driving word before a plain one, is that word; else the nearest driving word by
+    difflib."""
     if len(word) < 4 or not word.isalpha() or word in vocabulary():
+        return word
+    known: set[str] = set()
+    for slip in _slips(word):
+        found = slip & vocabulary()
+        driving = {w for w in found if w in _targets().get(len(w), ())}
+        for one in (driving, found):
+            if len(one) == 1:
+                return next(iter(one))
+        known |= found
+    if known:
         return word
     near = [w for n in range(len(word) - 2, len(word) + 3) for w in _targets().get(n, ())]
     got = difflib.get_close_matches(word, near, 1, 0.84)
@@ -136,6 +175,8 @@ _BREAK_TIME = re.compile(
 )
 # revs as a figure ("saw 7k - 7.1k", "6.5k rpm", "shifting at 7,000rpm"): the question is about engine speed
 _REVS_VALUE = re.compile(r"\b\d{1,2}(?:\.\d{1,2})?\s*k\b(?:\s*rpm\b)?|\b\d{1,2},?\d{3}\s*rpm\b")
+# a number of seconds ("find 6 sec", "2 secs"): not a sector ("sec 2" is one)
+_SECONDS_SAID = re.compile(r"(?<![.\d])(\d+)\s*secs?\b")
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
 _SHORT = re.compile(r"^(?:(t|c|l|s|lap|turn|corner|sector)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
@@ -160,6 +201,7 @@ def tokens(text: str) -> list[str]:
     t = _BREAK_TIME.sub(
         "beat", _PAUSE.sub(r"\1 pause", _REVS_VALUE.sub(" revs ", _SPEED_VALUE.sub(" speed ", t)))
     )
+    t = _SECONDS_SAID.sub(r"\1 seconds", t)
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
     for raw in _TOKEN.findall(t)[:MAX_WORDS]:
@@ -174,7 +216,8 @@ def tokens(text: str) -> list[str]:
         elif m:
             out += [m.group(3), "th"]
         else:
-            out += SPELLING.get(raw, fix(raw)).split()
+            word = SPELLING.get(raw) or fix(raw)
+            out += SPELLING.get(word, word).split()
     # "right near the end", "right after turn 2": "right" only stresses the place, it judges nothing
     return [
         t for i, t in enumerate(out) if not (t == "right" and out[i + 1 : i + 2] and out[i + 1] in _PLACE)

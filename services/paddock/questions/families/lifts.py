@@ -8,7 +8,7 @@ from typing import Any
 
 from services.paddock.agents.fmt import lap_list
 from services.paddock.questions.families import channels
-from services.paddock.questions.families.track_words import corner_names, no_such_corner
+from services.paddock.questions.families.track_words import corner_error, corner_names
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.base import ToolError
 from services.paddock.tools.markers import get_lift_points
@@ -98,12 +98,9 @@ def _points(q: Question, s: dict[str, Any], what: str) -> dict[str, Any] | Answe
     try:
         res = get_lift_points(s["session_id"], q.corner)
     except ToolError as exc:
-        if exc.code == "unknown_corner" or (exc.code == "no_corners" and q.corner):
-            return Answer(no_such_corner(q.corner, corner_names(s)), "get_lift_points", args, exc.as_dict())
-        if exc.code == "no_corners":
-            text = f"This session's track has no corners Pitwall knows, so no {what}."
-            return Answer(text, "get_lift_points", args, exc.as_dict())
-        raise
+        if (text := corner_error(exc, q.corner, corner_names(s), what)) is None:
+            raise
+        return Answer(text, "get_lift_points", args, exc.as_dict())
     if res["available"]:
         return res
     if res.get("not_recorded"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.paddock.agents.fmt import lap_list
-from services.paddock.questions.families.track_words import corner_names, no_such_corner
+from services.paddock.questions.families.track_words import corner_error, corner_names
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.base import ToolError
 from services.paddock.tools.markers import get_brake_markers
@@ -104,12 +104,9 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     try:
         res = get_brake_markers(sid, q.corner)
     except ToolError as exc:
-        if exc.code == "unknown_corner" or (exc.code == "no_corners" and q.corner):
-            return Answer(no_such_corner(q.corner, names), "get_brake_markers", args, exc.as_dict())
-        if exc.code == "no_corners":
-            text = "This session's track has no corners Pitwall knows, so no brake markers."
-            return Answer(text, "get_brake_markers", args, exc.as_dict())
-        raise
+        if (text := corner_error(exc, q.corner, names, "brake markers")) is None:
+            raise
+        return Answer(text, "get_brake_markers", args, exc.as_dict())
     if not res["available"]:
         why = res.get("not_recorded") or f"{res['reason']}."
         return Answer(f"No brake markers for this session. {why}", "get_brake_markers", args, res)

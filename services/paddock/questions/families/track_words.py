@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.paddock.agents.fmt import corner_label
-from services.paddock.tools.base import track_corners
+from services.paddock.tools.base import ToolError, track_corners
 
 
 def corner_names(s: dict[str, Any]) -> dict[str, str]:
@@ -19,3 +19,13 @@ def no_such_corner(corner: str | None, names: dict[str, str]) -> str:
     if not names:
         return "This session's track has no corners Pitwall knows, so I can't answer for one corner."
     return f"This track has no corner {str(corner).upper()}: its corners are {', '.join(names.values())}."
+
+
+def corner_error(exc: ToolError, corner: str | None, names: dict[str, str], what: str) -> str | None:
+    """The answer to a corner tool's error: a corner the track does not have, a track without corners
+    (so no ``what``); None for any other error (the caller raises it)."""
+    if exc.code == "unknown_corner" or (exc.code == "no_corners" and corner):
+        return no_such_corner(corner, names)
+    if exc.code == "no_corners":
+        return f"This session's track has no corners Pitwall knows, so no {what}."
+    return None
