@@ -122,11 +122,15 @@ class S3Lake:
             self._skip = skip
         return {"sessions": table.num_rows}
 
+    def _ident(self, sid: str, keys: list[str]) -> tuple[str, str]:
+        """A session at its catalog version (its keys when its row has none): what the caches are kept by."""
+        return (sid, self.view.version(sid) or repr(keys))
+
     def _fragments(self, sid: str) -> dict[str, list[ds.Fragment]]:
         """One session's objects as dataset fragments, tagged with the session (and a lap file's lap); the
         same fragments while the session's catalog version holds (the footers they read are kept)."""
         keys = self.view.keys(sid) or []
-        ident = (sid, self.view.version(sid) or repr(keys))
+        ident = self._ident(sid, keys)
         sizes = {} if ident in self._unsized else self.view.sizes(sid)
         with self._lock:
             got = self._frags.get(ident)
@@ -167,7 +171,7 @@ class S3Lake:
         with self._lock:
             for sid in sids:
                 keys = self.view.keys(sid) or []
-                version = self.view.version(sid) or repr(keys)
+                version = self._ident(sid, keys)[1]
                 files = S3Session(self.fs, self.target, sid, keys)
                 for table in sorted(tables & SMALL_TABLES):
                     got = self._small.get((sid, version, table))
@@ -279,8 +283,7 @@ class S3Lake:
 
     def sized(self, session_id: str) -> bool:
         """Whether the session's objects are opened with the sizes its catalog row records."""
-        keys = self.view.keys(session_id) or []
-        return (session_id, self.view.version(session_id) or repr(keys)) not in self._unsized
+        return self._ident(session_id, self.view.keys(session_id) or []) not in self._unsized
 
     def deep_problem(self, session_id: str) -> dict[str, str] | None:
         """Read every object of the session whole: the first that does not read is the problem. When all
@@ -301,7 +304,7 @@ class S3Lake:
                 return {"file": key, "reason": str(why)}
             except Exception as exc:  # a damaged Parquet object
                 return {"file": key, "reason": str(exc).splitlines()[0][:200]}
-        ident = (session_id, self.view.version(session_id) or repr(keys))
+        ident = self._ident(session_id, keys)
         with self._lock:
             self._unsized.add(ident)
             self._frags.pop(ident, None)

@@ -93,9 +93,8 @@ class LakeMirror:
         if laps:
             tmp = self.spool.tmp_path(f"compact-{sid}.parquet")
             compact_laps(laps, tmp)
-            objects[f"{base}/telemetry.parquet"] = (
-                tmp.stat().st_size
-            )  # before add_file moves it into the spool
+            # its size before add_file moves it into the spool
+            objects[f"{base}/telemetry.parquet"] = tmp.stat().st_size
             self.spool.add_file(tmp, f"{base}/telemetry.parquet", link=False)
         self._bases[sid] = base
         crash_point("compacted_spooled")
