@@ -7,12 +7,18 @@ Each tree runs in its own process; with ``--base`` this tree and another checkou
 machine hits both alike (compare the two as a ratio within one run).
 
     python bench/frame_stall.py [--laps 10] [--runs 1] [--base /tmp/fp-base] [--busy] [--phone] [--own-lists]
+    python bench/frame_stall.py --laps 10 --speed 1   # frames as the logger sends them (1 kHz), not flat out
     python bench/frame_stall.py --gil-slices 5 1 [--laps 3] [--runs 2]
     python bench/frame_stall.py --laps 3 --profile "corner exit"   # cProfile (thread CPU) of that step's calls
     python bench/frame_stall.py --laps 10 --causes   # the worst 20 frames' rusage and collector passes, classified
 
 Each garbage-collector pass is timed with ``gc.callbacks``, by generation and by thread (a pass on the
 writer's thread holds the GIL the frame path waits for).
+
+Flat out (the default) the store writer falls behind (a queue of ~1,300 batches) and takes the GIL
+whenever numpy lets it go mid-frame: a corner exit waits tens of ms for it, and the collector walks the
+backlog. ``--speed 1`` feeds the frames at the session's own rate (``--speed 2``: twice that), the writer
+keeping up in between, as in a car.
 
 ``--busy``: a busy-looping process pinned to one core beside it; ``--phone``: the measuring process
 pinned to one core with a CPU quota (``bench/cpu_limits.py``).
@@ -41,7 +47,12 @@ STEPS = ("lap close", "corner exit", "store hand-over", "garbage collector", "ot
 
 
 def _child(
-    laps: int, own_lists: bool, gil_slice_ms: float | None, profile: str | None = None, causes: bool = False
+    laps: int,
+    own_lists: bool,
+    gil_slice_ms: float | None,
+    profile: str | None = None,
+    causes: bool = False,
+    speed: float = 0.0,
 ) -> None:
     """In the tree this process runs in (its cwd): one session, every frame timed (wall and thread CPU),
     as JSON. The timings go into preallocated numpy arrays, not lists: three lists of a million Python
@@ -124,7 +135,12 @@ def _child(
         queued = 0  # the most items waiting for the writer (sampled every 1,000 frames)
         why = FrameCauses(n).start() if causes else None
         steal0 = steal_ticks()
+        t_s = sim.wide["t_s"]
+        began_at = time.perf_counter()
         for k, f in enumerate(frames_of(sim.wide)):
+            ahead = began_at + (t_s[k] - t_s[0]) / speed - time.perf_counter() if speed else 0.0
+            if ahead > 0.0002:  # paced: wait for the frame's time
+                time.sleep(ahead)
             if k % 1000 == 0:
                 queued = max(queued, state.writer.queue_depth)
             step[0] = code["other"]
@@ -210,12 +226,14 @@ def measure(
     gil_slice_ms: float | None = None,
     profile: str | None = None,
     causes: bool = False,
+    speed: float = 0.0,
 ) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     extra = ["--own-lists"] if own_lists else []
     extra += ["--gil-slice-ms", str(gil_slice_ms)] if gil_slice_ms is not None else []
     extra += ["--profile", profile] if profile is not None else []
     extra += ["--causes"] if causes else []
+    extra += ["--speed", str(speed)] if speed else []
     p = subprocess.Popen(
         [sys.executable, str(Path(__file__).resolve()), "--child", "--laps", str(laps), *extra],
         cwd=tree,
@@ -275,17 +293,20 @@ def main() -> None:
     )
     ap.add_argument("--profile", choices=STEPS[:3], help="cProfile that step's calls (thread CPU), to stderr")
     ap.add_argument("--causes", action="store_true", help="what the 20 frames of most thread CPU were")
+    ap.add_argument(
+        "--speed", type=float, default=0.0, help="frames at this multiple of their rate (0: flat out)"
+    )
     ap.add_argument("--gil-slice-ms", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        _child(a.laps, a.own_lists, a.gil_slice_ms, a.profile, a.causes)
+        _child(a.laps, a.own_lists, a.gil_slice_ms, a.profile, a.causes, a.speed)
         return
     if a.gil_slices:
         with busy_core(enabled=a.busy):
             for k in range(a.runs):
                 for ms in a.gil_slices:
-                    r = measure(REPO, a.laps, a.phone, gil_slice_ms=ms)
+                    r = measure(REPO, a.laps, a.phone, gil_slice_ms=ms, speed=a.speed)
                     sys.stdout.write(_line(f"run {k + 1}, GIL slice {ms:g} ms", r) + "\n")
                     sys.stdout.flush()
         return
@@ -295,7 +316,9 @@ def main() -> None:
             for name, tree in trees:
                 for lists in (False, True) if a.own_lists else (False,):
                     label = f"run {k + 1}, {name}" + (", timed into lists" if lists else "")
-                    r = measure(tree, a.laps, a.phone, lists, profile=a.profile, causes=a.causes)
+                    r = measure(
+                        tree, a.laps, a.phone, lists, profile=a.profile, causes=a.causes, speed=a.speed
+                    )
                     sys.stdout.write(_line(label, r) + "\n" + describe(r))
                     sys.stdout.flush()
 

@@ -23,7 +23,7 @@ __all__ = ["APPROACH_M", "CornerObservation", "CornerWatcher", "SlipEvent"]
 
 APPROACH_M = 300.0
 BLOCK_ROWS = 128  # rows kept as dicts before they become one column slice (``CornerWatcher._append``)
-MERGE_BLOCKS = 8  # column slices of such blocks kept before they are joined into one
+MERGE_BLOCKS = 8  # column slices of such blocks kept before they are joined into one (once: 1,024 frames)
 
 
 def _windows(track: TrackProfile) -> list[Window]:
@@ -169,9 +169,9 @@ class CornerWatcher:
             self._fold(self._loose)
             self._loose = 0
             self._blocks += 1
-            if self._blocks >= MERGE_BLOCKS:  # a few large slices at the exit, not one per block
+            if self._blocks >= MERGE_BLOCKS:  # fewer slices at the exit, not one per block
                 self._fold(self._blocks)
-                self._blocks = 1
+                self._blocks = 0  # a joined slice is never joined again: no copy grows with the stretch kept
 
     def _fold(self, k: int) -> None:
         """The last ``k`` kept frames (rows or slices) become one column slice, in place."""
@@ -197,6 +197,8 @@ def _tail_counts(rows: list[Any]) -> tuple[int, int]:
     loose = blocks = 0
     for r in reversed(rows):
         if type(r) is Slice:
+            if r.b - r.a > BLOCK_ROWS:
+                break  # a joined slice (or a run's): never joined again
             blocks += 1
         elif blocks:
             break

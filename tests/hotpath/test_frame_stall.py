@@ -144,17 +144,29 @@ def test_a_corner_exit_converts_few_rows_and_observes_the_same(monkeypatch: Any)
     th = thresholds_for({})
     track = load_track("sonoma")
     w = CornerWatcher(track, th)
+    folded: list[int] = []  # the frames each fold joins into one slice
+    fold = w._fold
+
+    def counted(k: int) -> None:
+        folded.append(sum(r.b - r.a if type(r) is Slice else 1 for r in w.rows[-k:]))
+        fold(k)
+
+    w._fold = counted  # type: ignore[method-assign]
     obs: list[Any] = []
-    most_rows = most_slices = 0
+    most_rows = most_kept = most_slices = 0
     for lap, row in fed:
         o = w.feed(lap, row)
         rows = sum(type(r) is not Slice for r in w.rows)
         most_rows = max(most_rows, rows)
         most_slices = max(most_slices, len(w.rows) - rows)
+        most_kept = max(most_kept, rows + sum(r.b - r.a for r in w.rows if type(r) is Slice))
         if o is not None:
             obs.append(o)
     assert most_rows <= BLOCK_ROWS  # what an exit turns into columns, however long the window
-    assert most_slices <= MERGE_BLOCKS + 1
+    # a fold copies at most one joined slice's frames, however long the stretch kept (a joined slice is
+    # never joined again: the copy once grew with the stretch, up to a lap's frames every 896 frames)
+    assert max(folded) == BLOCK_ROWS * MERGE_BLOCKS < most_kept
+    assert most_slices <= MERGE_BLOCKS + most_kept // (BLOCK_ROWS * MERGE_BLOCKS)
     # the window's rows all at once (as before the slices): the same observations, field by field
     monkeypatch.setattr(corner_live, "BLOCK_ROWS", 10**9)
     whole = CornerWatcher(track, th)
