@@ -445,6 +445,23 @@ TABLE: list[tuple[str, str]] = [
     ("is oil pressure steady or jumping around?", "judge measure=oil_pressure"),
     ("is the car stable on the brakes?", "balance measure=brake_point"),
     ("were my times dropping off all session?", "compare laps=fastest,last"),
+    # stop 50: a pick by "quick", a figure said after a pick, up or down on the best, a tag question, a
+    # claim about a lap ("is not"), kinds of session, a time taken off again, "the whole time", traffic
+    ("show me my quick lap", "lap_time laps=fastest measure=lap_time"),
+    ("quick question, what was lap 3?", "lap_time laps=3 measure=lap_time"),
+    ("was my best a 1:46.5?", "lap_time laps=fastest measure=lap_time"),
+    ("am I up or down on my pb?", "compare laps=fastest,last"),
+    ("how far down on my best was lap 6", "compare laps=fastest,6"),
+    ("where am I down on my best lap?", "where_time"),
+    ("the opening lap is never my fastest, yeah?", "compare laps=first,fastest"),
+    ("my average lap, not my best", "lap_time measure=lap_time agg=avg"),
+    ("how did qualifying compare with the race?", "sessions laps=@other"),
+    ("did I knock another tenth off?", "sessions laps=@other"),
+    ("could I take another tenth off at T4?", "where_time corner=t4"),
+    ("did the water temp stay under 100 the whole time?", "channel measure=coolant_temp"),
+    ("did getting held up in traffic spoil lap 5?", "lap_time laps=5 measure=lap_time"),
+    ("did the engine heat up too much?", "judge measure=coolant_temp"),
+    ("did she push at turn in?", "balance"),
 ]
 
 

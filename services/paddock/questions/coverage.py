@@ -35,8 +35,8 @@ from services.paddock.questions.model import Answer, Question
 
 Family = Callable[[Question, dict[str, Any]], Answer | None]
 
-_SPEEDS = frozenset({"speed", "top_speed", "min_speed", "entry_speed", "exit_speed", "apex_speed"})
-_DRIVING = _SPEEDS | {
+SPEEDS = frozenset({"speed", "top_speed", "min_speed", "entry_speed", "exit_speed", "apex_speed"})
+_DRIVING = SPEEDS | {
     "brake_point",
     "throttle",
     "corner_phases",
@@ -94,7 +94,7 @@ READS: dict[Family, Reads] = {
 # under what the driver does ("oil pressure above 4000 rpm", "the temp at high speed", "pressure drop under
 # braking"); an event happens in what the driver does and to the wheels, tyres and brakes ("locked the
 # fronts downshifting"); a warning is of a vital
-_INPUTS = _SPEEDS | {
+_INPUTS = SPEEDS | {
     "brake_point",
     "brake_pressure",
     "brake_pedal",
@@ -111,20 +111,20 @@ _WHEELS |= {"chassis", "suspension", "slip_angle", "abs", "dsc"}
 _VITAL = (_INPUTS - {"top_speed", "min_speed"}) | {"alarm", "engine_light", "oil_level", "coolant_level"}
 _VITAL |= ms.JUDGED | {"battery_charge", "conditions"}  # one vital beside another: the judge reads both
 COVERS: dict[str, frozenset[str]] = {
-    **{m: _SPEEDS | {"wheel_speed", "brake_point"} for m in _SPEEDS},  # "top speed before braking for T7"
+    **{m: SPEEDS | {"wheel_speed", "brake_point"} for m in SPEEDS},  # "top speed before braking for T7"
     **{m: _VITAL for m in ms.JUDGED},
     "temps": _VITAL | {"oil_temp", "coolant_temp", "oil_pressure"},
     "rpm": _VITAL | {"gearing"},
-    "shift_rpm": _SPEEDS | {"rpm", "gear", "gearing"},
-    "gear": _SPEEDS | {"rpm", "shift_rpm", "corner_gears", "gearing"},
-    "corner_gears": _SPEEDS | {"rpm", "gear", "gearing"},
+    "shift_rpm": SPEEDS | {"rpm", "gear", "gearing"},
+    "gear": SPEEDS | {"rpm", "shift_rpm", "corner_gears", "gearing"},
+    "corner_gears": SPEEDS | {"rpm", "gear", "gearing"},
     **{m: _INPUTS | _WHEELS for m in ("lockup", "wheelspin", "abs", "dsc")},
     **{m: _VITAL | ms.JUDGED | {"battery_charge"} for m in ("alarm", "engine_light")},
     # "do I coast, or am I always on the gas or on maintenance throttle?": the coast is the question
     "coasting": _INPUTS | {"part_throttle", "brake_to_throttle"},
-    "corner_phases": _SPEEDS,
-    "brake_point": frozenset({"brake_pressure", "brake_pedal", "long_g", *_SPEEDS}),
-    "lift_point": frozenset({"throttle", "brake_point", *_SPEEDS}),  # "flat, or lift and brake?"
+    "corner_phases": SPEEDS,
+    "brake_point": frozenset({"brake_pressure", "brake_pedal", "long_g", *SPEEDS}),
+    "lift_point": frozenset({"throttle", "brake_point", *SPEEDS}),  # "flat, or lift and brake?"
     "throttle": frozenset({"throttle_body"}),
     # "the pedal" of a brake question is the brake's ("peak brake press, not pushing the pedal hard enough")
     "brake_pressure": frozenset({"brake_pedal", "brake_point", "throttle"}),
@@ -132,7 +132,7 @@ COVERS: dict[str, frozenset[str]] = {
     "battery_charge": frozenset({"battery_voltage"}),
     "tyre_wear": _WHEELS,
     "brake_wear": _WHEELS | {"brake_point", "brake_pedal"},
-    "suspension": _SPEEDS,  # "shock speeds"
+    "suspension": SPEEDS,  # "shock speeds"
     "lambda": _VITAL | {"gearing"},  # "air fuel ratio"
 }
 

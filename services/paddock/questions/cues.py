@@ -58,7 +58,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide,
                  pushes, car push, push mid corner, push on entry, push on exit, pushing mid corner,
                  push in, kart pushing, car pushing, kart push, kart pushes, car pushes, unstable, instability,
-                 twitchy, nervous""",
+                 twitchy, nervous, push at turn in, pushing at turn in, push on turn in, she push, she pushed,
+                 she pushing""",
         "potential": """theoretical, ultimate, ideal, optimal, achievable, potential, perfect lap, sum of, together,
                  could i be, on the table, best possible, possible, how much faster could, how much faster can,
                  how much quicker could, how much quicker can, faster can i go, quicker can i go, could i do, could i

@@ -69,6 +69,7 @@ _ACROSS = re.compile(
     r"| by the end of the (?:event|weekend|day|meeting|trip) | before this (?:session|one|run|outing|stint) "
     r"| did i (?:drop|shave|knock|take|cut|chop|trim|lop) (?:\w+ ){0,4}off (?:of )?(?:my |the )?(?:\w+ ){0,2}"
     r"(?:time|times|best|personal best|pb) "
+    r"| (?:did i (?:take|drop|knock|shave|find|chop)|took|dropped|knocked|shaved|found|chopped) another (?:\w+ ){0,2}off "
     r"| (?:lap )?times? (?:\w+ ){0,2}(?:drop|dropped|come down|came down|fall|fell|go down|went down|improve"
     r"|improved|go|went) from (?:a |the )?(?:to|down to) "
 )

@@ -22,9 +22,11 @@ _SESSION_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]+$")
 _GLUE = w.word_set("of in on from at during my the that")
 
 # two kinds of session named: "between my practice and the race": another session
-_KINDS = r"(?:practice|qualifying|quali|race|test|heat)"
+_KINDS = r"(?:practice|practise|qualifying|quali|race|test|heat)"
 
-_TWO_KINDS = re.compile(rf" ({_KINDS}) (?:and|versus|to|with) (?:the |my )?(?!\1 ){_KINDS} ")
+_TWO_KINDS = re.compile(
+    rf" ({_KINDS}) (?:compare )?(?:and|versus|to|with|against) (?:the |my )?(?!\1 ){_KINDS} "
+)
 
 _OUTING = w.word_set("out here at on with using running driving trying back")
 
@@ -182,8 +184,12 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
             j += 1
         if t == "first" and j >= len(toks) and i > 0 and toks[i - 1] not in _FIRST_OF:
             continue  # "what should I fix first?", "worst first": an order, no lap
+        if t == "quick" and toks[j : j + 1] != ["lap"]:
+            continue  # "my quick lap" is the best; "a quick one", "quick question" no lap
         before = [x for x in toks[max(0, i - 3) : i] if x not in ("my", "the", "our")]
         after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | w.BESIDE.keys() | {"from"}
+        after_cmp |= before[-2:] in (["up", "on"], ["down", "on"])  # "how far down on my best was lap 8?"
+        said = toks[j:] in (["a"], ["an"])  # "was my fastest a 62.544?": the figure said after it (no word)
         if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
             continue  # "which sector was my slowest": a sector, not a lap
         personal = t == "best" and i > 0 and toks[i - 1] == "personal"  # "PB": always a lap
@@ -192,6 +198,7 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
             j < len(toks)
             and not personal
             and not counted
+            and not said
             and (toks[j] in w.PICK_NOT or (toks[j] not in w.PICK_LAP and not after_cmp))
         ):
             continue

@@ -38,7 +38,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     (``("t1", ..., "t11")``), or a mapping of each id to the names the track gives it (``{"t7":
     ("the hairpin",)}``, ``resolve.corner_names``); "turn 11", "T11", "corner eleven" and a name become
     an id. ``previous``: the question before it in this conversation."""
-    toks = w.tokens(text)
+    toks = w.tokens(_TAG.sub("", text))  # "my first lap isn't my quickest, right?": the tag asks nothing
     s = read_slots(toks, corners)
     target_s = ph.target_time(text) if not (s.laps or s.corner or s.sector is not None) else None
     target = target_s is not None
@@ -64,7 +64,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         s.measures = ["shift_rpm"]  # "I never hit the limiter, am I short shifting?": the upshifts asked
     if s.measure == "shift_rpm" and s.corner is not None:
         s.measures = ["gear"]  # "do I short shift out of T11?": the gear there (no upshift is kept by corner)
-    within_s = n.within(toks)
+    within_s = ph.within_decimal(text) or n.within(toks)
     of_laps = s.corner is None and s.sector is None and intent != "sessions"  # the laps' times, not a place's
     under_s = ph.under_time(text) if of_laps else None
     if under_s is not None:
@@ -80,6 +80,13 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
             LapRef(pick="last"),
         ]
         intent = "compare"  # "did I get slower as the race went on?": the last lap against the best
+    elif (
+        intent == "lap_time"
+        and ph.up_on_best(s.joined)
+        and [(x.pick, x.session) for x in s.laps] == [("fastest", "this")]
+    ):
+        s.laps = [s.laps[0], LapRef(pick="last")]
+        intent = "compare"  # "am I up or down on my best lap?": the lap now (the last) against the best
     if intent in ("why_slower", "where_time") and best_alone(s):
         s.laps = []  # "why am I slower than my best lap?": the session's analysis against the good laps
     if intent == "compare" and len(s.laps) == 1 and s.laps[0].offset:
@@ -112,6 +119,8 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
     return _tidy(got, s)
 
 
+# a tag after a statement, asking for agreement: "..., right?", "..., yeah?"
+_TAG = re.compile(r",\s*(?:right|yeah|yes|eh|no|innit|correct|true)\s*\?+\s*$", re.IGNORECASE)
 # a question's clauses: sentences, and a dash or semicolon between two parts
 _WHOLE_CAR = re.compile(r" (?:engine|car|vitals|gauges|health|everything) ")
 _CLAUSES = re.compile(

@@ -166,6 +166,23 @@ def trend(joined: str) -> bool:
     return bool(_TREND.search(joined))
 
 
+# a closeness said in decimals: "within 0.5s of each other" (the words lose the decimal point)
+_WITHIN_DECIMAL = re.compile(r"\b(?:within|inside)\s+(?:of\s+)?(\d*\.\d+)\s*(?:s|secs?|seconds?)\b", re.I)
+
+
+def within_decimal(text: str) -> float | None:
+    m = _WITHIN_DECIMAL.search(text)
+    return float(m.group(1)) if m and float(m.group(1)) > 0 else None
+
+
+# the lap now against the best, the lap unnamed: "am I up or down on my best?", "how far down on my pb am I?"
+_UP_ON_BEST = re.compile(r" (?:up|down)(?: or (?:up|down))? on (?:my |the )?(?:personal )?(?:best|fastest) ")
+
+
+def up_on_best(joined: str) -> bool:
+    return bool(_UP_ON_BEST.search(joined))
+
+
 def occasion(toks: list[str], i: int) -> bool:
     """ "first time on a big track": the word at ``i`` ("first") and the next ("time") say an occasion."""
     return toks[i + 1 : i + 2] == ["time"] and bool(toks[i + 2 : i + 3]) and toks[i + 2] in _OCCASION

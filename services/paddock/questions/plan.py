@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from services.paddock.questions.coverage import Family, reads
+from services.paddock.questions.coverage import SPEEDS, Family, reads, unread_measures
 from services.paddock.questions.families import (
     balance,
     channel_set,
@@ -116,6 +116,8 @@ def families(q: Question) -> tuple[Family, ...]:
         return (corner_channel.answer,)
     if q.corner is not None and q.intent in ("channel", "corner"):
         return (corners.answer,)
+    if q.corner is not None and q.intent == "where_time" and len(q.laps) == 1 and q.measure in SPEEDS:
+        return (corners.answer,)  # "lap 7, did I gain 4 mph through T1?": that lap's speeds there
     if q.corner is not None and q.intent == "why_slower":
         return (compare.answer,)
     if q.sector is not None and q.intent in ("lap_time", "where_time", "why_slower", "potential"):
@@ -169,6 +171,8 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
             return rest
         text = f"{first.text} {rest.text.removeprefix(heading(q))}"
         return _headed(q, Answer(text, rest.tool, rest.args, first.result | rest.result))
+    if (extra := unread_measures(q)) and q.measure is not None:
+        return _each_measure(q, (q.measure, *extra), session_id, picked)
     s = session_row(session_id)
     if q.intent == "unrelated" and not picked:
         return Answer(DECLINE, "none", {"session_id": s["session_id"]}, {"declined": True})
@@ -181,6 +185,20 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
         if got is not None:  # a part of the question not read: the answer says what it answers
             return _headed(q, got)
     return understood(q, s)
+
+
+def _each_measure(q: Question, measures: tuple[str, ...], session_id: str, picked: str | None) -> Answer:
+    """Two or three measures no one family reads together ("my throttle and speed at T7 on lap 2"): each
+    answered as asked alone, in the order named; when one of them cannot be, what was understood."""
+    # a speed beside another figure of a corner is the corner's speeds (entry, slowest, exit): "did I get on
+    # the gas early and not carry enough speed in?" asks how the speed went through it, not one of them
+    measures = tuple(dict.fromkeys("speed" if q.corner and m in SPEEDS else m for m in measures))
+    parts = [plan(replace(q, measure=m, also=()), session_id, picked) for m in measures[:3]]
+    if any(p.result.get("understood") or p.result.get("declined") for p in parts):
+        return understood(q, session_row(session_id))
+    text = " ".join(dict.fromkeys(p.text.removeprefix(heading(q)) for p in parts))
+    result = {k: v for p in parts for k, v in p.result.items()}
+    return _headed(q, Answer(text, parts[0].tool, parts[0].args, result))
 
 
 def _headed(q: Question, got: Answer) -> Answer:

@@ -150,12 +150,18 @@ def mark(s: Slots, a: int, b: int) -> None:
     s.used[a:b] = [True] * (b - a)
 
 
+_CLAIMED = w.word_set("is was are were usually always often normally really")
+
+
 def negated(toks: list[str], i: int) -> bool:
     """The word at ``i`` set aside: "not my average, my best", "I don't care about the average"; or no
     figure at all: "I mean"."""
     if toks[i] == "mean" and i > 0 and toks[i - 1] in ("i", "you"):
         return True
-    for t in reversed(toks[max(0, i - 4) : i]):
+    for k in range(i - 1, max(0, i - 4) - 1, -1):
+        t = toks[k]
+        if t == "not" and k > 0 and toks[k - 1] in _CLAIMED:
+            return False  # "my first lap is not my fastest": said of a lap, nothing set aside
         if t in w.NEGATING:
             return True
         if t in w.PICKS or t in w.AGGREGATIONS:

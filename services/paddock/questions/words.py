@@ -46,8 +46,8 @@ SPELLING: dict[str, str] = _pairs(
 
 # a lap named by what it was ("my fastest lap"); "first" is the first full lap, not lap 1
 PICKS: dict[str, str] = _pairs(
-    "fastest=fastest, best=fastest, fast=fastest, top=fastest, slowest=slowest, last=last, recent=last, current=last, "
-    "first=first, "
+    "fastest=fastest, best=fastest, fast=fastest, quick=fastest, top=fastest, slowest=slowest, last=last, recent=last, current=last, "
+    "first=first, opening=first, "
     "previous=previous"
 )
 # after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst")
@@ -191,6 +191,12 @@ def _whose(m: re.Match[str]) -> str:
     return word if word in vocabulary() or fix(word) != word or len(word) < 2 else f"@{word}"
 
 
+# "held up by a backmarker": traffic, not the engine holding up
+_HELD_BY = re.compile(r"\b(?:held|holding) up (?:by|behind|in traffic)\b")
+# "did the temps stay under 100 the whole time?": all along, no time asked
+_WHOLE_TIME = re.compile(r"\b(?:the (?:whole|entire) ti+me|all the ti+me)\b")
+
+
 def tokens(text: str) -> list[str]:
     """The question's words, once: lower case, apostrophes dropped, spellings and shorthand spelled out
     ("T11" -> ``turn 11``, "3rd" -> ``3 th``, "3-5" -> ``3 to 5``), typos of vocabulary words fixed;
@@ -201,7 +207,7 @@ def tokens(text: str) -> list[str]:
     t = _BREAK_TIME.sub(
         "beat", _PAUSE.sub(r"\1 pause", _REVS_VALUE.sub(" revs ", _SPEED_VALUE.sub(" speed ", t)))
     )
-    t = _SECONDS_SAID.sub(r"\1 seconds", t)
+    t = _SECONDS_SAID.sub(r"\1 seconds", _WHOLE_TIME.sub(" throughout ", _HELD_BY.sub(" traffic ", t)))
     t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
     for raw in _TOKEN.findall(t)[:MAX_WORDS]:
@@ -230,7 +236,7 @@ FILLER = word_set(
     """mate dude bro man guys folks lads yeah yep yup nah nope hmm umm uhh err lol haha tbh imo imho btw
     fyi idk omg wow ugh damn dang heck hell bloody gonna wanna gotta kinda sorta cheers thx hiya howdy
     psi bar degrees degree celsius fahrenheit kmh mph rpm percent volts volt amps
-    took taken saw seen using used relative wise
+    took taken saw seen using used relative wise throughout
     analyse analyze analysis identify pinpoint calculate search graph chart plot display check
     tell show give find list compare measure review cant wont dont arent isnt wasnt werent didnt doesnt
     whether due based fact course real actual exact certain usual single similar large major minor
