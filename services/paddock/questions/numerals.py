@@ -4,6 +4,8 @@ place said beside a pick of laps ("my last 3 laps", "second best"). Pure."""
 
 from __future__ import annotations
 
+import re
+
 
 def _list(text: str) -> list[str]:
     return text.split()
@@ -59,9 +61,16 @@ def ordinal_before(toks: list[str], i: int) -> tuple[int, int] | None:
 _UNITS = {"second": 1.0, "seconds": 1.0, "tenth": 0.1, "tenths": 0.1, "hundredth": 0.01, "hundredths": 0.01}
 
 
-def within(toks: list[str]) -> float | None:
+# a closeness said in decimals, read off the text: the words have lost the decimal point ("0.5s" -> 0, 5s)
+_WITHIN_DECIMAL = re.compile(r"\b(?:within|inside)\s+(?:of\s+)?(\d*\.\d+)\s*(?:s|secs?|seconds?)\b", re.I)
+
+
+def within(toks: list[str], text: str = "") -> float | None:
     """The closeness in seconds after "within" / "inside": "within half a second" 0.5, "within 2 tenths"
-    0.2, "within a tenth" 0.1, "inside a second" 1.0; None when none is said."""
+    0.2, "within a tenth" 0.1, "inside a second" 1.0, "within 0.5s" (in ``text``) 0.5; None when none is
+    said."""
+    if (m := _WITHIN_DECIMAL.search(text)) and float(m.group(1)) > 0:
+        return float(m.group(1))
     for i, t in enumerate(toks[:-1]):
         if t not in ("within", "inside"):
             continue

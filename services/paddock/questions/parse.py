@@ -64,7 +64,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         s.measures = ["shift_rpm"]  # "I never hit the limiter, am I short shifting?": the upshifts asked
     if s.measure == "shift_rpm" and s.corner is not None:
         s.measures = ["gear"]  # "do I short shift out of T11?": the gear there (no upshift is kept by corner)
-    within_s = ph.within_decimal(text) or n.within(toks)
+    within_s = n.within(toks, text)
     of_laps = s.corner is None and s.sector is None and intent != "sessions"  # the laps' times, not a place's
     under_s = ph.under_time(text) if of_laps else None
     if under_s is not None:

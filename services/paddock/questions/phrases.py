@@ -166,15 +166,6 @@ def trend(joined: str) -> bool:
     return bool(_TREND.search(joined))
 
 
-# a closeness said in decimals: "within 0.5s of each other" (the words lose the decimal point)
-_WITHIN_DECIMAL = re.compile(r"\b(?:within|inside)\s+(?:of\s+)?(\d*\.\d+)\s*(?:s|secs?|seconds?)\b", re.I)
-
-
-def within_decimal(text: str) -> float | None:
-    m = _WITHIN_DECIMAL.search(text)
-    return float(m.group(1)) if m and float(m.group(1)) > 0 else None
-
-
 # the lap now against the best, the lap unnamed: "am I up or down on my best?", "how far down on my pb am I?"
 _UP_ON_BEST = re.compile(r" (?:up|down)(?: or (?:up|down))? on (?:my |the )?(?:personal )?(?:best|fastest) ")
 
