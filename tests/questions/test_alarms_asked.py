@@ -132,3 +132,16 @@ def test_ever_of_a_vital_is_any_point_of_this_session_and_engine_oil_is_the_oil(
     assert got.text.startswith(f"On lap 8 your oil temperature ranged from {lo:.1f} °C to {hi:.1f} °C."), (
         got.text
     )
+
+
+def test_no_abs_intervention_is_said_with_the_lockups_the_wheels_show(q_lake) -> None:
+    """ "did ABS kick in as I pressed harder?": the simulator's ABS channel never comes on, so none, and the
+    wheels' own lock-ups beside it, at the corners and on the laps the simulator planted them."""
+    sim = q_lake["sim_obj"]
+    assert float(np.nanmax(sim.wide["abs_active"])) == 0.0
+    planted = [(e["lap"], e["corner_id"].upper()) for e in sim.truth.events if e["kind"] == "lockup"]
+    got = ask_planned(q_lake["sim"], "did ABS start to kick in as I pressed harder?")
+    assert got.text.startswith(f"No ABS interventions this session. {len(planted)} lockups, though: at ")
+    (corner,) = {c for _, c in planted}
+    laps = sorted(n for n, _ in planted)
+    assert f"at {corner} on laps {', '.join(map(str, laps[:-1]))} and {laps[-1]}" in got.text

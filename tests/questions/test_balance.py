@@ -9,6 +9,7 @@ from typing import Any
 from services.paddock.questions.families import balance
 from services.paddock.questions.model import Question
 from services.paddock.tools.base import session_row
+from tests.support.asking import ask_planned
 from tests.support.sim_altered import BALANCE_SCALE
 
 
@@ -60,4 +61,16 @@ def test_the_real_vbox_file_has_steering_but_no_yaw_gyro(q_lake, shared_dir) -> 
     header = (q_lake["vbox_path"]).read_text(encoding="latin-1")[:20000].lower()
     assert "steering angle" in header and "yaw" not in header  # our own reading of the file's channels
     got = _ask(q_lake["vbox"], "t7")
+    assert got.text == "I can't tell understeer from oversteer here. Not recorded in this session: yaw rate."
+
+
+def test_a_pedal_named_gets_the_corners_verdicts_said_as_whole(q_lake) -> None:
+    """ "understeer on the throttle?": the balance is judged over each corner whole, which the answer says,
+    with the same verdicts the altered session was given (T3 under, T7 over); a file with no yaw rate: not
+    recorded, whatever the pedal."""
+    for text in ("do I get on throttle understeer anywhere?", "is it loose under braking?"):
+        got = ask_planned(q_lake["balance"], text)
+        assert got.text.startswith("Judged over each corner as a whole, not on the throttle or under braking")
+        assert "Understeer at T3" in got.text and "Oversteer at T7" in got.text
+    got = ask_planned(q_lake["vbox"], "was I getting a bit of on throttle understeer in a couple of places?")
     assert got.text == "I can't tell understeer from oversteer here. Not recorded in this session: yaw rate."

@@ -88,6 +88,16 @@ THREADS: list[list[tuple[str, str, bool]]] = [
         ("why?", "why_slower", False),  # nothing before it: nothing to take
         ("compare lap 3 and lap 7", "compare laps=3,7", False),
         ("and the rpm?", "compare laps=3,7 measure=rpm", True),
+        ("what about 2 and 8?", "compare laps=2,8 measure=rpm", True),  # bare numbers after laps compared
+    ],
+    [
+        ("what about 2 and 8?", "unrelated", False),  # nothing compared before: no laps
+        ("what was my fastest lap?", "lap_time laps=fastest measure=lap_time", False),
+        ("and 2 and 8?", "unrelated", False),  # no numbered laps compared before: no laps either
+    ],
+    [
+        ("did I get a locked wheel?", "events measure=lockup", False),
+        ("and was I coasting anywhere?", "events measure=coasting", True),  # the coasting, as an event
     ],
 ]
 

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from services.paddock.agents.evidence import plan_for
 from services.paddock.questions.families.corners import corner_ids
 from services.paddock.questions.parse import parse
 from services.paddock.tools.base import rows, session_row
-from tests.support.asking import ask_planned
+from tests.support.asking import answer_of, ask_planned
 from tests.support.truth import vbox_truth
 
 SONOMA = ("t1", "t2", "t3", "t3a", "t4", "t5", "t6", "t7", "t8", "t8a", "t9", "t10", "t11")
@@ -93,6 +94,18 @@ def test_coasting_names_the_planted_coast_its_length_and_cost(q_lake) -> None:
     )
     clean = ask_planned(q_lake["sim"], "did I coast on lap 2?")
     assert clean.result["coasts"] == [] and clean.text.startswith("No coasting on lap 2: at most ")
+
+
+def test_coasting_asked_after_a_lockup_is_the_coasting(q_lake) -> None:
+    """ "and was I coasting anywhere?" after "did I get a locked wheel?": the planted coast, not the events."""
+    (ev,) = _events(q_lake, "coasting")
+    first = answer_of("did I get a locked wheel?", q_lake["sim"])
+    before = plan_for("did I get a locked wheel?", q_lake["sim"], None)[1]
+    assert first.text.startswith("Yes, ") and "lockup" in first.text
+    got = answer_of("and was I coasting anywhere?", q_lake["sim"], previous=before)
+    assert got.text.startswith(
+        f"You coasted (neither pedal) into {ev['corner_id'].upper()} on lap {ev['lap']}"
+    )
 
 
 def test_too_deep_and_too_early_are_judged_against_the_other_laps(q_lake) -> None:

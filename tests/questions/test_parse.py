@@ -462,6 +462,22 @@ TABLE: list[tuple[str, str]] = [
     ("did getting held up in traffic spoil lap 5?", "lap_time laps=5 measure=lap_time"),
     ("did the engine heat up too much?", "judge measure=coolant_temp"),
     ("did she push at turn in?", "balance"),
+    # stop 51: readings found by probe phrasings from pages no eval cites (not committed)
+    ("am I over cooking the brakes?", "channel measure=brake_temp"),
+    ("what tire pressures did I use last time?", "channel laps=@other measure=tyre_pressure"),
+    ("what was my top speed last time?", "channel laps=@other measure=top_speed"),
+    ("was my slower lap losing time right off the start?", "compare laps=slowest"),
+    ("what did the faster lap do differently?", "compare"),  # the faster of two compared: no pick
+    ("which lap ended up being my best all day?", "lap_time laps=fastest measure=lap_time"),
+    ("does the data say I could have gone a couple tenths quicker?", "potential"),
+    ("piecing together my best sectors, what's my best lap?", "potential"),
+    ("my best sectors together, what's my best lap?", "potential laps=fastest"),
+    ("what is one clear objective for the session I am about to drive?", "brief"),
+    ("am I pushing in the wrong places?", "where_time"),
+    ("was the oil pressure gauge reading low?", "judge measure=oil_pressure"),
+    ("was the oil pressure indicator lower than I would expect?", "judge measure=oil_pressure"),
+    ("was I getting on throttle understeer anywhere?", "balance measure=pickup_point"),
+    ("was I getting a bit of throttle understeer?", "balance measure=throttle"),
 ]
 
 

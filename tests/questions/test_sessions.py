@@ -11,6 +11,7 @@ from services.paddock.questions.families import sessions
 from services.paddock.questions.model import LapRef, Question
 from services.paddock.tools.base import session_row
 from shared.display import lap_time
+from tests.support.asking import ask_planned
 from tests.support.sim_altered import lap_distance
 from tests.support.truth import vbox_truth
 
@@ -93,3 +94,25 @@ def test_a_friends_session_is_not_one_to_compare_with(q_lake) -> None:
 def test_no_other_session_is_said(q_lake) -> None:
     got = _ask(q_lake["other_driver"], OTHER)
     assert got.text == "You have no other session of your own at Sonoma Raceway."
+
+
+def test_a_reading_asked_of_the_other_session_is_that_sessions_own(q_lake) -> None:
+    """ "what tyre pressures did I run last time?" from the VBOX file (no tyre pressures): the simulated
+    session's pressures on its best lap, from its raw channels; asked the other way round, the pressures
+    are not recorded in the VBOX's file, said of that file."""
+    sim = q_lake["sim_obj"]
+    best = _sim_best(sim)
+    t = sim.wide["t_s"]
+    on = (t >= best["t_start_s"]) & (t < best["t_end_s"])
+    wheels = [sim.wide[f"tpms_press_{w}_bar"][on] for w in ("fl", "fr", "rl", "rr")]
+    hi, lo = max(float(np.nanmax(x)) for x in wheels), min(float(np.nanmin(x)) for x in wheels)
+    got = ask_planned(q_lake["vbox"], "what tire pressures did I use last time?")
+    assert got.text.startswith(
+        f"In your other session on {session_row(q_lake['sim'])['started_at']:%Y-%m-%d}"
+    )
+    assert f"tyre pressures on lap {best['lap']}: highest {hi:.1f} bar, lowest {lo:.1f} bar." in got.text
+    got = ask_planned(q_lake["sim"], "what tire pressures did I use last time?")
+    assert (
+        got.text.startswith("In your other session")
+        and "tyre pressures are not recorded in its file" in got.text
+    )

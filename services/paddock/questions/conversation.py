@@ -31,6 +31,23 @@ _A_LAP_ALONE = re.compile(
 )
 
 
+# "what about 2 and 7?" after laps compared by number: bare numbers are the laps
+_BARE_LAPS = re.compile(
+    r"^\W*(?:(?:and|what|how|about|then)\s+)*(\d{1,3})\s*(?:,|&|and|vs|versus|against|to)\s*(\d{1,3})\W*$",
+    re.IGNORECASE,
+)
+
+
+def bare_laps(previous: Question, text: str) -> tuple[LapRef, ...]:
+    """The laps two bare numbers name after a comparison of numbered laps ("what about 2 and 7?"), else ()."""
+    m = _BARE_LAPS.match(text)
+    if m is None or previous.intent != "compare":
+        return ()
+    if not any(x.number is not None for x in previous.laps):
+        return ()
+    return (LapRef(number=int(m.group(1))), LapRef(number=int(m.group(2))))
+
+
 def carries_on(text: str) -> bool:
     """The words lean on the question before: "and ...", "what about ...", "that", "it", "them"."""
     toks = w.tokens(text)
@@ -41,7 +58,11 @@ def carries_on(text: str) -> bool:
 def follow(previous: Question | None, q: Question) -> Question:
     """``q`` with the laps, corner or sector and measure it did not name taken from ``previous`` when it
     leans on it (``follow_up=True``); a question complete in itself is returned as it is."""
-    if previous is None or q.intent in _STANDALONE:
+    if previous is None:
+        return q
+    if laps := bare_laps(previous, q.text):
+        return replace(q, intent="compare", laps=laps, measure=q.measure or previous.measure, follow_up=True)
+    if q.intent in _STANDALONE:
         return q
     own = bool(q.laps or q.corner or q.sector is not None or q.measure)
     # "lap four?" after "my top speed?": the same figure of that lap

@@ -76,7 +76,7 @@ READS: dict[Family, Reads] = {
     channel_set.answer: _r("laps measure corner sector"),
     judge.answer: _r("laps measure vitals"),  # two vitals or more: each judged
     events.answer: _r("laps corner measure"),
-    balance.answer: _r("corner"),
+    balance.answer: _r("corner measure", balance.PEDALS),
     coasting.answer: _r("laps corner measure"),
     gears.answer: _r("corner measure"),
     phases.answer: _r("corner measure"),

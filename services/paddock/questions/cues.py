@@ -24,7 +24,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
     {
         "debrief": """debrief, how did i do, how did i go, session summary, summary, review my session, recap,
                  rate my session, how was my session, how was the session, how did the session go""",
-        "brief": "brief, briefing, before i go out, plan for today, todays plan, next session",
+        "brief": """brief, briefing, before i go out, plan for today, todays plan, next session, objective,
+                 objectives, about to drive, about to go out, session i am about""",
         "other": """other session, previous session, last session, earlier session, session before, last time
                  out, last time, another session, different session, first session, each test, both tests,
                  yesterday, last week, last weekend, last month, last year, last visit, previous visit, last
@@ -40,7 +41,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  mechanically, mechanical, reliability,
                  in the green, in the red, suffer, suffered, suffering, happy, unhappy,
-                 health, vitals, at a glance, monitor, expected, than usual, than normal, usual, drops, dips, falls, dive, dives, diving,
+                 health, vitals, at a glance, monitor, expected, would expect, than usual, than normal, usual, drops, dips, falls, dive, dives, diving,
                  dipping, dropping, dropped off, falls off, fall off, falling off, jumping around,
                  surge, surging, starvation, starving,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
@@ -78,7 +79,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  gain, weakest, bleed, bleeding, lose, losing, lost, time loss, can i gain, could i gain,
                  gain, fix, mistake, mistakes, one thing, advice, tips, tip, what should i do, what should i
                  change, weakness, weaknesses, weak point, weak points, holding me back, what to work on,
-                 concentrate on, needs work, need work, needs the most work, need the most work, low hanging
+                 concentrate on, needs work, need work, wrong places, wrong place, wrong spots, needs the most work, need the most work, low hanging
                  fruit, improvement, improvements, slowing me down, holding me up, doing wrong, wrong with my
                  driving, problem corner, problem corners, problem area, problem areas, problem spots, trouble
                  spots, time to find, how do i get faster, how do i get quicker, how can i get faster, how can i get

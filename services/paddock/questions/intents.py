@@ -91,6 +91,8 @@ def intent_of(s: Slots) -> Intent:
         return "compare"
     # "did oil pressure ever go to zero?": "ever" of a vital is at any point of this session
     ever = s.ever and not (s.measure in ms.JUDGED and " ever " in s.joined and not s.other)
+    if s.other and not ever and s.measure not in (None, "lap_time") and not event:
+        return "channel"  # "what tyre pressures did I run last time?": that session's reading
     if (
         s.other
         or ever
@@ -148,6 +150,7 @@ def intent_of(s: Slots) -> Intent:
 _CAN_DO = re.compile(
     r" (?:lap )?times? (?:\w+ ){0,3}(?:can|could) i (?:\w+ ){0,3}(?:hit|do|run|achieve|manage) "
     r"| based on what i (?:can|could) (?:\w+ ){0,2}do "
+    r"| could (?:i )?(?:have|ve) (?:gone|been|done|run) (?:\w+ ){0,4}(?:quicker|faster) "  # "a couple tenths quicker"
 )
 # "finding three tenths", "gain a second"; "where you were slow", "the corners where my speed drops off"
 _FIND_TIME = re.compile(

@@ -186,6 +186,8 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
             continue  # "what should I fix first?", "worst first": an order, no lap
         if t == "quick" and toks[j : j + 1] != ["lap"]:
             continue  # "my quick lap" is the best; "a quick one", "quick question" no lap
+        if t in ("slower", "faster") and (toks[j : j + 1] != ["lap"] or toks[i - 1 : i] != ["my"]):
+            continue  # "my slower lap" is the slowest; "the faster lap" of two compared, "lap 5 slower than 3"
         before = [x for x in toks[max(0, i - 3) : i] if x not in ("my", "the", "our")]
         after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | w.BESIDE.keys() | {"from"}
         after_cmp |= before[-2:] in (["up", "on"], ["down", "on"])  # "how far down on my best was lap 8?"

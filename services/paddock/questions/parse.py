@@ -158,8 +158,8 @@ def _without_context(
     toks_a = w.tokens(clause)
     s_a = read_slots(toks_a, corners)
     intent_a = intent_of(s_a)
-    if intent_a in ("unrelated", "unknown"):
-        return toks, s, intent
+    if intent_a in ("unrelated", "unknown") or (intent == "potential" and intent_a == "lap_time"):
+        return toks, s, intent  # "piecing together my best sectors, what's my best lap?": the lap possible
     own = s_a.laps == s.laps and s_a.corner == s.corner and s_a.sector == s.sector
     whole = bool(s_a.laps or s_a.aggregation or s_a.measure) and not carries_on(clause)
     if (

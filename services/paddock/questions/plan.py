@@ -79,7 +79,8 @@ def families(q: Question) -> tuple[Family, ...]:
     """The families that answer ``q``, from its intent and its filled slots."""
     if q.measure == recorded.MEASURE:  # "what channels are there?": the file's own, whatever the intent
         return (recorded.answer,)
-    if q.measure == "coasting" and q.intent in (*PER_LAP, "compare"):  # neither pedal, by corner and lap
+    # neither pedal, by corner and lap ("and was I coasting anywhere?" after a lock-up: the coasting)
+    if q.measure == "coasting" and q.intent in (*PER_LAP, "compare", "events"):
         return (coasting.answer,)
     if q.measure in (gears.CORNER_GEARS, gears.SHIFT_RPM) and q.corner is None:
         return (gears.answer,)
@@ -106,7 +107,7 @@ def families(q: Question) -> tuple[Family, ...]:
         return ()  # "top speed in sector 2": no sector's speed is kept; never the sector's time instead
     if q.measure == lifts.MEASURE and q.intent in (*PER_LAP, "compare") and len(q.laps) <= 1:
         return (lifts.answer,)  # where the throttle came off before each corner, or flat
-    if q.measure == lifts.PICKUP:  # back on the throttle after each corner's apex
+    if q.measure == lifts.PICKUP and q.intent != "balance":  # back on the throttle after each corner's apex
         return (lifts.pickups,)
     if q.measure == inputs.MEASURE and q.intent not in ("where_time", "why_slower", "potential"):
         return (inputs.answer,)  # "was I smooth on the throttle?" ("where do I need to be smoother?": where)
@@ -118,8 +119,8 @@ def families(q: Question) -> tuple[Family, ...]:
         return (corners.answer,)
     if q.corner is not None and q.intent == "where_time" and len(q.laps) == 1 and q.measure in SPEEDS:
         return (corners.answer,)  # "lap 7, did I gain 4 mph through T1?": that lap's speeds there
-    if q.corner is not None and q.intent == "why_slower":
-        return (compare.answer,)
+    if q.corner is not None and q.intent == "why_slower":  # "…, causing a downshift to 2nd in T6?": the gear
+        return (corners.answer,) if q.measure == "gear" and not q.laps else (compare.answer,)
     if q.sector is not None and q.intent in ("lap_time", "where_time", "why_slower", "potential"):
         return (sectors.answer,)
     if q.intent == "lap_time" and q.measure not in (None, "lap_time"):
@@ -169,8 +170,7 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
         rest = plan(replace(q, also_lap_time=False), session_id, picked)
         if first.text == rest.text or first.result.get("understood") or rest.result.get("understood"):
             return rest
-        text = f"{first.text} {rest.text.removeprefix(heading(q))}"
-        return _headed(q, Answer(text, rest.tool, rest.args, first.result | rest.result))
+        return _joined(q, [first, rest], rest)
     if (extra := unread_measures(q)) and q.measure is not None:
         return _each_measure(q, (q.measure, *extra), session_id, picked)
     s = session_row(session_id)
@@ -196,9 +196,15 @@ def _each_measure(q: Question, measures: tuple[str, ...], session_id: str, picke
     parts = [plan(replace(q, measure=m, also=()), session_id, picked) for m in measures[:3]]
     if any(p.result.get("understood") or p.result.get("declined") for p in parts):
         return understood(q, session_row(session_id))
+    return _joined(q, parts, parts[0])
+
+
+def _joined(q: Question, parts: list[Answer], lead: Answer) -> Answer:
+    """The answers to parts of ``q`` said one after another (each once, none headed), their results merged,
+    the whole headed with what ``q`` was read as; ``lead``'s tool names the answer."""
     text = " ".join(dict.fromkeys(p.text.removeprefix(heading(q)) for p in parts))
     result = {k: v for p in parts for k, v in p.result.items()}
-    return _headed(q, Answer(text, parts[0].tool, parts[0].args, result))
+    return _headed(q, Answer(text, lead.tool, lead.args, result))
 
 
 def _headed(q: Question, got: Answer) -> Answer:

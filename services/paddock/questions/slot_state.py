@@ -29,6 +29,10 @@ _DRIVING_CUES = (
 _LIGHT_OF = frozenset({"oil_pressure", "coolant_temp", "temps"})
 
 _LAMP = re.compile(r" (?:light|lights|lamp|lit|flash\w*|flicker\w*|blink\w*) ")
+# a gauge's reading said higher or lower ("the oil pressure indicator noticeably lower than expected")
+_GAUGE = re.compile(
+    r" (?:indicator|gauge|needle|dial) (?:\w+ ){0,3}(?:lower|higher|low|high|below|above|drop\w*|read\w*) "
+)
 
 # the average asked alone: of the laps
 _MY_AVERAGE = re.compile(
@@ -76,6 +80,8 @@ class Slots:
         rest = [m for m in self.measures if m != "lap_time"]
         if kinds == ["alarm"] and "oil_temp" in rest and " temp" not in self.joined:
             rest = ["oil_pressure" if m == "oil_temp" else m for m in rest]  # "the oil light": its pressure's
+        if kinds == ["alarm"] and set(rest) & ms.JUDGED and _GAUGE.search(self.joined):
+            kinds = []  # the reading on the gauge, not a warning
         if kinds == ["alarm"] and _LIGHT_OF & set(rest) and _LAMP.search(self.joined):
             kinds = []  # "the oil pressure light came on": the reading's drop (a warning asked: the file's)
         # "oil pressure above 4000 rpm", "EGT at peak RPM": the engine speed is the condition, not the subject

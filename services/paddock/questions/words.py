@@ -46,12 +46,12 @@ SPELLING: dict[str, str] = _pairs(
 
 # a lap named by what it was ("my fastest lap"); "first" is the first full lap, not lap 1
 PICKS: dict[str, str] = _pairs(
-    "fastest=fastest, best=fastest, fast=fastest, quick=fastest, top=fastest, slowest=slowest, last=last, recent=last, current=last, "
+    "fastest=fastest, best=fastest, fast=fastest, quick=fastest, top=fastest, faster=fastest, slowest=slowest, slower=slowest, last=last, recent=last, current=last, "
     "first=first, opening=first, "
     "previous=previous"
 )
 # after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst")
-PICK_LAP = word_set("lap laps one time run versus and or to than with against compare")
+PICK_LAP = word_set("lap laps one time run versus and or to than with against compare all today")
 PICK_NOT = word_set("corner turn sector bits parts sections segments pieces speed")  # "my best corners"
 PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
 NOT_A_LAP = word_set("theoretical ultimate ideal perfect achievable optimal possible potential virtual")

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.paddock.questions.families import lifts
 from services.paddock.questions.families.track_words import corner_names, no_such_corner
 from services.paddock.questions.model import Answer, Question
 from services.paddock.tools.balance import get_handling_balance
 from services.paddock.tools.base import ToolError
 
 _WORDS = {"understeer": "understeered", "oversteer": "oversteered", "neutral": "was neutral"}
+# "understeer on the throttle", "loose under braking": the phase named; the balance is judged over each
+# corner whole, which the answer says when a phase was named
+PEDALS = frozenset({"throttle", "brake_point", lifts.PICKUP, lifts.MEASURE})
+_WHOLE = "Judged over each corner as a whole, not on the throttle or under braking apart: "
 
 
 def _pct(gain: float) -> str:
@@ -60,6 +65,8 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         neutral = [names.get(c["corner"], c["name"]) for c in res["corners"] if c["verdict"] == "neutral"]
         if neutral:
             lines.append("Neutral at " + ", ".join(neutral) + ".")
+    if q.measure in PEDALS:
+        lines[0] = _WHOLE + lines[0][0].lower() + lines[0][1:]
     if res["warning"]:
         lines.append(
             "Steering and yaw rate turn opposite ways on most samples: one of them may be wired the wrong "

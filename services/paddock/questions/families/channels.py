@@ -139,12 +139,13 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     if m is None or _channel(m) is None:
         return None
     sid = str(s["session_id"])
-    if lacks(sid, m):
-        return not_recorded(s, m)
     laps = named_laps(q, s)
+    other = not isinstance(laps, Answer) and bool(laps) and laps[0][0] != sid
+    if lacks(sid, m) and not other:  # another session's reading is looked for in its own file
+        return not_recorded(s, m)
     if isinstance(laps, Answer):
         return _without_lap(q, s, laps)
-    if laps and laps[0][0] != sid:  # "top speed on my best lap last session": that session's lap
+    if other:  # "top speed on my best lap last session": that session's lap
         ref = replace(q.laps[0], session="this")
         return _said_of(
             answer(replace(q, laps=(ref,)), {**s, "session_id": laps[0][0]}), f"In {whose(laps[0][0], s)}, "
@@ -208,8 +209,8 @@ def _without_lap(q: Question, s: dict[str, Any], why: Answer) -> Answer | None:
 
 
 def _said_of(got: Answer | None, lead: str) -> Answer | None:
-    if got is not None:
-        got.text = lead + got.text[0].lower() + got.text[1:]
+    if got is not None:  # "In your other session, tyre pressures are not recorded in its file."
+        got.text = lead + got.text[0].lower() + got.text[1:].replace("in this session's file", "in its file")
     return got
 
 

@@ -48,7 +48,10 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
     picked = tuple(n for _, n in laps)  # "my last 3 laps" names three
     lap = picked[0] if len(picked) == 1 else None
     if q.measure in KINDS:
-        return _interventions(sid, q.measure, picked, q.corner)
+        got = _interventions(sid, q.measure, picked, q.corner)
+        if q.measure == "abs" and got is not None and not got.result.get("count"):
+            return _with_lockups(sid, got, picked, q.corner)  # no ABS: did a wheel lock instead?
+        return got
     if q.measure in HEALTH:
         return _health(sid, q.measure)
     rep = flag_report(sid)
@@ -112,6 +115,16 @@ def _interventions(
     if here is not None:
         res["count_at_corner"] = len(by[here])
     return Answer(f"Yes, {_counted(len(evs), label)}: {where}.", tool, {"session_id": sid}, res)
+
+
+def _with_lockups(sid: str, got: Answer, laps: tuple[int, ...], corner: str | None) -> Answer:
+    """No ABS intervention said, then the lockups the wheel speeds show, when there were any ("No ABS
+    interventions this session. 3 lockups, though: at T3 on laps 3, 4 and 5.")."""
+    locks = _interventions(sid, "lockup", laps, corner)
+    if locks is None or not locks.result.get("count") or not locks.text.startswith("Yes, "):
+        return got
+    said = locks.text.removeprefix("Yes, ").replace(":", ", though:", 1)
+    return Answer(f"{got.text} {said}", got.tool, got.args, got.result | {"lockups": locks.result})
 
 
 def _health(sid: str, measure: str) -> Answer | None:
