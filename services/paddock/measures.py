@@ -134,7 +134,7 @@ _MEASURE_PHRASES: dict[str, str] = {
         went around, got around, got it down to, get it down to, got them down to, got my times down""",
     "speed": """speed, speeds, how fast, how quick was i going, how quick did i go, how many mph,
         how many kph, how many kmh, mph, kph, kmh, miles per hour, miles an hour, kilometres per hour""",
-    "top_speed": """top speed, top end, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
+    "top_speed": """top speed, top end, trap speed, trap speeds, speed trap, vmax, v max, maximum speed, highest speed, peak speed, fastest speed,
         max speed, fastest reading, fastest i went, fastest i got, fastest i was going, v maximum, top whack, terminal speed, top spd, maximum velocity,
         top velocity, maximum kph, maximum kmh, maximum mph, highest mph, highest kph, highest kmh, topping out at, topped out at, top out at,
         stretch its legs, stretch it legs, stretch her legs, stretch the legs, stretch their legs, stretched its legs,
@@ -226,7 +226,7 @@ _MEASURE_PHRASES: dict[str, str] = {
     "fuel_level": "fuel, fuel level, how much fuel",
     "battery_voltage": "battery, voltage, battery voltage",
     "battery_temp": "battery temp, battery temperature, hot did the battery, hot was the battery, battery hot",
-    "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure",
+    "tyre_pressure": "tyre pressure, tpms, hot pressure, cold pressure, psi am i running, psi do i run, psi are you running",
     "tyre_temp": "tyre temp, tyre temperature, tyre, pyrometer, pyrometers, pyro, rubber",  # "how hot were the tyres"; pressure only when said
     "coasting": """coast, coasting, coasted, coasts, neither pedal, off both pedals, off the pedals, flat line,
         flat lines, flatline, flatlines, flats, dead time, between the pedals, between pedals, freewheel,

@@ -478,6 +478,20 @@ TABLE: list[tuple[str, str]] = [
     ("was the oil pressure indicator lower than I would expect?", "judge measure=oil_pressure"),
     ("was I getting on throttle understeer anywhere?", "balance measure=pickup_point"),
     ("was I getting a bit of throttle understeer?", "balance measure=throttle"),
+    ("did I go faster today at Sonoma?", "sessions"),
+    ("was my pace faster than it was before?", "sessions"),
+    ("where have the improvements been made?", "sessions"),
+    ("where's the biggest improvement?", "where_time"),
+    ("am I still a whole two seconds away from my PB lap time?", "sessions measure=lap_time agg=min"),
+    ("was my top trap speed slower than our 1st driver?", "channel measure=top_speed agg=max"),
+    ("What PSI am I running?", "channel measure=tyre_pressure"),
+    ("did the dash start reporting fluctuating oil pressure?", "judge measure=oil_pressure"),
+    ("did oil pressure consistently drop in turn 3?", "judge corner=t3 measure=oil_pressure"),
+    ("I'm stuck on a time of 1:40 and I cannot budge off of it.", "where_time"),
+    ("could I have found 3/10ths of a second?", "where_time"),
+    ("did it get hotter than normal?", "judge measure=temps"),
+    ("does my fastest lap come in around lap 2-4?", "compare laps=fastest,2,3,4"),
+    ("lap 2 to lap 4", "compare laps=2,4"),
 ]
 
 

@@ -194,8 +194,8 @@ def test_what_no_channel_holds_is_named_as_not_recorded(
     assert not re.search(r"\d", got.text.replace("air-fuel", "")), got.text  # no figure of another channel
 
 
-# a reading no family answers in the way asked (its spread, its consistency) and the file does not record:
-# what was understood, then that it is not recorded, never "I can answer lap times ..." alone
+# a reading asked by its spread or its consistency that the file does not record: named as not recorded,
+# never "I can answer lap times ..." alone
 UNDERSTOOD_NOT_RECORDED = [
     ("vbox", "are my tyre pressures all over the place from lap to lap?", "tyre pressures are"),
     ("kart", "was the boost consistent?", "boost pressure is"),
@@ -207,5 +207,4 @@ def test_a_reading_asked_another_way_is_still_named_as_not_recorded(
     files_lake: dict[str, Any], sess: str, text: str, said: str
 ) -> None:
     got = answer_of(text, files_lake[sess])
-    assert got.text.startswith("I read this as "), got.text
-    assert f", but {said} not recorded in this session's file." in got.text, got.text
+    assert f"{said} not recorded in this session's file." in got.text.lower(), got.text

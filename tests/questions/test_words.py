@@ -74,7 +74,7 @@ def test_fix(typed: str, meant: str) -> None:
         ("t3A", ["turn", "3a"]),
         ("C4 L5 S2", ["corner", "4", "lap", "5", "sector", "2"]),
         ("3rd lap", ["3", "th", "lap"]),
-        ("laps 3-5", ["laps", "3", "to", "5"]),
+        ("laps 3-5", ["laps", "3", "through", "5"]),
         ("my other session's PB", ["my", "other", "session", "personal", "best"]),
         ("bo's lap 4 vs what's mine", ["@bo", "lap", "4", "versus", "what", "mine"]),
         ("what's my 1:48.222 lap", ["what", "my", "lap"]),

@@ -42,7 +42,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  mechanically, mechanical, reliability,
                  in the green, in the red, suffer, suffered, suffering, happy, unhappy,
                  health, vitals, at a glance, monitor, expected, would expect, than usual, than normal, usual, drops, dips, falls, dive, dives, diving,
-                 dipping, dropping, dropped off, falls off, fall off, falling off, jumping around,
+                 dipping, dropping, dropped off, falls off, fall off, falling off, jumping around, fluctuating,
+                 fluctuate, fluctuated, fluctuates, fluctuation, erratic, hotter than normal, hotter than usual,
                  surge, surging, starvation, starving,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
                  high, too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right,
@@ -79,7 +80,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  gain, weakest, bleed, bleeding, lose, losing, lost, time loss, can i gain, could i gain,
                  gain, fix, mistake, mistakes, one thing, advice, tips, tip, what should i do, what should i
                  change, weakness, weaknesses, weak point, weak points, holding me back, what to work on,
-                 concentrate on, needs work, need work, wrong places, wrong place, wrong spots, needs the most work, need the most work, low hanging
+                 concentrate on, needs work, need work, wrong places, wrong place, wrong spots, cannot budge, cant budge, can not budge, cannot get below, cant get below, needs the most work, need the most work, low hanging
                  fruit, improvement, improvements, slowing me down, holding me up, doing wrong, wrong with my
                  driving, problem corner, problem corners, problem area, problem areas, problem spots, trouble
                  spots, time to find, how do i get faster, how do i get quicker, how can i get faster, how can i get
@@ -109,7 +110,10 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "visits": """been to this track, been here, times have i been, how often have i, been to, first time here,
                  first visit, driven here, raced here""",
         "progress": """getting faster, improving, improved, improve since, progress, getting better, any
-                 better, get better, got better, faster than last time, trend, did i improve, have i improved""",
+                 better, get better, got better, faster than last time, trend, did i improve, have i improved,
+                 improvement over, improvement on, improvements been made, improvements made, faster than before,
+                 quicker than before, faster than it was before, quicker than it was before, go faster today,
+                 went faster today, faster today, quicker today""",
     }
 )
 # "off both the brake and the throttle", "not on either the brakes or throttle": neither pedal (coasting)
@@ -129,7 +133,7 @@ BRAKE_TO_THROTTLE = re.compile(
 TOP_GEAR = 8
 ORDINAL_NOUNS = _set(
     """lap laps sector corner turn session sessions time times fastest best slowest quickest place position
-    run stint attempt try outing one visit day week year row"""
+    run stint attempt try outing one visit day week year row driver drivers half part guy car kart"""
 )
 # words that make a question about driving data (with the measures, corners, sectors and laps)
 DRIVING = _set(

@@ -75,7 +75,9 @@ def intent_of(s: Slots) -> Intent:
         # "how much faster can I go in T3?": that corner's time to find, not the whole lap possible
         return "where_time" if s.corner is not None and s.sector is None and not s.measure else "potential"
     ends = s.aggregation == "range" and s.measure not in (None, "lap_time")  # "oil temp spread, low to high"
-    if s.has("consistency") and not ends and not any(x.number is not None for x in s.laps):
+    # "did oil pressure consistently drop?", "is the oil pressure consistent?": the reading, no lap's time
+    vital = s.measure in ms.JUDGED
+    if s.has("consistency") and not ends and not vital and not any(x.number is not None for x in s.laps):
         return "consistency"  # "how close did I get to my best on lap 6?": lap 6 against the best
     if event:
         return "events"
@@ -154,7 +156,7 @@ _CAN_DO = re.compile(
 )
 # "finding three tenths", "gain a second"; "where you were slow", "the corners where my speed drops off"
 _FIND_TIME = re.compile(
-    r" (?:find|finding|gain|gaining|pick up|picking up|make up|(?:giv\w*|gave|throw\w*|threw) away|wast\w*"
+    r" (?:find|finding|found|gain|gaining|pick up|picking up|make up|(?:giv\w*|gave|throw\w*|threw) away|wast\w*"
     r"|leak\w*|leav\w*) (?:\w+ ){0,3}(?:tenths?|seconds?|time) | (?:time|tenths?|seconds?) (?:is |are )?(?:hiding|leaking|going) "
     r"| (?:giv\w*|gave|throw\w*|threw) (?:\w+ ){0,2}(?:tenths?|seconds?|time) away | hold\w* (?:\w+ ){0,3}back "
     r"| where (?:\w+ ){0,5}(?:tenths|hundredths|seconds|second(?! gear)|delta|(?<!lap )time) "

@@ -80,7 +80,9 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
             if nxt is None:
                 break
             first = out[-1][1].number or 0
-            if toks[j] in ("to", "through") and t == "laps" and 0 < nxt[0] - first <= MAX_RANGE:
+            # "laps 2 to 4", "lap 2-4" (a hyphen is a range: "through"); "lap 2 to lap 4" is two laps
+            ranged = (toks[j] == "to" and t == "laps") or (toks[j] == "through" and k == j + 1)
+            if ranged and 0 < nxt[0] - first <= MAX_RANGE:
                 out += [(j, LapRef(number=n)) for n in range(first + 1, nxt[0] + 1)]
             else:
                 out.append((k, LapRef(number=nxt[0])))

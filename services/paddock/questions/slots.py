@@ -38,6 +38,7 @@ _HERE_EVER = re.compile(
     r"| (?:is|was) (?:this|that|it) (?:a |my )?(?:new )?personal best "
     r"| (?:beat|beaten|beating|break|broke|broken|bettered|improved? on|lower\w*|topped|smash\w*) (?:\w+ ){0,2}"
     r"(?:personal best|personal record|best ever|old best|previous best|record) | personal record "
+    r"| (?:off|of|from|short of|behind|under|over|than) (?:my |the |your |our )?(?:old |previous )?personal best "
 )
 
 # the car's pace as a speed: "how quick does my car actually go?", "how fast am I going?"
@@ -134,7 +135,11 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
             ["speed"],
             "max",
         )  # "is my max value below the average?": a lap timer's speed
-    if not s.measures and re.search(r" temp(?:erature)? ", s.joined) and not _WEATHER.search(s.joined):
+    if (
+        not s.measures
+        and re.search(r" (?:temp|temperature|hotter) ", s.joined)
+        and not _WEATHER.search(s.joined)
+    ):
         s.measures = ["temps"]  # "the max temp?", "were the temps stable lap to lap?": the engine's
     if s.measures == ["brake_point"] and re.search(r" temp(?:erature)?s? ", s.joined):
         s.measures = ["brake_temp"]  # "what was the temperature of my brakes?"
@@ -174,7 +179,7 @@ _PICKUP = re.compile(
 )
 
 # "do I ever coast?", "did I ever lock up?": a thing the driver did, at any point of this session
-_I_EVER = re.compile(r" (?:do|did|does|have|am|was|were) i ever (?!been )(?!.* here )")
+_I_EVER = re.compile(r" (?:do|did|does|have|had|am|was|were) i ever (?!been )(?!.* here )")
 
 # a lap asked by what it was, the pick after the verb: "what lap did I go quickest on?"
 _WHICH_LAP = re.compile(r" (?:what|which) lap (?:number )?(?:\w+ ){1,4}(fastest|slowest) ")

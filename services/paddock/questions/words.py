@@ -37,7 +37,7 @@ SPELLING: dict[str, str] = _pairs(
     consistancy=consistency, consistensy=consistency, inconsistent=consistent, max=maximum, min=minimum,
     alltime=all time, straightaway=straight, straightaways=straights, yesterdays=yesterday, trackday=track day,
     trackdays=track days, outlap=out lap, outlaps=out laps, inlap=in lap, inlaps=in laps, sec=sector,
-    thru=through, motor=engine,
+    thru=through, motor=engine, 10ths=tenths, 100ths=hundredths,
     h2o=water, oilp=oil pressure, oilt=oil temp, eop=oil pressure, eot=oil temp, ect=coolant temp,
     clt=coolant temp, egts=egt, overrev=over rev, overrevs=over rev, overrevved=over rev, overreved=over rev,
     overrevving=over rev, overreving=over rev, redlined=redline, redlining=redline"""
@@ -199,7 +199,7 @@ _WHOLE_TIME = re.compile(r"\b(?:the (?:whole|entire) ti+me|all the ti+me)\b")
 
 def tokens(text: str) -> list[str]:
     """The question's words, once: lower case, apostrophes dropped, spellings and shorthand spelled out
-    ("T11" -> ``turn 11``, "3rd" -> ``3 th``, "3-5" -> ``3 to 5``), typos of vocabulary words fixed;
+    ("T11" -> ``turn 11``, "3rd" -> ``3 th``, "3-5" -> ``3 through 5``), typos of vocabulary words fixed;
     a session id stays one word, another driver's name is ``@name`` ("bo's lap 4"), numbers stay digits
     (number words are read in context by ``parse``); the
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
@@ -208,7 +208,7 @@ def tokens(text: str) -> list[str]:
         "beat", _PAUSE.sub(r"\1 pause", _REVS_VALUE.sub(" revs ", _SPEED_VALUE.sub(" speed ", t)))
     )
     t = _SECONDS_SAID.sub(r"\1 seconds", _WHOLE_TIME.sub(" throughout ", _HELD_BY.sub(" traffic ", t)))
-    t = _RANGE.sub(r"\1 to \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
+    t = _RANGE.sub(r"\1 through \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
     out: list[str] = []
     for raw in _TOKEN.findall(t)[:MAX_WORDS]:
         if raw.startswith("@"):
