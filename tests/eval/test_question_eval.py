@@ -63,8 +63,8 @@ FOLLOW_UPS = 57
 # "I read this as …, leaving aside …" (branch qunsure) took 7 held-out answers off "off" and made one
 # not-recorded answer wrong (4 wrong with the heading switched off, same counts otherwise): the heading names
 # the measure asked beside another measure's figures.
-DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 5}
-DATA_PATH_CORRECT_MIN = {"tuning": 0.97, "heldout": 0.80}
+DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 4}
+DATA_PATH_CORRECT_MIN = {"tuning": 0.98, "heldout": 0.81}
 # evasive answers that state another question's figures without saying what was understood (answer_eval's
 # ``off``): the issue counts them as wrong. First counted at stop 43 on stop 42's code: tuning 11 of 19
 # evasive, held-out 30 of 54 (so held-out wrong or off: 32/294)
@@ -73,7 +73,9 @@ DATA_PATH_CORRECT_MIN = {"tuning": 0.97, "heldout": 0.80}
 # stop 50 (two or three measures answered each as if asked alone, and the readings of 544 paraphrases of
 # the tuning half): tuning 410/417, 0 wrong, 1 off; held-out 333 -> 337/416, 4 wrong, off 35 -> 36 (which
 # phrasing is not known: the held-out half is counted, never read)
-DATA_PATH_OFF_MAX = {"tuning": 2, "heldout": 36}
+# stop 51 (readings from 641 probe phrasings of pages no eval cites, written for the purpose, not
+# committed): tuning 411/417, 0 wrong, 0 off; held-out 337 -> 340/416, 4 wrong, off 36 -> 35
+DATA_PATH_OFF_MAX = {"tuning": 2, "heldout": 35}
 # the model's run carries the data path's labelled answers: the same wrong ones at most, none as model text
 REAL_MODEL_WRONG_MAX = 5
 # measured on SmolLM2 (stop 40, merged main, shared machine, batches 1 and 2): 122/155 (0.787) correct, 2

@@ -54,6 +54,12 @@ BEST = [
     "i'm not interested in the average, just the best",
     "what was the quickest lap of the session, in minutes and seconds?",
     "best lap & what lap number was it",
+    # a time the driver ran, in racers' words (stop 51)
+    "what did I run today?",
+    "what time did I do?",
+    "what was my time?",
+    "what did I clock?",
+    "which lap ended up being my best all day?",
 ]
 
 

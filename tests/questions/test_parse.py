@@ -492,6 +492,17 @@ TABLE: list[tuple[str, str]] = [
     ("did it get hotter than normal?", "judge measure=temps"),
     ("does my fastest lap come in around lap 2-4?", "compare laps=fastest,2,3,4"),
     ("lap 2 to lap 4", "compare laps=2,4"),
+    ("what did I run today?", "lap_time measure=lap_time"),
+    ("what time did I do?", "lap_time measure=lap_time"),
+    ("what was my time?", "lap_time measure=lap_time"),
+    ("what did I clock?", "lap_time measure=lap_time"),
+    ("what did I do wrong?", "where_time"),
+    ("how do I find the last fraction of a second?", "where_time"),  # never "traction"
+    ("was I cracking the 1:35 barrier?", "lap_time laps=fastest measure=lap_time"),
+    ("what did I get the bike up to on the GPS?", "channel measure=top_speed"),
+    ("what's the best lap my best sectors add up to?", "potential laps=fastest"),
+    ("were the brakes too hot?", "channel measure=brake_temp"),
+    ("did the engine coolant over temperature warning come on?", "judge measure=coolant_temp"),
 ]
 
 

@@ -171,6 +171,9 @@ NOT_RECORDED = [
     ("sim", "did the gearbox get hot?", "Gearbox and differential temperature is"),
     ("sim", "did the brakes fade?", "Brake temperatures are"),
     ("vbox", "brake temps?", "Brake temperatures are"),
+    ("vbox", "am I over cooking the brakes?", "Brake temperatures are"),  # never the coolant (stop 51)
+    ("vbox", "were the brakes too hot?", "Brake temperatures are"),  # never the brake markers
+    ("kart", "What PSI am I running?", "Tyre pressures are"),
     ("sim", "what were my intake air temps?", "Intake air temperature is"),
     ("sim", "was the car running rich?", "Lambda (air-fuel ratio) is"),
     ("vbox", "what was my air fuel ratio on the best lap?", "Lambda (air-fuel ratio) is"),

@@ -63,6 +63,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  twitchy, nervous, push at turn in, pushing at turn in, push on turn in, she push, she pushed,
                  she pushing""",
         "potential": """theoretical, ultimate, ideal, optimal, achievable, potential, perfect lap, sum of, together,
+                 add up to, adds up to, added up, they add up,
                  could i be, on the table, best possible, possible, how much faster could, how much faster can,
                  how much quicker could, how much quicker can, faster can i go, quicker can i go, could i do, could i
                  run, could i go, capable of, best bits, all my best, virtual best, virtual lap, i could do, i could
@@ -80,7 +81,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  gain, weakest, bleed, bleeding, lose, losing, lost, time loss, can i gain, could i gain,
                  gain, fix, mistake, mistakes, one thing, advice, tips, tip, what should i do, what should i
                  change, weakness, weaknesses, weak point, weak points, holding me back, what to work on,
-                 concentrate on, needs work, need work, wrong places, wrong place, wrong spots, cannot budge, cant budge, can not budge, cannot get below, cant get below, needs the most work, need the most work, low hanging
+                 concentrate on, needs work, need work, wrong places, wrong place, wrong spots, do wrong, did wrong, cannot budge, cant budge, can not budge, cannot get below, cant get below, needs the most work, need the most work, low hanging
                  fruit, improvement, improvements, slowing me down, holding me up, doing wrong, wrong with my
                  driving, problem corner, problem corners, problem area, problem areas, problem spots, trouble
                  spots, time to find, how do i get faster, how do i get quicker, how can i get faster, how can i get
@@ -97,7 +98,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  positives, the positives, any positives, did right, doing right, went right, do right, nailed,
                  good job, praise, good news""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
-                 what did i go, lap""",
+                 what did i go, lap, what time did i do, what time did i get, what time did i set, what time did i
+                 run, what time did i post, what time did i clock, what did i post, what did i set""",
         "why": """why, how come, cause, causes, caused, causing, reason, reasons, what made, what makes, what is making, what was making, what making, went wrong, go wrong,
                 what happened on, what happened in, what went on in,
                 goes wrong, going wrong""",
@@ -153,7 +155,7 @@ UNRELATED = _set(
 )
 # plain English words the typo fixer leaves alone (with the vocabulary above)
 COMMON = _set(
-    """heat recorded recording thread threads flipping services tend tends constant constantly steady
+    """fraction fractions barrier heat recorded recording thread threads flipping services tend tends constant constantly steady
     looking look looks looked seem seems seemed feel feels felt feeling doing went going gone showing told
     given working worked works work happen happened happening change changed better worse bad great help
     try trying tried thought knew said says ask asked maybe today yesterday morning afternoon place

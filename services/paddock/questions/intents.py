@@ -136,8 +136,8 @@ def intent_of(s: Slots) -> Intent:
         return "unknown"  # "how long was the session?", "what time did it start?": not a lap time
     if s.measure == "lap_time" or s.lap_speed or (s.laps and s.measure is None) or s.lap_figure:
         return "lap_time"
-    if s.measure is None and " laps " in s.joined:
-        return "lap_time"  # "my laps please"
+    if s.measure is None and (" laps " in s.joined or _RAN.search(s.joined)):
+        return "lap_time"  # "my laps please", "what did I clock?"
     if s.measure:
         return "channel"
     if s.compare:
@@ -148,6 +148,10 @@ def intent_of(s: Slots) -> Intent:
     return "unknown"
 
 
+# a time the driver ran, asked in racers' words: "what did I run today?", "what time did I do?"
+_RAN = re.compile(
+    r" what (?:time )?did i (?:do|run|get|clock|go|post|set) (?!wrong |well |right |differently |better |worse )"
+)
 # the lap times within the driver's reach: "what lap times can I in fact hit, based on what I can actually do?"
 _CAN_DO = re.compile(
     r" (?:lap )?times? (?:\w+ ){0,3}(?:can|could) i (?:\w+ ){0,3}(?:hit|do|run|achieve|manage) "
@@ -157,7 +161,7 @@ _CAN_DO = re.compile(
 # "finding three tenths", "gain a second"; "where you were slow", "the corners where my speed drops off"
 _FIND_TIME = re.compile(
     r" (?:find|finding|found|gain|gaining|pick up|picking up|make up|(?:giv\w*|gave|throw\w*|threw) away|wast\w*"
-    r"|leak\w*|leav\w*) (?:\w+ ){0,3}(?:tenths?|seconds?|time) | (?:time|tenths?|seconds?) (?:is |are )?(?:hiding|leaking|going) "
+    r"|leak\w*|leav\w*) (?:\w+ ){0,3}(?:tenths?|seconds?|time|fraction) | (?:time|tenths?|seconds?) (?:is |are )?(?:hiding|leaking|going) "
     r"| (?:giv\w*|gave|throw\w*|threw) (?:\w+ ){0,2}(?:tenths?|seconds?|time) away | hold\w* (?:\w+ ){0,3}back "
     r"| where (?:\w+ ){0,5}(?:tenths|hundredths|seconds|second(?! gear)|delta|(?<!lap )time) "
     r"| (?:tenths|hundredths) (?:\w+ ){0,5}where "

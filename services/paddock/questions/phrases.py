@@ -33,8 +33,8 @@ _BEST_SAID = re.compile(
 # a target lap time in the raw words: "did I break 1:47?", "did I get under 1:36?", "crack a 58?", "below the
 # "1:50 barrier"?"
 _TARGET = re.compile(
-    r"\b(?:break|broke|broken|under|below|beat|beaten|crack|cracked|into the|dip(?:ped)? into|sub)\s+(?:a |the )?"
-    r"[\"“']?\d+:\d{2}"
+    r"\b(?:break|broke|broken|breaking|under|below|beat|beaten|beating|crack|cracked|cracking|into the"
+    r"|dip(?:ped)? into|sub)\s+(?:a |the )?[\"“']?\d+:\d{2}"
     # "how close did I get to a 1:35?", "how far off a 1:35 was I?": the best lap against it
     r"|\bhow (?:close|near|far off|far) (?:\w+ ){0,4}?(?:to|from|off) (?:a |the )?[\"“']?\d+:\d{2}"
     r"|\b(?:break|broke|beat|crack|cracked)\s+(?:a |the )?\d+(?:\.\d+)?\s*(?:s|secs?|seconds?)\b",
