@@ -98,8 +98,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  positives, the positives, any positives, did right, doing right, went right, do right, nailed,
                  good job, praise, good news""",
         "lap_time": """how long, how quick, what did i do, what did i run, what did i get, what did i clock,
-                 what did i go, lap, what time did i do, what time did i get, what time did i set, what time did i
-                 run, what time did i post, what time did i clock, what did i post, what did i set""",
+                 what did i go, lap""",
         "why": """why, how come, cause, causes, caused, causing, reason, reasons, what made, what makes, what is making, what was making, what making, went wrong, go wrong,
                 what happened on, what happened in, what went on in,
                 goes wrong, going wrong""",

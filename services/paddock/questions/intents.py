@@ -136,7 +136,7 @@ def intent_of(s: Slots) -> Intent:
         return "unknown"  # "how long was the session?", "what time did it start?": not a lap time
     if s.measure == "lap_time" or s.lap_speed or (s.laps and s.measure is None) or s.lap_figure:
         return "lap_time"
-    if s.measure is None and (" laps " in s.joined or _RAN.search(s.joined)):
+    if s.measure is None and (" laps " in s.joined or ph.ran_a_time(s.joined)):
         return "lap_time"  # "my laps please", "what did I clock?"
     if s.measure:
         return "channel"
@@ -148,10 +148,6 @@ def intent_of(s: Slots) -> Intent:
     return "unknown"
 
 
-# a time the driver ran, asked in racers' words: "what did I run today?", "what time did I do?"
-_RAN = re.compile(
-    r" what (?:time )?did i (?:do|run|get|clock|go|post|set) (?!wrong |well |right |differently |better |worse )"
-)
 # the lap times within the driver's reach: "what lap times can I in fact hit, based on what I can actually do?"
 _CAN_DO = re.compile(
     r" (?:lap )?times? (?:\w+ ){0,3}(?:can|could) i (?:\w+ ){0,3}(?:hit|do|run|achieve|manage) "

@@ -206,3 +206,14 @@ def takes_time_off(toks: list[str]) -> bool:
         )
         for i, t in enumerate(toks)
     )
+
+
+# a time the driver ran, asked in racers' words ("what did I do wrong?" is no time)
+_RAN = re.compile(
+    r" what (?:time )?did i (?:do|run|get|clock|go|post|set) (?!wrong |well |right |differently |better |worse )"
+)
+
+
+def ran_a_time(joined: str) -> bool:
+    """ "what did I run today?", "what time did I do?", "what did I clock?": a lap time asked."""
+    return _RAN.search(joined) is not None

@@ -23,7 +23,6 @@ _DRIVING_CUES = (
     "other",
     "progress",
     "visits",
-    "lap_time",  # "what did I run today?", "what did I clock?"
 )
 # "what was my time?": the driver's own time is a lap's ("what time is it?" is not)
 _MY_TIME = re.compile(r" (?:my|our) (?:best |fastest |quickest |lap )?times? ")
@@ -32,9 +31,9 @@ _MY_TIME = re.compile(r" (?:my|our) (?:best |fastest |quickest |lap )?times? ")
 _LIGHT_OF = frozenset({"oil_pressure", "coolant_temp", "temps"})
 
 _LAMP = re.compile(r" (?:light|lights|lamp|lit|flash\w*|flicker\w*|blink\w*) ")
-# a gauge's reading said higher or lower ("the oil pressure indicator noticeably lower than expected")
 # a vital's own warning said by what it warns of ("the coolant over temperature warning"): the reading judged
 _OVER = re.compile(r" (?:over temp\w*|overheat\w*|low pressure|pressure low) (?:warning|alarm|light) ")
+# a gauge's reading said higher or lower ("the oil pressure indicator noticeably lower than expected")
 _GAUGE = re.compile(
     r" (?:indicator|gauge|needle|dial) (?:\w+ ){0,3}(?:lower|higher|low|high|below|above|drop\w*|read\w*) "
 )
@@ -85,14 +84,12 @@ class Slots:
         rest = [m for m in self.measures if m != "lap_time"]
         if kinds == ["alarm"] and "oil_temp" in rest and " temp" not in self.joined:
             rest = ["oil_pressure" if m == "oil_temp" else m for m in rest]  # "the oil light": its pressure's
-        if (
-            kinds == ["alarm"]
-            and set(rest) & ms.JUDGED
-            and (_GAUGE.search(self.joined) or _OVER.search(self.joined))
-        ):
-            kinds = []  # the reading on the gauge, not a warning
-        if kinds == ["alarm"] and _LIGHT_OF & set(rest) and _LAMP.search(self.joined):
-            kinds = []  # "the oil pressure light came on": the reading's drop (a warning asked: the file's)
+        # the reading, not a warning: "the oil pressure light came on" (its drop; a warning asked: the
+        # file's), "the oil pressure gauge reading low", "the coolant over temperature warning"
+        lamp = _LIGHT_OF & set(rest) and _LAMP.search(self.joined)
+        gauge = set(rest) & ms.JUDGED and (_GAUGE.search(self.joined) or _OVER.search(self.joined))
+        if kinds == ["alarm"] and (lamp or gauge):
+            kinds = []
         # "oil pressure above 4000 rpm", "EGT at peak RPM": the engine speed is the condition, not the subject
         vital = [m for m in rest if m in ms.JUDGED and m != "rpm"]
         rest = vital + [m for m in rest if m not in vital and m != "rpm"] if vital else rest
@@ -121,11 +118,8 @@ class Slots:
 
     @property
     def driving(self) -> bool:
-        cued = (
-            any(self.has(cue) for cue in _DRIVING_CUES)
-            or self.lap_figure
-            or bool(_MY_TIME.search(self.joined))
-        )
+        cued = any(self.has(cue) for cue in _DRIVING_CUES) or self.lap_figure or ph.ran_a_time(self.joined)
+        cued |= _MY_TIME.search(self.joined) is not None  # "what was my time?"
         return cued or any(t in c.DRIVING for t in self.toks) or any(m != "lap_time" for m in self.measures)
 
     @property

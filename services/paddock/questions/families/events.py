@@ -121,9 +121,10 @@ def _with_lockups(sid: str, got: Answer, laps: tuple[int, ...], corner: str | No
     """No ABS intervention said, then the lockups the wheel speeds show, when there were any ("No ABS
     interventions this session. 3 lockups, though: at T3 on laps 3, 4 and 5.")."""
     locks = _interventions(sid, "lockup", laps, corner)
-    if locks is None or not locks.result.get("count") or not locks.text.startswith("Yes, "):
-        return got
-    said = locks.text.removeprefix("Yes, ").replace(":", ", though:", 1)
+    if locks is None or not locks.result.get("count") or locks.result.get("count_at_corner") == 0:
+        return got  # none, or none at the corner asked
+    evs = locks.result["events"]
+    said = f"{_counted(len(evs), KINDS['lockup'][2])}, though: {_where(evs)}."
     return Answer(f"{got.text} {said}", got.tool, got.args, got.result | {"lockups": locks.result})
 
 
