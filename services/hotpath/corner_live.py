@@ -11,19 +11,16 @@ the corner and is still going at the exit leads into the next corner)."""
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
 
 import numpy as np
 
-from services.hotpath.corner_frames import Slice, columns, tail
+from services.hotpath.corner_frames import Kept
 from services.hotpath.corner_summary import CornerObservation, SlipEvent, Summary, Window, summary
 from shared.profiles.track import Corner, TrackProfile
 
 __all__ = ["APPROACH_M", "CornerObservation", "CornerWatcher", "SlipEvent"]
 
 APPROACH_M = 300.0
-BLOCK_ROWS = 128  # rows kept as dicts before they become one column slice (``CornerWatcher._append``)
-MERGE_BLOCKS = 8  # column slices of such blocks kept before they are joined into one (once: 1,024 frames)
 
 
 def _windows(track: TrackProfile) -> list[Window]:
@@ -41,7 +38,11 @@ def _windows(track: TrackProfile) -> list[Window]:
 class CornerWatcher:
     """Feeds one frame at a time; returns an observation when a corner's exit is passed: in the exit's
     frame for a short window, two frames later for a long one (``corner_summary.SPLIT_ROWS``), its
-    summary spread over those frames. At most one observation a frame (a second waits for the next)."""
+    summary spread over those frames. At most one observation a frame (a second waits for the next).
+
+    The active window's frames are in ``kept``; at an exit its summary reads that store's columns over
+    its stages, while the next window fills another store from the pool (a store goes back when its
+    summary ends), so no exit allocates or joins the window's columns."""
 
     def __init__(self, track: TrackProfile, th: dict[str, float]) -> None:
         self.track = track
@@ -51,15 +52,10 @@ class CornerWatcher:
         self._hi = np.array([w.hi for w in self.windows])
         self.active: int | None = None
         self.lap = -1
-        self.rows: list[Any] = []  # the frames inside the active corner window: rows, column slices
-        self._loose = 0  # rows at the end of ``rows`` not yet in a column slice
-        self._blocks = 0  # column slices just before them
-        self._jobs: list[Summary] = []  # exits whose summary is under way, a stage a frame
+        self.kept = Kept()  # the frames inside the active corner window
+        self._free: list[Kept] = [Kept()]  # stores no summary reads
+        self._jobs: list[tuple[Summary, Kept]] = []  # exits whose summary is under way, a stage a frame
         self._done: deque[CornerObservation] = deque()  # observations finished, not yet returned
-
-    def _reset(self) -> None:
-        self.rows = []
-        self._loose = self._blocks = 0
 
     def _first(self, d: float) -> int | None:
         for i, w in enumerate(self.windows):
@@ -67,29 +63,38 @@ class CornerWatcher:
                 return i
         return None
 
+    def stores(self) -> list[Kept]:
+        """Every column store the watcher holds: the window being fed, the free ones, those summaries read."""
+        return [self.kept, *self._free, *(k for _j, k in self._jobs)]
+
+    def _spare(self) -> Kept:
+        return self._free.pop() if self._free else Kept(self.kept.buf.shape[1])
+
     def feed(self, lap: int, row: dict[str, float]) -> CornerObservation | None:
         d = row.get("dist_m", 0.0)
         if self._jobs:
             self._step()
         if self.active is not None and (lap != self.lap or d > self.windows[self.active].hi):
-            carry: list[dict[str, float]] = []
+            carry = self._spare()
+            carry.clear()
             if lap == self.lap:  # include the first sample past the exit so exit values interpolate
                 nxt = self._first(d)
                 if nxt is not None:  # the next corner's frames began before this exit: they go on
-                    carry = tail(self.rows, self.windows[nxt].lo)
-                self._append(row)
+                    self.kept.tail_into(carry, self.windows[nxt].lo)
+                self.kept.add_row(row)
                 self._begin()
+            else:
+                self._free.append(self.kept)
             self.active = None
-            self.rows = carry
-            self._loose, self._blocks = _tail_counts(carry)
+            self.kept = carry
         if self.active is None:
             self.active = self._first(d)
             if self.active is None:
-                self._reset()
+                self.kept.clear()
             else:
                 self.lap = lap
         if self.active is not None:
-            self._append(row)
+            self.kept.add_row(row)
         return self._done.popleft() if self._done else None
 
     def feed_run(
@@ -97,8 +102,7 @@ class CornerWatcher:
     ) -> list[tuple[int, CornerObservation]]:
         """``feed`` over a run of frames given as columns (``cols``: each channel the watcher reads, as a
         float array over the run, NaN where a frame has none; ``dists`` the same as ``cols["dist_m"]``):
-        the observations returned, each with the index of the frame ``feed`` would return it on. The
-        frames kept are column slices, not rows."""
+        the observations returned, each with the index of the frame ``feed`` would return it on."""
         n = len(dists)
         d = cols["dist_m"]
         lo, hi = self._lo, self._hi
@@ -114,41 +118,51 @@ class CornerWatcher:
                 self._step()
             lap, di = laps[i], dists[i]
             if self.active is not None and (lap != self.lap or di > ends[self.active]):
-                carry: list[Any] = []
+                carry = self._spare()
+                carry.clear()
                 if lap == self.lap:  # include the first sample past the exit so exit values interpolate
-                    self.rows.append(Slice(cols, seg, i))  # type: ignore[arg-type]
+                    self.kept.add_cols(cols, seg, i)
                     if first[i] >= 0:  # the next corner's frames began before this exit: they go on
-                        carry = tail(self.rows, starts[first[i]])
-                    self.rows.append(Slice(cols, i, i + 1))  # type: ignore[arg-type]
+                        self.kept.tail_into(carry, starts[first[i]])
+                    self.kept.add_cols(cols, i, i + 1)
                     self._begin()
+                else:
+                    self._free.append(self.kept)
                 self.active = None
-                self.rows = carry
-                self._loose, self._blocks = _tail_counts(carry)
+                self.kept = carry
             if self.active is None:
                 if first[i] >= 0:
                     self.active = first[i]
                     self.lap = lap
                     seg = i
                 else:
-                    self._reset()
+                    self.kept.clear()
             if done:
                 out.append((i, done.popleft()))
         if self.active is not None:
-            self.rows.append(Slice(cols, seg, n))  # type: ignore[arg-type]
-            self._loose = self._blocks = 0
+            self.kept.add_cols(cols, seg, n)
         return out
 
     def _begin(self) -> None:
-        """The active corner's exit: its summary's first stage now (it reads the kept frames), the rest
-        one stage a frame from the next frame on (``_step``)."""
+        """The active corner's exit: its summary's first stage now (it reads the kept frames' columns),
+        the rest one stage a frame from the next frame on (``_step``); the store is the summary's until
+        it ends."""
         assert self.active is not None
-        job = summary(self.rows, self.windows[self.active], self.lap, self.th)
-        if not _stage(job, self._done):
-            self._jobs.append(job)
+        job = summary(self.kept.columns(), self.windows[self.active], self.lap, self.th)
+        if _stage(job, self._done):
+            self._free.append(self.kept)
+        else:
+            self._jobs.append((job, self.kept))
 
     def _step(self) -> None:
         """The next stage of each summary under way."""
-        self._jobs[:] = [j for j in self._jobs if not _stage(j, self._done)]
+        going = []
+        for job, store in self._jobs:
+            if _stage(job, self._done):
+                self._free.append(store)
+            else:
+                going.append((job, store))
+        self._jobs[:] = going
 
     def drain(self) -> list[CornerObservation]:
         """Every summary under way finished now (the session ends): the observations not yet returned."""
@@ -157,28 +171,6 @@ class CornerWatcher:
         out = list(self._done)
         self._done.clear()
         return out
-
-    def _append(self, row: dict[str, float]) -> None:
-        """Keep the frame itself (callers pass a row they no longer mutate); every ``BLOCK_ROWS`` rows
-        become one column slice, so a corner's exit turns at most that many rows into columns, however
-        long its window (at 1 kHz ten thousand frames: 10-25 ms in one frame if left to the exit)."""
-        rows = self.rows
-        rows.append(row)
-        self._loose += 1
-        if self._loose >= BLOCK_ROWS:
-            self._fold(self._loose)
-            self._loose = 0
-            self._blocks += 1
-            if self._blocks >= MERGE_BLOCKS:  # fewer slices at the exit, not one per block
-                self._fold(self._blocks)
-                self._blocks = 0  # a joined slice is never joined again: no copy grows with the stretch kept
-
-    def _fold(self, k: int) -> None:
-        """The last ``k`` kept frames (rows or slices) become one column slice, in place."""
-        part = self.rows[-k:]
-        del self.rows[-k:]
-        cols = columns(part)
-        self.rows.append(Slice(cols, 0, len(cols["t_s"])))
 
 
 def _stage(job: Summary, done: deque[CornerObservation]) -> bool:
@@ -190,18 +182,3 @@ def _stage(job: Summary, done: deque[CornerObservation]) -> bool:
             done.append(end.value)
         return True
     return False
-
-
-def _tail_counts(rows: list[Any]) -> tuple[int, int]:
-    """At the end of ``rows``: how many frames are rows, and how many column slices come just before."""
-    loose = blocks = 0
-    for r in reversed(rows):
-        if type(r) is Slice:
-            if r.b - r.a > BLOCK_ROWS:
-                break  # a joined slice (or a run's): never joined again
-            blocks += 1
-        elif blocks:
-            break
-        else:
-            loose += 1
-    return loose, blocks

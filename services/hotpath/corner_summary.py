@@ -3,20 +3,18 @@ exit by ``summary``: a generator, so a long window's summary is spread over its 
 two (a stage a frame, ``yield`` between them), and no frame carries all of it.
 
 A window of ``SPLIT_ROWS`` frames or more (at 1 kHz every corner: 4-10 ms of thread CPU at its worst in
-one frame) is summarised in three stages of about a third each (the frames as columns; the corner's
-metrics; the coaching figures and slips): its observation comes two frames after the exit. A shorter
+one frame) is summarised in three stages (the working columns; the corner's metrics; the coaching
+figures and slips): its observation comes two frames after the exit. A shorter
 window (100 Hz and slower: well under a millisecond) is summarised in its exit frame, as before."""
 
 from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import numpy.ma  # np.nanpercentile imports it on first use: 12-15 ms in the first exit's frame
 
-from services.hotpath.corner_frames import columns
 from shared.corners import corner_metrics
 from shared.event_conditions import runs
 from shared.event_detect import slip_runs
@@ -64,12 +62,12 @@ class Window:
 Summary = Generator[None, None, "CornerObservation | None"]
 
 
-def summary(rows: list[Any], w: Window, lap: int, th: dict[str, float]) -> Summary:
-    """The observation of corner ``w`` on ``lap`` from its window's kept frames (rows or column slices,
-    read in the first stage, so the caller may drop them after its first ``next``); None when the window
-    does not cover the corner. Yields between stages when the window has ``SPLIT_ROWS`` frames or more."""
+def summary(cols: dict[str, np.ndarray], w: Window, lap: int, th: dict[str, float]) -> Summary:
+    """The observation of corner ``w`` on ``lap`` from its window's frames as columns (``cols``, read
+    until the last stage, never written); None when the window does not cover the corner. Yields between
+    stages when the window has ``SPLIT_ROWS`` frames or more."""
     c = w.corner
-    arr = columns(rows)
+    arr = dict(cols)
     n = len(arr["t_s"])
     if n < 5 or np.nanmax(arr["dist_m"]) < c.end_m - 20:
         return None

@@ -1,12 +1,13 @@
-"""The corner watcher's window as columns (``corner_frames.columns``, one pass over the frames) is exactly
-what one list per channel gave: NaN for a channel a frame lacks or holds as None, booleans as 0/1."""
+"""The corner watcher's window as columns (rows written into a ``corner_frames.Kept`` store a block at a
+time) is exactly what one list per channel gave: NaN for a channel a frame lacks or holds as None,
+booleans as 0/1."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from services.hotpath.corner_frames import CHANNELS as _CH
-from services.hotpath.corner_frames import columns as _columns
+from services.hotpath.corner_frames import Kept
 from services.hotpath.replay import frames_of
 from shared.simulator import simulate
 
@@ -14,6 +15,13 @@ from shared.simulator import simulate
 def _per_channel(rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
     nan = float("nan")
     return {k: np.asarray([r.get(k, nan) for r in rows], dtype=np.float64) for k in _CH}
+
+
+def _columns(rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
+    k = Kept(capacity=16)  # grown as the rows come
+    for r in rows:
+        k.add_row(r)
+    return k.columns()
 
 
 def _same(rows: list[dict[str, float]]) -> bool:

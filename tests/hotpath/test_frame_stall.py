@@ -5,7 +5,8 @@ trace copied through numpy and a Python loop for the delta's reference): what it
 (``tracemalloc``, around ``_close_lap`` only) and must not grow with the lap's length, and the frames'
 Arrow batch is handed to the store writer as the call that builds it. The reference the delta gets is
 checked against the lap's own stored rows. A corner's exit converts at most ``BLOCK_ROWS`` rows (the
-watcher turns rows into column slices as they come), and its observation is the one the whole window's
+watcher writes rows into its window's column store as they come), allocates no new store once the
+watcher's stores have grown to the longest window, and its observation is the one the whole window's
 rows give at once.
 """
 
@@ -22,9 +23,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from services.hotpath import corner_live, corner_summary
-from services.hotpath.corner_frames import CHANNELS, Slice
-from services.hotpath.corner_live import BLOCK_ROWS, MERGE_BLOCKS, CornerWatcher
+from services.hotpath import corner_frames, corner_summary
+from services.hotpath.corner_frames import BLOCK_ROWS, CHANNELS
+from services.hotpath.corner_live import CornerWatcher
 from services.hotpath.frame_path import LiveSession
 from services.hotpath.replay import frames_of
 from services.hotpath.rules.coach import reference_from_trace
@@ -139,40 +140,53 @@ def _corner_rows(rate_hz: float) -> list[tuple[int, dict[str, float]]]:
     return fed
 
 
-def test_a_corner_exit_converts_few_rows_and_observes_the_same(monkeypatch: Any) -> None:
+def test_a_corner_exit_converts_few_rows_reuses_its_stores_and_observes_the_same(monkeypatch: Any) -> None:
     fed = _corner_rows(500.0)
     th = thresholds_for({})
     track = load_track("sonoma")
     w = CornerWatcher(track, th)
-    folded: list[int] = []  # the frames each fold joins into one slice
-    fold = w._fold
-
-    def counted(k: int) -> None:
-        folded.append(sum(r.b - r.a if type(r) is Slice else 1 for r in w.rows[-k:]))
-        fold(k)
-
-    w._fold = counted  # type: ignore[method-assign]
     obs: list[Any] = []
-    most_rows = most_kept = most_slices = 0
-    for lap, row in fed:
-        o = w.feed(lap, row)
-        rows = sum(type(r) is not Slice for r in w.rows)
-        most_rows = max(most_rows, rows)
-        most_slices = max(most_slices, len(w.rows) - rows)
-        most_kept = max(most_kept, rows + sum(r.b - r.a for r in w.rows if type(r) is Slice))
-        if o is not None:
-            obs.append(o)
-    assert most_rows <= BLOCK_ROWS  # what an exit turns into columns, however long the window
-    # a fold copies at most one joined slice's frames, however long the stretch kept (a joined slice is
-    # never joined again: the copy once grew with the stretch, up to a lap's frames every 896 frames)
-    assert max(folded) == BLOCK_ROWS * MERGE_BLOCKS < most_kept
-    assert most_slices <= MERGE_BLOCKS + most_kept // (BLOCK_ROWS * MERGE_BLOCKS)
-    # the window's rows all at once (as before the slices): the same observations, field by field
-    monkeypatch.setattr(corner_live, "BLOCK_ROWS", 10**9)
+    most_loose = 0
+    stores: list[set[int]] = [set(), set(), set()]  # per pass: the column memory of every store it holds
+    for rnd in (0, 1, 2):  # the session three times (laps renumbered): each store grows to the longest window
+        for lap, row in fed:
+            o = w.feed(lap + 100 * rnd, row)
+            most_loose = max(most_loose, len(w.kept.loose))
+            stores[rnd] |= {id(k.buf) for k in w.stores()}
+            if o is not None and not rnd:
+                obs.append(o)
+    assert most_loose < BLOCK_ROWS  # what an exit turns into columns, however long the window
+    # once both have grown to the longest window, every window fills memory already held: the same two arrays
+    # (the window being fed, the one its exit's summary reads), none allocated at an exit
+    assert len(stores[2]) == 2 and stores[2] <= stores[1] and len(stores[0]) > 2  # (they grew in pass 1)
+    # the window's rows all at once (none written as columns before the exit): the same observations
+    monkeypatch.setattr(corner_frames, "BLOCK_ROWS", 10**9)
     whole = CornerWatcher(track, th)
     ref = [o for lap, row in fed if (o := whole.feed(lap, row)) is not None]
     assert len(ref) == len(obs) >= 2 * len(track.corners) - 2
     assert repr(obs) == repr(ref)
+
+
+def test_a_window_store_keeps_rows_and_runs_in_order_and_is_read_in_place() -> None:
+    """Rows and a run's columns go in in order (a channel a frame lacks is NaN); the columns read are
+    views of the store's memory (nothing joined at the exit); the tail past a distance is copied into
+    another store; a store grows past its capacity keeping its frames."""
+    k = corner_frames.Kept(capacity=4)
+    rows = [{c: float(i) for c in CHANNELS} for i in range(3)]
+    del rows[1]["steer_deg"]
+    for r in rows:
+        k.add_row(r)
+    run = {c: np.arange(10.0, 16.0) for c in CHANNELS}
+    k.add_cols(run, 1, 4)  # frames 11, 12, 13 of the run
+    cols = k.columns()
+    assert cols["dist_m"].tolist() == [0.0, 1.0, 2.0, 11.0, 12.0, 13.0] and len(k) == 6
+    assert np.isnan(cols["steer_deg"][1]) and cols["steer_deg"][2] == 2.0
+    assert all(np.shares_memory(cols[c], k.buf) for c in CHANNELS)
+    other = corner_frames.Kept(capacity=2)
+    k.tail_into(other, 2.0)
+    assert other.columns()["t_s"].tolist() == [2.0, 11.0, 12.0, 13.0]
+    k.clear()
+    assert len(k) == 0 and k.columns()["t_s"].tolist() == []
 
 
 _IMPORT_PROBE = """
@@ -224,7 +238,7 @@ def test_a_long_window_is_summarised_over_its_exit_frame_and_the_next_two(monkey
         w = CornerWatcher(track, th)
         got, kept = [], []
         for k, (lap, row) in enumerate(fed):
-            held = sum(r.b - r.a if type(r) is Slice else 1 for r in w.rows)
+            held = len(w.kept)
             o = w.feed(lap, row)
             if o is not None:
                 got.append((k, o))
