@@ -145,3 +145,24 @@ def test_no_abs_intervention_is_said_with_the_lockups_the_wheels_show(q_lake) ->
     (corner,) = {c for _, c in planted}
     laps = sorted(n for n, _ in planted)
     assert f"at {corner} on laps {', '.join(map(str, laps[:-1]))} and {laps[-1]}" in got.text
+
+
+def test_abs_asked_beside_a_stab_of_the_pedal_is_the_abs(q_lake) -> None:
+    """ "a stab of the brake pedal" made the question one of smoothness (every input at once): the ABS
+    named beside it is what is asked. The VBOX file has no ABS channel (our own reading of its header):
+    not recorded; the simulator's never comes on: none."""
+    text = "did the front left tire give up the ghost at any stab of the brake pedal, causing ABS to kick in?"
+    raw = vbox_truth(q_lake["vbox_path"]).channels
+    assert not [c for c in raw if re.search(r"\babs\b|anti.?lock", c, re.I)]
+    got = ask_planned(q_lake["vbox"], text).text
+    assert re.search(r"ABS\b.{0,60}not recorded|not recorded.{0,60}ABS\b|no ABS", got, re.I), got
+    assert ask_planned(q_lake["sim"], text).text.startswith("No ABS interventions this session.")
+
+
+def test_a_warning_of_what_no_file_records_is_that_reading_not_another_warning(q_lake) -> None:
+    """ "did I get a trans high temp warning?" on the simulated session (its only warning a tyre pressure
+    alarm) said "Yes, 1 warning: the front-left tyre pressure alarm": the gearbox temperature asked is
+    not recorded, and no other warning is given as its answer."""
+    got = ask_planned(q_lake["sim"], "did I get a trans high temp warning?").text
+    assert re.search(r"gearbox.{0,80}not recorded", got, re.I), got
+    assert not got.startswith("Yes")

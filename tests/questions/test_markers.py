@@ -164,3 +164,17 @@ def test_without_brake_pressure_or_deceleration_markers_are_not_recorded(q_lake)
     assert got.text == (
         "No brake markers for this session. Not recorded in this session: brake pressure, longitudinal g."
     )
+
+
+def test_a_braking_distance_is_the_brake_markers_never_the_distance_driven(q_lake) -> None:
+    """ "could I have shortened my braking distance into turn 4?" had the odometer's highest reading through
+    T4 beside the markers ("highest 29366.8 m": the session's distance driven, no braking figure): now the
+    markers only, each lap's brake point against the simulator's own."""
+    sim = q_lake["sim_obj"]
+    late = _late(sim, "t3", "late_brake")
+    assert late  # the seed puts late braking into T3
+    got = ask_planned(q_lake["sim"], "could I have shortened my braking distance into turn 3?")
+    assert "distance driven" not in got.text.lower() and got.result["corners"][0]["corner"] == "t3"
+    by_lap = {x["lap"]: x for x in got.result["corners"][0]["laps"]}
+    for lap, e in late.items():
+        assert abs(by_lap[lap]["brake_m"] - e["brake_point_m"]) < 2.0, lap

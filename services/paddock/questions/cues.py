@@ -46,7 +46,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  fluctuate, fluctuated, fluctuates, fluctuation, erratic, hotter than normal, hotter than usual,
                  surge, surging, starvation, starving,
                  concern, within limits, in range, drop, dropped, dip, dipped, fall, fell, low, too low, too
-                 high, too hot, hot, cold, overheat, overheating, overheated, running hot, spike, right,
+                 high, too hot, hot, cold, overheat, overheating, overheated, over heat, over heating, over heated, running hot, spike, right,
                  redline, rev limiter, limiter, over rev, over revved, over revving, above, exceed, exceeded,
                  beyond, go over, went over, went above, go above, get above, too much, red flag, red flags,
                  concerns, concerning, anything wrong, something wrong, come on, came on, comes on, coming on,
@@ -54,7 +54,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  holding up, held up, hold up, all good, up to the task, up to the job, cope, coped, coping,
                  warning, warnings, alarm, alarms, alert, alerts,
                  light""",
-        "health": """temp, temperature, pressure, engine, vitals, gauges, health, holding up, held up, mechanically,
+        "health": """temp, temperature, pressure, engine, vitals, readings, gauges, health, holding up, held up, mechanically,
                  mechanical, reliability""",
         "balance": """understeer, oversteer, balance, rotate, rotation, rotating, snap, snappy, car feel,
                  front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide,
@@ -81,7 +81,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  gain, weakest, bleed, bleeding, lose, losing, lost, time loss, can i gain, could i gain,
                  gain, fix, mistake, mistakes, one thing, advice, tips, tip, what should i do, what should i
                  change, weakness, weaknesses, weak point, weak points, holding me back, what to work on,
-                 concentrate on, needs work, need work, wrong places, wrong place, wrong spots, do wrong, did wrong, cannot budge, cant budge, can not budge, cannot get below, cant get below, needs the most work, need the most work, low hanging
+                 concentrate on, needs work, need work, mess up, messed up, messing up, screw up, screwed up, wrong places, wrong place, wrong spots, do wrong, did wrong, cannot budge, cant budge, can not budge, cannot get below, cant get below, needs the most work, need the most work, low hanging
                  fruit, improvement, improvements, slowing me down, holding me up, doing wrong, wrong with my
                  driving, problem corner, problem corners, problem area, problem areas, problem spots, trouble
                  spots, time to find, how do i get faster, how do i get quicker, how can i get faster, how can i get
@@ -143,7 +143,7 @@ DRIVING = _set(
     car track drive driving driver steer steering consistent consistency pressure temp temperature fuel
     delta debrief brief coach improve best personal pace stint race racing qualifying tenths traction
     balance understeer oversteer alarm warning kerb curb wheel wheels setup entry exit marker markers
-    versus compare gap hairpin carousel esses chicane straight kart karts karting vehicle"""
+    versus compare gap hairpin carousel esses chicane straight kart karts karting vehicle vitals"""
 )
 # words that make a question plainly about something else
 UNRELATED = _set(

@@ -99,7 +99,7 @@ def intent_of(s: Slots) -> Intent:
         s.other
         or ever
         or s.has("visits")
-        or s.has("progress")
+        or (s.has("progress") and not _WHERE_BETTER.search(s.joined))  # "where could I get better?": a place
         or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or ever or s.compare))
     ):
         return "sessions"
@@ -190,6 +190,8 @@ _PLACE = re.compile(
 PLACE_ASKED = re.compile(
     r" where | (?:which|what) (?:\w+ ){0,2}(?:corners?|turns?|parts?|sections?|bits?|areas?|bends?) "
 )
+# getting better asked of a place, not of the sessions: "where could I get better and find that time?"
+_WHERE_BETTER = re.compile(r" where (?:could|can|should|would|do|might) i (?:\w+ ){0,2}(?:get|be|do) better ")
 # "where could I do better?", "which corners could I carry more speed through?"
 _BETTER = re.compile(
     r" (?:better|faster|quicker|more speed|potential|possible|capable|falling apart|off my) "

@@ -170,8 +170,8 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
             continue  # "average lap (not counting the first lap)": no lap named
         if t == "first" and ph.occasion(toks, i):
             continue  # "first time on a big track", "my first time here": the occasion, no lap
-        if w.PICKS[t] == "previous" and " lap" not in s.joined:
-            continue  # "this session against my previous one": no lap
+        if w.PICKS[t] == "previous" and (" lap" not in s.joined or toks[i - 1 : i] == ["best"]):
+            continue  # "this session against my previous one", "my best previous lap time here": no lap
         if toks[max(0, i - 1)] == "i" or toks[max(0, i - 2) : i] == ["i", "am"]:
             continue  # "where am I slowest?", "where was I fastest": the driver, not a lap
         if (

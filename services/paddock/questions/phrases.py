@@ -37,7 +37,12 @@ _TARGET = re.compile(
     r"|dip(?:ped)? into|sub)\s+(?:a |the )?[\"“']?\d+:\d{2}"
     # "how close did I get to a 1:35?", "how far off a 1:35 was I?": the best lap against it
     r"|\bhow (?:close|near|far off|far) (?:\w+ ){0,4}?(?:to|from|off) (?:a |the )?[\"“']?\d+:\d{2}"
-    r"|\b(?:break|broke|beat|crack|cracked)\s+(?:a |the )?\d+(?:\.\d+)?\s*(?:s|secs?|seconds?)\b",
+    r"|\b(?:break|broke|beat|crack|cracked)\s+(?:a |the )?\d+(?:\.\d+)?\s*(?:s|secs?|seconds?)\b"
+    # "did I get all the way down to a 1:35.0?", "get down under 59 seconds?": the best lap against it
+    r"|\b(?:get|got|getting|go|went|going|come|came|coming) (?:all the way |right )?down (?:to|under|below|into)\s+"
+    r"(?:a |the )?[\"“']?(?:\d+:\d{2}|\d+(?:\.\d+)?\s*(?:s|secs?|seconds?)\b)"
+    # a time of the driver's said: "was my 1:46.9 real?", "with a best of 1:46"
+    r"|\bmy [\"“']?\d+:\d{2}|\bbest of (?:a |the )?[\"“']?\d+:\d{2}",
     re.IGNORECASE,
 )
 _TARGET_MINUTES = re.compile(

@@ -32,7 +32,9 @@ _LIGHT_OF = frozenset({"oil_pressure", "coolant_temp", "temps"})
 
 _LAMP = re.compile(r" (?:light|lights|lamp|lit|flash\w*|flicker\w*|blink\w*) ")
 # a vital's own warning said by what it warns of ("the coolant over temperature warning"): the reading judged
-_OVER = re.compile(r" (?:over temp\w*|overheat\w*|low pressure|pressure low) (?:warning|alarm|light) ")
+_OVER = re.compile(
+    r" (?:over temp\w*|overheat\w*|high temp\w*|low pressure|pressure low) (?:warning|alarm|light) "
+)
 # a gauge's reading said higher or lower ("the oil pressure indicator noticeably lower than expected")
 _GAUGE = re.compile(
     r" (?:indicator|gauge|needle|dial) (?:\w+ ){0,3}(?:lower|higher|low|high|below|above|drop\w*|read\w*) "
@@ -87,7 +89,11 @@ class Slots:
         # the reading, not a warning: "the oil pressure light came on" (its drop; a warning asked: the
         # file's), "the oil pressure gauge reading low", "the coolant over temperature warning"
         lamp = _LIGHT_OF & set(rest) and _LAMP.search(self.joined)
-        gauge = set(rest) & ms.JUDGED and (_GAUGE.search(self.joined) or _OVER.search(self.joined))
+        # a vital's gauge; a temperature's or pressure's own warning, logged or not: "a trans high temp warning"
+        gauge = bool(set(rest) & ms.JUDGED and _GAUGE.search(self.joined))
+        gauge |= (
+            any(ms.MEASURES[m].unit in ("°C", "bar") for m in rest) and _OVER.search(self.joined) is not None
+        )
         if kinds == ["alarm"] and (lamp or gauge):
             kinds = []
         # "oil pressure above 4000 rpm", "EGT at peak RPM": the engine speed is the condition, not the subject

@@ -33,9 +33,10 @@ _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 _HOW_MANY_UNITS = re.compile(r" how many (?:revs?|rpm|gs?|mph|kph|kmh|bar|psi|degrees) ")
 # a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
 _HERE_EVER = re.compile(
-    r" (?:at|on|for|around) (?:this|the same|the) track | new (?:personal )?best | personal best (?:here|at \S+) "
-    r"| (?:previous|old|older) (?:personal )?best | (?:lap|track|personal) record | my (?:old )?record "
+    r" (?:at|on|for|around) (?:this|the same|the) (?:track|layout|circuit|course) | new (?:personal )?best | personal best (?:here|at \S+) "
+    r"| (?:previous|old|older) (?:personal )?best | best previous | (?:lap|track|personal) record | my (?:old )?record "
     r"| (?:is|was) (?:this|that|it) (?:a |my )?(?:new )?personal best "
+    r"| (?:run|ran|set|get|got|do|did|make|made|post\w*|clock\w*|score\w*) (?:a new |a |new )personal best "
     r"| (?:beat|beaten|beating|break|broke|broken|bettered|improved? on|lower\w*|topped|smash\w*) (?:\w+ ){0,2}"
     r"(?:personal best|personal record|best ever|old best|previous best|record) | personal record "
     r"| (?:off|of|from|short of|behind|under|over|than) (?:my |the |your |our )?(?:old |previous )?personal best "
@@ -95,7 +96,8 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
     if set(s.measures) <= {"lap_time"} and _HOW_FAST_GO.search(s.joined) and " lap " not in s.joined:
         s.measures = ["top_speed"]
     if "smoothness" in s.measures:  # "was I smooth on the throttle?": how smooth, every input at once
-        s.measures = ["smoothness"]
+        # an event named beside it stays: "did the ABS kick in at any stab of the brake pedal?"
+        s.measures = ["smoothness", *(m for m in s.measures if ms.MEASURES[m].kind == "event")]
     positions = [x for x in lap_positions(s) if not set_aside(toks, x[0])]
     dropped = left_out(s)
     s.without = [r for _, r in dropped]

@@ -53,7 +53,7 @@ PICKS: dict[str, str] = _pairs(
 # after a pick, the words that make it a lap ("my best lap", "my last one", "best vs worst")
 PICK_LAP = word_set("lap laps one time run versus and or to than with against compare all today")
 PICK_NOT = word_set("corner turn sector bits parts sections segments pieces speed")  # "my best corners"
-PICK_SKIP = word_set("full timed valid flying clean racing proper hot")
+PICK_SKIP = word_set("full timed valid flying clean racing proper hot dry legit legal")
 NOT_A_LAP = word_set("theoretical ultimate ideal perfect achievable optimal possible potential virtual")
 LAP_SEP = word_set("and or versus to through with against than compare")
 # words that set the figure after them aside: "not my average", "ignore the mean", "don't care about"
@@ -162,6 +162,8 @@ MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay
 _POSSESSIVE = re.compile(r"\b([a-z]+)'s\b")  # "bo's best lap": a driver's; "what's", "session's": nothing
 _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
 # a speed as a figure ("hitting 68mph", "309 km/h", "120 kph"): the question is about speed, the figure no lap
+# a short word run into the number after it: "pushing it to100km/h", "at5000 rpm"
+_GLUED = re.compile(r"\b(to|at|of|over|under|about|around|near|past|by|hit)(?=\d)")
 _SPEED_VALUE = re.compile(
     r"\b\d+(?:\.\d+)?\s*(?:mph|kph|kmh|kmph|km/h|km / h|kms|miles an hour|miles per hour)\b"
 )
@@ -204,6 +206,7 @@ def tokens(text: str) -> list[str]:
     (number words are read in context by ``parse``); the
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
     t = _POSSESSIVE.sub(_whose, (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
+    t = _GLUED.sub(r"\1 ", t)
     t = _BREAK_TIME.sub(
         "beat", _PAUSE.sub(r"\1 pause", _REVS_VALUE.sub(" revs ", _SPEED_VALUE.sub(" speed ", t)))
     )
