@@ -379,3 +379,25 @@ def test_a_lap_beside_an_out_lap_gets_both_lap_times(files_lake: dict[str, Any],
     gap = float(re.search(r"([\d.]+) s (?:quicker|slower)", got.text).group(1))  # type: ignore[union-attr]
     assert abs(gap - abs(out.time_s - nxt.time_s)) <= 2 * TOL_S["kart"], got.text
     assert "corner by corner" in got.text and got.text.count(f"lap {out.lap},") == 1, got.text
+
+
+def test_a_top_speed_compared_with_the_other_session_gives_both_and_the_difference(files_lake) -> None:
+    """ "compare my top speed with my other session" gave only the other session's figure: now that
+    session's best lap's top speed, this session's best lap's, and how much higher or lower, each against
+    our own reading of the simulator's samples and the raw VBOX file."""
+    sim, vbox = _laps(files_lake, "sim"), _laps(files_lake, "vbox")
+    s_best = min(sim, key=lambda n: sim[n][0])
+    v_best = min(vbox, key=lambda n: vbox[n][0])
+    got = _ask(files_lake, "vbox", "compare my top speed with my other session")
+    m = re.search(
+        rf"^In your other session on [\d-]+, your top speed on lap {s_best} was ([\d.]+) km/h.*"
+        rf"This session: your top speed on lap {v_best} was ([\d.]+) km/h.*That is ([\d.]+) km/h .*(higher|lower) now",
+        got.text,
+    )
+    assert m, got.text
+    then, now, diff = (float(m.group(k)) for k in (1, 2, 3))
+    assert abs(then - sim[s_best][1]) <= TOL_KMH and abs(now - vbox[v_best][1]) <= TOL_KMH, got.text
+    assert abs(diff - abs(sim[s_best][1] - vbox[v_best][1])) <= 2 * TOL_KMH, got.text
+    assert m.group(4) == ("higher" if vbox[v_best][1] > sim[s_best][1] else "lower")
+    alone = _ask(files_lake, "vbox", "what was my top speed last time?").text  # no comparison asked
+    assert "This session" not in alone, alone

@@ -69,6 +69,7 @@ class Question:
     without: tuple[LapRef, ...] = ()  # laps left out of a figure: "my average excluding lap 1"
     vitals: tuple[str, ...] = ()  # two vitals or more named at once ("oil pressure and water temp ok?")
     also: tuple[str, ...] = ()  # measures named beside ``measure`` ("the gas before the apex, and the speed")
+    against: bool = False  # another session's reading set against this one's ("my top speed vs last time")
     # content words nothing read ("my epic lap"): the answer says what it read
     unread: tuple[str, ...] = ()
 

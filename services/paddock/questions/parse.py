@@ -106,6 +106,10 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         without=tuple(s.without),
         vitals=_vitals(s),
         also=s.beside,
+        against=intent == "channel"
+        and s.compare
+        and bool(s.laps)
+        and all(x.session != "this" for x in s.laps),
         unread=w.unread(s.toks, s.used, (*_names(corners), *_tracks(s.laps))),
     )
     # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
@@ -209,7 +213,8 @@ def _tidy(q: Question, s: Slots) -> Question:
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
     out = replace(out, aggregation=agg, also_lap_time=q.also_lap_time, without=q.without, vitals=q.vitals)
-    return replace(out, under_s=q.under_s, target_s=q.target_s, also=q.also, unread=q.unread)
+    out = replace(out, under_s=q.under_s, target_s=q.target_s, also=q.also, unread=q.unread)
+    return replace(out, against=q.against and out.intent == "channel")
 
 
 def _tracks(laps: list[LapRef]) -> tuple[str, ...]:

@@ -147,9 +147,9 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return _without_lap(q, s, laps)
     if other:  # "top speed on my best lap last session": that session's lap
         ref = replace(q.laps[0], session="this")
-        return _said_of(
-            answer(replace(q, laps=(ref,)), {**s, "session_id": laps[0][0]}), f"In {whose(laps[0][0], s)}, "
-        )
+        then = answer(replace(q, laps=(ref,), against=False), {**s, "session_id": laps[0][0]})
+        now = answer(replace(q, laps=(ref,), against=False), s) if q.against else None  # the same lap here
+        return _against(_said_of(then, f"In {whose(laps[0][0], s)}, "), now, m)
     lap = laps[0][1] if laps else None
     if m == "top_speed" and q.aggregation == "avg":  # "top speed and average speed": both
         top, mean = answer(replace(q, aggregation=None), s), _average(sid, "speed", lap)
@@ -206,6 +206,21 @@ def _without_lap(q: Question, s: dict[str, Any], why: Answer) -> Answer | None:
     return _said_of(
         answer(replace(q, laps=()), s), "No valid lap in this session, so over the whole session: "
     )
+
+
+def _against(then: Answer | None, now: Answer | None, m: str) -> Answer | None:
+    """The other session's figure, and this session's set against it ("compare my top speed with last
+    time"): the same lap's figure in each (its best, or the lap named), and the difference of one figure."""
+    if then is None or now is None or then.tool != "telemetry" or now.tool != "telemetry":
+        return then
+    text = f"{then.text} This session: {now.text[0].lower()}{now.text[1:]}"
+    one = [k for k, v in then.result.items() if k != "on_lap" and isinstance(v, float)]
+    if len(one) == 1 and isinstance(now.result.get(one[0]), float):
+        a, b = now.result[one[0]], then.result[one[0]]
+        text += (
+            f" That is {show(m, abs(a - b))} {'higher' if a > b else 'lower'} now." if round(a - b, 1) else ""
+        )
+    return Answer(text, then.tool, then.args, then.result | {"this_session": now.result})
 
 
 def _said_of(got: Answer | None, lead: str) -> Answer | None:
