@@ -80,6 +80,7 @@ MEASURES: dict[str, Measure] = {
     "boost": Measure("boost pressure", (), "bar"),  # no column in the signal model: not recorded
     "head_temp": Measure("cylinder head temperature", (), "°C"),  # no column in the signal model
     "intake_temp": Measure("intake air temperature", (), "°C"),  # no column in the signal model
+    "handbrake": Measure("handbrake", (), ""),  # no logger channel: not recorded
     "knock": Measure("engine knock", (), ""),  # no column in the signal model: not recorded
     "suspension": Measure("suspension travel", (), "mm"),  # no column in the signal model: not recorded
     "gearbox_temp": Measure("gearbox and differential temperature", (), "°C"),  # no column: not recorded
@@ -187,21 +188,24 @@ _MEASURE_PHRASES: dict[str, str] = {
     "brake_to_throttle": "brake to throttle, brake to gas, brake release to throttle, brake to power",
     "rev_match": """rev match, rev matching, rev matched, rev matches, blip, blips, blipping, blipped, heel toe,
         heel and toe, heel toeing, heel and toeing, throttle blip, throttle blips""",
-    "steering": "steering, steering angle, steer, steering lock, opposite lock, lock to lock, full lock",
+    "steering": """steering, steering angle, steer, steering lock, opposite lock, lock to lock, full lock,
+        turning the wheel, turning of the wheel, turn of the wheel, steering input, steering inputs""",
     "lat_g": "g, how many g, lateral, lateral g, lat g, g lat, cornering g, g force, g forces, grip level",
     "long_g": """longitudinal g, braking g, long g, decel, decels, deceleration, decelerating, peak decel, g under
         braking, gs under braking, g on the brakes, braking force""",
     "combined_g": "combined g",
     "vert_g": "vertical g, vert g, bumps, bumpy, kerb strike",
     "throttle_body": "throttle body, throttle valve, throttle plate, butterfly",
-    "brake_pedal": "brake pedal, brake position, pedal position",
+    "brake_pedal": """brake pedal, brake position, pedal position, brake feel, brakes feel, pedal feel, spongy,
+        spongy pedal, soft pedal, long pedal""",
     "brake_temp": """brake temp, brake temperature, brake temps, hot did the brakes, hot did my brakes,
         brakes get hot, brakes hot, brake fade, fade, fading, brakes fade, brakes faded, brakes fading,
         brake fading, brakes run hot, brakes ran hot, brake fluid, brake fluid temp, pad temp, pad temperature,
         rotor temp, rotor temperature, disc temp, disc temperature, brakes too hot, hot brakes, brakes overheat,
         brakes overheating, brakes overheated, overheating brakes, overheated brakes, brakes over heat,
         brakes over heating, brakes over heated, cooking the brakes, cooking my brakes,
-        cooked the brakes, cooked my brakes, cook the brakes, cook my brakes, blue the discs, blued the discs,
+        cooked the brakes, cooked my brakes, cook the brakes, cook my brakes, cool the brakes, cool my brakes,
+        cooling the brakes, cool down the brakes, cool off the brakes, blue the discs, blued the discs,
         blue discs, blued discs, blue the rotors, blued the rotors, blue rotors, blued rotors""",
     "distance": "distance, how far did i drive, mileage, kilometres, kilometers, miles, odometer",
     "yaw_rate": "yaw, yaw rate",
@@ -233,7 +237,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "battery_temp": "battery temp, battery temperature, hot did the battery, hot was the battery, battery hot",
     "tyre_pressure": """tyre pressure, tpms, hot pressure, cold pressure, psi am i running, psi do i run, psi are you running,
         pressure did i go out, pressures did i go out, pressure did i start, pressures did i start, starting pressure,
-        starting pressures""",
+        starting pressures, puncture, punctures, punctured, slow puncture, flat tyre, flat tyres, got a flat,
+        have a flat, had a flat, get a flat, valve stem""",
     "tyre_temp": "tyre temp, tyre temperature, tyre, pyrometer, pyrometers, pyro, rubber",  # "how hot were the tyres"; pressure only when said
     "coasting": """coast, coasting, coasted, coasts, neither pedal, off both pedals, off the pedals, flat line,
         flat lines, flatline, flatlines, flats, dead time, between the pedals, between pedals, freewheel,
@@ -254,14 +259,16 @@ _MEASURE_PHRASES: dict[str, str] = {
     "head_temp": """cht, head temp, head temperature, cylinder head, cylinder head temp, cylinder head
         temperature, plug temp, spark plug temp, spark plug temperature""",
     "intake_temp": "iat, intake temp, intake temperature, intake air, inlet temp, inlet air, air intake",
-    "knock": "knock, knocking, detonation, pinging, pre ignition",
+    "handbrake": "handbrake, hand brake, e brake, ebrake, emergency brake, parking brake",
+    "knock": "knock, knocking, detonation, pinging, pre ignition, engine knock, knock sensor",
     "conditions": """track temp, track temperature, ambient, ambient temp, ambient temperature, air temp, air
         temperature, humidity, surface temp, surface temperature, track surface temp""",
     "boost": "boost, boost pressure, turbo, turbo pressure, manifold pressure",
     "chassis": """chassis, tweaked, twisted, chassis twist, bent, bent axle, axle, frame, alignment, camber,
         toe, toe in, toe out, caster, corner weight, corner weights""",
     "weight": "car weight, kart weight, weigh, weighs, how heavy, too heavy, kerb weight, curb weight, ballast",  # not "weight transfer"
-    "power": "horsepower, hp, bhp, whp, power output, dyno, torque",
+    "power": """horsepower, hp, bhp, whp, power output, dyno, torque, down on power, lack of power, lacking power,
+        power loss, losing power, lost power""",
     "battery_charge": """soc, state of charge, battery soc, battery charge, battery current, current draw,
         amps, amperage""",
     "brake_bias": """brake bias, brake balance, brake proportioning, proportioning valve, bias valve,
@@ -271,7 +278,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "brake_wear": """brake pads, brake pad, pads, pad, pad wear, pad life, brake wear, worn pads, pads worn,
         rotor, rotors, rotor wear, disc wear, discs worn, pad material, pad compound""",
     "tyre_wear": "tyre wear, tread, tread depth, worn tyre, tyre worn, tyre life",  # "worn" alone is the driver's too ("worn out by lap 9")
-    "oil_level": "oil level, oil consumption, oil quantity, burning oil, use oil, used oil, oil top up, top up oil",
+    "oil_level": """oil level, oil consumption, oil quantity, burning oil, use oil, used oil, oil top up, top up oil,
+        quarts of oil, quart of oil, litres of oil, liters of oil, oil added, add oil, added oil""",
     "coolant_level": "coolant level, water level, coolant loss, lost coolant, losing coolant, coolant top up",
     "clutch": "clutch, clutch slip, clutch position, clutch pedal",
     "heart_rate": """heart rate, heartrate, pulse, bpm, heart beat, heartbeat, sweat, sweating, sweated, sweaty,

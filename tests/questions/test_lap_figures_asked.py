@@ -401,3 +401,13 @@ def test_a_top_speed_compared_with_the_other_session_gives_both_and_the_differen
     assert m.group(4) == ("higher" if vbox[v_best][1] > sim[s_best][1] else "lower")
     alone = _ask(files_lake, "vbox", "what was my top speed last time?").text  # no comparison asked
     assert "This session" not in alone, alone
+
+
+def test_brake_feel_on_a_file_with_no_brake_channel_is_not_recorded(files_lake) -> None:
+    """The kart's file has no brake channel (our own reading of its export's header): "did the brakes feel
+    poor?" had brake points read from the speed trace, figures for what the file cannot show; now the
+    pedal is said to be not recorded, with no figure."""
+    assert not [c for c in files_lake["truth"]["kart"].channels if re.search(r"brake", c, re.I)]
+    got = _ask(files_lake, "kart", "did the brakes feel poor?").text
+    assert "Brake pedal is not recorded in this session's file" in got, got
+    assert not re.search(r"\d+(?:\.\d+)? ?(?:m|km/h|bar)\b", got), got

@@ -525,6 +525,20 @@ TABLE: list[tuple[str, str]] = [
     ("did I mess up entry after entry?", "where_time"),
     ("do I always find myself lifting too early?", "channel measure=lift_point"),
     ("what was my best previous lap time on this layout?", "sessions measure=lap_time agg=min"),
+    ("did the brakes feel poor?", "channel measure=brake_pedal"),
+    ("did the car need about 0.5 quarts of oil added?", "channel measure=oil_level"),
+    ("am I down on power?", "channel measure=power"),
+    ("should I cool the brakes?", "channel measure=brake_temp"),
+    ("did I cook the brakes and get a bunch of fade?", "channel measure=brake_temp"),  # cooking: no recipe
+    ("was the track still slightly wet?", "channel measure=conditions"),
+    ("recall the best lap for this venue?", "sessions measure=lap_time agg=min"),
+    ("what was my old session time best?", "lap_time laps=fastest@other measure=lap_time"),
+    ("is there much pace left to find?", "potential"),
+    ("which difficult sections require special attention?", "where_time"),
+    ("check I might have a puncture?", "channel measure=tyre_pressure"),
+    ("did one tire go from 36psi to 40psi after a single run?", "channel measure=tyre_pressure"),
+    ("How is my handbrake technique?", "channel measure=handbrake"),
+    ("was I getting my kart around with only a little turning of the wheel?", "channel measure=steering"),
 ]
 
 

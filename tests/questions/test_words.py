@@ -80,7 +80,8 @@ def test_fix(typed: str, meant: str) -> None:
         ("what's my 1:48.222 lap", ["what", "my", "lap"]),
         ("Whats my vs", ["what", "is", "my", "versus"]),
         ("lap 20260601-101500-ab12cd", ["lap", "20260601-101500-ab12cd"]),
-        ("rpms & kph", ["rpm", "kmh"]),
+        ("rpms & kph", ["rpm", "and", "kmh"]),  # "my 2nd & 3rd lap": and
+        ("knock off another 1.1 sec", ["knock", "off", "another", "seconds"]),  # never "sector" (sec 2 is)
     ],
 )
 def test_tokens(text: str, toks: list[str]) -> None:

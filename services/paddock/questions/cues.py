@@ -26,7 +26,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  rate my session, how was my session, how was the session, how did the session go""",
         "brief": """brief, briefing, before i go out, plan for today, todays plan, next session, objective,
                  objectives, about to drive, about to go out, session i am about""",
-        "other": """other session, previous session, last session, earlier session, session before, last time
+        "other": """other session, previous session, last session, earlier session, old session, older session,
+                 session before, last time
                  out, last time, another session, different session, first session, each test, both tests,
                  yesterday, last week, last weekend, last month, last year, last visit, previous visit, last
                  outing, previous outing, last track day, previous track day, morning session, afternoon
@@ -63,6 +64,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  twitchy, nervous, push at turn in, pushing at turn in, push on turn in, she push, she pushed,
                  she pushing""",
         "potential": """theoretical, ultimate, ideal, optimal, achievable, potential, perfect lap, sum of, together,
+                 pace left, time left in, left to find, composite,
                  add up to, adds up to, added up, they add up,
                  could i be, on the table, best possible, possible, how much faster could, how much faster can,
                  how much quicker could, how much quicker can, faster can i go, quicker can i go, could i do, could i
@@ -81,7 +83,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  gain, weakest, bleed, bleeding, lose, losing, lost, time loss, can i gain, could i gain,
                  gain, fix, mistake, mistakes, one thing, advice, tips, tip, what should i do, what should i
                  change, weakness, weaknesses, weak point, weak points, holding me back, what to work on,
-                 concentrate on, needs work, need work, mess up, messed up, messing up, screw up, screwed up, wrong places, wrong place, wrong spots, do wrong, did wrong, cannot budge, cant budge, can not budge, cannot get below, cant get below, needs the most work, need the most work, low hanging
+                 concentrate on, needs work, need work, special attention, need attention, needs attention, require attention, requires attention, mess up, messed up, messing up, screw up, screwed up, wrong places, wrong place, wrong spots, do wrong, did wrong, cannot budge, cant budge, can not budge, cannot get below, cant get below, needs the most work, need the most work, low hanging
                  fruit, improvement, improvements, slowing me down, holding me up, doing wrong, wrong with my
                  driving, problem corner, problem corners, problem area, problem areas, problem spots, trouble
                  spots, time to find, how do i get faster, how do i get quicker, how can i get faster, how can i get

@@ -99,7 +99,8 @@ def intent_of(s: Slots) -> Intent:
         s.other
         or ever
         or s.has("visits")
-        or (s.has("progress") and not _WHERE_BETTER.search(s.joined))  # "where could I get better?": a place
+        # "where could I get better?": a place; "was I improving on my 2nd and 3rd lap?": those laps
+        or (s.has("progress") and not _WHERE_BETTER.search(s.joined) and not _numbered(s))
         or (s.has("sessions") and not s.laps and (s.has("other") or not s.measure or ever or s.compare))
     ):
         return "sessions"
@@ -202,6 +203,10 @@ _WHICH_SLOW = re.compile(
     r"(?:slow|slower|slowest|worst|weakest|weak|lose|losing|lost|scrub\w*|attack|suck|improve|work|concentrate"
     r"|focus) "
 )
+
+
+def _numbered(s: Slots) -> bool:
+    return any(x.number is not None and x.session == "this" for x in s.laps)
 
 
 def _where_time(s: Slots) -> bool:

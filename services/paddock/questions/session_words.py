@@ -76,7 +76,7 @@ _SAID: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r" (?:last time|last visit|last trip|last session|session|outing|visit|trip) (?:i was )?"
             r"(?:out )?(?:at|to|around) (?P<track>(?!(?:this|the|my|turn|session|sessions|lap|laps|day|"
-            r"days|home|work|it|me|him|her|them)\b)[a-z][a-z]+) "
+            r"days|home|work|it|me|him|her|them|around|about|roughly|nearly|almost|under|over|a|an)\b)[a-z][a-z]+) "
         ),
     ),
 )

@@ -132,9 +132,11 @@ class Slots:
     def unrelated(self) -> bool:
         """A word of another subject ("stock", "news"), unless it names a part of the car ("the stock
         gauge", "a stock exhaust")."""
-        after = self.toks[1:] + [""]
+        after = [*self.toks[1:], ""]
+        then = [*self.toks[2:], "", ""][: len(self.toks)]  # "cook the brakes": a part of the car two on
         return any(
-            t in c.UNRELATED and nxt not in _CAR_PARTS for t, nxt in zip(self.toks, after, strict=True)
+            t in c.UNRELATED and nxt not in _CAR_PARTS and far not in _CAR_PARTS
+            for t, nxt, far in zip(self.toks, after, then, strict=True)
         )
 
     @property

@@ -33,7 +33,7 @@ _LONGEST_AGG = max(len(p.split()) for p in w.AGGREGATIONS)
 _HOW_MANY_UNITS = re.compile(r" how many (?:revs?|rpm|gs?|mph|kph|kmh|bar|psi|degrees) ")
 # a best lap of every session here: "my best at this track", "on the same track", "a new personal best"
 _HERE_EVER = re.compile(
-    r" (?:at|on|for|around) (?:this|the same|the) (?:track|layout|circuit|course) | new (?:personal )?best | personal best (?:here|at \S+) "
+    r" (?:at|on|for|around) (?:this|the same|the) (?:track|layout|circuit|course|venue) | new (?:personal )?best | personal best (?:here|at \S+) "
     r"| (?:previous|old|older) (?:personal )?best | best previous | (?:lap|track|personal) record | my (?:old )?record "
     r"| (?:is|was) (?:this|that|it) (?:a |my )?(?:new )?personal best "
     r"| (?:run|ran|set|get|got|do|did|make|made|post\w*|clock\w*|score\w*) (?:a new |a |new )personal best "
@@ -55,7 +55,7 @@ _WEATHER = re.compile(
 # the track's or the air's temperature, no channel named: "did the track get over 140 degrees?"
 _CONDITIONS = re.compile(
     r" (?:track|surface|asphalt|tarmac|air|outside|ambient|weather) (?:\w+ ){0,4}(?:degrees?|hot|hotter|heat"
-    r"|warm|cold|celsius|fahrenheit|temp|temperature) "
+    r"|warm|cold|celsius|fahrenheit|temp|temperature|wet|damp|greasy|slippery) "
     r"| (?:degrees?|hot|hotter|heat|warm|cold|temp|temperature) (?:\w+ ){0,3}(?:track|surface|asphalt|tarmac"
     r"|outside|ambient) "
 )
@@ -95,6 +95,8 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures = ["off"]
     if set(s.measures) <= {"lap_time"} and _HOW_FAST_GO.search(s.joined) and " lap " not in s.joined:
         s.measures = ["top_speed"]
+    if "tyre_temp" in s.measures and any(t.endswith("psi") for t in toks):
+        s.measures = ["tyre_pressure" if m == "tyre_temp" else m for m in s.measures]  # "a tire at 36psi"
     if "smoothness" in s.measures:  # "was I smooth on the throttle?": how smooth, every input at once
         # an event named beside it stays: "did the ABS kick in at any stab of the brake pedal?"
         s.measures = ["smoothness", *(m for m in s.measures if ms.MEASURES[m].kind == "event")]

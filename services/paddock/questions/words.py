@@ -71,7 +71,7 @@ AGGREGATIONS: dict[str, str] = _pairs(
     minimum=min, lowest=min, least=min, hottest=max, coldest=min, how low=min, how cold=min, average=avg, mean=avg, typical=avg,
     how many=count, number of=count, count=count, each lap=each_lap, every lap=each_lap, per lap=each_lap,
     by lap=each_lap, lap by lap=each_lap, all my laps=each_lap, all laps=each_lap, lap to lap=each_lap,
-    range=range, min and max=range, max and min=range, highest and lowest=range, lowest and highest=range,
+    averaging=avg, averaged=avg, range=range, min and max=range, max and min=range, highest and lowest=range, lowest and highest=range,
     session went on=each_lap, session progressed=each_lap, change over=each_lap, changed over=each_lap"""
 )
 # how a comparison joins its two sides
@@ -178,7 +178,7 @@ _BREAK_TIME = re.compile(
 # revs as a figure ("saw 7k - 7.1k", "6.5k rpm", "shifting at 7,000rpm"): the question is about engine speed
 _REVS_VALUE = re.compile(r"\b\d{1,2}(?:\.\d{1,2})?\s*k\b(?:\s*rpm\b)?|\b\d{1,2},?\d{3}\s*rpm\b")
 # a number of seconds ("find 6 sec", "2 secs"): not a sector ("sec 2" is one)
-_SECONDS_SAID = re.compile(r"(?<![.\d])(\d+)\s*secs?\b")
+_SECONDS_SAID = re.compile(r"(?<![.\d])(\d+(?:\.\d+)?)\s*secs?\b")  # "1.1 sec": seconds, never a sector
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
 _SHORT = re.compile(r"^(?:(t|c|l|s|lap|turn|corner|sector)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
@@ -206,7 +206,7 @@ def tokens(text: str) -> list[str]:
     (number words are read in context by ``parse``); the
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
     t = _POSSESSIVE.sub(_whose, (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
-    t = _GLUED.sub(r"\1 ", t)
+    t = _GLUED.sub(r"\1 ", t).replace("&", " and ")  # "my 2nd & 3rd lap"
     t = _BREAK_TIME.sub(
         "beat", _PAUSE.sub(r"\1 pause", _REVS_VALUE.sub(" revs ", _SPEED_VALUE.sub(" speed ", t)))
     )
