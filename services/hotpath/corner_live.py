@@ -67,26 +67,28 @@ class CornerWatcher:
         """Every column store the watcher holds: the window being fed, the free ones, those summaries read."""
         return [self.kept, *self._free, *(k for _j, k in self._jobs)]
 
-    def _spare(self) -> Kept:
-        return self._free.pop() if self._free else Kept(self.kept.buf.shape[1])
+    def _next_store(self, lo: float | None) -> Kept:
+        """A store for the next window: a free one (or a new one), with this window's frames from ``lo``
+        on when the next corner's frames began before this exit."""
+        carry = self._free.pop() if self._free else Kept(self.kept.buf.shape[1])
+        carry.clear()
+        if lo is not None:
+            self.kept.tail_into(carry, lo)
+        return carry
 
     def feed(self, lap: int, row: dict[str, float]) -> CornerObservation | None:
         d = row.get("dist_m", 0.0)
         if self._jobs:
             self._step()
         if self.active is not None and (lap != self.lap or d > self.windows[self.active].hi):
-            carry = self._spare()
-            carry.clear()
             if lap == self.lap:  # include the first sample past the exit so exit values interpolate
                 nxt = self._first(d)
-                if nxt is not None:  # the next corner's frames began before this exit: they go on
-                    self.kept.tail_into(carry, self.windows[nxt].lo)
+                carry = self._next_store(None if nxt is None else self.windows[nxt].lo)
                 self.kept.add_row(row)
-                self._begin()
-            else:
-                self._free.append(self.kept)
+                self._begin(carry)
+            else:  # a new lap: the window is dropped, its store kept
+                self.kept.clear()
             self.active = None
-            self.kept = carry
         if self.active is None:
             self.active = self._first(d)
             if self.active is None:
@@ -118,18 +120,14 @@ class CornerWatcher:
                 self._step()
             lap, di = laps[i], dists[i]
             if self.active is not None and (lap != self.lap or di > ends[self.active]):
-                carry = self._spare()
-                carry.clear()
                 if lap == self.lap:  # include the first sample past the exit so exit values interpolate
                     self.kept.add_cols(cols, seg, i)
-                    if first[i] >= 0:  # the next corner's frames began before this exit: they go on
-                        self.kept.tail_into(carry, starts[first[i]])
+                    carry = self._next_store(starts[first[i]] if first[i] >= 0 else None)
                     self.kept.add_cols(cols, i, i + 1)
-                    self._begin()
-                else:
-                    self._free.append(self.kept)
+                    self._begin(carry)
+                else:  # a new lap: the window is dropped, its store kept
+                    self.kept.clear()
                 self.active = None
-                self.kept = carry
             if self.active is None:
                 if first[i] >= 0:
                     self.active = first[i]
@@ -143,16 +141,17 @@ class CornerWatcher:
             self.kept.add_cols(cols, seg, n)
         return out
 
-    def _begin(self) -> None:
+    def _begin(self, carry: Kept) -> None:
         """The active corner's exit: its summary's first stage now (it reads the kept frames' columns),
         the rest one stage a frame from the next frame on (``_step``); the store is the summary's until
-        it ends."""
+        it ends, and the next window fills ``carry``."""
         assert self.active is not None
         job = summary(self.kept.columns(), self.windows[self.active], self.lap, self.th)
         if _stage(job, self._done):
             self._free.append(self.kept)
         else:
             self._jobs.append((job, self.kept))
+        self.kept = carry
 
     def _step(self) -> None:
         """The next stage of each summary under way."""
