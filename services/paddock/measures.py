@@ -40,6 +40,8 @@ MEASURES: dict[str, Measure] = {
     "entry_speed": Measure("entry speed", ("speed_kmh",), "km/h", "corner"),
     "exit_speed": Measure("exit speed", ("speed_kmh",), "km/h", "corner"),
     "brake_point": Measure("brake marker", (), "m", "corner"),
+    # the brake pressure still on at a corner's turn-in and where it came off (the brake markers' figures)
+    "trail_brake": Measure("trail braking", ("brake_bar",), "bar", "corner"),
     "lift_point": Measure("lift point", (), "m", "corner"),  # off the throttle before a corner, or flat
     "pickup_point": Measure("throttle pick-up", (), "m", "corner"),  # back on it after the apex
     "smoothness": Measure("smoothness of your inputs", (), "", "lap"),  # steering, throttle, brake release
@@ -149,6 +151,10 @@ _MEASURE_PHRASES: dict[str, str] = {
         braking, braked, brake later, brake earlier, marker, markers, anchors, on the anchors, hit the anchors, deep, too deep, in deep, overshoot, overshot, overcook,
         overcooked, distance before, braking distance, braking distances, brake distance, stopping distance,
         stopping distances""",
+    "trail_brake": """trail brake, trail braking, trail braked, trail brakes, trailbrake, trailbraking,
+        trail the brake, trail the brakes, trailing the brake, trailing the brakes, trailed the brake,
+        trailed the brakes, trail off the brake, trail off the brakes, trailing off the brake,
+        trailing off the brakes, trail it in, trailing it in, trail into, trailing into, trailed into""",
     "smoothness": """smooth, smoother, smoothly, smoothness, jerky, abrupt, abruptly, stabbing, stab, stabby,
         busy hands, sawing, sawing at the wheel, saw at the wheel, steering corrections, corrections, ragged,
         rough inputs, my inputs, inputs""",
@@ -164,12 +170,14 @@ _MEASURE_PHRASES: dict[str, str] = {
     "brake_pressure": """brake pressure, braking pressure, brake press, how hard did i brake, how hard was i braking,
         how hard did i hit the brakes, hit the brakes hard, hitting the brakes hard, hit the brakes harder, how hard i braked, brake hard, how hard do i brake, how hard am i braking,
         how hard i brake, braking too hard, brake too hard, braked too hard, braking hard enough, brake hard enough,
-        braked hard enough, hard enough on the brakes, brake harder, braking harder, brake pressure enough""",
+        braked hard enough, hard enough on the brakes, brake harder, braking harder, brake pressure enough,
+        brake data, braking data, brake channel, brake trace, brake traces, brake sensor, brake signal""",
     "throttle": """throttle, gas, pedal, full throttle, on the gas, on the power, back on the power, flat,
         flat out, full power, on power, power on, apply power, applying power, applied power, applying full
         power, power application, power down, put the power down, putting the power down, wide open, throttle
         pick up, throttle pickup, wot, wide open throttle""",
-    "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, over rev, over revving,
+    "rpm": """rpm, revs, rev, revved, revving, rev limiter, engine speed, redline, red line, red lined, redlined,
+        red zone, into the red, over rev, over revving,
         limiter, shift light, shift lights, top end rpm, top end revs, power band, powerband""",
     "gear": """gear, gears, shift, shifts, shifting, upshift, upshifts, downshift, downshifts, downshifting,
         bog, bogs, bogging, bogged, bogged down, lug, lugs, lugging, lugged, too tall, too short, change down,
@@ -216,12 +224,14 @@ _MEASURE_PHRASES: dict[str, str] = {
         oil starvation, oil press, engine oil pressure, engine oil press, oil light, oil lights, oil lamp,
         oil pressure light, oil pressure lamp, oil pressure warning light, oil warning light, low oil,
         oil light come on, oil light came on,
-        oil light comes on, op light, op lights, op warning, op warning light, op warning lights, op gauge""",  # the light shows the pressure's drop
+        oil light comes on, op light, op lights, op warning, op warning light, op warning lights, op gauge,
+        loss of oil, lose oil, losing oil, lost oil, oil loss""",  # the light shows the pressure's drop
     "oil_temp": """oil, oil temp, oil temperature, engine oil, hot did the engine oil, hot was the engine oil,
         hot did my engine oil""",
     "suspension": """suspension, suspension travel, shock, shocks, shock travel, damper, dampers, damper travel,
         ride height, bump stop, bump stops""",
     "coolant_temp": """coolant, coolant temp, coolant temperature, water, water temp, water temperature,
+        temperature gauge, temp gauge, temperature needle, temp needle,
         engine temp, engine temperature, overheat, overheating, overheated, over heat, over heating, over heated, running hot, engine hot,
         hot did the engine, hot was the engine, engine get hot, engine got hot, engine getting hot,
         engine ran hot, engine run hot, engine heat up, engine heated up, engine heating up, engine warm up,
@@ -308,7 +318,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "wheelspin": "wheelspin, wheel spin, spin the wheels, spinning the wheels, spin the rears, traction",
     "off": """an off, any offs, offs, off track, off the track, ran off, run off,
         running off, spin, spun, spun out, spin out, spinning out, spins, half spin, a spin, stopped on track,
-        went straight on, into the gravel, gravel trap, beached, went agricultural, on the grass""",
+        went straight on, into the gravel, gravel trap, beached, went agricultural, on the grass, crash, crashed,
+        crashes, a shunt, shunted, wreck, wrecked, binned it, stuffed it""",
     "alarm": """alarm, alarms, warning, warnings, alert, alerts, warning light, warning lamp, fault, faults,
         fault code, fault codes, error code, error codes, dash light, dash lights, dash flash, dash flashed,
         tpms go off, tpms went off, tpms going off, tpms alarm, tpms alarms, tpms warning, tpms warnings,

@@ -67,6 +67,33 @@ def marks(tr: LapTrace, start: float, apex: float, end: float, prev_x: float) ->
     return mk
 
 
+def trail(tr: LapTrace, mk: Marks, trail_bar: float) -> tuple[float, float]:
+    """(the brake pressure at the corner's turn-in (its entry), where the brake came off): the pressure as
+    the channel reads it; off is where, after the zone's peak, it fell to ``trail_bar`` above the sensor's
+    resting reading. NaN, NaN: no brake pressure recorded, or no braking for this corner."""
+    brk = tr.ch.get("brake_bar")
+    if brk is None or not np.isfinite(mk.brake_m) or not np.isfinite(mk.min_x):
+        return NAN, NAN
+    w = tr.window(mk.brake_m, mk.end_m)
+    p = brk[w]
+    if len(p) < 2 or not np.isfinite(p).any():
+        return NAN, NAN
+    zone = brk[tr.window(mk.brake_m - BRAKE_LOOKBACK_M, mk.end_m)]
+    zone = zone[np.isfinite(zone)]
+    k = (len(zone) - 1) // 10  # the resting reading: the 10th percentile (a partition: np.percentile is 10x)
+    rest = float(np.partition(zone, k)[k])
+    level = np.nan_to_num(p, nan=rest)
+    near = tr.window(mk.start_m - 20.0, mk.start_m + 20.0)  # the samples around the turn-in
+    at = (
+        float(np.interp(mk.start_m, tr.x[near], np.nan_to_num(brk[near], nan=rest)))
+        if len(tr.x[near])
+        else NAN
+    )
+    peak = int(np.argmax(level))
+    off = np.where(level[peak:] <= rest + trail_bar)[0]
+    return at, float(tr.x[w][peak + off[0]]) if len(off) else NAN
+
+
 def off_runs(tr: LapTrace, th: Mapping[str, float]) -> list[tuple[float, float]]:
     """(from, to) distances where the lap was off the throttle (a blip on it shorter than ``BLIP_S`` does
     not end a run)."""

@@ -60,6 +60,8 @@ class CornerLap:
     lockup_s: float = NAN  # NaN: no wheel speeds recorded
     wheelspin_s: float = NAN
     slip_kmh: float = NAN
+    turn_in_bar: float = NAN  # brake pressure at the corner's entry (NaN: no pressure channel or no braking)
+    release_m: float = NAN  # where the brake came off after the brake point (lap distance)
     typ_brake_m: float = NAN
     typ_coast_s: float = NAN
     typ_min_kmh: float = NAN

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from shared.analysis.causes import name_cause
-from shared.analysis.measures import Marks, coast_s, lifts, marks, off_runs, slip, slip_of
+from shared.analysis.measures import Marks, coast_s, lifts, marks, off_runs, slip, slip_of, trail
 from shared.analysis.model import NAN, CornerLap
 from shared.analysis.trace import STEP_M, LapTrace, Typical, lap_traces, paces, pin, splits, typical
 from shared.profiles.track import Corner
@@ -90,6 +90,7 @@ def _lap_rows(
         if a < tr.lo or b > tr.hi or b < a or not np.isfinite(mk.min_kmh):
             continue
         lock, spin, worst = slip(tr, sl, a, mk.min_x, b)
+        turn_in_bar, release_m = trail(tr, mk, th["trail_brake_bar"])
         t_ab = float(tr.time_at(b) - tr.time_at(a))
         typ_ab = float(typ.time_at(b) - typ.time_at(a)) * pace
         inh = _inherited(tr, pace, typ, a, mk.onset_m if np.isfinite(mk.onset_m) else b)
@@ -117,6 +118,8 @@ def _lap_rows(
                 lockup_s=lock,
                 wheelspin_s=spin,
                 slip_kmh=worst,
+                turn_in_bar=turn_in_bar,
+                release_m=release_m,
             )
         )
     return out

@@ -160,6 +160,8 @@ ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("sessions", "driver_name", "VARCHAR"),
     ("sessions", "car_name", "VARCHAR"),
     ("telemetry", "throttle_body_pct", "DOUBLE"),
+    ("corner_analysis", "turn_in_bar", "DOUBLE"),
+    ("corner_analysis", "release_m", "DOUBLE"),
 )
 
 #: table name -> file stem in the lake (one file per session, except telemetry: one per lap)

@@ -94,6 +94,11 @@ def test_coasting_names_the_planted_coast_its_length_and_cost(q_lake) -> None:
     )
     clean = ask_planned(q_lake["sim"], "did I coast on lap 2?")
     assert clean.result["coasts"] == [] and clean.text.startswith("No coasting on lap 2: at most ")
+    assert "other laps" not in clean.text
+    # "did lap 2 have the least coasting?": the lap against the others, the planted coast named
+    least = ask_planned(q_lake["sim"], "did lap 2 have the least amount of coasting?")
+    assert least.text.startswith("No coasting on lap 2: at most ")
+    assert f" On the other laps you coasted into {ev['corner_id'].upper()} on lap {ev['lap']}: " in least.text
 
 
 def test_coasting_asked_after_a_lockup_is_the_coasting(q_lake) -> None:

@@ -178,3 +178,30 @@ def test_a_braking_distance_is_the_brake_markers_never_the_distance_driven(q_lak
     by_lap = {x["lap"]: x for x in got.result["corners"][0]["laps"]}
     for lap, e in late.items():
         assert abs(by_lap[lap]["brake_m"] - e["brake_point_m"]) < 2.0, lap
+
+
+def test_two_laps_brake_points_are_the_simulators_moved_brake_points(q_lake) -> None:
+    """ "where did I brake differently, lap 5 against lap 1?": each corner the simulator moved the brake
+    point on that lap, by its own shift (to 2 m), later or earlier; the corners it did not move are within
+    the car's brake-point delta; never "not recorded" (a brake point is no channel)."""
+    sim = q_lake["sim_obj"]
+    moved = [e for e in sim.truth.events if e["kind"] in ("late_brake", "early_brake")]
+    assert moved
+    clean = sim.truth.clean_laps[0]
+    for lap in sorted({e["lap"] for e in moved}):
+        got = ask_planned(q_lake["sim"], f"where did I brake differently, lap {lap} against lap {clean}?")
+        assert got.text.startswith(f"On lap {lap} against lap {clean} you braked into "), got.text
+        for e in (x for x in moved if x["lap"] == lap):
+            word = "later" if e["brake_shift_m"] > 0 else "earlier"
+            m = re.search(rf"into {e['corner_id'].upper()} (\d+) m {word} ", got.text)
+            assert m is not None, (e, got.text)
+            assert abs(int(m.group(1)) - abs(e["brake_shift_m"])) <= 2.0, (e, got.text)
+        said = {m.group(1) for m in re.finditer(r"into (T\w+) \d+ m", got.text)}
+        assert said == {e["corner_id"].upper() for e in moved if e["lap"] == lap}, got.text
+
+
+def test_a_corners_figure_of_two_laps_no_corner_named_is_never_not_recorded(q_lake) -> None:
+    """A lift point is no channel: two laps' lift points with no corner named are the laps along the track
+    (where the time went), never "lift point is not recorded"."""
+    got = ask_planned(q_lake["sim"], "compare my lift points on lap 3 and lap 5")
+    assert "not recorded" not in got.text and got.tool == "get_lap_delta", got.text

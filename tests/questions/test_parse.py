@@ -539,6 +539,29 @@ TABLE: list[tuple[str, str]] = [
     ("did one tire go from 36psi to 40psi after a single run?", "channel measure=tyre_pressure"),
     ("How is my handbrake technique?", "channel measure=handbrake"),
     ("was I getting my kart around with only a little turning of the wheel?", "channel measure=steering"),
+    # ordinals joined before "lap": every one a lap; beside a gear, a gear
+    ("was I improving on my 2nd & 3rd lap?", "compare laps=2,3"),
+    ("the 4th, 5th or 6th lap", "compare laps=4,5,6"),
+    ("was I in 2nd and 3rd on lap 4?", "channel laps=4 measure=gear"),
+    # a lap time written ("1:49") is a lap time asked, a time of day is not
+    ("was I averaging 1:49?", "lap_time measure=lap_time agg=avg"),
+    ("did I do a 1:49.5?", "lap_time measure=lap_time"),
+    ("at 2:30 pm was it raining?", "unrelated"),
+    ("is the time I need to find in turn 1?", "where_time corner=t1"),
+    ("was I trail braking into turn 3?", "corner corner=t3 measure=trail_brake"),
+    ("what % of the time was I trail braking?", "channel measure=trail_brake"),
+    ("what's my average time?", "lap_time measure=lap_time agg=avg"),
+    ("have I broken 58.5 yet?", "lap_time laps=fastest measure=lap_time"),
+    ("did I break into the 58 second range?", "lap_time laps=fastest measure=lap_time"),
+    ("is turn 1 where I'm leaving time on the table?", "where_time corner=t1"),
+    ("out of the sweep, was I up to red line?", "channel measure=rpm"),
+    ("the red flag came out on lap 4, what was my time?", "lap_time laps=4 measure=lap_time"),
+    ("has the temperature gauge crept past the halfway mark?", "channel measure=coolant_temp"),
+    ("did I blow my engine?", "judge"),
+    ("which lap did I have a nasty crash on?", "events measure=off"),
+    ("was there a loss of oil?", "channel measure=oil_pressure"),
+    ("do you have brake data?", "channel measure=brake_pressure"),
+    ("did my lap time drop from 1:30 to 1:27?", "sessions laps=@other"),
 ]
 
 

@@ -28,7 +28,7 @@ from tests.questions.test_parse import expected, fields
         ("lap 3 of session ../../etc/passwd", "lap_time laps=3 measure=lap_time"),  # not a session id
         ("laps 1 to 1000000", "lap_time laps=1 measure=lap_time"),  # the end is no lap number
         ("laps 5 to 3", "compare laps=5,3"),  # backwards: the two laps, not a range
-        ("lap 1:48.222", "unknown"),  # a lap time is no lap number
+        ("lap 1:48.222", "lap_time measure=lap_time"),  # a lap time is no lap number: the lap times
         ("vs vs vs", "compare"),
         ("t99999999", "unrelated"),
     ],

@@ -1,5 +1,5 @@
 """What a question's reader did not read, and the answer headed with what it was read as (issue #32, item
-1: "when unsure, say what was understood"). ``words.unread`` is the measure: the content words beside what a
+1: "when unsure, say what was understood"). ``unread.unread`` is the measure: the content words beside what a
 slot read that the vocabulary does not know. A question with such a word gets "I read this as …, leaving
 aside “…”:" before its figures; a plain question never does. Phrasings from public pages (cited beside
 each); the figures are checked against the simulator's own laps (``said.sim_laps``), never Pitwall's."""
@@ -15,6 +15,7 @@ from services.paddock.agents.evidence import plan_for
 from services.paddock.questions import words as w
 from services.paddock.questions.parse import parse
 from services.paddock.questions.slots import read_slots
+from services.paddock.questions.unread import unread
 from tests.questions.said import CLOCK, TOL_S, clock, sim_laps
 
 # johnstrackdays.blogspot.com/2015/01 ("Lately I've hit a lap time plateau at Laguna Seca")
@@ -50,20 +51,20 @@ def test_the_unread_words_are_the_unknown_ones_beside_what_was_read(text: str, w
 def test_a_word_is_unread_only_beside_a_word_a_slot_read() -> None:
     toks = w.tokens("have I hit a plateau? what was my best lap")
     s = read_slots(toks, ())
-    assert w.unread(s.toks, s.used) == ()  # "plateau" is three words from "best"
+    assert unread(s.toks, s.used) == ()  # "plateau" is three words from "best"
     near = w.tokens("best lap plateau")
-    assert w.unread(near, [True, True, False]) == ("plateau",)
-    assert w.unread(near, [False, False, False]) == ()
+    assert unread(near, [True, True, False]) == ("plateau",)
+    assert unread(near, [False, False, False]) == ()
 
 
 def test_a_form_of_a_known_word_filler_and_adverbs_are_read() -> None:
     toks = ["lapped", "hitting", "slightly", "mate", "psi", "plateaus"]
-    assert w.unread(toks, [True] * len(toks)) == ("plateaus",)
+    assert unread(toks, [True] * len(toks)) == ("plateaus",)
 
 
 def test_the_track_s_corner_names_are_read() -> None:
     toks = ["carousel", "zzcorner"]
-    assert w.unread(toks, [True, True], ("the zzcorner",)) == ()
+    assert unread(toks, [True, True], ("the zzcorner",)) == ()
 
 
 def _ask(files_lake: dict[str, Any], text: str) -> str:

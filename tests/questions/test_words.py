@@ -78,6 +78,11 @@ def test_fix(typed: str, meant: str) -> None:
         ("my other session's PB", ["my", "other", "session", "personal", "best"]),
         ("bo's lap 4 vs what's mine", ["@bo", "lap", "4", "versus", "what", "mine"]),
         ("what's my 1:48.222 lap", ["what", "my", "lap"]),
+        ("averaging 1:49?", ["averaging", "lap", "time"]),  # a lap time written is the words
+        ("at 2:30 pm", ["at", "pm"]),  # a time of day is none
+        ("what were my pressures", ["what", "were", "my", "tyre", "pressure"]),
+        ("oil pressures", ["oil", "pressure"]),
+        ("did I lock in my best time", ["did", "i", "set", "my", "best", "time"]),
         ("Whats my vs", ["what", "is", "my", "versus"]),
         ("lap 20260601-101500-ab12cd", ["lap", "20260601-101500-ab12cd"]),
         ("rpms & kph", ["rpm", "and", "kmh"]),  # "my 2nd & 3rd lap": and

@@ -30,6 +30,7 @@ from services.paddock.questions.families import (
     recorded,
     sectors,
     sessions,
+    trail,
 )
 from services.paddock.questions.model import Answer, Question
 
@@ -67,6 +68,7 @@ READS: dict[Family, Reads] = {
     sectors.answer: _r("sector laps"),
     corners.answer: _r("corner laps measure"),
     markers.answer: _r("corner laps measure", frozenset({"brake_point"})),
+    trail.answer: _r("corner laps measure", frozenset({trail.MEASURE})),
     lifts.answer: _r("corner laps measure", frozenset({lifts.MEASURE})),
     lifts.pickups: _r("measure", frozenset({lifts.PICKUP})),
     inputs.answer: _r("measure", frozenset({inputs.MEASURE})),
@@ -124,6 +126,9 @@ COVERS: dict[str, frozenset[str]] = {
     "coasting": _INPUTS | {"part_throttle", "brake_to_throttle"},
     "corner_phases": SPEEDS,
     "brake_point": frozenset({"brake_pressure", "brake_pedal", "long_g", *SPEEDS}),
+    "trail_brake": frozenset(
+        {"brake_point", "brake_pressure", "brake_pedal", "throttle", "steering", *SPEEDS}
+    ),
     "lift_point": frozenset({"throttle", "brake_point", *SPEEDS}),  # "flat, or lift and brake?"
     "throttle": frozenset({"throttle_body"}),
     # "the pedal" of a brake question is the brake's ("peak brake press, not pushing the pedal hard enough")

@@ -40,7 +40,9 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  best session, quickest session, slowest session, in the past, than before""",
         "sessions": "sessions, all time, ever, here before",
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
-                 mechanically, mechanical, reliability,
+                 mechanically, mechanical, reliability, blow my engine, blow the engine, blew my engine,
+                 blew the engine, blown engine, blow up the engine, engine blew, engine let go, hurt the engine,
+                 hurt my engine, engine damage, damage the engine, damaged the engine,
                  in the green, in the red, suffer, suffered, suffering, happy, unhappy,
                  health, vitals, at a glance, monitor, expected, would expect, than usual, than normal, usual, drops, dips, falls, dive, dives, diving,
                  dipping, dropping, dropped off, falls off, fall off, falling off, jumping around, fluctuating,
@@ -74,7 +76,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  close together, each other, median, noisy, standard deviation, std dev, stdev, scatter,
                  scattered, vary, varied, variation, all over the place, same every lap, close to my average,
                  close to the average, close to my mean, near my average, range of my lap times, range of lap
-                 times, range of my fastest, range of my laps, spread out""",
+                 times, range of my fastest, range of my laps, spread out, same pace, same lap time, same lap
+                 times, same times, same time every lap, same times every lap""",
         "where_time": """leaving time, where am i leaving, can i find, could i find, where is the time,
                  where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
                  weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
@@ -86,7 +89,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  concentrate on, needs work, need work, special attention, need attention, needs attention, require attention, requires attention, mess up, messed up, messing up, screw up, screwed up, wrong places, wrong place, wrong spots, do wrong, did wrong, cannot budge, cant budge, can not budge, cannot get below, cant get below, needs the most work, need the most work, low hanging
                  fruit, improvement, improvements, slowing me down, holding me up, doing wrong, wrong with my
                  driving, problem corner, problem corners, problem area, problem areas, problem spots, trouble
-                 spots, time to find, how do i get faster, how do i get quicker, how can i get faster, how can i get
+                 spots, time to find, time i need to find, time i have to find, time i could find, time i can find, time i need to make up, how do i get faster, how do i get quicker, how can i get faster, how can i get
                  quicker, how do i go quicker, should i practise, should i practice,
                  to practise, to practice, lowest hanging fruit, quick win, quick wins, easy time, easiest time, free
                  time, biggest improvement, push harder, push more, not at the limit, under driving, underdriving,

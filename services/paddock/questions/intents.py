@@ -73,7 +73,8 @@ def intent_of(s: Slots) -> Intent:
     potential = (s.has("potential") or _CAN_DO.search(s.joined) is not None) and s.measure not in ms.JUDGED
     if potential and len(s.laps) < 2 and not (s.corner is None and PLACE_ASKED.search(s.joined)):
         # "how much faster can I go in T3?": that corner's time to find, not the whole lap possible
-        return "where_time" if s.corner is not None and s.sector is None and not s.measure else "potential"
+        at_corner = s.corner is not None and s.sector is None and s.measure in (None, "lap_time")
+        return "where_time" if at_corner else "potential"  # "is T1 where I leave time on the table?"
     ends = s.aggregation == "range" and s.measure not in (None, "lap_time")  # "oil temp spread, low to high"
     # "did oil pressure consistently drop?", "is the oil pressure consistent?": the reading, no lap's time
     vital = s.measure in ms.JUDGED

@@ -61,7 +61,7 @@ def left_out_runs(toks: list[str]) -> list[tuple[int, int]]:
 # better or worse between sessions, no session named: "from session to session", "by the end of the event",
 # "before this session", "since my first time here"; a time taken off the best ("did I drop several seconds
 # off my best time?"); a lap time come down from one figure to another ("did my lap time drop from 1:30 to
-# 1:27?": the figures are no words)
+# 1:27?": each figure is the words "lap time")
 _ACROSS = re.compile(
     r" session to session | (?:one|each) session to the next | between (?:the |my )?sessions "
     r"| since (?:my |the )?(?:first|last|previous) (?:time|visit|session|outing) "
@@ -71,7 +71,7 @@ _ACROSS = re.compile(
     r"(?:time|times|best|personal best|pb) "
     r"| (?:did i (?:take|drop|knock|shave|find|chop)|took|dropped|knocked|shaved|found|chopped) another (?:\w+ ){0,2}off "
     r"| (?:lap )?times? (?:\w+ ){0,2}(?:drop|dropped|come down|came down|fall|fell|go down|went down|improve"
-    r"|improved|go|went) from (?:a |the )?(?:to|down to) "
+    r"|improved|go|went) from (?:a |the )?(?:lap time )?(?:to|down to) "
 )
 
 

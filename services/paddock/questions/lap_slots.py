@@ -60,10 +60,10 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
     for i, t in enumerate(toks):
         if s.used[i]:
             continue
-        o = n.ordinal(toks, i)
-        if o is not None and o[1] < len(toks) and toks[o[1]] in ("lap", "laps"):
-            out.append((i, LapRef(number=o[0])))
-            mark(s, i, o[1] + 1)
+        run = _ordinal_run(toks, i)
+        if run:  # "3rd lap", "my 2nd and 3rd laps", "the 4th, 5th or 6th lap"
+            out += [(k, LapRef(number=num)) for k, num in run[:-1]]
+            mark(s, i, run[-1][0] + 1)
             continue
         if t not in ("lap", "laps"):
             continue
@@ -95,6 +95,8 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
                 continue
             if got[1] < len(toks) and toks[got[1]] in _TIME_UNITS:  # "faster than 2 seconds"
                 continue
+            if _beside_gear(s, i):
+                continue
             out.append((i, LapRef(number=got[0])))
             mark(s, i, got[1])
         # "was my third lap faster than my fifth?": an ordinal naming nothing after a comparing word
@@ -105,9 +107,32 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
             )
             if o is None or s.used[i] or not sep or (o[1] < len(toks) and toks[o[1]] in c.ORDINAL_NOUNS):
                 continue
+            if _beside_gear(s, i):
+                continue
             out.append((i, LapRef(number=o[0])))
             mark(s, i, o[1])
     return out
+
+
+def _beside_gear(s: Slots, i: int) -> bool:
+    """ "in 2nd and 3rd on lap 4": the ordinal at ``i`` follows "and"/"or" after an ordinal no lap has read
+    (a gear), so it is a gear too."""
+    b = n.ordinal_before(s.toks, i - 1) if i > 0 and s.toks[i - 1] in ("and", "or") else None
+    return b is not None and not s.used[b[1]] and n.ordinal(s.toks, i) is not None
+
+
+def _ordinal_run(toks: list[str], i: int) -> list[tuple[int, int]]:
+    """Ordinals from ``i`` joined by "and", "or", commas, ending in "lap"/"laps": [(place, number) ...,
+    (the place of "lap", 0)]; [] when the run does not end in a lap."""
+    got: list[tuple[int, int]] = []
+    j = i
+    while (o := n.ordinal(toks, j)) is not None:
+        got.append((j, o[0]))
+        j = o[1]
+        if j < len(toks) and toks[j] in ("lap", "laps"):
+            return [*got, (j, 0)]
+        j += j + 1 < len(toks) and toks[j] in ("and", "or")  # "2nd and 3rd", "4th 5th or 6th" (a comma)
+    return []
 
 
 def set_aside(toks: list[str], at: int) -> bool:
@@ -193,7 +218,8 @@ def _picks(s: Slots) -> list[tuple[int, LapRef]]:
         before = [x for x in toks[max(0, i - 3) : i] if x not in ("my", "the", "our")]
         after_cmp = bool(before) and before[-1] in w.COMPARE | w.LAP_SEP | w.BESIDE.keys() | {"from"}
         after_cmp |= before[-2:] in (["up", "on"], ["down", "on"])  # "how far down on my best was lap 8?"
-        said = toks[j:] in (["a"], ["an"])  # "was my fastest a 62.544?": the figure said after it (no word)
+        # "was my fastest a 62.544?", "my best a 1:46.5?": the figure said after it (no word, or "lap time")
+        said = toks[j : j + 1] in (["a"], ["an"]) and toks[j + 1 :] in ([], ["lap", "time"])
         if not after_cmp and any(x in ("sector", "corner", "turn") for x in toks[max(0, i - 3) : i]):
             continue  # "which sector was my slowest": a sector, not a lap
         personal = t == "best" and i > 0 and toks[i - 1] == "personal"  # "PB": always a lap

@@ -31,6 +31,7 @@ from services.paddock.questions.model import Aggregation, Intent, LapRef, Questi
 from services.paddock.questions.slot_state import Slots
 from services.paddock.questions.slots import read_slots
 from services.paddock.questions.turns import Corners
+from services.paddock.questions.unread import unread
 
 
 def parse(text: str, corners: Corners = (), previous: Question | None = None) -> Question:
@@ -110,7 +111,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         and s.compare
         and bool(s.laps)
         and all(x.session != "this" for x in s.laps),
-        unread=w.unread(s.toks, s.used, (*_names(corners), *_tracks(s.laps))),
+        unread=unread(s.toks, s.used, (*_names(corners), *_tracks(s.laps))),
     )
     # "is the engine ok?", "was the temp ok?" after a question about the throttle: complete in itself
     whole = q.intent == "judge" and q.measure is None and bool(_WHOLE_CAR.search(s.joined))

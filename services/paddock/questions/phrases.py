@@ -38,6 +38,8 @@ _TARGET = re.compile(
     # "how close did I get to a 1:35?", "how far off a 1:35 was I?": the best lap against it
     r"|\bhow (?:close|near|far off|far) (?:\w+ ){0,4}?(?:to|from|off) (?:a |the )?[\"“']?\d+:\d{2}"
     r"|\b(?:break|broke|beat|crack|cracked)\s+(?:a |the )?\d+(?:\.\d+)?\s*(?:s|secs?|seconds?)\b"
+    # "have I broken 58.5 yet?": a time in seconds with its decimals, no unit
+    r"|\b(?:break|broke|broken|beat|beaten|crack|cracked)\s+(?:a |the )?\d{2,3}\.\d+\b"
     # "did I get all the way down to a 1:35.0?", "get down under 59 seconds?": the best lap against it
     r"|\b(?:get|got|getting|go|went|going|come|came|coming) (?:all the way |right )?down (?:to|under|below|into)\s+"
     r"(?:a |the )?[\"“']?(?:\d+:\d{2}|\d+(?:\.\d+)?\s*(?:s|secs?|seconds?)\b)"
@@ -50,7 +52,11 @@ _TARGET_MINUTES = re.compile(
     re.IGNORECASE,
 )
 _UNDER_WORDS = ("under", "below", "sub")
-_INTO_SECONDS = re.compile(r"\b(?:dip(?:ped)? )?into (?:the )?(\d{2,3})s\b", re.IGNORECASE)
+# "into the 58s", "into the 58 second range": under 59
+_INTO_SECONDS = re.compile(
+    r"\b(?:dip(?:ped)? )?into (?:the )?(\d{2,3})(?:s|[- ]seconds? (?:range|bracket|zone|club))\b",
+    re.IGNORECASE,
+)
 # the lap time asked beside a channel's figure: "lap 3 time and top speed", "my best lap and my top speed"
 _ALSO_TIME = re.compile(
     r" lap times? | laps? (?:and|plus|with) | times? (?:and|plus) | (?:and|plus) (?:my |the |a )?(?:lap )?times? "
@@ -149,7 +155,8 @@ def target_time(text: str) -> float | None:
     if ":" in m.group(0) and (c := _CLOCK_TIME.search(text, m.start())):  # with its decimals ("1:35.5")
         into = re.match(r"(?:dip(?:ped)? )?into", m.group(0), re.I) and "." not in c.group(2)
         return _clock_s(c) + (1.0 if into else 0.0)  # "into the 1:34s": under 1:35
-    return float(_SECONDS.search(text, m.start()).group(1))  # type: ignore[union-attr]
+    sec = _SECONDS.search(text, m.start()) or _DECIMAL.search(text, m.start())
+    return float(sec.group(1)) if sec else None
 
 
 def _clock_s(m: re.Match[str]) -> float:
@@ -157,6 +164,7 @@ def _clock_s(m: re.Match[str]) -> float:
 
 
 _SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?)\b")
+_DECIMAL = re.compile(r"(\d{2,3}\.\d+)\b")  # "broken 58.5": seconds with their decimals
 
 
 def also_time(joined: str) -> bool:

@@ -31,6 +31,7 @@ from services.paddock.questions.families import (
     recorded,
     sectors,
     sessions,
+    trail,
 )
 from services.paddock.questions.model import Answer, Intent, Question
 from services.paddock.questions.reading import heading, read_as
@@ -87,6 +88,8 @@ def families(q: Question) -> tuple[Family, ...]:
     # "entry, middle or end?": each part of the corner, else where the time is
     if q.measure == phases.MEASURE:
         return (phases.answer, coaching.where_time)
+    if q.measure == trail.MEASURE:  # brake pressure at each turn-in and where it came off, lap by lap
+        return (trail.answer,)
     if lap_set.asks(q):
         return (lap_set.answer,)
     if (q.measure == "temps" or q.vitals) and q.intent in (
@@ -171,6 +174,10 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
         if first.text == rest.text or first.result.get("understood") or rest.result.get("understood"):
             return rest
         return _joined(q, [first, rest], rest)
+    if q.intent == "consistency" and q.measure == inputs.MEASURE:  # "am I smooth and consistent?": both,
+        first = plan(replace(q, measure=None), session_id, picked)  # the inputs over the whole session
+        inputs_said = plan(replace(q, intent="channel", laps=()), session_id)
+        return first if inputs_said.result.get("understood") else _joined(q, [first, inputs_said], first)
     if (extra := unread_measures(q)) and q.measure is not None:
         return _each_measure(q, (q.measure, *extra), session_id, picked)
     s = session_row(session_id)

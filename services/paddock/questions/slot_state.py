@@ -25,7 +25,9 @@ _DRIVING_CUES = (
     "visits",
 )
 # "what was my time?": the driver's own time is a lap's ("what time is it?" is not)
-_MY_TIME = re.compile(r" (?:my|our) (?:best |fastest |quickest |lap )?times? ")
+_MY_TIME = re.compile(
+    r" (?:my|our) (?:best |fastest |quickest |lap |average |mean |typical |usual |slowest |worst )?times? "
+)
 
 # a vital a warning light shows: the light asked is the reading's drop or rise (no logger records the lamp)
 _LIGHT_OF = frozenset({"oil_pressure", "coolant_temp", "temps"})

@@ -42,6 +42,8 @@ _HERE_EVER = re.compile(
     r"| (?:off|of|from|short of|behind|under|over|than) (?:my |the |your |our )?(?:old |previous )?personal best "
 )
 
+# speed taken through a corner, not down a straight: "the maximum speed I carried through turn 2"
+_CARRIED = re.compile(r" carr(?:y|ied|ying|ies) (?:\w+ )?(?:through|thru|into|in|round|around|out) ")
 # the car's pace as a speed: "how quick does my car actually go?", "how fast am I going?"
 _HOW_FAST_GO = re.compile(
     r" how (?:quick|fast) (?:does|do|did|can|am|is|was|will) (?:\w+ ){0,3}(?:go|going|goes) "
@@ -145,6 +147,8 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         and not _WEATHER.search(s.joined)
     ):
         s.measures = ["temps"]  # "the max temp?", "were the temps stable lap to lap?": the engine's
+    if s.corner and s.measures[:1] == ["top_speed"] and _CARRIED.search(s.joined):
+        s.measures[0] = "speed"  # "the most speed I carried through T2": the corner's speeds, no lap's top
     if s.measures == ["brake_point"] and re.search(r" temp(?:erature)?s? ", s.joined):
         s.measures = ["brake_temp"]  # "what was the temperature of my brakes?"
     s.ever = s.has("sessions") and bool(_EVER.search(s.joined))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
 from functools import lru_cache
 
 from services.paddock.measures import MEASURE_WORDS
@@ -158,6 +157,8 @@ def fix(word: str) -> str:
 _SESSION_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{2,}\b")
 # a lap time or a decimal: not a lap number; "a 0:59 flat" is that time exactly, no throttle
 _CLOCK = re.compile(r"(?:\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b)(?:\s+flat\b)?")
+# a lap time as written ("averaging 1:49", "a 1:35.0"): minutes under ten, not a time of day ("2:30 pm")
+_LAP_CLOCK = re.compile(r"\b\d:[0-5]\d(?:\.\d+)?\b(?!\s*(?:am|pm|a\.m|p\.m)\b)(?:\s+flat\b)?")
 MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay costs no more than this
 _POSSESSIVE = re.compile(r"\b([a-z]+)'s\b")  # "bo's best lap": a driver's; "what's", "session's": nothing
 _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
@@ -174,6 +175,10 @@ _PAUSE = re.compile(
 # a lap time broken, not a brake: "did I break the 59 second barrier?", "break into the 1:35s", "break 59"
 _BREAK_TIME = re.compile(
     r"\bbr(?:ea|o)ke?n?(?=\s+(?:the\s+|a\s+|into\s+(?:the\s+)?)?(?:\d|sub\b|\w+\s+barrier))"
+)
+# a time set, not a wheel locked: "did I lock in my best time on my final run?"
+_LOCK_IN = re.compile(
+    r"\block(?:ed|ing|s)? in (?=(?:my |a |an |the )?(?:new |\w+ )?(?:best|time|lap|pb|personal))"
 )
 # revs as a figure ("saw 7k - 7.1k", "6.5k rpm", "shifting at 7,000rpm"): the question is about engine speed
 _REVS_VALUE = re.compile(r"\b\d{1,2}(?:\.\d{1,2})?\s*k\b(?:\s*rpm\b)?|\b\d{1,2},?\d{3}\s*rpm\b")
@@ -198,6 +203,27 @@ _HELD_BY = re.compile(r"\b(?:held|holding) up (?:by|behind|in traffic)\b")
 # "did the temps stay under 100 the whole time?": all along, no time asked
 _WHOLE_TIME = re.compile(r"\b(?:the (?:whole|entire) ti+me|all the ti+me)\b")
 
+# "what were my pressures?": the tyres' (a pressure of the engine, brakes or fuel is named)
+_PRESSURES = re.compile(r"\b(my|the|our|your|what|were|are) pressures\b")
+# phrases read as the words they mean, in this order
+_SAID_AS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_GLUED, r"\1 "),
+    (_LOCK_IN, "set "),
+    (_SPEED_VALUE, " speed "),
+    (_REVS_VALUE, " revs "),
+    (_PAUSE, r"\1 pause"),
+    (_BREAK_TIME, "beat"),
+    (_HELD_BY, " traffic "),
+    (_WHOLE_TIME, " throughout "),
+    (_SECONDS_SAID, r"\1 seconds"),
+    (_PRESSURES, r"\1 tyre pressures"),
+)
+
+
+def _lap_time(m: re.Match[str]) -> str:
+    """A lap time written: the words "lap time", or nothing before the word "lap" ("my 1:48.2 lap")."""
+    return " " if re.match(r"\s*laps?\b", m.string[m.end() :]) else " lap time "
+
 
 def tokens(text: str) -> list[str]:
     """The question's words, once: lower case, apostrophes dropped, spellings and shorthand spelled out
@@ -206,12 +232,11 @@ def tokens(text: str) -> list[str]:
     (number words are read in context by ``parse``); the
     first ``MAX_WORDS`` words of the first ``MAX_CHARS`` characters."""
     t = _POSSESSIVE.sub(_whose, (text or "")[:MAX_CHARS].lower().replace("’", "'")).replace("'", "")
-    t = _GLUED.sub(r"\1 ", t).replace("&", " and ")  # "my 2nd & 3rd lap"
-    t = _BREAK_TIME.sub(
-        "beat", _PAUSE.sub(r"\1 pause", _REVS_VALUE.sub(" revs ", _SPEED_VALUE.sub(" speed ", t)))
-    )
-    t = _SECONDS_SAID.sub(r"\1 seconds", _WHOLE_TIME.sub(" throughout ", _HELD_BY.sub(" traffic ", t)))
-    t = _RANGE.sub(r"\1 through \2", _CLOCK.sub(" ", t)) if not _SESSION_ID.search(t) else t
+    t = t.replace("&", " and ")  # "my 2nd & 3rd lap"
+    for pattern, said in _SAID_AS:
+        t = pattern.sub(said, t)
+    if not _SESSION_ID.search(t):  # a lap time is the words "lap time"; another clock or decimal, nothing
+        t = _RANGE.sub(r"\1 through \2", _CLOCK.sub(" ", _LAP_CLOCK.sub(_lap_time, t)))
     out: list[str] = []
     for raw in _TOKEN.findall(t)[:MAX_WORDS]:
         if raw.startswith("@"):
@@ -231,75 +256,3 @@ def tokens(text: str) -> list[str]:
     return [
         t for i, t in enumerate(out) if not (t == "right" and out[i + 1 : i + 2] and out[i + 1] in _PLACE)
     ]
-
-
-# the words of talk that carry no question: greetings, fillers, thanks, units said with a figure, and
-# the verbs of asking ("mate, analyse my laps", "was it 45 psi?", "pinpoint where I lose time")
-FILLER = word_set(
-    """mate dude bro man guys folks lads yeah yep yup nah nope hmm umm uhh err lol haha tbh imo imho btw
-    fyi idk omg wow ugh damn dang heck hell bloody gonna wanna gotta kinda sorta cheers thx hiya howdy
-    psi bar degrees degree celsius fahrenheit kmh mph rpm percent volts volt amps
-    took taken saw seen using used relative wise throughout
-    analyse analyze analysis identify pinpoint calculate search graph chart plot display check
-    tell show give find list compare measure review cant wont dont arent isnt wasnt werent didnt doesnt
-    whether due based fact course real actual exact certain usual single similar large major minor
-    thing things stuff experience
-    otherwise albeit although though unless however whatever whenever wherever anywhere somewhere
-    everywhere nowhere hundred thousand teh"""
-)
-# the words the lap and session readers read beside the vocabulary: a lap left out or beside another, a
-# session by its month, weekday or weather ("the lap prior to my slowest", "my session in the wet")
-_READ = (
-    LEAVE_WORDS
-    | NEGATING
-    | frozenset(BESIDE)
-    | BESIDE_SKIP
-    | PICK_SKIP
-    | NOT_A_LAP
-    | word_set("""january february march april june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday wet rain rainy damp dry
-    jan feb mar apr jun jul aug sep sept oct nov dec pause winter summer lunch coffee""")  # "pause": ``tokens``' own word for a break from driving
-)
-# a part of the car named as the driver's own story ("the x30 has no oil pump"): context, never a figure
-_PARTS = word_set("pump radiator hose sensor gauge pads rotor rotors bonnet hood vent cooler fan belt")
-# a word shorter than this is an article, a unit or an initial: never a part of the question on its own
-_MIN_LEN = 3
-_ENDINGS = ("ing", "ed", "es", "s", "er", "est")  # "dropping", "gained", "apexes", "readings": their stem
-
-
-def _known(word: str, *vocabs: frozenset[str]) -> bool:
-    """Whether ``word`` or its stem is a word the reader knows: "hitting" (hit), "lapped" (lap), "jumps"
-    (jump); an adverb ("slightly", "especially") only says how much, never what is asked."""
-    if word in FILLER or word in _READ or word in _PARTS or word.endswith("ly"):
-        return True
-    forms = {word}
-    for end in _ENDINGS:
-        stem = word[: -len(end)]
-        if word.endswith(end) and len(stem) >= _MIN_LEN:
-            forms |= {stem, stem + "e", stem[:-1] if stem[-1] == stem[-2] else stem}  # "hitting" -> hit
-    return any(forms & v for v in vocabs)
-
-
-# the words after a verb: a word unread before them is what the driver did ("throw any warnings", "shave
-# another second off"), not a word of the figure asked ("my epic lap", "oil pressure argggg")
-_OBJECT = word_set("my the a an any some me it its up off into onto out down another i you them that this")
-NEAR = 2  # an unread word this many words or fewer from a word read: it tells what that word is
-
-
-def unread(toks: list[str], used: list[bool], known: Iterable[str] = ()) -> tuple[str, ...]:
-    """The words of ``toks`` (``words.tokens``) that say something of what was read and were not read
-    themselves, in order, each once: a content word the vocabulary does not know (nor a form of one, nor
-    filler, a number, a driver's name ``@bo`` or a word of ``known``, the track's corner names) within
-    ``NEAR`` words of a word a slot read (``used``): "my *epic* lap time", "oil pressure *argggg*". A
-    word far from anything read ("a lapped Miata slowed me down") is the driver's story, not the figure."""
-    named = frozenset(x for phrase in known for x in phrase.split())
-    got = (
-        t
-        for i, t in enumerate(toks)
-        if t.isalpha()
-        and len(t) >= _MIN_LEN
-        and not _known(t, vocabulary(), named)
-        and any(used[max(0, i - NEAR) : i + NEAR + 1])
-        and not _OBJECT & set(toks[i + 1 : i + 2])
-    )
-    return tuple(dict.fromkeys(got))

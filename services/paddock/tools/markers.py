@@ -34,6 +34,12 @@ def _lap(c: Corner, x: CornerLap) -> dict[str, Any]:
         "before_apex_m": r(c.apex_m - x.brake_m, 1),
         "where": where(c, x.brake_m),
         "min_kmh": r(x.min_kmh, 1),
+        # trail braking: the pressure still on at the corner's entry, and where the brake came off (NaN:
+        # no pressure channel)
+        "turn_in_bar": r(x.turn_in_bar, 1) if finite(x.turn_in_bar) else None,
+        "off_before_apex_m": r(c.apex_m - x.release_m, 1) if finite(x.release_m) else None,
+        # the brake on across the turn-in (braking begun after it is braking in the corner)
+        "trailed": finite(x.release_m) and x.brake_m <= c.start_m < x.release_m,
     }
 
 

@@ -32,6 +32,15 @@ def _corner(rows: list[CornerLap]) -> dict[str, Any]:
     }
 
 
+def _coasts(rows: list[CornerLap], least: float) -> list[dict[str, Any]]:
+    """Each corner coasted into for ``least`` seconds or more, the ones that cost time first."""
+    by: dict[str, list[CornerLap]] = {}
+    for r in rows:
+        if finite(r.coast_s) and r.coast_s >= least:
+            by.setdefault(r.corner, []).append(r)
+    return sorted((_corner(v) for v in by.values()), key=lambda c: (-sum(c["lost_s"]), -c["coast_s"]))
+
+
 def _said(c: dict[str, Any]) -> str:
     text = f"into {c['corner']} on {lap_list(c['laps'])}: {c['coast_s']:.1f} s"
     if c["typical_coast_s"] is not None:
@@ -62,16 +71,18 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         why = why or an.reason or "no valid lap passes there"
         return Answer(f"Coasting cannot be measured: {why}.", TOOL, args, {"recorded": False})
     least = car_thresholds(s.get("car_id"), get_lake().settings.data_dir)["coast_min_s"]
-    by: dict[str, list[CornerLap]] = {}
-    for r in rows:
-        if finite(r.coast_s) and r.coast_s >= least:
-            by.setdefault(r.corner, []).append(r)
-    if not by:
+    got = _coasts(rows, least)
+    if not got:
         scope = (f" on {lap_list(mine)}" if mine else "") + (f" into {rows[0].corner}" if q.corner else "")
         most = max(r.coast_s for r in rows if finite(r.coast_s))
         text = f"No coasting{scope}: at most {most:.1f} s with neither pedal before a corner."
+        # "did my fastest lap have the least coasting?": the lap against the session's other laps
+        rest = (
+            [r for r in an.rows if q.corner in (None, r.corner_id.lower())] if mine and q.aggregation else []
+        )
+        if others := _coasts(rest, least):
+            text += " On the other laps you coasted " + "; ".join(map(_said, others)) + "."
         return Answer(text, TOOL, args, {"coasts": [], "coast_min_s": least, "most_coast_s": round(most, 2)})
-    got = sorted((_corner(v) for v in by.values()), key=lambda c: (-sum(c["lost_s"]), -c["coast_s"]))
     text = "You coasted (neither pedal) " + "; ".join(map(_said, got)) + "."
     quiet = [n for n in mine if not any(n in c["laps"] for c in got)]
     if quiet:

@@ -9,7 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 from services.paddock.agents.fmt import corner_label, laptime, secs
-from services.paddock.questions.families import channels, corners, laps
+from services.paddock.measures import MEASURES
+from services.paddock.questions.families import channels, corners, laps, markers
 from services.paddock.questions.families.laps import all_laps, named_laps, timed
 from services.paddock.questions.model import Answer, LapRef, Question
 from services.paddock.tools.analysis import session_analysis
@@ -115,7 +116,10 @@ def answer(q: Question, s: dict[str, Any]) -> Answer | None:
         return _sector(sid, q.sector, a, b)
     if q.corner is not None and sa == sb == sid:
         return _corner(s, q.corner, q.measure, a, b)
-    if q.measure is not None and q.measure not in ("lap_time",) and sa == sb == sid:
+    if q.measure == "brake_point" and sa == sb == sid:  # "where did I brake differently, lap 4 vs 2?"
+        return markers.two_laps(s, a, b)
+    # a channel's figure on each lap; a corner's figure with no corner named: the laps along the track
+    if q.measure is not None and MEASURES[q.measure].columns and sa == sb == sid:
         return _measure(s, q.measure, a, b)
     if sb != sid and sa == sid:  # the other session's lap is the reference
         (sa, a), (sb, b) = (sb, b), (sa, a)

@@ -96,20 +96,31 @@ def _short(c: dict[str, Any], name: str) -> str:
     return f"{name}: {best}latest that kept your minimum speed lap {ok['lap']}, {ok['where']}."
 
 
-def answer(q: Question, s: dict[str, Any]) -> Answer | None:
-    """The brake markers of the corner asked (or of every corner) in metres before the corner."""
-    sid = s["session_id"]
-    names = corner_names(s)
-    args = {"session_id": sid, "corner_name": q.corner}
+def markers_of(
+    s: dict[str, Any], corner: str | None, what: str, args: dict[str, Any]
+) -> dict[str, Any] | Answer:
+    """The brake markers of ``corner`` (None: every corner), or the answer saying why there are none
+    (an unknown corner, no braking channel, no laps to analyse); ``what``: the figure asked, in words."""
+    sid = str(s["session_id"])
     try:
-        res = get_brake_markers(sid, q.corner)
+        res = get_brake_markers(sid, corner)
     except ToolError as exc:
-        if (text := corner_error(exc, q.corner, names, "brake markers")) is None:
+        if (text := corner_error(exc, corner, corner_names(s), what)) is None:
             raise
         return Answer(text, "get_brake_markers", args, exc.as_dict())
     if not res["available"]:
         why = res.get("not_recorded") or f"{res['reason']}."
-        return Answer(f"No brake markers for this session. {why}", "get_brake_markers", args, res)
+        return Answer(f"No {what} for this session. {why}", "get_brake_markers", args, res)
+    return res
+
+
+def answer(q: Question, s: dict[str, Any]) -> Answer | None:
+    """The brake markers of the corner asked (or of every corner) in metres before the corner."""
+    names = corner_names(s)
+    args = {"session_id": s["session_id"], "corner_name": q.corner}
+    res = markers_of(s, q.corner, "brake markers", args)
+    if isinstance(res, Answer):
+        return res
     if q.corner:
         c = res["corners"][0]
         laps = [x.number for x in q.laps if x.number is not None and x.session == "this"]
@@ -127,3 +138,41 @@ def _moved(corners: list[dict[str, Any]], names: dict[str, str]) -> str:
     if not moved:
         return "No corner braked early or too deep against your other laps. "
     return " ".join(_verdict(c, names.get(c["corner"], c["name"])) for c in moved) + " Each corner: "
+
+
+def two_laps(s: dict[str, Any], a: int, b: int) -> Answer:
+    """ "where did I brake differently, lap 4 against lap 2?": each corner's brake point on lap ``a``
+    against lap ``b``, the corners that moved by the car's ``brake_point_delta_m`` or more first."""
+    sid = str(s["session_id"])
+    names = corner_names(s)
+    args = {"session_id": sid, "lap_a": a, "lap_b": b}
+    res = markers_of(s, None, "brake markers", args)
+    if isinstance(res, Answer):
+        return res
+    moved, same, delta = [], [], 0.0
+    for c in res["corners"]:
+        by = {x["lap"]: x for x in c["laps"]}
+        if a not in by or b not in by:
+            continue
+        name = names.get(c["corner"], c["name"])
+        shift, delta = by[a]["brake_m"] - by[b]["brake_m"], c["delta_m"]
+        if abs(shift) >= delta:
+            word = "later" if shift > 0 else "earlier"
+            xa, xb = by[a]["before_apex_m"], by[b]["before_apex_m"]
+            moved.append(
+                f"into {name} {abs(shift):.0f} m {word} ({xa:.0f} m before the apex against {xb:.0f} m)"
+            )
+        else:
+            same.append(name)
+    if not moved and not same:
+        return Answer(
+            f"No corner has a brake point on both lap {a} and lap {b}.", "get_brake_markers", args, res
+        )
+    text = (
+        f"On lap {a} against lap {b} you braked " + "; ".join(moved) + "."
+        if moved
+        else (f"Lap {a} and lap {b} braked at the same points.")
+    )
+    if same:
+        text += f" Within {delta:.0f} m of each other at {', '.join(same)}."
+    return Answer(text, "get_brake_markers", args, res)
