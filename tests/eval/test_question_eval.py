@@ -63,8 +63,10 @@ FOLLOW_UPS = 57
 # "I read this as …, leaving aside …" (branch qunsure) took 7 held-out answers off "off" and made one
 # not-recorded answer wrong (4 wrong with the heading switched off, same counts otherwise): the heading names
 # the measure asked beside another measure's figures.
+# stop 53 (trail braking, a lap time said checked, readings from a sixth probe round): tuning 411/417,
+# 0 wrong, 0 off; held-out 340 -> 342/416, 4 wrong, 35 off
 DATA_PATH_WRONG_MAX = {"tuning": 0, "heldout": 4}
-DATA_PATH_CORRECT_MIN = {"tuning": 0.98, "heldout": 0.81}
+DATA_PATH_CORRECT_MIN = {"tuning": 0.98, "heldout": 0.82}
 # evasive answers that state another question's figures without saying what was understood (answer_eval's
 # ``off``): the issue counts them as wrong. First counted at stop 43 on stop 42's code: tuning 11 of 19
 # evasive, held-out 30 of 54 (so held-out wrong or off: 32/294)

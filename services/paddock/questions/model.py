@@ -65,6 +65,7 @@ class Question:
     under_s: float | None = None  # "how many laps under 1:36?": a lap time every lap is set against
     # "did I break 1:36?", "how close did I get to a 1:35?": a lap time the best lap is set against
     target_s: float | None = None
+    stated: str | None = None  # a lap time the driver said, as written ("was my best a 1:46.5?"): checked
     also_lap_time: bool = False  # "lap 4's top speed and lap time": the lap time asked beside the measure
     without: tuple[LapRef, ...] = ()  # laps left out of a figure: "my average excluding lap 1"
     vitals: tuple[str, ...] = ()  # two vitals or more named at once ("oil pressure and water temp ok?")

@@ -103,6 +103,7 @@ def parse(text: str, corners: Corners = (), previous: Question | None = None) ->
         within_s=within_s,
         under_s=under_s,
         target_s=target_s if under_s is None else None,
+        stated=ph.stated_time(text) if target_s is None and under_s is None else None,
         also_lap_time=also_time(s, intent),
         without=tuple(s.without),
         vitals=_vitals(s),
@@ -214,7 +215,7 @@ def _tidy(q: Question, s: Slots) -> Question:
     laps = () if q.intent == "sessions" and s.ever else q.laps
     out = Question(q.text, q.intent, laps, q.corner, q.sector, measure, None, q.follow_up, q.within_s)
     out = replace(out, aggregation=agg, also_lap_time=q.also_lap_time, without=q.without, vitals=q.vitals)
-    out = replace(out, under_s=q.under_s, target_s=q.target_s, also=q.also, unread=q.unread)
+    out = replace(out, under_s=q.under_s, target_s=q.target_s, stated=q.stated, also=q.also, unread=q.unread)
     return replace(out, against=q.against and out.intent == "channel")
 
 

@@ -159,6 +159,24 @@ def target_time(text: str) -> float | None:
     return float(sec.group(1)) if sec else None
 
 
+# a lap time the driver says of a lap ("was my best a 1:46.5?", "I was averaging 1:49"), not a time of day
+_STATED = re.compile(r"(?<![\d:])(\d):([0-5]\d(?:\.\d+)?)(?![\d:])(?!\s*(?:am|pm|a\.m|p\.m)\b)", re.I)
+
+
+def stated_time(text: str) -> str | None:
+    """The one lap time a question says as a claim, as written ("1:46.5"); None when it says none or more
+    than one ("did my lap time drop from 1:30 to 1:27?" compares two)."""
+    got = _STATED.findall(text)
+    return f"{got[0][0]}:{got[0][1]}" if len(got) == 1 else None
+
+
+def stated_s(said: str) -> tuple[float, float]:
+    """(seconds, the step of the last digit said): "1:46.5" -> (106.5, 0.1), "1:49" -> (109.0, 1.0)."""
+    m, sec = said.split(":")
+    step = 10.0 ** -len(sec.split(".")[1]) if "." in sec else 1.0
+    return int(m) * 60 + float(sec), step
+
+
 def _clock_s(m: re.Match[str]) -> float:
     return int(m.group(1)) * 60 + float(m.group(2))
 

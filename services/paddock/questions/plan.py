@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from services.paddock.questions import stated
 from services.paddock.questions.coverage import SPEEDS, Family, reads, unread_measures
 from services.paddock.questions.families import (
     balance,
@@ -190,7 +191,7 @@ def plan(q: Question, session_id: str, picked: str | None = None) -> Answer:
             continue
         got = family(q, s)
         if got is not None:  # a part of the question not read: the answer says what it answers
-            return _headed(q, got)
+            return _headed(q, stated.checked(q, got))
     return understood(q, s)
 
 
