@@ -90,6 +90,7 @@ MEASURES: dict[str, Measure] = {
     # an electric car's motor and inverter, never an engine's temperatures: no column in the signal model
     "motor_temp": Measure("electric motor and inverter temperature", (), "°C"),
     "conditions": Measure("track and air temperature", (), "°C"),  # no logger channel: not recorded
+    "cabin_temp": Measure("cabin temperature", (), "°C"),  # no logger channel: not recorded
     # the car itself, not a logger channel: "is the chassis twisted?", "how heavy is it?": not recorded
     "chassis": Measure("chassis straightness and alignment", (), "mm"),
     "weight": Measure("the weight of the car or kart", (), "kg"),
@@ -206,7 +207,8 @@ _MEASURE_PHRASES: dict[str, str] = {
     "throttle_body": "throttle body, throttle valve, throttle plate, butterfly",
     "brake_pedal": """brake pedal, brake position, pedal position, brake feel, brakes feel, pedal feel, spongy,
         spongy pedal, soft pedal, long pedal""",
-    "brake_temp": """brake temp, brake temperature, brake temps, hot did the brakes, hot did my brakes,
+    "brake_temp": """brake temp, brake temperature, brake temps, boil the fluid, boiled the fluid, boil the brake fluid,
+        boiled the brake fluid, brake fluid boil, fluid boil, boiling the fluid, cooked the fluid, hot did the brakes, hot did my brakes,
         brakes get hot, brakes hot, brake fade, fade, fading, brakes fade, brakes faded, brakes fading,
         brake fading, brakes run hot, brakes ran hot, brake fluid, brake fluid temp, pad temp, pad temperature,
         rotor temp, rotor temperature, disc temp, disc temperature, brakes too hot, hot brakes, brakes overheat,
@@ -270,7 +272,10 @@ _MEASURE_PHRASES: dict[str, str] = {
         temperature, plug temp, spark plug temp, spark plug temperature""",
     "intake_temp": "iat, intake temp, intake temperature, intake air, inlet temp, inlet air, air intake",
     "handbrake": "handbrake, hand brake, e brake, ebrake, emergency brake, parking brake",
-    "knock": "knock, knocking, detonation, pinging, pre ignition, engine knock, knock sensor",
+    "knock": """knock, knocking, detonation, pinging, pre ignition, engine knock, knock sensor, knock correction,
+        knock corrections, knock retard, knock count""",
+    "cabin_temp": """cabin temp, cabin temperature, cabin temperatures, cockpit temp, cockpit temperature,
+        cockpit temperatures, interior temperature, in car temperature, inside the car""",
     "conditions": """track temp, track temperature, ambient, ambient temp, ambient temperature, air temp, air
         temperature, humidity, surface temp, surface temperature, track surface temp""",
     "boost": "boost, boost pressure, turbo, turbo pressure, manifold pressure",

@@ -562,6 +562,23 @@ TABLE: list[tuple[str, str]] = [
     ("was there a loss of oil?", "channel measure=oil_pressure"),
     ("do you have brake data?", "channel measure=brake_pressure"),
     ("did my lap time drop from 1:30 to 1:27?", "sessions laps=@other"),
+    ("where exactly was time won or lost?", "where_time"),
+    ("was it running a little hotter than normal, and how hot?", "channel measure=temps agg=max"),
+    ("was i averaging 58-59 second lap times?", "lap_time measure=lap_time agg=avg"),
+    ("was my knock correction negative?", "channel measure=knock"),
+    ("did I boil the fluid by the end of the session?", "channel measure=brake_temp"),
+    ("did I have a noticeably low left front tire?", "judge measure=tyre_pressure"),
+    ("were my tyre temps low?", "judge measure=tyre_temp"),
+    ("how much lap time did I leave on the track, and where?", "where_time"),
+    ("what's my eclectic lap time?", "potential"),
+    ("how much slower is my best lap than a lap made up of fastest sectors?", "potential laps=fastest"),
+    ("which was my fastest sector?", "sector"),
+    ("were the cabin temperatures unspeakable?", "channel measure=cabin_temp"),
+    ("what should I be watching out for in my engine data?", "judge"),
+    ("did I go round to the end of session with no temp problems?", "judge measure=temps"),
+    ("is the car always below 190 degrees?", "channel measure=temps"),
+    ("was I at 90 degrees of steering lock?", "channel measure=steering"),
+    ("was I braking too late into turn 6, or too abruptly?", "corner corner=t6 measure=brake_point"),
 ]
 
 

@@ -42,7 +42,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
         "judge": """up to temperature, up to temp, warm enough, in the window, working window, ok, fine, normal, healthy, safe, problem, problems, issue, issues, worry, worried,
                  mechanically, mechanical, reliability, blow my engine, blow the engine, blew my engine,
                  blew the engine, blown engine, blow up the engine, engine blew, engine let go, hurt the engine,
-                 hurt my engine, engine damage, damage the engine, damaged the engine,
+                 hurt my engine, engine damage, damage the engine, damaged the engine, out of range,
+                 watching out for, watch out for, look out for, keep an eye on,
                  in the green, in the red, suffer, suffered, suffering, happy, unhappy,
                  health, vitals, at a glance, monitor, expected, would expect, than usual, than normal, usual, drops, dips, falls, dive, dives, diving,
                  dipping, dropping, dropped off, falls off, fall off, falling off, jumping around, fluctuating,
@@ -58,6 +59,7 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  warning, warnings, alarm, alarms, alert, alerts,
                  light""",
         "health": """temp, temperature, pressure, engine, vitals, readings, gauges, health, holding up, held up, mechanically,
+                 parameters, parameter,
                  mechanical, reliability""",
         "balance": """understeer, oversteer, balance, rotate, rotation, rotating, snap, snappy, car feel,
                  front end, rear end, wash out, washing out, washes out, loose, push wide, pushing wide,
@@ -66,7 +68,9 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  twitchy, nervous, push at turn in, pushing at turn in, push on turn in, she push, she pushed,
                  she pushing""",
         "potential": """theoretical, ultimate, ideal, optimal, achievable, potential, perfect lap, sum of, together,
-                 pace left, time left in, left to find, composite,
+                 pace left, time left in, left to find, composite, eclectic lap, eclectic,
+                 made up of my best sector, made up of fastest sector, made up of the fastest sector,
+                 made up of the best sector, made up of my fastest sector,
                  add up to, adds up to, added up, they add up,
                  could i be, on the table, best possible, possible, how much faster could, how much faster can,
                  how much quicker could, how much quicker can, faster can i go, quicker can i go, could i do, could i
@@ -79,6 +83,8 @@ CUES: dict[str, tuple[str, ...]] = _lists(
                  times, range of my fastest, range of my laps, spread out, same pace, same lap time, same lap
                  times, same times, same time every lap, same times every lap""",
         "where_time": """leaving time, where am i leaving, can i find, could i find, where is the time,
+                 leave on the track, left on the track, leave out on track, left out on track,
+                 more seconds out of, more time out of, seconds out of my, time out of my,
                  where am i slow, where am i slowest, where am i slower, slowest corner, slowest turn,
                  weak spot, weak spots, lose time, losing time, lost time, lose the most, losing
                  the most, lost the most, find time, find more time, gain time, opportunity, opportunities,
@@ -145,7 +151,7 @@ ORDINAL_NOUNS = _set(
 DRIVING = _set(
     """gauge gauges motor coast coasting lap laps corner turn sector brake braking throttle speed fast faster fastest slow slower
     slowest session sessions tyre oil coolant water engine rpm gear line apex lose losing lost gain grip
-    car track drive driving driver steer steering consistent consistency pressure temp temperature fuel
+    car track drive driving driver steer steering consistent consistency pressure temp temperature fuel parameter parameters
     delta debrief brief coach improve best personal pace stint race racing qualifying tenths traction
     balance understeer oversteer alarm warning kerb curb wheel wheels setup entry exit marker markers
     versus compare gap hairpin carousel esses chicane straight kart karts karting vehicle vitals"""

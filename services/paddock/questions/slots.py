@@ -42,6 +42,8 @@ _HERE_EVER = re.compile(
     r"| (?:off|of|from|short of|behind|under|over|than) (?:my |the |your |our )?(?:old |previous )?personal best "
 )
 
+# a tyre low, soft or going down: its pressure
+_LOW_TYRE = re.compile(r" (?:low|lower|soft|softer|deflated|deflating|going down|losing air|lost air) ")
 # speed taken through a corner, not down a straight: "the maximum speed I carried through turn 2"
 _CARRIED = re.compile(r" carr(?:y|ied|ying|ies) (?:\w+ )?(?:through|thru|into|in|round|around|out) ")
 # the car's pace as a speed: "how quick does my car actually go?", "how fast am I going?"
@@ -51,7 +53,8 @@ _HOW_FAST_GO = re.compile(
 # a temperature of the day, not of the car: "what was the temperature today?"
 _WEATHER = re.compile(
     r" (?:today|day|weather|forecast|outside|ambient|air|track|surface|cabin|inside|conditions|sun|sunny"
-    r"|morning|afternoon|it was|was it) "
+    r"|morning|afternoon|(?:it was|was it) (?:very |so |really )?(?:hot|cold|warm|cool|chilly|freezing|boiling|baking))"
+    r" "
 )
 
 # the track's or the air's temperature, no channel named: "did the track get over 140 degrees?"
@@ -99,6 +102,9 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
         s.measures = ["top_speed"]
     if "tyre_temp" in s.measures and any(t.endswith("psi") for t in toks):
         s.measures = ["tyre_pressure" if m == "tyre_temp" else m for m in s.measures]  # "a tire at 36psi"
+    # "was I braking too late into turn 6, or too abruptly?": the corner's braking (its markers)
+    if s.corner is not None and {"brake_point", "smoothness"} <= set(s.measures):  # no smoothness per corner
+        s.measures = ["brake_point", *(m for m in s.measures if m not in ("brake_point", "smoothness"))]
     if "smoothness" in s.measures:  # "was I smooth on the throttle?": how smooth, every input at once
         # an event named beside it stays: "did the ABS kick in at any stab of the brake pedal?"
         s.measures = ["smoothness", *(m for m in s.measures if ms.MEASURES[m].kind == "event")]
@@ -142,11 +148,13 @@ def read_slots(toks: list[str], corners: turns.Corners) -> Slots:
             "max",
         )  # "is my max value below the average?": a lap timer's speed
     if (
-        not s.measures
+        (not s.measures or (s.measures == ["lap_time"] and " time" not in s.joined))  # "go round": no time
         and re.search(r" (?:temp|temperature|hotter) ", s.joined)
         and not _WEATHER.search(s.joined)
     ):
         s.measures = ["temps"]  # "the max temp?", "were the temps stable lap to lap?": the engine's
+    if s.measures[:1] == ["tyre_temp"] and " temp" not in s.joined and _LOW_TYRE.search(s.joined):
+        s.measures[0] = "tyre_pressure"  # "a noticeably low left front tire": its pressure, not its heat
     if s.corner and s.measures[:1] == ["top_speed"] and _CARRIED.search(s.joined):
         s.measures[0] = "speed"  # "the most speed I carried through T2": the corner's speeds, no lap's top
     if s.measures == ["brake_point"] and re.search(r" temp(?:erature)?s? ", s.joined):

@@ -161,7 +161,7 @@ _CLOCK = re.compile(r"(?:\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b)(?:\s+flat\b)?")
 _LAP_CLOCK = re.compile(r"\b\d:[0-5]\d(?:\.\d+)?\b(?!\s*(?:am|pm|a\.m|p\.m)\b)(?:\s+flat\b)?")
 MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay costs no more than this
 _POSSESSIVE = re.compile(r"\b([a-z]+)'s\b")  # "bo's best lap": a driver's; "what's", "session's": nothing
-_RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b")
+_RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b(?!\s*(?:s|secs?|seconds?)\b)")  # "58-59 seconds": no laps
 # a speed as a figure ("hitting 68mph", "309 km/h", "120 kph"): the question is about speed, the figure no lap
 # a short word run into the number after it: "pushing it to100km/h", "at5000 rpm"
 _GLUED = re.compile(r"\b(to|at|of|over|under|about|around|near|past|by|hit)(?=\d)")
@@ -183,7 +183,9 @@ _LOCK_IN = re.compile(
 # revs as a figure ("saw 7k - 7.1k", "6.5k rpm", "shifting at 7,000rpm"): the question is about engine speed
 _REVS_VALUE = re.compile(r"\b\d{1,2}(?:\.\d{1,2})?\s*k\b(?:\s*rpm\b)?|\b\d{1,2},?\d{3}\s*rpm\b")
 # a number of seconds ("find 6 sec", "2 secs"): not a sector ("sec 2" is one)
-_SECONDS_SAID = re.compile(r"(?<![.\d])(\d+(?:\.\d+)?)\s*secs?\b")  # "1.1 sec": seconds, never a sector
+_SECONDS_SAID = re.compile(
+    r"(?<![.\d])(\d+(?:\.\d+)?)\s*(?:secs?|second)\b"
+)  # "1.1 sec": seconds, never a sector
 _TOKEN = re.compile(r"\d{8}-\d{6}-[0-9a-f]+|@[a-z]+|[a-z0-9]+")
 # shorthand with a number: T11, T3A, C4, L5, S2, 3rd
 _SHORT = re.compile(r"^(?:(t|c|l|s|lap|turn|corner|sector)(\d{1,3}[a-z]?)|(\d{1,3})(st|nd|rd|th))$")
@@ -205,6 +207,10 @@ _WHOLE_TIME = re.compile(r"\b(?:the (?:whole|entire) ti+me|all the ti+me)\b")
 
 # "what were my pressures?": the tyres' (a pressure of the engine, brakes or fuel is named)
 _PRESSURES = re.compile(r"\b(my|the|our|your|what|were|are) pressures\b")
+# time won is time gained: "where was time won or lost?" ("won" alone: a race result, no driving)
+_WON = re.compile(r"\b(?:time won|won or lost|won and lost)\b")
+# an engine's temperature as a figure ("below 190 degrees", "210°F"): a temperature asked
+_TEMP_VALUE = re.compile(r"\b(?:[6-9]\d|[1-2]\d\d)\s*(?:degrees|°)\s*(?:c|f|celsius|fahrenheit)?(?!\w)")
 # phrases read as the words they mean, in this order
 _SAID_AS: tuple[tuple[re.Pattern[str], str], ...] = (
     (_GLUED, r"\1 "),
@@ -217,6 +223,8 @@ _SAID_AS: tuple[tuple[re.Pattern[str], str], ...] = (
     (_WHOLE_TIME, " throughout "),
     (_SECONDS_SAID, r"\1 seconds"),
     (_PRESSURES, r"\1 tyre pressures"),
+    (_WON, "time gained or lost"),
+    (_TEMP_VALUE, " temperature "),
 )
 
 
