@@ -84,11 +84,9 @@ def trail(tr: LapTrace, mk: Marks, trail_bar: float) -> tuple[float, float]:
     rest = float(np.partition(zone, k)[k])
     level = np.nan_to_num(p, nan=rest)
     near = tr.window(mk.start_m - 20.0, mk.start_m + 20.0)  # the samples around the turn-in
-    at = (
-        float(np.interp(mk.start_m, tr.x[near], np.nan_to_num(brk[near], nan=rest)))
-        if len(tr.x[near])
-        else NAN
-    )
+    if tr.x[near].size < 2:  # a slow logger (1-5 Hz): more than 20 m between samples
+        near = slice(None)
+    at = float(np.interp(mk.start_m, tr.x[near], np.nan_to_num(brk[near], nan=rest)))
     peak = int(np.argmax(level))
     off = np.where(level[peak:] <= rest + trail_bar)[0]
     return at, float(tr.x[w][peak + off[0]]) if len(off) else NAN

@@ -5,6 +5,7 @@ samples; a file without brake pressure says so, never the brake points read from
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ import yaml
 
 from services.paddock.questions import resolve
 from services.paddock.questions.parse import parse
+from shared.analysis.measures import Marks, trail
+from shared.analysis.trace import LapTrace
 from tests.support.asking import ask_planned
 from tests.support.truth import vbox_truth
 from tests.support.truth_corners import odometer
@@ -142,3 +145,16 @@ def test_trail_braking_is_its_own_reading(q_lake, text: str) -> None:
 def test_a_brake_point_stays_the_brake_markers(q_lake) -> None:
     q = parse("where did I brake for turn 3?", resolve.corner_names(q_lake["sim"]) or {})
     assert q.measure == "brake_point"
+
+
+def test_a_slow_logger_still_reads_the_pressure_at_turn_in() -> None:
+    """At 1 Hz and 180 km/h the samples are 50 m apart: a turn-in with no sample within 20 m is read
+    between the samples either side of it (it was NaN, and the answer's sentence could not be written)."""
+    x = np.arange(-200.0, 2200.0, 50.0)
+    brake = np.where((x >= 600) & (x < 800), 60.0, 0.0)  # on from 600 m to 750 m, off at 800 m
+    tr = LapTrace(1, x, x / 50.0, {"brake_bar": brake, "speed_kmh": np.full(x.size, 180.0)}, x[0], x[-1])
+    mk = Marks(start_m=725.0, apex_m=790.0, end_m=900.0, min_x=790.0, min_kmh=80.0, brake_m=600.0)
+    at, off = trail(tr, mk, 3.0)
+    assert at == 60.0 and off == 800.0
+    late = replace(mk, start_m=780.0)  # between 750 m (60 bar) and 800 m (0 bar)
+    assert trail(tr, late, 3.0)[0] == 24.0

@@ -39,7 +39,7 @@ def _lap(c: Corner, x: CornerLap) -> dict[str, Any]:
         "turn_in_bar": r(x.turn_in_bar, 1) if finite(x.turn_in_bar) else None,
         "off_before_apex_m": r(c.apex_m - x.release_m, 1) if finite(x.release_m) else None,
         # the brake on across the turn-in (braking begun after it is braking in the corner)
-        "trailed": finite(x.release_m) and x.brake_m <= c.start_m < x.release_m,
+        "trailed": finite(x.release_m) and finite(x.turn_in_bar) and x.brake_m <= c.start_m < x.release_m,
     }
 
 
