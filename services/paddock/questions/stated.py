@@ -1,6 +1,6 @@
-"""A lap time the driver said, checked against the answer's own figure ("was my best a 1:46.5?": "No: ...
-0.486 s slower than the time you said"). The driver's figure is never said back as Pitwall's: only whether
-it holds, and by how much it misses. Pure."""
+"""A lap time the driver said, checked against the answer's own figure ("was my best a 1:46.5?": "Your best
+lap was 0.486 s slower than the time you said"). The driver's figure is never said back as Pitwall's: only
+whether it holds, and by how much it misses. Pure."""
 
 from __future__ import annotations
 
