@@ -45,6 +45,12 @@ def _interp(d: np.ndarray, v: np.ndarray | None, at: float) -> float | None:
     return float(np.interp(at, d[ok], v[ok]))
 
 
+def resting_bar(pressure: np.ndarray) -> float:
+    """The brake pressure sensor's resting reading (its offset) over a stretch: the 10th percentile of its
+    finite samples."""
+    return float(np.nanpercentile(pressure, 10))
+
+
 def brake_zone(a: dict[str, np.ndarray], zone_start: float, apex: float) -> tuple[float | None, float | None]:
     """(brake point, peak pressure) of the braking zone that belongs to the corner: the last substantial
     zone before the apex (an earlier zone belongs to a bend before, or is a dab), its start where the
@@ -55,7 +61,7 @@ def brake_zone(a: dict[str, np.ndarray], zone_start: float, apex: float) -> tupl
     pressure = brake is not None and bool(np.isfinite(brake[win]).any())
     if brake is not None and pressure:
         level = np.nan_to_num(brake, nan=0.0)
-        rest = float(np.nanpercentile(brake[win], 10))  # the resting reading (sensor offset)
+        rest = resting_bar(brake[win])
         on, onset, need = rest + BRAKE_ON_BAR, rest + BRAKE_ONSET_BAR, rest + BRAKE_MIN_PEAK_BAR
     elif glong is not None and np.isfinite(glong[win]).any():
         level = -np.nan_to_num(glong, nan=0.0)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from shared.analysis.trace import WHEEL_CHANNELS, LapTrace
-from shared.corners import BRAKE_LOOKBACK_M, THROTTLE_ON_PCT, brake_zone
+from shared.corners import BRAKE_LOOKBACK_M, THROTTLE_ON_PCT, brake_zone, resting_bar
 from shared.event_conditions import DRIVEN_WHEELS, is_lockup, is_wheelspin, runs
 
 NAN = float("nan")
@@ -78,10 +78,7 @@ def trail(tr: LapTrace, mk: Marks, trail_bar: float) -> tuple[float, float]:
     p = brk[w]
     if len(p) < 2 or not np.isfinite(p).any():
         return NAN, NAN
-    zone = brk[tr.window(mk.brake_m - BRAKE_LOOKBACK_M, mk.end_m)]
-    zone = zone[np.isfinite(zone)]
-    k = (len(zone) - 1) // 10  # the resting reading: the 10th percentile (a partition: np.percentile is 10x)
-    rest = float(np.partition(zone, k)[k])
+    rest = resting_bar(brk[tr.window(mk.brake_m - BRAKE_LOOKBACK_M, mk.end_m)])
     level = np.nan_to_num(p, nan=rest)
     near = tr.window(mk.start_m - 20.0, mk.start_m + 20.0)  # the samples around the turn-in
     if tr.x[near].size < 2:  # a slow logger (1-5 Hz): more than 20 m between samples
