@@ -61,9 +61,10 @@ def _laps(s: Slots) -> list[tuple[int, LapRef]]:
         if s.used[i]:
             continue
         run = _ordinal_run(toks, i)
-        if run:  # "3rd lap", "my 2nd and 3rd laps", "the 4th, 5th or 6th lap"
-            out += [(k, LapRef(number=num)) for k, num in run[:-1]]
-            mark(s, i, run[-1][0] + 1)
+        if run is not None:  # "3rd lap", "my 2nd and 3rd laps", "the 4th, 5th or 6th lap"
+            ordinals, lap_at = run
+            out += [(k, LapRef(number=num)) for k, num in ordinals]
+            mark(s, i, lap_at + 1)
             continue
         if t not in ("lap", "laps"):
             continue
@@ -121,18 +122,18 @@ def _beside_gear(s: Slots, i: int) -> bool:
     return b is not None and not s.used[b[1]] and n.ordinal(s.toks, i) is not None
 
 
-def _ordinal_run(toks: list[str], i: int) -> list[tuple[int, int]]:
-    """Ordinals from ``i`` joined by "and", "or", commas, ending in "lap"/"laps": [(place, number) ...,
-    (the place of "lap", 0)]; [] when the run does not end in a lap."""
+def _ordinal_run(toks: list[str], i: int) -> tuple[list[tuple[int, int]], int] | None:
+    """Ordinals from ``i`` joined by "and", "or", commas, ending in "lap"/"laps": ([(place, number) ...],
+    the place of "lap"); None when the run does not end in a lap."""
     got: list[tuple[int, int]] = []
     j = i
     while (o := n.ordinal(toks, j)) is not None:
         got.append((j, o[0]))
         j = o[1]
         if j < len(toks) and toks[j] in ("lap", "laps"):
-            return [*got, (j, 0)]
+            return got, j
         j += j + 1 < len(toks) and toks[j] in ("and", "or")  # "2nd and 3rd", "4th 5th or 6th" (a comma)
-    return []
+    return None
 
 
 def set_aside(toks: list[str], at: int) -> bool:

@@ -160,7 +160,7 @@ def target_time(text: str) -> float | None:
 
 
 # a lap time the driver says of a lap ("was my best a 1:46.5?", "I was averaging 1:49"), not a time of day
-_STATED = re.compile(r"(?<![\d:])(\d):([0-5]\d(?:\.\d+)?)(?![\d:])(?!\s*(?:am|pm|a\.m|p\.m)\b)", re.I)
+_STATED = re.compile(w.LAP_CLOCK, re.I)
 
 
 def stated_time(text: str) -> str | None:

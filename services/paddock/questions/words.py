@@ -158,7 +158,8 @@ _SESSION_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{2,}\b")
 # a lap time or a decimal: not a lap number; "a 0:59 flat" is that time exactly, no throttle
 _CLOCK = re.compile(r"(?:\b\d+:\d+(?:\.\d+)?\b|\b\d+\.\d+\b)(?:\s+flat\b)?")
 # a lap time as written ("averaging 1:49", "a 1:35.0"): minutes under ten, not a time of day ("2:30 pm")
-_LAP_CLOCK = re.compile(r"\b\d:[0-5]\d(?:\.\d+)?\b(?!\s*(?:am|pm|a\.m|p\.m)\b)(?:\s+flat\b)?")
+LAP_CLOCK = r"(?<![\d:])(\d):([0-5]\d(?:\.\d+)?)(?![\d:])(?!\s*(?:am|pm|a\.m|p\.m)\b)"  # (minutes, seconds)
+_LAP_CLOCK = re.compile(LAP_CLOCK + r"(?:\s+flat\b)?")
 MAX_CHARS, MAX_WORDS = 1000, 64  # a question is read up to here: a pasted essay costs no more than this
 _POSSESSIVE = re.compile(r"\b([a-z]+)'s\b")  # "bo's best lap": a driver's; "what's", "session's": nothing
 _RANGE = re.compile(r"\b(\d{1,3})\s*-\s*(\d{1,3})\b(?!\s*(?:s|secs?|seconds?)\b)")  # "58-59 seconds": no laps
